@@ -1,0 +1,34 @@
+/* cli.h - the `ravel` command-line tool: one file per subcommand (cmd_*.c),
+ * dispatched from main.c's table. Exit status everywhere:
+ *   0  the property holds (valid, verified, outputs equal, ...)
+ *   1  the property failed (invalid program, wrong allocation, outputs differ)
+ *   2  unreadable input or bad usage */
+#ifndef RAVEL_CLI_H
+#define RAVEL_CLI_H
+
+#include "ir/ir.h"
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Subcommands: argv[0] is the subcommand name. */
+int cmd_fmt(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_alloc(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
+
+/* Reads a whole file ("-" = stdin). Returns a malloc'd NUL-terminated buffer
+ * or NULL after printing "ravel: PATH: reason" to stderr. Refuses files over
+ * RV_MAX_INPUT_BYTES. */
+char *cli_read_file(const char *path, size_t *len);
+/* Reads and parses a .ra file; on failure prints diagnostics to stderr and
+ * returns NULL. */
+ravel_module *cli_load(const char *path);
+/* True if s equals "--help" or "-h". */
+int cli_is_help(const char *s);
+/* Parses an unsigned decimal/hex integer; returns 0 on success. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+#endif

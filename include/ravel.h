@@ -1,0 +1,166 @@
+/*
+ * ravel.h - public C API of libravel.
+ *
+ * ravel proves register allocations correct. A JIT (or any compiler) builds a
+ * function and its allocation through this header, asks the checker whether
+ * the allocation is correct, and gets a report. No text format is needed, the
+ * library never calls exit(), and keeps no global mutable state: distinct
+ * functions, machines and checker contexts may be used from different threads.
+ *
+ * Glossary (see docs/architecture.md):
+ *   vreg      virtual register of the unallocated program (v0, v17, ...)
+ *   location  a machine register named in the machine, or a spill slot sN
+ *   edit      spill / reload / move inserted by the allocator between insts
+ *   safepoint an instruction where a GC may run; carries a stackmap
+ *
+ * Conventions: functions returning int return 0 (RAVEL_OK) on success and a
+ * negative ravel_status on failure. Ids (vregs, blocks, classes, registers,
+ * instructions) are dense indices starting at 0.
+ */
+#ifndef RAVEL_H
+#define RAVEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RAVEL_VERSION_MAJOR 0
+#define RAVEL_VERSION_MINOR 1
+
+typedef struct ravel_machine ravel_machine;
+typedef struct ravel_func ravel_func;
+typedef struct ravel_module ravel_module;
+typedef struct ravel_diags ravel_diags;
+
+typedef enum ravel_status {
+    RAVEL_OK = 0,
+    RAVEL_EINVAL = -1,   /* bad input / API misuse (exit status 2 in the CLI) */
+    RAVEL_EFAIL = -2,    /* the property checked does not hold (exit status 1) */
+    RAVEL_ELIMIT = -3,   /* an implementation limit was exceeded */
+    RAVEL_ENOMEM = -4,
+} ravel_status;
+
+/* ---- locations ---------------------------------------------------------- */
+/* A location is a register id (0 .. nregs-1) or a slot encoded with
+ * ravel_slot(n). RAVEL_LOC_NONE means "no location" (unallocated). */
+typedef uint32_t ravel_loc;
+#define RAVEL_LOC_NONE 0xffffffffu
+#define RAVEL_SLOT_BIT 0x80000000u
+#define RAVEL_MAX_SLOT 1048575u /* slot numbers are 0 .. RAVEL_MAX_SLOT */
+static inline ravel_loc ravel_slot(uint32_t n) { return RAVEL_SLOT_BIT | n; }
+static inline int ravel_loc_is_slot(ravel_loc l) { return l != RAVEL_LOC_NONE && (l & RAVEL_SLOT_BIT); }
+static inline int ravel_loc_is_reg(ravel_loc l) { return !(l & RAVEL_SLOT_BIT); }
+static inline uint32_t ravel_loc_slot(ravel_loc l) { return l & ~RAVEL_SLOT_BIT; }
+
+#define RAVEL_NONE 0xffffffffu /* "no id" for vregs, blocks, instructions */
+
+/* ---- machine ------------------------------------------------------------ */
+ravel_machine *ravel_machine_new(void);
+void ravel_machine_free(ravel_machine *m);
+/* Returns the class id, or a negative status (duplicate name, too many). */
+int ravel_machine_add_class(ravel_machine *m, const char *name);
+/* Adds a register of class cls; allocatable ones are kept in the order
+ * added (preference order). Returns the register id or a negative status. */
+int ravel_machine_add_reg(ravel_machine *m, const char *name, int cls, int reserved);
+/* The default clobber set of `call`. */
+int ravel_machine_set_clobbers(ravel_machine *m, const uint32_t *regs, size_t n);
+void ravel_machine_set_gc_moving(ravel_machine *m, int moving);
+int ravel_machine_find_reg(const ravel_machine *m, const char *name);   /* -1 if none */
+int ravel_machine_find_class(const ravel_machine *m, const char *name); /* -1 if none */
+uint32_t ravel_machine_nregs(const ravel_machine *m);
+uint32_t ravel_machine_nclasses(const ravel_machine *m);
+const char *ravel_machine_reg_name(const ravel_machine *m, uint32_t reg);
+
+/* ---- functions ------------------------------------------------------------ */
+/* Opcodes. Edits and terminators are instructions too. */
+typedef enum ravel_opcode {
+    RAVEL_OP_OTHER = 0, /* any mnemonic not listed below (opaque) */
+    RAVEL_OP_ARGS, RAVEL_OP_CONST, RAVEL_OP_COPY,
+    RAVEL_OP_ADD, RAVEL_OP_SUB, RAVEL_OP_MUL, RAVEL_OP_AND, RAVEL_OP_OR, RAVEL_OP_XOR,
+    RAVEL_OP_SHL, RAVEL_OP_SHR, RAVEL_OP_SAR,
+    RAVEL_OP_EQ, RAVEL_OP_NE, RAVEL_OP_LT, RAVEL_OP_LE,
+    RAVEL_OP_OUT, RAVEL_OP_CALL,
+    /* terminators */
+    RAVEL_OP_JUMP, RAVEL_OP_BR, RAVEL_OP_RET,
+    /* edits (allocated form only) */
+    RAVEL_OP_SPILL, RAVEL_OP_RELOAD, RAVEL_OP_MOVE,
+    RAVEL_OP_COUNT_
+} ravel_opcode;
+
+typedef enum ravel_constraint {
+    RAVEL_C_REG = 0, RAVEL_C_ANY, RAVEL_C_STACK, RAVEL_C_FIXED, RAVEL_C_REUSE
+} ravel_constraint;
+
+typedef enum ravel_pos { RAVEL_POS_DEFAULT = 0, RAVEL_POS_EARLY, RAVEL_POS_LATE } ravel_pos;
+
+ravel_func *ravel_func_new(const ravel_machine *m, const char *name);
+void ravel_func_free(ravel_func *f);
+/* New vreg with the next free number; returns its id. */
+uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref);
+/* New block (not yet started); returns its id. name may be NULL ("bN"). */
+uint32_t ravel_block_new(ravel_func *f, const char *name);
+int ravel_block_add_param(ravel_func *f, uint32_t block, uint32_t vreg);
+/* Starts appending instructions to block. Blocks are laid out in the order
+ * they are started; the first started block is the entry. A block can be
+ * started once. */
+int ravel_block_begin(ravel_func *f, uint32_t block);
+
+/* Instructions are built in the current block: begin, operands (defs before
+ * uses), attributes, end. name is the mnemonic for RAVEL_OP_OTHER and the
+ * callee for RAVEL_OP_CALL, otherwise NULL. Returns the instruction id. */
+int ravel_inst_begin(ravel_func *f, ravel_opcode op, const char *name);
+/* arg: register id for RAVEL_C_FIXED, use index K for RAVEL_C_REUSE. */
+int ravel_inst_def(ravel_func *f, uint32_t vreg, ravel_constraint c, uint32_t arg, ravel_pos pos, ravel_loc loc);
+int ravel_inst_use(ravel_func *f, uint32_t vreg, ravel_constraint c, uint32_t arg, ravel_pos pos, ravel_loc loc);
+int ravel_inst_imm(ravel_func *f, int64_t value);
+int ravel_inst_clobbers(ravel_func *f, const uint32_t *regs, size_t n);
+int ravel_inst_safepoint(ravel_func *f);
+int ravel_inst_stackmap(ravel_func *f, const uint32_t *slots, size_t n);
+/* Successor of a jump/br, with its block arguments (vreg ids). */
+int ravel_inst_succ(ravel_func *f, uint32_t block, const uint32_t *args, size_t nargs);
+int ravel_inst_end(ravel_func *f);
+/* An edit in the current block: spill (reg -> slot), reload (slot -> reg),
+ * move (reg -> reg). */
+int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+/* Ends construction: closes an open instruction and renumbers blocks so that
+ * block ids follow the layout (block i is the i-th started block). Call it
+ * before validating, checking, printing or allocating a built function;
+ * block ids returned earlier are remapped. */
+int ravel_func_finish(ravel_func *f);
+/* Sets the location of operand k (defs first, then uses) of instruction i. */
+int ravel_set_loc(ravel_func *f, uint32_t inst, uint32_t k, ravel_loc loc);
+
+/* ---- modules and text ------------------------------------------------------ */
+/* A module is one machine and its functions, as read from a .ra file. */
+ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d);
+void ravel_module_free(ravel_module *mod);
+const ravel_machine *ravel_module_machine(const ravel_module *mod);
+size_t ravel_module_nfuncs(const ravel_module *mod);
+ravel_func *ravel_module_func(const ravel_module *mod, size_t i);
+/* Prints a function (canonical form) / a machine block. */
+int ravel_print_func(FILE *out, const ravel_func *f);
+int ravel_print_machine(FILE *out, const ravel_machine *m);
+
+/* Diagnostics collect "FILE:LINE:COL: error: MESSAGE" records. */
+ravel_diags *ravel_diags_new(void);
+void ravel_diags_free(ravel_diags *d);
+size_t ravel_diags_count(const ravel_diags *d);
+/* Prints every diagnostic, with the source line and a caret when known. */
+void ravel_diags_print(FILE *out, const ravel_diags *d);
+
+/* Structural validation (FORMAT.md sections 3-5 and the structural part of
+ * section 6). flags: RAVEL_VALIDATE_SSA also checks SSA and dominance.
+ * Returns RAVEL_OK, RAVEL_EINVAL (bad input: unreadable or unresolved) or
+ * RAVEL_EFAIL (well formed, but the allocated form breaks a structural
+ * rule of section 6). Messages go to d. */
+#define RAVEL_VALIDATE_SSA 1u
+int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+/* cfg.c - placeholder, being written */
+#include "ir.h"

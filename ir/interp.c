@@ -1,0 +1,2 @@
+/* interp.c - placeholder, being written */
+#include "ir.h"

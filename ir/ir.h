@@ -1,0 +1,312 @@
+/*
+ * ir.h - the map of libravel's core: types first, then one banner per source
+ * file of ir/ with its prototypes. Every other part of ravel (checker,
+ * allocators, generator, CLI) includes this header.
+ *
+ * Representation (see docs/architecture.md):
+ *   - A function owns all of its memory: growable arrays (insts, ops, ...)
+ *     and an arena for strings. ravel_func_free releases everything at once.
+ *   - Instructions of a block are contiguous in f->insts, in block layout
+ *     order; the last instruction of a finished block is its terminator.
+ *     Edits (spill/reload/move) are instructions too, interleaved.
+ *   - Operands are packed (12 bytes) in f->ops: an instruction's defs first,
+ *     then its vreg uses. Immediates live apart in f->imms with their
+ *     position among the uses, so `reuse(K)` counts vreg uses only.
+ *   - vregs, blocks, registers and classes are dense ids; names are kept
+ *     for printing (vreg number, block name symbol, register name).
+ *   - Locations: register id, or RAVEL_SLOT_BIT|slot (ravel.h).
+ *
+ * No mutable globals anywhere. Out of memory aborts via rv_oom() (the parser
+ * bounds input sizes first so that this does not happen on bad input).
+ */
+#ifndef RAVEL_IR_H
+#define RAVEL_IR_H
+
+#include "ravel.h"
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ===== limits (docs/format.md "Implementation limits") ===================== */
+#define RV_MAX_INPUT_BYTES (256u << 20) /* 256 MiB of text */
+#define RV_MAX_INSTS 10000000u          /* instructions per file */
+#define RV_MAX_REGS 1024u               /* registers per machine */
+#define RV_MAX_CLASSES 64u
+#define RV_MAX_OPERANDS 65535u          /* defs or uses per instruction */
+#define RV_MAX_VREG_NUM 0x7fffffffu
+
+/* ===== util.c: memory, growable arrays, hashing, symbols, diagnostics ====== */
+void rv_oom(void);
+void *rv_xmalloc(size_t n);
+void *rv_xcalloc(size_t n, size_t size);
+void *rv_xrealloc(void *p, size_t n);
+
+/* Growable array: RV_VEC(T) v = {0}; rv_vec_push(v, x); v.data[i]; rv_vec_free(v) */
+#define RV_VEC(T) struct { T *data; uint32_t len, cap; }
+void rv_vec_grow_(void **data, uint32_t *cap, size_t elem, size_t need);
+#define rv_vec_reserve(v, n)                                                         \
+    do {                                                                             \
+        if ((size_t)(v).len + (n) > (v).cap)                                         \
+            rv_vec_grow_((void **)&(v).data, &(v).cap, sizeof *(v).data, (size_t)(v).len + (n)); \
+    } while (0)
+#define rv_vec_push(v, x)                                                            \
+    do {                                                                             \
+        rv_vec_reserve(v, 1);                                                        \
+        (v).data[(v).len++] = (x);                                                   \
+    } while (0)
+#define rv_vec_free(v) (free((v).data), (v).data = NULL, (v).len = (v).cap = 0)
+
+/* Bump arena: many small allocations, one free. */
+typedef struct rv_arena {
+    struct rv_arena_chunk *head;
+    size_t used, cap;
+} rv_arena;
+void *rv_arena_alloc(rv_arena *a, size_t n); /* 8-byte aligned, zeroed */
+char *rv_arena_strndup(rv_arena *a, const char *s, size_t n);
+void rv_arena_free(rv_arena *a);
+
+/* Hash map from uint64 keys to uint32 values (open addressing). */
+typedef struct rv_map {
+    uint64_t *keys;
+    uint32_t *vals;
+    uint32_t cap, len; /* cap is a power of two or 0 */
+} rv_map;
+uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt);
+void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
+void rv_map_free(rv_map *m);
+uint64_t rv_hash_bytes(const void *p, size_t n);
+uint64_t rv_hash64(uint64_t x); /* a good 64-bit finalizer */
+
+/* Symbol table: interned strings, ids from 0. */
+typedef struct rv_symtab {
+    rv_arena arena;
+    RV_VEC(const char *) strs;
+    RV_VEC(uint32_t) lens;
+    rv_map index; /* hash -> chain head is not needed: key = hash, collisions probed by value */
+} rv_symtab;
+uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n);
+uint32_t rv_sym_find(const rv_symtab *t, const char *s, size_t n); /* RAVEL_NONE if absent */
+static inline const char *rv_sym_str(const rv_symtab *t, uint32_t id) { return t->strs.data[id]; }
+void rv_symtab_free(rv_symtab *t);
+
+/* Diagnostics: "FILE:LINE:COL: error: MESSAGE" plus the source line. */
+typedef struct rv_diag {
+    char *msg;      /* full "FILE:LINE:COL: error: MESSAGE" text, malloc'd */
+    char *srcline;  /* the source line without newline, or NULL */
+    uint32_t line, col;
+} rv_diag;
+struct ravel_diags {
+    RV_VEC(rv_diag) v;
+    uint32_t max; /* stop recording after this many (default 50); count still grows */
+    uint32_t dropped;
+};
+/* Records an error. file may be NULL ("<input>"); line/col 0 = unknown;
+ * src/srclen: the whole source text (to quote the line) or NULL. */
+void rv_diag_error(ravel_diags *d, const char *file, const char *src, size_t srclen,
+                   uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+void rv_diag_verror(ravel_diags *d, const char *file, const char *src, size_t srclen,
+                    uint32_t line, uint32_t col, const char *fmt, va_list ap);
+
+/* ===== machine.c: machine descriptions ===================================== */
+typedef struct rv_reg {
+    const char *name;
+    uint8_t cls;
+    bool reserved;
+} rv_reg;
+
+typedef struct rv_class {
+    const char *name;
+    RV_VEC(uint32_t) alloc; /* allocatable registers, in preference order */
+} rv_class;
+
+struct ravel_machine {
+    rv_arena arena;
+    RV_VEC(rv_reg) regs;
+    RV_VEC(rv_class) classes;
+    RV_VEC(uint32_t) clobbers; /* default clobber set of `call`, sorted, unique */
+    bool gc_nonmoving;
+    rv_symtab names; /* register and class names; symbol id -> below */
+    RV_VEC(int32_t) name_reg;   /* symbol id -> register id or -1 */
+    RV_VEC(int32_t) name_class; /* symbol id -> class id or -1 */
+};
+static inline bool rv_mach_is_clobbered_by_default(const ravel_machine *m, uint32_t r)
+{
+    for (uint32_t i = 0; i < m->clobbers.len; i++)
+        if (m->clobbers.data[i] == r) return true;
+    return false;
+}
+
+/* ===== func.c: functions and the builder ==================================== */
+enum { /* rv_operand.flags */
+    RV_OPF_DEF = 1,   /* a def (else a use) */
+    RV_OPF_LATE = 2,  /* effective position is late (uses: `late`; defs: default) */
+    RV_OPF_EXPLICIT_POS = 4, /* position was written explicitly (printer keeps it only if non-default) */
+};
+
+typedef struct rv_operand {
+    uint32_t vreg;   /* vreg id */
+    ravel_loc loc;   /* RAVEL_LOC_NONE when unallocated */
+    uint8_t kind;    /* ravel_constraint */
+    uint8_t flags;   /* RV_OPF_* */
+    uint16_t arg;    /* register id for FIXED, use index K for REUSE */
+} rv_operand;
+
+static inline bool rv_op_is_def(const rv_operand *o) { return o->flags & RV_OPF_DEF; }
+static inline bool rv_op_is_late(const rv_operand *o) { return o->flags & RV_OPF_LATE; }
+static inline bool rv_op_is_early(const rv_operand *o) { return !(o->flags & RV_OPF_LATE); }
+
+typedef struct rv_imm {
+    int64_t value;
+    uint16_t pos; /* index among the instruction's use list (vregs and imms) */
+} rv_imm;
+
+typedef struct rv_succ {
+    uint32_t block;
+    uint32_t first_arg, nargs; /* into f->u32 (vreg ids) */
+} rv_succ;
+
+enum { /* rv_inst.flags */
+    RV_IF_SAFEPOINT = 1,
+    RV_IF_CLOBBERS = 2, /* explicit clobbers(...) attribute present */
+    RV_IF_STACKMAP = 4, /* stackmap(...) present (possibly empty) */
+};
+
+typedef struct rv_inst {
+    uint8_t op;       /* ravel_opcode */
+    uint8_t flags;    /* RV_IF_* */
+    uint16_t ndefs, nuses, nimms; /* nuses counts vreg uses only */
+    uint32_t first_op;  /* into f->ops: ndefs defs then nuses uses */
+    uint32_t first_imm; /* into f->imms */
+    uint32_t name;      /* symbol: mnemonic (OTHER) or callee (CALL); RAVEL_NONE otherwise */
+    uint32_t first_clob, nclob; /* into f->u32: explicit clobber registers (sorted, unique) */
+    union {
+        struct { uint32_t first, n; } smap; /* ops: stackmap slot numbers in f->u32 */
+        struct { uint32_t first, n; } succ; /* terminators: successors in f->succs */
+        struct { ravel_loc dst, src; } edit; /* edits */
+    } u;
+    uint32_t line, col; /* source position (0 if built through the API) */
+} rv_inst;
+
+static inline bool rv_is_term(const rv_inst *i) { return i->op >= RAVEL_OP_JUMP && i->op <= RAVEL_OP_RET; }
+static inline bool rv_is_edit(const rv_inst *i) { return i->op >= RAVEL_OP_SPILL && i->op <= RAVEL_OP_MOVE; }
+
+typedef struct rv_block {
+    uint32_t name;                  /* symbol */
+    uint32_t first_param, nparams;  /* into f->u32 (vreg ids) */
+    uint32_t first_inst, ninsts;    /* into f->insts; last is the terminator */
+    uint32_t line, col;             /* of the label (0 if built through the API) */
+    uint32_t end_line, end_col;     /* where the block was closed (next label or `end`) */
+    bool started;                   /* label seen / ravel_block_begin called */
+    bool has_params_decl;           /* params list written, for the printer */
+} rv_block;
+
+typedef struct rv_vreg {
+    uint32_t num;  /* the N of vN */
+    uint8_t cls;
+    bool ref;
+    bool has_class; /* class known (from a def or a parameter) */
+} rv_vreg;
+
+struct ravel_func {
+    const ravel_machine *mach;
+    uint32_t name; /* symbol */
+    rv_symtab syms;
+    RV_VEC(rv_vreg) vregs;
+    RV_VEC(rv_block) blocks;  /* after ravel_func_finish: blocks 0..layout.len-1 in
+                                 layout order (block 0 = entry), then blocks never
+                                 started (undefined labels; the validator rejects them) */
+    RV_VEC(uint32_t) layout;  /* block ids in the order they were started (identity after finish) */
+    RV_VEC(rv_inst) insts;
+    RV_VEC(rv_operand) ops;
+    RV_VEC(rv_imm) imms;
+    RV_VEC(rv_succ) succs;
+    RV_VEC(uint32_t) u32; /* params, args, stackmaps, clobber lists */
+    rv_map vreg_by_num;   /* vreg number -> id */
+    uint32_t nslots;      /* 1 + highest slot number used, 0 if none */
+    uint32_t next_num;    /* 1 + highest vreg number, for ravel_vreg_new */
+    uint32_t line, col, end_line; /* of `func` and its `end` */
+    /* builder state */
+    uint32_t cur_block;   /* RAVEL_NONE when no block is open */
+    uint32_t cur_inst;    /* RAVEL_NONE when no instruction is open */
+    bool building_uses;   /* a use or imm has been added to cur_inst */
+    char *err;            /* last builder error message (malloc'd) */
+};
+
+struct ravel_module {
+    ravel_machine *mach;
+    RV_VEC(ravel_func *) funcs;
+    char *filename;    /* for diagnostics */
+    char *src;         /* a copy of the source text (for quoting lines) */
+    size_t srclen;
+};
+
+/* Accessors. */
+static inline rv_inst *rv_inst_at(const ravel_func *f, uint32_t i) { return &f->insts.data[i]; }
+static inline rv_operand *rv_inst_ops(const ravel_func *f, const rv_inst *i) { return &f->ops.data[i->first_op]; }
+static inline rv_operand *rv_inst_defs(const ravel_func *f, const rv_inst *i) { return &f->ops.data[i->first_op]; }
+static inline rv_operand *rv_inst_uses(const ravel_func *f, const rv_inst *i) { return &f->ops.data[i->first_op + i->ndefs]; }
+static inline rv_succ *rv_inst_succs(const ravel_func *f, const rv_inst *i) { return &f->succs.data[i->u.succ.first]; }
+static inline uint32_t rv_inst_nsuccs(const rv_inst *i) { return (i->op == RAVEL_OP_JUMP || i->op == RAVEL_OP_BR) ? i->u.succ.n : 0; }
+static inline const uint32_t *rv_succ_args(const ravel_func *f, const rv_succ *s) { return &f->u32.data[s->first_arg]; }
+static inline const uint32_t *rv_block_params(const ravel_func *f, const rv_block *b) { return &f->u32.data[b->first_param]; }
+static inline rv_inst *rv_block_term(const ravel_func *f, const rv_block *b) { return b->ninsts ? &f->insts.data[b->first_inst + b->ninsts - 1] : NULL; }
+static inline const char *rv_block_name(const ravel_func *f, uint32_t b) { return rv_sym_str(&f->syms, f->blocks.data[b].name); }
+static inline const char *rv_func_name(const ravel_func *f) { return rv_sym_str(&f->syms, f->name); }
+/* Clobber set of an instruction: explicit list, else the machine default for
+ * `call`, else empty. Returns the count and sets *regs. */
+uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t **regs);
+/* Mnemonic text of an instruction (e.g. "add", "call", "foo"). */
+const char *rv_inst_mnemonic(const ravel_func *f, const rv_inst *i);
+const char *rv_opcode_name(ravel_opcode op); /* NULL for OTHER */
+ravel_opcode rv_opcode_from_name(const char *s, size_t n); /* OTHER if not a built-in op (edits and terminators excluded) */
+/* Formats a location ("r3", "s7", "-") into buf (>= 32 bytes), returns buf. */
+const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf);
+/* Finds or creates a vreg by number (parser). */
+uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num);
+/* True if the function carries any allocation (a location, edit or stackmap). */
+bool rv_func_is_allocated(const ravel_func *f);
+/* Deep copy. */
+ravel_func *rv_func_clone(const ravel_func *f);
+/* Copy of f with locations, edits and stackmaps removed (unallocated form). */
+ravel_func *rv_func_strip(const ravel_func *f);
+/* Structural equality of two functions (same machine assumed): names, blocks,
+ * params, instructions, operands, locations, edits, attributes. */
+bool rv_func_equal(const ravel_func *a, const ravel_func *b);
+/* Builder error message of the last failing builder call, or NULL. */
+const char *rv_func_error(const ravel_func *f);
+
+/* ===== parse.c: the .ra reader =============================================== */
+/* (ravel_module_parse in ravel.h) */
+
+/* ===== print.c: the canonical printer ========================================= */
+/* (ravel_print_func, ravel_print_machine in ravel.h) */
+int rv_print_module(FILE *out, const ravel_module *mod);
+
+/* ===== cfg.c: CFG analyses (RPO, predecessors, dominators, loops) ============ */
+typedef struct rv_cfg {
+    uint32_t nblocks;
+    uint32_t *pred_start; /* CSR: preds of b are pred[pred_start[b] .. pred_start[b+1]) (edges, with repeats) */
+    uint32_t *pred;
+    uint32_t *succ_start; /* CSR successors (edges, with repeats) */
+    uint32_t *succ;
+    uint32_t *rpo;        /* reachable blocks in reverse post-order; nrpo of them */
+    uint32_t nrpo;
+    uint32_t *rpo_index;  /* block -> index in rpo, RAVEL_NONE if unreachable */
+    uint32_t *idom;       /* immediate dominator (entry: itself; unreachable: RAVEL_NONE) */
+    uint32_t *loop_depth; /* loop nesting depth (0 outside loops) */
+    uint32_t *loop_header;/* innermost loop header containing b, RAVEL_NONE if none */
+} rv_cfg;
+/* Requires: every block finished with a terminator whose successors exist. */
+void rv_cfg_build(rv_cfg *c, const ravel_func *f);
+void rv_cfg_free(rv_cfg *c);
+bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);
+
+/* ===== interp.c: the concrete interpreter ==================================== */
+/* See interp.h-style comment in interp.c; declared here for all users. */
+uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step */
+uint64_t rv_mix_str(uint64_t h, const char *s);
+
+#endif

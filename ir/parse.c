@@ -1,0 +1,2 @@
+/* parse.c - placeholder, being written */
+#include "ir.h"

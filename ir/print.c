@@ -1,0 +1,2 @@
+/* print.c - placeholder, being written */
+#include "ir.h"

@@ -1,0 +1,293 @@
+/* util.c - memory, growable arrays, hash map, symbols, diagnostics.
+ * Guarantees: no global mutable state; every structure is freed by its
+ * *_free function; out of memory ends in rv_oom(). */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rv_oom(void)
+{
+    fputs("ravel: out of memory\n", stderr);
+    abort();
+}
+
+void *rv_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) rv_oom();
+    return p;
+}
+
+void *rv_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) rv_oom();
+    return p;
+}
+
+void *rv_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) rv_oom();
+    return p;
+}
+
+void rv_vec_grow_(void **data, uint32_t *cap, size_t elem, size_t need)
+{
+    if (need > UINT32_MAX) rv_oom();
+    size_t c = *cap ? *cap : 8;
+    while (c < need) c *= 2;
+    if (c > UINT32_MAX) c = UINT32_MAX;
+    *data = rv_xrealloc(*data, c * elem);
+    *cap = (uint32_t)c;
+}
+
+/* ---- arena ---- */
+struct rv_arena_chunk {
+    struct rv_arena_chunk *next;
+    size_t size;
+    _Alignas(8) unsigned char data[];
+};
+
+void *rv_arena_alloc(rv_arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (!a->head || a->used + n > a->cap) {
+        size_t sz = n > 4000 ? n : 4000;
+        struct rv_arena_chunk *c = rv_xmalloc(sizeof *c + sz);
+        c->next = a->head;
+        c->size = sz;
+        a->head = c;
+        a->used = 0;
+        a->cap = sz;
+    }
+    void *p = a->head->data + a->used;
+    a->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *rv_arena_strndup(rv_arena *a, const char *s, size_t n)
+{
+    char *p = rv_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void rv_arena_free(rv_arena *a)
+{
+    struct rv_arena_chunk *c = a->head;
+    while (c) {
+        struct rv_arena_chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    a->head = NULL;
+    a->used = a->cap = 0;
+}
+
+/* ---- hashing ---- */
+uint64_t rv_hash64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+uint64_t rv_hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ULL;
+    return rv_hash64(h ^ n);
+}
+
+/* ---- map: open addressing, key ~0 marks an empty slot ---- */
+#define RV_MAP_EMPTY UINT64_MAX
+
+static uint32_t map_slot(const rv_map *m, uint64_t key)
+{
+    uint32_t mask = m->cap - 1;
+    uint32_t i = (uint32_t)rv_hash64(key) & mask;
+    while (m->keys[i] != RV_MAP_EMPTY && m->keys[i] != key) i = (i + 1) & mask;
+    return i;
+}
+
+uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt)
+{
+    if (!m->cap || key == RV_MAP_EMPTY) return dflt;
+    uint32_t i = map_slot(m, key);
+    return m->keys[i] == key ? m->vals[i] : dflt;
+}
+
+static void map_rehash(rv_map *m, uint32_t ncap)
+{
+    rv_map n = {rv_xmalloc(sizeof(uint64_t) * ncap), rv_xmalloc(sizeof(uint32_t) * ncap), ncap, 0};
+    memset(n.keys, 0xff, sizeof(uint64_t) * ncap);
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->keys[i] != RV_MAP_EMPTY) {
+            uint32_t j = map_slot(&n, m->keys[i]);
+            n.keys[j] = m->keys[i];
+            n.vals[j] = m->vals[i];
+            n.len++;
+        }
+    free(m->keys);
+    free(m->vals);
+    *m = n;
+}
+
+void rv_map_put(rv_map *m, uint64_t key, uint32_t val)
+{
+    if (key == RV_MAP_EMPTY) rv_oom(); /* reserved key; callers never use it */
+    if ((m->len + 1) * 4 >= m->cap * 3) map_rehash(m, m->cap ? m->cap * 2 : 16);
+    uint32_t i = map_slot(m, key);
+    if (m->keys[i] != key) {
+        m->keys[i] = key;
+        m->len++;
+    }
+    m->vals[i] = val;
+}
+
+void rv_map_free(rv_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- symbols: the map goes from a hash to the first symbol with it; ties
+ * are resolved by linear probing on (hash + k) keys. ---- */
+uint32_t rv_sym_find(const rv_symtab *t, const char *s, size_t n)
+{
+    uint64_t h = rv_hash_bytes(s, n) >> 1; /* never RV_MAP_EMPTY */
+    for (uint64_t k = 0;; k++) {
+        uint32_t id = rv_map_get(&t->index, (h + k) & (UINT64_MAX >> 1), RAVEL_NONE);
+        if (id == RAVEL_NONE) return RAVEL_NONE;
+        if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
+    }
+}
+
+uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n)
+{
+    uint64_t h = rv_hash_bytes(s, n) >> 1;
+    for (uint64_t k = 0;; k++) {
+        uint64_t key = (h + k) & (UINT64_MAX >> 1);
+        uint32_t id = rv_map_get(&t->index, key, RAVEL_NONE);
+        if (id == RAVEL_NONE) {
+            id = t->strs.len;
+            rv_vec_push(t->strs, rv_arena_strndup(&t->arena, s, n));
+            rv_vec_push(t->lens, (uint32_t)n);
+            rv_map_put(&t->index, key, id);
+            return id;
+        }
+        if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
+    }
+}
+
+void rv_symtab_free(rv_symtab *t)
+{
+    rv_arena_free(&t->arena);
+    rv_vec_free(t->strs);
+    rv_vec_free(t->lens);
+    rv_map_free(&t->index);
+}
+
+/* ---- diagnostics ---- */
+ravel_diags *ravel_diags_new(void)
+{
+    ravel_diags *d = rv_xcalloc(1, sizeof *d);
+    d->max = 50;
+    return d;
+}
+
+void ravel_diags_free(ravel_diags *d)
+{
+    if (!d) return;
+    for (uint32_t i = 0; i < d->v.len; i++) {
+        free(d->v.data[i].msg);
+        free(d->v.data[i].srcline);
+    }
+    rv_vec_free(d->v);
+    free(d);
+}
+
+size_t ravel_diags_count(const ravel_diags *d) { return d ? d->v.len + d->dropped : 0; }
+
+void rv_diag_verror(ravel_diags *d, const char *file, const char *src, size_t srclen,
+                    uint32_t line, uint32_t col, const char *fmt, va_list ap)
+{
+    if (!d) return;
+    if (d->v.len >= d->max) {
+        d->dropped++;
+        return;
+    }
+    char body[1024];
+    vsnprintf(body, sizeof body, fmt, ap);
+    char head[512];
+    if (!file) file = "<input>";
+    if (line && col)
+        snprintf(head, sizeof head, "%s:%u:%u: error: ", file, line, col);
+    else if (line)
+        snprintf(head, sizeof head, "%s:%u: error: ", file, line);
+    else
+        snprintf(head, sizeof head, "%s: error: ", file);
+    size_t hl = strlen(head), bl = strlen(body);
+    rv_diag dg = {rv_xmalloc(hl + bl + 1), NULL, line, col};
+    memcpy(dg.msg, head, hl);
+    memcpy(dg.msg + hl, body, bl + 1);
+    if (src && line) {
+        /* find the line */
+        size_t pos = 0;
+        uint32_t ln = 1;
+        while (pos < srclen && ln < line) {
+            const char *nl = memchr(src + pos, '\n', srclen - pos);
+            if (!nl) { pos = srclen; break; }
+            pos = (size_t)(nl - src) + 1;
+            ln++;
+        }
+        if (ln == line && pos <= srclen) {
+            size_t e = pos;
+            while (e < srclen && src[e] != '\n' && src[e] != '\r' && e - pos < 400) e++;
+            dg.srcline = rv_xmalloc(e - pos + 1);
+            for (size_t k = pos; k < e; k++) {
+                unsigned char c = (unsigned char)src[k];
+                dg.srcline[k - pos] = (c == '\t' || (c >= 32 && c < 127)) ? (char)c : '?';
+            }
+            dg.srcline[e - pos] = 0;
+        }
+    }
+    rv_vec_push(d->v, dg);
+}
+
+void rv_diag_error(ravel_diags *d, const char *file, const char *src, size_t srclen,
+                   uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rv_diag_verror(d, file, src, srclen, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void ravel_diags_print(FILE *out, const ravel_diags *d)
+{
+    if (!d) return;
+    for (uint32_t i = 0; i < d->v.len; i++) {
+        const rv_diag *g = &d->v.data[i];
+        fprintf(out, "%s\n", g->msg);
+        if (g->srcline) {
+            fprintf(out, "  %s\n", g->srcline);
+            if (g->col) {
+                fputs("  ", out);
+                for (uint32_t k = 1; k < g->col && g->srcline[k - 1]; k++)
+                    fputc(g->srcline[k - 1] == '\t' ? '\t' : ' ', out);
+                fputs("^\n", out);
+            }
+        }
+    }
+    if (d->dropped) fprintf(out, "(%u more errors not shown)\n", d->dropped);
+}

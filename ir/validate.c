@@ -1,0 +1,2 @@
+/* validate.c - placeholder, being written */
+#include "ir.h"
