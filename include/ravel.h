@@ -160,6 +160,34 @@ void ravel_diags_print(FILE *out, const ravel_diags *d);
 #define RAVEL_VALIDATE_SSA 1u
 int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d);
 
+/* ---- the checker (checker/) -------------------------------------------------
+ * A checker context owns reusable scratch memory; use one per thread. */
+typedef struct ravel_checker ravel_checker;
+typedef struct ravel_report ravel_report;
+ravel_checker *ravel_checker_new(void);
+void ravel_checker_free(ravel_checker *ck);
+/* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
+ * NULL, is the unallocated function it came from (instructions must match).
+ * Returns RAVEL_OK (verified), RAVEL_EFAIL (errors found) or RAVEL_EINVAL
+ * (bad input). If report is not NULL, *report receives the errors (free it
+ * with ravel_report_free). */
+int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
+size_t ravel_report_count(const ravel_report *r);
+void ravel_report_print(FILE *out, const ravel_report *r);
+void ravel_report_free(ravel_report *r);
+/* Run-time switch for JITs: nonzero when the environment variable
+ * RAVEL_VERIFY is set to a value other than "" or "0". */
+int ravel_verify_requested(void);
+
+/* ---- allocators (allocator/) ------------------------------------------------ */
+/* Allocates f (unallocated, valid, SSA) with the named built-in allocator
+ * ("fast", "linear", "random", ...). On success *out is the allocated
+ * function (free with ravel_func_free). On failure returns a negative status
+ * and, if err is not NULL, *err is a malloc'd message. */
+int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ravel_func **out, char **err);
+/* Names of the built-in allocators: i = 0, 1, ... until NULL. */
+const char *ravel_allocator_name(size_t i);
+
 #ifdef __cplusplus
 }
 #endif

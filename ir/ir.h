@@ -305,8 +305,36 @@ void rv_cfg_free(rv_cfg *c);
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);
 
 /* ===== interp.c: the concrete interpreter ==================================== */
-/* See interp.h-style comment in interp.c; declared here for all users. */
-uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step */
+/* Runs an unallocated function (vreg environment) or an allocated one
+ * (register and slot environment, edits execute) with FORMAT.md section 5's
+ * semantics. */
+typedef struct rv_run_opts {
+    const uint64_t *inputs; /* values received by `args`; missing ones are 0 */
+    size_t ninputs;
+    uint64_t step_limit;    /* original instructions executed; 0 = default (1,000,000) */
+    bool moving_gc;         /* model a moving collector at safepoints (section 7) */
+    bool allocated;         /* run the allocated form (locations) instead of vregs */
+} rv_run_opts;
+
+enum { RV_RUN_OK = 0, RV_RUN_STEP_LIMIT = 1, RV_RUN_ERROR = 2 };
+
+typedef struct rv_run_result {
+    int status;                     /* RV_RUN_* */
+    RV_VEC(uint64_t) out;           /* values appended by `out`, in order */
+    RV_VEC(uint64_t) rets;          /* values returned by `ret` */
+    uint64_t steps;                 /* original instructions executed */
+    uint32_t err_inst;              /* RV_RUN_ERROR: instruction id, else RAVEL_NONE */
+    char msg[256];                  /* RV_RUN_ERROR: what went wrong */
+} rv_run_result;
+
+/* Requires: f valid (ravel_validate). Never crashes on a valid function. */
+int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r);
+void rv_run_result_free(rv_run_result *r);
+/* Runs orig (unallocated) and alloc (allocated) on the same inputs; returns
+ * true if status, outputs and results agree (a step-limit stop compares the
+ * outputs produced so far). On a difference, writes a description into msg. */
+bool rv_interp_compare(const ravel_func *orig, const ravel_func *alloc, const rv_run_opts *o, char *msg, size_t msglen);
+uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md) */
 uint64_t rv_mix_str(uint64_t h, const char *s);
 
 #endif
