@@ -228,6 +228,9 @@ struct ravel_func {
     uint32_t nslots;      /* 1 + highest slot number used, 0 if none */
     uint32_t next_num;    /* 1 + highest vreg number, for ravel_vreg_new */
     uint32_t line, col, end_line; /* of `func` and its `end` */
+    const char *file;     /* source file name for diagnostics (owned by the module), or NULL */
+    const char *src;      /* source text (owned by the module), or NULL */
+    size_t srclen;
     /* builder state */
     uint32_t cur_block;   /* RAVEL_NONE when no block is open */
     uint32_t cur_inst;    /* RAVEL_NONE when no instruction is open */
