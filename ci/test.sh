@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ci/test.sh - the test command (README): builds ravel with gcc and with clang,
+# both under AddressSanitizer + UndefinedBehaviorSanitizer, runs the whole
+# ctest suite in each, checks install + find_package, and prints
+# "N passed, N failed" as its last line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bash ci/deps.sh || { echo "ravel: could not install dependencies" >&2; exit 2; }
+
+jobs=$(nproc 2>/dev/null || echo 2)
+out=${RAVEL_TEST_DIR:-$root/build-test}
+passed=0; failed=0; status=0
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+run_suite() { # name compiler
+  local name=$1 cc=$2 dir=$out/$1
+  echo "=== $name: configure and build ($cc, address+undefined sanitizers)"
+  if ! cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$cc" \
+        -DRAVEL_SANITIZE=address,undefined -DRAVEL_WERROR=ON >"$dir.configure.log" 2>&1; then
+    cat "$dir.configure.log"; failed=$((failed + 1)); status=1; return
+  fi
+  if ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
+    tail -50 "$dir.build.log"; echo "=== $name: BUILD FAILED"; failed=$((failed + 1)); status=1; return
+  fi
+  echo "=== $name: ctest"
+  ctest --test-dir "$dir" -j "$jobs" --output-on-failure --timeout 900 2>&1 | tee "$dir.ctest.log"
+  local p f
+  p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$dir.ctest.log" || true)
+  f=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout|Exception)' "$dir.ctest.log" || true)
+  passed=$((passed + p)); failed=$((failed + f))
+  [ "$f" -eq 0 ] || status=1
+}
+
+mkdir -p "$out"
+run_suite gcc-asan gcc
+run_suite clang-asan clang
+
+# The installed package works with find_package(ravel).
+echo "=== install: find_package(ravel) from a consumer project"
+inst=$out/install-tree
+if cmake -S "$root" -B "$out/rel" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRAVEL_BUILD_TESTS=OFF -DRAVEL_BUILD_BENCH=OFF \
+     -DCMAKE_INSTALL_PREFIX="$inst" >"$out/rel.log" 2>&1 &&
+   cmake --build "$out/rel" -j "$jobs" >>"$out/rel.log" 2>&1 &&
+   cmake --install "$out/rel" >>"$out/rel.log" 2>&1 &&
+   cmake -S "$root/tests/install" -B "$out/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$inst" >>"$out/rel.log" 2>&1 &&
+   cmake --build "$out/consumer" >>"$out/rel.log" 2>&1 &&
+   "$out/consumer/jit_example" --verify >>"$out/rel.log" 2>&1; then
+  echo "install: ok"; passed=$((passed + 1))
+else
+  tail -30 "$out/rel.log"; echo "install: FAILED"; failed=$((failed + 1)); status=1
+fi
+
+echo "$passed passed, $failed failed"
+exit $status
