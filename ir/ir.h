@@ -299,13 +299,18 @@ typedef struct rv_cfg {
     uint32_t nrpo;
     uint32_t *rpo_index;  /* block -> index in rpo, RAVEL_NONE if unreachable */
     uint32_t *idom;       /* immediate dominator (entry: itself; unreachable: RAVEL_NONE) */
+    uint32_t *dom_pre, *dom_post; /* dominator-tree DFS numbers (RAVEL_NONE if unreachable) */
     uint32_t *loop_depth; /* loop nesting depth (0 outside loops) */
     uint32_t *loop_header;/* innermost loop header containing b, RAVEL_NONE if none */
 } rv_cfg;
-/* Requires: every block finished with a terminator whose successors exist. */
+/* Requires: a finished function. Valid input is not required: blocks without
+ * a terminator have no successors, undefined successors are ignored. */
 void rv_cfg_build(rv_cfg *c, const ravel_func *f);
 void rv_cfg_free(rv_cfg *c);
+/* True if a dominates b (reflexive); false if either is unreachable. O(1). */
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);
+static inline uint32_t rv_cfg_npreds(const rv_cfg *c, uint32_t b) { return c->pred_start[b + 1] - c->pred_start[b]; }
+static inline uint32_t rv_cfg_nsuccs(const rv_cfg *c, uint32_t b) { return c->succ_start[b + 1] - c->succ_start[b]; }
 
 /* ===== interp.c: the concrete interpreter ==================================== */
 /* Runs an unallocated function (vreg environment) or an allocated one
