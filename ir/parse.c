@@ -1,2 +1,1102 @@
-/* parse.c - placeholder, being written */
+/* parse.c - the .ra reader (FORMAT.md sections 2-5 and 7; docs/format.md).
+ *
+ * Requires: nothing; any byte string is accepted as input.
+ * Guarantees: returns a module whose functions were built through the
+ * builder (func.c) and finished with ravel_func_finish, or NULL after at
+ * least one "FILE:LINE:COL: error: MESSAGE" diagnostic. Runs in time linear
+ * in the input (ranges are bounded by an expansion budget proportional to
+ * the input), never recurses, never allocates per token, and frees all it
+ * allocated on failure.
+ *
+ * Structure: a hand-written lexer produces one token at a time from the
+ * module's copy of the source; the parser is line-oriented (one machine
+ * line, label or instruction per line). After an error on a line the rest
+ * of the line is skipped and parsing goes on, so that several errors can be
+ * reported; the module is discarded at the end if any error was seen.
+ *
+ * Only lexical and name-resolution errors are reported here; structural
+ * rules (terminators, successors, argument counts, SSA, constraint
+ * validity) belong to ravel_validate. */
 #include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+typedef enum tkind {
+    T_EOF, T_EOL, T_IDENT, T_INT, T_EQ, T_COMMA, T_COLON, T_DOT, T_DOTDOT,
+    T_LPAREN, T_RPAREN, T_AT, T_BAD
+} tkind;
+
+typedef struct token {
+    tkind k;
+    const char *s;   /* first byte of the token */
+    uint32_t n;      /* length in bytes */
+    uint32_t line, col;
+    int64_t ival;    /* T_INT */
+    const char *bad; /* T_BAD: what is wrong */
+} token;
+
+/* Lexer position; copying it is how the parser looks ahead. */
+typedef struct lexer {
+    const char *p, *end;
+    const char *bol; /* beginning of the current line */
+    uint32_t line;
+} lexer;
+
+static bool is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_id(int c) { return is_id0(c) || is_digit(c); }
+
+static int hexval(int c)
+{
+    if (is_digit(c)) return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Integer: [-] (decimal | 0x hex). The value must fit int64. */
+static void lex_int(lexer *lx, token *t)
+{
+    const char *p = lx->p;
+    bool neg = *p == '-';
+    if (neg) p++;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    bool over = false, any = false;
+    if (p + 1 < lx->end && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        p += 2;
+        for (int h; p < lx->end && (h = hexval((unsigned char)*p)) >= 0; p++, any = true) {
+            if (v > (lim - (uint64_t)h) / 16) over = true;
+            else v = v * 16 + (uint64_t)h;
+        }
+    } else {
+        for (; p < lx->end && is_digit(*p); p++, any = true) {
+            uint64_t dgt = (uint64_t)(*p - '0');
+            if (v > (lim - dgt) / 10) over = true;
+            else v = v * 10 + dgt;
+        }
+    }
+    if (p < lx->end && is_id(*p)) {
+        while (p < lx->end && is_id(*p)) p++;
+        t->k = T_BAD, t->bad = "malformed number";
+    } else if (!any) {
+        t->k = T_BAD, t->bad = "malformed number";
+    } else if (over) {
+        t->k = T_BAD, t->bad = "integer does not fit in 64 bits (int64)";
+    } else {
+        t->k = T_INT;
+        if (!neg) t->ival = (int64_t)v;
+        else t->ival = v > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v;
+    }
+    lx->p = p;
+}
+
+/* Next token. Comments and horizontal white space (including \r) are
+ * skipped; a newline is a T_EOL token; the end of input yields T_EOL once if
+ * the last line had no newline, then T_EOF forever. */
+static token lex(lexer *lx)
+{
+    token t;
+    memset(&t, 0, sizeof t);
+    while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\f' || *lx->p == '\v'))
+        lx->p++;
+    if (lx->p < lx->end && *lx->p == '#') {
+        const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+        lx->p = nl ? nl : lx->end;
+    }
+    t.s = lx->p;
+    t.line = lx->line;
+    t.col = (uint32_t)(lx->p - lx->bol) + 1;
+    if (lx->p >= lx->end) {
+        /* a final line without newline still ends with T_EOL */
+        if (lx->bol < lx->end) {
+            lx->bol = lx->end;
+            t.k = T_EOL;
+        } else {
+            t.k = T_EOF;
+        }
+        return t;
+    }
+    int c = (unsigned char)*lx->p;
+    if (c == '\n') {
+        lx->p++;
+        lx->line++;
+        lx->bol = lx->p;
+        t.k = T_EOL;
+        t.n = 1;
+        return t;
+    }
+    if (is_id0(c)) {
+        while (lx->p < lx->end && is_id(*lx->p)) lx->p++;
+        t.k = T_IDENT;
+    } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
+        lex_int(lx, &t);
+    } else {
+        lx->p++;
+        switch (c) {
+        case '=': t.k = T_EQ; break;
+        case ',': t.k = T_COMMA; break;
+        case ':': t.k = T_COLON; break;
+        case '(': t.k = T_LPAREN; break;
+        case ')': t.k = T_RPAREN; break;
+        case '@': t.k = T_AT; break;
+        case '.':
+            if (lx->p < lx->end && *lx->p == '.') {
+                lx->p++;
+                t.k = T_DOTDOT;
+            } else {
+                t.k = T_DOT;
+            }
+            break;
+        default:
+            t.k = T_BAD;
+            t.bad = c == 0 ? "NUL byte in input" : "unexpected character";
+            /* swallow a whole UTF-8 sequence so the message appears once */
+            while (c >= 0x80 && lx->p < lx->end && ((unsigned char)*lx->p & 0xc0) == 0x80) lx->p++;
+            break;
+        }
+    }
+    t.n = (uint32_t)(lx->p - t.s);
+    return t;
+}
+
+/* ---- parser state ------------------------------------------------------------ */
+
+/* A use annotation seen before its vreg's class was known: checked at the
+ * end of the function. */
+typedef struct pending_ann {
+    uint32_t vreg, line, col;
+    uint8_t cls;
+    bool ref;
+} pending_ann;
+
+/* An operand as written, before it is handed to the builder. */
+typedef struct opnd {
+    uint32_t vreg;
+    uint32_t arg;
+    ravel_loc loc;
+    uint32_t line, col;
+    uint8_t c;   /* ravel_constraint */
+    uint8_t pos; /* ravel_pos */
+    uint8_t cls;
+    bool ann, ref;
+} opnd;
+
+typedef struct parser {
+    lexer lx;
+    token t; /* current token */
+    const char *file, *src;
+    size_t srclen;
+    ravel_diags *d;
+    uint32_t nerr;
+    uint64_t ninsts;
+    uint64_t budget; /* names left for range expansion */
+    ravel_module *mod;
+    ravel_machine *m;
+    ravel_func *f;        /* function being read */
+    rv_map block_of;      /* label symbol -> block id (current function) */
+    RV_VEC(uint8_t) param_mark; /* vreg id -> 1 while reading one label's params */
+    RV_VEC(pending_ann) pend;
+    RV_VEC(opnd) defs;
+    RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
+    RV_VEC(uint32_t) blocks_seen; /* per function: blocks started (label symbols) */
+    char name[96];        /* a register name built from a range */
+} parser;
+
+static void next(parser *P) { P->t = lex(&P->lx); }
+
+static token peek(const parser *P)
+{
+    lexer l = P->lx;
+    return lex(&l);
+}
+
+static bool perr(parser *P, uint32_t line, uint32_t col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool perr(parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rv_diag_verror(P->d, P->file, P->src, P->srclen, line, col, fmt, ap);
+    va_end(ap);
+    P->nerr++;
+    return false;
+}
+
+/* Describes the current token for "expected X, found Y". */
+static bool unexpected(parser *P, const char *what)
+{
+    const token *t = &P->t;
+    if (t->k == T_BAD) return perr(P, t->line, t->col, "%s", t->bad);
+    if (t->k == T_EOL || t->k == T_EOF)
+        return perr(P, t->line, t->col, "expected %s, found end of %s", what, t->k == T_EOL ? "line" : "input");
+    return perr(P, t->line, t->col, "expected %s, found '%.*s'", what, (int)(t->n > 40 ? 40 : t->n), t->s);
+}
+
+static bool tok_is(const token *t, const char *kw)
+{
+    size_t n = strlen(kw);
+    return t->k == T_IDENT && t->n == n && memcmp(t->s, kw, n) == 0;
+}
+
+static bool accept(parser *P, tkind k)
+{
+    if (P->t.k != k) return false;
+    next(P);
+    return true;
+}
+
+static bool expect(parser *P, tkind k, const char *what)
+{
+    if (P->t.k != k) return unexpected(P, what);
+    next(P);
+    return true;
+}
+
+static bool expect_eol(parser *P)
+{
+    if (P->t.k == T_EOL || P->t.k == T_EOF) {
+        next(P);
+        return true;
+    }
+    return unexpected(P, "end of line");
+}
+
+/* Skips the rest of the current line after an error. */
+static void skip_line(parser *P)
+{
+    while (P->t.k != T_EOL && P->t.k != T_EOF) next(P);
+    if (P->t.k == T_EOL) next(P);
+}
+
+static void skip_blank(parser *P)
+{
+    while (P->t.k == T_EOL) next(P);
+}
+
+/* "PREFIX DIGITS" with DIGITS a decimal number (no leading zero unless
+ * "0", at most 9 digits): vreg numbers, slot numbers, range ends. */
+static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
+{
+    uint32_t i = n;
+    while (i > 0 && is_digit(s[i - 1])) i--;
+    if (i == n || n - i > 9 || (n - i > 1 && s[i] == '0')) return false;
+    uint32_t v = 0;
+    for (uint32_t k = i; k < n; k++) v = v * 10 + (uint32_t)(s[k] - '0');
+    *plen = i;
+    *num = v;
+    return true;
+}
+
+/* vN: returns true and the number if the token is a vreg name. */
+static bool is_vreg_tok(const token *t, uint32_t *num)
+{
+    uint32_t pl, v;
+    if (t->k != T_IDENT || t->n < 2 || t->s[0] != 'v') return false;
+    if (!split_num(t->s, t->n, &pl, &v) || pl != 1) return false;
+    *num = v;
+    return true;
+}
+
+/* sN: a spill slot name. */
+static bool is_slot_tok(const token *t, uint32_t *num)
+{
+    uint32_t pl, v;
+    if (t->k != T_IDENT || t->n < 2 || t->s[0] != 's') return false;
+    if (!split_num(t->s, t->n, &pl, &v) || pl != 1) return false;
+    *num = v;
+    return true;
+}
+
+static int find_reg(const parser *P, const char *s, uint32_t n)
+{
+    uint32_t sym = rv_sym_find(&P->m->names, s, n);
+    return sym == RAVEL_NONE ? -1 : P->m->name_reg.data[sym];
+}
+
+static int find_class(const parser *P, const char *s, uint32_t n)
+{
+    uint32_t sym = rv_sym_find(&P->m->names, s, n);
+    return sym == RAVEL_NONE ? -1 : P->m->name_class.data[sym];
+}
+
+/* ---- names and ranges ---------------------------------------------------------- */
+
+/* Calls fn(P, name, len, line, col, ctx) for each name of a list item: a
+ * single identifier or a range A..B (same prefix, numeric suffixes, A <= B).
+ * The current token is the item's first identifier. */
+typedef bool (*name_fn)(parser *P, const char *s, uint32_t n, const token *at, void *ctx);
+
+static bool list_item(parser *P, name_fn fn, void *ctx)
+{
+    token lo = P->t;
+    if (lo.k != T_IDENT) return unexpected(P, "a name");
+    next(P);
+    if (P->t.k != T_DOTDOT) return fn(P, lo.s, lo.n, &lo, ctx);
+    next(P);
+    token hi = P->t;
+    if (hi.k != T_IDENT) return unexpected(P, "the last name of a range");
+    next(P);
+    uint32_t pl, ph, a, b;
+    if (!split_num(lo.s, lo.n, &pl, &a) || !split_num(hi.s, hi.n, &ph, &b) || pl != ph ||
+        memcmp(lo.s, hi.s, pl) != 0)
+        return perr(P, lo.line, lo.col, "bad range '%.*s..%.*s': both ends need the same prefix and a numeric suffix",
+                    (int)(lo.n > 40 ? 40 : lo.n), lo.s, (int)(hi.n > 40 ? 40 : hi.n), hi.s);
+    if (a > b) return perr(P, lo.line, lo.col, "empty range: %u > %u", a, b);
+    if (pl > 64) return perr(P, lo.line, lo.col, "range prefix too long");
+    if ((uint64_t)b - a + 1 > P->budget)
+        return perr(P, lo.line, lo.col, "ranges expand to too many names (limit: proportional to input size)");
+    P->budget -= (uint64_t)b - a + 1;
+    for (uint64_t i = a; i <= b; i++) {
+        int k = snprintf(P->name, sizeof P->name, "%.*s%u", (int)pl, lo.s, (unsigned)i);
+        if (!fn(P, P->name, (uint32_t)k, &lo, ctx)) return false;
+    }
+    return true;
+}
+
+/* Items until ')' (if paren) or end of line. */
+static bool name_list(parser *P, bool paren, name_fn fn, void *ctx)
+{
+    for (;;) {
+        if (paren ? P->t.k == T_RPAREN : (P->t.k == T_EOL || P->t.k == T_EOF)) return true;
+        if (!list_item(P, fn, ctx)) return false;
+    }
+}
+
+static bool add_reg_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx)
+{
+    (void)ctx;
+    int r = find_reg(P, s, n);
+    if (r < 0) return perr(P, at->line, at->col, "unknown register '%.*s'", (int)(n > 40 ? 40 : n), s);
+    rv_vec_push(P->list, (uint32_t)r);
+    return true;
+}
+
+static bool add_slot_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx)
+{
+    (void)ctx;
+    token t = *at;
+    t.s = s, t.n = n;
+    uint32_t num;
+    if (!is_slot_tok(&t, &num)) return perr(P, at->line, at->col, "expected a spill slot sN, found '%.*s'", (int)(n > 40 ? 40 : n), s);
+    if (num > RAVEL_MAX_SLOT) return perr(P, at->line, at->col, "slot number %u exceeds the limit %u", num, RAVEL_MAX_SLOT);
+    rv_vec_push(P->list, num);
+    return true;
+}
+
+/* ---- machine -------------------------------------------------------------------- */
+
+typedef struct reg_def_ctx {
+    int cls;
+    bool reserved;
+} reg_def_ctx;
+
+static bool define_reg(parser *P, const char *s, uint32_t n, const token *at, void *vctx)
+{
+    const reg_def_ctx *c = vctx;
+    token t = *at;
+    t.s = s, t.n = n;
+    uint32_t num;
+    int ln = (int)(n > 40 ? 40 : n);
+    if (is_vreg_tok(&t, &num) || is_slot_tok(&t, &num))
+        return perr(P, at->line, at->col, "register name '%.*s' would read as a %s", ln, s, s[0] == 'v' ? "vreg" : "spill slot");
+    if (find_reg(P, s, n) >= 0) return perr(P, at->line, at->col, "duplicate register name '%.*s'", ln, s);
+    if (P->m->regs.len >= RV_MAX_REGS) return perr(P, at->line, at->col, "too many registers (limit %u)", RV_MAX_REGS);
+    char buf[128];
+    char *name = n < sizeof buf ? buf : rv_xmalloc(n + 1);
+    memcpy(name, s, n);
+    name[n] = 0;
+    int r = ravel_machine_add_reg(P->m, name, c->cls, c->reserved);
+    if (name != buf) free(name);
+    if (r < 0) return perr(P, at->line, at->col, "cannot add register '%.*s'", ln, s);
+    return true;
+}
+
+/* class NAME REGS... */
+static bool machine_class(parser *P)
+{
+    token nm = P->t;
+    if (nm.k != T_IDENT) return unexpected(P, "a class name");
+    int ln = (int)(nm.n > 40 ? 40 : nm.n);
+    if (find_class(P, nm.s, nm.n) >= 0) return perr(P, nm.line, nm.col, "duplicate class name '%.*s'", ln, nm.s);
+    if (P->m->classes.len >= RV_MAX_CLASSES) return perr(P, nm.line, nm.col, "too many classes (limit %u)", RV_MAX_CLASSES);
+    char *name = rv_xmalloc(nm.n + 1);
+    memcpy(name, nm.s, nm.n);
+    name[nm.n] = 0;
+    int cls = ravel_machine_add_class(P->m, name);
+    free(name);
+    if (cls < 0) return perr(P, nm.line, nm.col, "cannot add class '%.*s'", ln, nm.s);
+    next(P);
+    if (P->t.k == T_EOL || P->t.k == T_EOF)
+        return perr(P, nm.line, nm.col, "class '%.*s' has no allocatable registers", ln, nm.s);
+    reg_def_ctx c = {cls, false};
+    return name_list(P, false, define_reg, &c);
+}
+
+/* reserved CLASS REGS... */
+static bool machine_reserved(parser *P)
+{
+    token nm = P->t;
+    if (nm.k != T_IDENT) return unexpected(P, "a class name");
+    int cls = find_class(P, nm.s, nm.n);
+    if (cls < 0) return perr(P, nm.line, nm.col, "unknown class '%.*s'", (int)(nm.n > 40 ? 40 : nm.n), nm.s);
+    next(P);
+    reg_def_ctx c = {cls, true};
+    return name_list(P, false, define_reg, &c);
+}
+
+static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
+{
+    token kw = P->t;
+    if (kw.k != T_IDENT) return unexpected(P, "a machine line (class, reserved, clobbers, gc or end)");
+    next(P);
+    if (tok_is(&kw, "end")) {
+        *done = true;
+        return true;
+    }
+    if (tok_is(&kw, "class")) return machine_class(P);
+    if (tok_is(&kw, "reserved")) return machine_reserved(P);
+    if (tok_is(&kw, "clobbers")) {
+        if (*seen_clob) return perr(P, kw.line, kw.col, "duplicate clobbers line");
+        *seen_clob = true;
+        P->list.len = 0;
+        if (!name_list(P, false, add_reg_to_list, NULL)) return false;
+        ravel_machine_set_clobbers(P->m, P->list.data, P->list.len);
+        return true;
+    }
+    if (tok_is(&kw, "gc")) {
+        if (*seen_gc) return perr(P, kw.line, kw.col, "duplicate gc line");
+        *seen_gc = true;
+        if (tok_is(&P->t, "moving")) ravel_machine_set_gc_moving(P->m, 1);
+        else if (tok_is(&P->t, "nonmoving")) ravel_machine_set_gc_moving(P->m, 0);
+        else return unexpected(P, "'moving' or 'nonmoving'");
+        next(P);
+        return true;
+    }
+    return perr(P, kw.line, kw.col, "unknown machine line '%.*s' (expected class, reserved, clobbers, gc or end)",
+                (int)(kw.n > 40 ? 40 : kw.n), kw.s);
+}
+
+/* machine NL LINES... end NL */
+static bool parse_machine(parser *P)
+{
+    skip_blank(P);
+    if (!tok_is(&P->t, "machine")) {
+        unexpected(P, "'machine'");
+        return false;
+    }
+    next(P);
+    if (!expect_eol(P)) return false;
+    bool done = false, seen_clob = false, seen_gc = false;
+    uint32_t nerr0 = P->nerr;
+    while (!done) {
+        skip_blank(P);
+        if (P->t.k == T_EOF) return perr(P, P->t.line, P->t.col, "missing 'end' of machine");
+        if (machine_line(P, &done, &seen_clob, &seen_gc) && expect_eol(P)) continue;
+        skip_line(P);
+    }
+    if (P->nerr == nerr0 && P->m->classes.len == 0)
+        return perr(P, P->t.line, P->t.col, "the machine declares no register class");
+    return P->nerr == nerr0;
+}
+
+/* ---- functions: operands ----------------------------------------------------------- */
+
+/* Records the class of a def or block parameter; two different classes are
+ * an error. */
+static bool note_def_class(parser *P, const opnd *o)
+{
+    rv_vreg *v = &P->f->vregs.data[o->vreg];
+    if (!o->ann) return perr(P, o->line, o->col, "class annotation required on the def of v%u (write v%u:CLASS)", v->num, v->num);
+    if (!v->has_class) {
+        v->has_class = true;
+        v->cls = o->cls;
+        v->ref = o->ref;
+        return true;
+    }
+    if (v->cls != o->cls || v->ref != o->ref)
+        return perr(P, o->line, o->col, "v%u defined with two classes: %s%s and %s%s", v->num,
+                    P->m->classes.data[v->cls].name, v->ref ? ".ref" : "", P->m->classes.data[o->cls].name,
+                    o->ref ? ".ref" : "");
+    return true;
+}
+
+static bool check_use_ann(parser *P, uint32_t vreg, uint8_t cls, bool ref, uint32_t line, uint32_t col)
+{
+    const rv_vreg *v = &P->f->vregs.data[vreg];
+    if (v->cls != cls || v->ref != ref)
+        return perr(P, line, col, "annotation %s%s of v%u differs from its class %s%s", P->m->classes.data[cls].name,
+                    ref ? ".ref" : "", v->num, P->m->classes.data[v->cls].name, v->ref ? ".ref" : "");
+    return true;
+}
+
+/* A use or argument annotation: checked now if the class is known, at the
+ * end of the function otherwise. */
+static bool note_use_ann(parser *P, const opnd *o)
+{
+    if (!o->ann) return true;
+    if (P->f->vregs.data[o->vreg].has_class) return check_use_ann(P, o->vreg, o->cls, o->ref, o->line, o->col);
+    pending_ann pa = {o->vreg, o->line, o->col, o->cls, o->ref};
+    rv_vec_push(P->pend, pa);
+    return true;
+}
+
+/* vN[:CLASS[.ref]] */
+static bool parse_vreg_ann(parser *P, opnd *o)
+{
+    uint32_t num;
+    if (!is_vreg_tok(&P->t, &num)) return unexpected(P, "a vreg (vN)");
+    if (num > RV_MAX_VREG_NUM) return perr(P, P->t.line, P->t.col, "vreg number too large");
+    o->vreg = rv_vreg_by_num(P->f, num);
+    if (P->param_mark.len < P->f->vregs.len) {
+        rv_vec_reserve(P->param_mark, P->f->vregs.len - P->param_mark.len);
+        while (P->param_mark.len < P->f->vregs.len) P->param_mark.data[P->param_mark.len++] = 0;
+    }
+    next(P);
+    if (!accept(P, T_COLON)) return true;
+    token c = P->t;
+    if (c.k != T_IDENT) return unexpected(P, "a class name");
+    int cls = find_class(P, c.s, c.n);
+    if (cls < 0) return perr(P, c.line, c.col, "unknown class '%.*s'", (int)(c.n > 40 ? 40 : c.n), c.s);
+    next(P);
+    o->ann = true;
+    o->cls = (uint8_t)cls;
+    if (accept(P, T_DOT)) {
+        if (!tok_is(&P->t, "ref")) return unexpected(P, "'ref'");
+        next(P);
+        o->ref = true;
+    }
+    return true;
+}
+
+/* A location: register name or sN. */
+static bool parse_loc(parser *P, ravel_loc *loc)
+{
+    token t = P->t;
+    uint32_t num;
+    if (t.k != T_IDENT) return unexpected(P, "a location (register or sN)");
+    int r = find_reg(P, t.s, t.n);
+    if (r >= 0) {
+        *loc = (ravel_loc)r;
+    } else if (is_slot_tok(&t, &num)) {
+        if (num > RAVEL_MAX_SLOT) return perr(P, t.line, t.col, "slot number %u exceeds the limit %u", num, RAVEL_MAX_SLOT);
+        *loc = ravel_slot(num);
+    } else if (is_vreg_tok(&t, &num)) {
+        return perr(P, t.line, t.col, "expected a location (register or sN), found vreg '%.*s'", (int)t.n, t.s);
+    } else {
+        return perr(P, t.line, t.col, "unknown register '%.*s'", (int)(t.n > 40 ? 40 : t.n), t.s);
+    }
+    next(P);
+    return true;
+}
+
+/* [early|late] vN[:CLASS[.ref]] [reg|any|stack|fixed(R)|reuse(K)] [@LOC] */
+static bool parse_operand(parser *P, opnd *o)
+{
+    memset(o, 0, sizeof *o);
+    o->loc = RAVEL_LOC_NONE;
+    o->line = P->t.line;
+    o->col = P->t.col;
+    if ((tok_is(&P->t, "early") || tok_is(&P->t, "late")) && peek(P).k == T_IDENT) {
+        o->pos = tok_is(&P->t, "early") ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+        next(P);
+    }
+    if (!parse_vreg_ann(P, o)) return false;
+    token t = P->t;
+    if (tok_is(&t, "reg")) {
+        o->c = RAVEL_C_REG;
+        next(P);
+    } else if (tok_is(&t, "any")) {
+        o->c = RAVEL_C_ANY;
+        next(P);
+    } else if (tok_is(&t, "stack")) {
+        o->c = RAVEL_C_STACK;
+        next(P);
+    } else if (tok_is(&t, "fixed")) {
+        next(P);
+        if (!expect(P, T_LPAREN, "'(' after fixed")) return false;
+        token r = P->t;
+        if (r.k != T_IDENT) return unexpected(P, "a register name");
+        int reg = find_reg(P, r.s, r.n);
+        if (reg < 0) return perr(P, r.line, r.col, "unknown register '%.*s'", (int)(r.n > 40 ? 40 : r.n), r.s);
+        next(P);
+        if (!expect(P, T_RPAREN, "')'")) return false;
+        o->c = RAVEL_C_FIXED;
+        o->arg = (uint32_t)reg;
+    } else if (tok_is(&t, "reuse")) {
+        next(P);
+        if (!expect(P, T_LPAREN, "'(' after reuse")) return false;
+        token k = P->t;
+        if (k.k != T_INT) return unexpected(P, "a use index");
+        if (k.ival < 0 || k.ival > 65535) return perr(P, k.line, k.col, "reuse index %lld out of range 0..65535", (long long)k.ival);
+        next(P);
+        if (!expect(P, T_RPAREN, "')'")) return false;
+        o->c = RAVEL_C_REUSE;
+        o->arg = (uint32_t)k.ival;
+    }
+    if (accept(P, T_AT)) return parse_loc(P, &o->loc);
+    return true;
+}
+
+/* A use starts with a vreg, `early`/`late` followed by a name, or an integer. */
+static bool at_use(const parser *P)
+{
+    uint32_t num;
+    if (P->t.k == T_INT) return true;
+    if (is_vreg_tok(&P->t, &num)) return true;
+    return (tok_is(&P->t, "early") || tok_is(&P->t, "late")) && peek(P).k == T_IDENT;
+}
+
+/* ---- functions: instructions ------------------------------------------------------ */
+
+static bool builder_failed(parser *P, int rc, uint32_t line, uint32_t col)
+{
+    if (rc >= 0) return false;
+    const char *m = rv_func_error(P->f);
+    perr(P, line, col, "%s", m ? m : "cannot build the instruction");
+    return true;
+}
+
+static bool count_inst(parser *P, uint32_t line, uint32_t col)
+{
+    if (++P->ninsts > RV_MAX_INSTS) return perr(P, line, col, "too many instructions (limit %u per file)", RV_MAX_INSTS);
+    return true;
+}
+
+/* Uses: a comma-separated list of operands and immediates. */
+static bool parse_uses(parser *P, uint32_t *nuses)
+{
+    uint32_t n = 0;
+    if (!at_use(P)) return true;
+    for (;;) {
+        if (n >= RV_MAX_OPERANDS) return perr(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
+        if (P->t.k == T_INT) {
+            if (builder_failed(P, ravel_inst_imm(P->f, P->t.ival), P->t.line, P->t.col)) return false;
+            next(P);
+        } else {
+            opnd o;
+            if (!parse_operand(P, &o)) return false;
+            if (!note_use_ann(P, &o)) return false;
+            if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
+        }
+        n++;
+        if (!accept(P, T_COMMA)) break;
+    }
+    *nuses = n;
+    return true;
+}
+
+/* clobbers(REGS) safepoint stackmap(SLOTS), each at most once, any order. */
+static bool parse_attrs(parser *P)
+{
+    bool seen_c = false, seen_s = false, seen_m = false;
+    while (P->t.k == T_IDENT) {
+        token a = P->t;
+        bool *seen = tok_is(&a, "clobbers") ? &seen_c : tok_is(&a, "safepoint") ? &seen_s : tok_is(&a, "stackmap") ? &seen_m : NULL;
+        if (!seen && at_use(P)) return perr(P, a.line, a.col, "missing ',' between uses");
+        if (!seen) return unexpected(P, "an attribute (clobbers, safepoint, stackmap)");
+        if (*seen) return perr(P, a.line, a.col, "attribute '%.*s' repeated", (int)a.n, a.s);
+        *seen = true;
+        next(P);
+        if (seen == &seen_s) {
+            ravel_inst_safepoint(P->f);
+            continue;
+        }
+        if (!expect(P, T_LPAREN, "'('")) return false;
+        P->list.len = 0;
+        if (!name_list(P, true, seen == &seen_c ? add_reg_to_list : add_slot_to_list, NULL)) return false;
+        next(P); /* ')' */
+        int rc = seen == &seen_c ? ravel_inst_clobbers(P->f, P->list.data, P->list.len)
+                                 : ravel_inst_stackmap(P->f, P->list.data, P->list.len);
+        if (builder_failed(P, rc, a.line, a.col)) return false;
+    }
+    return true;
+}
+
+static uint32_t block_ref(parser *P, const char *s, uint32_t n)
+{
+    uint32_t sym = rv_sym_intern(&P->f->syms, s, n);
+    uint32_t b = rv_map_get(&P->block_of, sym, RAVEL_NONE);
+    if (b == RAVEL_NONE) {
+        b = ravel_block_new(P->f, rv_sym_str(&P->f->syms, sym));
+        rv_map_put(&P->block_of, sym, b);
+    }
+    return b;
+}
+
+/* LABEL [ '(' [ARG (',' ARG)*] ')' ] with ARG = vN[:CLASS[.ref]] */
+static bool parse_target(parser *P)
+{
+    token l = P->t;
+    uint32_t num;
+    if (l.k != T_IDENT || is_vreg_tok(&l, &num)) return unexpected(P, "a block label");
+    next(P);
+    P->list.len = 0;
+    if (accept(P, T_LPAREN)) {
+        if (P->t.k != T_RPAREN) {
+            for (;;) {
+                if (P->list.len >= RV_MAX_OPERANDS) return perr(P, P->t.line, P->t.col, "too many arguments (limit %u)", RV_MAX_OPERANDS);
+                opnd o;
+                memset(&o, 0, sizeof o);
+                o.line = P->t.line, o.col = P->t.col;
+                if (!parse_vreg_ann(P, &o) || !note_use_ann(P, &o)) return false;
+                rv_vec_push(P->list, o.vreg);
+                if (!accept(P, T_COMMA)) break;
+            }
+        }
+        if (!expect(P, T_RPAREN, "',' or ')'")) return false;
+    }
+    uint32_t b = block_ref(P, l.s, l.n);
+    return !builder_failed(P, ravel_inst_succ(P->f, b, P->list.data, P->list.len), l.line, l.col);
+}
+
+/* jump TARGET | br [COND,] TARGET, TARGET... | ret USES */
+static bool parse_term(parser *P, ravel_opcode op, const token *mn)
+{
+    if (builder_failed(P, ravel_inst_begin(P->f, op, NULL), mn->line, mn->col)) return false;
+    rv_inst *in = &P->f->insts.data[P->f->cur_inst];
+    in->line = mn->line, in->col = mn->col;
+    if (op == RAVEL_OP_RET) {
+        uint32_t n;
+        if (!parse_uses(P, &n)) return false;
+    } else if (op == RAVEL_OP_JUMP) {
+        if (!parse_target(P)) return false;
+    } else {
+        uint32_t num, ntargets = 0;
+        if (is_vreg_tok(&P->t, &num) || ((tok_is(&P->t, "early") || tok_is(&P->t, "late")) && peek(P).k == T_IDENT)) {
+            opnd o;
+            if (!parse_operand(P, &o) || !note_use_ann(P, &o)) return false;
+            if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
+            if (!expect(P, T_COMMA, "',' after the branch condition")) return false;
+        }
+        for (;;) {
+            if (!parse_target(P)) return false;
+            ntargets++;
+            if (!accept(P, T_COMMA)) break;
+        }
+        if (ntargets < 2) return perr(P, mn->line, mn->col, "br needs at least two successors");
+    }
+    if (P->t.k == T_IDENT && (tok_is(&P->t, "clobbers") || tok_is(&P->t, "safepoint") || tok_is(&P->t, "stackmap")))
+        return perr(P, P->t.line, P->t.col, "terminators take no attributes");
+    return true;
+}
+
+/* LOC = spill|reload|move LOC (the current token is LOC) */
+static bool parse_edit(parser *P, const token *first)
+{
+    ravel_loc dst, src;
+    if (!parse_loc(P, &dst)) return false;
+    if (!expect(P, T_EQ, "'='")) return false;
+    token kw = P->t;
+    ravel_opcode kind = tok_is(&kw, "spill") ? RAVEL_OP_SPILL : tok_is(&kw, "reload") ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
+    next(P);
+    if (!parse_loc(P, &src)) return false;
+    int id = ravel_edit(P->f, kind, dst, src);
+    if (builder_failed(P, id, first->line, first->col)) return false;
+    P->f->insts.data[id].line = first->line;
+    P->f->insts.data[id].col = first->col;
+    return true;
+}
+
+static bool is_edit_kw(const token *t) { return tok_is(t, "spill") || tok_is(t, "reload") || tok_is(t, "move"); }
+static bool is_term_kw(const token *t) { return tok_is(t, "jump") || tok_is(t, "br") || tok_is(t, "ret"); }
+
+/* True if '=' occurs on the current line (outside a comment) at or after
+ * the current token: the line has defs or is an edit. */
+static bool line_has_eq(const parser *P, const char **after)
+{
+    for (const char *p = P->t.s; p < P->lx.end && *p != '\n' && *p != '#'; p++)
+        if (*p == '=') {
+            *after = p + 1;
+            return true;
+        }
+    return false;
+}
+
+/* DEFS = MNEMONIC USES ATTRS | MNEMONIC USES ATTRS | edit | terminator */
+static bool parse_inst(parser *P)
+{
+    token first = P->t;
+    if (!count_inst(P, first.line, first.col)) return false;
+    const char *after;
+    bool has_eq = line_has_eq(P, &after);
+    if (has_eq) {
+        lexer l = P->lx;
+        l.p = after;
+        token mn = lex(&l);
+        if (is_edit_kw(&mn)) return parse_edit(P, &first);
+    }
+    P->defs.len = 0;
+    if (has_eq) {
+        for (;;) {
+            if (P->defs.len >= RV_MAX_OPERANDS) return perr(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
+            opnd o;
+            if (!parse_operand(P, &o)) return false;
+            rv_vec_push(P->defs, o);
+            if (!accept(P, T_COMMA)) break;
+        }
+        if (!expect(P, T_EQ, "',' or '='")) return false;
+    }
+    token mn = P->t;
+    if (mn.k != T_IDENT) return unexpected(P, "a mnemonic");
+    next(P);
+    if (is_term_kw(&mn)) {
+        if (has_eq) return perr(P, mn.line, mn.col, "a terminator has no results");
+        ravel_opcode op = tok_is(&mn, "jump") ? RAVEL_OP_JUMP : tok_is(&mn, "br") ? RAVEL_OP_BR : RAVEL_OP_RET;
+        return parse_term(P, op, &mn);
+    }
+    if (is_edit_kw(&mn)) return perr(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s LOC", (int)mn.n, mn.s, (int)mn.n, mn.s);
+    ravel_opcode op = rv_opcode_from_name(mn.s, mn.n);
+    token name = mn;
+    if (op == RAVEL_OP_CALL) {
+        name = P->t;
+        if (name.k != T_IDENT) return unexpected(P, "the callee's name after call");
+        next(P);
+    }
+    const char *nm = NULL;
+    if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) nm = rv_sym_str(&P->f->syms, rv_sym_intern(&P->f->syms, name.s, name.n));
+    if (builder_failed(P, ravel_inst_begin(P->f, op, nm), first.line, first.col)) return false;
+    rv_inst *in = &P->f->insts.data[P->f->cur_inst];
+    in->line = first.line, in->col = first.col;
+    for (uint32_t i = 0; i < P->defs.len; i++) {
+        const opnd *o = &P->defs.data[i];
+        if (!note_def_class(P, o)) return false;
+        if (builder_failed(P, ravel_inst_def(P->f, o->vreg, o->c, o->arg, o->pos, o->loc), o->line, o->col)) return false;
+    }
+    uint32_t n;
+    if (!parse_uses(P, &n)) return false;
+    return parse_attrs(P);
+}
+
+/* ---- functions: blocks ---------------------------------------------------------- */
+
+static void close_block(parser *P, uint32_t line, uint32_t col)
+{
+    if (P->f->cur_block == RAVEL_NONE) return;
+    rv_block *b = &P->f->blocks.data[P->f->cur_block];
+    b->end_line = line;
+    b->end_col = col;
+}
+
+/* LABEL [ '(' PARAM (',' PARAM)* ')' ] ':' with PARAM = vN:CLASS[.ref] */
+static bool parse_label(parser *P)
+{
+    token l = P->t;
+    uint32_t num;
+    if (is_vreg_tok(&l, &num)) return perr(P, l.line, l.col, "block label '%.*s' would read as a vreg", (int)l.n, l.s);
+    next(P);
+    if (P->f->cur_inst != RAVEL_NONE) ravel_inst_end(P->f);
+    close_block(P, l.line, l.col);
+    P->f->cur_block = RAVEL_NONE;
+    uint32_t b = block_ref(P, l.s, l.n);
+    if (P->f->blocks.data[b].started) {
+        /* give the following lines a (nameless) block to avoid cascades */
+        ravel_block_begin(P->f, ravel_block_new(P->f, NULL));
+        return perr(P, l.line, l.col, "block '%.*s' defined twice", (int)(l.n > 40 ? 40 : l.n), l.s);
+    }
+    P->defs.len = 0;
+    bool ok = true;
+    if (accept(P, T_LPAREN) && P->t.k != T_RPAREN) {
+        for (;;) {
+            if (P->defs.len >= RV_MAX_OPERANDS) {
+                ok = perr(P, P->t.line, P->t.col, "too many parameters (limit %u)", RV_MAX_OPERANDS);
+                break;
+            }
+            opnd o;
+            memset(&o, 0, sizeof o);
+            o.line = P->t.line, o.col = P->t.col;
+            if (!parse_vreg_ann(P, &o) || !note_def_class(P, &o)) {
+                ok = false;
+                break;
+            }
+            if (P->param_mark.data[o.vreg]) {
+                ok = perr(P, o.line, o.col, "duplicate parameter v%u", P->f->vregs.data[o.vreg].num);
+                break;
+            }
+            P->param_mark.data[o.vreg] = 1;
+            rv_vec_push(P->defs, o);
+            if (!accept(P, T_COMMA)) break;
+        }
+        if (ok) ok = expect(P, T_RPAREN, "',' or ')'");
+    }
+    for (uint32_t i = 0; i < P->defs.len; i++) P->param_mark.data[P->defs.data[i].vreg] = 0;
+    if (ok) ok = expect(P, T_COLON, "':' after the block label");
+    /* start the block even after an error so that later lines have a home */
+    for (uint32_t i = 0; ok && i < P->defs.len; i++) ravel_block_add_param(P->f, b, P->defs.data[i].vreg);
+    ravel_block_begin(P->f, b);
+    rv_block *blk = &P->f->blocks.data[b];
+    blk->line = l.line, blk->col = l.col;
+    return ok;
+}
+
+/* NAME ':' or NAME '(' where NAME is not a vreg (`v1:int = ...` is a def);
+ * `vN:` followed by the end of the line is a label that reads as a vreg. */
+static bool at_label(const parser *P)
+{
+    uint32_t num;
+    if (P->t.k != T_IDENT) return false;
+    lexer l = P->lx;
+    token n = lex(&l);
+    if (is_vreg_tok(&P->t, &num)) return n.k == T_COLON && (n = lex(&l)).k == T_EOL;
+    return n.k == T_COLON || n.k == T_LPAREN;
+}
+
+/* Checks use annotations recorded before their vreg's def. */
+static void check_pending(parser *P)
+{
+    for (uint32_t i = 0; i < P->pend.len; i++) {
+        const pending_ann *pa = &P->pend.data[i];
+        if (P->f->vregs.data[pa->vreg].has_class) check_use_ann(P, pa->vreg, pa->cls, pa->ref, pa->line, pa->col);
+    }
+}
+
+/* func NAME NL (LABEL NL | INST NL)* end NL; the current token is `func`. */
+static bool parse_func(parser *P)
+{
+    token fk = P->t;
+    next(P);
+    token nm = P->t;
+    if (nm.k != T_IDENT) {
+        unexpected(P, "a function name");
+        skip_line(P);
+        nm.s = "f", nm.n = 1;
+    } else {
+        next(P);
+        if (!expect_eol(P)) skip_line(P);
+    }
+    char *name = rv_xmalloc(nm.n + 1);
+    memcpy(name, nm.s, nm.n);
+    name[nm.n] = 0;
+    P->f = ravel_func_new(P->m, name);
+    free(name);
+    rv_vec_push(P->mod->funcs, P->f);
+    ravel_func *f = P->f;
+    f->line = fk.line, f->col = fk.col;
+    f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
+    rv_map_free(&P->block_of);
+    P->pend.len = 0;
+    P->param_mark.len = 0;
+    uint32_t nerr0 = P->nerr;
+    for (;;) {
+        skip_blank(P);
+        token t = P->t;
+        if (t.k == T_EOF) {
+            perr(P, t.line, t.col, "missing 'end' of func '%s'", rv_func_name(f));
+            break;
+        }
+        bool ok;
+        if (at_label(P)) {
+            ok = parse_label(P) && expect_eol(P);
+        } else if (tok_is(&t, "end")) {
+            next(P);
+            if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
+            close_block(P, t.line, t.col);
+            f->end_line = t.line;
+            if (!expect_eol(P)) skip_line(P);
+            break;
+        } else if (tok_is(&t, "func") || tok_is(&t, "machine")) {
+            perr(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
+            return false;
+        } else if (f->cur_block == RAVEL_NONE) {
+            ok = perr(P, t.line, t.col, "expected a block label (NAME:) before the first instruction");
+        } else {
+            if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
+            ok = parse_inst(P) && expect_eol(P);
+            if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
+        }
+        if (!ok) skip_line(P);
+    }
+    if (f->layout.len == 0 && P->nerr == nerr0) perr(P, fk.line, fk.col, "func '%s' has no blocks", rv_func_name(f));
+    check_pending(P);
+    ravel_func_finish(f);
+    return P->nerr == nerr0;
+}
+
+/* ---- module ----------------------------------------------------------------------- */
+
+static void parser_free(parser *P)
+{
+    rv_map_free(&P->block_of);
+    rv_vec_free(P->param_mark);
+    rv_vec_free(P->pend);
+    rv_vec_free(P->defs);
+    rv_vec_free(P->list);
+    rv_vec_free(P->blocks_seen);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = rv_xmalloc(n + 1);
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d)
+{
+    ravel_module *mod = rv_xcalloc(1, sizeof *mod);
+    mod->filename = dup_str(filename ? filename : "<input>");
+    if (len > RV_MAX_INPUT_BYTES || (len && !text)) {
+        rv_diag_error(d, mod->filename, NULL, 0, 0, 0, "input larger than %u MiB, refused", RV_MAX_INPUT_BYTES >> 20);
+        ravel_module_free(mod);
+        return NULL;
+    }
+    mod->src = rv_xmalloc(len + 1);
+    if (len) memcpy(mod->src, text, len);
+    mod->src[len] = 0;
+    mod->srclen = len;
+    mod->mach = ravel_machine_new();
+
+    parser P;
+    memset(&P, 0, sizeof P);
+    P.lx.p = P.lx.bol = mod->src;
+    P.lx.end = mod->src + len;
+    P.lx.line = 1;
+    P.file = mod->filename;
+    P.src = mod->src;
+    P.srclen = len;
+    P.d = d;
+    P.mod = mod;
+    P.m = mod->mach;
+    P.budget = (uint64_t)len * 64 + 4096;
+    next(&P);
+
+    if (parse_machine(&P)) {
+        for (;;) {
+            skip_blank(&P);
+            if (P.t.k == T_EOF) break;
+            if (!tok_is(&P.t, "func")) {
+                unexpected(&P, "'func'");
+                skip_line(&P);
+                continue;
+            }
+            parse_func(&P);
+        }
+        if (P.nerr == 0 && mod->funcs.len == 0) perr(&P, P.t.line, P.t.col, "expected at least one func after the machine");
+    }
+    parser_free(&P);
+    if (P.nerr) {
+        ravel_module_free(mod);
+        return NULL;
+    }
+    return mod;
+}
+
+void ravel_module_free(ravel_module *mod)
+{
+    if (!mod) return;
+    for (uint32_t i = 0; i < mod->funcs.len; i++) ravel_func_free(mod->funcs.data[i]);
+    rv_vec_free(mod->funcs);
+    ravel_machine_free(mod->mach);
+    free(mod->filename);
+    free(mod->src);
+    free(mod);
+}
+
+const ravel_machine *ravel_module_machine(const ravel_module *mod) { return mod ? mod->mach : NULL; }
+size_t ravel_module_nfuncs(const ravel_module *mod) { return mod ? mod->funcs.len : 0; }
+ravel_func *ravel_module_func(const ravel_module *mod, size_t i)
+{
+    return mod && i < mod->funcs.len ? mod->funcs.data[i] : NULL;
+}

@@ -1,0 +1,226 @@
+/* text_driver.c - drives the text tests of the reader and printer.
+ *   text_driver roundtrip FILE...   every file that parses must round-trip:
+ *                                   parse(print(m)) equals m function by
+ *                                   function (rv_func_equal), the machine
+ *                                   prints the same, and print is a fixpoint.
+ *                                   Files that do not parse are skipped.
+ *   text_driver golden IN EXPECTED  print(parse(IN)) must equal EXPECTED.
+ *   text_driver error FILE          FILE must fail to parse; its first line
+ *                                   is "# error: LINE:COL: SUBSTRING" and the
+ *                                   first diagnostic must be at LINE:COL and
+ *                                   contain SUBSTRING.
+ *   text_driver canonical FILE...   each file must already be canonical.
+ * Exit status 0 when every check passes, 1 otherwise. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include "ir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        perror(path);
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = rv_xmalloc(cap);
+    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
+        n += k;
+        if (n == cap) buf = rv_xrealloc(buf, cap *= 2);
+    }
+    fclose(fp);
+    buf[n] = 0; /* n < cap always */
+    *len = n;
+    return buf;
+}
+
+static char *render(const ravel_module *m, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&buf, &n);
+    if (!mem) return NULL;
+    rv_print_module(mem, m);
+    fclose(mem);
+    *len = n;
+    return buf;
+}
+
+static ravel_module *parse_quiet(const char *text, size_t len, const char *name, ravel_diags **d)
+{
+    *d = ravel_diags_new();
+    return ravel_module_parse(text, len, name, *d);
+}
+
+/* 0 ok, 1 failed, -1 skipped (does not parse). */
+static int roundtrip_one(const char *path)
+{
+    size_t len, l1, l2;
+    char *text = read_all(path, &len);
+    if (!text) return 1;
+    ravel_diags *d1, *d2, *d3;
+    ravel_module *m1 = parse_quiet(text, len, path, &d1);
+    int rc = 0;
+    if (!m1) {
+        rc = -1;
+        goto out1;
+    }
+    char *p1 = render(m1, &l1);
+    ravel_module *m2 = parse_quiet(p1, l1, "<printed>", &d2);
+    if (!m2) {
+        fprintf(stderr, "%s: the printed form does not parse:\n", path);
+        ravel_diags_print(stderr, d2);
+        rc = 1;
+        goto out2;
+    }
+    if (ravel_module_nfuncs(m1) != ravel_module_nfuncs(m2)) {
+        fprintf(stderr, "%s: function count changed\n", path);
+        rc = 1;
+    }
+    for (size_t i = 0; !rc && i < ravel_module_nfuncs(m1); i++)
+        if (!rv_func_equal(ravel_module_func(m1, i), ravel_module_func(m2, i))) {
+            fprintf(stderr, "%s: function %zu differs after print+parse\n", path, i);
+            rc = 1;
+        }
+    const ravel_machine *a = ravel_module_machine(m1), *b = ravel_module_machine(m2);
+    if (!rc && a->regs.len != b->regs.len) rc = 1;
+    for (uint32_t r = 0; !rc && r < a->regs.len; r++)
+        if (strcmp(a->regs.data[r].name, b->regs.data[r].name) || a->regs.data[r].cls != b->regs.data[r].cls ||
+            a->regs.data[r].reserved != b->regs.data[r].reserved) {
+            fprintf(stderr, "%s: register %u changed identity\n", path, r);
+            rc = 1;
+        }
+    char *p2 = render(m2, &l2);
+    if (!rc && (l1 != l2 || memcmp(p1, p2, l1) != 0)) {
+        fprintf(stderr, "%s: print is not a fixpoint\n", path);
+        rc = 1;
+    }
+    free(p2);
+    ravel_module_free(m2);
+    /* the canonical text itself must parse the same once more */
+    ravel_module *m3 = parse_quiet(p1, l1, "<printed>", &d3);
+    if (!m3) rc = 1;
+    ravel_module_free(m3);
+    ravel_diags_free(d3);
+out2:
+    free(p1);
+    ravel_diags_free(d2);
+out1:
+    ravel_module_free(m1);
+    ravel_diags_free(d1);
+    free(text);
+    return rc;
+}
+
+static int cmd_roundtrip(int n, char **files)
+{
+    int bad = 0, skipped = 0, ok = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = roundtrip_one(files[i]);
+        if (rc < 0) skipped++;
+        else if (rc) bad++;
+        else ok++;
+    }
+    printf("roundtrip: %d ok, %d failed, %d skipped (do not parse)\n", ok, bad, skipped);
+    return bad != 0 || ok == 0;
+}
+
+static int cmd_golden(const char *in, const char *expected)
+{
+    size_t len, elen, plen;
+    char *text = read_all(in, &len), *want = read_all(expected, &elen);
+    if (!text || !want) return 1;
+    ravel_diags *d;
+    ravel_module *m = parse_quiet(text, len, in, &d);
+    int rc = 1;
+    if (!m) {
+        ravel_diags_print(stderr, d);
+    } else {
+        char *got = render(m, &plen);
+        if (plen == elen && memcmp(got, want, elen) == 0) rc = 0;
+        else fprintf(stderr, "%s: printed form differs from %s; got:\n%s", in, expected, got);
+        free(got);
+    }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    free(text);
+    free(want);
+    return rc;
+}
+
+static int cmd_error(const char *path)
+{
+    size_t len;
+    char *text = read_all(path, &len);
+    if (!text) return 1;
+    unsigned line = 0, col = 0;
+    int off = 0;
+    if (sscanf(text, "# error: %u:%u: %n", &line, &col, &off) < 2 || !off) {
+        fprintf(stderr, "%s: first line must be '# error: LINE:COL: MESSAGE'\n", path);
+        free(text);
+        return 1;
+    }
+    const char *nl = strchr(text + off, '\n');
+    size_t sublen = nl ? (size_t)(nl - text - off) : strlen(text + off);
+    char *sub = rv_xmalloc(sublen + 1);
+    memcpy(sub, text + off, sublen);
+    sub[sublen] = 0;
+    char where[512];
+    snprintf(where, sizeof where, "%s:%u:%u: error: ", path, line, col);
+    ravel_diags *d;
+    ravel_module *m = parse_quiet(text, len, path, &d);
+    int rc = 1;
+    if (m) {
+        fprintf(stderr, "%s: parsed, but an error was expected\n", path);
+    } else if (ravel_diags_count(d) == 0 || d->v.len == 0) {
+        fprintf(stderr, "%s: parse failed without a diagnostic\n", path);
+    } else if (strncmp(d->v.data[0].msg, where, strlen(where)) != 0 || !strstr(d->v.data[0].msg, sub)) {
+        fprintf(stderr, "%s: expected '%s...%s', got:\n", path, where, sub);
+        ravel_diags_print(stderr, d);
+    } else {
+        rc = 0;
+    }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    free(sub);
+    free(text);
+    return rc;
+}
+
+static int cmd_canonical(int n, char **files)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len, plen;
+        char *text = read_all(files[i], &len);
+        if (!text) {
+            bad++;
+            continue;
+        }
+        ravel_diags *d;
+        ravel_module *m = parse_quiet(text, len, files[i], &d);
+        char *p = m ? render(m, &plen) : NULL;
+        if (!p || plen != len || memcmp(p, text, len) != 0) {
+            fprintf(stderr, "%s: not canonical\n", files[i]);
+            ravel_diags_print(stderr, d);
+            bad++;
+        }
+        free(p);
+        ravel_module_free(m);
+        ravel_diags_free(d);
+        free(text);
+    }
+    return bad != 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "roundtrip") == 0) return cmd_roundtrip(argc - 2, argv + 2);
+    if (argc == 4 && strcmp(argv[1], "golden") == 0) return cmd_golden(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "error") == 0) return cmd_error(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "canonical") == 0) return cmd_canonical(argc - 2, argv + 2);
+    fputs("usage: text_driver roundtrip FILE... | golden IN EXPECTED | error FILE | canonical FILE...\n", stderr);
+    return 2;
+}
