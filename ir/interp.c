@@ -1,2 +1,547 @@
-/* interp.c - placeholder, being written */
+/* interp.c - the concrete interpreter (FORMAT.md section 5, docs/format.md
+ * "Concrete semantics and the mix function").
+ *
+ * Requires: a finished function. A valid one (ravel_validate) runs as the
+ * format says; on anything else the interpreter stops with RV_RUN_ERROR
+ * instead of crashing (missing terminator, undefined successor, bad location).
+ * Guarantees: deterministic; the same original instructions execute in the
+ * same order in both forms, so the step limit (original instructions, edits
+ * not counted), the condition-less `br` counters and the safepoint counter
+ * agree between an unallocated function and any allocation of it.
+ *
+ * Two environments:
+ *   unallocated: one value per vreg (+ written flag); block parameters are
+ *     bound simultaneously on each edge; edits are skipped;
+ *   allocated: one value per register and per slot (+ written flag); jump
+ *     arguments and parameters are ignored; edits copy value and flag;
+ *     reading a location that holds nothing through an operand is an error.
+ * An op executes in the checker's order (FORMAT.md section 6):
+ *   1. (allocated) early defs make their locations unwritten;
+ *   2. every use is read (late uses too: their value must exist already);
+ *   3. (allocated) clobbered registers not defined by the op become
+ *      unwritten; at a safepoint with opts->moving_gc, .ref values relocate
+ *      (unallocated: every written .ref vreg; allocated: every stackmap slot);
+ *   4. the defs are computed from the inputs and written;
+ *   5. late uses are read again; if one now holds nothing the run fails, if
+ *      one changed the defs are recomputed from the new values and written
+ *      again (so an allocation that overwrites a late use is observable);
+ *   6. `out` appends its final inputs. */
 #include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the mix function (documented in docs/format.md; do not change) ---- */
+
+static uint64_t fin64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ULL;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return z;
+}
+
+uint64_t rv_mix(uint64_t h, uint64_t x) { return fin64(h ^ fin64(x + 0x9e3779b97f4a7c15ULL)); }
+
+uint64_t rv_mix_str(uint64_t h, const char *s)
+{
+    uint64_t x = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+    for (; *s; s++) x = (x ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return rv_mix(h, x);
+}
+
+/* ---- context ---- */
+
+typedef struct ictx {
+    const ravel_func *f;
+    const rv_run_opts *o;
+    rv_run_result *r;
+    bool alloc;
+    uint32_t nregs, nslots, nvals;
+    uint64_t *val;       /* unallocated: per vreg; allocated: registers then slots */
+    uint8_t *written;
+    uint64_t *uvals;     /* values of the current op's vreg uses */
+    uint64_t *in;        /* inputs: uses with immediates at their positions */
+    uint64_t *defs;      /* computed def values */
+    uint64_t *brcount;   /* per block: executions of its condition-less br */
+    uint32_t *refs;      /* unallocated: ids of .ref vregs */
+    uint32_t nrefs;
+    uint64_t nsafepoints;
+    uint64_t limit;
+} ictx;
+
+void rv_interp_where(const ravel_func *f, uint32_t inst, char *buf, size_t n)
+{
+    if (!n) return;
+    if (inst >= f->insts.len) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        if (inst < bl->first_inst || inst >= bl->first_inst + bl->ninsts) continue;
+        const rv_inst *in = rv_inst_at(f, inst);
+        if (in->line)
+            snprintf(buf, n, "block %s, inst %u (%s), line %u", rv_block_name(f, b), inst - bl->first_inst,
+                     rv_inst_mnemonic(f, in), in->line);
+        else
+            snprintf(buf, n, "block %s, inst %u (%s)", rv_block_name(f, b), inst - bl->first_inst,
+                     rv_inst_mnemonic(f, in));
+        return;
+    }
+    snprintf(buf, n, "inst %u", inst);
+}
+
+__attribute__((format(printf, 3, 4)))
+static bool fail(ictx *c, uint32_t inst, const char *fmt, ...)
+{
+    char what[128], where[120]; /* both fit in r->msg */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    rv_interp_where(c->f, inst, where, sizeof where);
+    c->r->status = RV_RUN_ERROR;
+    c->r->err_inst = inst;
+    snprintf(c->r->msg, sizeof c->r->msg, "%s: %s", where, what);
+    return false;
+}
+
+/* Index of location l in val[], or RAVEL_NONE. */
+static uint32_t loc_index(const ictx *c, ravel_loc l)
+{
+    if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
+    if (ravel_loc_is_slot(l)) return ravel_loc_slot(l) < c->nslots ? c->nregs + ravel_loc_slot(l) : RAVEL_NONE;
+    return l < c->nregs ? l : RAVEL_NONE;
+}
+
+static const char *vn(const ictx *c, uint32_t v, char *buf)
+{
+    snprintf(buf, 32, "v%u", v < c->f->vregs.len ? c->f->vregs.data[v].num : 0);
+    return buf;
+}
+
+/* Where operand o lives in val[]: its vreg or its location. */
+static bool op_index(ictx *c, uint32_t inst, const rv_operand *o, uint32_t *idx)
+{
+    char b[32], lb[32];
+    if (!c->alloc) {
+        if (o->vreg >= c->f->vregs.len) return fail(c, inst, "bad vreg id %u", o->vreg);
+        *idx = o->vreg;
+        return true;
+    }
+    *idx = loc_index(c, o->loc);
+    if (*idx == RAVEL_NONE)
+        return fail(c, inst, "%s has no usable location (%s)", vn(c, o->vreg, b), rv_loc_str(c->f->mach, o->loc, lb));
+    return true;
+}
+
+static bool read_op(ictx *c, uint32_t inst, const rv_operand *o, uint64_t *v)
+{
+    uint32_t idx;
+    char b[32], lb[32];
+    if (!op_index(c, inst, o, &idx)) return false;
+    if (!c->written[idx]) {
+        if (c->alloc)
+            return fail(c, inst, "%s read from %s, which holds no value (never written, or clobbered)",
+                        vn(c, o->vreg, b), rv_loc_str(c->f->mach, o->loc, lb));
+        return fail(c, inst, "%s read before it was written", vn(c, o->vreg, b));
+    }
+    *v = c->val[idx];
+    return true;
+}
+
+static bool write_op(ictx *c, uint32_t inst, const rv_operand *o, uint64_t v)
+{
+    uint32_t idx;
+    if (!op_index(c, inst, o, &idx)) return false;
+    c->val[idx] = v;
+    c->written[idx] = 1;
+    return true;
+}
+
+/* Inputs of an op: its vreg uses (values in uvals) with the immediates at
+ * their positions. Returns the count. */
+static uint32_t gather_inputs(const ictx *c, const rv_inst *in)
+{
+    const rv_imm *im = &c->f->imms.data[in->first_imm];
+    uint32_t n = (uint32_t)in->nuses + in->nimms, j = 0, k = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        if (j < in->nimms && (im[j].pos == p || k >= in->nuses))
+            c->in[p] = (uint64_t)im[j++].value;
+        else
+            c->in[p] = c->uvals[k++];
+    }
+    return n;
+}
+
+/* ---- op semantics ---- */
+
+static uint64_t arith(ravel_opcode op, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case RAVEL_OP_ADD: return a + b;
+    case RAVEL_OP_SUB: return a - b;
+    case RAVEL_OP_MUL: return a * b;
+    case RAVEL_OP_AND: return a & b;
+    case RAVEL_OP_OR: return a | b;
+    case RAVEL_OP_XOR: return a ^ b;
+    case RAVEL_OP_SHL: return a << (b & 63);
+    case RAVEL_OP_SHR: return a >> (b & 63);
+    case RAVEL_OP_SAR: { /* arithmetic shift without relying on signed >> */
+        unsigned s = (unsigned)(b & 63);
+        uint64_t r = a >> s;
+        if ((a >> 63) && s) r |= ~(UINT64_MAX >> s);
+        return r;
+    }
+    case RAVEL_OP_EQ: return a == b;
+    case RAVEL_OP_NE: return a != b;
+    case RAVEL_OP_LT: return (int64_t)a < (int64_t)b;
+    case RAVEL_OP_LE: return (int64_t)a <= (int64_t)b;
+    default: return 0;
+    }
+}
+
+static bool is_arith(ravel_opcode op) { return op >= RAVEL_OP_ADD && op <= RAVEL_OP_LE; }
+
+/* mix(seed, k, n, inputs...) for def k of an op whose seed hashes its name. */
+static uint64_t mix_def(uint64_t seed, uint32_t k, const uint64_t *in, uint32_t n)
+{
+    uint64_t h = rv_mix(rv_mix(seed, k), n);
+    for (uint32_t p = 0; p < n; p++) h = rv_mix(h, in[p]);
+    return h;
+}
+
+static uint64_t op_seed(const ictx *c, const rv_inst *in)
+{
+    if (in->op == RAVEL_OP_CALL)
+        return rv_mix_str(rv_mix_str(0, "call"), in->name != RAVEL_NONE ? rv_sym_str(&c->f->syms, in->name) : "");
+    return rv_mix_str(0, rv_inst_mnemonic(c->f, in));
+}
+
+static void compute_defs(ictx *c, const rv_inst *in, uint32_t n)
+{
+    ravel_opcode op = (ravel_opcode)in->op;
+    uint64_t a = n > 0 ? c->in[0] : 0, b = n > 1 ? c->in[1] : 0;
+    for (uint32_t k = 0; k < in->ndefs; k++) {
+        if (op == RAVEL_OP_ARGS)
+            c->defs[k] = k < c->o->ninputs ? c->o->inputs[k] : 0;
+        else if (k == 0 && is_arith(op))
+            c->defs[k] = arith(op, a, b);
+        else if (k == 0 && (op == RAVEL_OP_CONST || op == RAVEL_OP_COPY))
+            c->defs[k] = a;
+        else
+            c->defs[k] = mix_def(op_seed(c, in), k, c->in, n);
+    }
+}
+
+static uint64_t reloc(uint64_t counter, uint64_t v) { return rv_mix(rv_mix(rv_mix_str(0, "reloc"), counter), v); }
+
+/* Step 3: clobbers (allocated) and the moving collector. */
+static void clobber_and_collect(ictx *c, const rv_inst *in)
+{
+    const ravel_func *f = c->f;
+    if (c->alloc) {
+        const uint32_t *regs;
+        uint32_t nc = rv_inst_clobbers(f, in, &regs);
+        for (uint32_t j = 0; j < nc; j++) {
+            bool defined = false;
+            for (uint32_t k = 0; k < in->ndefs; k++) defined |= rv_inst_defs(f, in)[k].loc == regs[j];
+            if (!defined && regs[j] < c->nregs) c->written[regs[j]] = 0;
+        }
+    }
+    if (!(in->flags & RV_IF_SAFEPOINT)) return;
+    uint64_t cnt = c->nsafepoints++;
+    if (!c->o->moving_gc) return;
+    if (c->alloc) {
+        if (!(in->flags & RV_IF_STACKMAP)) return;
+        for (uint32_t j = 0; j < in->u.smap.n; j++) {
+            uint32_t idx = loc_index(c, ravel_slot(f->u32.data[in->u.smap.first + j]));
+            if (idx != RAVEL_NONE && c->written[idx]) c->val[idx] = reloc(cnt, c->val[idx]);
+        }
+    } else {
+        for (uint32_t j = 0; j < c->nrefs; j++)
+            if (c->written[c->refs[j]]) c->val[c->refs[j]] = reloc(cnt, c->val[c->refs[j]]);
+    }
+}
+
+static bool write_defs(ictx *c, uint32_t i, const rv_inst *in)
+{
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (!write_op(c, i, &rv_inst_defs(c->f, in)[k], c->defs[k])) return false;
+    return true;
+}
+
+static bool exec_op(ictx *c, uint32_t i)
+{
+    const ravel_func *f = c->f;
+    const rv_inst *in = rv_inst_at(f, i);
+    const rv_operand *defs = rv_inst_defs(f, in), *uses = rv_inst_uses(f, in);
+    uint32_t idx;
+    if (c->alloc) /* 1. early defs clobber their locations */
+        for (uint32_t k = 0; k < in->ndefs; k++)
+            if (rv_op_is_early(&defs[k])) {
+                if (!op_index(c, i, &defs[k], &idx)) return false;
+                c->written[idx] = 0;
+            }
+    for (uint32_t k = 0; k < in->nuses; k++) /* 2. read the uses */
+        if (!read_op(c, i, &uses[k], &c->uvals[k])) return false;
+    clobber_and_collect(c, in); /* 3. */
+    uint32_t n = gather_inputs(c, in);
+    compute_defs(c, in, n); /* 4. */
+    if (!write_defs(c, i, in)) return false;
+    bool changed = false; /* 5. late uses must still hold their values */
+    for (uint32_t k = 0; k < in->nuses; k++) {
+        if (!rv_op_is_late(&uses[k])) continue;
+        uint64_t v;
+        if (!read_op(c, i, &uses[k], &v)) return false;
+        changed |= v != c->uvals[k];
+        c->uvals[k] = v;
+    }
+    if (changed) {
+        n = gather_inputs(c, in);
+        compute_defs(c, in, n);
+        if (!write_defs(c, i, in)) return false;
+    }
+    if (in->op == RAVEL_OP_OUT) /* 6. */
+        for (uint32_t p = 0; p < n; p++) {
+            rv_vec_push(c->r->out, c->in[p]);
+            rv_vec_push(c->r->out_inst, i);
+        }
+    return true;
+}
+
+static bool exec_edit(ictx *c, uint32_t i)
+{
+    const rv_inst *in = rv_inst_at(c->f, i);
+    uint32_t d = loc_index(c, in->u.edit.dst), s = loc_index(c, in->u.edit.src);
+    if (d == RAVEL_NONE || s == RAVEL_NONE) return fail(c, i, "edit location out of range");
+    c->val[d] = c->val[s];
+    c->written[d] = c->written[s];
+    return true;
+}
+
+/* Binds the parameters of successor sc (unallocated form), all at once. */
+static bool bind_params(ictx *c, uint32_t i, const rv_succ *sc)
+{
+    const ravel_func *f = c->f;
+    const rv_block *t = &f->blocks.data[sc->block];
+    if (sc->nargs != t->nparams) return fail(c, i, "argument count mismatch on the edge to %s", rv_block_name(f, sc->block));
+    for (uint32_t k = 0; k < sc->nargs; k++) {
+        rv_operand o = {rv_succ_args(f, sc)[k], RAVEL_LOC_NONE, 0, 0, 0};
+        if (!read_op(c, i, &o, &c->in[k])) return false;
+    }
+    for (uint32_t k = 0; k < t->nparams; k++) {
+        rv_operand o = {rv_block_params(f, t)[k], RAVEL_LOC_NONE, 0, 0, 0};
+        if (!write_op(c, i, &o, c->in[k])) return false;
+    }
+    return true;
+}
+
+/* Executes terminator i of block b; sets *next to the successor block, or
+ * RAVEL_NONE after `ret`. */
+static bool exec_term(ictx *c, uint32_t b, uint32_t i, uint32_t *next)
+{
+    const ravel_func *f = c->f;
+    const rv_inst *in = rv_inst_at(f, i);
+    for (uint32_t k = 0; k < in->nuses; k++)
+        if (!read_op(c, i, &rv_inst_uses(f, in)[k], &c->uvals[k])) return false;
+    if (in->op == RAVEL_OP_RET) {
+        uint32_t n = gather_inputs(c, in);
+        for (uint32_t p = 0; p < n; p++) rv_vec_push(c->r->rets, c->in[p]);
+        *next = RAVEL_NONE;
+        return true;
+    }
+    uint32_t ns = rv_inst_nsuccs(in), pick = 0;
+    if (!ns) return fail(c, i, "branch without successors");
+    if (in->op == RAVEL_OP_BR && in->nuses) {
+        uint64_t cond = c->uvals[0];
+        pick = ns == 2 ? (cond != 0 ? 0 : 1) : (uint32_t)(cond % ns);
+    } else if (in->op == RAVEL_OP_BR) {
+        pick = (uint32_t)(c->brcount[b]++ % ns);
+    }
+    const rv_succ *sc = &rv_inst_succs(f, in)[pick];
+    if (sc->block >= f->layout.len) return fail(c, i, "branch to an undefined block");
+    if (!c->alloc && !bind_params(c, i, sc)) return false;
+    *next = sc->block;
+    return true;
+}
+
+/* Runs block b; sets *next (RAVEL_NONE: finished, see status). */
+static bool exec_block(ictx *c, uint32_t b, uint32_t *next)
+{
+    const rv_block *bl = &c->f->blocks.data[b];
+    for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
+        const rv_inst *in = rv_inst_at(c->f, i);
+        if (rv_is_edit(in)) {
+            if (c->alloc && !exec_edit(c, i)) return false;
+            continue;
+        }
+        if (c->r->steps >= c->limit) {
+            c->r->status = RV_RUN_STEP_LIMIT;
+            *next = RAVEL_NONE;
+            return true;
+        }
+        c->r->steps++;
+        if (rv_is_term(in)) return exec_term(c, b, i, next);
+        if (!exec_op(c, i)) return false;
+    }
+    return fail(c, bl->ninsts ? bl->first_inst + bl->ninsts - 1 : RAVEL_NONE, "block %s has no terminator",
+                rv_block_name(c->f, b));
+}
+
+static void init_ctx(ictx *c, const ravel_func *f, const rv_run_opts *o, rv_run_result *r)
+{
+    memset(c, 0, sizeof *c);
+    c->f = f;
+    c->o = o;
+    c->r = r;
+    c->alloc = o->allocated;
+    c->limit = o->step_limit ? o->step_limit : 1000000u;
+    c->nregs = f->mach->regs.len;
+    c->nslots = f->nslots;
+    for (uint32_t i = 0; i < f->ops.len; i++) /* do not trust nslots alone */
+        if (ravel_loc_is_slot(f->ops.data[i].loc) && ravel_loc_slot(f->ops.data[i].loc) <= RAVEL_MAX_SLOT &&
+            ravel_loc_slot(f->ops.data[i].loc) >= c->nslots)
+            c->nslots = ravel_loc_slot(f->ops.data[i].loc) + 1;
+    for (uint32_t i = 0; i < f->insts.len; i++) {
+        const rv_inst *in = &f->insts.data[i];
+        ravel_loc l[2] = {in->u.edit.dst, in->u.edit.src};
+        for (int k = 0; k < 2 && rv_is_edit(in); k++)
+            if (ravel_loc_is_slot(l[k]) && ravel_loc_slot(l[k]) <= RAVEL_MAX_SLOT && ravel_loc_slot(l[k]) >= c->nslots)
+                c->nslots = ravel_loc_slot(l[k]) + 1;
+    }
+    c->nvals = c->alloc ? c->nregs + c->nslots : f->vregs.len;
+    uint32_t maxin = 1, maxdefs = 1;
+    for (uint32_t i = 0; i < f->insts.len; i++) {
+        const rv_inst *in = &f->insts.data[i];
+        if (rv_is_edit(in)) continue;
+        if ((uint32_t)in->nuses + in->nimms > maxin) maxin = (uint32_t)in->nuses + in->nimms;
+        if (in->ndefs > maxdefs) maxdefs = in->ndefs;
+        for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++)
+            if (rv_inst_succs(f, in)[k].nargs > maxin) maxin = rv_inst_succs(f, in)[k].nargs;
+    }
+    c->val = rv_xcalloc(c->nvals + 1, sizeof *c->val);
+    c->written = rv_xcalloc(c->nvals + 1, 1);
+    c->uvals = rv_xcalloc(maxin, sizeof *c->uvals);
+    c->in = rv_xcalloc(maxin, sizeof *c->in);
+    c->defs = rv_xcalloc(maxdefs, sizeof *c->defs);
+    c->brcount = rv_xcalloc(f->layout.len + 1, sizeof *c->brcount);
+    if (!c->alloc) {
+        c->refs = rv_xcalloc(f->vregs.len + 1, sizeof *c->refs);
+        for (uint32_t v = 0; v < f->vregs.len; v++)
+            if (f->vregs.data[v].ref) c->refs[c->nrefs++] = v;
+    }
+}
+
+static void free_ctx(ictx *c)
+{
+    free(c->val);
+    free(c->written);
+    free(c->uvals);
+    free(c->in);
+    free(c->defs);
+    free(c->brcount);
+    free(c->refs);
+}
+
+int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->err_inst = RAVEL_NONE;
+    ictx c;
+    init_ctx(&c, f, o, r);
+    uint32_t b = 0;
+    if (!f->layout.len) fail(&c, RAVEL_NONE, "function has no blocks");
+    while (r->status == RV_RUN_OK && b != RAVEL_NONE) {
+        uint32_t next = RAVEL_NONE;
+        if (!exec_block(&c, b, &next)) break;
+        b = next;
+    }
+    free_ctx(&c);
+    return r->status;
+}
+
+void rv_run_result_free(rv_run_result *r)
+{
+    rv_vec_free(r->out);
+    rv_vec_free(r->out_inst);
+    rv_vec_free(r->rets);
+}
+
+/* ---- comparison ---- */
+
+static const char *status_name(int s)
+{
+    return s == RV_RUN_OK ? "ok" : s == RV_RUN_STEP_LIMIT ? "step limit" : "error";
+}
+
+static void describe_out(const ravel_func *f, const rv_run_result *r, uint32_t k, char *buf, size_t n)
+{
+    char where[160];
+    if (k >= r->out.len) {
+        snprintf(buf, n, "<none> (%s)", status_name(r->status));
+        return;
+    }
+    rv_interp_where(f, r->out_inst.data[k], where, sizeof where);
+    snprintf(buf, n, "%lld (%s)", (long long)r->out.data[k], where);
+}
+
+/* Writes the first difference into msg; returns true if none. */
+static bool first_difference(const ravel_func *fo, const rv_run_result *a, const ravel_func *fa,
+                             const rv_run_result *b, char *msg, size_t len)
+{
+    char x[224], y[224];
+    uint32_t n = a->out.len < b->out.len ? a->out.len : b->out.len;
+    for (uint32_t k = 0; k < n; k++)
+        if (a->out.data[k] != b->out.data[k]) {
+            describe_out(fo, a, k, x, sizeof x);
+            describe_out(fa, b, k, y, sizeof y);
+            snprintf(msg, len, "first difference: out #%u: orig %s vs alloc %s", k, x, y);
+            return false;
+        }
+    if (a->status != b->status) {
+        snprintf(msg, len, "first difference: status: orig %s%s%s vs alloc %s%s%s", status_name(a->status),
+                 a->status == RV_RUN_ERROR ? ": " : "", a->status == RV_RUN_ERROR ? a->msg : "",
+                 status_name(b->status), b->status == RV_RUN_ERROR ? ": " : "", b->status == RV_RUN_ERROR ? b->msg : "");
+        return false;
+    }
+    if (a->out.len != b->out.len) {
+        describe_out(fo, a, n, x, sizeof x);
+        describe_out(fa, b, n, y, sizeof y);
+        snprintf(msg, len, "first difference: out #%u: orig %s vs alloc %s", n, x, y);
+        return false;
+    }
+    n = a->rets.len > b->rets.len ? a->rets.len : b->rets.len;
+    for (uint32_t k = 0; k < n; k++) {
+        bool ha = k < a->rets.len, hb = k < b->rets.len;
+        if (ha && hb && a->rets.data[k] == b->rets.data[k]) continue;
+        snprintf(x, sizeof x, ha ? "%lld" : "<none>", ha ? (long long)a->rets.data[k] : 0LL);
+        snprintf(y, sizeof y, hb ? "%lld" : "<none>", hb ? (long long)b->rets.data[k] : 0LL);
+        snprintf(msg, len, "first difference: ret #%u: orig %s vs alloc %s", k, x, y);
+        return false;
+    }
+    return true;
+}
+
+bool rv_interp_compare(const ravel_func *orig, const ravel_func *alloc, const rv_run_opts *o, char *msg, size_t msglen)
+{
+    rv_run_opts oo = *o, oa = *o;
+    rv_run_result ra, rb;
+    oo.allocated = false;
+    oa.allocated = true;
+    rv_interp_run(orig, &oo, &ra);
+    rv_interp_run(alloc, &oa, &rb);
+    char tmp[8];
+    if (!msg || !msglen) {
+        msg = tmp;
+        msglen = sizeof tmp;
+    }
+    msg[0] = 0;
+    bool same = first_difference(orig, &ra, alloc, &rb, msg, msglen);
+    rv_run_result_free(&ra);
+    rv_run_result_free(&rb);
+    return same;
+}

@@ -329,19 +329,25 @@ enum { RV_RUN_OK = 0, RV_RUN_STEP_LIMIT = 1, RV_RUN_ERROR = 2 };
 typedef struct rv_run_result {
     int status;                     /* RV_RUN_* */
     RV_VEC(uint64_t) out;           /* values appended by `out`, in order */
+    RV_VEC(uint32_t) out_inst;      /* for each out value, the `out` instruction id */
     RV_VEC(uint64_t) rets;          /* values returned by `ret` */
     uint64_t steps;                 /* original instructions executed */
     uint32_t err_inst;              /* RV_RUN_ERROR: instruction id, else RAVEL_NONE */
     char msg[256];                  /* RV_RUN_ERROR: what went wrong */
 } rv_run_result;
 
-/* Requires: f valid (ravel_validate). Never crashes on a valid function. */
+/* Requires: f finished; valid (ravel_validate) for meaningful results. Never
+ * crashes: on malformed input it stops with RV_RUN_ERROR. *r is overwritten
+ * (pass a fresh or freed result); free it with rv_run_result_free. Returns
+ * r->status. */
 int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r);
 void rv_run_result_free(rv_run_result *r);
 /* Runs orig (unallocated) and alloc (allocated) on the same inputs; returns
  * true if status, outputs and results agree (a step-limit stop compares the
  * outputs produced so far). On a difference, writes a description into msg. */
 bool rv_interp_compare(const ravel_func *orig, const ravel_func *alloc, const rv_run_opts *o, char *msg, size_t msglen);
+/* "block b2, inst 3 (add), line 12": where instruction inst is, for messages. */
+void rv_interp_where(const ravel_func *f, uint32_t inst, char *buf, size_t n);
 uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md) */
 uint64_t rv_mix_str(uint64_t h, const char *s);
 
