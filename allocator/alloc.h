@@ -15,11 +15,37 @@
  *             On failure (only when constraints are unsatisfiable) returns
  *             NULL and a malloc'd message naming the instruction in *err.
  *   never     modifies f, keeps global state, or calls exit().
+ *
+ * Shared machinery (one copy, used by every allocator), in pipeline order:
+ *
+ *   rv_cfg_build (ir/cfg.c)   preds/succs, RPO, idom, loop depth
+ *   dataflow.c                one generic worklist bitset solver
+ *   live.c                    liveness (per block, over vregs), program
+ *                             points, live intervals with use positions
+ *   pmove.c                   the parallel-move resolver
+ *   out.c                     the output builder: locations, edits at
+ *                             anchors (before/after instructions, on edges),
+ *                             stackmaps -> the allocated ravel_func
+ *   cost.c                    the cost model (spills, reloads, moves,
+ *                             weighted by 10^loop-depth)
+ *
+ * Glossary.
+ *   inst index   index into f->insts of the UNALLOCATED function. Such a
+ *                function has no edits, and its instructions are in block
+ *                layout order (block b owns [first_inst, first_inst+ninsts)).
+ *   program point  each instruction i has an early point 2i (early uses read,
+ *                early defs written) and a late point 2i+1 (late defs
+ *                written, late uses read). Block b covers the points
+ *                [2*first_inst, 2*(first_inst+ninsts)).
+ *   block params are defined at the block's first point; jump arguments are
+ *                used at the early point of the terminator that passes them.
  */
 #ifndef RAVEL_ALLOC_H
 #define RAVEL_ALLOC_H
 
 #include "ir/ir.h"
+
+#include <stdarg.h>
 
 typedef struct rv_alloc_opts {
     uint64_t seed;  /* for allocators with random choices */
@@ -35,5 +61,263 @@ typedef struct rv_allocator {
 /* The table (table.c), terminated by an entry with name == NULL. */
 extern const rv_allocator rv_allocators[];
 const rv_allocator *rv_allocator_find(const char *name);
+
+/* The allocators (one file each). */
+ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err);
+ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err);
+
+/* ===== helpers (util in alloc_util.c) ====================================== */
+
+/* Bitsets: arrays of 64-bit words. */
+static inline uint32_t rv_bs_words(uint32_t nbits) { return (nbits + 63) / 64; }
+static inline bool rv_bs_test(const uint64_t *s, uint32_t i) { return (s[i >> 6] >> (i & 63)) & 1; }
+static inline void rv_bs_set(uint64_t *s, uint32_t i) { s[i >> 6] |= (uint64_t)1 << (i & 63); }
+static inline void rv_bs_clear(uint64_t *s, uint32_t i) { s[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
+
+/* A tiny deterministic PRNG (splitmix64) for allocators with random choices. */
+static inline uint64_t rv_rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+/* Uniform in [0, n) (n > 0). */
+static inline uint32_t rv_rng_below(uint64_t *state, uint32_t n) { return (uint32_t)(rv_rng_next(state) % n); }
+
+/* A malloc'd error message naming the function, the block and instruction
+ * `inst` of f (with its source line when known), then the formatted text.
+ * inst may be RAVEL_NONE. */
+char *rv_alloc_errorf(const ravel_func *f, uint32_t inst, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Event trace (allocate/evict/spill/reload/move): prints "[NAME] ..." and a
+ * newline to stderr when o->trace is set; costs one branch when off. */
+void rv_alloc_trace(const rv_alloc_opts *o, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Block of each instruction of an unallocated function: a malloc'd array
+ * of f->insts.len block ids. */
+uint32_t *rv_inst_blocks(const ravel_func *f);
+
+/* ===== dataflow.c: one generic worklist solver ============================ */
+/* Solves a bitset dataflow problem over the CFG.
+ *   forward:  in[b]  = boundary (b = entry) or MEET over preds p of out[p];
+ *             out[b] = transfer(b, in[b]).
+ *   backward: out[b] = boundary (b without successors) or MEET over succs s
+ *             of in[s];  in[b] = transfer(b, out[b]).
+ * MEET is union (meet_and = false) or intersection (meet_and = true); for
+ * intersection, non-boundary values start at "all ones" (top), for union
+ * at "empty". Every block 0..nblocks-1 is solved, unreachable ones too
+ * (worklist seeded in RPO, or reverse RPO for backward, then the unreachable
+ * blocks). The transfer must be monotone; it may be called several times
+ * per block. Requires: cfg built for the function the transfer describes.
+ * Guarantees: in/out hold the least (union) / greatest (intersection)
+ * fixpoint; memory is owned by the rv_dataflow until rv_dataflow_free. */
+typedef struct rv_dataflow {
+    /* inputs */
+    const rv_cfg *cfg;
+    uint32_t nbits;
+    bool backward;
+    bool meet_and;
+    /* dst := transfer_b(src); dst and src do not alias (nwords words each) */
+    void (*transfer)(void *ctx, uint32_t block, uint64_t *dst, const uint64_t *src);
+    void *ctx;
+    const uint64_t *boundary; /* NULL = empty set */
+    /* outputs: block b's sets are in + b*nwords, out + b*nwords */
+    uint32_t nwords;
+    uint64_t *in, *out;
+    uint32_t iterations; /* transfer calls made (for tests and tuning) */
+} rv_dataflow;
+void rv_dataflow_solve(rv_dataflow *df);
+void rv_dataflow_free(rv_dataflow *df);
+
+/* ===== live.c: liveness, program points, live intervals ==================== */
+/* Liveness over vregs (via rv_dataflow, backward, union).
+ *   in[b]:  vregs live at b's entry; b's own params are NOT in it (they are
+ *           defined at the entry).
+ *   out[b]: vregs live after b's terminator = union of in[s] over successors.
+ *           Jump arguments are uses of the terminator, so an argument is in
+ *           in[b] (unless defined in b) but only in out[b] if some successor
+ *           needs it itself.
+ * Memory: 2 * nblocks * nvregs bits. Requires an unallocated SSA function
+ * (defs dominate uses) and its cfg. */
+typedef struct rv_liveness {
+    uint32_t nblocks, nvregs, nwords;
+    uint64_t *in, *out;
+} rv_liveness;
+void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
+void rv_liveness_free(rv_liveness *lv);
+static inline bool rv_live_in(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->in + (size_t)b * lv->nwords, v); }
+static inline bool rv_live_out(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->out + (size_t)b * lv->nwords, v); }
+
+/* Program points (see the glossary). */
+static inline uint32_t rv_point_early(uint32_t inst) { return 2 * inst; }
+static inline uint32_t rv_point_late(uint32_t inst) { return 2 * inst + 1; }
+static inline uint32_t rv_point_inst(uint32_t point) { return point / 2; }
+
+typedef struct rv_range { uint32_t from, to; } rv_range; /* points [from, to) */
+
+enum { /* rv_use_pos.flags */
+    RV_UP_DEF = 1,   /* a definition (operand def or block parameter) */
+    RV_UP_PARAM = 2, /* a block parameter (op == RAVEL_NONE) */
+    RV_UP_ARG = 4,   /* a jump argument (op == RAVEL_NONE; kind RAVEL_C_ANY) */
+};
+typedef struct rv_use_pos {
+    uint32_t pos;  /* program point */
+    uint32_t inst; /* instruction (for params: the block's first instruction) */
+    uint32_t op;   /* operand index into f->ops, or RAVEL_NONE (param, jump arg) */
+    uint8_t kind;  /* ravel_constraint (params and jump args: RAVEL_C_ANY) */
+    uint8_t flags; /* RV_UP_* */
+    uint16_t arg;  /* fixed register id / reuse index, as in rv_operand */
+} rv_use_pos;
+
+/* The live interval of one vreg: ranges sorted, disjoint and non-adjacent
+ * (merged); use positions (defs included) sorted by pos, then defs first.
+ * A vreg that is never defined or used has no ranges and no uses. A def
+ * without uses gets the range [def, def+1). A use at point p makes the
+ * range cover p (so `to` >= p+1); a value live out of block b covers up to
+ * the block's end. */
+typedef struct rv_interval {
+    uint32_t first_range, nranges; /* into rv_intervals.ranges */
+    uint32_t first_use, nuses;     /* into rv_intervals.uses */
+} rv_interval;
+typedef struct rv_intervals {
+    uint32_t nvregs;
+    uint32_t npoints;   /* 2 * f->insts.len */
+    rv_interval *iv;    /* per vreg id */
+    rv_range *ranges;
+    rv_use_pos *uses;
+    uint32_t nranges_total, nuses_total;
+} rv_intervals;
+/* Requires: unallocated SSA function, its cfg and liveness. Linear in the
+ * function size plus the number of ranges. */
+void rv_intervals_build(rv_intervals *iv, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv);
+void rv_intervals_free(rv_intervals *iv);
+static inline const rv_range *rv_iv_ranges(const rv_intervals *s, uint32_t v) { return s->ranges + s->iv[v].first_range; }
+static inline const rv_use_pos *rv_iv_uses(const rv_intervals *s, uint32_t v) { return s->uses + s->iv[v].first_use; }
+/* True if point p lies in one of v's ranges (binary search). */
+bool rv_iv_covers(const rv_intervals *s, uint32_t v, uint32_t p);
+
+/* ===== pmove.c: the parallel-move resolver ================================ */
+/* An edit as produced by the resolver and consumed by the output builder. */
+typedef struct rv_edit {
+    uint8_t kind; /* RAVEL_OP_SPILL (reg -> slot), RAVEL_OP_RELOAD (slot -> reg), RAVEL_OP_MOVE (reg -> reg) */
+    ravel_loc dst, src;
+} rv_edit;
+
+/* A move of the parallel set: dst := src, both register or slot; cls is
+ * the register class of the value moved (used to pick a temporary register
+ * for slot->slot copies and cycles). */
+typedef struct rv_move {
+    ravel_loc dst, src;
+    uint32_t cls;
+} rv_move;
+
+/* Resolver context: scratch memory reused across calls (no per-call
+ * allocation once warm), and the output. Zero-initialise or rv_pmove_init. */
+typedef struct rv_pmove {
+    RV_VEC(rv_edit) out;   /* result of the last rv_pmove_resolve */
+    RV_VEC(rv_move) work;  /* internal */
+    RV_VEC(uint32_t) tmp;  /* internal */
+} rv_pmove;
+void rv_pmove_init(rv_pmove *pm);
+void rv_pmove_free(rv_pmove *pm);
+
+/* Sequentialises the simultaneous moves[0..n): afterwards every dst holds
+ * what its src held before (reading all sources "at once").
+ * Requires: each dst appears at most once (a src may fan out to several
+ * dsts; dst == src is allowed and emits nothing); registers are < nregs of
+ * m. scratch_regs: bitset over m's registers that hold nothing needed at
+ * this point and are not a dst or src of any move (may be NULL = none).
+ * new_slot(slot_ctx) returns a spill slot number that holds nothing needed
+ * and differs from every slot in the moves; it is called at most twice per
+ * resolve, and only when no scratch register of the needed class is free.
+ * Guarantees (result in pm->out): only spill/reload/move edits (never slot
+ * to slot); writes only the dsts, the scratch registers, the slots from
+ * new_slot, and a register R borrowed for a slot->slot copy when no scratch
+ * register of the class is free (R is spilled to a new_slot slot first and
+ * reloaded after, so it ends with its original content). Cycles are broken
+ * through a scratch register of the class, else through a new_slot slot.
+ * Returns RAVEL_OK, or RAVEL_EINVAL if a dst appears twice (pm->out empty). */
+int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves, uint32_t n,
+                     const uint64_t *scratch_regs, uint32_t (*new_slot)(void *slot_ctx), void *slot_ctx);
+
+/* The edit kind for dst := src, or 0 (RAVEL_OP_OTHER) for slot -> slot. */
+static inline ravel_opcode rv_edit_kind(ravel_loc dst, ravel_loc src)
+{
+    if (ravel_loc_is_slot(dst)) return ravel_loc_is_slot(src) ? RAVEL_OP_OTHER : RAVEL_OP_SPILL;
+    return ravel_loc_is_slot(src) ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
+}
+
+/* ===== out.c: the output builder and stackmaps ============================ */
+/* Anchors: where an edit goes, relative to instruction i of the unallocated
+ * function. At one instruction, edits run in this order:
+ *   ENTRY(i)   block-entry edits (edge edits placed in a single-predecessor
+ *              successor); only meaningful when i is the block's first inst
+ *   BEFORE(i)  the allocator's edits before i
+ *   EXIT(i)    edge edits placed in a single-successor predecessor; only
+ *              when i is the block's terminator (they run after BEFORE(i))
+ *   (instruction i)
+ *   AFTER(i)   the allocator's edits after i (i not a terminator)
+ * Edits at the same anchor keep the order in which they were added. */
+static inline uint32_t rv_anchor_entry(uint32_t inst) { return 4 * inst; }
+static inline uint32_t rv_anchor_before(uint32_t inst) { return 4 * inst + 1; }
+static inline uint32_t rv_anchor_exit(uint32_t inst) { return 4 * inst + 2; }
+static inline uint32_t rv_anchor_after(uint32_t inst) { return 4 * inst + 3; }
+
+/* Where the edits of the edge (block b, successor k of its terminator) go:
+ * EXIT(terminator of b) if b's terminator has exactly one successor edge,
+ * else ENTRY(first inst of the successor) if the successor has exactly one
+ * predecessor edge; else RAVEL_NONE (a critical edge, which FORMAT forbids,
+ * or `br v, b2, b2` style duplicate edges: the caller must then use edits
+ * that are equal on every such edge, placed at the successor's ENTRY).
+ * *at_pred_end (may be NULL) tells which of the two was chosen. */
+uint32_t rv_edge_anchor(const ravel_func *f, const rv_cfg *cfg, uint32_t b, uint32_t k, bool *at_pred_end);
+
+typedef struct rv_out_edit_rec {
+    uint32_t anchor;
+    rv_edit e;
+} rv_out_edit_rec;
+
+/* Accumulates an allocation of the unallocated function f. */
+typedef struct rv_out {
+    const ravel_func *f;
+    ravel_loc *loc;               /* per operand of f (index into f->ops), initially RAVEL_LOC_NONE */
+    RV_VEC(rv_out_edit_rec) edits;    /* in the order added */
+    RV_VEC(uint32_t) smap;        /* stackmaps: inst, n, then n slot numbers, ... */
+} rv_out;
+void rv_out_init(rv_out *o, const ravel_func *f);
+void rv_out_free(rv_out *o);
+static inline void rv_out_set_loc(rv_out *o, uint32_t op, ravel_loc l) { o->loc[op] = l; }
+/* Adds one edit (kind: RAVEL_OP_SPILL/RELOAD/MOVE) at an anchor. */
+void rv_out_edit(rv_out *o, uint32_t anchor, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+/* Adds dst := src with the right kind (src and dst not both slots; no-op if equal). */
+void rv_out_copy(rv_out *o, uint32_t anchor, ravel_loc dst, ravel_loc src);
+/* Adds every edit of pm->out at an anchor, in order. */
+void rv_out_edits(rv_out *o, uint32_t anchor, const rv_pmove *pm);
+/* Sets the stackmap of safepoint inst (slot numbers, any order, duplicates
+ * allowed). A safepoint never given one gets an empty stackmap. At most one
+ * call per instruction. */
+void rv_out_stackmap(rv_out *o, uint32_t inst, const uint32_t *slots, uint32_t n);
+/* Builds the allocated function: a copy of f with the locations, the edits
+ * (sorted by anchor, stable) and the stackmaps. Operands left at
+ * RAVEL_LOC_NONE stay unallocated (the checker reports them). Linear in the
+ * size of f plus the edits. The rv_out may be freed afterwards. */
+ravel_func *rv_out_finish(rv_out *o);
+
+/* ===== cost.c: the cost model ============================================= */
+/* Loads (reload) 4, stores (spill) 1, moves 0.2, each weighted by
+ * 10^loop-depth of its block (depth from rv_cfg_build on the allocated
+ * function itself; capped at 10 levels). Works on any allocated function, so
+ * it scores every allocator alike. */
+typedef struct rv_cost {
+    uint64_t spills, reloads, moves;
+    double weighted;
+} rv_cost;
+void rv_cost_compute(const ravel_func *alloc, rv_cost *c);
+#define RV_COST_RELOAD 4.0
+#define RV_COST_SPILL 1.0
+#define RV_COST_MOVE 0.2
 
 #endif

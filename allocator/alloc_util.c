@@ -1,0 +1,63 @@
+/* alloc_util.c - small helpers shared by the allocators: error messages
+ * naming an instruction, the event trace, instruction -> block maps. */
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t *rv_inst_blocks(const ravel_func *f)
+{
+    uint32_t *blk = rv_xmalloc(sizeof(uint32_t) * (f->insts.len ? f->insts.len : 1));
+    for (uint32_t i = 0; i < f->insts.len; i++) blk[i] = RAVEL_NONE;
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t j = 0; j < bl->ninsts; j++) blk[bl->first_inst + j] = b;
+    }
+    return blk;
+}
+
+static uint32_t block_of(const ravel_func *f, uint32_t inst)
+{
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        if (inst >= bl->first_inst && inst < bl->first_inst + bl->ninsts) return b;
+    }
+    return RAVEL_NONE;
+}
+
+char *rv_alloc_errorf(const ravel_func *f, uint32_t inst, const char *fmt, ...)
+{
+    char head[512], body[512];
+    if (inst < f->insts.len) {
+        const rv_inst *in = rv_inst_at(f, inst);
+        uint32_t b = block_of(f, inst);
+        uint32_t idx = b == RAVEL_NONE ? 0 : inst - f->blocks.data[b].first_inst;
+        int n = snprintf(head, sizeof head, "func %s, block %s, instruction %u (%s", rv_func_name(f),
+                         b == RAVEL_NONE ? "?" : rv_block_name(f, b), idx, rv_inst_mnemonic(f, in));
+        if (in->line && n > 0 && (size_t)n < sizeof head)
+            snprintf(head + n, sizeof head - (size_t)n, ", line %u)", in->line);
+        else if (n > 0 && (size_t)n < sizeof head)
+            snprintf(head + n, sizeof head - (size_t)n, ")");
+    } else {
+        snprintf(head, sizeof head, "func %s", rv_func_name(f));
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(head) + strlen(body) + 3;
+    char *msg = rv_xmalloc(len);
+    snprintf(msg, len, "%s: %s", head, body);
+    return msg;
+}
+
+void rv_alloc_trace(const rv_alloc_opts *o, const char *name, const char *fmt, ...)
+{
+    if (!o || !o->trace) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%s] ", name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}

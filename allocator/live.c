@@ -1,0 +1,259 @@
+/* live.c - liveness over vregs and live intervals with use positions.
+ *
+ * Requires: an unallocated SSA function (ravel_validate with
+ * RAVEL_VALIDATE_SSA), finished, and its cfg (rv_cfg_build).
+ * Guarantees: see rv_liveness and rv_intervals in alloc.h.
+ *
+ * Liveness is one instance of the generic solver (dataflow.c): backward,
+ * union, transfer in = gen[b] | (out & ~kill[b]), where gen are the vregs
+ * used in b before any def in b (jump arguments are uses of the terminator)
+ * and kill the vregs defined in b (params included).
+ *
+ * Intervals follow Wimmer & Franz's BuildIntervals: blocks in reverse
+ * layout order, instructions backwards, a range per live-out vreg over the
+ * whole block, shortened at its def, extended by each use. Ranges and use
+ * positions are collected as newest-first linked lists per vreg; since they
+ * are produced in decreasing point order, walking a list yields them sorted
+ * ascending, which the final flattening into CSR arrays relies on. */
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- liveness ---- */
+
+typedef struct live_ctx {
+    uint32_t nw;
+    uint64_t *gen, *kill; /* per block */
+} live_ctx;
+
+static void live_transfer(void *vctx, uint32_t b, uint64_t *dst, const uint64_t *src)
+{
+    live_ctx *c = vctx;
+    const uint64_t *g = c->gen + (size_t)b * c->nw, *k = c->kill + (size_t)b * c->nw;
+    for (uint32_t w = 0; w < c->nw; w++) dst[w] = g[w] | (src[w] & ~k[w]);
+}
+
+/* Marks v used (gen unless killed later in the backward walk). */
+static void gen_use(uint64_t *g, uint32_t v) { rv_bs_set(g, v); }
+static void gen_def(uint64_t *g, uint64_t *k, uint32_t v)
+{
+    rv_bs_clear(g, v);
+    rv_bs_set(k, v);
+}
+
+static void block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_t *k)
+{
+    const rv_block *bl = &f->blocks.data[b];
+    for (uint32_t j = bl->ninsts; j-- > 0;) {
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+        if (rv_is_edit(in)) continue;
+        const rv_operand *ops = rv_inst_ops(f, in);
+        for (uint32_t d = 0; d < in->ndefs; d++) gen_def(g, k, ops[d].vreg);
+        for (uint32_t u = 0; u < in->nuses; u++) gen_use(g, ops[in->ndefs + u].vreg);
+        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+            const rv_succ *sc = &rv_inst_succs(f, in)[s];
+            for (uint32_t a = 0; a < sc->nargs; a++) gen_use(g, rv_succ_args(f, sc)[a]);
+        }
+    }
+    for (uint32_t p = 0; p < bl->nparams; p++) gen_def(g, k, rv_block_params(f, bl)[p]);
+}
+
+void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
+{
+    live_ctx c;
+    uint32_t n = cfg->nblocks;
+    lv->nblocks = n;
+    lv->nvregs = f->vregs.len;
+    c.nw = lv->nwords = rv_bs_words(lv->nvregs);
+    c.gen = rv_xcalloc((size_t)n * c.nw + 1, sizeof(uint64_t));
+    c.kill = rv_xcalloc((size_t)n * c.nw + 1, sizeof(uint64_t));
+    for (uint32_t b = 0; b < n; b++) block_gen_kill(f, b, c.gen + (size_t)b * c.nw, c.kill + (size_t)b * c.nw);
+    rv_dataflow df;
+    memset(&df, 0, sizeof df);
+    df.cfg = cfg;
+    df.nbits = lv->nvregs;
+    df.backward = true;
+    df.transfer = live_transfer;
+    df.ctx = &c;
+    rv_dataflow_solve(&df);
+    lv->in = df.in;
+    lv->out = df.out;
+    free(c.gen);
+    free(c.kill);
+}
+
+void rv_liveness_free(rv_liveness *lv)
+{
+    free(lv->in);
+    free(lv->out);
+    lv->in = lv->out = NULL;
+}
+
+/* ---- intervals ---- */
+
+typedef struct rnode { uint32_t from, to, next; } rnode;
+typedef struct unode { rv_use_pos u; uint32_t next; } unode;
+
+typedef struct iv_build {
+    RV_VEC(rnode) r;
+    RV_VEC(unode) u;
+    uint32_t *rhead, *uhead; /* per vreg, RAVEL_NONE = empty */
+} iv_build;
+
+/* Adds [from, to) to v, merging with v's newest range when they touch. */
+static void add_range(iv_build *B, uint32_t v, uint32_t from, uint32_t to)
+{
+    uint32_t h = B->rhead[v];
+    if (h != RAVEL_NONE && B->r.data[h].from <= to) {
+        rnode *n = &B->r.data[h];
+        if (from < n->from) n->from = from;
+        if (to > n->to) n->to = to;
+        return;
+    }
+    rnode n = {from, to, h};
+    B->rhead[v] = B->r.len;
+    rv_vec_push(B->r, n);
+}
+
+/* A def of v at point p of a block starting at bfrom. */
+static void def_range(iv_build *B, uint32_t v, uint32_t p)
+{
+    uint32_t h = B->rhead[v];
+    if (h != RAVEL_NONE && B->r.data[h].from <= p && B->r.data[h].to > p) {
+        B->r.data[h].from = p;
+        return;
+    }
+    add_range(B, v, p, p + 1);
+}
+
+static void add_use(iv_build *B, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
+{
+    unode n;
+    n.u.pos = pos;
+    n.u.inst = inst;
+    n.u.op = op;
+    n.u.kind = kind;
+    n.u.flags = flags;
+    n.u.arg = arg;
+    n.next = B->uhead[v];
+    B->uhead[v] = B->u.len;
+    rv_vec_push(B->u, n);
+}
+
+static void op_use_pos(iv_build *B, const ravel_func *f, uint32_t i, uint32_t opi)
+{
+    const rv_operand *o = &f->ops.data[opi];
+    uint32_t p = rv_op_is_late(o) ? rv_point_late(i) : rv_point_early(i);
+    add_use(B, o->vreg, p, i, opi, o->kind, rv_op_is_def(o) ? RV_UP_DEF : 0, o->arg);
+}
+
+/* One instruction, backwards: ranges (defs then uses), then use positions
+ * pushed latest point first so that lists come out ascending. */
+static void iv_inst(iv_build *B, const ravel_func *f, uint32_t i, uint32_t bfrom)
+{
+    const rv_inst *in = rv_inst_at(f, i);
+    const rv_operand *ops = rv_inst_ops(f, in);
+    uint32_t nd = in->ndefs, nops = nd + in->nuses;
+    for (uint32_t d = 0; d < nd; d++) def_range(B, ops[d].vreg, rv_op_is_late(&ops[d]) ? rv_point_late(i) : rv_point_early(i));
+    for (uint32_t u = nd; u < nops; u++) {
+        uint32_t p = rv_op_is_late(&ops[u]) ? rv_point_late(i) : rv_point_early(i);
+        add_range(B, ops[u].vreg, bfrom, p + 1);
+    }
+    for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, in)[s];
+        for (uint32_t a = 0; a < sc->nargs; a++) add_range(B, rv_succ_args(f, sc)[a], bfrom, rv_point_early(i) + 1);
+    }
+    /* use positions: late uses, late defs, early uses (and jump args), early defs */
+    for (int late = 1; late >= 0; late--) {
+        for (uint32_t u = nops; u-- > nd;)
+            if (rv_op_is_late(&ops[u]) == (late != 0)) op_use_pos(B, f, i, in->first_op + u);
+        if (!late)
+            for (uint32_t s = rv_inst_nsuccs(in); s-- > 0;) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t a = sc->nargs; a-- > 0;)
+                    add_use(B, rv_succ_args(f, sc)[a], rv_point_early(i), i, RAVEL_NONE, RAVEL_C_ANY, RV_UP_ARG, 0);
+            }
+        for (uint32_t d = nd; d-- > 0;)
+            if (rv_op_is_late(&ops[d]) == (late != 0)) op_use_pos(B, f, i, in->first_op + d);
+    }
+}
+
+static void iv_block(iv_build *B, const ravel_func *f, const rv_liveness *lv, uint32_t b)
+{
+    const rv_block *bl = &f->blocks.data[b];
+    uint32_t bfrom = rv_point_early(bl->first_inst), bto = rv_point_early(bl->first_inst + bl->ninsts);
+    const uint64_t *out = lv->out + (size_t)b * lv->nwords;
+    for (uint32_t w = 0; w < lv->nwords; w++)
+        for (uint64_t bits = out[w]; bits; bits &= bits - 1) add_range(B, w * 64 + (uint32_t)__builtin_ctzll(bits), bfrom, bto);
+    for (uint32_t j = bl->ninsts; j-- > 0;) iv_inst(B, f, bl->first_inst + j, bfrom);
+    for (uint32_t p = bl->nparams; p-- > 0;) {
+        uint32_t v = rv_block_params(f, bl)[p];
+        def_range(B, v, bfrom);
+        add_use(B, v, bfrom, bl->first_inst, RAVEL_NONE, RAVEL_C_ANY, RV_UP_DEF | RV_UP_PARAM, 0);
+    }
+}
+
+/* Flattens the per-vreg lists into CSR arrays (lists are already ascending). */
+static void iv_flatten(rv_intervals *s, iv_build *B)
+{
+    s->ranges = rv_xmalloc(sizeof(rv_range) * (B->r.len ? B->r.len : 1));
+    s->uses = rv_xmalloc(sizeof(rv_use_pos) * (B->u.len ? B->u.len : 1));
+    uint32_t nr = 0, nu = 0;
+    for (uint32_t v = 0; v < s->nvregs; v++) {
+        rv_interval *it = &s->iv[v];
+        it->first_range = nr;
+        for (uint32_t h = B->rhead[v]; h != RAVEL_NONE; h = B->r.data[h].next) {
+            rv_range r = {B->r.data[h].from, B->r.data[h].to};
+            s->ranges[nr++] = r;
+        }
+        it->nranges = nr - it->first_range;
+        it->first_use = nu;
+        for (uint32_t h = B->uhead[v]; h != RAVEL_NONE; h = B->u.data[h].next) s->uses[nu++] = B->u.data[h].u;
+        it->nuses = nu - it->first_use;
+    }
+    s->nranges_total = nr;
+    s->nuses_total = nu;
+}
+
+void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv)
+{
+    iv_build B;
+    memset(&B, 0, sizeof B);
+    s->nvregs = f->vregs.len;
+    s->npoints = 2 * f->insts.len;
+    s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
+    B.rhead = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
+    B.uhead = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
+    memset(B.rhead, 0xff, sizeof(uint32_t) * (s->nvregs + 1));
+    memset(B.uhead, 0xff, sizeof(uint32_t) * (s->nvregs + 1));
+    for (uint32_t b = cfg->nblocks; b-- > 0;) iv_block(&B, f, lv, b);
+    iv_flatten(s, &B);
+    rv_vec_free(B.r);
+    rv_vec_free(B.u);
+    free(B.rhead);
+    free(B.uhead);
+}
+
+void rv_intervals_free(rv_intervals *s)
+{
+    free(s->iv);
+    free(s->ranges);
+    free(s->uses);
+    s->iv = NULL;
+    s->ranges = NULL;
+    s->uses = NULL;
+}
+
+bool rv_iv_covers(const rv_intervals *s, uint32_t v, uint32_t p)
+{
+    const rv_range *r = rv_iv_ranges(s, v);
+    uint32_t lo = 0, hi = s->iv[v].nranges;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (r[mid].to <= p) lo = mid + 1;
+        else if (r[mid].from > p) hi = mid;
+        else return true;
+    }
+    return false;
+}

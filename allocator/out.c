@@ -1,0 +1,190 @@
+/* out.c - the output builder: turns an allocation (a location per operand,
+ * edits at anchors, stackmaps) of an unallocated function into the
+ * allocated ravel_func, and places edge edits.
+ *
+ * Requires: f unallocated and finished (instructions in layout order).
+ * Guarantees: rv_out_finish returns a copy of f with the original blocks,
+ * parameters and instructions in order, each operand carrying the location
+ * set for it, the edits inserted by anchor order (stable within an anchor)
+ * and a stackmap on every safepoint (empty unless set). Linear time: edits
+ * are bucketed by anchor with a counting sort. */
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rv_out_init(rv_out *o, const ravel_func *f)
+{
+    memset(o, 0, sizeof *o);
+    o->f = f;
+    o->loc = rv_xmalloc(sizeof(ravel_loc) * (f->ops.len ? f->ops.len : 1));
+    memset(o->loc, 0xff, sizeof(ravel_loc) * f->ops.len); /* RAVEL_LOC_NONE */
+}
+
+void rv_out_free(rv_out *o)
+{
+    free(o->loc);
+    o->loc = NULL;
+    rv_vec_free(o->edits);
+    rv_vec_free(o->smap);
+}
+
+void rv_out_edit(rv_out *o, uint32_t anchor, ravel_opcode kind, ravel_loc dst, ravel_loc src)
+{
+    rv_out_edit_rec e = {anchor, {(uint8_t)kind, dst, src}};
+    rv_vec_push(o->edits, e);
+}
+
+void rv_out_copy(rv_out *o, uint32_t anchor, ravel_loc dst, ravel_loc src)
+{
+    if (dst == src) return;
+    rv_out_edit(o, anchor, rv_edit_kind(dst, src), dst, src);
+}
+
+void rv_out_edits(rv_out *o, uint32_t anchor, const rv_pmove *pm)
+{
+    for (uint32_t k = 0; k < pm->out.len; k++) {
+        rv_out_edit_rec e = {anchor, pm->out.data[k]};
+        rv_vec_push(o->edits, e);
+    }
+}
+
+void rv_out_stackmap(rv_out *o, uint32_t inst, const uint32_t *slots, uint32_t n)
+{
+    rv_vec_reserve(o->smap, n + 2);
+    o->smap.data[o->smap.len++] = inst;
+    o->smap.data[o->smap.len++] = n;
+    for (uint32_t k = 0; k < n; k++) o->smap.data[o->smap.len++] = slots[k];
+}
+
+uint32_t rv_edge_anchor(const ravel_func *f, const rv_cfg *cfg, uint32_t b, uint32_t k, bool *at_pred_end)
+{
+    const rv_block *bl = &f->blocks.data[b];
+    const rv_inst *t = rv_block_term(f, bl);
+    uint32_t s = rv_inst_succs(f, t)[k].block;
+    if (cfg->succ_start[b + 1] - cfg->succ_start[b] == 1) {
+        if (at_pred_end) *at_pred_end = true;
+        return rv_anchor_exit(bl->first_inst + bl->ninsts - 1);
+    }
+    if (at_pred_end) *at_pred_end = false;
+    if (cfg->pred_start[s + 1] - cfg->pred_start[s] == 1) return rv_anchor_entry(f->blocks.data[s].first_inst);
+    return RAVEL_NONE;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void note_slot(ravel_func *g, ravel_loc l)
+{
+    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) >= g->nslots) g->nslots = ravel_loc_slot(l) + 1;
+}
+
+/* Attaches the stackmaps recorded in o to g's instructions (same ids as f). */
+static void attach_stackmaps(rv_out *o, ravel_func *g)
+{
+    for (uint32_t i = 0; i < g->insts.len; i++) {
+        rv_inst *in = &g->insts.data[i];
+        if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_term(in)) {
+            in->flags |= RV_IF_STACKMAP;
+            in->u.smap.first = in->u.smap.n = 0;
+        }
+    }
+    for (uint32_t p = 0; p < o->smap.len;) {
+        uint32_t i = o->smap.data[p], n = o->smap.data[p + 1];
+        const uint32_t *slots = &o->smap.data[p + 2];
+        p += 2 + n;
+        if (i >= g->insts.len) continue;
+        rv_inst *in = &g->insts.data[i];
+        in->flags |= RV_IF_STACKMAP;
+        uint32_t first = g->u32.len;
+        rv_vec_reserve(g->u32, n);
+        uint32_t *dst = g->u32.data + first;
+        if (n) memcpy(dst, slots, n * sizeof *dst);
+        if (n > 1) qsort(dst, n, sizeof *dst, cmp_u32);
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < n; k++)
+            if (!w || dst[w - 1] != dst[k]) dst[w++] = dst[k];
+        g->u32.len += w;
+        in->u.smap.first = first;
+        in->u.smap.n = w;
+        for (uint32_t k = 0; k < w; k++) note_slot(g, ravel_slot(dst[k]));
+    }
+}
+
+/* Edits sorted by anchor (stable): returns start offsets per anchor in *pstart
+ * (4*ninsts+1 entries) and the sorted edits. */
+static rv_edit *sort_edits(const rv_out *o, uint32_t ninsts, uint32_t **pstart)
+{
+    uint32_t na = 4 * ninsts;
+    uint32_t *start = rv_xcalloc((size_t)na + 1, sizeof(uint32_t));
+    for (uint32_t k = 0; k < o->edits.len; k++)
+        if (o->edits.data[k].anchor < na) start[o->edits.data[k].anchor + 1]++;
+    for (uint32_t a = 0; a < na; a++) start[a + 1] += start[a];
+    rv_edit *sorted = rv_xmalloc(sizeof(rv_edit) * (o->edits.len ? o->edits.len : 1));
+    uint32_t *fill = rv_xmalloc(sizeof(uint32_t) * ((size_t)na + 1));
+    memcpy(fill, start, sizeof(uint32_t) * ((size_t)na + 1));
+    for (uint32_t k = 0; k < o->edits.len; k++) {
+        uint32_t a = o->edits.data[k].anchor;
+        if (a < na) sorted[fill[a]++] = o->edits.data[k].e;
+    }
+    free(fill);
+    *pstart = start;
+    return sorted;
+}
+
+typedef RV_VEC(rv_inst) inst_vec;
+
+static void push_edits(ravel_func *g, inst_vec *insts, const rv_edit *e, uint32_t from, uint32_t to)
+{
+    for (uint32_t k = from; k < to; k++) {
+        rv_inst in;
+        memset(&in, 0, sizeof in);
+        in.op = e[k].kind;
+        in.first_op = g->ops.len;
+        in.first_imm = g->imms.len;
+        in.name = RAVEL_NONE;
+        in.u.edit.dst = e[k].dst;
+        in.u.edit.src = e[k].src;
+        note_slot(g, e[k].dst);
+        note_slot(g, e[k].src);
+        rv_vec_push(*insts, in);
+    }
+}
+
+ravel_func *rv_out_finish(rv_out *o)
+{
+    const ravel_func *f = o->f;
+    ravel_func *g = rv_func_clone(f);
+    g->nslots = 0;
+    for (uint32_t k = 0; k < g->ops.len; k++) {
+        g->ops.data[k].loc = o->loc[k];
+        note_slot(g, o->loc[k]);
+    }
+    attach_stackmaps(o, g);
+    uint32_t *start;
+    rv_edit *sorted = sort_edits(o, f->insts.len, &start);
+    inst_vec insts = {0};
+    rv_vec_reserve(insts, g->insts.len + o->edits.len);
+    for (uint32_t b = 0; b < g->layout.len; b++) {
+        rv_block *bl = &g->blocks.data[b];
+        uint32_t first = insts.len;
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            uint32_t i = bl->first_inst + j;
+            push_edits(g, &insts, sorted, start[4 * i], start[4 * i + 3]);
+            rv_vec_push(insts, g->insts.data[i]);
+            push_edits(g, &insts, sorted, start[4 * i + 3], start[4 * i + 4]);
+        }
+        bl->first_inst = first;
+        bl->ninsts = insts.len - first;
+    }
+    free(g->insts.data);
+    g->insts.data = insts.data;
+    g->insts.len = insts.len;
+    g->insts.cap = insts.cap;
+    free(sorted);
+    free(start);
+    return g;
+}
