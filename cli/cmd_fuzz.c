@@ -1,8 +1,153 @@
-/* cmd_fuzz.c - placeholder until its issue lands. */
+/* cmd_fuzz.c - `ravel fuzz`: the built-in fuzzing campaign (fuzz/campaign.c).
+ * Parses options into rv_campaign_opts, runs, prints the summary table. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, isatty */
 #include "cli.h"
+#include "fuzz/campaign.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void fuzz_usage(FILE *out)
+{
+    fputs("usage: ravel fuzz [OPTIONS]\n"
+          "\n"
+          "Generates random valid functions, allocates each with every built-in allocator\n"
+          "(or one), and checks every allocation with the checker. Failing cases are\n"
+          "written as .ra files (machine, function, wrong allocation, checker report).\n"
+          "Deterministic: the same --seed and --count give the same functions and\n"
+          "verdicts, whatever -j.\n"
+          "\n"
+          "options:\n"
+          "  -t, --time SECONDS     run for this long (default 60)\n"
+          "  -n, --count N          run N iterations instead of a time budget\n"
+          "  -s, --seed S           campaign seed (default 0)\n"
+          "  -j, --jobs N           worker processes (default: number of CPUs)\n"
+          "  -a, --allocator NAME   only this allocator (default: all of them)\n"
+          "  -d, --differential     also run both forms in the interpreter and compare\n"
+          "  -o, --out DIR          where failing cases go (default ./ravel-fuzz-out)\n"
+          "      --insts N          generator: at most N instructions per function (default 200)\n"
+          "      --blocks N         generator: at most N blocks per function\n"
+          "      --regs N           generator: at most N registers per class (1..32)\n"
+          "      --min-regs N       generator: at least N registers per class\n"
+          "      --pressure P       generator: register pressure 0..100\n"
+          "      --max-files N      failure files per allocator and worker (default 20)\n"
+          "  -q, --quiet            no progress line\n"
+          "  -h, --help             this text\n"
+          "\n"
+          "exit status: 0 no failure, 1 failures found, 2 bad usage\n",
+          out);
+}
+
+/* The SIGINT flag: the one piece of process state, owned by the CLI. */
+static volatile sig_atomic_t fuzz_interrupted;
+static void on_sigint(int sig) { (void)sig; fuzz_interrupted = 1; }
+
+static int bad(const char *opt)
+{
+    fprintf(stderr, "ravel fuzz: bad or missing value for %s\n", opt);
+    fuzz_usage(stderr);
+    return CLI_USAGE;
+}
+
+/* Parses a numeric option value; returns 0 and stores it, or -1. */
+static int num_arg(int argc, char **argv, int *i, uint64_t *v, uint64_t lo, uint64_t hi)
+{
+    if (*i + 1 >= argc || cli_parse_u64(argv[*i + 1], v) || *v < lo || *v > hi) return -1;
+    (*i)++;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        uint64_t v = 0;
+        if (cli_is_help(a)) {
+            fuzz_usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--time")) {
+            char *end;
+            if (i + 1 >= argc) return bad(a);
+            double s = strtod(argv[++i], &end);
+            if (*end || !(s > 0) || s > 1e9) return bad(a);
+            o->seconds = s;
+        } else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
+            if (num_arg(argc, argv, &i, &o->count, 1, UINT64_MAX)) return bad(a);
+        } else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) {
+            if (num_arg(argc, argv, &i, &o->seed, 0, UINT64_MAX)) return bad(a);
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            if (num_arg(argc, argv, &i, &v, 1, 1024)) return bad(a);
+            o->jobs = (unsigned)v;
+        } else if (!strcmp(a, "-a") || !strcmp(a, "--allocator")) {
+            if (i + 1 >= argc) return bad(a);
+            o->allocator = argv[++i];
+        } else if (!strcmp(a, "-d") || !strcmp(a, "--differential")) {
+            o->differential = true;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            if (i + 1 >= argc || !*argv[i + 1]) return bad(a);
+            o->outdir = argv[++i];
+        } else if (!strcmp(a, "--insts")) {
+            if (num_arg(argc, argv, &i, &v, 1, 100000)) return bad(a);
+            o->gen.max_insts = (uint32_t)v;
+        } else if (!strcmp(a, "--blocks")) {
+            if (num_arg(argc, argv, &i, &v, 1, 10000)) return bad(a);
+            o->gen.max_blocks = (uint32_t)v;
+        } else if (!strcmp(a, "--regs")) {
+            if (num_arg(argc, argv, &i, &v, 1, 32)) return bad(a);
+            o->gen.max_regs = (uint32_t)v;
+            if (o->gen.min_regs > o->gen.max_regs) o->gen.min_regs = o->gen.max_regs;
+        } else if (!strcmp(a, "--min-regs")) {
+            if (num_arg(argc, argv, &i, &v, 1, 32)) return bad(a);
+            o->gen.min_regs = (uint32_t)v;
+        } else if (!strcmp(a, "--pressure")) {
+            if (num_arg(argc, argv, &i, &v, 0, 100)) return bad(a);
+            o->gen.pressure = (uint32_t)v;
+        } else if (!strcmp(a, "--max-files")) {
+            if (num_arg(argc, argv, &i, &v, 0, 1000000)) return bad(a);
+            o->max_files = (unsigned)v;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            *quiet = true;
+        } else {
+            fprintf(stderr, "ravel fuzz: unknown option '%s'\n", a);
+            fuzz_usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (o->gen.min_regs > o->gen.max_regs) {
+        fputs("ravel fuzz: --min-regs is larger than --regs\n", stderr);
+        return CLI_USAGE;
+    }
+    if (o->allocator && rv_fuzz_allocator_index(o->allocator) < 0) {
+        fprintf(stderr, "ravel fuzz: unknown allocator '%s'; built in:", o->allocator);
+        for (size_t k = 0; rv_allocators[k].name; k++) fprintf(stderr, " %s", rv_allocators[k].name);
+        fputc('\n', stderr);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
 int cmd_fuzz(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fputs("ravel fuzz: not built yet\n", stderr);
-    return CLI_USAGE;
+    rv_campaign_opts o;
+    rv_campaign_opts_default(&o);
+    bool quiet = false;
+    int rc = parse_args(argc, argv, &o, &quiet);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    o.progress = quiet ? NULL : stderr;
+    o.tty = isatty(STDERR_FILENO);
+    o.interrupt = &fuzz_interrupted;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    rv_campaign_result r;
+    rc = rv_campaign_run(&o, &r);
+    sigaction(SIGINT, &old, NULL);
+    if (rc == 2) return CLI_USAGE;
+    rv_campaign_print_summary(stdout, &r);
+    if (rc == 1) printf("failing cases in %s/\n", o.outdir);
+    return rc ? CLI_FAIL : CLI_OK;
 }

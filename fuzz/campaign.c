@@ -1,0 +1,391 @@
+/* campaign.c - `ravel fuzz`: a fuzzing campaign that needs no engine.
+ *
+ * Pipeline: iteration i -> seed rv_campaign_iter_seed(seed, i) -> generator
+ * -> every selected allocator -> rv_fuzz_alloc (validate, check, optionally
+ * the interpreter) -> failures written as .ra files.
+ *
+ * Processes: the parent forks `jobs` workers; worker w runs iterations
+ * w, w + jobs, w + 2*jobs, ... so that the set of (iteration, allocator)
+ * cases, and so every verdict, depends only on the seed and the count, never
+ * on the number of workers. Workers publish counters in a shared anonymous
+ * mapping (one slot each, single writer, relaxed atomics); the parent reads
+ * them to draw the progress line, sets `stop` at the deadline or on an
+ * interrupt, and notices workers that crash or hang: it records the case they
+ * were on as a failure (regenerating the function from its seed to write the
+ * reproducer) and starts a new worker after it.
+ *
+ * Requires: POSIX (fork, mmap, waitpid). Library code: no exit() in the
+ * parent; workers end with _exit().
+ */
+#define _GNU_SOURCE
+#include "fuzz/campaign.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { HANG_SECONDS = 60 };
+#define NO_ALLOC UINT32_MAX /* slot.cur_alloc while generating */
+
+typedef struct slot {
+    _Atomic uint64_t iters, gen_nanos;
+    _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
+    _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
+    _Atomic uint32_t files[RV_CAMPAIGN_MAX_ALLOCS]; /* failure files written */
+    _Atomic uint64_t cur_iter;  /* iteration in progress */
+    _Atomic uint32_t cur_alloc; /* allocator index in progress, NO_ALLOC while generating */
+    _Atomic uint32_t done;      /* the worker finished its share */
+} slot;
+
+typedef struct shared {
+    _Atomic int stop;
+    slot slots[]; /* one per worker */
+} shared;
+
+/* Everything the parent and its workers agree on. */
+typedef struct campaign {
+    const rv_campaign_opts *o;
+    unsigned jobs, nalloc;
+    uint32_t alloc[RV_CAMPAIGN_MAX_ALLOCS]; /* indices into rv_allocators */
+    shared *sh;
+    size_t shsize;
+    FILE *log;
+    pid_t parent;
+} campaign;
+
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ADD(x, v) atomic_fetch_add_explicit(&(x), (v), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+
+static uint64_t now_nanos(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rv_campaign_opts_default(rv_campaign_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seconds = 60;
+    o->outdir = "ravel-fuzz-out";
+    o->max_files = 20;
+    rv_gen_opts_default(&o->gen);
+}
+
+uint64_t rv_campaign_iter_seed(uint64_t seed, uint64_t i)
+{
+    return rv_hash64(rv_hash64(seed) ^ (i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull));
+}
+
+/* ---- failure files ---------------------------------------------------------- */
+
+/* Writes text to OUTDIR/NAME-iITER.ra; returns false (after a note) on error. */
+static bool write_case(const campaign *c, const char *name, uint64_t iter, const char *text, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s-i%" PRIu64 ".ra", c->o->outdir, name, iter);
+    FILE *fp = fopen(path, "wb");
+    bool ok = fp && fwrite(text, 1, len, fp) == len;
+    if (fp && fclose(fp) != 0) ok = false;
+    if (c->log)
+        fprintf(c->log, "%s%s: iteration %" PRIu64 " failed -> %s%s\n", c->o->tty ? "\r\033[K" : "", name, iter,
+                ok ? path : "(could not write ", ok ? "" : ")");
+    return ok;
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+
+static uint64_t original_insts(const ravel_func *f)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < f->insts.len; i++) n += !rv_is_edit(&f->insts.data[i]);
+    return n;
+}
+
+/* Runs the selected allocators from index k0 on iteration i's function. */
+static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, unsigned k0)
+{
+    const rv_campaign_opts *o = c->o;
+    uint64_t seed = rv_campaign_iter_seed(o->seed, i);
+    ST(s->cur_iter, i);
+    ST(s->cur_alloc, NO_ALLOC);
+    uint64_t t0 = now_nanos();
+    ravel_module *mod = rv_gen_from_seed(seed, &o->gen);
+    uint64_t t1 = now_nanos();
+    ADD(s->gen_nanos, t1 - t0);
+    const ravel_func *f = mod && ravel_module_nfuncs(mod) ? ravel_module_func(mod, 0) : NULL;
+    uint64_t n = f ? original_insts(f) : 0;
+    for (unsigned k = k0; f && k < c->nalloc; k++) {
+        if (LD(c->sh->stop)) break;
+        const rv_allocator *a = &rv_allocators[c->alloc[k]];
+        ST(s->cur_alloc, k);
+        t0 = now_nanos();
+        int r = rv_fuzz_alloc(z, f, a, seed, o->differential ? RV_FUZZ_DIFF : 0);
+        t1 = now_nanos();
+        ADD(s->nanos[k], t1 - t0);
+        ADD(s->funcs[k], 1);
+        ADD(s->insts[k], n);
+        if (r == RV_FUZZ_BUG) {
+            ADD(s->fails[k], 1);
+            if (LD(s->files[k]) < o->max_files && z->repro) {
+                ADD(s->files[k], 1);
+                write_case(c, a->name, i, z->repro, z->repro_len);
+            }
+        }
+    }
+    ravel_module_free(mod);
+    ADD(s->iters, 1);
+}
+
+/* Worker w from iteration `start` (allocators from k0 on it); never returns. */
+static void worker(const campaign *c, unsigned w, uint64_t start, unsigned k0)
+{
+    slot *s = &c->sh->slots[w];
+    if (c->o->interrupt) signal(SIGINT, SIG_IGN); /* the parent stops us and still reads our counters */
+    rv_fuzz *z = rv_fuzz_new();
+    for (uint64_t i = start; !LD(c->sh->stop); i += c->jobs) {
+        if (c->o->count && i >= c->o->count) break;
+        if (getppid() != c->parent) break; /* orphaned: the parent died */
+        run_iteration(c, z, s, i, i == start ? k0 : 0);
+    }
+    rv_fuzz_free(z);
+    ST(s->done, 1);
+    if (c->log) fflush(c->log);
+    _exit(0);
+}
+
+static pid_t spawn(const campaign *c, unsigned w, uint64_t start, unsigned k0)
+{
+    if (c->log) fflush(c->log);
+    pid_t p = fork();
+    if (p == 0) worker(c, w, start, k0);
+    return p;
+}
+
+/* ---- the parent ----------------------------------------------------------------- */
+
+static void totals(const campaign *c, rv_campaign_result *r)
+{
+    for (unsigned k = 0; k < c->nalloc; k++) r->per[k] = (rv_campaign_stats){0};
+    r->iters = r->gen_nanos = 0;
+    for (unsigned w = 0; w < c->jobs; w++) {
+        slot *s = &c->sh->slots[w];
+        r->iters += LD(s->iters);
+        r->gen_nanos += LD(s->gen_nanos);
+        for (unsigned k = 0; k < c->nalloc; k++) {
+            r->per[k].funcs += LD(s->funcs[k]);
+            r->per[k].insts += LD(s->insts[k]);
+            r->per[k].fails += LD(s->fails[k]);
+            r->per[k].nanos += LD(s->nanos[k]);
+        }
+    }
+}
+
+static void human(char *buf, size_t n, double v)
+{
+    if (v >= 1e9) snprintf(buf, n, "%.2fG", v / 1e9);
+    else if (v >= 1e6) snprintf(buf, n, "%.2fM", v / 1e6);
+    else if (v >= 1e4) snprintf(buf, n, "%.1fk", v / 1e3);
+    else snprintf(buf, n, "%.0f", v);
+}
+
+static void progress(const campaign *c, const rv_campaign_result *r, double secs)
+{
+    uint64_t execs = 0, insts = 0;
+    for (unsigned k = 0; k < c->nalloc; k++) execs += r->per[k].funcs, insts += r->per[k].insts;
+    char a[32], b[32], d[32];
+    human(a, sizeof a, secs > 0 ? execs / secs : 0);
+    human(b, sizeof b, (double)r->iters);
+    human(d, sizeof d, (double)insts);
+    fprintf(c->log, "%s[%6.1fs] %s exec/s, %s functions, %s insts, failures:", c->o->tty ? "\r\033[K" : "", secs, a, b,
+            d);
+    for (unsigned k = 0; k < c->nalloc; k++) fprintf(c->log, " %s %" PRIu64, r->names[k], r->per[k].fails);
+    if (r->crashes) fprintf(c->log, " (crashes %" PRIu64 ")", r->crashes);
+    fputs(c->o->tty ? "" : "\n", c->log);
+    fflush(c->log);
+}
+
+/* A worker died (signal, bad exit) or hung: the case it was on is a failure.
+ * Writes the unallocated function as the reproducer (regenerated from its
+ * seed) and returns the (iteration, allocator) to resume from. */
+static void record_crash(const campaign *c, rv_campaign_result *r, unsigned w, const char *how, uint64_t *iter,
+                         unsigned *k)
+{
+    slot *s = &c->sh->slots[w];
+    uint64_t i = LD(s->cur_iter);
+    uint32_t ka = LD(s->cur_alloc);
+    uint64_t seed = rv_campaign_iter_seed(c->o->seed, i);
+    const char *name = ka == NO_ALLOC ? "generator" : rv_allocators[c->alloc[ka]].name;
+    r->crashes++;
+    if (ka != NO_ALLOC) ADD(s->fails[ka], 1), ADD(s->funcs[ka], 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    if (!fp) rv_oom();
+    fprintf(fp, "# ravel fuzz reproducer\n# target: alloc\n# allocator: %s\n# seed: 0x%016" PRIx64
+                "\n# verdict: %s %s (iteration %" PRIu64 " of ravel fuzz --seed 0x%" PRIx64 ")\n",
+            ka == NO_ALLOC ? "all" : name, seed, name, how, i, c->o->seed);
+    ravel_module *mod = ka == NO_ALLOC ? NULL : rv_gen_from_seed(seed, &c->o->gen);
+    if (mod && ravel_module_nfuncs(mod)) {
+        fputc('\n', fp);
+        rv_print_module(fp, mod);
+    }
+    ravel_module_free(mod);
+    fclose(fp);
+    write_case(c, name, i, text, len);
+    free(text);
+    *iter = ka == NO_ALLOC || ka + 1 >= c->nalloc ? i + c->jobs : i;
+    *k = ka == NO_ALLOC || ka + 1 >= c->nalloc ? 0 : ka + 1;
+    if (*k == 0) ADD(s->iters, 1);
+}
+
+typedef struct watch { pid_t pid; uint64_t iter; uint32_t alloc; uint64_t since; } watch;
+
+/* Reaps finished workers; restarts crashed ones after their case. Returns the
+ * number still running. */
+static unsigned reap(const campaign *c, rv_campaign_result *r, watch *ws)
+{
+    unsigned running = 0;
+    uint64_t t = now_nanos();
+    for (unsigned w = 0; w < c->jobs; w++) {
+        if (ws[w].pid <= 0) continue;
+        slot *s = &c->sh->slots[w];
+        int st;
+        pid_t p = waitpid(ws[w].pid, &st, WNOHANG);
+        const char *how = NULL;
+        if (p == ws[w].pid) {
+            ws[w].pid = 0;
+            if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && LD(s->done)) continue;
+            how = WIFSIGNALED(st) ? "crashed (signal)" : "exited abnormally";
+        } else if (LD(s->cur_iter) != ws[w].iter || LD(s->cur_alloc) != ws[w].alloc) {
+            ws[w].iter = LD(s->cur_iter), ws[w].alloc = LD(s->cur_alloc), ws[w].since = t;
+        } else if (t - ws[w].since > (uint64_t)HANG_SECONDS * 1000000000u) {
+            kill(ws[w].pid, SIGKILL);
+            waitpid(ws[w].pid, &st, 0);
+            ws[w].pid = 0;
+            how = "hung (killed)";
+        }
+        if (how) {
+            uint64_t iter;
+            unsigned k;
+            record_crash(c, r, w, how, &iter, &k);
+            if (!LD(c->sh->stop) && !(c->o->count && iter >= c->o->count)) {
+                ws[w] = (watch){spawn(c, w, iter, k), iter, k, t};
+            }
+        }
+        running += ws[w].pid > 0;
+    }
+    return running;
+}
+
+static int select_allocators(campaign *c, rv_campaign_result *r)
+{
+    c->nalloc = 0;
+    for (size_t i = 0; rv_allocators[i].name && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
+        if (!c->o->allocator || strcmp(c->o->allocator, rv_allocators[i].name) == 0) c->alloc[c->nalloc++] = (uint32_t)i;
+    if (c->nalloc == 0) {
+        fprintf(c->log ? c->log : stderr, "ravel fuzz: %s\n",
+                c->o->allocator ? "unknown allocator (see 'ravel alloc --help')" : "no allocator is built in");
+        return 2;
+    }
+    r->nalloc = c->nalloc;
+    for (unsigned k = 0; k < c->nalloc; k++) r->names[k] = rv_allocators[c->alloc[k]].name;
+    return 0;
+}
+
+static int setup(campaign *c, rv_campaign_result *r)
+{
+    if (select_allocators(c, r)) return 2;
+    if (mkdir(c->o->outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(c->log ? c->log : stderr, "ravel fuzz: cannot create %s: %s\n", c->o->outdir, strerror(errno));
+        return 2;
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    c->jobs = c->o->jobs ? c->o->jobs : (unsigned)(ncpu > 0 ? ncpu : 1);
+    if (c->jobs > 1024) c->jobs = 1024;
+    c->shsize = sizeof(shared) + c->jobs * sizeof(slot);
+    void *p = mmap(NULL, c->shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        fprintf(c->log ? c->log : stderr, "ravel fuzz: mmap: %s\n", strerror(errno));
+        return 2;
+    }
+    c->sh = p; /* zero-filled by mmap */
+    r->jobs = c->jobs;
+    return 0;
+}
+
+int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
+{
+    memset(r, 0, sizeof *r);
+    campaign c = {.o = o, .log = o->progress, .parent = getpid()};
+    int rc = setup(&c, r);
+    if (rc) return rc;
+    watch *ws = rv_xcalloc(c.jobs, sizeof *ws);
+    uint64_t t0 = now_nanos(), last_draw = 0;
+    for (unsigned w = 0; w < c.jobs; w++) {
+        ws[w] = (watch){spawn(&c, w, w, 0), 0, NO_ALLOC, t0};
+        if (ws[w].pid < 0) { /* cannot fork: stop the others, report */
+            ST(c.sh->stop, 1);
+            ws[w].pid = 0;
+            rc = 2;
+            break;
+        }
+    }
+    const uint64_t tick = 50 * 1000000u, draw_every = (o->tty ? 250u : 5000u) * 1000000ull;
+    for (;;) {
+        struct timespec ts = {0, (long)tick};
+        nanosleep(&ts, NULL);
+        uint64_t t = now_nanos();
+        double secs = (double)(t - t0) / 1e9;
+        if (o->interrupt && *o->interrupt) r->interrupted = true, ST(c.sh->stop, 1);
+        if (!o->count && secs >= o->seconds) ST(c.sh->stop, 1);
+        unsigned running = reap(&c, r, ws);
+        totals(&c, r);
+        if (c.log && t - last_draw >= draw_every) {
+            progress(&c, r, secs);
+            last_draw = t;
+        }
+        if (!running) break;
+    }
+    r->seconds = (double)(now_nanos() - t0) / 1e9;
+    totals(&c, r);
+    if (c.log) {
+        progress(&c, r, r->seconds);
+        if (o->tty) fputc('\n', c.log);
+    }
+    free(ws);
+    munmap(c.sh, c.shsize);
+    if (rc) return rc;
+    for (unsigned k = 0; k < r->nalloc; k++)
+        if (r->per[k].fails) return 1;
+    return r->crashes ? 1 : 0;
+}
+
+void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
+{
+    fprintf(out, "%-12s %12s %14s %9s %11s %11s\n", "allocator", "functions", "instructions", "failures", "exec/s",
+            "us/exec");
+    rv_campaign_stats tot = {0};
+    double secs = r->seconds > 0 ? r->seconds : 1e-9;
+    for (unsigned k = 0; k < r->nalloc; k++) {
+        const rv_campaign_stats *s = &r->per[k];
+        fprintf(out, "%-12s %12" PRIu64 " %14" PRIu64 " %9" PRIu64 " %11.0f %11.2f\n", r->names[k], s->funcs, s->insts,
+                s->fails, s->funcs / secs, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+        tot.funcs += s->funcs, tot.insts += s->insts, tot.fails += s->fails, tot.nanos += s->nanos;
+    }
+    fprintf(out, "%-12s %12" PRIu64 " %14" PRIu64 " %9" PRIu64 " %11.0f %11.2f\n", "total", tot.funcs, tot.insts,
+            tot.fails, tot.funcs / secs, tot.funcs ? tot.nanos / 1e3 / tot.funcs : 0.0);
+    fprintf(out, "%" PRIu64 " functions generated (%.2f us each), %.1f s on %u worker%s, %.0f exec/s per worker%s\n",
+            r->iters, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
+            tot.funcs / secs / (r->jobs ? r->jobs : 1), r->interrupted ? " (interrupted)" : "");
+    if (r->crashes) fprintf(out, "%" PRIu64 " worker crash%s or hang%s (counted as failures)\n", r->crashes,
+                            r->crashes == 1 ? "" : "es", r->crashes == 1 ? "" : "s");
+}

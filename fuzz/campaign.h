@@ -1,0 +1,125 @@
+/* campaign.h - the fuzzing library (ravel_fuzzlib): the one-input oracles
+ * behind every fuzz target, and the multi-process campaign of `ravel fuzz`.
+ *
+ * Pipeline of one input (fuzz_alloc, `ravel fuzz`):
+ *
+ *   bytes/seed -> generator -> function -> allocator -> validate -> checker
+ *                                                    \-> interpreter (differential)
+ *
+ * Every oracle returns RV_FUZZ_PASS (nothing wrong), RV_FUZZ_SKIP (the input
+ * does not apply, e.g. unparseable text for fuzz_parse) or RV_FUZZ_BUG; on
+ * RV_FUZZ_BUG the context holds a complete reproducer: a `.ra` text whose
+ * comment header names the target, allocator, seed and verdict (with the
+ * checker's report), followed by the machine and the function (the wrong
+ * allocation when there is one, else the unallocated function). The fuzz
+ * harnesses print it and abort(); the campaign writes it to a file;
+ * rv_fuzz_replay_ra() turns such a file back into a regression test.
+ *
+ * No global state: one rv_fuzz per thread/process holds the reusable checker.
+ */
+#ifndef RAVEL_FUZZ_CAMPAIGN_H
+#define RAVEL_FUZZ_CAMPAIGN_H
+
+#include "allocator/alloc.h"
+#include "fuzz/gen.h"
+#include "ir/ir.h"
+
+#include <signal.h>
+
+enum { RV_FUZZ_PASS = 0, RV_FUZZ_BUG = 1, RV_FUZZ_SKIP = 2 };
+
+typedef enum rv_fuzz_target {
+    RV_FT_ALLOC,        /* generate -> allocate -> validate -> check */
+    RV_FT_DIFFERENTIAL, /* the same plus rv_interp_compare on several inputs */
+    RV_FT_PARSE,        /* parse -> print -> parse -> print is a fixpoint */
+    RV_FT_MOVES,        /* the parallel-move resolver, simulated concretely */
+    RV_FT_ORACLE,       /* corrupt a correct allocation: checker accepts => interpreter agrees */
+    RV_FT_COUNT_
+} rv_fuzz_target;
+
+enum { /* rv_fuzz_alloc flags */
+    RV_FUZZ_DIFF = 1u,  /* also compare the interpreter on both forms */
+};
+
+typedef struct rv_fuzz {
+    ravel_checker *ck;
+    char *repro;          /* the last bug's reproducer text (malloc'd), or NULL */
+    size_t repro_len;
+    uint64_t step_limit;  /* interpreter step limit (default 20,000) */
+    unsigned nvectors;    /* input vectors tried by differential oracles (default 4) */
+    rv_gen_opts gen;      /* generator options of the byte entry points */
+} rv_fuzz;
+
+rv_fuzz *rv_fuzz_new(void);
+void rv_fuzz_free(rv_fuzz *z);
+const char *rv_fuzz_target_name(rv_fuzz_target t);   /* "alloc", "parse", ... */
+/* Number of allocators in the table; index of one by name (-1 if none). */
+size_t rv_fuzz_nallocators(void);
+int rv_fuzz_allocator_index(const char *name);
+
+/* Byte entry points (what LLVMFuzzerTestOneInput calls). alloc: index into
+ * the table for the allocator targets, or -1 to take it from the first byte
+ * (ALLOC, DIFFERENTIAL and ORACLE). Never crashes; returns RV_FUZZ_*. */
+int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, size_t size);
+
+/* The oracles on a given function (f unallocated, valid SSA). seed drives
+ * the allocator's random choices and the interpreter's input vectors. */
+int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags);
+int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed);
+int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
+int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
+
+/* Replays a reproducer (`.ra` text, reproducers/NAME.ra). Header comments:
+ *   # allocator: NAME | all     which allocators to re-run (default all)
+ *   # expect: reject | accept   for an allocated function: the checker's
+ *                               verdict on it as written (default: none)
+ * Every function is stripped to its unallocated form, allocated with each
+ * named allocator, checked, and compared in the interpreter. Returns
+ * RV_FUZZ_PASS, RV_FUZZ_BUG (z->repro says why) or RV_FUZZ_SKIP (the file
+ * does not parse or validate: reported in z->repro too). */
+int rv_fuzz_replay_ra(rv_fuzz *z, const char *text, size_t len, const char *name);
+
+/* ---- the campaign (`ravel fuzz`) ------------------------------------------ */
+#define RV_CAMPAIGN_MAX_ALLOCS 32
+
+typedef struct rv_campaign_opts {
+    uint64_t seed;            /* iteration i uses the function of seed rv_campaign_iter_seed(seed, i) */
+    uint64_t count;           /* iterations to run; 0 = run for `seconds` */
+    double seconds;           /* time budget when count == 0 */
+    unsigned jobs;            /* worker processes (0 = number of online CPUs) */
+    const char *allocator;    /* NULL = every allocator of the table */
+    bool differential;        /* also run the interpreter on both forms */
+    const char *outdir;       /* failing cases go here (created if missing) */
+    unsigned max_files;       /* failure files per allocator and worker (default 20) */
+    rv_gen_opts gen;          /* generator knobs */
+    FILE *progress;           /* progress line and failure notes (NULL = silent) */
+    bool tty;                 /* progress is a terminal: redraw one line with \r */
+    volatile sig_atomic_t *interrupt; /* set by the caller's SIGINT handler, or NULL */
+} rv_campaign_opts;
+
+typedef struct rv_campaign_stats { /* per allocator */
+    uint64_t funcs, insts, fails;
+    uint64_t nanos; /* CPU-side time spent allocating + checking, summed over workers */
+} rv_campaign_stats;
+
+typedef struct rv_campaign_result {
+    unsigned nalloc;
+    const char *names[RV_CAMPAIGN_MAX_ALLOCS];
+    rv_campaign_stats per[RV_CAMPAIGN_MAX_ALLOCS];
+    uint64_t iters;      /* generated functions */
+    uint64_t gen_nanos;  /* time spent generating */
+    uint64_t crashes;    /* workers that died (counted as failures too) */
+    double seconds;      /* wall time */
+    unsigned jobs;
+    bool interrupted;
+} rv_campaign_result;
+
+void rv_campaign_opts_default(rv_campaign_opts *o);
+uint64_t rv_campaign_iter_seed(uint64_t seed, uint64_t i);
+/* Runs the campaign. Returns 0 (no failure), 1 (failures) or 2 (bad
+ * options: unknown allocator, cannot create outdir, cannot fork), with a
+ * message on o->progress (or stderr). */
+int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r);
+void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r);
+
+#endif

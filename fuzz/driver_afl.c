@@ -1,0 +1,43 @@
+/* driver_afl.c - a main() for AFL++ builds (CC=afl-clang-fast): persistent
+ * mode with the test case in shared memory (__AFL_FUZZ_INIT / __AFL_LOOP),
+ * deferred fork server after the one-time setup. With file or directory
+ * arguments (`@@`, or replaying a corpus) it runs those instead, like the
+ * standalone driver. Built without afl-clang-fast it reads stdin once. */
+#define _DEFAULT_SOURCE
+#include "fuzz/driver_files.h"
+
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+__AFL_FUZZ_INIT();
+#endif
+
+static int run_one(const char *path, const uint8_t *data, size_t size, void *ctx)
+{
+    (void)path, (void)ctx;
+    LLVMFuzzerTestOneInput(data, size);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned count = 0;
+    int bad = 0, paths = 0;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) continue;
+        paths++;
+        bad |= rv_driver_path(argv[i], run_one, NULL, &count);
+    }
+    if (paths) return bad ? 2 : 0;
+    LLVMFuzzerTestOneInput((const uint8_t *)"", 0); /* warm up: one-time allocations before the fork server */
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+    __AFL_INIT();
+    const uint8_t *buf = __AFL_FUZZ_TESTCASE_BUF;
+    while (__AFL_LOOP(100000)) LLVMFuzzerTestOneInput(buf, (size_t)__AFL_FUZZ_TESTCASE_LEN);
+    return 0;
+#else
+    return rv_driver_path("-", run_one, NULL, &count) ? 2 : 0;
+#endif
+}

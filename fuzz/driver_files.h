@@ -1,0 +1,98 @@
+/* driver_files.h - reading fuzz inputs from files and directories, shared by
+ * the standalone drivers (driver_standalone.c, driver_replay.c,
+ * driver_afl.c). Directories are read one level deep, in sorted order, so a
+ * replay is deterministic; names starting with '.' are skipped. */
+#ifndef RAVEL_FUZZ_DRIVER_FILES_H
+#define RAVEL_FUZZ_DRIVER_FILES_H
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Called with each input; returns 0 to go on, nonzero to stop. */
+typedef int (*rv_driver_fn)(const char *path, const uint8_t *data, size_t size, void *ctx);
+
+static uint8_t *rv_driver_read(FILE *fp, size_t *len)
+{
+    size_t cap = 4096, n = 0, k;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return NULL;
+    while ((k = fread(buf + n, 1, cap - n, fp)) > 0) {
+        n += k;
+        if (n == cap) {
+            uint8_t *nb = cap > (1u << 30) ? NULL : realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+static int rv_driver_file(const char *path, rv_driver_fn fn, void *ctx, unsigned *count)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!fp) {
+        fprintf(stderr, "%s: cannot open\n", path);
+        return 1;
+    }
+    size_t len = 0;
+    uint8_t *data = rv_driver_read(fp, &len);
+    if (fp != stdin) fclose(fp);
+    if (!data) {
+        fprintf(stderr, "%s: cannot read\n", path);
+        return 1;
+    }
+    int r = fn(path, data, len, ctx);
+    free(data);
+    (*count)++;
+    return r;
+}
+
+static int rv_driver_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Runs fn on a file, or on every file of a directory (sorted). */
+static int rv_driver_path(const char *path, rv_driver_fn fn, void *ctx, unsigned *count)
+{
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d) {
+            fprintf(stderr, "%s: cannot open directory\n", path);
+            return 1;
+        }
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.') continue;
+            if (n == cap) {
+                char **nn = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names);
+                if (!nn) break;
+                names = nn;
+            }
+            size_t l = strlen(path) + strlen(e->d_name) + 2;
+            names[n] = malloc(l);
+            if (!names[n]) break;
+            snprintf(names[n++], l, "%s/%s", path, e->d_name);
+        }
+        closedir(d);
+        if (n) qsort(names, n, sizeof *names, rv_driver_cmp);
+        int r = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!r && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) r = rv_driver_file(names[i], fn, ctx, count);
+            free(names[i]);
+        }
+        free(names);
+        return r;
+    }
+    return rv_driver_file(path, fn, ctx, count);
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* driver_replay.c - `ravel_replay FILE|DIR...`: replays reproducers
+ * (reproducers/NAME.ra) as regression tests through rv_fuzz_replay_ra: the
+ * verdict written in the header, then every named allocator re-run on the
+ * function and checked (and compared in the interpreter). Prints one line
+ * per file and "N passed, N failed"; exits 1 if any failed. */
+#define _DEFAULT_SOURCE
+#include "fuzz/campaign.h"
+#include "fuzz/driver_files.h"
+
+typedef struct replay { rv_fuzz *z; unsigned passed, failed; } replay;
+
+static int replay_one(const char *path, const uint8_t *data, size_t size, void *ctx)
+{
+    replay *r = ctx;
+    size_t n = strlen(path);
+    if (n < 3 || strcmp(path + n - 3, ".ra") != 0) return 0; /* READMEs and the like */
+    if (rv_fuzz_replay_ra(r->z, (const char *)data, size, path) == RV_FUZZ_PASS) {
+        r->passed++;
+        printf("ok   %s\n", path);
+    } else {
+        r->failed++;
+        printf("FAIL %s\n", path);
+        fwrite(r->z->repro, 1, r->z->repro_len, stdout);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    replay r = {rv_fuzz_new(), 0, 0};
+    unsigned count = 0;
+    int bad = 0;
+    for (int i = 1; i < argc; i++) bad |= rv_driver_path(argv[i], replay_one, &r, &count);
+    rv_fuzz_free(r.z);
+    printf("%u passed, %u failed\n", r.passed, r.failed);
+    return r.failed || bad ? 1 : 0;
+}

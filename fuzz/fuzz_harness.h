@@ -1,0 +1,40 @@
+/* fuzz_harness.h - the shared body of every fuzz target (fuzz_*.c): hand the
+ * input to the library's oracle, and on a bug print the complete reproducer
+ * (.ra text with the checker's report) and abort(), so that the engine saves
+ * the input as a crash file. Harnesses are programs, not library code: the
+ * context below is kept for the life of the process (reused checker memory). */
+#ifndef RAVEL_FUZZ_HARNESS_H
+#define RAVEL_FUZZ_HARNESS_H
+
+#include "fuzz/campaign.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* alloc_name: a fixed allocator (fuzz_alloc_NAME targets) or NULL. */
+static inline int rv_harness_run(rv_fuzz_target t, const char *alloc_name, const uint8_t *data, size_t size)
+{
+    static rv_fuzz *z;
+    static int alloc = -2; /* -2: not looked up yet */
+    if (!z) z = rv_fuzz_new();
+    if (alloc == -2) {
+        alloc = alloc_name ? rv_fuzz_allocator_index(alloc_name) : -1;
+        if (alloc_name && alloc < 0) {
+            fprintf(stderr, "fuzz target built for allocator '%s', which is not in the table\n", alloc_name);
+            abort();
+        }
+    }
+    if (rv_fuzz_bytes(z, t, alloc, data, size) == RV_FUZZ_BUG) {
+        fflush(stdout);
+        fputs("==== ravel: bug found; reproducer follows ====\n", stderr);
+        fwrite(z->repro, 1, z->repro_len, stderr);
+        fputs("==== end of reproducer ====\n", stderr);
+        fflush(stderr);
+        abort();
+    }
+    return 0;
+}
+
+#endif

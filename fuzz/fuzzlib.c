@@ -1,0 +1,876 @@
+/* fuzzlib.c - the one-input oracles of the fuzz targets (see campaign.h).
+ *
+ * Each oracle requires nothing of its input beyond what its comment says and
+ * never crashes on any input; on a bug it builds z->repro, a complete `.ra`
+ * reproducer (comment header + machine + function), and returns RV_FUZZ_BUG.
+ *
+ * Glossary: "vector" = one list of function inputs for the interpreter;
+ * "corruption" = a small random change to a correct allocation.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include "fuzz/campaign.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small helpers -------------------------------------------------------- */
+
+typedef struct rng { uint64_t s; } rng;
+
+static uint64_t rng_next(rng *r) /* splitmix64 */
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(((rng_next(r) >> 32) * n) >> 32) : 0; }
+
+static const char *const target_names[RV_FT_COUNT_] = {"alloc", "differential", "parse", "moves", "checker_oracle"};
+
+const char *rv_fuzz_target_name(rv_fuzz_target t) { return (unsigned)t < RV_FT_COUNT_ ? target_names[t] : "?"; }
+
+size_t rv_fuzz_nallocators(void)
+{
+    size_t n = 0;
+    while (rv_allocators[n].name) n++;
+    return n;
+}
+
+int rv_fuzz_allocator_index(const char *name)
+{
+    for (size_t i = 0; rv_allocators[i].name; i++)
+        if (strcmp(rv_allocators[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+rv_fuzz *rv_fuzz_new(void)
+{
+    rv_fuzz *z = rv_xcalloc(1, sizeof *z);
+    z->ck = ravel_checker_new();
+    if (!z->ck) rv_oom();
+    z->step_limit = 20000;
+    z->nvectors = 4;
+    rv_gen_opts_default(&z->gen);
+    return z;
+}
+
+void rv_fuzz_free(rv_fuzz *z)
+{
+    if (!z) return;
+    ravel_checker_free(z->ck);
+    free(z->repro);
+    free(z);
+}
+
+/* ---- reproducer text -------------------------------------------------------- */
+
+/* Starts a new reproducer in z->repro; the caller writes to the stream and
+ * calls repro_end. */
+static FILE *repro_begin(rv_fuzz *z, rv_fuzz_target t, const char *alloc, uint64_t seed)
+{
+    free(z->repro);
+    z->repro = NULL;
+    z->repro_len = 0;
+    FILE *fp = open_memstream(&z->repro, &z->repro_len);
+    if (!fp) rv_oom();
+    fprintf(fp, "# ravel fuzz reproducer\n# target: %s\n", rv_fuzz_target_name(t));
+    if (alloc) fprintf(fp, "# allocator: %s\n", alloc);
+    fprintf(fp, "# seed: 0x%016" PRIx64 "\n", seed);
+    return fp;
+}
+
+static void repro_end(FILE *fp)
+{
+    if (fclose(fp) != 0) rv_oom();
+}
+
+/* Writes text as comment lines "#   ...". */
+static void put_comment(FILE *fp, const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && text[j] != '\n') j++;
+        fprintf(fp, "#   %.*s\n", (int)(j - i), text + i);
+        i = j + 1;
+    }
+}
+
+/* Captures what print(arg, stream) writes, as comment lines. */
+static void comment_report(FILE *fp, const ravel_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) rv_oom();
+    ravel_report_print(m, r);
+    fclose(m);
+    put_comment(fp, buf, len);
+    free(buf);
+}
+
+static void comment_diags(FILE *fp, const ravel_diags *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) rv_oom();
+    ravel_diags_print(m, d);
+    fclose(m);
+    put_comment(fp, buf, len);
+    free(buf);
+}
+
+static void put_func(FILE *fp, const ravel_func *f)
+{
+    fputc('\n', fp);
+    ravel_print_machine(fp, f->mach);
+    fputc('\n', fp);
+    ravel_print_func(fp, f);
+}
+
+/* ---- interpreter vectors ------------------------------------------------------ */
+
+enum { NINPUTS = 8 };
+
+/* Vector k of a run: 0 = all zeros, 1 = 1..8, 2 = extremes, else random. */
+static void make_vector(uint64_t seed, unsigned k, uint64_t *in)
+{
+    rng r = {rv_hash64(seed ^ (0x51ed27u + k))};
+    for (unsigned i = 0; i < NINPUTS; i++) {
+        switch (k) {
+        case 0: in[i] = 0; break;
+        case 1: in[i] = i + 1; break;
+        case 2: in[i] = (i & 1) ? (uint64_t)INT64_MIN : UINT64_MAX - i; break;
+        default: in[i] = (rng_next(&r) & 1) ? rng_next(&r) : rng_below(&r, 64); break;
+        }
+    }
+}
+
+/* Compares orig and alloc on z->nvectors vectors, with the moving-collector
+ * model when the machine's collector moves. Returns true if all agree; else
+ * msg describes the first difference. */
+static bool compare_runs(rv_fuzz *z, const ravel_func *orig, const ravel_func *alloc, uint64_t seed, char *msg,
+                         size_t msglen)
+{
+    for (unsigned k = 0; k < z->nvectors; k++) {
+        uint64_t in[NINPUTS];
+        make_vector(seed, k, in);
+        rv_run_opts o = {.inputs = in, .ninputs = NINPUTS, .step_limit = z->step_limit,
+                         .moving_gc = !orig->mach->gc_nonmoving};
+        char m[512] = "";
+        if (!rv_interp_compare(orig, alloc, &o, m, sizeof m)) {
+            snprintf(msg, msglen, "input vector %u (%" PRIu64 ", %" PRIu64 ", ...)%s: %s", k, in[0], in[1],
+                     o.moving_gc ? " with the moving collector" : "", m);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- the allocation oracle ---------------------------------------------------- */
+
+static int bug_alloc_failed(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, const rv_allocator *a, uint64_t seed,
+                            const char *err)
+{
+    FILE *fp = repro_begin(z, t, a->name, seed);
+    fprintf(fp, "# verdict: allocation failed on a satisfiable function:\n");
+    put_comment(fp, err ? err : "(no message)", strlen(err ? err : "(no message)"));
+    put_func(fp, f);
+    repro_end(fp);
+    return RV_FUZZ_BUG;
+}
+
+/* Requires: f unallocated and valid SSA. Allocates with a, validates the
+ * result, checks it against f, and with RV_FUZZ_DIFF runs both forms. */
+int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags)
+{
+    rv_fuzz_target t = (flags & RV_FUZZ_DIFF) ? RV_FT_DIFFERENTIAL : RV_FT_ALLOC;
+    rv_alloc_opts ao = {.seed = seed};
+    char *err = NULL;
+    ravel_func *out = a->run(f, &ao, &err);
+    if (!out) {
+        int r = bug_alloc_failed(z, t, f, a, seed, err);
+        free(err);
+        return r;
+    }
+    free(err);
+    int result = RV_FUZZ_PASS;
+    ravel_diags *d = ravel_diags_new();
+    ravel_report *rep = NULL;
+    char msg[1024];
+    if (ravel_validate(out, 0, d) != RAVEL_OK) {
+        FILE *fp = repro_begin(z, t, a->name, seed);
+        fprintf(fp, "# verdict: the allocated function does not validate:\n");
+        comment_diags(fp, d);
+        put_func(fp, out);
+        repro_end(fp);
+        result = RV_FUZZ_BUG;
+    } else if (ravel_check(z->ck, out, f, &rep) != RAVEL_OK) {
+        FILE *fp = repro_begin(z, t, a->name, seed);
+        fprintf(fp, "# verdict: the checker rejects the allocation:\n");
+        if (rep) comment_report(fp, rep);
+        put_func(fp, out);
+        repro_end(fp);
+        result = RV_FUZZ_BUG;
+    } else if ((flags & RV_FUZZ_DIFF) && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
+        FILE *fp = repro_begin(z, t, a->name, seed);
+        fprintf(fp, "# verdict: the checker accepts, but the interpreter disagrees:\n");
+        put_comment(fp, msg, strlen(msg));
+        put_func(fp, out);
+        repro_end(fp);
+        result = RV_FUZZ_BUG;
+    }
+    ravel_report_free(rep);
+    ravel_diags_free(d);
+    ravel_func_free(out);
+    return result;
+}
+
+/* ---- corruptions (checker oracle) ------------------------------------------------ */
+
+enum corruption { C_LOC, C_DROP_EDIT, C_REDIRECT_EDIT, C_SWAP, C_DROP_SMAP, C_ADD_SMAP, C_INSERT_EDIT, C_COUNT_ };
+
+static const char *const corruption_names[C_COUNT_] = {
+    "changed an operand's location", "dropped an edit", "redirected an edit", "swapped two instructions",
+    "dropped a stackmap slot", "added a stackmap slot", "inserted an edit",
+};
+
+static ravel_loc random_reg(const ravel_func *f, rng *r) { return rng_below(r, f->mach->regs.len); }
+static ravel_loc random_slot(const ravel_func *f, rng *r) { return ravel_slot(rng_below(r, f->nslots + 1)); }
+
+static ravel_loc random_loc(const ravel_func *f, rng *r)
+{
+    return rng_below(r, 4) == 0 ? random_slot(f, r) : random_reg(f, r);
+}
+
+static void note_slot(ravel_func *f, ravel_loc l)
+{
+    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) >= f->nslots) f->nslots = ravel_loc_slot(l) + 1;
+}
+
+/* Block containing instruction index i (blocks are contiguous, in layout order). */
+static uint32_t block_of(const ravel_func *f, uint32_t i)
+{
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bb = &f->blocks.data[b];
+        if (i >= bb->first_inst && i < bb->first_inst + bb->ninsts) return b;
+    }
+    return RAVEL_NONE;
+}
+
+/* Picks a random instruction satisfying pred, or RAVEL_NONE. */
+static uint32_t pick_inst(const ravel_func *f, rng *r, bool (*pred)(const ravel_func *, const rv_inst *))
+{
+    uint32_t n = 0, pick = RAVEL_NONE;
+    for (uint32_t i = 0; i < f->insts.len; i++) /* reservoir sampling */
+        if (pred(f, &f->insts.data[i]) && rng_below(r, ++n) == 0) pick = i;
+    return pick;
+}
+
+static bool is_edit(const ravel_func *f, const rv_inst *i) { (void)f; return rv_is_edit(i); }
+static bool has_smap(const ravel_func *f, const rv_inst *i) { (void)f; return (i->flags & RV_IF_STACKMAP) && i->u.smap.n; }
+static bool is_safepoint(const ravel_func *f, const rv_inst *i) { (void)f; return (i->flags & RV_IF_SAFEPOINT) && !rv_is_term(i); }
+
+static void remove_inst(ravel_func *f, uint32_t i)
+{
+    uint32_t b = block_of(f, i);
+    memmove(&f->insts.data[i], &f->insts.data[i + 1], (f->insts.len - i - 1) * sizeof *f->insts.data);
+    f->insts.len--;
+    f->blocks.data[b].ninsts--;
+    for (uint32_t k = 0; k < f->blocks.len; k++)
+        if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst > i) f->blocks.data[k].first_inst--;
+}
+
+/* Inserts an edit before instruction i, inside i's block. */
+static void insert_edit(ravel_func *f, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src)
+{
+    uint32_t b = block_of(f, i);
+    rv_inst in;
+    memset(&in, 0, sizeof in);
+    in.op = (uint8_t)kind;
+    in.name = RAVEL_NONE;
+    in.u.edit.dst = dst;
+    in.u.edit.src = src;
+    rv_vec_reserve(f->insts, 1);
+    memmove(&f->insts.data[i + 1], &f->insts.data[i], (f->insts.len - i) * sizeof *f->insts.data);
+    f->insts.data[i] = in;
+    f->insts.len++;
+    f->blocks.data[b].ninsts++;
+    for (uint32_t k = 0; k < f->blocks.len; k++)
+        if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst >= i) f->blocks.data[k].first_inst++;
+    note_slot(f, dst);
+    note_slot(f, src);
+}
+
+static bool corrupt_loc(ravel_func *f, rng *r)
+{
+    if (!f->ops.len) return false;
+    rv_operand *o = &f->ops.data[rng_below(r, f->ops.len)];
+    ravel_loc l = random_loc(f, r);
+    if (o->loc == RAVEL_LOC_NONE || l == o->loc) return false;
+    o->loc = l;
+    note_slot(f, l);
+    return true;
+}
+
+static bool corrupt_redirect(ravel_func *f, rng *r)
+{
+    uint32_t i = pick_inst(f, r, is_edit);
+    if (i == RAVEL_NONE) return false;
+    rv_inst *in = &f->insts.data[i];
+    ravel_loc *l = rng_below(r, 2) ? &in->u.edit.dst : &in->u.edit.src;
+    ravel_loc n = ravel_loc_is_slot(*l) ? random_slot(f, r) : random_reg(f, r); /* same kind: stays well formed */
+    if (n == *l) return false;
+    *l = n;
+    note_slot(f, n);
+    return true;
+}
+
+/* Swaps an edit with its neighbour inside the block (never the terminator). */
+static bool corrupt_swap(ravel_func *f, rng *r)
+{
+    uint32_t i = pick_inst(f, r, is_edit);
+    if (i == RAVEL_NONE) return false;
+    uint32_t b = block_of(f, i);
+    const rv_block *bb = &f->blocks.data[b];
+    uint32_t j = rng_below(r, 2) ? i + 1 : i - 1;
+    if (j < bb->first_inst || j >= bb->first_inst + bb->ninsts - 1 || i == bb->first_inst + bb->ninsts - 1)
+        return false;
+    rv_inst t = f->insts.data[i];
+    f->insts.data[i] = f->insts.data[j];
+    f->insts.data[j] = t;
+    return true;
+}
+
+static bool corrupt_drop_smap(ravel_func *f, rng *r)
+{
+    uint32_t i = pick_inst(f, r, has_smap);
+    if (i == RAVEL_NONE) return false;
+    rv_inst *in = &f->insts.data[i];
+    uint32_t k = rng_below(r, in->u.smap.n);
+    uint32_t *s = &f->u32.data[in->u.smap.first];
+    memmove(&s[k], &s[k + 1], (in->u.smap.n - k - 1) * sizeof *s);
+    in->u.smap.n--;
+    return true;
+}
+
+/* Adds a slot to a stackmap: the list is copied to the end of f->u32. */
+static bool corrupt_add_smap(ravel_func *f, rng *r)
+{
+    uint32_t i = pick_inst(f, r, is_safepoint);
+    if (i == RAVEL_NONE) return false;
+    uint32_t slot = rng_below(r, f->nslots + 1);
+    rv_inst *in = &f->insts.data[i];
+    for (uint32_t k = 0; k < in->u.smap.n; k++)
+        if (f->u32.data[in->u.smap.first + k] == slot) return false;
+    uint32_t first = f->u32.len, n = in->u.smap.n;
+    rv_vec_reserve(f->u32, n + 1);
+    for (uint32_t k = 0; k < n; k++) f->u32.data[first + k] = f->u32.data[in->u.smap.first + k];
+    /* keep the list sorted, like the builder does */
+    uint32_t pos = n;
+    while (pos > 0 && f->u32.data[first + pos - 1] > slot) {
+        f->u32.data[first + pos] = f->u32.data[first + pos - 1];
+        pos--;
+    }
+    f->u32.data[first + pos] = slot;
+    f->u32.len += n + 1;
+    in->u.smap.first = first;
+    in->u.smap.n = n + 1;
+    in->flags |= RV_IF_STACKMAP;
+    note_slot(f, ravel_slot(slot));
+    return true;
+}
+
+static bool corrupt_insert(ravel_func *f, rng *r)
+{
+    if (!f->insts.len) return false;
+    uint32_t i = rng_below(r, f->insts.len); /* before any instruction, terminators included */
+    switch (rng_below(r, 3)) {
+    case 0: insert_edit(f, i, RAVEL_OP_MOVE, random_reg(f, r), random_reg(f, r)); break;
+    case 1: insert_edit(f, i, RAVEL_OP_SPILL, random_slot(f, r), random_reg(f, r)); break;
+    default: insert_edit(f, i, RAVEL_OP_RELOAD, random_reg(f, r), random_slot(f, r)); break;
+    }
+    return true;
+}
+
+static bool corrupt(ravel_func *f, rng *r, enum corruption c)
+{
+    switch (c) {
+    case C_LOC: return corrupt_loc(f, r);
+    case C_DROP_EDIT: {
+        uint32_t i = pick_inst(f, r, is_edit);
+        if (i == RAVEL_NONE) return false;
+        remove_inst(f, i);
+        return true;
+    }
+    case C_REDIRECT_EDIT: return corrupt_redirect(f, r);
+    case C_SWAP: return corrupt_swap(f, r);
+    case C_DROP_SMAP: return corrupt_drop_smap(f, r);
+    case C_ADD_SMAP: return corrupt_add_smap(f, r);
+    case C_INSERT_EDIT: return corrupt_insert(f, r);
+    default: return false;
+    }
+}
+
+/* Requires: f unallocated and valid SSA. Allocates f with a; if the checker
+ * accepts that allocation, applies 1-3 random corruptions and asserts: if the
+ * checker accepts the corrupted allocation, the interpreter agrees with f on
+ * every vector. (A rejected original allocation is fuzz_alloc's business.) */
+int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed)
+{
+    rv_alloc_opts ao = {.seed = seed};
+    char *err = NULL;
+    ravel_func *out = a->run(f, &ao, &err);
+    free(err);
+    if (!out) return RV_FUZZ_SKIP;
+    int result = RV_FUZZ_SKIP;
+    if (ravel_check(z->ck, out, f, NULL) == RAVEL_OK) {
+        rng r = {rv_hash64(seed ^ 0x0c0ffee)};
+        unsigned applied[3], napplied = 0, want = 1 + rng_below(&r, 3);
+        for (unsigned tries = 0; napplied < want && tries < 16; tries++) {
+            enum corruption c = (enum corruption)rng_below(&r, C_COUNT_);
+            if (corrupt(out, &r, c)) applied[napplied++] = c;
+        }
+        result = RV_FUZZ_PASS;
+        char msg[1024];
+        if (napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
+            FILE *fp = repro_begin(z, RV_FT_ORACLE, a->name, seed);
+            fprintf(fp, "# expect: reject\n# verdict: the checker accepts a wrong allocation (");
+            for (unsigned k = 0; k < napplied; k++) fprintf(fp, "%s%s", k ? ", " : "", corruption_names[applied[k]]);
+            fprintf(fp, "); the interpreter disagrees:\n");
+            put_comment(fp, msg, strlen(msg));
+            put_func(fp, out);
+            repro_end(fp);
+            result = RV_FUZZ_BUG;
+        }
+    }
+    ravel_func_free(out);
+    return result;
+}
+
+/* ---- the parser round trip -------------------------------------------------------- */
+
+/* Prints a module into a malloc'd string. */
+static char *module_text(const ravel_module *m, size_t *len)
+{
+    char *buf = NULL;
+    *len = 0;
+    FILE *fp = open_memstream(&buf, len);
+    if (!fp) rv_oom();
+    rv_print_module(fp, m);
+    if (fclose(fp) != 0) rv_oom();
+    return buf;
+}
+
+static ravel_module *parse_quiet(const char *text, size_t len, ravel_diags **d)
+{
+    *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, len, "<fuzz>", *d);
+    if (m && ravel_diags_count(*d)) {
+        ravel_module_free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+static bool modules_equal(const ravel_module *a, const ravel_module *b)
+{
+    if (ravel_module_nfuncs(a) != ravel_module_nfuncs(b)) return false;
+    for (size_t i = 0; i < ravel_module_nfuncs(a); i++)
+        if (!rv_func_equal(ravel_module_func(a, i), ravel_module_func(b, i))) return false;
+    return true;
+}
+
+/* Beyond the round trip, every later stage must survive what parses:
+ * validate, and (when valid) check or run with a small step limit. */
+static void exercise(rv_fuzz *z, const ravel_module *m)
+{
+    for (size_t i = 0; i < ravel_module_nfuncs(m); i++) {
+        const ravel_func *f = ravel_module_func(m, i);
+        ravel_diags *d = ravel_diags_new();
+        int v = ravel_validate(f, 0, d);
+        ravel_diags_free(d);
+        if (v == RAVEL_EINVAL) continue;
+        if (rv_func_is_allocated(f)) {
+            ravel_report *rep = NULL;
+            ravel_check(z->ck, f, NULL, &rep);
+            ravel_report_free(rep);
+        }
+        if (v != RAVEL_OK) continue; /* the interpreter requires a valid function */
+        rv_run_result res;
+        memset(&res, 0, sizeof res);
+        rv_run_opts o = {.step_limit = 2000, .allocated = rv_func_is_allocated(f)};
+        rv_interp_run(f, &o, &res);
+        rv_run_result_free(&res);
+    }
+}
+
+static int parse_bug(rv_fuzz *z, const char *what, const char *t1, size_t l1, const char *t2, size_t l2)
+{
+    FILE *fp = repro_begin(z, RV_FT_PARSE, NULL, 0);
+    fprintf(fp, "# verdict: %s\n# first print:\n", what);
+    put_comment(fp, t1, l1);
+    if (t2) {
+        fprintf(fp, "# second print:\n");
+        put_comment(fp, t2, l2);
+    }
+    fputs("\n", fp);
+    fwrite(t1, 1, l1, fp);
+    repro_end(fp);
+    return RV_FUZZ_BUG;
+}
+
+enum { PARSE_MAX_BYTES = 1 << 16 };
+
+/* Any bytes: parse; if accepted, print -> parse -> print must be a
+ * fixpoint, in text and structurally (rv_func_equal). */
+int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size)
+{
+    if (size > PARSE_MAX_BYTES) return RV_FUZZ_SKIP;
+    char *text = rv_xmalloc(size + 1);
+    if (size) memcpy(text, data, size);
+    text[size] = 0;
+    ravel_diags *d0, *d1 = NULL, *d2 = NULL;
+    ravel_module *m0 = parse_quiet(text, size, &d0);
+    ravel_module *m1 = NULL, *m2 = NULL;
+    char *t1 = NULL, *t2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    int result = RV_FUZZ_SKIP;
+    if (m0) {
+        exercise(z, m0);
+        t1 = module_text(m0, &l1);
+        m1 = parse_quiet(t1, l1, &d1);
+        if (!m1) {
+            result = parse_bug(z, "the printed text does not parse", t1, l1, NULL, 0);
+        } else {
+            t2 = module_text(m1, &l2);
+            m2 = parse_quiet(t2, l2, &d2);
+            if (l1 != l2 || memcmp(t1, t2, l1) != 0)
+                result = parse_bug(z, "print(parse(print(x))) differs from print(x)", t1, l1, t2, l2);
+            else if (!modules_equal(m0, m1))
+                result = parse_bug(z, "parse(print(x)) is not structurally equal to x", t1, l1, NULL, 0);
+            else if (!m2 || !modules_equal(m1, m2))
+                result = parse_bug(z, "the second round trip is not structurally equal", t1, l1, t2, l2);
+            else
+                result = RV_FUZZ_PASS;
+        }
+    }
+    ravel_module_free(m0);
+    ravel_module_free(m1);
+    ravel_module_free(m2);
+    ravel_diags_free(d0);
+    if (d1) ravel_diags_free(d1);
+    if (d2) ravel_diags_free(d2);
+    free(t1);
+    free(t2);
+    free(text);
+    return result;
+}
+
+/* ---- byte entry point ---------------------------------------------------------------- */
+
+/* Generates the function of an input and checks that the generator kept its
+ * promise (a valid SSA function); reports a bug otherwise. */
+static int gen_input(rv_fuzz *z, rv_fuzz_target t, const uint8_t *data, size_t size, ravel_module **mod)
+{
+    *mod = rv_gen_from_bytes(data, size, &z->gen);
+    if (!*mod || ravel_module_nfuncs(*mod) != 1) {
+        FILE *fp = repro_begin(z, t, NULL, rv_hash_bytes(data, size));
+        fprintf(fp, "# verdict: the generator returned no function\n");
+        repro_end(fp);
+        return RV_FUZZ_BUG;
+    }
+    const ravel_func *f = ravel_module_func(*mod, 0);
+    ravel_diags *d = ravel_diags_new();
+    int v = ravel_validate(f, RAVEL_VALIDATE_SSA, d);
+    if (v != RAVEL_OK) {
+        FILE *fp = repro_begin(z, t, NULL, rv_hash_bytes(data, size));
+        fprintf(fp, "# verdict: the generator produced an invalid function:\n");
+        comment_diags(fp, d);
+        put_func(fp, f);
+        repro_end(fp);
+    }
+    ravel_diags_free(d);
+    return v == RAVEL_OK ? RV_FUZZ_PASS : RV_FUZZ_BUG;
+}
+
+int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, size_t size)
+{
+    if (t == RV_FT_PARSE) return rv_fuzz_parse(z, data, size);
+    if (t == RV_FT_MOVES) return rv_fuzz_moves(z, data, size);
+    size_t n = rv_fuzz_nallocators();
+    if (n == 0 || alloc >= (int)n) return RV_FUZZ_SKIP;
+    if (alloc < 0) {
+        alloc = size ? data[0] % n : 0;
+        if (size) data++, size--;
+    }
+    const rv_allocator *a = &rv_allocators[alloc];
+    uint64_t seed = rv_hash_bytes(data, size);
+    ravel_module *mod = NULL;
+    int r = gen_input(z, t, data, size, &mod);
+    if (r == RV_FUZZ_PASS) {
+        const ravel_func *f = ravel_module_func(mod, 0);
+        if (t == RV_FT_ORACLE) r = rv_fuzz_oracle(z, f, a, seed);
+        else if (t == RV_FT_ALLOC || t == RV_FT_DIFFERENTIAL)
+            r = rv_fuzz_alloc(z, f, a, seed, t == RV_FT_DIFFERENTIAL ? RV_FUZZ_DIFF : 0);
+        else r = RV_FUZZ_SKIP;
+    }
+    ravel_module_free(mod);
+    return r;
+}
+
+/* ---- reproducer replay ------------------------------------------------------------------ */
+
+/* Finds "# KEY: VALUE" in the comment lines of text; copies VALUE (one word). */
+static bool header_value(const char *text, size_t len, const char *key, char *out, size_t outlen)
+{
+    size_t klen = strlen(key);
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && text[j] != '\n') j++;
+        size_t p = i;
+        while (p < j && (text[p] == ' ' || text[p] == '\t')) p++;
+        if (p < j && text[p] == '#') {
+            p++;
+            while (p < j && text[p] == ' ') p++;
+            if (j - p > klen && memcmp(text + p, key, klen) == 0 && text[p + klen] == ':') {
+                p += klen + 1;
+                while (p < j && text[p] == ' ') p++;
+                size_t q = p;
+                while (q < j && text[q] != ' ' && text[q] != '\t' && text[q] != '\r') q++;
+                if (q - p >= outlen) return false;
+                memcpy(out, text + p, q - p);
+                out[q - p] = 0;
+                return true;
+            }
+        }
+        i = j + 1;
+    }
+    return false;
+}
+
+static int replay_fail(rv_fuzz *z, const char *name, const char *why, const ravel_diags *d)
+{
+    FILE *fp = repro_begin(z, RV_FT_ALLOC, NULL, 0);
+    fprintf(fp, "# replay of %s: %s\n", name, why);
+    if (d) comment_diags(fp, d);
+    repro_end(fp);
+    return RV_FUZZ_BUG;
+}
+
+/* One function of a reproducer: the written verdict, then re-allocation. */
+static int replay_func(rv_fuzz *z, const ravel_func *f, const char *name, const char *alloc, const char *expect,
+                       uint64_t seed)
+{
+    ravel_func *orig = rv_func_is_allocated(f) ? rv_func_strip(f) : rv_func_clone(f);
+    int result = RV_FUZZ_PASS;
+    if (rv_func_is_allocated(f) && *expect) {
+        int rc = ravel_check(z->ck, f, orig, NULL);
+        bool want_ok = strcmp(expect, "accept") == 0;
+        if ((rc == RAVEL_OK) != want_ok) result = replay_fail(z, name, want_ok ? "the checker rejects the allocation (expect: accept)" : "the checker accepts the allocation (expect: reject)", NULL);
+    }
+    ravel_diags *d = ravel_diags_new();
+    bool ssa = ravel_validate(orig, RAVEL_VALIDATE_SSA, d) == RAVEL_OK;
+    ravel_diags_free(d);
+    for (size_t i = 0; ssa && result == RV_FUZZ_PASS && rv_allocators[i].name; i++)
+        if (strcmp(alloc, "all") == 0 || strcmp(alloc, rv_allocators[i].name) == 0)
+            result = rv_fuzz_alloc(z, orig, &rv_allocators[i], seed, RV_FUZZ_DIFF);
+    ravel_func_free(orig);
+    return result;
+}
+
+int rv_fuzz_replay_ra(rv_fuzz *z, const char *text, size_t len, const char *name)
+{
+    char alloc[64] = "all", expect[16] = "", seedtxt[32] = "0";
+    header_value(text, len, "allocator", alloc, sizeof alloc);
+    header_value(text, len, "expect", expect, sizeof expect);
+    header_value(text, len, "seed", seedtxt, sizeof seedtxt);
+    uint64_t seed = strtoull(seedtxt, NULL, 0);
+    if (strcmp(alloc, "all") != 0 && rv_fuzz_allocator_index(alloc) < 0)
+        return replay_fail(z, name, "the allocator named in the header does not exist", NULL);
+    if (*expect && strcmp(expect, "accept") != 0 && strcmp(expect, "reject") != 0)
+        return replay_fail(z, name, "bad 'expect:' (accept or reject)", NULL);
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, len, name, d);
+    int result = RV_FUZZ_PASS;
+    if (!m || ravel_diags_count(d)) {
+        result = replay_fail(z, name, "does not parse", d);
+    } else {
+        for (size_t i = 0; result == RV_FUZZ_PASS && i < ravel_module_nfuncs(m); i++) {
+            const ravel_func *f = ravel_module_func(m, i);
+            if (ravel_validate(f, 0, d) == RAVEL_EINVAL) result = replay_fail(z, name, "does not validate", d);
+            else result = replay_func(z, f, name, alloc, expect, seed);
+        }
+    }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    return result;
+}
+
+/* ---- the parallel-move resolver ------------------------------------------------------------ */
+
+/* Input bytes, read one at a time; 0 when exhausted. */
+typedef struct bytes { const uint8_t *p; size_t n; } bytes;
+static uint8_t take(bytes *b) { return b->n ? (b->n--, *b->p++) : 0; }
+
+enum { MV_SLOTS = 8, MV_NEW_SLOT = 100, MV_MAX = 24 };
+
+typedef struct mv_case {
+    ravel_machine *m;
+    rv_move moves[MV_MAX];
+    uint32_t n;
+    uint64_t scratch[1]; /* bitset over <= 64 registers */
+    uint32_t new_slots;  /* calls of new_slot */
+    bool dup;            /* a dst appears twice: the resolver must refuse */
+} mv_case;
+
+static uint32_t mv_new_slot(void *ctx)
+{
+    mv_case *c = ctx;
+    return MV_NEW_SLOT + c->new_slots++;
+}
+
+/* A register of class cls, the k-th (mod count). */
+static ravel_loc mv_reg(const ravel_machine *m, uint32_t cls, uint8_t k)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->regs.len; i++) n += m->regs.data[i].cls == cls;
+    k = (uint8_t)(k % n);
+    for (uint32_t i = 0; i < m->regs.len; i++)
+        if (m->regs.data[i].cls == cls && k-- == 0) return i;
+    return 0;
+}
+
+static ravel_loc mv_loc(bytes *b, const ravel_machine *m, uint32_t cls)
+{
+    uint8_t x = take(b);
+    return (x & 3) == 0 ? ravel_slot((x >> 2) % MV_SLOTS) : mv_reg(m, cls, (uint8_t)(x >> 2));
+}
+
+/* Builds a machine (1-3 classes of 1-6 registers, some reserved) and a move
+ * set from the bytes. */
+static void mv_build(mv_case *c, bytes *b)
+{
+    memset(c, 0, sizeof *c);
+    c->m = ravel_machine_new();
+    uint32_t ncls = 1 + take(b) % 3;
+    for (uint32_t k = 0; k < ncls; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "c%u", k);
+        int cls = ravel_machine_add_class(c->m, name);
+        uint32_t nregs = 1 + take(b) % 6;
+        uint8_t reserved = take(b);
+        for (uint32_t r = 0; r < nregs; r++) {
+            snprintf(name, sizeof name, "c%ur%u", k, r);
+            ravel_machine_add_reg(c->m, name, cls, r > 0 && ((reserved >> r) & 1));
+        }
+    }
+    uint32_t want = take(b) % (MV_MAX + 1);
+    bool allow_dup = take(b) % 16 == 0;
+    for (uint32_t k = 0; k < want && b->n; k++) {
+        rv_move mv = {.cls = take(b) % ncls};
+        mv.dst = mv_loc(b, c->m, mv.cls);
+        mv.src = mv_loc(b, c->m, mv.cls);
+        bool seen = false;
+        for (uint32_t j = 0; j < c->n; j++) seen |= c->moves[j].dst == mv.dst;
+        if (seen && !allow_dup) continue;
+        c->dup |= seen;
+        c->moves[c->n++] = mv;
+    }
+    /* scratch: registers named by no move, each kept with probability 1/2 */
+    uint64_t used = 0, bits = (uint64_t)take(b) << 8 | take(b);
+    for (uint32_t k = 0; k < c->n; k++) {
+        if (ravel_loc_is_reg(c->moves[k].dst)) used |= 1ull << c->moves[k].dst;
+        if (ravel_loc_is_reg(c->moves[k].src)) used |= 1ull << c->moves[k].src;
+    }
+    for (uint32_t r = 0; r < c->m->regs.len; r++)
+        if (!((used >> r) & 1) && ((bits >> (r % 16)) & 1)) rv_bs_set(c->scratch, r);
+}
+
+/* Location -> index into the simulated state: registers, then slots 0..7,
+ * then slots from new_slot. */
+static uint32_t mv_index(const mv_case *c, ravel_loc l)
+{
+    uint32_t nr = c->m->regs.len;
+    if (ravel_loc_is_reg(l)) return l < nr ? l : RAVEL_NONE;
+    uint32_t s = ravel_loc_slot(l);
+    if (s < MV_SLOTS) return nr + s;
+    if (s >= MV_NEW_SLOT && s < MV_NEW_SLOT + c->new_slots) return nr + MV_SLOTS + (s - MV_NEW_SLOT);
+    return RAVEL_NONE;
+}
+
+static void mv_describe(FILE *fp, const mv_case *c, const rv_pmove *pm)
+{
+    char a[32], b[32];
+    fprintf(fp, "#\n# machine:\n");
+    for (uint32_t r = 0; r < c->m->regs.len; r++)
+        fprintf(fp, "#   %s class %u%s%s\n", c->m->regs.data[r].name, c->m->regs.data[r].cls,
+                c->m->regs.data[r].reserved ? " reserved" : "", rv_bs_test(c->scratch, r) ? " scratch" : "");
+    fprintf(fp, "# parallel moves:\n");
+    for (uint32_t k = 0; k < c->n; k++)
+        fprintf(fp, "#   %s := %s (class %u)\n", rv_loc_str(c->m, c->moves[k].dst, a), rv_loc_str(c->m, c->moves[k].src, b),
+                c->moves[k].cls);
+    fprintf(fp, "# emitted (%u slot%s from new_slot):\n", c->new_slots, c->new_slots == 1 ? "" : "s");
+    for (uint32_t k = 0; k < pm->out.len; k++)
+        fprintf(fp, "#   %s = %s %s\n", rv_loc_str(c->m, pm->out.data[k].dst, a), rv_opcode_name(pm->out.data[k].kind) ? rv_opcode_name(pm->out.data[k].kind) : "?",
+                rv_loc_str(c->m, pm->out.data[k].src, b));
+}
+
+/* Executes the emitted edits on a state where every location holds its own
+ * token; returns NULL if all is right, else what is wrong. */
+static const char *mv_simulate(const mv_case *c, const rv_pmove *pm)
+{
+    uint32_t nloc = c->m->regs.len + MV_SLOTS + c->new_slots;
+    uint32_t *val = rv_xmalloc(sizeof *val * nloc);
+    for (uint32_t i = 0; i < nloc; i++) val[i] = i;
+    const char *why = NULL;
+    for (uint32_t k = 0; !why && k < pm->out.len; k++) {
+        const rv_edit *e = &pm->out.data[k];
+        uint32_t d = mv_index(c, e->dst), s = mv_index(c, e->src);
+        if (d == RAVEL_NONE || s == RAVEL_NONE) why = "an edit names a location that is not a register, a move slot or a new_slot slot";
+        else if (e->kind != rv_edit_kind(e->dst, e->src) || e->kind == RAVEL_OP_OTHER) why = "an edit's kind does not match its locations (or copies slot to slot)";
+        else val[d] = val[s];
+    }
+    for (uint32_t k = 0; !why && k < c->n; k++)
+        if (val[mv_index(c, c->moves[k].dst)] != mv_index(c, c->moves[k].src)) why = "a destination does not hold its source's value";
+    for (uint32_t i = 0; !why && i < c->m->regs.len + MV_SLOTS; i++) {
+        bool dst = false;
+        for (uint32_t k = 0; k < c->n; k++) dst |= mv_index(c, c->moves[k].dst) == i;
+        bool scratch = i < c->m->regs.len && rv_bs_test(c->scratch, i);
+        if (!dst && !scratch && val[i] != i) why = "a location that is neither a destination nor scratch was modified";
+    }
+    if (!why && c->new_slots > 2) why = "new_slot was called more than twice";
+    free(val);
+    return why;
+}
+
+/* Random move sets: the resolver's output, executed, must put every source
+ * in its destinations and leave every other location (outside the scratch
+ * registers and new_slot slots) as it was; duplicate destinations must be
+ * refused. */
+int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size)
+{
+    bytes b = {data, size};
+    mv_case c;
+    mv_build(&c, &b);
+    rv_pmove pm;
+    rv_pmove_init(&pm);
+    int rc = rv_pmove_resolve(&pm, c.m, c.moves, c.n, c.scratch, mv_new_slot, &c);
+    const char *why = NULL;
+    if (c.dup) why = rc == RAVEL_EINVAL && pm.out.len == 0 ? NULL : "a duplicate destination was not refused";
+    else if (rc != RAVEL_OK) why = "the resolver refused a valid move set";
+    else why = mv_simulate(&c, &pm);
+    if (why) {
+        FILE *fp = repro_begin(z, RV_FT_MOVES, NULL, rv_hash_bytes(data, size));
+        fprintf(fp, "# verdict: %s\n", why);
+        mv_describe(fp, &c, &pm);
+        repro_end(fp);
+    }
+    rv_pmove_free(&pm);
+    ravel_machine_free(c.m);
+    return why ? RV_FUZZ_BUG : RV_FUZZ_PASS;
+}

@@ -1,0 +1,103 @@
+# fuzz/targets.cmake - the fuzzing library and the fuzz targets (included by
+# fuzz/CMakeLists.txt).
+#
+#   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib.c (the one-input oracles)
+#   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/table.c),
+#   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle
+#                     thin harnesses (LLVMFuzzerTestOneInput), linked to the
+#                     engine picked by RAVEL_FUZZ_ENGINE:
+#       none       driver_standalone.c: replays files/directories (any compiler)
+#       libfuzzer  clang -fsanitize=fuzzer (sanitizers come from RAVEL_SANITIZE)
+#       afl        driver_afl.c: AFL++ persistent mode (CC=afl-clang-fast; for the
+#                  CMPLOG build, configure a second build dir and build it with
+#                  AFL_LLVM_CMPLOG=1 in the environment), or RAVEL_FUZZ_AFL_DRIVER
+#                  (e.g. /usr/lib/afl/libAFLDriver.a)
+#       env        $LIB_FUZZING_ENGINE (OSS-Fuzz / ClusterFuzzLite)
+#   ravel_replay      replays reproducers/*.ra (driver_replay.c), every build
+# Executables land in ${CMAKE_BINARY_DIR}/fuzz/.
+
+ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c)
+target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir)
+
+set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
+set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)
+
+# Allocator names, read from the table ({"name", ...} entries of table.c).
+file(STRINGS ${PROJECT_SOURCE_DIR}/allocator/table.c _rv_table_lines REGEX "\\{[ \t]*\"[A-Za-z0-9_]+\"[ \t]*,")
+set(RAVEL_FUZZ_ALLOCATORS "")
+foreach(_line IN LISTS _rv_table_lines)
+  string(REGEX MATCH "\\{[ \t]*\"([A-Za-z0-9_]+)\"" _m "${_line}")
+  if(CMAKE_MATCH_1)
+    list(APPEND RAVEL_FUZZ_ALLOCATORS ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES RAVEL_FUZZ_ALLOCATORS)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/allocator/table.c)
+
+# Links target `t` to the chosen engine.
+function(ravel_fuzz_engine t)
+  if(RAVEL_FUZZ_ENGINE STREQUAL "libfuzzer")
+    target_compile_options(${t} PRIVATE -fsanitize=fuzzer)
+    target_link_options(${t} PRIVATE -fsanitize=fuzzer)
+  elseif(RAVEL_FUZZ_ENGINE STREQUAL "afl")
+    if(RAVEL_FUZZ_AFL_DRIVER)
+      target_link_libraries(${t} PRIVATE ${RAVEL_FUZZ_AFL_DRIVER} stdc++)
+    else()
+      target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver_afl.c)
+    endif()
+  elseif(RAVEL_FUZZ_ENGINE STREQUAL "env")
+    if(NOT DEFINED ENV{LIB_FUZZING_ENGINE} OR "$ENV{LIB_FUZZING_ENGINE}" STREQUAL "")
+      message(FATAL_ERROR "RAVEL_FUZZ_ENGINE=env needs $LIB_FUZZING_ENGINE")
+    endif()
+    separate_arguments(_engine UNIX_COMMAND "$ENV{LIB_FUZZING_ENGINE}")
+    foreach(_e IN LISTS _engine)
+      if(_e MATCHES "^-")
+        target_link_options(${t} PRIVATE ${_e})
+      else()
+        target_link_libraries(${t} PRIVATE ${_e})
+        if(_e MATCHES "\\.a$")
+          target_link_libraries(${t} PRIVATE stdc++) # engine archives are C++ (libAFLDriver, libFuzzingEngine)
+        endif()
+      endif()
+    endforeach()
+  elseif(RAVEL_FUZZ_ENGINE STREQUAL "none")
+    target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver_standalone.c)
+  else()
+    message(FATAL_ERROR "RAVEL_FUZZ_ENGINE must be none, libfuzzer, afl or env (got '${RAVEL_FUZZ_ENGINE}')")
+  endif()
+endfunction()
+
+# ravel_add_fuzz_target(NAME SOURCE [DEFINITIONS...])
+function(ravel_add_fuzz_target name src)
+  ravel_add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+  target_link_libraries(${name} PRIVATE ravel_fuzzlib)
+  if(ARGN)
+    target_compile_definitions(${name} PRIVATE ${ARGN})
+  endif()
+  ravel_fuzz_engine(${name})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RAVEL_FUZZ_OUTPUT_DIR})
+  set_property(GLOBAL APPEND PROPERTY RAVEL_FUZZ_TARGETS ${name})
+endfunction()
+
+ravel_add_fuzz_target(fuzz_alloc fuzz_alloc.c)
+foreach(_a IN LISTS RAVEL_FUZZ_ALLOCATORS)
+  ravel_add_fuzz_target(fuzz_alloc_${_a} fuzz_alloc.c "RV_FUZZ_ALLOCATOR=\"${_a}\"")
+endforeach()
+ravel_add_fuzz_target(fuzz_differential fuzz_differential.c)
+ravel_add_fuzz_target(fuzz_parse fuzz_parse.c)
+ravel_add_fuzz_target(fuzz_moves fuzz_moves.c)
+ravel_add_fuzz_target(fuzz_checker_oracle fuzz_checker_oracle.c)
+
+# One target to build them all: `ninja fuzz_targets` (used by ci/oss-fuzz/build.sh).
+get_property(_rv_all GLOBAL PROPERTY RAVEL_FUZZ_TARGETS)
+add_custom_target(fuzz_targets DEPENDS ${_rv_all})
+
+# The reproducer replay, independent of the engine (no LLVMFuzzerTestOneInput).
+ravel_add_executable(ravel_replay ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
+target_link_libraries(ravel_replay PRIVATE ravel_fuzzlib)
+if(RAVEL_FUZZ_ENGINE STREQUAL "libfuzzer")
+  # library code carries fuzzer-no-link coverage hooks; libFuzzer's runtime
+  # provides them (our main() wins over libFuzzer's).
+  target_link_options(ravel_replay PRIVATE -fsanitize=fuzzer)
+endif()
+set_target_properties(ravel_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RAVEL_FUZZ_OUTPUT_DIR})
