@@ -1,1 +1,125 @@
-#include "ir/ir.h"
+/* check.c - ravel_check: the symbolic checker's entry point and context.
+ *
+ *   guard -> cfg -> rules (+ orig match) -> liveness -> fixpoint + replay
+ *   -> report (sorted, one error per operand, provenance, explain)
+ *
+ * The context keeps every scratch buffer between calls, so checking many
+ * small functions costs O(size of each) with no per-call memsets beyond it.
+ * No global state: one context per thread. */
+#include "ck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ravel_checker *ravel_checker_new(void)
+{
+    ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
+    ck->free_cell = CK_NIL;
+    if (ravel_verify_requested()) ck->opts |= RAVEL_CHECK_VERIFY;
+    return ck;
+}
+
+void ravel_checker_free(ravel_checker *ck)
+{
+    if (!ck) return;
+    rv_vec_free(ck->pred_start);
+    rv_vec_free(ck->pred);
+    rv_vec_free(ck->rpo);
+    rv_vec_free(ck->rpo_index);
+    rv_vec_free(ck->dfs_stack);
+    rv_vec_free(ck->dfs_next);
+    rv_vec_free(ck->lpool);
+    rv_vec_free(ck->live_in);
+    rv_vec_free(ck->gen);
+    rv_vec_free(ck->kill);
+    rv_vec_free(ck->tmp_locs);
+    free(ck->lkind);
+    free(ck->lact);
+    free(ck->lhead);
+    free(ck->lst1);
+    free(ck->lst2);
+    free(ck->lst3);
+    rv_vec_free(ck->active);
+    free(ck->vhead);
+    free(ck->vst);
+    free(ck->vst2);
+    free(ck->vaux);
+    rv_vec_free(ck->cells);
+    ck_sets_free(&ck->sets);
+    rv_vec_free(ck->epool);
+    rv_vec_free(ck->bst);
+    rv_vec_free(ck->edge);
+    rv_vec_free(ck->setbuf);
+    rv_vec_free(ck->setbuf2);
+    rv_vec_free(ck->srcset);
+    rv_vec_free(ck->dirty);
+    free(ck->explain.s);
+    free(ck);
+}
+
+void ravel_checker_set_options(ravel_checker *ck, unsigned opts) { ck->opts = opts; }
+unsigned ravel_checker_options(const ravel_checker *ck) { return ck->opts; }
+
+int ravel_verify_requested(void)
+{
+    const char *s = getenv("RAVEL_VERIFY");
+    return s && *s && strcmp(s, "0") != 0;
+}
+
+static int finish(ravel_report *rep, ravel_report **out)
+{
+    int st = rep->status;
+    if (out) *out = rep;
+    else ravel_report_free(rep);
+    return st;
+}
+
+/* Bad input: the checker's own guard, then (when available) the validator
+ * without SSA, whose EINVAL verdict is authoritative. */
+static bool input_ok(const ravel_func *f, ravel_report *rep, uint32_t *nslots)
+{
+    if (!ck_guard(f, rep, nslots)) return false;
+    ravel_diags *d = ravel_diags_new();
+    int rc = ravel_validate(f, 0, d);
+    if (rc == RAVEL_EINVAL) {
+        for (uint32_t i = 0; i < d->v.len; i++) ck_bad_input(rep, "%s", d->v.data[i].msg);
+        if (!d->v.len) ck_bad_input(rep, "func %s: invalid input", rv_func_name(f));
+    }
+    ravel_diags_free(d);
+    return rc != RAVEL_EINVAL;
+}
+
+int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
+{
+    ravel_report *rep = ck_report_new();
+    if (report) *report = NULL;
+    uint32_t nslots = 0, onslots = 0;
+    if (!ck || !alloc) {
+        ck_bad_input(rep, "ravel_check: no checker or no function");
+        return finish(rep, report);
+    }
+    if (!input_ok(alloc, rep, &nslots) || (orig && !input_ok(orig, rep, &onslots))) return finish(rep, report);
+    ck->f = alloc;
+    ck->nregs = alloc->mach->regs.len;
+    ck->nlocs = ck->nregs + nslots;
+    ck->nblocks = alloc->layout.len;
+    ck->nvregs = alloc->vregs.len;
+    ck->rep = rep;
+    ck_scratch_ensure(ck);
+    ck_cfg_build(ck);
+    ck_rules(ck);
+    if (orig) ck_match_orig(ck, orig);
+    ck_live(ck);
+    ck_flow(ck);
+    ck_finish_report(ck);
+    ck->rep = NULL;
+    ck->f = NULL;
+    return finish(rep, report);
+}
+
+int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
+{
+    if (report) *report = NULL;
+    if (!ck || !(ck->opts & RAVEL_CHECK_VERIFY)) return RAVEL_OK;
+    return ravel_check(ck, alloc, orig, report);
+}

@@ -161,19 +161,57 @@ void ravel_diags_print(FILE *out, const ravel_diags *d);
 int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d);
 
 /* ---- the checker (checker/) -------------------------------------------------
- * A checker context owns reusable scratch memory; use one per thread. */
+ * A checker context owns reusable scratch memory; use one per thread
+ * (distinct contexts may run concurrently). See docs/checker.md. */
 typedef struct ravel_checker ravel_checker;
 typedef struct ravel_report ravel_report;
 ravel_checker *ravel_checker_new(void);
 void ravel_checker_free(ravel_checker *ck);
+/* Options (ravel_checker_set_options, a bitwise or). */
+#define RAVEL_CHECK_EXPLAIN 1u /* attach per-location state dumps of every block with errors */
+#define RAVEL_CHECK_VERIFY 2u  /* run-time switch read by ravel_check_if_enabled; set by
+                                  ravel_checker_new when ravel_verify_requested() */
+void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
+unsigned ravel_checker_options(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
  * NULL, is the unallocated function it came from (instructions must match).
  * Returns RAVEL_OK (verified), RAVEL_EFAIL (errors found) or RAVEL_EINVAL
  * (bad input). If report is not NULL, *report receives the errors (free it
  * with ravel_report_free). */
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
+/* As ravel_check when the context has RAVEL_CHECK_VERIFY, else returns
+ * RAVEL_OK at once (and *report = NULL). */
+int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
 size_t ravel_report_count(const ravel_report *r);
+/* RAVEL_OK, RAVEL_EFAIL or RAVEL_EINVAL, as returned by ravel_check. */
+int ravel_report_status(const ravel_report *r);
+/* One error. Strings are owned by the report; optional ones may be NULL. */
+typedef struct ravel_check_error {
+    const char *kind;       /* stable kind name, e.g. "use-wrong-vreg" */
+    const char *file;       /* source file or NULL */
+    const char *func;       /* function name */
+    const char *block;      /* block name */
+    uint32_t inst;          /* instruction index in the function, RAVEL_NONE if none */
+    uint32_t line;          /* file line of the instruction, 0 if unknown */
+    int32_t operand;        /* operand index within its role (def k, use k, stackmap k), -1 if none */
+    const char *role;       /* "def", "use", "stackmap", "edit", "inst" or "block" */
+    const char *position;   /* "early", "late" or NULL */
+    const char *loc;        /* location name ("r2", "s1") or NULL */
+    const char *expected;   /* expected vreg ("v3") or NULL */
+    const char *held;       /* "unknown", "conflicted", "empty", "{v5, v9}" or NULL */
+    const char *inst_text;  /* the instruction, e.g. "v4 = add v3, v2" */
+    const char *message;    /* one-line description */
+    const char *provenance; /* explanation lines separated by '\n', or NULL */
+    const char *explain;    /* per-point state dump (RAVEL_CHECK_EXPLAIN), or NULL */
+} ravel_check_error;
+const ravel_check_error *ravel_report_error(const ravel_report *r, size_t i);
+/* Bad-input diagnostics (status RAVEL_EINVAL). */
+size_t ravel_report_ndiags(const ravel_report *r);
+const char *ravel_report_diag(const ravel_report *r, size_t i);
+/* Compiler-style text: "FILE:LINE: error[KIND]: ..." plus provenance notes. */
 void ravel_report_print(FILE *out, const ravel_report *r);
+/* One JSON object per error per line (fields: docs/checker.md). */
+void ravel_report_print_json(FILE *out, const ravel_report *r);
 void ravel_report_free(ravel_report *r);
 /* Run-time switch for JITs: nonzero when the environment variable
  * RAVEL_VERIFY is set to a value other than "" or "0". */

@@ -1,0 +1,213 @@
+/*
+ * ck.h - internal map of the symbolic checker (FORMAT.md section 6).
+ *
+ * Pipeline of one ravel_check call (check.c):
+ *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL
+ *   cfg (ck_cfg.c)        predecessors and reverse post-order, own scratch
+ *   rules (ck_rules.c)    per-operand constraint/structure checks, --orig match
+ *   live (ck_live.c)      backward location liveness (sparse lists per block)
+ *   flow (ck_flow.c)      forward abstract interpretation to a fixpoint, then
+ *                         a replay pass over every reachable block that
+ *                         reports value errors
+ *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
+ *
+ * Glossary: a *location index* (li) is a dense number for a location:
+ * registers are 0..nregs-1, slot sN is nregs+N. A *value* (ck_val) is the
+ * lattice element a location holds in a stored block state:
+ *   absent from the state      unknown
+ *   v (< CK_V_SETBIT)          the singleton {v} (v a vreg id)
+ *   CK_V_SETBIT | id           an interned set of >= 2 vregs
+ *   CK_V_EMPTY                 a set from which every vreg was removed
+ *   CK_V_CONFLICT              paths disagree (empty intersection)
+ * The current state inside a block is dense: per location a kind and a list
+ * of cells (location, vreg), each cell also linked in its vreg's list, so a
+ * def of v visits exactly the locations holding v (no location scans).
+ *
+ * Invariants between calls (scratch reuse): every lkind is CK_UNKNOWN, every
+ * lhead/vhead is CK_NIL, every lact is 0; stamps only grow.
+ */
+#ifndef RAVEL_CK_H
+#define RAVEL_CK_H
+
+#include "ir/ir.h"
+
+#define CK_NIL 0xffffffffu
+#define CK_V_SETBIT 0x80000000u
+#define CK_V_EMPTY 0xfffffffeu
+#define CK_V_CONFLICT 0xffffffffu
+
+enum { CK_UNKNOWN = 0, CK_KNOWN = 1, CK_CONFLICTED = 2 };
+
+typedef uint32_t ck_val;
+typedef RV_VEC(uint32_t) ck_u32vec;
+
+typedef struct ck_ent {
+    uint32_t li;
+    ck_val val;
+} ck_ent;
+
+typedef struct ck_cell {
+    uint32_t li, vreg;
+    uint32_t lnext, lprev; /* cells of the same location */
+    uint32_t vnext, vprev; /* cells of the same vreg */
+} ck_cell;
+
+/* Interned immutable sets of >= 2 vregs (hash-consed). */
+typedef struct ck_setrec {
+    uint32_t start, len, slot;
+} ck_setrec;
+
+typedef struct ck_sets {
+    RV_VEC(uint32_t) pool;
+    RV_VEC(ck_setrec) recs;
+    uint32_t *tab; /* open addressing: set id + 1, 0 = free */
+    uint32_t cap;
+} ck_sets;
+
+/* A block's stored entry state: ents[start..start+len), capacity cap. */
+typedef struct ck_bstate {
+    uint32_t start, len, cap;
+    bool reached;
+} ck_bstate;
+
+/* A sparse sorted list of location indexes in lpool. */
+typedef struct ck_list {
+    uint32_t start, len;
+} ck_list;
+
+/* One error found. Strings are malloc'd and owned by the report. */
+typedef struct ck_err {
+    ravel_check_error pub;
+    uint32_t block_id, inst_id;
+    uint32_t order;  /* operand order within the instruction, for sorting */
+    uint32_t li;     /* location index read (value errors), CK_NIL otherwise */
+    uint32_t expect; /* expected vreg id or CK_NIL */
+    uint32_t seq;    /* insertion order (stable sort) */
+    bool value;      /* a value error: provenance is computed */
+    bool late;       /* the read happens after the instruction's own writes */
+} ck_err;
+
+struct ravel_report {
+    RV_VEC(ck_err) errs;
+    RV_VEC(char *) bad_input; /* RAVEL_EINVAL diagnostics */
+    int status;
+};
+
+/* Growable text buffer. */
+typedef struct ck_buf {
+    char *s;
+    size_t len, cap;
+} ck_buf;
+void ck_bprintf(ck_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *ck_bdetach(ck_buf *b); /* returns the malloc'd string ("" if empty), resets b */
+
+struct ravel_checker {
+    unsigned opts; /* RAVEL_CHECK_* */
+    /* per function (set by ck_setup) */
+    const ravel_func *f;
+    uint32_t nregs, nlocs, nblocks, nvregs;
+    /* cfg */
+    RV_VEC(uint32_t) pred_start, pred, rpo, rpo_index, dfs_stack, dfs_next;
+    /* liveness */
+    RV_VEC(uint32_t) lpool;
+    RV_VEC(ck_list) live_in, gen, kill;
+    RV_VEC(uint32_t) tmp_locs;
+    /* per location scratch, grow-only (invariants above) */
+    uint32_t loc_cap;
+    uint8_t *lkind;
+    uint8_t *lact;
+    uint32_t *lhead;
+    uint32_t *lst1, *lst2, *lst3; /* stamp marks */
+    uint32_t stamp;
+    RV_VEC(uint32_t) active; /* locations with lact = 1 */
+    /* per vreg scratch, grow-only */
+    uint32_t vreg_cap;
+    uint32_t *vhead;
+    uint32_t *vst, *vst2; /* stamp marks */
+    uint32_t *vaux;  /* per-vreg data valid where vst == stamp */
+    RV_VEC(ck_cell) cells;
+    uint32_t free_cell;
+    /* block states */
+    ck_sets sets;
+    RV_VEC(ck_ent) epool;
+    RV_VEC(ck_bstate) bst;
+    RV_VEC(ck_ent) edge; /* scratch: one edge state */
+    ck_u32vec setbuf, setbuf2, srcset;
+    RV_VEC(uint8_t) dirty;
+    /* errors of the current call */
+    ravel_report *rep; /* NULL when not collecting */
+    ck_buf explain;    /* explain dump target when dumping */
+    bool dumping;
+    bool copy_src_ok;
+};
+
+/* Where an error happens: block, instruction, operand role and index. */
+typedef struct ck_site {
+    uint32_t block, inst;
+    const char *role; /* "def", "use", "stackmap", "edit", "inst", "block" */
+    int32_t k;
+    const rv_operand *op;
+    uint32_t order;   /* sort key within the instruction: defs, uses, stackmap */
+} ck_site;
+
+/* ck_sets (ck_sets.c) */
+void ck_sets_reset(ck_sets *s);
+void ck_sets_free(ck_sets *s);
+ck_val ck_set_intern(ck_sets *s, const uint32_t *sorted, uint32_t n);
+/* Members of a value (not unknown/conflict): writes into *buf (reserving), returns count. */
+uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one);
+ck_val ck_val_meet(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp);
+void ck_sort_u32(uint32_t *a, uint32_t n);
+
+/* ck_cfg.c */
+void ck_cfg_build(ravel_checker *ck);
+static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->rpo_index.data[b] != CK_NIL; }
+
+/* ck_state.c: dense current state */
+void ck_scratch_ensure(ravel_checker *ck);
+uint32_t ck_li(const ravel_checker *ck, ravel_loc l); /* CK_NIL if not a valid location */
+ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
+void ck_touch(ravel_checker *ck, uint32_t li);
+void ck_clear_loc(ravel_checker *ck, uint32_t li);
+void ck_drop_cell(ravel_checker *ck, uint32_t c);
+void ck_add_cell(ravel_checker *ck, uint32_t li, uint32_t v); /* no duplicate check */
+bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v);
+void ck_kill_vreg(ravel_checker *ck, uint32_t v);
+void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li); /* li may be CK_NIL */
+void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src);
+void ck_set_unknown(ravel_checker *ck, uint32_t li);
+void ck_load(ravel_checker *ck, uint32_t b);
+void ck_reset_state(ravel_checker *ck);
+uint32_t ck_gather(ravel_checker *ck, uint32_t li, uint32_t *buf); /* sorted vregs at li */
+ck_val ck_read_val(ravel_checker *ck, uint32_t li, bool *unknown);
+uint32_t ck_next_stamp(ravel_checker *ck);
+uint32_t ck_next_vstamp(ravel_checker *ck);
+
+
+/* ck_live.c */
+void ck_live(ravel_checker *ck);
+
+/* ck_flow.c */
+void ck_run_block(ravel_checker *ck, uint32_t b);
+void ck_flow(ravel_checker *ck);
+ck_val ck_edge_val_at(ravel_checker *ck, const rv_succ *e, uint32_t li, bool *unknown);
+
+/* ck_rules.c */
+/* Structural sanity (anything that would make the analysis unsafe); on
+ * failure appends diagnostics to rep->bad_input and returns false. */
+bool ck_guard(const ravel_func *f, ravel_report *rep, uint32_t *nslots);
+void ck_rules(ravel_checker *ck);
+void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
+
+/* ck_report.c */
+ravel_report *ck_report_new(void);
+void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect);
+void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void ck_bad_input(ravel_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ck_dump_state(ravel_checker *ck, uint32_t ii);
+void ck_finish_report(ravel_checker *ck); /* sort, dedupe, provenance, explain */
+const char *ck_vname(const ravel_func *f, uint32_t v, char *buf); /* "v3" */
+void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in);
+
+#endif

@@ -1,0 +1,587 @@
+/* ck_report.c - errors: recording, sorting (instruction order, at most one
+ * per operand), provenance (computed only on error), explain dumps, and the
+ * text and JSON printers. */
+#include "ck.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text buffer ---- */
+
+void ck_bprintf(ck_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[256];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 128;
+        while (c < b->len + (size_t)n + 1) c *= 2;
+        b->s = rv_xrealloc(b->s, c);
+        b->cap = c;
+    }
+    if ((size_t)n < sizeof tmp) {
+        memcpy(b->s + b->len, tmp, (size_t)n + 1);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    b->len += (size_t)n;
+}
+
+char *ck_bdetach(ck_buf *b)
+{
+    char *s = b->s ? b->s : rv_xcalloc(1, 1);
+    b->s = NULL;
+    b->len = b->cap = 0;
+    return s;
+}
+
+static char *xstrdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s);
+    char *p = rv_xmalloc(n + 1);
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+/* ---- naming ---- */
+
+const char *ck_vname(const ravel_func *f, uint32_t v, char *buf)
+{
+    snprintf(buf, 32, "v%u", f->vregs.data[v].num);
+    return buf;
+}
+
+static void loc_name(const ravel_checker *ck, uint32_t li, char *buf)
+{
+    rv_loc_str(ck->f->mach, ck_loc_of(ck, li), buf);
+}
+
+static void op_text(ck_buf *b, const ravel_func *f, const rv_operand *o)
+{
+    char vb[32];
+    ck_bprintf(b, "%s", ck_vname(f, o->vreg, vb));
+}
+
+/* "v5 = add v3, v2", "jump b1(v6, v5)", "r1 = reload s0". */
+void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
+{
+    char l1[32], l2[32], vb[32];
+    if (rv_is_edit(in)) {
+        ck_bprintf(b, "%s = %s %s", rv_loc_str(f->mach, in->u.edit.dst, l1), rv_opcode_name(in->op),
+                   rv_loc_str(f->mach, in->u.edit.src, l2));
+        return;
+    }
+    const rv_operand *d = rv_inst_defs(f, in), *u = rv_inst_uses(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++) {
+        if (k) ck_bprintf(b, ", ");
+        op_text(b, f, &d[k]);
+    }
+    ck_bprintf(b, "%s%s", in->ndefs ? " = " : "", rv_inst_mnemonic(f, in));
+    if (in->op == RAVEL_OP_CALL && in->name != RAVEL_NONE) ck_bprintf(b, " %s", rv_sym_str(&f->syms, in->name));
+    uint32_t nall = (uint32_t)in->nuses + in->nimms, ku = 0, ki = 0;
+    for (uint32_t p = 0; p < nall; p++) {
+        ck_bprintf(b, p ? ", " : " ");
+        if (ki < in->nimms && f->imms.data[in->first_imm + ki].pos == p)
+            ck_bprintf(b, "%lld", (long long)f->imms.data[in->first_imm + ki++].value);
+        else if (ku < in->nuses)
+            op_text(b, f, &u[ku++]);
+    }
+    for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
+        const rv_succ *s = &rv_inst_succs(f, in)[k];
+        ck_bprintf(b, "%s%s", (k || nall) ? ", " : " ", s->block < f->blocks.len ? rv_block_name(f, s->block) : "?");
+        if (s->nargs) {
+            ck_bprintf(b, "(");
+            for (uint32_t a = 0; a < s->nargs; a++) ck_bprintf(b, "%s%s", a ? ", " : "", ck_vname(f, rv_succ_args(f, s)[a], vb));
+            ck_bprintf(b, ")");
+        }
+    }
+}
+
+/* "line 12" or "inst 5" (functions built through the API have no lines). */
+static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
+{
+    if (f->insts.data[ii].line) ck_bprintf(b, "line %u", f->insts.data[ii].line);
+    else ck_bprintf(b, "inst %u", ii);
+}
+
+/* Content of li in the dense state: unknown, conflicted, empty, {v1, v2}. */
+static void held_text(ck_buf *b, ravel_checker *ck, uint32_t li)
+{
+    char vb[32];
+    if (ck->lkind[li] == CK_UNKNOWN) { ck_bprintf(b, "unknown"); return; }
+    if (ck->lkind[li] == CK_CONFLICTED) { ck_bprintf(b, "conflicted"); return; }
+    if (ck->lhead[li] == CK_NIL) { ck_bprintf(b, "empty"); return; }
+    uint32_t n = 0;
+    for (uint32_t c = ck->lhead[li]; c != CK_NIL; c = ck->cells.data[c].lnext) n++;
+    ck->setbuf.len = 0;
+    rv_vec_reserve(ck->setbuf, n);
+    n = ck_gather(ck, li, ck->setbuf.data);
+    ck_bprintf(b, "{");
+    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(ck->f, ck->setbuf.data[i], vb));
+    ck_bprintf(b, "}");
+}
+
+static void val_text(ck_buf *b, const ravel_checker *ck, ck_val v, bool unknown)
+{
+    char vb[32];
+    if (unknown) { ck_bprintf(b, "unknown"); return; }
+    if (v == CK_V_CONFLICT) { ck_bprintf(b, "conflicted"); return; }
+    if (v == CK_V_EMPTY) { ck_bprintf(b, "empty"); return; }
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, v, &m, &one);
+    ck_bprintf(b, "{");
+    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(ck->f, m[i], vb));
+    ck_bprintf(b, "}");
+}
+
+/* ---- recording ---- */
+
+ravel_report *ck_report_new(void)
+{
+    ravel_report *r = rv_xcalloc(1, sizeof *r);
+    r->status = RAVEL_OK;
+    return r;
+}
+
+void ck_bad_input(ravel_report *rep, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    rv_vec_push(rep->bad_input, xstrdup(tmp));
+    rep->status = RAVEL_EINVAL;
+}
+
+static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t expect)
+{
+    const ravel_func *f = ck->f;
+    ravel_report *rep = ck->rep;
+    ck_err e;
+    memset(&e, 0, sizeof e);
+    e.block_id = s->block;
+    e.inst_id = s->inst;
+    e.order = s->order;
+    e.li = CK_NIL;
+    e.expect = expect;
+    e.seq = rep->errs.len;
+    e.late = s->op && rv_op_is_late(s->op);
+    e.pub.kind = kind;
+    e.pub.file = f->file;
+    e.pub.func = rv_func_name(f);
+    e.pub.block = s->block != CK_NIL ? rv_block_name(f, s->block) : NULL;
+    e.pub.inst = s->inst != CK_NIL ? s->inst : RAVEL_NONE;
+    e.pub.line = s->inst != CK_NIL ? f->insts.data[s->inst].line : (s->block != CK_NIL ? f->blocks.data[s->block].line : 0);
+    e.pub.operand = s->k;
+    e.pub.role = s->role;
+    e.pub.position = s->op ? (rv_op_is_late(s->op) ? "late" : "early") : NULL;
+    if (expect != CK_NIL) {
+        char vb[32];
+        e.pub.expected = xstrdup(ck_vname(f, expect, vb));
+    }
+    if (s->inst != CK_NIL) {
+        ck_buf b = {0};
+        ck_inst_text(&b, f, &f->insts.data[s->inst]);
+        e.pub.inst_text = ck_bdetach(&b);
+    }
+    rv_vec_push(rep->errs, e);
+    rep->status = RAVEL_EFAIL;
+    return &rep->errs.data[rep->errs.len - 1];
+}
+
+static void op_desc(ck_buf *b, const ravel_checker *ck, const ck_site *s)
+{
+    char vb[32];
+    ck_bprintf(b, "%s %d", s->role, s->k);
+    if (s->op) ck_bprintf(b, " (%s)", ck_vname(ck->f, s->op->vreg, vb));
+}
+
+void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect)
+{
+    ck_err *e = new_err(ck, s, kind, expect);
+    char lb[32], vb[32];
+    loc_name(ck, li, lb);
+    e->li = li;
+    e->value = true;
+    e->pub.loc = xstrdup(lb);
+    ck_buf h = {0};
+    held_text(&h, ck, li);
+    e->pub.held = ck_bdetach(&h);
+    ck_buf m = {0};
+    op_desc(&m, ck, s);
+    if (expect != CK_NIL)
+        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", lb, ck_vname(ck->f, expect, vb), lb,
+                   ck->lkind[li] == CK_UNKNOWN ? "is" : "holds", e->pub.held);
+    else
+        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", lb, lb, ck->lkind[li] == CK_UNKNOWN ? "is" : "holds",
+                   e->pub.held);
+    e->pub.message = ck_bdetach(&m);
+}
+
+void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect, const char *fmt, ...)
+{
+    ck_err *e = new_err(ck, s, kind, expect);
+    char lb[32], tmp[400];
+    if (loc != RAVEL_LOC_NONE) e->pub.loc = xstrdup(rv_loc_str(ck->f->mach, loc, lb));
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    ck_buf m = {0};
+    if (s->role && (s->op || s->k >= 0)) {
+        op_desc(&m, ck, s);
+        ck_bprintf(&m, ": ");
+    }
+    ck_bprintf(&m, "%s", tmp);
+    e->pub.message = ck_bdetach(&m);
+}
+
+/* ---- explain: the state before each instruction ---- */
+
+void ck_dump_state(ravel_checker *ck, uint32_t ii)
+{
+    ck_buf *b = &ck->explain;
+    char lb[32];
+    if (ii == CK_NIL) ck_bprintf(b, "  at block exit:");
+    else {
+        ck_bprintf(b, "  before ");
+        where(b, ck->f, ii);
+        ck_bprintf(b, " `");
+        ck_inst_text(b, ck->f, &ck->f->insts.data[ii]);
+        ck_bprintf(b, "`:");
+    }
+    ck->tmp_locs.len = 0;
+    for (uint32_t i = 0; i < ck->active.len; i++)
+        if (ck->lkind[ck->active.data[i]] != CK_UNKNOWN) rv_vec_push(ck->tmp_locs, ck->active.data[i]);
+    ck_sort_u32(ck->tmp_locs.data, ck->tmp_locs.len);
+    if (!ck->tmp_locs.len) ck_bprintf(b, " (every location unknown)");
+    for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
+        uint32_t li = ck->tmp_locs.data[i];
+        loc_name(ck, li, lb);
+        ck_bprintf(b, " %s=", lb);
+        held_text(b, ck, li);
+    }
+    ck_bprintf(b, "\n");
+}
+
+/* ---- provenance ---- */
+
+static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk)
+{
+    const ravel_func *f = ck->f;
+    *clobber = false;
+    *defk = CK_NIL;
+    const rv_operand *d = rv_inst_defs(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (ck_li(ck, d[k].loc) == li) *defk = k;
+    if (*defk != CK_NIL) return true;
+    if (rv_is_term(in)) return false;
+    const uint32_t *regs;
+    uint32_t n = rv_inst_clobbers(f, in, &regs);
+    for (uint32_t k = 0; k < n; k++)
+        if (ck_li(ck, regs[k]) == li) *clobber = true;
+    return *clobber;
+}
+
+static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
+{
+    if (!(in->flags & RV_IF_STACKMAP)) return false;
+    for (uint32_t k = 0; k < in->u.smap.n; k++)
+        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
+    return false;
+}
+
+/* Lists what each incoming edge of b brings in li (b has several). */
+static void prov_join(ravel_checker *ck, ck_buf *b, uint32_t blk, uint32_t li)
+{
+    const ravel_func *f = ck->f;
+    char lb[32];
+    loc_name(ck, li, lb);
+    ck_bprintf(b, "at the entry of %s, %s is the meet of %u incoming edges:\n", rv_block_name(f, blk), lb,
+               ck->pred_start.data[blk + 1] - ck->pred_start.data[blk]);
+    uint32_t last = CK_NIL;
+    for (uint32_t p = ck->pred_start.data[blk]; p < ck->pred_start.data[blk + 1]; p++) {
+        uint32_t q = ck->pred.data[p];
+        if (q == last) continue; /* repeated edges of one branch: handled below */
+        last = q;
+        if (!ck_reachable(ck, q)) {
+            ck_bprintf(b, "  from %s: unreachable (ignored)\n", rv_block_name(f, q));
+            continue;
+        }
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
+        ck_run_block(ck, q);
+        for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+            const rv_succ *e = &rv_inst_succs(f, t)[k];
+            if (e->block != blk) continue;
+            bool unk;
+            ck_val v = ck_edge_val_at(ck, e, li, &unk);
+            ck_bprintf(b, "  from %s (", rv_block_name(f, q));
+            where(b, f, (uint32_t)(t - f->insts.data));
+            ck_bprintf(b, "): %s %s ", lb, unk ? "is" : "holds");
+            val_text(b, ck, v, unk);
+            ck_bprintf(b, "\n");
+        }
+        ck_reset_state(ck);
+    }
+}
+
+/* Walks back from the error through edits, defs and single-predecessor
+ * edges, explaining what put the content of the location there. */
+static char *provenance(ravel_checker *ck, const ck_err *e)
+{
+    const ravel_func *f = ck->f;
+    ck_buf b = {0};
+    char lb[32], lb2[32], vb[32];
+    uint32_t blk = e->block_id, li = e->li, v = e->expect;
+    uint32_t stop = e->inst_id + (e->late ? 1 : 0); /* instructions before this index */
+    for (int steps = 0; steps < 24; steps++) {
+        const rv_block *bl = &f->blocks.data[blk];
+        uint32_t first = bl->first_inst;
+        bool done = false;
+        for (uint32_t ii = stop; ii-- > first && !done;) {
+            const rv_inst *in = &f->insts.data[ii];
+            loc_name(ck, li, lb);
+            if (rv_is_edit(in)) {
+                if (ck_li(ck, in->u.edit.dst) != li) continue;
+                ck_bprintf(&b, "%s was %s from %s at ", lb,
+                           in->op == RAVEL_OP_SPILL ? "spilled" : in->op == RAVEL_OP_RELOAD ? "reloaded" : "moved",
+                           rv_loc_str(f->mach, in->u.edit.src, lb2));
+                where(&b, f, ii);
+                ck_bprintf(&b, "\n");
+                li = ck_li(ck, in->u.edit.src);
+                if (li == CK_NIL) return ck_bdetach(&b);
+                continue;
+            }
+            bool clob;
+            uint32_t dk;
+            if (writes_loc(ck, in, li, &clob, &dk)) {
+                ck_bprintf(&b, "%s was ", lb);
+                if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
+                else ck_bprintf(&b, "written with %s by `", ck_vname(f, rv_inst_defs(f, in)[dk].vreg, vb));
+                ck_inst_text(&b, f, in);
+                ck_bprintf(&b, "` at ");
+                where(&b, f, ii);
+                ck_bprintf(&b, "\n");
+                done = true;
+                break;
+            }
+            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
+                ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
+                where(&b, f, ii);
+                ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
+            }
+            const rv_operand *d = rv_inst_defs(f, in);
+            for (uint32_t k = 0; v != CK_NIL && k < in->ndefs; k++)
+                if (d[k].vreg == v) {
+                    ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
+                    where(&b, f, ii);
+                    ck_bprintf(&b, " (in %s): older copies such as the one in %s are stale\n",
+                               rv_loc_str(f->mach, d[k].loc, lb2), lb);
+                }
+        }
+        if (done) break;
+        /* reached the top of the block */
+        loc_name(ck, li, lb);
+        uint32_t np = ck->pred_start.data[blk + 1] - ck->pred_start.data[blk];
+        if (blk == 0 || np == 0) {
+            ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);
+            break;
+        }
+        if (np > 1) {
+            prov_join(ck, &b, blk, li);
+            break;
+        }
+        uint32_t q = ck->pred.data[ck->pred_start.data[blk]];
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
+        ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
+        if (v != CK_NIL) { /* a parameter of blk: follow its argument */
+            const uint32_t *params = rv_block_params(f, bl);
+            for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+                const rv_succ *s = &rv_inst_succs(f, t)[k];
+                if (s->block != blk) continue;
+                for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
+                    if (params[p] == v) {
+                        uint32_t a = rv_succ_args(f, s)[p];
+                        ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
+                        v = a;
+                        break;
+                    }
+            }
+        }
+        blk = q;
+        stop = f->blocks.data[q].first_inst + f->blocks.data[q].ninsts;
+    }
+    return ck_bdetach(&b);
+}
+
+/* ---- finishing ---- */
+
+static int cmp_err(const void *a, const void *b)
+{
+    const ck_err *x = a, *y = b;
+    uint32_t xi = x->inst_id == CK_NIL ? 0 : x->inst_id + 1, yi = y->inst_id == CK_NIL ? 0 : y->inst_id + 1;
+    if (xi != yi) return xi < yi ? -1 : 1;
+    if (x->order != y->order) return x->order < y->order ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void free_err(ck_err *e)
+{
+    free((char *)e->pub.loc);
+    free((char *)e->pub.expected);
+    free((char *)e->pub.held);
+    free((char *)e->pub.inst_text);
+    free((char *)e->pub.message);
+    free((char *)e->pub.provenance);
+    free((char *)e->pub.explain);
+}
+
+void ck_finish_report(ravel_checker *ck)
+{
+    ravel_report *r = ck->rep;
+    if (!r || !r->errs.len) return;
+    qsort(r->errs.data, r->errs.len, sizeof(ck_err), cmp_err);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < r->errs.len; i++) {
+        ck_err *e = &r->errs.data[i];
+        if (w && e->inst_id != CK_NIL && r->errs.data[w - 1].inst_id == e->inst_id && r->errs.data[w - 1].order == e->order &&
+            e->order != CK_NIL) {
+            free_err(e); /* at most one error per operand: the first (structural) wins */
+            continue;
+        }
+        r->errs.data[w++] = *e;
+    }
+    r->errs.len = w;
+    ck->rep = NULL; /* provenance replays must not record */
+    for (uint32_t i = 0; i < r->errs.len; i++)
+        if (r->errs.data[i].value) r->errs.data[i].pub.provenance = provenance(ck, &r->errs.data[i]);
+    if (ck->opts & RAVEL_CHECK_EXPLAIN) {
+        uint32_t st = ck_next_stamp(ck);
+        for (uint32_t i = 0; i < r->errs.len; i++) {
+            ck_err *e = &r->errs.data[i];
+            uint32_t blk = e->block_id;
+            if (blk == CK_NIL || !ck_reachable(ck, blk) || ck->dfs_next.data[blk] == st) continue;
+            ck->dfs_next.data[blk] = st;
+            ck->dumping = true;
+            ck_bprintf(&ck->explain, "state of each location at every point of %s (unknown locations omitted):\n",
+                       rv_block_name(ck->f, blk));
+            ck_run_block(ck, blk);
+            ck_reset_state(ck);
+            ck->dumping = false;
+            e->pub.explain = ck_bdetach(&ck->explain);
+        }
+    }
+    ck->rep = r;
+}
+
+/* ---- public report API ---- */
+
+size_t ravel_report_count(const ravel_report *r) { return r ? r->errs.len : 0; }
+int ravel_report_status(const ravel_report *r) { return r ? r->status : RAVEL_OK; }
+const ravel_check_error *ravel_report_error(const ravel_report *r, size_t i)
+{
+    return r && i < r->errs.len ? &r->errs.data[i].pub : NULL;
+}
+size_t ravel_report_ndiags(const ravel_report *r) { return r ? r->bad_input.len : 0; }
+const char *ravel_report_diag(const ravel_report *r, size_t i)
+{
+    return r && i < r->bad_input.len ? r->bad_input.data[i] : NULL;
+}
+
+void ravel_report_free(ravel_report *r)
+{
+    if (!r) return;
+    for (uint32_t i = 0; i < r->errs.len; i++) free_err(&r->errs.data[i]);
+    for (uint32_t i = 0; i < r->bad_input.len; i++) free(r->bad_input.data[i]);
+    rv_vec_free(r->errs);
+    rv_vec_free(r->bad_input);
+    free(r);
+}
+
+static void print_lines(FILE *out, const char *s, const char *prefix)
+{
+    while (s && *s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        fprintf(out, "%s%.*s\n", prefix, (int)n, s);
+        s += n + (nl ? 1 : 0);
+    }
+}
+
+void ravel_report_print(FILE *out, const ravel_report *r)
+{
+    if (!r) return;
+    for (uint32_t i = 0; i < r->bad_input.len; i++) fprintf(out, "%s\n", r->bad_input.data[i]);
+    for (uint32_t i = 0; i < r->errs.len; i++) {
+        const ravel_check_error *e = &r->errs.data[i].pub;
+        fprintf(out, "%s:", e->file ? e->file : "<input>");
+        if (e->line) fprintf(out, "%u:", e->line);
+        fprintf(out, " error[%s]: in func %s", e->kind, e->func);
+        if (e->block) fprintf(out, ", block %s", e->block);
+        if (e->inst_text) fprintf(out, ", `%s`", e->inst_text);
+        fprintf(out, ": %s\n", e->message);
+        print_lines(out, e->provenance, "  note: ");
+        print_lines(out, e->explain, "  ");
+    }
+}
+
+static void json_str(FILE *out, const char *key, const char *s, bool comma)
+{
+    fprintf(out, "%s\"%s\":", comma ? "," : "", key);
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", out);
+        else if (*p == '\t') fputs("\\t", out);
+        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+        else fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void ravel_report_print_json(FILE *out, const ravel_report *r)
+{
+    if (!r) return;
+    for (uint32_t i = 0; i < r->bad_input.len; i++) {
+        fputs("{", out);
+        json_str(out, "kind", "bad-input", false);
+        json_str(out, "message", r->bad_input.data[i], true);
+        fputs("}\n", out);
+    }
+    for (uint32_t i = 0; i < r->errs.len; i++) {
+        const ravel_check_error *e = &r->errs.data[i].pub;
+        fputs("{", out);
+        json_str(out, "kind", e->kind, false);
+        json_str(out, "file", e->file, true);
+        json_str(out, "func", e->func, true);
+        json_str(out, "block", e->block, true);
+        if (e->inst != RAVEL_NONE) fprintf(out, ",\"inst\":%u", e->inst);
+        else fputs(",\"inst\":null", out);
+        fprintf(out, ",\"line\":%u", e->line);
+        if (e->operand >= 0) fprintf(out, ",\"operand\":%d", e->operand);
+        else fputs(",\"operand\":null", out);
+        json_str(out, "role", e->role, true);
+        json_str(out, "position", e->position, true);
+        json_str(out, "loc", e->loc, true);
+        json_str(out, "expected", e->expected, true);
+        json_str(out, "held", e->held, true);
+        json_str(out, "inst_text", e->inst_text, true);
+        json_str(out, "message", e->message, true);
+        json_str(out, "provenance", e->provenance, true);
+        json_str(out, "explain", e->explain, true);
+        fputs("}\n", out);
+    }
+}

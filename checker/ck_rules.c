@@ -1,0 +1,405 @@
+/* ck_rules.c - what does not depend on values: the structural guard (bad
+ * input that would make the analysis unsafe -> RAVEL_EINVAL), the
+ * per-operand constraint and structure rules of FORMAT.md section 6, and the
+ * match against the unallocated function (--orig).
+ * The guard requires nothing of f beyond the builder's guarantees; the
+ * rules and the match require the guard. */
+#include "ck.h"
+
+#include <string.h>
+
+/* ---- guard ---- */
+
+typedef struct guard {
+    const ravel_func *f;
+    ravel_report *rep;
+    uint32_t maxslot; /* 1 + highest slot number seen */
+    bool ok;
+} guard;
+
+static void gfail(guard *g, const rv_inst *in, const char *msg)
+{
+    const ravel_func *f = g->f;
+    if (in && in->line)
+        ck_bad_input(g->rep, "%s:%u:%u: error: %s", f->file ? f->file : "<input>", in->line, in->col, msg);
+    else if (in)
+        ck_bad_input(g->rep, "%s: error: func %s, inst %u: %s", f->file ? f->file : "<input>", rv_func_name(f),
+                     (uint32_t)(in - f->insts.data), msg);
+    else
+        ck_bad_input(g->rep, "%s: error: func %s: %s", f->file ? f->file : "<input>", rv_func_name(f), msg);
+    g->ok = false;
+}
+
+static bool range_ok(uint32_t first, uint32_t n, uint32_t len) { return first <= len && n <= len - first; }
+
+static void note_slot(guard *g, ravel_loc l)
+{
+    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) <= RAVEL_MAX_SLOT && ravel_loc_slot(l) >= g->maxslot)
+        g->maxslot = ravel_loc_slot(l) + 1;
+}
+
+static void guard_operands(guard *g, const rv_inst *in)
+{
+    const ravel_func *f = g->f;
+    const ravel_machine *m = f->mach;
+    if (!range_ok(in->first_op, (uint32_t)in->ndefs + in->nuses, f->ops.len) || !range_ok(in->first_imm, in->nimms, f->imms.len)) {
+        gfail(g, in, "operand list out of range");
+        return;
+    }
+    const rv_operand *o = rv_inst_ops(f, in);
+    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+        bool def = k < in->ndefs;
+        if (o[k].vreg >= f->vregs.len) { gfail(g, in, "operand vreg out of range"); continue; }
+        if (!f->vregs.data[o[k].vreg].has_class || f->vregs.data[o[k].vreg].cls >= m->classes.len)
+            gfail(g, in, "vreg without a valid class (used but defined nowhere?)");
+        if (o[k].kind > RAVEL_C_REUSE) gfail(g, in, "bad constraint");
+        if (o[k].kind == RAVEL_C_FIXED && (o[k].arg >= m->regs.len || m->regs.data[o[k].arg].cls != f->vregs.data[o[k].vreg].cls))
+            gfail(g, in, "fixed(R) of another class or unknown register");
+        if (o[k].kind == RAVEL_C_REUSE &&
+            (!def || o[k].arg >= in->nuses ||
+             f->vregs.data[rv_inst_uses(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls))
+            gfail(g, in, "reuse(K) out of range, on a use, or across classes");
+        note_slot(g, o[k].loc);
+    }
+    if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1))
+        gfail(g, in, "copy needs exactly one def and one vreg use");
+}
+
+static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
+{
+    const ravel_func *f = g->f;
+    if (rv_is_term(in) != last) {
+        gfail(g, in, last ? "block does not end with a terminator" : "instruction after a terminator");
+        return;
+    }
+    if (rv_is_edit(in)) {
+        if (in->u.edit.dst == RAVEL_LOC_NONE || in->u.edit.src == RAVEL_LOC_NONE) gfail(g, in, "edit without locations");
+        note_slot(g, in->u.edit.dst);
+        note_slot(g, in->u.edit.src);
+        return;
+    }
+    if (in->op >= RAVEL_OP_COUNT_) {
+        gfail(g, in, "bad opcode");
+        return;
+    }
+    guard_operands(g, in);
+    if (rv_is_term(in)) {
+        if (!range_ok(in->u.succ.first, rv_inst_nsuccs(in), f->succs.len)) {
+            gfail(g, in, "successor list out of range");
+            return;
+        }
+        for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
+            const rv_succ *s = &rv_inst_succs(f, in)[k];
+            if (s->block >= f->layout.len) { gfail(g, in, "branch to an undefined block"); continue; }
+            if (s->block == 0) gfail(g, in, "branch to the entry block");
+            if (s->nargs != f->blocks.data[s->block].nparams) gfail(g, in, "argument count does not match the parameters");
+            if (!range_ok(s->first_arg, s->nargs, f->u32.len)) { gfail(g, in, "argument list out of range"); continue; }
+            for (uint32_t a = 0; a < s->nargs; a++)
+                if (rv_succ_args(f, s)[a] >= f->vregs.len) gfail(g, in, "argument vreg out of range");
+        }
+        return;
+    }
+    if ((in->flags & RV_IF_CLOBBERS) && !range_ok(in->first_clob, in->nclob, f->u32.len)) gfail(g, in, "clobber list out of range");
+    else if (in->flags & RV_IF_CLOBBERS)
+        for (uint32_t k = 0; k < in->nclob; k++)
+            if (f->u32.data[in->first_clob + k] >= f->mach->regs.len) gfail(g, in, "clobber of an unknown register");
+    if (in->flags & RV_IF_STACKMAP) {
+        if (!range_ok(in->u.smap.first, in->u.smap.n, f->u32.len)) gfail(g, in, "stackmap out of range");
+        else
+            for (uint32_t k = 0; k < in->u.smap.n; k++) {
+                uint32_t s = f->u32.data[in->u.smap.first + k];
+                if (s > RAVEL_MAX_SLOT) gfail(g, in, "stackmap slot out of range");
+                else note_slot(g, ravel_slot(s));
+            }
+    }
+    (void)b;
+}
+
+bool ck_guard(const ravel_func *f, ravel_report *rep, uint32_t *nslots)
+{
+    guard g = {f, rep, 0, true};
+    if (!f->mach) {
+        gfail(&g, NULL, "function without a machine");
+        return false;
+    }
+    if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
+    if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
+    for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        if (f->layout.data[b] != b) { gfail(&g, NULL, "blocks not finished (call ravel_func_finish)"); break; }
+        if (!range_ok(bl->first_inst, bl->ninsts, f->insts.len) || bl->ninsts == 0) {
+            ck_bad_input(rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
+                         bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
+            g.ok = false;
+            continue;
+        }
+        if (!range_ok(bl->first_param, bl->nparams, f->u32.len)) { gfail(&g, NULL, "parameter list out of range"); continue; }
+        if (b == 0 && bl->nparams) gfail(&g, NULL, "the entry block has parameters");
+        for (uint32_t p = 0; p < bl->nparams; p++)
+            if (rv_block_params(f, bl)[p] >= f->vregs.len) gfail(&g, NULL, "parameter vreg out of range");
+        for (uint32_t i = 0; i < bl->ninsts && g.ok; i++)
+            guard_inst(&g, b, rv_inst_at(f, bl->first_inst + i), i + 1 == bl->ninsts);
+    }
+    *nslots = g.maxslot;
+    return g.ok;
+}
+
+/* ---- rules ---- */
+
+static void site_op(ck_site *s, uint32_t b, uint32_t ii, const rv_inst *in, uint32_t k, const rv_operand *o)
+{
+    bool def = k < in->ndefs;
+    s->block = b;
+    s->inst = ii;
+    s->role = def ? "def" : "use";
+    s->k = (int32_t)(def ? k : k - in->ndefs);
+    s->op = o;
+    s->order = def ? k : 65536u + (k - in->ndefs);
+}
+
+/* Location, class, reserved registers and the operand's own constraint. */
+static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const rv_operand *o)
+{
+    const ravel_func *f = ck->f;
+    const ravel_machine *m = f->mach;
+    char lb[32], lb2[32];
+    const rv_vreg *v = &f->vregs.data[o->vreg];
+    if (o->loc == RAVEL_LOC_NONE) {
+        ck_err_rule(ck, s, "missing-location", o->loc, o->vreg, "has no location");
+        return;
+    }
+    if (ck_li(ck, o->loc) == CK_NIL) {
+        ck_err_rule(ck, s, "unknown-location", o->loc, o->vreg, "location does not exist");
+        return;
+    }
+    bool slot = ravel_loc_is_slot(o->loc);
+    if (!slot && m->regs.data[o->loc].cls != v->cls) {
+        ck_err_rule(ck, s, "bad-class", o->loc, o->vreg, "%s is of class %s, but the vreg is of class %s",
+                    rv_loc_str(m, o->loc, lb), m->classes.data[m->regs.data[o->loc].cls].name, m->classes.data[v->cls].name);
+        return;
+    }
+    if (!slot && m->regs.data[o->loc].reserved && o->kind != RAVEL_C_FIXED) {
+        ck_err_rule(ck, s, "reserved-misuse", o->loc, o->vreg, "%s is reserved and may only be used under fixed(%s)",
+                    rv_loc_str(m, o->loc, lb), lb);
+        return;
+    }
+    switch (o->kind) {
+    case RAVEL_C_REG:
+        if (slot) ck_err_rule(ck, s, "not-reg", o->loc, o->vreg, "constraint reg, but the location is slot %s", rv_loc_str(m, o->loc, lb));
+        break;
+    case RAVEL_C_STACK:
+        if (!slot) ck_err_rule(ck, s, "not-stack", o->loc, o->vreg, "constraint stack, but the location is register %s", rv_loc_str(m, o->loc, lb));
+        break;
+    case RAVEL_C_FIXED:
+        if (o->loc != o->arg)
+            ck_err_rule(ck, s, "not-fixed", o->loc, o->vreg, "constraint fixed(%s), but the location is %s",
+                        m->regs.data[o->arg].name, rv_loc_str(m, o->loc, lb));
+        break;
+    case RAVEL_C_REUSE: {
+        const rv_operand *u = &rv_inst_uses(f, in)[o->arg];
+        if (slot || u->loc != o->loc || ravel_loc_is_slot(u->loc))
+            ck_err_rule(ck, s, "reuse-mismatch", o->loc, o->vreg, "constraint reuse(%u): the def is in %s but use %u is in %s%s",
+                        o->arg, rv_loc_str(m, o->loc, lb), o->arg, rv_loc_str(m, u->loc, lb2),
+                        slot || ravel_loc_is_slot(u->loc) ? " (must be a register)" : "");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Overlaps between operands of one instruction. */
+static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint32_t k, const rv_operand *o)
+{
+    const ravel_func *f = ck->f;
+    const rv_operand *ops = rv_inst_ops(f, in);
+    uint32_t nd = in->ndefs, n = nd + in->nuses;
+    char lb[32];
+    if (o->loc == RAVEL_LOC_NONE) return;
+    rv_loc_str(f->mach, o->loc, lb);
+    if (k < nd) {
+        for (uint32_t j = 0; j < k; j++)
+            if (ops[j].loc == o->loc) {
+                ck_err_rule(ck, s, "def-overlap", o->loc, o->vreg, "def %u shares %s with def %u", k, lb, j);
+                return;
+            }
+        if (rv_op_is_early(o))
+            for (uint32_t j = nd; j < n; j++)
+                if (ops[j].loc == o->loc) {
+                    ck_err_rule(ck, s, "early-def-overlap", o->loc, o->vreg, "early def shares %s with use %u", lb, j - nd);
+                    return;
+                }
+        return;
+    }
+    if (rv_op_is_late(o))
+        for (uint32_t j = 0; j < nd; j++)
+            if (ops[j].loc == o->loc) {
+                ck_err_rule(ck, s, "late-use-overwritten", o->loc, o->vreg, "late use shares %s with def %u", lb, j);
+                return;
+            }
+}
+
+static void rule_edit(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
+{
+    ck_site s = {b, ii, "edit", -1, NULL, 0};
+    bool ds = ravel_loc_is_slot(in->u.edit.dst), ss = ravel_loc_is_slot(in->u.edit.src);
+    if (ck_li(ck, in->u.edit.dst) == CK_NIL || ck_li(ck, in->u.edit.src) == CK_NIL)
+        ck_err_rule(ck, &s, "unknown-location", RAVEL_LOC_NONE, CK_NIL, "edit names a location that does not exist");
+    else if (ds && ss)
+        ck_err_rule(ck, &s, "slot-to-slot", in->u.edit.dst, CK_NIL, "there is no slot-to-slot move");
+    else if ((in->op == RAVEL_OP_SPILL && (!ds || ss)) || (in->op == RAVEL_OP_RELOAD && (ds || !ss)) ||
+             (in->op == RAVEL_OP_MOVE && (ds || ss)))
+        ck_err_rule(ck, &s, "bad-edit", in->u.edit.dst, CK_NIL, "%s must go %s", rv_opcode_name(in->op),
+                    in->op == RAVEL_OP_SPILL ? "from a register to a slot"
+                    : in->op == RAVEL_OP_RELOAD ? "from a slot to a register" : "from a register to a register");
+}
+
+void ck_rules(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    for (uint32_t b = 0; b < ck->nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t i = 0; i < bl->ninsts; i++) {
+            uint32_t ii = bl->first_inst + i;
+            const rv_inst *in = rv_inst_at(f, ii);
+            if (rv_is_edit(in)) {
+                rule_edit(ck, b, ii, in);
+                continue;
+            }
+            const rv_operand *ops = rv_inst_ops(f, in);
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+                ck_site s;
+                site_op(&s, b, ii, in, k, &ops[k]);
+                uint32_t before = ck->rep->errs.len;
+                rule_operand(ck, &s, in, &ops[k]);
+                if (ck->rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
+            }
+            if ((in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP)) {
+                ck_site s = {b, ii, "inst", -1, NULL, 3 * 65536u};
+                ck_err_rule(ck, &s, "stackmap-missing", RAVEL_LOC_NONE, CK_NIL, "safepoint without a stackmap");
+            }
+        }
+    }
+}
+
+/* ---- --orig: the allocated function must be the original plus locations,
+ * edits and stackmaps ---- */
+
+static bool sym_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+{
+    if (x == RAVEL_NONE || y == RAVEL_NONE) return x == y;
+    return strcmp(rv_sym_str(&a->syms, x), rv_sym_str(&b->syms, y)) == 0;
+}
+
+static bool vreg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+{
+    if (x >= a->vregs.len || y >= b->vregs.len) return false;
+    const rv_vreg *p = &a->vregs.data[x], *q = &b->vregs.data[y];
+    return p->num == q->num && p->cls == q->cls && p->ref == q->ref;
+}
+
+static bool reg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+{
+    if (x >= a->mach->regs.len || y >= b->mach->regs.len) return false;
+    return strcmp(a->mach->regs.data[x].name, b->mach->regs.data[y].name) == 0;
+}
+
+/* Returns NULL if the instructions match, else what differs. */
+static const char *inst_diff(const ravel_func *a, const rv_inst *x, const ravel_func *b, const rv_inst *y)
+{
+    if (x->op != y->op || !sym_same(a, x->name, b, y->name)) return "a different mnemonic";
+    if (x->ndefs != y->ndefs || x->nuses != y->nuses || x->nimms != y->nimms) return "a different number of operands";
+    const rv_operand *p = rv_inst_ops(a, x), *q = rv_inst_ops(b, y);
+    for (uint32_t k = 0; k < (uint32_t)x->ndefs + x->nuses; k++) {
+        if (!vreg_same(a, p[k].vreg, b, q[k].vreg)) return "a different vreg";
+        if (p[k].kind != q[k].kind || (p[k].flags & (RV_OPF_DEF | RV_OPF_LATE)) != (q[k].flags & (RV_OPF_DEF | RV_OPF_LATE)))
+            return "a different constraint or position";
+        if (p[k].kind == RAVEL_C_FIXED && !reg_same(a, p[k].arg, b, q[k].arg)) return "a different fixed register";
+        if (p[k].kind == RAVEL_C_REUSE && p[k].arg != q[k].arg) return "a different reuse index";
+    }
+    for (uint32_t k = 0; k < x->nimms; k++) {
+        const rv_imm *i = &a->imms.data[x->first_imm + k], *j = &b->imms.data[y->first_imm + k];
+        if (i->value != j->value || i->pos != j->pos) return "different immediates";
+    }
+    if ((x->flags & (RV_IF_SAFEPOINT | RV_IF_CLOBBERS)) != (y->flags & (RV_IF_SAFEPOINT | RV_IF_CLOBBERS)))
+        return "different attributes";
+    if (x->flags & RV_IF_CLOBBERS) {
+        if (x->nclob != y->nclob) return "a different clobber list";
+        for (uint32_t k = 0; k < x->nclob; k++)
+            if (!reg_same(a, a->u32.data[x->first_clob + k], b, b->u32.data[y->first_clob + k])) return "a different clobber list";
+    }
+    if (rv_is_term(x)) {
+        if (rv_inst_nsuccs(x) != rv_inst_nsuccs(y)) return "different successors";
+        for (uint32_t k = 0; k < rv_inst_nsuccs(x); k++) {
+            const rv_succ *s = &rv_inst_succs(a, x)[k], *t = &rv_inst_succs(b, y)[k];
+            if (t->block >= b->blocks.len || !sym_same(a, a->blocks.data[s->block].name, b, b->blocks.data[t->block].name))
+                return "different successors";
+            if (s->nargs != t->nargs) return "different block arguments";
+            for (uint32_t i = 0; i < s->nargs; i++)
+                if (!vreg_same(a, rv_succ_args(a, s)[i], b, rv_succ_args(b, t)[i])) return "different block arguments";
+        }
+    }
+    return NULL;
+}
+
+static void orig_err(ravel_checker *ck, uint32_t b, uint32_t ii, const char *what)
+{
+    ck_site s = {b, ii, ii == CK_NIL ? "block" : "inst", -1, NULL, 4 * 65536u};
+    ck_err_rule(ck, &s, "orig-mismatch", RAVEL_LOC_NONE, CK_NIL, "does not match the original function: %s", what);
+}
+
+static bool orig_block(ravel_checker *ck, const ravel_func *o, uint32_t b)
+{
+    const ravel_func *f = ck->f;
+    const rv_block *x = &f->blocks.data[b], *y = &o->blocks.data[b];
+    char tmp[160];
+    if (!sym_same(f, x->name, o, y->name) || x->nparams != y->nparams) {
+        orig_err(ck, b, CK_NIL, "a different block name or parameter count");
+        return false;
+    }
+    for (uint32_t p = 0; p < x->nparams; p++)
+        if (!vreg_same(f, rv_block_params(f, x)[p], o, rv_block_params(o, y)[p])) {
+            orig_err(ck, b, CK_NIL, "different block parameters");
+            return false;
+        }
+    uint32_t j = 0, last = x->first_inst;
+    for (uint32_t i = 0; i < x->ninsts; i++) {
+        const rv_inst *in = rv_inst_at(f, x->first_inst + i);
+        if (rv_is_edit(in)) continue;
+        last = x->first_inst + i;
+        if (j >= y->ninsts) {
+            orig_err(ck, b, last, "an instruction the original does not have");
+            return false;
+        }
+        const rv_inst *on = rv_inst_at(o, y->first_inst + j);
+        const char *d = rv_is_edit(on) ? "the original has an edit here" : inst_diff(f, in, o, on);
+        if (d) {
+            if (on->line) snprintf(tmp, sizeof tmp, "%s (original line %u)", d, on->line);
+            else snprintf(tmp, sizeof tmp, "%s (original inst %u)", d, y->first_inst + j);
+            orig_err(ck, b, last, tmp);
+            return false;
+        }
+        j++;
+    }
+    if (j != y->ninsts) {
+        snprintf(tmp, sizeof tmp, "original instruction %u of block %s is missing", j, rv_block_name(o, b));
+        orig_err(ck, b, last, tmp);
+        return false;
+    }
+    return true;
+}
+
+void ck_match_orig(ravel_checker *ck, const ravel_func *o)
+{
+    const ravel_func *f = ck->f;
+    if (o->layout.len != f->layout.len || o->blocks.len < o->layout.len) {
+        orig_err(ck, CK_NIL, CK_NIL, "a different number of blocks");
+        return;
+    }
+    if (!sym_same(f, f->name, o, o->name)) {
+        orig_err(ck, CK_NIL, CK_NIL, "a different function name");
+        return;
+    }
+    for (uint32_t b = 0; b < f->layout.len; b++)
+        if (!orig_block(ck, o, b)) return;
+}

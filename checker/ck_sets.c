@@ -1,0 +1,133 @@
+/* ck_sets.c - the lattice of one location: interned vreg sets and the meet.
+ * Sets of two or more vregs are hash-consed (one id per distinct sorted
+ * member list), so equality is id equality; singletons never reach the
+ * table (they are encoded inline as the vreg id). Requires nothing; the
+ * table is reset per check in O(sets created). */
+#include "ck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ck_sort_u32(uint32_t *a, uint32_t n)
+{
+    /* insertion sort: lists are almost always tiny */
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = a[i], j = i;
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+void ck_sets_reset(ck_sets *s)
+{
+    for (uint32_t i = 0; i < s->recs.len; i++) s->tab[s->recs.data[i].slot] = 0;
+    s->recs.len = 0;
+    s->pool.len = 0;
+}
+
+void ck_sets_free(ck_sets *s)
+{
+    rv_vec_free(s->pool);
+    rv_vec_free(s->recs);
+    free(s->tab);
+    s->tab = NULL;
+    s->cap = 0;
+}
+
+static uint64_t set_hash(const uint32_t *m, uint32_t n)
+{
+    return rv_hash_bytes(m, n * sizeof *m);
+}
+
+static bool set_is(const ck_sets *s, uint32_t id, const uint32_t *m, uint32_t n)
+{
+    const ck_setrec *r = &s->recs.data[id];
+    return r->len == n && memcmp(&s->pool.data[r->start], m, n * sizeof *m) == 0;
+}
+
+/* Doubles the table and reinserts every set. */
+static void sets_grow(ck_sets *s)
+{
+    uint32_t ncap = s->cap ? s->cap * 2 : 64;
+    free(s->tab);
+    s->tab = rv_xcalloc(ncap, sizeof *s->tab);
+    s->cap = ncap;
+    for (uint32_t id = 0; id < s->recs.len; id++) {
+        ck_setrec *r = &s->recs.data[id];
+        uint32_t h = (uint32_t)set_hash(&s->pool.data[r->start], r->len) & (ncap - 1);
+        while (s->tab[h]) h = (h + 1) & (ncap - 1);
+        s->tab[h] = id + 1;
+        r->slot = h;
+    }
+}
+
+ck_val ck_set_intern(ck_sets *s, const uint32_t *m, uint32_t n)
+{
+    if (n == 0) return CK_V_EMPTY;
+    if (n == 1) return m[0];
+    if ((s->recs.len + 1) * 2 > s->cap) sets_grow(s);
+    uint32_t h = (uint32_t)set_hash(m, n) & (s->cap - 1);
+    while (s->tab[h]) {
+        if (set_is(s, s->tab[h] - 1, m, n)) return CK_V_SETBIT | (s->tab[h] - 1);
+        h = (h + 1) & (s->cap - 1);
+    }
+    if (s->recs.len >= 0x7ffffff0u) rv_oom();
+    ck_setrec r = {s->pool.len, n, h};
+    rv_vec_reserve(s->pool, n);
+    memcpy(s->pool.data + s->pool.len, m, n * sizeof *m);
+    s->pool.len += n;
+    rv_vec_push(s->recs, r);
+    s->tab[h] = s->recs.len;
+    return CK_V_SETBIT | (s->recs.len - 1);
+}
+
+uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one)
+{
+    if (v == CK_V_EMPTY || v == CK_V_CONFLICT) {
+        *out = NULL;
+        return 0;
+    }
+    if (!(v & CK_V_SETBIT)) {
+        *one = v;
+        *out = one;
+        return 1;
+    }
+    const ck_setrec *r = &s->recs.data[v & ~CK_V_SETBIT];
+    *out = &s->pool.data[r->start];
+    return r->len;
+}
+
+/* Meet of two known values: intersection, empty intersection = conflicted. */
+ck_val ck_val_meet(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
+{
+    if (a == b) return a;
+    if (a == CK_V_CONFLICT || b == CK_V_CONFLICT || a == CK_V_EMPTY || b == CK_V_EMPTY) return CK_V_CONFLICT;
+    uint32_t oa, ob;
+    const uint32_t *ma, *mb;
+    uint32_t na = ck_val_members(s, a, &ma, &oa), nb = ck_val_members(s, b, &mb, &ob);
+    if (na == 1 || nb == 1) {
+        uint32_t x = na == 1 ? ma[0] : mb[0];
+        const uint32_t *m = na == 1 ? mb : ma;
+        uint32_t n = na == 1 ? nb : na;
+        for (uint32_t i = 0; i < n; i++)
+            if (m[i] == x) return x;
+        return CK_V_CONFLICT;
+    }
+    tmp->len = 0;
+    rv_vec_reserve(*tmp, na < nb ? na : nb);
+    /* re-fetch: the pool does not move during a merge, tmp is separate */
+    uint32_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        if (ma[i] < mb[j]) i++;
+        else if (ma[i] > mb[j]) j++;
+        else {
+            tmp->data[tmp->len++] = ma[i];
+            i++, j++;
+        }
+    }
+    if (tmp->len == 0) return CK_V_CONFLICT;
+    return ck_set_intern(s, tmp->data, tmp->len);
+}
