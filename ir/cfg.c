@@ -10,8 +10,9 @@
  *     two entries), successors in terminator order;
  *   - rpo: the blocks reachable from block 0 in reverse post-order (block 0
  *     first); rpo_index[b] is RAVEL_NONE for unreachable blocks;
- *   - idom (Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm"):
- *     idom[0] = 0, RAVEL_NONE for unreachable blocks;
+ *   - idom (Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm";
+ *     one pass over forward edges when the CFG is reducible): idom[0] = 0,
+ *     RAVEL_NONE for unreachable blocks;
  *   - dominance queries in O(1) from a pre/post numbering of the dominator
  *     tree;
  *   - loops: natural loops of back edges p -> h with h dominating p; loops
@@ -122,28 +123,66 @@ static uint32_t intersect(const rv_cfg *c, uint32_t a, uint32_t b)
     return a;
 }
 
+/* One CHK pass in RPO; forward_only ignores retreating edges (from a block
+ * at or after b in RPO). Returns true if some idom changed. */
+static bool idom_pass(rv_cfg *c, bool forward_only)
+{
+    bool changed = false;
+    for (uint32_t i = 1; i < c->nrpo; i++) {
+        uint32_t b = c->rpo[i], nd = RAVEL_NONE;
+        for (uint32_t e = c->pred_start[b]; e < c->pred_start[b + 1]; e++) {
+            uint32_t p = c->pred[e];
+            if (c->idom[p] == RAVEL_NONE) continue; /* unreachable or not yet processed */
+            if (forward_only && c->rpo_index[p] >= i) continue;
+            nd = nd == RAVEL_NONE ? p : intersect(c, p, nd);
+        }
+        if (nd != c->idom[b]) {
+            c->idom[b] = nd;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+static void build_domtree_numbers(rv_cfg *c);
+
+/* True if every retreating edge p -> b has b dominating p (with the current
+ * idom and dominator-tree numbers): then the CFG is reducible and the
+ * dominators of its acyclic part are its dominators. */
+static bool retreating_edges_are_back_edges(const rv_cfg *c)
+{
+    for (uint32_t i = 0; i < c->nrpo; i++) {
+        uint32_t b = c->rpo[i];
+        for (uint32_t e = c->pred_start[b]; e < c->pred_start[b + 1]; e++) {
+            uint32_t p = c->pred[e];
+            if (c->rpo_index[p] != RAVEL_NONE && c->rpo_index[p] >= i && !rv_cfg_dominates(c, b, p)) return false;
+        }
+    }
+    return true;
+}
+
+/* Dominators: one pass over the acyclic part (forward edges in RPO) is exact
+ * for reducible CFGs, which we verify; irreducible ones iterate the full
+ * Cooper-Harvey-Kennedy fixpoint. This avoids CHK's quadratic passes on deep
+ * loop nests. Also builds the dominator-tree numbering. */
 static void build_idom(rv_cfg *c)
 {
     uint32_t n = c->nblocks;
     c->idom = alloc_u32(n);
     for (uint32_t b = 0; b < n; b++) c->idom[b] = RAVEL_NONE;
-    if (!c->nrpo) return;
-    c->idom[0] = 0;
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t i = 1; i < c->nrpo; i++) {
-            uint32_t b = c->rpo[i], nd = RAVEL_NONE;
-            for (uint32_t e = c->pred_start[b]; e < c->pred_start[b + 1]; e++) {
-                uint32_t p = c->pred[e];
-                if (c->idom[p] == RAVEL_NONE) continue; /* unreachable or not yet processed */
-                nd = nd == RAVEL_NONE ? p : intersect(c, p, nd);
-            }
-            if (nd != c->idom[b]) {
-                c->idom[b] = nd;
-                changed = true;
-            }
-        }
+    if (!c->nrpo) {
+        build_domtree_numbers(c);
+        return;
     }
+    c->idom[0] = 0;
+    idom_pass(c, true);
+    build_domtree_numbers(c);
+    if (retreating_edges_are_back_edges(c)) return;
+    while (idom_pass(c, false)) {
+    }
+    free(c->dom_pre);
+    free(c->dom_post);
+    build_domtree_numbers(c);
 }
 
 /* Step 4: pre/post numbers of the dominator tree for O(1) dominance. */
@@ -276,7 +315,6 @@ void rv_cfg_build(rv_cfg *c, const ravel_func *f)
     build_edges(c, f);
     build_rpo(c);
     build_idom(c);
-    build_domtree_numbers(c);
     build_loops(c);
 }
 

@@ -545,3 +545,32 @@ bool rv_interp_compare(const ravel_func *orig, const ravel_func *alloc, const rv
     rv_run_result_free(&rb);
     return same;
 }
+
+/* ---- input vectors for comparisons ---- */
+
+uint32_t rv_interp_ninputs(const ravel_func *f)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->insts.len; i++)
+        if (f->insts.data[i].op == RAVEL_OP_ARGS && f->insts.data[i].ndefs > n) n = f->insts.data[i].ndefs;
+    return n;
+}
+
+/* Vector k from seed: small non-negative, small negative, edge values and
+ * arbitrary 64-bit values, chosen by a splitmix64 stream. */
+void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n)
+{
+    static const uint64_t edge[] = {0, 1, UINT64_MAX, 2, 63, 64, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
+                                    0xffffffffULL, 0x100000000ULL, 0x7fffffffULL, 0x80000000ULL};
+    uint64_t st = rv_mix(rv_mix(seed, k), n);
+    for (size_t i = 0; i < n; i++) {
+        st += 0x9e3779b97f4a7c15ULL;
+        uint64_t x = fin64(st), y = fin64(x);
+        switch (x % 4) {
+        case 0: out[i] = y % 11; break;                 /* 0 .. 10 */
+        case 1: out[i] = (uint64_t)-(int64_t)(1 + y % 10); break; /* -1 .. -10 */
+        case 2: out[i] = edge[y % (sizeof edge / sizeof *edge)]; break;
+        default: out[i] = y; break;
+        }
+    }
+}
