@@ -348,6 +348,11 @@ void rv_run_result_free(rv_run_result *r);
 bool rv_interp_compare(const ravel_func *orig, const ravel_func *alloc, const rv_run_opts *o, char *msg, size_t msglen);
 /* "block b2, inst 3 (add), line 12": where instruction inst is, for messages. */
 void rv_interp_where(const ravel_func *f, uint32_t inst, char *buf, size_t n);
+/* Number of inputs f reads (the most defs of an `args`). */
+uint32_t rv_interp_ninputs(const ravel_func *f);
+/* Input vector number k of a deterministic random sequence (small, negative,
+ * edge and arbitrary values) for comparing two forms. */
+void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n);
 uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md) */
 uint64_t rv_mix_str(uint64_t h, const char *s);
 
