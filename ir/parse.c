@@ -275,8 +275,8 @@ static void skip_blank(parser *P)
     while (P->t.k == T_EOL) next(P);
 }
 
-/* "PREFIX DIGITS" with DIGITS a decimal number (no leading zero unless
- * "0", at most 9 digits): vreg numbers, slot numbers, range ends. */
+/* "PREFIX DIGITS" with DIGITS a decimal number without leading zero (unless
+ * "0") and of at most 9 digits: range ends. */
 static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
 {
     uint32_t i = n;
@@ -289,24 +289,36 @@ static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
     return true;
 }
 
-/* vN: returns true and the number if the token is a vreg name. */
-static bool is_vreg_tok(const token *t, uint32_t *num)
+enum { NUMNAME_NO = 0, NUMNAME_OK = 1, NUMNAME_ZERO = -1, NUMNAME_BIG = -2 };
+
+/* Is the token C followed by decimal digits (vN, sN)? NUMNAME_NO if not;
+ * NUMNAME_ZERO for a leading zero; NUMNAME_BIG above max; else the number. */
+static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
 {
-    uint32_t pl, v;
-    if (t->k != T_IDENT || t->n < 2 || t->s[0] != 'v') return false;
-    if (!split_num(t->s, t->n, &pl, &v) || pl != 1) return false;
-    *num = v;
-    return true;
+    if (t->k != T_IDENT || t->n < 2 || t->s[0] != c) return NUMNAME_NO;
+    uint64_t v = 0;
+    for (uint32_t k = 1; k < t->n; k++) {
+        if (!is_digit(t->s[k])) return NUMNAME_NO;
+        if (v <= max) v = v * 10 + (uint64_t)(t->s[k] - '0');
+    }
+    if (t->n > 2 && t->s[1] == '0') return NUMNAME_ZERO;
+    if (v > max) return NUMNAME_BIG;
+    *num = (uint32_t)v;
+    return NUMNAME_OK;
 }
 
+/* vN: nonzero if the token reads as a vreg (possibly a malformed one). */
+static int is_vreg_tok(const token *t, uint32_t *num) { return num_name(t, 'v', RV_MAX_VREG_NUM, num); }
 /* sN: a spill slot name. */
-static bool is_slot_tok(const token *t, uint32_t *num)
+static int is_slot_tok(const token *t, uint32_t *num) { return num_name(t, 's', RAVEL_MAX_SLOT, num); }
+
+/* Reports a malformed vN / sN name; rc from num_name. */
+static bool bad_num_name(struct parser *P, const token *t, int rc, const char *what)
 {
-    uint32_t pl, v;
-    if (t->k != T_IDENT || t->n < 2 || t->s[0] != 's') return false;
-    if (!split_num(t->s, t->n, &pl, &v) || pl != 1) return false;
-    *num = v;
-    return true;
+    int n = (int)(t->n > 40 ? 40 : t->n);
+    if (rc == NUMNAME_ZERO) return perr(P, t->line, t->col, "%s name '%.*s' has a leading zero", what, n, t->s);
+    return perr(P, t->line, t->col, "%s number in '%.*s' exceeds the limit %u", what, n, t->s,
+                t->s[0] == 'v' ? RV_MAX_VREG_NUM : RAVEL_MAX_SLOT);
 }
 
 static int find_reg(const parser *P, const char *s, uint32_t n)
@@ -379,8 +391,9 @@ static bool add_slot_to_list(parser *P, const char *s, uint32_t n, const token *
     token t = *at;
     t.s = s, t.n = n;
     uint32_t num;
-    if (!is_slot_tok(&t, &num)) return perr(P, at->line, at->col, "expected a spill slot sN, found '%.*s'", (int)(n > 40 ? 40 : n), s);
-    if (num > RAVEL_MAX_SLOT) return perr(P, at->line, at->col, "slot number %u exceeds the limit %u", num, RAVEL_MAX_SLOT);
+    int rc = is_slot_tok(&t, &num);
+    if (rc == NUMNAME_NO) return perr(P, at->line, at->col, "expected a spill slot sN, found '%.*s'", (int)(n > 40 ? 40 : n), s);
+    if (rc < 0) return bad_num_name(P, &t, rc, "slot");
     rv_vec_push(P->list, num);
     return true;
 }
@@ -456,6 +469,7 @@ static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
         return true;
     }
     if (tok_is(&kw, "class")) return machine_class(P);
+    if (tok_is(&kw, "func")) return perr(P, kw.line, kw.col, "missing 'end' of machine before 'func'");
     if (tok_is(&kw, "reserved")) return machine_reserved(P);
     if (tok_is(&kw, "clobbers")) {
         if (*seen_clob) return perr(P, kw.line, kw.col, "duplicate clobbers line");
@@ -546,8 +560,9 @@ static bool note_use_ann(parser *P, const opnd *o)
 static bool parse_vreg_ann(parser *P, opnd *o)
 {
     uint32_t num;
-    if (!is_vreg_tok(&P->t, &num)) return unexpected(P, "a vreg (vN)");
-    if (num > RV_MAX_VREG_NUM) return perr(P, P->t.line, P->t.col, "vreg number too large");
+    int rc = is_vreg_tok(&P->t, &num);
+    if (rc == NUMNAME_NO) return unexpected(P, "a vreg (vN)");
+    if (rc < 0) return bad_num_name(P, &P->t, rc, "vreg");
     o->vreg = rv_vreg_by_num(P->f, num);
     if (P->param_mark.len < P->f->vregs.len) {
         rv_vec_reserve(P->param_mark, P->f->vregs.len - P->param_mark.len);
@@ -580,7 +595,8 @@ static bool parse_loc(parser *P, ravel_loc *loc)
     if (r >= 0) {
         *loc = (ravel_loc)r;
     } else if (is_slot_tok(&t, &num)) {
-        if (num > RAVEL_MAX_SLOT) return perr(P, t.line, t.col, "slot number %u exceeds the limit %u", num, RAVEL_MAX_SLOT);
+        int rc = is_slot_tok(&t, &num);
+        if (rc < 0) return bad_num_name(P, &t, rc, "slot");
         *loc = ravel_slot(num);
     } else if (is_vreg_tok(&t, &num)) {
         return perr(P, t.line, t.col, "expected a location (register or sN), found vreg '%.*s'", (int)t.n, t.s);
@@ -897,7 +913,8 @@ static bool parse_label(parser *P)
     }
     P->defs.len = 0;
     bool ok = true;
-    if (accept(P, T_LPAREN) && P->t.k != T_RPAREN) {
+    bool paren = accept(P, T_LPAREN);
+    if (paren && P->t.k != T_RPAREN) {
         for (;;) {
             if (P->defs.len >= RV_MAX_OPERANDS) {
                 ok = perr(P, P->t.line, P->t.col, "too many parameters (limit %u)", RV_MAX_OPERANDS);
@@ -918,8 +935,8 @@ static bool parse_label(parser *P)
             rv_vec_push(P->defs, o);
             if (!accept(P, T_COMMA)) break;
         }
-        if (ok) ok = expect(P, T_RPAREN, "',' or ')'");
     }
+    if (ok && paren) ok = expect(P, T_RPAREN, "',' or ')'");
     for (uint32_t i = 0; i < P->defs.len; i++) P->param_mark.data[P->defs.data[i].vreg] = 0;
     if (ok) ok = expect(P, T_COLON, "':' after the block label");
     /* start the block even after an error so that later lines have a home */

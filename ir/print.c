@@ -62,8 +62,9 @@ static void print_operand(FILE *out, const ravel_func *f, const rv_operand *o)
 /* Uses and immediates, interleaved by position, comma-separated. */
 static void print_uses(FILE *out, const ravel_func *f, const rv_inst *in)
 {
-    const rv_operand *uses = rv_inst_uses(f, in);
-    const rv_imm *imms = &f->imms.data[in->first_imm];
+    /* (no pointer arithmetic on empty, possibly NULL, arrays) */
+    const rv_operand *uses = in->nuses ? rv_inst_uses(f, in) : NULL;
+    const rv_imm *imms = in->nimms ? &f->imms.data[in->first_imm] : NULL;
     uint32_t u = 0, k = 0, n = (uint32_t)in->nuses + in->nimms;
     for (uint32_t pos = 0; pos < n; pos++) {
         fputs(pos ? ", " : " ", out);
@@ -118,10 +119,9 @@ static void print_inst(FILE *out, const ravel_func *f, const rv_inst *in)
     } else if (rv_is_term(in)) {
         print_term(out, f, in);
     } else {
-        const rv_operand *defs = rv_inst_defs(f, in);
         for (uint32_t k = 0; k < in->ndefs; k++) {
             if (k) fputs(", ", out);
-            print_operand(out, f, &defs[k]);
+            print_operand(out, f, &rv_inst_defs(f, in)[k]);
         }
         if (in->ndefs) fputs(" = ", out);
         if (in->op == RAVEL_OP_CALL) fprintf(out, "call %s", rv_sym_str(&f->syms, in->name));

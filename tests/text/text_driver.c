@@ -164,6 +164,7 @@ static int cmd_error(const char *path)
     }
     const char *nl = strchr(text + off, '\n');
     size_t sublen = nl ? (size_t)(nl - text - off) : strlen(text + off);
+    if (sublen && text[off + sublen - 1] == '\r') sublen--;
     char *sub = rv_xmalloc(sublen + 1);
     memcpy(sub, text + off, sublen);
     sub[sublen] = 0;

@@ -1,0 +1,23 @@
+# Runs `ravel ARGS...` (ARGS separated by '|') and checks its exit status
+# (EXIT), optionally its output (stdout, or OUTFILE if given) against the
+# file EXPECT, and that stderr contains STDERR.
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND "${RAVEL}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT "${rc}" STREQUAL "${EXIT}")
+  message(FATAL_ERROR "ravel ${args}: exit ${rc}, expected ${EXIT}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED OUTFILE)
+  file(READ "${OUTFILE}" out)
+endif()
+if(DEFINED EXPECT)
+  file(READ "${EXPECT}" want)
+  if(NOT out STREQUAL want)
+    message(FATAL_ERROR "ravel ${args}: output differs from ${EXPECT}:\n${out}")
+  endif()
+endif()
+if(DEFINED STDERR)
+  string(FIND "${err}" "${STDERR}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "ravel ${args}: stderr lacks '${STDERR}':\n${err}")
+  endif()
+endif()
