@@ -218,12 +218,12 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
     e->pub.held = ck_bdetach(&h);
     ck_buf m = {0};
     op_desc(&m, ck, s);
+    const char *verb = e->pub.held[0] == '{' ? "holds" : "is";
     if (expect != CK_NIL)
-        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", lb, ck_vname(ck->f, expect, vb), lb,
-                   ck->lkind[li] == CK_UNKNOWN ? "is" : "holds", e->pub.held);
+        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", lb, ck_vname(ck->f, expect, vb), lb, verb, e->pub.held);
     else
-        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", lb, lb, ck->lkind[li] == CK_UNKNOWN ? "is" : "holds",
-                   e->pub.held);
+        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", lb, lb, verb, e->pub.held);
+    if (!strcmp(e->pub.held, "empty")) ck_bprintf(&m, " (every vreg it held was redefined or dropped)");
     e->pub.message = ck_bdetach(&m);
 }
 
@@ -380,7 +380,8 @@ static char *provenance(ravel_checker *ck, const ck_err *e)
                 ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
             }
             const rv_operand *d = rv_inst_defs(f, in);
-            for (uint32_t k = 0; v != CK_NIL && k < in->ndefs; k++)
+            bool held = strcmp(e->pub.kind, "use-unknown") != 0; /* the location held something */
+            for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
                 if (d[k].vreg == v) {
                     ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
                     where(&b, f, ii);
