@@ -775,9 +775,12 @@ static void mv_build(mv_case *c, bytes *b)
         rv_move mv = {.cls = take(b) % ncls};
         mv.dst = mv_loc(b, c->m, mv.cls);
         mv.src = mv_loc(b, c->m, mv.cls);
-        bool seen = false;
-        for (uint32_t j = 0; j < c->n; j++) seen |= c->moves[j].dst == mv.dst;
-        if (seen && !allow_dup) continue;
+        /* a repeated dst is a duplicate the resolver must refuse when both
+         * moves copy something (identity moves are dropped first) */
+        bool seen = false, identity = mv.dst == mv.src;
+        for (uint32_t j = 0; j < c->n; j++)
+            if (c->moves[j].dst == mv.dst) seen = true, identity |= c->moves[j].src == mv.dst;
+        if (seen && (!allow_dup || identity)) continue;
         c->dup |= seen;
         c->moves[c->n++] = mv;
     }

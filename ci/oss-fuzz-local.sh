@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# ci/oss-fuzz-local.sh [ENGINE...] - runs ci/oss-fuzz/build.sh here, with the
+# variables OSS-Fuzz sets ($CC $CFLAGS $LIB_FUZZING_ENGINE $SRC $OUT $WORK),
+# into a temporary $OUT, then runs every built target briefly and checks it
+# the way OSS-Fuzz's check_build does (instrumented, starts, runs its seed
+# corpus and fuzzes for a few seconds without crashing). Prints one line per
+# target and a summary; exits 1 if any target fails.
+#
+#   ENGINE                 libfuzzer, afl (default: both). afl builds twice,
+#                          the second time with AFL_LLVM_CMPLOG=1 into $OUT/cmplog,
+#                          and runs afl-fuzz with -c on it, as OSS-Fuzz does.
+#   SANITIZER=address      or undefined (OSS-Fuzz's flag sets)
+#   RAVEL_CHECK_SECONDS=5  fuzzing time per target
+#   RAVEL_KEEP=1           keep the temporary directory (printed)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+engines=("$@")
+[ ${#engines[@]} -gt 0 ] || engines=(libfuzzer afl)
+secs=${RAVEL_CHECK_SECONDS:-5}
+sanitizer=${SANITIZER:-address}
+bash ci/deps.sh afl++ zip unzip || { echo "oss-fuzz-local: cannot install dependencies" >&2; exit 2; }
+
+tmp=$(mktemp -d /tmp/ravel-oss-fuzz.XXXXXX)
+[ "${RAVEL_KEEP:-0}" = 1 ] && echo "work directory: $tmp" || trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/src" && ln -s "$root" "$tmp/src/ravel"
+
+common="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
+case "$sanitizer" in
+  address) san="-fsanitize=address -fsanitize-address-use-after-scope" ;;
+  undefined)
+    checks=array-bounds,bool,builtin,enum,float-divide-by-zero,integer-divide-by-zero,null,object-size,return,returns-nonnull-attribute,shift,signed-integer-overflow,unreachable,vla-bound
+    san="-fsanitize=$checks -fno-sanitize-recover=$checks" ;;
+  *) echo "oss-fuzz-local: SANITIZER must be address or undefined" >&2; exit 2 ;;
+esac
+
+afl_driver() {
+  for p in /usr/lib/libAFLDriver.a /usr/lib/afl/libAFLDriver.a /usr/local/lib/afl/libAFLDriver.a; do
+    [ -f "$p" ] && { echo "$p"; return; }
+  done
+}
+
+# build ENGINE OUT WORK [extra env...]: runs build.sh like OSS-Fuzz's `compile`.
+build() {
+  local engine=$1 out=$2 work=$3; shift 3
+  mkdir -p "$out" "$work"
+  local cc cflags lfe
+  if [ "$engine" = libfuzzer ]; then
+    cc=clang cflags="$common $san -fsanitize=fuzzer-no-link" lfe=-fsanitize=fuzzer
+  else
+    cc=afl-clang-fast cflags="$common $san" lfe=$(afl_driver)
+    [ -n "$lfe" ] || { echo "oss-fuzz-local: libAFLDriver.a not found" >&2; return 1; }
+  fi
+  env "$@" CC=$cc CXX=${cc/clang/clang++} CFLAGS="$cflags" CXXFLAGS="$cflags" LIB_FUZZING_ENGINE="$lfe" \
+    SRC="$tmp/src" OUT="$out" WORK="$work" AFL_QUIET=1 \
+    bash "$root/ci/oss-fuzz/build.sh" > "$work.log" 2>&1 || { tail -30 "$work.log"; return 1; }
+}
+
+results=()
+pass=0 fail=0
+record() { results+=("$(printf '%-10s %-24s %-5s %s' "$1" "$2" "$3" "$4")"); if [ "$3" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi; }
+
+seeds_of() { # OUT TARGET DIR: unzips the seed corpus into DIR
+  mkdir -p "$3"
+  [ -f "$1/$2_seed_corpus.zip" ] && unzip -q -o "$1/$2_seed_corpus.zip" -d "$3"
+}
+
+targets_in() { for f in "$1"/fuzz_*; do [ -f "$f" ] && [ -x "$f" ] && echo "$f"; done; }
+
+check_libfuzzer() {
+  local out=$1 t name dir log line
+  for t in $(targets_in "$out"); do
+    name=$(basename "$t") dir=$tmp/check/libfuzzer/$name log=$tmp/check/libfuzzer/$name.log
+    if ! nm "$t" | grep -q LLVMFuzzerTestOneInput || ! nm "$t" | grep -q __sanitizer_cov; then
+      record libfuzzer "$name" FAIL "not instrumented"; continue
+    fi
+    seeds_of "$out" "$name" "$dir/seeds"; mkdir -p "$dir/corpus"
+    local dict=()
+    [ -f "$out/fuzz_parse.dict" ] && [ "$name" = fuzz_parse ] && dict=(-dict="$out/fuzz_parse.dict")
+    if "$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 "${dict[@]}" \
+         -artifact_prefix="$dir/" "$dir/corpus" "$dir/seeds" > "$log" 2>&1; then
+      line=$(grep -E '^#[0-9]+' "$log" | tail -1)
+      record libfuzzer "$name" PASS "$(echo "$line" | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')"
+    else
+      tail -40 "$log"; record libfuzzer "$name" FAIL "crashed or failed to start (see above)"
+    fi
+  done
+}
+
+check_afl() {
+  local out=$1 t name dir stats
+  for t in $(targets_in "$out"); do
+    name=$(basename "$t") dir=$tmp/check/afl/$name
+    if ! nm "$t" | grep -q __afl_; then record afl "$name" FAIL "not instrumented"; continue; fi
+    seeds_of "$out" "$name" "$dir/seeds"
+    find "$dir/seeds" -type f -size 0 -delete # afl-fuzz refuses empty seeds
+    [ -n "$(ls -A "$dir/seeds")" ] || printf 'x' > "$dir/seeds/x"
+    local extra=()
+    [ -x "$out/cmplog/$name" ] && extra+=(-c "$out/cmplog/$name")
+    [ "$name" = fuzz_parse ] && extra+=(-x "$out/fuzz_parse.dict")
+    AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+      AFL_SKIP_CRASHES=1 AFL_FAST_CAL=1 ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
+      timeout $((secs + 60)) afl-fuzz -i "$dir/seeds" -o "$dir/findings" -V "$secs" -m none -t 5000 "${extra[@]}" \
+      -- "$t" > "$dir.log" 2>&1
+    stats=$dir/findings/default/fuzzer_stats
+    if [ -f "$stats" ]; then
+      local crashes execs eps edges
+      crashes=$(awk -F': *' '/^saved_crashes|^unique_crashes/ {print $2; exit}' "$stats")
+      execs=$(awk -F': *' '/^execs_done/ {print $2}' "$stats")
+      eps=$(awk -F': *' '/^execs_per_sec/ {print $2}' "$stats")
+      edges=$(awk -F': *' '/^edges_found/ {print $2}' "$stats")
+      if [ "${crashes:-0}" = 0 ] && [ "${execs:-0}" -gt 0 ]; then
+        record afl "$name" PASS "execs: $execs exec/s: $eps edges: $edges${extra:+ (cmplog)}"
+      else
+        record afl "$name" FAIL "crashes: $crashes (see $dir/findings/default/crashes)"
+      fi
+    else
+      tail -30 "$dir.log"; record afl "$name" FAIL "afl-fuzz did not start"
+    fi
+  done
+}
+
+for e in "${engines[@]}"; do
+  case "$e" in
+    libfuzzer)
+      echo "=== libFuzzer build ($sanitizer)"
+      if build libfuzzer "$tmp/out/libfuzzer" "$tmp/work/libfuzzer"; then check_libfuzzer "$tmp/out/libfuzzer"
+      else record libfuzzer build FAIL "build.sh failed"; fi ;;
+    afl)
+      echo "=== AFL++ build ($sanitizer), then the CMPLOG build"
+      if build afl "$tmp/out/afl" "$tmp/work/afl" &&
+         build afl "$tmp/out/afl/cmplog" "$tmp/work/afl-cmplog" AFL_LLVM_CMPLOG=1; then
+        check_afl "$tmp/out/afl"
+      else record afl build FAIL "build.sh failed"; fi ;;
+    *) echo "oss-fuzz-local: unknown engine '$e' (libfuzzer, afl)" >&2; exit 2 ;;
+  esac
+done
+
+echo "=== check_build-style results (${secs}s per target)"
+printf '%s\n' "${results[@]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

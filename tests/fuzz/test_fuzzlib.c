@@ -1,0 +1,215 @@
+/* test_fuzzlib.c - the fuzzing library: every oracle passes correct code and
+ * catches planted bugs (a wrong allocation, a failing allocator, a wrong
+ * verdict in a reproducer header); the campaign is deterministic across
+ * worker counts. */
+#define _GNU_SOURCE /* mkdtemp */
+#include "fuzz/campaign.h"
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char sum_text[] =
+    "machine\n  class int r0 r1 r2\nend\n\nfunc sum\nb0:\n"
+    "  v0:int fixed(r0), v1:int fixed(r1) = args\n  v8:int = const 0\n  jump b1(v0, v8)\n"
+    "b1(v2:int, v3:int):\n  v4:int = le v2, v1\n  br v4, b2, b3\n"
+    "b2:\n  v5:int = add v3, v2\n  v6:int = add v2, 1\n  jump b1(v6, v5)\n"
+    "b3:\n  ret v3 fixed(r0)\nend\n";
+
+static const char sum_alloc_text[] =
+    "machine\n  class int r0 r1 r2\nend\n\nfunc sum\nb0:\n"
+    "  v0:int fixed(r0) @r0, v1:int fixed(r1) @r1 = args\n  s0 = spill r1\n  v8:int @r2 = const 0\n"
+    "  jump b1(v0, v8)\nb1(v2:int, v3:int):\n  r1 = reload s0\n  v4:int @r1 = le v2 @r0, v1 @r1\n"
+    "  br v4 @r1, b2, b3\nb2:\n  v5:int @r2 = add v3 @r2, v2 @r0\n  v6:int @r0 = add v2 @r0, 1\n"
+    "  jump b1(v6, v5)\nb3:\n  r0 = move r2\n  ret v3 fixed(r0) @r0\nend\n";
+
+static ravel_module *parse(const char *text)
+{
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, strlen(text), "<test>", d);
+    if (ravel_diags_count(d)) ravel_diags_print(stderr, d);
+    ravel_diags_free(d);
+    return m;
+}
+
+static bool has(const rv_fuzz *z, const char *s) { return z->repro && strstr(z->repro, s) != NULL; }
+
+/* Planted bugs: an allocator whose output puts every operand in register 0,
+ * and one that always fails. */
+static ravel_func *all_in_r0(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    ravel_func *out = rv_allocators[0].run(f, o, err);
+    for (uint32_t i = 0; out && i < out->ops.len; i++) out->ops.data[i].loc = 0;
+    return out;
+}
+
+static ravel_func *always_fails(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    (void)f, (void)o;
+    *err = strdup("planted failure");
+    return NULL;
+}
+
+TEST(parse_round_trip)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    CHECK_EQ_INT(rv_fuzz_parse(z, (const uint8_t *)sum_text, strlen(sum_text)), RV_FUZZ_PASS);
+    CHECK_EQ_INT(rv_fuzz_parse(z, (const uint8_t *)sum_alloc_text, strlen(sum_alloc_text)), RV_FUZZ_PASS);
+    CHECK_EQ_INT(rv_fuzz_parse(z, (const uint8_t *)"func (((", 8), RV_FUZZ_SKIP);
+    CHECK_EQ_INT(rv_fuzz_parse(z, (const uint8_t *)"", 0), RV_FUZZ_SKIP);
+    rv_fuzz_free(z);
+}
+
+TEST(alloc_passes_every_allocator)
+{
+    ravel_module *m = parse(sum_text);
+    CHECK(m != NULL);
+    if (!m) return;
+    rv_fuzz *z = rv_fuzz_new();
+    CHECK(rv_fuzz_nallocators() > 0);
+    for (size_t i = 0; rv_allocators[i].name; i++) {
+        int r = rv_fuzz_alloc(z, ravel_module_func(m, 0), &rv_allocators[i], 42, RV_FUZZ_DIFF);
+        if (r != RV_FUZZ_PASS) fprintf(stderr, "%s:\n%s", rv_allocators[i].name, z->repro ? z->repro : "");
+        CHECK_EQ_INT(r, RV_FUZZ_PASS);
+    }
+    rv_fuzz_free(z);
+    ravel_module_free(m);
+}
+
+TEST(alloc_catches_planted_bugs)
+{
+    ravel_module *m = parse(sum_text);
+    if (!m) return;
+    rv_fuzz *z = rv_fuzz_new();
+    const rv_allocator bad = {"all_in_r0", "planted bug", all_in_r0};
+    CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &bad, 1, 0), RV_FUZZ_BUG);
+    CHECK(has(z, "# allocator: all_in_r0"));
+    CHECK(has(z, "# target: alloc"));
+    CHECK(has(z, "func sum"));
+    CHECK(has(z, "machine"));
+    /* the reproducer is itself a readable .ra file with the wrong allocation */
+    ravel_module *back = z->repro ? parse(z->repro) : NULL;
+    CHECK(back != NULL && ravel_module_nfuncs(back) == 1 && rv_func_is_allocated(ravel_module_func(back, 0)));
+    ravel_module_free(back);
+    const rv_allocator fails = {"fails", "planted failure", always_fails};
+    CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &fails, 1, 0), RV_FUZZ_BUG);
+    CHECK(has(z, "allocation failed"));
+    CHECK(has(z, "planted failure"));
+    rv_fuzz_free(z);
+    ravel_module_free(m);
+}
+
+TEST(oracle_on_correct_checker)
+{
+    ravel_module *m = parse(sum_text);
+    if (!m) return;
+    rv_fuzz *z = rv_fuzz_new();
+    for (size_t i = 0; rv_allocators[i].name; i++)
+        for (uint64_t s = 0; s < 50; s++) {
+            int r = rv_fuzz_oracle(z, ravel_module_func(m, 0), &rv_allocators[i], s);
+            if (r == RV_FUZZ_BUG) fprintf(stderr, "%s", z->repro);
+            CHECK(r != RV_FUZZ_BUG);
+        }
+    rv_fuzz_free(z);
+    ravel_module_free(m);
+}
+
+TEST(replay_verdicts)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    char buf[4096];
+    snprintf(buf, sizeof buf, "# expect: accept\n%s", sum_alloc_text);
+    int r = rv_fuzz_replay_ra(z, buf, strlen(buf), "accept.ra");
+    if (r != RV_FUZZ_PASS && z->repro) fprintf(stderr, "%s", z->repro);
+    CHECK_EQ_INT(r, RV_FUZZ_PASS);
+    snprintf(buf, sizeof buf, "# expect: reject\n%s", sum_alloc_text);
+    CHECK_EQ_INT(rv_fuzz_replay_ra(z, buf, strlen(buf), "reject.ra"), RV_FUZZ_BUG);
+    CHECK(has(z, "expect: reject"));
+    snprintf(buf, sizeof buf, "# allocator: no_such_allocator\n%s", sum_text);
+    CHECK_EQ_INT(rv_fuzz_replay_ra(z, buf, strlen(buf), "bad.ra"), RV_FUZZ_BUG);
+    CHECK_EQ_INT(rv_fuzz_replay_ra(z, "func (", 6, "broken.ra"), RV_FUZZ_BUG);
+    rv_fuzz_free(z);
+}
+
+TEST(moves_random_sets)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    uint8_t buf[128];
+    uint64_t s = 1;
+    int bugs = 0;
+    for (int k = 0; k < 3000; k++) {
+        for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+        if (rv_fuzz_moves(z, buf, (size_t)(k % (int)sizeof buf)) == RV_FUZZ_BUG && bugs++ == 0)
+            fprintf(stderr, "%s", z->repro);
+    }
+    CHECK_EQ_INT(bugs, 0);
+    rv_fuzz_free(z);
+}
+
+TEST(bytes_entry_points)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    uint8_t buf[300];
+    uint64_t s = 99;
+    int bugs = 0;
+    for (int k = 0; k < 60; k++) {
+        size_t n = (size_t)(k * 5) % sizeof buf;
+        for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+        rv_fuzz_target t = (rv_fuzz_target)(k % RV_FT_COUNT_);
+        if (rv_fuzz_bytes(z, t, -1, buf, n) == RV_FUZZ_BUG && bugs++ < 2)
+            fprintf(stderr, "target %s, input %d:\n%s", rv_fuzz_target_name(t), k, z->repro);
+    }
+    CHECK_EQ_INT(bugs, 0);
+    /* out-of-range allocator index: nothing to do */
+    CHECK_EQ_INT(rv_fuzz_bytes(z, RV_FT_ALLOC, 1000, buf, 10), RV_FUZZ_SKIP);
+    rv_fuzz_free(z);
+}
+
+TEST(campaign_deterministic)
+{
+    char dir[] = "/tmp/ravel-fuzz-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    rv_campaign_opts o;
+    rv_campaign_opts_default(&o);
+    o.seed = 3;
+    o.count = 30;
+    o.outdir = dir;
+    o.gen.max_insts = 60;
+    rv_campaign_result a, b;
+    o.jobs = 1;
+    int ra = rv_campaign_run(&o, &a);
+    o.jobs = 2;
+    int rb = rv_campaign_run(&o, &b);
+    CHECK(ra == 0 || ra == 1);
+    CHECK_EQ_INT(ra, rb);
+    CHECK_EQ_INT(a.iters, 30);
+    CHECK_EQ_INT(b.iters, 30);
+    CHECK_EQ_INT(a.nalloc, rv_fuzz_nallocators());
+    for (unsigned k = 0; k < a.nalloc; k++) {
+        CHECK_EQ_INT(a.per[k].funcs, 30);
+        CHECK_EQ_INT(a.per[k].funcs, b.per[k].funcs);
+        CHECK_EQ_INT(a.per[k].insts, b.per[k].insts);
+        CHECK_EQ_INT(a.per[k].fails, b.per[k].fails);
+    }
+    o.allocator = "no-such-allocator";
+    CHECK_EQ_INT(rv_campaign_run(&o, &a), 2);
+    CHECK(rv_campaign_iter_seed(3, 0) != rv_campaign_iter_seed(3, 1));
+    CHECK(rv_campaign_iter_seed(3, 0) != rv_campaign_iter_seed(4, 0));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
+int main(void)
+{
+    RUN(parse_round_trip);
+    RUN(alloc_passes_every_allocator);
+    RUN(alloc_catches_planted_bugs);
+    RUN(oracle_on_correct_checker);
+    RUN(replay_verdicts);
+    RUN(moves_random_sets);
+    RUN(bytes_entry_points);
+    RUN(campaign_deterministic);
+    return TEST_SUMMARY();
+}
