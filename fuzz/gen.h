@@ -4,7 +4,15 @@
  * Guarantees: every byte string, including the empty one, yields a module
  * with one machine and one function that passes
  * ravel_validate(f, RAVEL_VALIDATE_SSA); generation is deterministic in its
- * input and options; memory and time are bounded by the options.
+ * input and options; memory and time are bounded by the options (linear in
+ * max_insts). Every generated function terminates under the interpreter
+ * (loops have bounded trip counts) and its constraints are satisfiable by
+ * any allocator with the machine's registers (rules in gen_func.c, checked
+ * independently by rv_gen_satisfiable in gen_sat.c).
+ *
+ * Pipeline: bytes -> rv_gen_src (bytes first, then a PRNG seeded from a hash
+ * of all the bytes) -> gen.c: machine -> gen_func.c: CFG, values,
+ * instructions through the public builder API -> ravel_module.
  */
 #ifndef RAVEL_GEN_H
 #define RAVEL_GEN_H
@@ -39,5 +47,69 @@ void rv_gen_opts_default(rv_gen_opts *o);
 ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_opts *o);
 /* Same, with bytes drawn from a seeded PRNG (`ravel gen --seed S`). */
 ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o);
+
+/* Feature names for `ravel gen --no-FEATURE` ("loops", "multiway", ...):
+ * returns the RV_GEN_* bit, or 0 if unknown. rv_gen_feature_name(i) lists
+ * them (NULL after the last). */
+unsigned rv_gen_feature_bit(const char *name);
+const char *rv_gen_feature_name(size_t i);
+
+/* Independent check of the generator's promise that an allocation exists
+ * (gen_sat.c): for every instruction, the satisfiability rules documented in
+ * gen_func.c. Returns true if they hold; otherwise writes the first broken
+ * rule into why. Requires a finished function. */
+bool rv_gen_satisfiable(const ravel_func *f, char *why, size_t whylen);
+
+/* ===== internal: shared by gen*.c only ====================================== */
+#ifdef RV_GEN_INTERNAL
+/* The source of every choice: the input bytes in order, then (when they run
+ * out) a splitmix64 PRNG seeded from a hash of the whole input, so short
+ * inputs still give varied programs. */
+typedef struct rv_gen_src {
+    const uint8_t *data;
+    size_t size, pos;
+    uint64_t rng;
+} rv_gen_src;
+uint64_t rv_gen_bits(rv_gen_src *s);               /* 64 random bits: 8 input bytes, or the PRNG */
+/* The PRNG alone (splitmix64; also immediates). */
+static inline uint64_t rv_gen_u64(rv_gen_src *s)
+{
+    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
+/* A choice in [0, n) (0 if n <= 1). One input byte decides it when
+ * n <= 256 (two when n <= 65536, four above), so that a mutated byte
+ * changes one decision; once the bytes run out the PRNG answers. */
+static inline uint32_t rv_gen_below(rv_gen_src *s, uint32_t n)
+{
+    if (n <= 1) return 0;
+    if (n <= 256 && s->pos < s->size) return s->data[s->pos++] % n;
+    if (s->pos >= s->size) return (uint32_t)(((rv_gen_u64(s) >> 32) * (uint64_t)n) >> 32);
+    return rv_gen_below_slow(s, n);
+}
+/* True with probability pct/100. */
+static inline bool rv_gen_chance(rv_gen_src *s, uint32_t pct) { return rv_gen_below(s, 100) < pct; }
+
+#define RV_GEN_MAX_CLASSES 3
+#define RV_GEN_MAX_CLASS_REGS 64 /* allocatable registers per class (opts clamped) */
+#define RV_GEN_MAX_RESERVED 2
+/* What gen_func.c needs to know about the generated machine. */
+typedef struct rv_gen_mach {
+    ravel_machine *m;
+    uint32_t ncls;
+    uint32_t nalloc[RV_GEN_MAX_CLASSES];
+    uint32_t alloc[RV_GEN_MAX_CLASSES][RV_GEN_MAX_CLASS_REGS];
+    uint32_t nres[RV_GEN_MAX_CLASSES];
+    uint32_t res[RV_GEN_MAX_CLASSES][RV_GEN_MAX_RESERVED];
+    uint32_t nclob;          /* default clobbers, a copy of m->clobbers */
+    const uint32_t *clob;
+} rv_gen_mach;
+
+/* gen_func.c: builds the function; never fails. */
+ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm);
+#endif
 
 #endif

@@ -1,0 +1,999 @@
+/* gen_func.c - the generator's function builder: a structured CFG, SSA
+ * values drawn from dominating definitions, and instructions with random
+ * but satisfiable constraints, built through the public builder API.
+ *
+ * Requires: a machine from gen.c (rv_gen_mach) and clamped options.
+ * Guarantees (every input):
+ *   - valid under ravel_validate(f, RAVEL_VALIDATE_SSA): one terminator per
+ *     block, the entry has no params and no preds, every vreg is defined
+ *     once and used only where its definition dominates, argument counts
+ *     and classes match their parameters, and there are NO CRITICAL EDGES:
+ *     a multi-successor `br` only targets fresh blocks with one predecessor
+ *     (arms, loop bodies, loop exits, back-edge split blocks); joins and
+ *     loop headers are entered by single-successor `jump`s only.
+ *   - every block is reachable, every path ends in `ret`.
+ *   - termination: loops are bounded. A counter loop's header parameter
+ *     starts at 0 and is incremented by one on the only back edge, and the
+ *     loop continues only while it is below a small constant K; a
+ *     condition-less `br B, X` takes successor (k mod 2) on its k-th
+ *     execution, so it exits at least every second time. The product of
+ *     trip bounds of nested loops is capped so that the whole run stays
+ *     well under the interpreter's default step limit.
+ *   - original instructions <= max_insts, blocks <= max_blocks: mandatory
+ *     instructions (terminators and loop control) are reserved when a
+ *     construct opens, optional ones are emitted only while room is left.
+ *
+ * SATISFIABILITY RULES (what makes an allocation exist for every
+ * instruction, whatever the allocator did before it: any value may be
+ * spilled and reloaded, so only the instruction itself can be impossible).
+ * For an instruction, per class c with A_c allocatable registers:
+ *   S1 (points) A use occupies a location at the early point; a late use at
+ *      both points; an early def at both points; a late def at the late
+ *      point. Non-fixed `reg` operands and `reuse` defs need a register.
+ *   S2 (fixed) Two operands fixed to the same register R must not share a
+ *      point, except several early uses of the SAME vreg (same value). An
+ *      early use and a late def may both be fixed to R (call argument and
+ *      result in r0). One vreg may be used in two fixed registers.
+ *   S3 (count) Let F_c be the allocatable registers of class c named by any
+ *      fixed operand of the instruction (reserved ones do not count: they
+ *      are never allocated), NE_c / NL_c the non-fixed register operands
+ *      at the early / late point (counted per operand, even when two name
+ *      the same vreg). Then |F_c| + NE_c <= A_c and |F_c| + NL_c <= A_c.
+ *      Sufficient: give the spanning operands (late uses, early defs)
+ *      distinct registers outside F_c, then the early uses and the late
+ *      defs the remaining ones; F_c is disjoint from all of them.
+ *   S4 (reuse) reuse(K) is a late def whose use K is an early, non-fixed
+ *      `reg` use of the same class; no two defs reuse the same K. The def
+ *      takes use K's register, which S3 already counted at the early
+ *      point; at the late point it is counted as a def.
+ *   S5 (clobbers and safepoints) An instruction with a clobber set
+ *      (explicit, or a `call`'s default) or a `safepoint` has no late uses
+ *      and no early defs: both would have to survive step 3 (clobbered
+ *      registers become unknown; at a safepoint .ref copies outside the
+ *      stackmap die, and a use must be read from where it is). Early uses
+ *      in clobbered registers and defs fixed to clobbered registers are
+ *      fine (read before, written after the clobber).
+ *   S6 (stack, any) `stack` and `any` operands can always take a fresh slot
+ *      and need no register.
+ *   S7 `ret` and `br` operands follow the same rules; `copy` has exactly
+ *      one def and one vreg use.
+ * The code below tracks S1-S3 per instruction in a small budget (fits /
+ * take) and only adds an operand that keeps them; gen_sat.c re-checks the
+ * rules on the finished function with independent code.
+ */
+#define RV_GEN_INTERNAL
+#include "fuzz/gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { NTYPES = RV_GEN_MAX_CLASSES * 2 }; /* a value's type: class * 2 + ref */
+enum { MAX_DEPTH = 6, MAX_PARAMS = 6, MAX_RET = 4 };
+enum { PT_E = 1, PT_L = 2 }; /* program points of an instruction */
+
+typedef struct gen {
+    rv_gen_src *s;
+    const rv_gen_opts *o;
+    const rv_gen_mach *gm;
+    ravel_func *f;
+    unsigned feat;
+    uint32_t target;    /* instructions to generate, <= max_insts */
+    uint32_t ninsts;    /* emitted so far */
+    uint32_t reserved;  /* promised to constructs still open */
+    uint32_t nblocks;   /* created so far */
+    uint32_t weight;    /* product of loop trip bounds around the current point */
+    uint32_t max_weight;
+    RV_VEC(uint32_t) avail[NTYPES]; /* values whose def dominates the current point */
+    uint32_t nret;                  /* the function's result signature */
+    uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];
+    uint32_t clob_buf[RV_GEN_MAX_CLASSES * (RV_GEN_MAX_CLASS_REGS + RV_GEN_MAX_RESERVED)];
+} gen;
+
+static uint32_t below(gen *g, uint32_t n) { return rv_gen_below(g->s, n); }
+static bool chance(gen *g, uint32_t pct) { return rv_gen_chance(g->s, pct); }
+static bool has(const gen *g, unsigned feature) { return (g->feat & feature) != 0; }
+static uint32_t room(const gen *g)
+{
+    uint64_t used = (uint64_t)g->ninsts + g->reserved;
+    return used < g->target ? (uint32_t)(g->target - used) : 0;
+}
+static uint32_t block_room(const gen *g) { return g->nblocks < g->o->max_blocks ? g->o->max_blocks - g->nblocks : 0; }
+
+/* ---- available values (SSA scopes) ---- */
+
+typedef struct scope { uint32_t len[NTYPES]; } scope;
+
+static void scope_save(const gen *g, scope *sc)
+{
+    for (int t = 0; t < NTYPES; t++) sc->len[t] = g->avail[t].len;
+}
+static void scope_restore(gen *g, const scope *sc)
+{
+    for (int t = 0; t < NTYPES; t++) g->avail[t].len = sc->len[t];
+}
+static uint32_t vtype(const gen *g, uint32_t v)
+{
+    const rv_vreg *r = &g->f->vregs.data[v];
+    return r->cls * 2u + (r->ref ? 1u : 0u);
+}
+static void make_avail(gen *g, uint32_t v) { rv_vec_push(g->avail[vtype(g, v)], v); }
+
+/* A value of type t: with probability `pressure` anywhere in scope (long
+ * live ranges, many values live at once), else one of the newest. */
+static uint32_t pick_of_type(gen *g, uint32_t t)
+{
+    uint32_t n = g->avail[t].len;
+    uint32_t i = chance(g, g->o->pressure) ? below(g, n) : n - 1 - below(g, n < 4 ? n : 4);
+    return g->avail[t].data[i];
+}
+
+/* A value of class cls (-1: any) and ref-ness ref (-1: either), or
+ * RAVEL_NONE when none is in scope. Non-reference types weigh three times
+ * as much as reference types. */
+static uint32_t pick_val(gen *g, int cls, int ref)
+{
+    uint32_t cand[NTYPES], w = 0, n = 0;
+    for (uint32_t t = 0; t < g->gm->ncls * 2u; t++) {
+        if (!g->avail[t].len || (cls >= 0 && t / 2 != (uint32_t)cls) || (ref >= 0 && (t & 1) != (uint32_t)ref))
+            continue;
+        cand[n++] = t;
+        w += (t & 1) ? 1 : 3;
+    }
+    if (!n) return RAVEL_NONE;
+    uint32_t x = below(g, w);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t wt = (cand[i] & 1) ? 1 : 3;
+        if (x < wt) return pick_of_type(g, cand[i]);
+        x -= wt;
+    }
+    return pick_of_type(g, cand[n - 1]);
+}
+
+/* A type that has a value in scope (for parameters), or NTYPES if none. */
+static uint32_t pick_type(gen *g)
+{
+    uint32_t v = pick_val(g, -1, -1);
+    return v == RAVEL_NONE ? NTYPES : vtype(g, v);
+}
+
+static int64_t pick_imm(gen *g)
+{
+    uint32_t k = below(g, 10);
+    if (k < 6) return (int64_t)below(g, 17) - 8;
+    if (k < 8) return (int64_t)below(g, 256);
+    return (int64_t)rv_gen_u64(g->s);
+}
+
+/* ---- one instruction: operands under the satisfiability budget ---- */
+
+#define GI_DEFS 8
+#define GI_USES 40
+#define GI_IMMS 4
+
+typedef struct gop {
+    uint32_t v;    /* use: vreg id; def: its type until emitted, then the vreg id */
+    uint8_t kind;  /* ravel_constraint */
+    uint8_t pos;   /* ravel_pos */
+    uint16_t arg;  /* register (fixed) or use index (reuse) */
+} gop;
+
+typedef struct ginst {
+    ravel_opcode op;
+    const char *name;
+    uint32_t nd, nu, ni;
+    gop defs[GI_DEFS], uses[GI_USES];
+    int64_t imm[GI_IMMS];
+    uint8_t imm_at[GI_IMMS]; /* the immediate precedes vreg use number imm_at */
+    bool safepoint, clob_attr, no_span;
+    uint32_t nclob;          /* explicit clobbers, in g->clob_buf */
+    /* budget (rules S1-S3) */
+    uint64_t fe[4], fl[4], fa[4]; /* registers fixed at the early point, the late point, any point */
+    uint16_t nfix[RV_GEN_MAX_CLASSES], ne[RV_GEN_MAX_CLASSES], nl[RV_GEN_MAX_CLASSES];
+} ginst;
+
+static void gi_init(ginst *I, ravel_opcode op, const char *name)
+{
+    I->op = op;
+    I->name = name;
+    I->nd = I->nu = I->ni = 0;
+    I->safepoint = I->clob_attr = I->no_span = false;
+    I->nclob = 0;
+    memset(I->fe, 0, sizeof I->fe);
+    memset(I->fl, 0, sizeof I->fl);
+    memset(I->fa, 0, sizeof I->fa);
+    memset(I->nfix, 0, sizeof I->nfix);
+    memset(I->ne, 0, sizeof I->ne);
+    memset(I->nl, 0, sizeof I->nl);
+}
+
+static bool bit_has(const uint64_t *s, uint32_t r) { return (s[r >> 6] >> (r & 63)) & 1u; }
+static void bit_set(uint64_t *s, uint32_t r) { s[r >> 6] |= 1ull << (r & 63); }
+static bool reg_reserved(const gen *g, uint32_t r) { return g->gm->m->regs.data[r].reserved; }
+
+static unsigned op_points(bool def, uint8_t pos)
+{
+    if (def) return pos == RAVEL_POS_EARLY ? PT_E | PT_L : PT_L;
+    return pos == RAVEL_POS_LATE ? PT_E | PT_L : PT_E;
+}
+
+/* S2/S3: can an operand of class c that needs a register at points pts
+ * (register reg if fixed, any allocatable one if reg == RAVEL_NONE) be
+ * added? `same_vreg_use` allows a second early use of one vreg in the same
+ * fixed register. */
+static bool fits(const gen *g, const ginst *I, uint32_t c, uint32_t reg, unsigned pts)
+{
+    uint32_t a = g->gm->nalloc[c], nfix = I->nfix[c];
+    if (reg != RAVEL_NONE) {
+        if (((pts & PT_E) && bit_has(I->fe, reg)) || ((pts & PT_L) && bit_has(I->fl, reg))) return false;
+        if (!reg_reserved(g, reg) && !bit_has(I->fa, reg)) nfix++;
+        return nfix + I->ne[c] <= a && nfix + I->nl[c] <= a;
+    }
+    return nfix + I->ne[c] + ((pts & PT_E) ? 1u : 0u) <= a && nfix + I->nl[c] + ((pts & PT_L) ? 1u : 0u) <= a;
+}
+
+static void take(const gen *g, ginst *I, uint32_t c, uint32_t reg, unsigned pts)
+{
+    if (reg != RAVEL_NONE) {
+        if (pts & PT_E) bit_set(I->fe, reg);
+        if (pts & PT_L) bit_set(I->fl, reg);
+        if (!reg_reserved(g, reg) && !bit_has(I->fa, reg)) I->nfix[c]++;
+        bit_set(I->fa, reg);
+        return;
+    }
+    if (pts & PT_E) I->ne[c]++;
+    if (pts & PT_L) I->nl[c]++;
+}
+
+/* A register of class c for fixed(R): reserved ones a quarter of the time. */
+static uint32_t pick_fixed_reg(gen *g, uint32_t c)
+{
+    const rv_gen_mach *gm = g->gm;
+    if (gm->nres[c] && chance(g, 25)) return gm->res[c][below(g, gm->nres[c])];
+    return gm->alloc[c][below(g, gm->nalloc[c])];
+}
+
+/* Draws a constraint: mostly `reg`; `fixed`, `any`, `stack` and the
+ * non-default positions when enabled (never early defs or late uses on
+ * clobbering instructions or safepoints: S5). */
+static void draw(gen *g, const ginst *I, uint32_t c, bool def, gop *o)
+{
+    uint32_t x = below(g, 256); /* one choice: kind in the low range, position at the top */
+    o->kind = RAVEL_C_REG;
+    o->pos = RAVEL_POS_DEFAULT;
+    o->arg = 0;
+    if (has(g, RV_GEN_FIXED) && x < 36) {
+        o->kind = RAVEL_C_FIXED;
+        o->arg = (uint16_t)pick_fixed_reg(g, c);
+    } else if (has(g, RV_GEN_ANY_STACK) && x >= 36 && x < 67) {
+        o->kind = RAVEL_C_ANY;
+    } else if (has(g, RV_GEN_ANY_STACK) && x >= 67 && x < 82) {
+        o->kind = RAVEL_C_STACK;
+    }
+    if (has(g, RV_GEN_EARLY_LATE) && !I->no_span && x >= 236) o->pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+}
+
+static bool needs_reg(uint8_t kind) { return kind == RAVEL_C_REG || kind == RAVEL_C_FIXED || kind == RAVEL_C_REUSE; }
+
+static bool try_place(const gen *g, ginst *I, uint32_t c, bool def, const gop *o)
+{
+    if (!needs_reg(o->kind)) return true;
+    uint32_t reg = o->kind == RAVEL_C_FIXED ? o->arg : RAVEL_NONE;
+    unsigned pts = op_points(def, o->pos);
+    if (!fits(g, I, c, reg, pts)) return false;
+    take(g, I, c, reg, pts);
+    return true;
+}
+
+/* Places o under the budget: as drawn, else `reg` at the default position,
+ * else `any` (when enabled). False if nothing fits. */
+static bool place(gen *g, ginst *I, uint32_t c, bool def, gop *o)
+{
+    if (try_place(g, I, c, def, o)) return true;
+    o->kind = RAVEL_C_REG;
+    o->pos = RAVEL_POS_DEFAULT;
+    o->arg = 0;
+    if (try_place(g, I, c, def, o)) return true;
+    if (!has(g, RV_GEN_ANY_STACK)) return false;
+    o->kind = RAVEL_C_ANY;
+    return true;
+}
+
+/* Adds a def (kept as its type until emitted) with a given or drawn
+ * constraint. */
+static bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, const gop *want)
+{
+    if (I->nd >= GI_DEFS) return false;
+    gop *o = &I->defs[I->nd];
+    if (want) *o = *want; else draw(g, I, c, true, o);
+    if (!place(g, I, c, true, o)) return false;
+    o->v = c * 2u + (ref ? 1u : 0u);
+    I->nd++;
+    return true;
+}
+static bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, NULL); }
+
+static bool add_use_as(gen *g, ginst *I, uint32_t v, const gop *want)
+{
+    if (I->nu >= GI_USES || v == RAVEL_NONE) return false;
+    gop *o = &I->uses[I->nu];
+    uint32_t c = g->f->vregs.data[v].cls;
+    if (want) *o = *want; else draw(g, I, c, false, o);
+    if (!place(g, I, c, false, o)) return false;
+    o->v = v;
+    I->nu++;
+    return true;
+}
+static bool add_use(gen *g, ginst *I, uint32_t v) { return add_use_as(g, I, v, NULL); }
+
+static gop fixed_op(uint32_t reg) { return (gop){0, RAVEL_C_FIXED, RAVEL_POS_DEFAULT, (uint16_t)reg}; }
+static gop kind_op(ravel_constraint k) { return (gop){0, (uint8_t)k, RAVEL_POS_DEFAULT, 0}; }
+
+static void add_imm(gen *g, ginst *I, int64_t x)
+{
+    if (I->ni >= GI_IMMS) return;
+    I->imm[I->ni] = x;
+    I->imm_at[I->ni] = (uint8_t)I->nu;
+    I->ni++;
+}
+
+/* S4: turns one late `reg` def into reuse(K) of an early `reg` use of its
+ * class (the budget is unchanged: both are non-fixed late registers). */
+static void maybe_reuse(gen *g, ginst *I)
+{
+    if (!has(g, RV_GEN_REUSE) || !I->nd || !I->nu || !chance(g, 35)) return;
+    gop *d = &I->defs[below(g, I->nd)];
+    if (d->kind != RAVEL_C_REG || d->pos == RAVEL_POS_EARLY) return;
+    uint32_t start = below(g, I->nu);
+    for (uint32_t i = 0; i < I->nu; i++) {
+        uint32_t k = (start + i) % I->nu;
+        const gop *u = &I->uses[k];
+        if (u->kind != RAVEL_C_REG || u->pos == RAVEL_POS_LATE || g->f->vregs.data[u->v].cls != d->v / 2) continue;
+        bool taken = false;
+        for (uint32_t j = 0; j < I->nd; j++)
+            if (I->defs[j].kind == RAVEL_C_REUSE && I->defs[j].arg == k) taken = true;
+        if (taken) continue;
+        d->kind = RAVEL_C_REUSE;
+        d->arg = (uint16_t)k;
+        return;
+    }
+}
+
+/* A random explicit clobber list (possibly empty): per class a random
+ * subset of the allocatable registers (density: 0 none, 1 a quarter,
+ * 2 half, 3 three quarters), a reserved one rarely. Sorted by register id. */
+static void random_clobbers(gen *g, ginst *I, uint32_t density)
+{
+    const rv_gen_mach *gm = g->gm;
+    I->clob_attr = true;
+    I->no_span = true;
+    I->nclob = 0;
+    for (uint32_t c = 0; c < gm->ncls && density; c++) {
+        uint64_t bits = rv_gen_bits(g->s);
+        if (density == 1) bits &= rv_gen_bits(g->s);
+        if (density == 3) bits |= rv_gen_bits(g->s);
+        for (uint32_t i = 0; i < gm->nalloc[c]; i++)
+            if ((bits >> i) & 1) g->clob_buf[I->nclob++] = gm->alloc[c][i];
+        if (gm->nres[c] && chance(g, 5)) g->clob_buf[I->nclob++] = gm->res[c][0];
+    }
+}
+
+/* Starts the instruction in the builder: defs (creating their vregs), uses
+ * with immediates in place, attributes. Leaves it open. */
+static void emit_begin(gen *g, ginst *I)
+{
+    ravel_func *f = g->f;
+    ravel_inst_begin(f, I->op, I->name);
+    for (uint32_t i = 0; i < I->nd; i++) {
+        gop *d = &I->defs[i];
+        d->v = ravel_vreg_new(f, (int)(d->v / 2), (int)(d->v & 1));
+        ravel_inst_def(f, d->v, (ravel_constraint)d->kind, d->arg, (ravel_pos)d->pos, RAVEL_LOC_NONE);
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i <= I->nu; i++) {
+        for (; k < I->ni && I->imm_at[k] == i; k++) ravel_inst_imm(f, I->imm[k]);
+        if (i == I->nu) break;
+        const gop *u = &I->uses[i];
+        ravel_inst_use(f, u->v, (ravel_constraint)u->kind, u->arg, (ravel_pos)u->pos, RAVEL_LOC_NONE);
+    }
+    if (I->clob_attr) ravel_inst_clobbers(f, g->clob_buf, I->nclob);
+    if (I->safepoint) ravel_inst_safepoint(f);
+    g->ninsts++;
+}
+
+/* Emits a non-terminator; its defs come into scope. Returns the first def's
+ * vreg (or RAVEL_NONE). */
+static uint32_t emit(gen *g, ginst *I)
+{
+    emit_begin(g, I);
+    ravel_inst_end(g->f);
+    for (uint32_t i = 0; i < I->nd; i++) make_avail(g, I->defs[i].v);
+    return I->nd ? I->defs[0].v : RAVEL_NONE;
+}
+
+/* ---- instruction kinds (each returns false if it could not be built;
+ * the caller then emits a const, which always fits) ---- */
+
+static uint32_t pick_class(gen *g) { return below(g, g->gm->ncls); }
+static bool maybe_ref(gen *g, uint32_t pct) { return has(g, RV_GEN_SAFEPOINTS) && chance(g, pct); }
+
+static void inst_const(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_CONST, NULL);
+    uint32_t c = pick_class(g);
+    if (!add_def(g, &I, c, maybe_ref(g, 10))) add_def_as(g, &I, c, false, NULL);
+    add_imm(g, &I, pick_imm(g));
+    emit(g, &I);
+}
+
+static bool inst_arith(gen *g)
+{
+    ginst I;
+    gi_init(&I, (ravel_opcode)(RAVEL_OP_ADD + below(g, RAVEL_OP_LE - RAVEL_OP_ADD + 1)), NULL);
+    uint32_t v0 = pick_val(g, -1, -1);
+    if (v0 == RAVEL_NONE) return false;
+    uint32_t c = g->f->vregs.data[v0].cls;
+    if (!add_def(g, &I, c, maybe_ref(g, 4))) return false;
+    if (!add_use(g, &I, v0)) add_imm(g, &I, pick_imm(g));
+    if (chance(g, 25) || !add_use(g, &I, pick_val(g, chance(g, 80) ? (int)c : -1, -1))) add_imm(g, &I, pick_imm(g));
+    maybe_reuse(g, &I);
+    emit(g, &I);
+    return true;
+}
+
+static bool inst_copy(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_COPY, NULL);
+    uint32_t v = pick_val(g, -1, -1);
+    if (v == RAVEL_NONE) return false;
+    const rv_vreg *r = &g->f->vregs.data[v];
+    if (!add_def(g, &I, r->cls, r->ref) || !add_use(g, &I, v)) return false;
+    emit(g, &I);
+    return true;
+}
+
+static bool inst_out(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_OUT, NULL);
+    uint32_t n = 1 + below(g, 2 + g->o->pressure / 16);
+    for (uint32_t i = 0; i < n; i++) add_use(g, &I, pick_val(g, -1, -1));
+    if (!I.nu) return false;
+    emit(g, &I);
+    return true;
+}
+
+static const char *const callees[] = {"f", "g", "alloc", "print", "memcpy", "hash"};
+
+/* `call NAME`: arguments in the first registers of their class, results
+ * in the first registers, extra arguments on the stack; the default or an
+ * explicit clobber set (possibly empty); sometimes a safepoint. */
+static bool inst_call(gen *g)
+{
+    const rv_gen_mach *gm = g->gm;
+    ginst I;
+    gi_init(&I, RAVEL_OP_CALL, callees[below(g, sizeof callees / sizeof *callees)]);
+    I.no_span = true; /* S5 */
+    uint32_t mode = below(g, 10);
+    if (mode >= 6) random_clobbers(g, &I, mode == 9 ? 0 : 1 + below(g, 3));
+    I.safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 30);
+    uint32_t next[RV_GEN_MAX_CLASSES] = {0};
+    uint32_t nres = below(g, 3);
+    for (uint32_t i = 0; i < nres; i++) {
+        uint32_t c = pick_class(g);
+        bool ref = maybe_ref(g, 30);
+        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c]) {
+            gop w = fixed_op(gm->alloc[c][next[c]++]);
+            add_def_as(g, &I, c, ref, &w);
+        } else {
+            add_def(g, &I, c, ref);
+        }
+    }
+    memset(next, 0, sizeof next);
+    uint32_t nargs = below(g, 6);
+    for (uint32_t i = 0; i < nargs; i++) {
+        uint32_t v = pick_val(g, -1, -1);
+        if (v == RAVEL_NONE) break;
+        uint32_t c = g->f->vregs.data[v].cls;
+        gop w = kind_op(RAVEL_C_REG);
+        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c] && chance(g, 85))
+            w = fixed_op(gm->alloc[c][next[c]++]);
+        else if (has(g, RV_GEN_ANY_STACK))
+            w = kind_op(chance(g, 60) ? RAVEL_C_STACK : RAVEL_C_ANY);
+        add_use_as(g, &I, v, &w);
+    }
+    emit(g, &I);
+    return true;
+}
+
+static const char *const opaque_names[] = {"load", "store", "lea", "fma", "select", "cas", "getsp", "vshuf", "cvt", "bswap"};
+
+/* An opaque op: 0-3 defs, 0-5 uses, 0-2 immediates, every constraint kind;
+ * sometimes explicit clobbers or a safepoint. */
+static bool inst_opaque(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_OTHER, opaque_names[below(g, sizeof opaque_names / sizeof *opaque_names)]);
+    if (has(g, RV_GEN_CALLS) && chance(g, 8)) random_clobbers(g, &I, below(g, 3));
+    if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 8)) I.safepoint = I.no_span = true;
+    uint32_t nd = below(g, 4), nu = below(g, 6), ni = below(g, 3);
+    for (uint32_t i = 0; i < nd; i++) add_def(g, &I, pick_class(g), maybe_ref(g, 10));
+    for (uint32_t i = 0; i < nu; i++) {
+        if (ni && chance(g, 30)) {
+            add_imm(g, &I, pick_imm(g));
+            ni--;
+        }
+        add_use(g, &I, pick_val(g, -1, -1));
+    }
+    for (; ni; ni--) add_imm(g, &I, pick_imm(g));
+    maybe_reuse(g, &I);
+    emit(g, &I);
+    return true;
+}
+
+static const char *const callsite_names[] = {"statepoint", "patchpoint", "deopt"};
+
+/* A callsite-like op: per class, values in many distinct fixed registers
+ * (allocatable and reserved), one vreg in two of them, extra state on the
+ * stack or anywhere, results fixed, clobbers, sometimes a safepoint. */
+static bool inst_callsite(gen *g)
+{
+    const rv_gen_mach *gm = g->gm;
+    ginst I;
+    gi_init(&I, RAVEL_OP_OTHER, callsite_names[below(g, 3)]);
+    if (chance(g, 50)) {
+        I.clob_attr = I.no_span = true; /* the machine default, written out */
+        for (uint32_t i = 0; i < gm->nclob; i++) g->clob_buf[I.nclob++] = gm->clob[i];
+    } else {
+        random_clobbers(g, &I, 1 + below(g, 3));
+    }
+    I.safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 50);
+    uint32_t nres = 1 + below(g, 2);
+    for (uint32_t i = 0; i < nres; i++) {
+        uint32_t c = pick_class(g);
+        gop w = fixed_op(gm->alloc[c][below(g, gm->nalloc[c])]);
+        add_def_as(g, &I, c, maybe_ref(g, 20), &w);
+    }
+    for (uint32_t c = 0; c < gm->ncls; c++) {
+        uint32_t nregs = gm->nalloc[c] + gm->nres[c];
+        uint32_t n = below(g, (nregs < 10 ? nregs : 10) + 1), start = below(g, nregs), dup = RAVEL_NONE;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t k = (start + i) % nregs;
+            uint32_t reg = k < gm->nalloc[c] ? gm->alloc[c][k] : gm->res[c][k - gm->nalloc[c]];
+            uint32_t v = dup != RAVEL_NONE && chance(g, 40) ? dup : pick_val(g, (int)c, -1);
+            if (v == RAVEL_NONE) break;
+            if (dup == RAVEL_NONE) dup = v; /* passed again in a later register */
+            gop w = fixed_op(reg);
+            add_use_as(g, &I, v, &w);
+        }
+    }
+    if (has(g, RV_GEN_ANY_STACK)) {
+        uint32_t n = below(g, 4);
+        for (uint32_t i = 0; i < n; i++) {
+            gop w = kind_op(chance(g, 50) ? RAVEL_C_STACK : RAVEL_C_ANY);
+            add_use_as(g, &I, pick_val(g, -1, -1), &w);
+        }
+    }
+    emit(g, &I);
+    return true;
+}
+
+/* A GC poll: a safepoint with a few uses. */
+static bool inst_gcpoll(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_OTHER, "gcpoll");
+    I.safepoint = I.no_span = true;
+    uint32_t n = below(g, 3);
+    for (uint32_t i = 0; i < n; i++) add_use(g, &I, pick_val(g, -1, 1));
+    emit(g, &I);
+    return true;
+}
+
+/* One random non-terminator. Needs room for one instruction. */
+static void gen_inst(gen *g)
+{
+    uint32_t x = below(g, 100);
+    bool ok;
+    if (x < 40) ok = inst_arith(g);
+    else if (x < 48) ok = false; /* const */
+    else if (x < 56) ok = has(g, RV_GEN_COPY) && inst_copy(g);
+    else if (x < 64) ok = inst_out(g);
+    else if (x < 74) ok = has(g, RV_GEN_CALLS) && inst_call(g);
+    else if (x < 88) ok = inst_opaque(g);
+    else if (x < 93) ok = has(g, RV_GEN_CALLS) && has(g, RV_GEN_FIXED) && inst_callsite(g);
+    else ok = has(g, RV_GEN_SAFEPOINTS) && inst_gcpoll(g);
+    if (!ok) inst_const(g);
+}
+
+static void gen_insts(gen *g, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && room(g) > 0; i++) gen_inst(g);
+}
+
+/* ---- terminators ---- */
+
+static void emit_ret(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_RET, NULL);
+    for (uint32_t j = 0; j < g->nret; j++) {
+        if (chance(g, 10)) {
+            add_imm(g, &I, pick_imm(g));
+            continue;
+        }
+        uint32_t v = pick_val(g, (int)g->ret_cls[j], -1);
+        gop w = g->ret_reg[j] != RAVEL_NONE ? fixed_op(g->ret_reg[j]) : kind_op(RAVEL_C_REG);
+        if (v == RAVEL_NONE) { /* nothing of that class in scope: any value, in a register */
+            v = pick_val(g, -1, -1);
+            w = kind_op(RAVEL_C_REG);
+        }
+        if (v == RAVEL_NONE || !add_use_as(g, &I, v, &w)) add_imm(g, &I, pick_imm(g));
+    }
+    emit_begin(g, &I);
+    ravel_inst_end(g->f);
+}
+
+/* Arguments for params (vreg ids) from the values in scope of the same
+ * type; swap: sometimes two same-typed params get each other (loops). */
+static void pick_args(gen *g, const uint32_t *params, uint32_t n, uint32_t *args, bool swap)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = vtype(g, params[i]);
+        args[i] = pick_of_type(g, t);
+    }
+    if (!swap || n < 2 || !chance(g, 50)) return;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++)
+            if (vtype(g, params[i]) == vtype(g, params[j])) {
+                args[i] = params[j];
+                args[j] = params[i];
+                return;
+            }
+}
+
+static void emit_jump(gen *g, uint32_t target, const uint32_t *params, uint32_t n, bool swap)
+{
+    uint32_t args[MAX_PARAMS + 1];
+    pick_args(g, params, n, args, swap);
+    ravel_inst_begin(g->f, RAVEL_OP_JUMP, NULL);
+    ravel_inst_succ(g->f, target, args, n);
+    ravel_inst_end(g->f);
+    g->ninsts++;
+}
+
+/* A new block named bN, N its creation number (formatted by hand: this is
+ * on the hot path). */
+static uint32_t new_block(gen *g)
+{
+    char buf[16], *p = buf + sizeof buf;
+    uint32_t n = g->nblocks++;
+    *--p = 0;
+    do *--p = (char)('0' + n % 10); while ((n /= 10) != 0);
+    *--p = 'b';
+    return ravel_block_new(g->f, p);
+}
+
+/* Creates n params of types in scope for block b; returns how many. */
+static uint32_t make_params(gen *g, uint32_t b, uint32_t n, uint32_t *params)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = pick_type(g);
+        if (t == NTYPES) break;
+        params[k] = ravel_vreg_new(g->f, (int)(t / 2), (int)(t & 1));
+        ravel_block_add_param(g->f, b, params[k]);
+        k++;
+    }
+    return k;
+}
+
+static void begin_block(gen *g, uint32_t b, const uint32_t *params, uint32_t n)
+{
+    ravel_block_begin(g->f, b);
+    for (uint32_t i = 0; i < n; i++) make_avail(g, params[i]);
+}
+
+/* ---- structured control flow ---- */
+
+static void gen_region(gen *g, uint32_t depth);
+
+/* Diamond / multi-way: the open block ends in `br` (condition, or none)
+ * to k fresh arm blocks (one predecessor each, sometimes with params fed
+ * by the br); each arm is a region ending in `jump J(args)` or, for all
+ * but one, sometimes an early `ret`. J continues the open region. */
+static bool gen_diamond(gen *g, uint32_t depth)
+{
+    uint32_t k = has(g, RV_GEN_MULTIWAY) && chance(g, 30) ? 3 + below(g, 2) : 2;
+    while (k > 2 && (block_room(g) < k + 1 || room(g) < k + 1)) k--;
+    if (block_room(g) < k + 1 || room(g) < k + 1) return false;
+    uint32_t cond = RAVEL_NONE;
+    if (!has(g, RV_GEN_MULTIWAY) || !chance(g, 20)) {
+        cond = pick_val(g, -1, -1);
+        if (cond == RAVEL_NONE && !has(g, RV_GEN_MULTIWAY)) return false;
+    }
+    uint32_t arms[4], aparams[4][2], nap[4] = {0}, aargs[4][2];
+    for (uint32_t i = 0; i < k; i++) {
+        arms[i] = new_block(g);
+        if (has(g, RV_GEN_PARAMS) && chance(g, 20)) {
+            nap[i] = make_params(g, arms[i], 1 + below(g, 2), aparams[i]);
+            pick_args(g, aparams[i], nap[i], aargs[i], false);
+        }
+    }
+    uint32_t join = new_block(g), jparams[MAX_PARAMS], njp = 0;
+    if (has(g, RV_GEN_PARAMS)) njp = make_params(g, join, below(g, 2 + g->o->pressure / 25), jparams);
+    ginst I;
+    gi_init(&I, RAVEL_OP_BR, NULL);
+    if (cond != RAVEL_NONE) add_use(g, &I, cond);
+    emit_begin(g, &I);
+    for (uint32_t i = 0; i < k; i++) ravel_inst_succ(g->f, arms[i], aargs[i], nap[i]);
+    ravel_inst_end(g->f);
+    g->reserved += k;
+    uint32_t must = below(g, k);
+    scope sc;
+    scope_save(g, &sc);
+    for (uint32_t i = 0; i < k; i++) {
+        begin_block(g, arms[i], aparams[i], nap[i]);
+        gen_region(g, depth + 1);
+        g->reserved--;
+        if (i != must && chance(g, 15)) emit_ret(g);
+        else emit_jump(g, join, jparams, njp, false);
+        scope_restore(g, &sc);
+    }
+    begin_block(g, join, jparams, njp);
+    return true;
+}
+
+/* The trip bound of a new loop: 1..4, capped by the nesting budget. */
+static uint32_t pick_trip(gen *g)
+{
+    uint32_t k = 1 + below(g, 4);
+    while (k > 1 && (uint64_t)g->weight * k > g->max_weight) k--;
+    return k;
+}
+
+/* Emits `dst = OP a, imm` (loop control: the use of `a` must not be lost,
+ * or the counter would stop counting). Drawn constraints first; if either
+ * operand did not fit, plain `reg` operands, which always do (S3 with
+ * A >= 1: one early use, one late def). */
+static uint32_t emit_binop_imm(gen *g, ravel_opcode op, uint32_t a, int64_t imm)
+{
+    ginst I;
+    gi_init(&I, op, NULL);
+    if (!add_def(g, &I, 0, false) || !add_use(g, &I, a)) {
+        gop plain = kind_op(RAVEL_C_REG);
+        gi_init(&I, op, NULL);
+        add_def_as(g, &I, 0, false, &plain);
+        add_use_as(g, &I, a, &plain);
+    }
+    add_imm(g, &I, imm);
+    maybe_reuse(g, &I);
+    return emit(g, &I);
+}
+
+static uint32_t emit_const0(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_CONST, NULL);
+    add_def(g, &I, 0, false);
+    add_imm(g, &I, 0);
+    return emit(g, &I);
+}
+
+/* Loop header params: [counter] + carried values; the preheader (the open
+ * block) passes their initial values. Returns the count. */
+static uint32_t loop_enter(gen *g, uint32_t head, bool counter, uint32_t *params)
+{
+    uint32_t n = 0, init[MAX_PARAMS + 1];
+    if (counter) {
+        init[0] = emit_const0(g);
+        params[0] = ravel_vreg_new(g->f, 0, 0);
+        ravel_block_add_param(g->f, head, params[0]);
+        n = 1;
+    }
+    if (has(g, RV_GEN_PARAMS)) n += make_params(g, head, below(g, 2 + g->o->pressure / 25), params + n);
+    pick_args(g, params + counter, n - counter, init + counter, false);
+    ravel_inst_begin(g->f, RAVEL_OP_JUMP, NULL);
+    ravel_inst_succ(g->f, head, init, n);
+    ravel_inst_end(g->f);
+    g->ninsts++;
+    return n;
+}
+
+/* Back edge from the open latch: counter + 1 (already computed in next)
+ * and carried values (swapped sometimes). */
+static void loop_back(gen *g, uint32_t head, const uint32_t *params, uint32_t n, uint32_t next)
+{
+    uint32_t args[MAX_PARAMS + 1];
+    uint32_t c = next != RAVEL_NONE ? 1 : 0;
+    if (c) args[0] = next;
+    pick_args(g, params + c, n - c, args + c, true);
+    ravel_inst_begin(g->f, RAVEL_OP_JUMP, NULL);
+    ravel_inst_succ(g->f, head, args, n);
+    ravel_inst_end(g->f);
+    g->ninsts++;
+}
+
+/* Ends the open block with the loop's exit test: `c = lt cnt, K; br c, stay,
+ * leave` (or `eq` with the successors swapped), or condition-less
+ * `br stay, leave` when there is no counter. */
+static void loop_test(gen *g, uint32_t cnt, uint32_t trip, uint32_t stay, uint32_t leave)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_BR, NULL);
+    bool swap = false;
+    if (cnt != RAVEL_NONE) {
+        swap = chance(g, 50);
+        uint32_t c = emit_binop_imm(g, swap ? RAVEL_OP_EQ : RAVEL_OP_LT, cnt, trip);
+        add_use(g, &I, c);
+    }
+    emit_begin(g, &I);
+    ravel_inst_succ(g->f, swap ? leave : stay, NULL, 0);
+    ravel_inst_succ(g->f, swap ? stay : leave, NULL, 0);
+    ravel_inst_end(g->f);
+}
+
+/* Top-tested loop: pre -> H(params); H: insts; test; br B, X; B..latch:
+ * region; [cnt' = add cnt, 1]; jump H(...). X sees what H defined. */
+static void gen_loop_top(gen *g, uint32_t depth, bool counter)
+{
+    uint32_t trip = counter ? pick_trip(g) : 1;
+    uint32_t head = new_block(g), body = new_block(g), exitb = new_block(g);
+    uint32_t params[MAX_PARAMS + 1];
+    g->reserved += counter ? 4 : 2; /* [lt] br, [add] jump */
+    uint32_t n = loop_enter(g, head, counter, params);
+    begin_block(g, head, params, n);
+    gen_insts(g, below(g, 4));
+    g->reserved -= counter ? 2 : 1;
+    loop_test(g, counter ? params[0] : RAVEL_NONE, trip, body, exitb);
+    scope sc;
+    scope_save(g, &sc);
+    begin_block(g, body, NULL, 0);
+    g->weight *= trip;
+    gen_region(g, depth + 1);
+    g->reserved -= counter ? 2 : 1;
+    uint32_t next = counter ? emit_binop_imm(g, RAVEL_OP_ADD, params[0], 1) : RAVEL_NONE;
+    loop_back(g, head, params, n, next);
+    g->weight /= trip;
+    scope_restore(g, &sc);
+    begin_block(g, exitb, NULL, 0);
+}
+
+/* Bottom-tested loop: pre -> H(params); H..latch: region; [cnt' = add cnt,
+ * 1; c = lt cnt', K]; br BK, X; BK: jump H(...) (the split block that keeps
+ * the back edge from being critical). X sees what the latch sees. */
+static void gen_loop_bottom(gen *g, uint32_t depth, bool counter)
+{
+    uint32_t trip = counter ? pick_trip(g) : 2;
+    uint32_t head = new_block(g), back = new_block(g), exitb = new_block(g);
+    uint32_t params[MAX_PARAMS + 1];
+    g->reserved += counter ? 4 : 2; /* [add lt] br, jump */
+    uint32_t n = loop_enter(g, head, counter, params);
+    begin_block(g, head, params, n);
+    g->weight *= trip;
+    gen_region(g, depth + 1);
+    g->reserved -= counter ? 3 : 1;
+    uint32_t next = counter ? emit_binop_imm(g, RAVEL_OP_ADD, params[0], 1) : RAVEL_NONE;
+    loop_test(g, next, trip, back, exitb);
+    begin_block(g, back, NULL, 0);
+    g->reserved -= 1;
+    loop_back(g, head, params, n, next);
+    g->weight /= trip;
+    begin_block(g, exitb, NULL, 0);
+}
+
+/* A loop if the budgets allow: counter loops need params, condition-less
+ * ones need multiway. */
+static bool gen_loop(gen *g, uint32_t depth)
+{
+    bool can_counter = has(g, RV_GEN_PARAMS), can_free = has(g, RV_GEN_MULTIWAY);
+    if (!has(g, RV_GEN_LOOPS) || (!can_counter && !can_free) || block_room(g) < 3) return false;
+    bool counter = can_counter && (!can_free || chance(g, 75));
+    if (room(g) < (counter ? 6u : 3u)) return false;
+    bool top = chance(g, 50);
+    if (!counter && !top && g->weight * 2 > g->max_weight) return false;
+    if (top) gen_loop_top(g, depth, counter);
+    else gen_loop_bottom(g, depth, counter);
+    return true;
+}
+
+/* A region: items (straight runs, diamonds, loops) in the open block, which
+ * is open again at the end. The top level runs until the budget is spent. */
+static void gen_region(gen *g, uint32_t depth)
+{
+    uint32_t items = depth == 0 ? UINT32_MAX : below(g, 4);
+    for (uint32_t i = 0; i < items && room(g) > 0; i++) {
+        uint32_t w = below(g, 10);
+        bool done = false;
+        if (depth < MAX_DEPTH && w < 2) done = gen_loop(g, depth);
+        else if (depth < MAX_DEPTH && w < 4) done = gen_diamond(g, depth);
+        if (!done) gen_insts(g, 1 + below(g, 8));
+    }
+}
+
+/* ---- the function ---- */
+
+/* `args`: inputs in the first registers of their class (or anywhere). */
+static void gen_args(gen *g)
+{
+    const rv_gen_mach *gm = g->gm;
+    ginst I;
+    gi_init(&I, RAVEL_OP_ARGS, NULL);
+    uint32_t next[RV_GEN_MAX_CLASSES] = {0}, n = 1 + below(g, 6);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = pick_class(g);
+        bool ref = maybe_ref(g, 15);
+        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c] && chance(g, 80)) {
+            gop w = fixed_op(gm->alloc[c][next[c]++]);
+            add_def_as(g, &I, c, ref, &w);
+        } else {
+            add_def(g, &I, c, ref);
+        }
+    }
+    emit(g, &I);
+}
+
+/* The result signature: up to 4 values, in distinct registers per class. */
+static void pick_signature(gen *g)
+{
+    uint32_t next[RV_GEN_MAX_CLASSES] = {0};
+    g->nret = below(g, MAX_RET + 1);
+    for (uint32_t j = 0; j < g->nret; j++) {
+        uint32_t c = pick_class(g);
+        g->ret_cls[j] = c;
+        g->ret_reg[j] = RAVEL_NONE;
+        if (has(g, RV_GEN_FIXED) && next[c] < g->gm->nalloc[c] && chance(g, 90)) g->ret_reg[j] = g->gm->alloc[c][next[c]++];
+    }
+}
+
+/* Instructions to aim for: usually between half and all of max_insts,
+ * sometimes anything from 1 (small functions are good fuzz inputs too). */
+static uint32_t pick_target(gen *g)
+{
+    uint32_t max = g->o->max_insts;
+    if (chance(g, 25)) return 1 + below(g, max);
+    return max - below(g, max / 2 + 1);
+}
+
+/* Grows the function's arrays once to the expected size (amortized
+ * doubling would otherwise reallocate each of them a dozen times). */
+static void reserve_builder(gen *g)
+{
+    ravel_func *f = g->f;
+    uint32_t n = g->target;
+    rv_vec_reserve(f->insts, n);
+    rv_vec_reserve(f->ops, n * 3u);
+    rv_vec_reserve(f->vregs, n * 2u);
+    rv_vec_reserve(f->u32, n);
+    rv_vec_reserve(f->imms, n / 2u + 1u);
+    for (int t = 0; t < NTYPES; t++) rv_vec_reserve(g->avail[t], n / 2u + 1u);
+}
+
+ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm)
+{
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.s = s;
+    g.o = o;
+    g.gm = gm;
+    g.feat = o->features;
+    g.f = ravel_func_new(gm->m, "f");
+    g.target = pick_target(&g);
+    reserve_builder(&g);
+    g.weight = 1;
+    g.max_weight = 200000u / g.target;
+    if (g.max_weight > 64) g.max_weight = 64;
+    if (g.max_weight < 1) g.max_weight = 1;
+    pick_signature(&g);
+    g.reserved = 1; /* the final ret */
+    ravel_block_begin(g.f, new_block(&g));
+    if (room(&g) > 0 && chance(&g, 85)) gen_args(&g);
+    gen_region(&g, 0);
+    if (room(&g) > 0 && chance(&g, 50)) inst_out(&g);
+    g.reserved--;
+    emit_ret(&g);
+    ravel_func_finish(g.f);
+    for (int t = 0; t < NTYPES; t++) rv_vec_free(g.avail[t]);
+    return g.f;
+}
