@@ -1,5 +1,150 @@
-/* test_validate_api.c - the validator on functions built through the C API
- * (no source positions: messages name function, block and instruction). */
+/* test_validate_api.c - the validator on functions built through the C API:
+ * no source positions (messages name function, block and instruction),
+ * states the text reader cannot produce (a vreg without a class, a location
+ * out of range, no blocks), and the return codes. */
 #include "ir/ir.h"
 #include "tests/test.h"
-int main(void) { return TEST_SUMMARY(); }
+
+#include <stdlib.h>
+
+static ravel_machine *machine(void)
+{
+    ravel_machine *m = ravel_machine_new();
+    ravel_machine_add_class(m, "int");
+    ravel_machine_add_reg(m, "r0", 0, 0);
+    ravel_machine_add_reg(m, "r1", 0, 0);
+    return m;
+}
+
+/* Runs the validator; returns its status and copies the first message. */
+static int validate(const ravel_func *f, unsigned flags, char *first, size_t n, size_t *count)
+{
+    ravel_diags *d = ravel_diags_new();
+    int st = ravel_validate(f, flags, d);
+    *count = ravel_diags_count(d);
+    snprintf(first, n, "%s", d->v.len ? d->v.data[0].msg : "");
+    ravel_diags_free(d);
+    return st;
+}
+
+/* b0: v0 = args; v1 = add v0, v0; ret v1 (locations optional). */
+static ravel_func *small(const ravel_machine *m, bool allocated)
+{
+    ravel_func *f = ravel_func_new(m, "f");
+    uint32_t v0 = ravel_vreg_new(f, 0, 0), v1 = ravel_vreg_new(f, 0, 0);
+    ravel_loc r0 = allocated ? 0 : RAVEL_LOC_NONE;
+    ravel_block_begin(f, ravel_block_new(f, NULL));
+    ravel_inst_begin(f, RAVEL_OP_ARGS, NULL);
+    ravel_inst_def(f, v0, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, r0);
+    ravel_inst_end(f);
+    ravel_inst_begin(f, RAVEL_OP_ADD, NULL);
+    ravel_inst_def(f, v1, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, r0);
+    ravel_inst_use(f, v0, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, r0);
+    ravel_inst_use(f, v0, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, r0);
+    ravel_inst_end(f);
+    ravel_inst_begin(f, RAVEL_OP_RET, NULL);
+    ravel_inst_use(f, v1, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, r0);
+    ravel_inst_end(f);
+    ravel_func_finish(f);
+    return f;
+}
+
+TEST(valid_both_forms)
+{
+    ravel_machine *m = machine();
+    char msg[512];
+    size_t n;
+    ravel_func *f = small(m, false);
+    CHECK_EQ_INT(validate(f, RAVEL_VALIDATE_SSA, msg, sizeof msg, &n), RAVEL_OK);
+    CHECK_EQ_INT(n, 0);
+    ravel_func_free(f);
+    f = small(m, true);
+    CHECK_EQ_INT(validate(f, RAVEL_VALIDATE_SSA, msg, sizeof msg, &n), RAVEL_OK);
+    ravel_func_free(f);
+    CHECK_EQ_INT(ravel_validate(NULL, 0, NULL), RAVEL_EINVAL);
+    ravel_machine_free(m);
+}
+
+TEST(messages_without_positions)
+{
+    ravel_machine *m = machine();
+    char msg[512];
+    size_t n;
+    ravel_func *f = small(m, true);
+    f->ops.data[1].loc = RAVEL_LOC_NONE; /* add's def: no location */
+    CHECK_EQ_INT(validate(f, 0, msg, sizeof msg, &n), RAVEL_EFAIL);
+    CHECK_EQ_INT(n, 1);
+    CHECK_STR(msg, "<input>: error: func f, block b0, inst 1 (add): def 0 (v1) has no location");
+    f->ops.data[1].loc = 77; /* a register that does not exist */
+    CHECK_EQ_INT(validate(f, 0, msg, sizeof msg, &n), RAVEL_EFAIL);
+    CHECK_STR(msg, "<input>: error: func f, block b0, inst 1 (add): def 0 (v1): location reg#77 out of range");
+    ravel_func_free(f);
+    ravel_machine_free(m);
+}
+
+TEST(vreg_without_class)
+{
+    ravel_machine *m = machine();
+    char msg[512];
+    size_t n;
+    ravel_func *f = small(m, false);
+    f->vregs.data[1].has_class = false; /* v1: defined, class unknown */
+    CHECK_EQ_INT(validate(f, 0, msg, sizeof msg, &n), RAVEL_EINVAL);
+    CHECK_EQ_INT(n, 1); /* reported once though used twice */
+    CHECK(strstr(msg, "v1 has no known class") != NULL);
+    f->vregs.data[1].has_class = true;
+    f->vregs.data[1].cls = 9; /* no such class */
+    CHECK_EQ_INT(validate(f, 0, msg, sizeof msg, &n), RAVEL_EINVAL);
+    CHECK(strstr(msg, "v1 has no known class") != NULL);
+    ravel_func_free(f);
+    ravel_machine_free(m);
+}
+
+TEST(no_blocks_and_open_block)
+{
+    ravel_machine *m = machine();
+    char msg[512];
+    size_t n;
+    ravel_func *f = ravel_func_new(m, "empty");
+    ravel_func_finish(f);
+    CHECK_EQ_INT(validate(f, RAVEL_VALIDATE_SSA, msg, sizeof msg, &n), RAVEL_EINVAL);
+    CHECK(strstr(msg, "function has no blocks") != NULL);
+    ravel_func_free(f);
+    /* a block started but left empty: no terminator, reported at no position */
+    f = ravel_func_new(m, "g");
+    ravel_block_begin(f, ravel_block_new(f, "entry"));
+    ravel_func_finish(f);
+    CHECK_EQ_INT(validate(f, RAVEL_VALIDATE_SSA, msg, sizeof msg, &n), RAVEL_EINVAL);
+    CHECK_STR(msg, "<input>: error: func g, block entry: block entry has no terminator");
+    ravel_func_free(f);
+    ravel_machine_free(m);
+}
+
+/* A branch to a block created but never started (an undefined label). */
+TEST(undefined_block)
+{
+    ravel_machine *m = machine();
+    char msg[512];
+    size_t n;
+    ravel_func *f = ravel_func_new(m, "f");
+    uint32_t b0 = ravel_block_new(f, NULL), b7 = ravel_block_new(f, "b7");
+    ravel_block_begin(f, b0);
+    ravel_inst_begin(f, RAVEL_OP_JUMP, NULL);
+    ravel_inst_succ(f, b7, NULL, 0);
+    ravel_func_finish(f);
+    CHECK_EQ_INT(validate(f, RAVEL_VALIDATE_SSA, msg, sizeof msg, &n), RAVEL_EINVAL);
+    CHECK_EQ_INT(n, 1);
+    CHECK_STR(msg, "<input>: error: func f, block b0, inst 0 (jump): undefined block b7");
+    ravel_func_free(f);
+    ravel_machine_free(m);
+}
+
+int main(void)
+{
+    RUN(valid_both_forms);
+    RUN(messages_without_positions);
+    RUN(vreg_without_class);
+    RUN(no_blocks_and_open_block);
+    RUN(undefined_block);
+    return TEST_SUMMARY();
+}
