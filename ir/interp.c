@@ -166,7 +166,7 @@ static bool write_op(ictx *c, uint32_t inst, const rv_operand *o, uint64_t v)
  * their positions. Returns the count. */
 static uint32_t gather_inputs(const ictx *c, const rv_inst *in)
 {
-    const rv_imm *im = &c->f->imms.data[in->first_imm];
+    const rv_imm *im = in->nimms ? &c->f->imms.data[in->first_imm] : NULL;
     uint32_t n = (uint32_t)in->nuses + in->nimms, j = 0, k = 0;
     for (uint32_t p = 0; p < n; p++) {
         if (j < in->nimms && (im[j].pos == p || k >= in->nuses))
@@ -243,7 +243,9 @@ static uint64_t reloc(uint64_t counter, uint64_t v) { return rv_mix(rv_mix(rv_mi
 static void clobber_and_collect(ictx *c, const rv_inst *in)
 {
     const ravel_func *f = c->f;
-    if (c->alloc) {
+    /* an explicit empty clobbers() is skipped: rv_inst_clobbers would index
+     * a possibly empty f->u32 */
+    if (c->alloc && !((in->flags & RV_IF_CLOBBERS) && !in->nclob)) {
         const uint32_t *regs;
         uint32_t nc = rv_inst_clobbers(f, in, &regs);
         for (uint32_t j = 0; j < nc; j++) {
@@ -278,7 +280,8 @@ static bool exec_op(ictx *c, uint32_t i)
 {
     const ravel_func *f = c->f;
     const rv_inst *in = rv_inst_at(f, i);
-    const rv_operand *defs = rv_inst_defs(f, in), *uses = rv_inst_uses(f, in);
+    /* (no pointer arithmetic on f->ops.data when the op has no operands) */
+    const rv_operand *defs = in->ndefs ? rv_inst_defs(f, in) : NULL, *uses = in->nuses ? rv_inst_uses(f, in) : NULL;
     uint32_t idx;
     if (c->alloc) /* 1. early defs clobber their locations */
         for (uint32_t k = 0; k < in->ndefs; k++)
