@@ -38,7 +38,6 @@ typedef struct slot {
     _Atomic uint64_t iters, gen_nanos;
     _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
-    _Atomic uint32_t files[RV_CAMPAIGN_MAX_ALLOCS]; /* failure files written */
     _Atomic uint64_t cur_iter;  /* iteration in progress */
     _Atomic uint32_t cur_alloc; /* allocator index in progress, NO_ALLOC while generating */
     _Atomic uint32_t done;      /* the worker finished its share */
@@ -46,6 +45,7 @@ typedef struct slot {
 
 typedef struct shared {
     _Atomic int stop;
+    _Atomic uint32_t files[RV_CAMPAIGN_MAX_ALLOCS]; /* failure files written, per allocator */
     slot slots[]; /* one per worker */
 } shared;
 
@@ -135,10 +135,7 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
         ADD(s->insts[k], n);
         if (r == RV_FUZZ_BUG) {
             ADD(s->fails[k], 1);
-            if (LD(s->files[k]) < o->max_files && z->repro) {
-                ADD(s->files[k], 1);
-                write_case(c, a->name, i, z->repro, z->repro_len);
-            }
+            if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, a->name, i, z->repro, z->repro_len);
         }
     }
     ravel_module_free(mod);

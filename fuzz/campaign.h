@@ -90,7 +90,8 @@ typedef struct rv_campaign_opts {
     const char *allocator;    /* NULL = every allocator of the table */
     bool differential;        /* also run the interpreter on both forms */
     const char *outdir;       /* failing cases go here (created if missing) */
-    unsigned max_files;       /* failure files per allocator and worker (default 20) */
+    unsigned max_files;       /* failure files per allocator (default 20); which ones are
+                                 written first depends on timing when jobs > 1 */
     rv_gen_opts gen;          /* generator knobs */
     FILE *progress;           /* progress line and failure notes (NULL = silent) */
     bool tty;                 /* progress is a terminal: redraw one line with \r */

@@ -67,6 +67,18 @@ function(ravel_fuzz_engine t)
   endif()
 endfunction()
 
+# ravel_fuzz_plain_main(TARGET): a program with its own main() (tests, the
+# replay driver) in a libfuzzer build: the library code carries coverage
+# hooks (fuzzer-no-link), which the sanitizer runtimes define; without a
+# sanitizer, link libFuzzer's runtime without its main().
+function(ravel_fuzz_plain_main t)
+  if(RAVEL_FUZZ_ENGINE STREQUAL "libfuzzer" AND NOT RAVEL_SANITIZE)
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libclang_rt.fuzzer_no_main-${CMAKE_SYSTEM_PROCESSOR}.a
+      OUTPUT_VARIABLE _nomain OUTPUT_STRIP_TRAILING_WHITESPACE)
+    target_link_libraries(${t} PRIVATE ${_nomain} stdc++ m pthread)
+  endif()
+endfunction()
+
 # ravel_add_fuzz_target(NAME SOURCE [DEFINITIONS...])
 function(ravel_add_fuzz_target name src)
   ravel_add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/${src})
@@ -95,9 +107,5 @@ add_custom_target(fuzz_targets DEPENDS ${_rv_all})
 # The reproducer replay, independent of the engine (no LLVMFuzzerTestOneInput).
 ravel_add_executable(ravel_replay ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
 target_link_libraries(ravel_replay PRIVATE ravel_fuzzlib)
-if(RAVEL_FUZZ_ENGINE STREQUAL "libfuzzer")
-  # library code carries fuzzer-no-link coverage hooks; libFuzzer's runtime
-  # provides them (our main() wins over libFuzzer's).
-  target_link_options(ravel_replay PRIVATE -fsanitize=fuzzer)
-endif()
+ravel_fuzz_plain_main(ravel_replay)
 set_target_properties(ravel_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RAVEL_FUZZ_OUTPUT_DIR})
