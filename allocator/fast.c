@@ -1,19 +1,874 @@
-/* fast.c - placeholder: the `fast` allocator is being written. */
+/* fast.c - the `fast` allocator (local, one pass, in the spirit of LLVM's
+ * RegAllocFast) and the `random` allocator, which is the same engine making
+ * random legal choices.
+ *
+ * Requires: f unallocated, valid SSA (ravel_validate with
+ * RAVEL_VALIDATE_SSA), finished. Guarantees: the alloc.h contract; fails
+ * only when an instruction's constraints cannot be met, naming it.
+ *
+ * Strategy.
+ *   - A vreg is GLOBAL if it is a block parameter, a jump argument, or used
+ *     in a block other than its defining block. A global vreg owns one
+ *     spill slot, is spilled right after its definition, and lives in that
+ *     slot across block boundaries. Registers are empty at every block
+ *     entry; edges copy jump arguments' slots into parameters' slots with
+ *     the parallel-move resolver (at the end of a single-successor
+ *     predecessor or the start of a single-predecessor successor).
+ *   - Within a block, registers are assigned on demand. Each instruction is
+ *     handled in numbered steps (fa_inst): claim fixed registers and
+ *     clobbers; place late uses, early uses, early defs, late defs (in that
+ *     order: each step only has to avoid what the earlier ones claimed);
+ *     rescue values whose register gets overwritten (to a free register,
+ *     else their slot); then ONE parallel move (reloads, moves into fixed
+ *     registers, rescues, spills) runs before the instruction.
+ *   - Safepoints: every .ref value live across the safepoint is in its slot
+ *     (spilled if needed), listed in the stackmap, and all register copies
+ *     of .ref values are forgotten after it (valid for moving and
+ *     non-moving GC).
+ * Time: linear in the function size (times registers per instruction for
+ * register choice); no allocation per instruction once warm.
+ *
+ * Random mode: registers are chosen at random among the legal ones, `any`
+ * operands go to the stack at random, slots get random numbers, and before
+ * instructions values are gratuitously moved, spilled, or dropped (and
+ * reloaded later). Every choice is one the deterministic engine could make
+ * legally, so the output is always correct. */
 #include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err)
+enum { /* per-vreg flags */
+    VF_GLOBAL = 1,
+    VF_SLOT_VALID = 2, /* the vreg's slot holds its value */
+    VF_USED = 4,       /* has at least one use (operand or jump argument) */
+};
+
+enum { /* per-operand flags */
+    OF_KILL = 1, /* use: last use in this block; def: no use later in this block */
+};
+
+enum { /* per-register flags for the current instruction */
+    RF_TGT_E = 1,   /* an early use reads tgt[r] from r */
+    RF_TGT_L = 2,   /* a late use reads tgt[r] from r */
+    RF_DEF_E = 4,   /* an early def writes r */
+    RF_DEF_L = 8,   /* a late def writes r */
+    RF_CLOB = 16,   /* the instruction clobbers r */
+    RF_SURV = 32,   /* r receives a rescued value (tgt[r]) before the instruction */
+    RF_TOUCHED = 64,
+};
+#define RF_DEF (RF_DEF_E | RF_DEF_L)
+#define RF_TGT (RF_TGT_E | RF_TGT_L | RF_SURV)
+
+typedef struct fa {
+    const ravel_func *f;
+    const ravel_machine *m;
+    const rv_alloc_opts *opts;
+    const char *name;
+    bool random;
+    uint64_t rng;
+    char *err;
+    rv_cfg cfg;
+    rv_out out;
+    rv_pmove pm;
+    uint32_t nregs;
+    /* per vreg */
+    uint8_t *vflags;
+    uint32_t *slot;     /* slot number or RAVEL_NONE */
+    uint32_t *home;     /* register holding the vreg, or RAVEL_NONE */
+    uint32_t *stamp;    /* scratch: block / instruction stamps */
+    uint32_t *tgt_of;   /* first target register chosen for the vreg at the current inst */
+    uint32_t *tgt_stamp;
+    uint32_t *kill_at;  /* instruction at which the vreg dies in its current block */
+    uint32_t next_slot;
+    uint32_t scratch_slot[2], scratch_used;
+    /* per operand */
+    uint8_t *oflags;
+    ravel_loc *loc;     /* = out.loc */
+    /* per register */
+    uint32_t *content;  /* vreg whose value the register holds (it is that vreg's home) */
+    uint8_t *rf;        /* RF_* for the current instruction */
+    uint32_t *tgt;      /* RF_TGT: the vreg the register must hold before the instruction */
+    uint32_t *touched;
+    uint32_t ntouched;
+    uint64_t *scratch_bs;
+    /* per instruction */
+    RV_VEC(rv_move) moves;
+    RV_VEC(uint32_t) smap;
+    /* safepoints: refs live across each safepoint, CSR by instruction */
+    uint32_t *sp_start; /* NULL when the function has no safepoints with live refs */
+    RV_VEC(uint32_t) sp_list;
+} fa;
+
+/* ---- small helpers ---- */
+
+static uint32_t vcls(const fa *a, uint32_t v) { return a->f->vregs.data[v].cls; }
+static bool vref(const fa *a, uint32_t v) { return a->f->vregs.data[v].ref; }
+static bool reg_reserved(const fa *a, uint32_t r) { return a->m->regs.data[r].reserved; }
+
+static bool fail(fa *a, uint32_t inst, const char *msg, uint32_t v)
 {
-    (void)o;
-    *err = rv_alloc_errorf(f, RAVEL_NONE, "the fast allocator is not built yet");
-    return NULL;
+    if (!a->err) {
+        if (v != RAVEL_NONE)
+            a->err = rv_alloc_errorf(a->f, inst, "%s (v%u)", msg, a->f->vregs.data[v].num);
+        else
+            a->err = rv_alloc_errorf(a->f, inst, "%s", msg);
+    }
+    return false;
 }
 
-ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err)
+static uint32_t slot_of(fa *a, uint32_t v)
 {
-    (void)o;
-    *err = rv_alloc_errorf(f, RAVEL_NONE, "the random allocator is not built yet");
-    return NULL;
+    if (a->slot[v] == RAVEL_NONE) {
+        a->slot[v] = a->next_slot++;
+        if (a->random) a->next_slot += rv_rng_below(&a->rng, 3);
+    }
+    return a->slot[v];
 }
+
+static uint32_t new_scratch_slot(void *ctx)
+{
+    fa *a = ctx;
+    uint32_t k = a->scratch_used < 2 ? a->scratch_used++ : 1;
+    if (a->scratch_slot[k] == RAVEL_NONE) a->scratch_slot[k] = a->next_slot++;
+    return a->scratch_slot[k];
+}
+
+static void touch(fa *a, uint32_t r, uint8_t flag)
+{
+    if (!(a->rf[r] & RF_TOUCHED)) {
+        a->rf[r] = RF_TOUCHED;
+        a->tgt[r] = RAVEL_NONE;
+        a->touched[a->ntouched++] = r;
+    }
+    a->rf[r] |= flag;
+}
+
+/* True if the vreg's value is needed after instruction i. */
+static bool live_after(const fa *a, uint32_t v, uint32_t i) { return a->kill_at[v] != i; }
+
+static void set_content(fa *a, uint32_t r, uint32_t v)
+{
+    uint32_t old = a->content[r];
+    if (old != RAVEL_NONE && a->home[old] == r) a->home[old] = RAVEL_NONE;
+    a->content[r] = v;
+    if (v != RAVEL_NONE) a->home[v] = r;
+}
+
+/* Current location of v before the instruction: its register, else its slot. */
+static ravel_loc cur_loc(const fa *a, uint32_t v)
+{
+    if (a->home[v] != RAVEL_NONE) return a->home[v];
+    if ((a->vflags[v] & VF_SLOT_VALID) && a->slot[v] != RAVEL_NONE) return ravel_slot(a->slot[v]);
+    return RAVEL_LOC_NONE;
+}
+
+static void add_move(fa *a, ravel_loc dst, ravel_loc src, uint32_t cls)
+{
+    rv_move mv = {dst, src, cls};
+    rv_vec_push(a->moves, mv);
+}
+
+/* Makes v's slot valid before the instruction (a spill in the parallel move). */
+static bool ensure_spilled(fa *a, uint32_t v, uint32_t i)
+{
+    if (a->vflags[v] & VF_SLOT_VALID) return true;
+    ravel_loc l = cur_loc(a, v);
+    if (l == RAVEL_LOC_NONE) return fail(a, i, "internal error: value has no location", v);
+    add_move(a, ravel_slot(slot_of(a, v)), l, vcls(a, v));
+    a->vflags[v] |= VF_SLOT_VALID;
+    if (a->opts && a->opts->trace) rv_alloc_trace(a->opts, a->name, "spill v%u to s%u before inst %u", a->f->vregs.data[v].num, a->slot[v], i);
+    return true;
+}
+
+/* ---- pre-passes ---- */
+
+/* Global vregs, use flags, and kill flags (backward per block). */
+static void prepass(fa *a)
+{
+    const ravel_func *f = a->f;
+    uint32_t nv = f->vregs.len;
+    uint32_t *def_block = a->tgt_stamp; /* borrowed, reset below */
+    for (uint32_t v = 0; v < nv; v++) def_block[v] = RAVEL_NONE;
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) {
+            uint32_t v = rv_block_params(f, bl)[p];
+            def_block[v] = b;
+            a->vflags[v] |= VF_GLOBAL;
+        }
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            for (uint32_t d = 0; d < in->ndefs; d++) def_block[rv_inst_defs(f, in)[d].vreg] = b;
+        }
+    }
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t j = bl->ninsts; j-- > 0;) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t k = 0; k < sc->nargs; k++) a->vflags[rv_succ_args(f, sc)[k]] |= VF_GLOBAL | VF_USED;
+            }
+            for (uint32_t k = in->ndefs + in->nuses; k-- > 0;) {
+                uint32_t opi = in->first_op + k;
+                uint32_t v = f->ops.data[opi].vreg;
+                bool seen = a->stamp[v] == b + 1;
+                if (k >= in->ndefs) {
+                    a->vflags[v] |= VF_USED;
+                    if (def_block[v] != b) a->vflags[v] |= VF_GLOBAL;
+                    if (!seen) a->oflags[opi] |= OF_KILL;
+                    a->stamp[v] = b + 1;
+                } else if (!seen) {
+                    a->oflags[opi] |= OF_KILL;
+                }
+            }
+        }
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        if (a->vflags[v] & VF_GLOBAL) a->vflags[v] |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
+        def_block[v] = RAVEL_NONE;
+        a->stamp[v] = RAVEL_NONE;
+    }
+}
+
+/* Refs live across each safepoint (see the file comment), via the generic
+ * dataflow solver over the function's .ref vregs. */
+typedef struct ref_ctx {
+    const ravel_func *f;
+    uint32_t *ridx; /* vreg -> ref index or RAVEL_NONE */
+    uint32_t nw;
+} ref_ctx;
+
+static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
+{
+    const rv_operand *ops = rv_inst_ops(c->f, in);
+    for (uint32_t d = 0; d < in->ndefs; d++)
+        if (c->ridx[ops[d].vreg] != RAVEL_NONE) rv_bs_clear(live, c->ridx[ops[d].vreg]);
+    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
+        if (c->ridx[ops[u].vreg] != RAVEL_NONE) rv_bs_set(live, c->ridx[ops[u].vreg]);
+    for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+        const rv_succ *sc = &rv_inst_succs(c->f, in)[s];
+        for (uint32_t k = 0; k < sc->nargs; k++) {
+            uint32_t v = rv_succ_args(c->f, sc)[k];
+            if (c->ridx[v] != RAVEL_NONE) rv_bs_set(live, c->ridx[v]);
+        }
+    }
+}
+
+static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *src)
+{
+    const ref_ctx *c = vc;
+    const rv_block *bl = &c->f->blocks.data[b];
+    memcpy(dst, src, c->nw * sizeof *dst);
+    for (uint32_t j = bl->ninsts; j-- > 0;) ref_step_inst(c, rv_inst_at(c->f, bl->first_inst + j), dst);
+    for (uint32_t p = 0; p < bl->nparams; p++) {
+        uint32_t v = rv_block_params(c->f, bl)[p];
+        if (c->ridx[v] != RAVEL_NONE) rv_bs_clear(dst, c->ridx[v]);
+    }
+}
+
+static void safepoint_refs(fa *a)
+{
+    const ravel_func *f = a->f;
+    uint32_t nrefs = 0;
+    bool any_sp = false;
+    for (uint32_t i = 0; i < f->insts.len; i++) any_sp |= (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
+    if (!any_sp) return;
+    ref_ctx c = {f, rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1)), 0};
+    uint32_t *rvreg = rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1));
+    for (uint32_t v = 0; v < f->vregs.len; v++) {
+        c.ridx[v] = f->vregs.data[v].ref ? nrefs : RAVEL_NONE;
+        if (f->vregs.data[v].ref) rvreg[nrefs++] = v;
+    }
+    c.nw = rv_bs_words(nrefs);
+    rv_dataflow df;
+    memset(&df, 0, sizeof df);
+    df.cfg = &a->cfg;
+    df.nbits = nrefs;
+    df.backward = true;
+    df.transfer = ref_transfer;
+    df.ctx = &c;
+    rv_dataflow_solve(&df);
+    a->sp_start = rv_xcalloc(f->insts.len + 1, sizeof(uint32_t));
+    uint32_t *cnt = rv_xcalloc(f->insts.len + 1, sizeof(uint32_t));
+    uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c.nw + 1));
+    /* pass 1 records lists per safepoint in reverse; pass over blocks backward */
+    RV_VEC(uint32_t) tmp = {0}; /* (inst, vreg) pairs */
+    for (uint32_t b = 0; b < a->cfg.nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        memcpy(live, df.out + (size_t)b * c.nw, c.nw * sizeof *live);
+        for (uint32_t j = bl->ninsts; j-- > 0;) {
+            uint32_t i = bl->first_inst + j;
+            const rv_inst *in = rv_inst_at(f, i);
+            if (in->flags & RV_IF_SAFEPOINT) {
+                const rv_operand *ops = rv_inst_ops(f, in);
+                for (uint32_t w = 0; w < c.nw; w++)
+                    for (uint64_t bits = live[w]; bits; bits &= bits - 1) {
+                        uint32_t v = rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+                        bool defined_here = false;
+                        for (uint32_t d = 0; d < in->ndefs; d++) defined_here |= ops[d].vreg == v;
+                        if (defined_here) continue;
+                        rv_vec_push(tmp, i);
+                        rv_vec_push(tmp, v);
+                        cnt[i]++;
+                    }
+                for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
+                    if (rv_op_is_late(&ops[u]) && c.ridx[ops[u].vreg] != RAVEL_NONE &&
+                        !rv_bs_test(live, c.ridx[ops[u].vreg])) {
+                        rv_vec_push(tmp, i);
+                        rv_vec_push(tmp, ops[u].vreg);
+                        cnt[i]++;
+                    }
+            }
+            ref_step_inst(&c, in, live);
+        }
+    }
+    for (uint32_t i = 0; i < f->insts.len; i++) a->sp_start[i + 1] = a->sp_start[i] + cnt[i];
+    rv_vec_reserve(a->sp_list, a->sp_start[f->insts.len] + 1);
+    a->sp_list.len = a->sp_start[f->insts.len];
+    memset(cnt, 0, sizeof(uint32_t) * (f->insts.len + 1));
+    for (uint32_t k = 0; k < tmp.len; k += 2) {
+        uint32_t i = tmp.data[k];
+        a->sp_list.data[a->sp_start[i] + cnt[i]++] = tmp.data[k + 1];
+    }
+    rv_vec_free(tmp);
+    free(live);
+    free(cnt);
+    free(rvreg);
+    free(c.ridx);
+    rv_dataflow_free(&df);
+}
+
+/* ---- register choice ---- */
+
+/* Cost of taking register r for vreg v (lower is better), given the value it
+ * holds now: 0 = already holds v, 1 = empty or dying here, 2 = holds a live
+ * value with a valid slot, 3 = holds a live value that would need saving. */
+static uint32_t take_cost(const fa *a, uint32_t r, uint32_t v, uint32_t i)
+{
+    uint32_t w = a->content[r];
+    if (w == v && v != RAVEL_NONE) return 0;
+    if (w == RAVEL_NONE || !live_after(a, w, i)) return 1;
+    return (a->vflags[w] & VF_SLOT_VALID) ? 2 : 3;
+}
+
+/* Picks an allocatable register of v's class whose per-instruction flags
+ * share nothing with `forbid`. For a use (for_use), a register already
+ * targeted must be targeted to v itself (and share_v allow sharing). The
+ * cheapest by take_cost wins, ties by preference order; random mode picks
+ * uniformly among the acceptable ones (often v's home). max_cost limits the
+ * choice (1 = "only if free"). */
+static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool for_use, bool share_v, uint32_t i,
+                         uint32_t max_cost)
+{
+    const rv_class *c = &a->m->classes.data[cls];
+    uint32_t best = RAVEL_NONE, best_cost = max_cost + 1, nacc = 0;
+    for (uint32_t k = 0; k < c->alloc.len; k++) {
+        uint32_t r = c->alloc.data[k];
+        uint8_t fl = a->rf[r];
+        if (fl & forbid) continue;
+        bool shared = for_use && (fl & RF_TGT) && a->tgt[r] == v;
+        if (for_use && (fl & RF_TGT) && !(share_v && shared)) continue;
+        uint32_t cost = shared ? 0 : take_cost(a, r, v, i);
+        if (cost > max_cost) continue;
+        if (a->random) {
+            nacc++;
+            if (cost == 0 && rv_rng_below(&a->rng, 2)) return r;
+            if (rv_rng_below(&a->rng, nacc) == 0) best = r;
+            continue;
+        }
+        if (cost < best_cost) {
+            best = r;
+            best_cost = cost;
+            if (cost == 0) break;
+        }
+    }
+    return best;
+}
+
+/* ---- one instruction ---- */
+
+/* Step 1: clobbers, fixed uses and defs, reuse of fixed uses; conflicts. */
+static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in)
+{
+    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const uint32_t *clob;
+    uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
+    for (uint32_t k = 0; k < nclob; k++) touch(a, clob[k], RF_CLOB);
+    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+        const rv_operand *o = &ops[u];
+        if (o->kind != RAVEL_C_FIXED) continue;
+        uint32_t r = o->arg;
+        if ((a->rf[r] & RF_TOUCHED) && (a->rf[r] & RF_TGT) && a->tgt[r] != o->vreg)
+            return fail(a, i, "unsatisfiable: two different values are fixed to the same register", o->vreg);
+        touch(a, r, rv_op_is_late(o) ? RF_TGT_L : RF_TGT_E);
+        a->tgt[r] = o->vreg;
+        a->loc[in->first_op + u] = r;
+    }
+    for (uint32_t d = 0; d < in->ndefs; d++) {
+        const rv_operand *o = &ops[d];
+        uint32_t r;
+        if (o->kind == RAVEL_C_FIXED) r = o->arg;
+        else if (o->kind == RAVEL_C_REUSE && o->arg < in->nuses && ops[in->ndefs + o->arg].kind == RAVEL_C_FIXED)
+            r = ops[in->ndefs + o->arg].arg;
+        else continue;
+        if ((a->rf[r] & RF_TOUCHED) && (a->rf[r] & RF_DEF))
+            return fail(a, i, "unsatisfiable: two defs need the same register", o->vreg);
+        touch(a, r, rv_op_is_late(o) ? RF_DEF_L : RF_DEF_E);
+        a->loc[in->first_op + d] = r;
+    }
+    for (uint32_t t = 0; t < a->ntouched; t++) {
+        uint8_t fl = a->rf[a->touched[t]];
+        if ((fl & RF_DEF_E) && (fl & (RF_TGT_E | RF_TGT_L)))
+            return fail(a, i, "unsatisfiable: an early def and a use are fixed to the same register", RAVEL_NONE);
+        if ((fl & RF_TGT_L) && (fl & (RF_DEF | RF_CLOB)))
+            return fail(a, i, "unsatisfiable: a late use is fixed to a register the instruction writes or clobbers", RAVEL_NONE);
+    }
+    return true;
+}
+
+/* The def operand index (into ops) reusing use u, or RAVEL_NONE. */
+static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
+{
+    for (uint32_t d = 0; d < in->ndefs; d++)
+        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
+    return RAVEL_NONE;
+}
+
+/* Places use operand u (non-fixed). */
+static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
+{
+    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *o = &ops[u];
+    uint32_t v = o->vreg, opi = in->first_op + u;
+    bool late = rv_op_is_late(o), sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
+    uint32_t d = reuser_of(in, ops, u);
+    uint8_t kind = o->kind;
+    if (d != RAVEL_NONE && kind == RAVEL_C_STACK) return fail(a, i, "unsatisfiable: reuse of a stack use", v);
+    if (d != RAVEL_NONE && kind == RAVEL_C_ANY) kind = RAVEL_C_REG;
+    if (d != RAVEL_NONE && late) return fail(a, i, "unsatisfiable: a def reuses a late use", v);
+    if (late && sp_moving && vref(a, v) && kind == RAVEL_C_REG)
+        return fail(a, i, "unsatisfiable: a .ref value is read from a register after a moving safepoint", v);
+    uint8_t forbid = late ? (RF_DEF | RF_CLOB) : RF_DEF_E;
+    if (d != RAVEL_NONE) forbid |= RF_DEF | RF_TGT_L;
+    if (kind == RAVEL_C_ANY) {
+        uint32_t h = a->home[v];
+        bool use_slot = late && sp_moving && vref(a, v);
+        if (a->random && rv_rng_below(&a->rng, 3) == 0) use_slot = true;
+        if (!use_slot && h != RAVEL_NONE) {
+            uint8_t fl = (a->rf[h] & RF_TOUCHED) ? a->rf[h] : 0;
+            if (!(fl & forbid) && (!(fl & RF_TGT) || a->tgt[h] == v)) {
+                touch(a, h, late ? RF_TGT_L : RF_TGT_E);
+                a->tgt[h] = v;
+                a->loc[opi] = h;
+                return true;
+            }
+        }
+        kind = RAVEL_C_STACK;
+    }
+    if (kind == RAVEL_C_STACK) {
+        if (!ensure_spilled(a, v, i)) return false;
+        a->loc[opi] = ravel_slot(slot_of(a, v));
+        return true;
+    }
+    uint32_t r = pick_reg(a, v, vcls(a, v), forbid, true, d == RAVEL_NONE, i, 3);
+    if (r == RAVEL_NONE) return fail(a, i, "unsatisfiable: no register left for a use", v);
+    touch(a, r, late ? RF_TGT_L : RF_TGT_E);
+    a->tgt[r] = v;
+    a->loc[opi] = r;
+    if (a->tgt_stamp[v] != i) {
+        a->tgt_stamp[v] = i;
+        a->tgt_of[v] = r;
+    }
+    if (d != RAVEL_NONE) {
+        touch(a, r, rv_op_is_late(&ops[d]) ? RF_DEF_L : RF_DEF_E);
+        a->loc[in->first_op + d] = r;
+    }
+    return true;
+}
+
+/* Places def operand d (not fixed, not reuse). */
+static bool place_def(fa *a, uint32_t i, const rv_inst *in, uint32_t d)
+{
+    const rv_operand *o = &rv_inst_ops(a->f, in)[d];
+    uint32_t v = o->vreg, opi = in->first_op + d;
+    bool early = rv_op_is_early(o);
+    bool sp_ref = early && (in->flags & RV_IF_SAFEPOINT) && vref(a, v);
+    uint8_t forbid = RF_DEF | RF_TGT_L | RF_SURV | (early ? RF_TGT_E : 0);
+    uint8_t kind = o->kind;
+    if (sp_ref && kind != RAVEL_C_STACK && kind != RAVEL_C_ANY && (a->vflags[v] & VF_USED))
+        return fail(a, i, "unsatisfiable: an early .ref def in a register does not survive the safepoint", v);
+    if (kind == RAVEL_C_ANY) {
+        uint32_t r = RAVEL_NONE;
+        if (!sp_ref && !(a->random && rv_rng_below(&a->rng, 3) == 0)) r = pick_reg(a, v, vcls(a, v), forbid, false, false, i, 1);
+        if (r == RAVEL_NONE) kind = RAVEL_C_STACK;
+    }
+    if (kind == RAVEL_C_STACK) {
+        a->loc[opi] = ravel_slot(slot_of(a, v));
+        return true;
+    }
+    uint32_t r = pick_reg(a, v, vcls(a, v), forbid, false, false, i, 3);
+    if (r == RAVEL_NONE) return fail(a, i, "unsatisfiable: no register left for a def", v);
+    touch(a, r, early ? RF_DEF_E : RF_DEF_L);
+    a->loc[opi] = r;
+    return true;
+}
+
+/* Step 3: values held in registers that get overwritten (a def, a clobber,
+ * another value moved in) and still needed afterwards are rescued to a
+ * free register, or spilled. */
+static bool rescue(fa *a, uint32_t i)
+{
+    uint32_t nt = a->ntouched;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t r = a->touched[t];
+        uint32_t w = a->content[r];
+        uint8_t fl = a->rf[r];
+        if (w == RAVEL_NONE || !live_after(a, w, i) || (a->vflags[w] & VF_SLOT_VALID)) continue;
+        if (!(fl & (RF_DEF | RF_CLOB)) && (!(fl & RF_TGT) || a->tgt[r] == w)) continue;
+        /* w also moved into an unharmed register for a use of this instruction? */
+        uint32_t r2 = a->tgt_stamp[w] == i ? a->tgt_of[w] : RAVEL_NONE;
+        if (r2 != RAVEL_NONE && !(a->rf[r2] & (RF_DEF | RF_CLOB)) && !reg_reserved(a, r2)) continue;
+        uint32_t s = RAVEL_NONE;
+        if (!(a->random && rv_rng_below(&a->rng, 2) == 0)) s = pick_reg(a, w, vcls(a, w), 0xff & ~RF_TOUCHED, false, false, i, 1);
+        if (s != RAVEL_NONE && a->content[s] != RAVEL_NONE && live_after(a, a->content[s], i)) s = RAVEL_NONE;
+        if (s != RAVEL_NONE) {
+            touch(a, s, RF_SURV);
+            a->tgt[s] = w;
+            a->tgt_stamp[w] = i;
+            a->tgt_of[w] = s;
+            if (a->opts && a->opts->trace) rv_alloc_trace(a->opts, a->name, "evict v%u from reg %u to reg %u at inst %u", a->f->vregs.data[w].num, r, s, i);
+        } else if (!ensure_spilled(a, w, i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Step 4: the parallel move before the instruction. */
+static bool shuffle(fa *a, uint32_t i)
+{
+    for (uint32_t t = 0; t < a->ntouched; t++) {
+        uint32_t r = a->touched[t];
+        uint32_t v = a->tgt[r];
+        if (!(a->rf[r] & RF_TGT) || v == RAVEL_NONE || a->content[r] == v) continue;
+        ravel_loc src = cur_loc(a, v);
+        if (src == RAVEL_LOC_NONE) return fail(a, i, "internal error: a used value has no location", v);
+        add_move(a, r, src, vcls(a, v));
+    }
+    if (!a->moves.len) return true;
+    /* scratch: allocatable registers not touched and holding nothing */
+    uint32_t nw = rv_bs_words(a->nregs);
+    memset(a->scratch_bs, 0, nw * sizeof(uint64_t));
+    for (uint32_t r = 0; r < a->nregs; r++)
+        if (!reg_reserved(a, r) && a->content[r] == RAVEL_NONE && !(a->rf[r] & RF_TOUCHED)) rv_bs_set(a->scratch_bs, r);
+    a->scratch_used = 0;
+    if (rv_pmove_resolve(&a->pm, a->m, a->moves.data, a->moves.len, a->scratch_bs, new_scratch_slot, a) != RAVEL_OK)
+        return fail(a, i, "internal error: conflicting moves", RAVEL_NONE);
+    rv_out_edits(&a->out, rv_anchor_before(i), &a->pm);
+    return true;
+}
+
+/* Step 5: register state after the instruction. */
+static void update_state(fa *a, uint32_t i, const rv_inst *in)
+{
+    const rv_operand *ops = rv_inst_ops(a->f, in);
+    bool sp = (in->flags & RV_IF_SAFEPOINT) != 0;
+    /* pass 1: registers overwritten or given another value lose their content */
+    for (uint32_t t = 0; t < a->ntouched; t++) {
+        uint32_t r = a->touched[t];
+        uint8_t fl = a->rf[r];
+        bool keeps = (fl & RF_TGT) && !(fl & (RF_DEF | RF_CLOB)) && a->tgt[r] == a->content[r];
+        if (!keeps) set_content(a, r, RAVEL_NONE);
+    }
+    /* pass 2: a value moved into an unharmed register lives there unless it
+     * still has a home (reserved registers are never homes) */
+    for (uint32_t t = 0; t < a->ntouched; t++) {
+        uint32_t r = a->touched[t];
+        uint8_t fl = a->rf[r];
+        uint32_t v = a->tgt[r];
+        if (!(fl & RF_TGT) || (fl & (RF_DEF | RF_CLOB)) || v == RAVEL_NONE || reg_reserved(a, r)) continue;
+        if (a->home[v] == RAVEL_NONE) set_content(a, r, v);
+    }
+    /* values whose home survived but were only copies elsewhere are fine;
+     * dying values are forgotten */
+    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+        uint32_t v = ops[u].vreg;
+        if (!live_after(a, v, i) && a->home[v] != RAVEL_NONE) set_content(a, a->home[v], RAVEL_NONE);
+    }
+    if (sp)
+        for (uint32_t r = 0; r < a->nregs; r++)
+            if (a->content[r] != RAVEL_NONE && vref(a, a->content[r])) set_content(a, r, RAVEL_NONE);
+}
+
+/* Step 6: defs land; global defs are spilled, dead ones forgotten, defs in
+ * reserved registers moved to a free register or spilled. */
+static void land_defs(fa *a, uint32_t i, const rv_inst *in)
+{
+    const rv_operand *ops = rv_inst_ops(a->f, in);
+    for (uint32_t d = 0; d < in->ndefs; d++) {
+        uint32_t v = ops[d].vreg, opi = in->first_op + d;
+        ravel_loc l = a->loc[opi];
+        bool used_later = !(a->oflags[opi] & OF_KILL);
+        bool global = (a->vflags[v] & VF_GLOBAL) != 0;
+        if (ravel_loc_is_slot(l)) {
+            a->vflags[v] |= VF_SLOT_VALID;
+            continue;
+        }
+        if (global) {
+            rv_out_edit(&a->out, rv_anchor_after(i), RAVEL_OP_SPILL, ravel_slot(slot_of(a, v)), l);
+            a->vflags[v] |= VF_SLOT_VALID;
+        }
+        if (!used_later) continue;
+        if (!reg_reserved(a, l)) {
+            set_content(a, l, v);
+            continue;
+        }
+        uint32_t r = pick_reg(a, v, vcls(a, v), 0xff & ~RF_TOUCHED, false, false, i, 1);
+        if (r != RAVEL_NONE && a->content[r] == RAVEL_NONE) {
+            rv_out_edit(&a->out, rv_anchor_after(i), RAVEL_OP_MOVE, r, l);
+            set_content(a, r, v);
+        } else if (!global) {
+            rv_out_edit(&a->out, rv_anchor_after(i), RAVEL_OP_SPILL, ravel_slot(slot_of(a, v)), l);
+            a->vflags[v] |= VF_SLOT_VALID;
+        }
+    }
+}
+
+/* The stackmap of safepoint i: slots of the refs live across it and of the
+ * early .ref defs placed in slots. Spills them first if needed. */
+static bool safepoint(fa *a, uint32_t i, const rv_inst *in)
+{
+    a->smap.len = 0;
+    if (a->sp_start)
+        for (uint32_t k = a->sp_start[i]; k < a->sp_start[i + 1]; k++) {
+            uint32_t v = a->sp_list.data[k];
+            if (!ensure_spilled(a, v, i)) return false;
+            rv_vec_push(a->smap, a->slot[v]);
+        }
+    const rv_operand *ops = rv_inst_ops(a->f, in);
+    for (uint32_t d = 0; d < in->ndefs; d++) {
+        ravel_loc l = a->loc[in->first_op + d];
+        if (!rv_op_is_early(&ops[d]) || !vref(a, ops[d].vreg)) continue;
+        if (ravel_loc_is_slot(l)) rv_vec_push(a->smap, ravel_loc_slot(l));
+        else if (a->vflags[ops[d].vreg] & VF_USED)
+            return fail(a, i, "unsatisfiable: an early .ref def in a register does not survive the safepoint", ops[d].vreg);
+    }
+    rv_out_stackmap(&a->out, i, a->smap.data, a->smap.len);
+    return true;
+}
+
+/* Random mode: a gratuitous move, spill or drop of one register's value. */
+static void random_noise(fa *a, uint32_t i)
+{
+    if (rv_rng_below(&a->rng, 4) != 0 || a->nregs == 0) return;
+    uint32_t r = rv_rng_below(&a->rng, a->nregs), v = a->content[r];
+    if (v == RAVEL_NONE || reg_reserved(a, r)) return;
+    uint32_t what = rv_rng_below(&a->rng, 3);
+    if (what == 0) { /* move to an empty register of the class */
+        const rv_class *c = &a->m->classes.data[vcls(a, v)];
+        uint32_t s = c->alloc.data[rv_rng_below(&a->rng, c->alloc.len)];
+        if (a->content[s] != RAVEL_NONE) return;
+        rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, s, r);
+        set_content(a, r, RAVEL_NONE);
+        set_content(a, s, v);
+        return;
+    }
+    if (!(a->vflags[v] & VF_SLOT_VALID)) {
+        rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_SPILL, ravel_slot(slot_of(a, v)), r);
+        a->vflags[v] |= VF_SLOT_VALID;
+    }
+    if (what == 2) set_content(a, r, RAVEL_NONE); /* drop: reloaded on demand */
+}
+
+static bool fa_inst(fa *a, uint32_t i)
+{
+    const rv_inst *in = rv_inst_at(a->f, i);
+    const rv_operand *ops = rv_inst_ops(a->f, in);
+    uint32_t nd = in->ndefs, nops = nd + in->nuses;
+    if (a->random) random_noise(a, i);
+    a->moves.len = 0;
+    a->ntouched = 0;
+    for (uint32_t u = nd; u < nops; u++)
+        if (a->oflags[in->first_op + u] & OF_KILL) a->kill_at[ops[u].vreg] = i;
+    bool ok = claim_fixed(a, i, in);
+    /* register uses (late first: they avoid every def), then register
+     * defs (early first), then the flexible any/stack operands */
+    for (int late = 1; late >= 0; late--)
+        for (uint32_t u = nd; ok && u < nops; u++)
+            if (ops[u].kind == RAVEL_C_REG && rv_op_is_late(&ops[u]) == (late != 0)) ok = place_use(a, i, in, u);
+    for (uint32_t u = nd; ok && u < nops; u++) /* fixed uses: remember the target for rescue */
+        if (ops[u].kind == RAVEL_C_FIXED && !reg_reserved(a, ops[u].arg) && a->tgt_stamp[ops[u].vreg] != i) {
+            a->tgt_stamp[ops[u].vreg] = i;
+            a->tgt_of[ops[u].vreg] = ops[u].arg;
+        }
+    for (uint32_t u = nd; ok && u < nops; u++) /* uses reused by a def need a register now */
+        if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, u);
+    for (int pass = 0; pass < 2 && ok; pass++)
+        for (uint32_t d = 0; ok && d < nd; d++)
+            if (ops[d].kind == RAVEL_C_REG && rv_op_is_early(&ops[d]) == (pass == 0)) ok = place_def(a, i, in, d);
+    for (int late = 1; late >= 0; late--)
+        for (uint32_t u = nd; ok && u < nops; u++)
+            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) == RAVEL_NONE)) &&
+                rv_op_is_late(&ops[u]) == (late != 0))
+                ok = place_use(a, i, in, u);
+    for (uint32_t d = 0; ok && d < nd; d++)
+        if (ops[d].kind == RAVEL_C_ANY || ops[d].kind == RAVEL_C_STACK) ok = place_def(a, i, in, d);
+    for (uint32_t d = 0; ok && d < nd; d++)
+        if (a->loc[in->first_op + d] == RAVEL_LOC_NONE) ok = fail(a, i, "unsatisfiable: bad reuse", ops[d].vreg);
+    if (ok && (in->flags & RV_IF_SAFEPOINT)) ok = safepoint(a, i, in);
+    if (ok) ok = rescue(a, i);
+    if (ok) ok = shuffle(a, i);
+    if (ok) {
+        update_state(a, i, in);
+        land_defs(a, i, in);
+    }
+    for (uint32_t t = 0; t < a->ntouched; t++) a->rf[a->touched[t]] = 0;
+    a->ntouched = 0;
+    return ok;
+}
+
+/* ---- edges ---- */
+
+/* Copies the jump arguments' slots into the used parameters' slots. */
+static bool fa_edges(fa *a, uint32_t b)
+{
+    const ravel_func *f = a->f;
+    const rv_block *bl = &f->blocks.data[b];
+    const rv_inst *t = rv_block_term(f, bl);
+    uint32_t ti = bl->first_inst + bl->ninsts - 1;
+    for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+        const rv_succ *sc = &rv_inst_succs(f, t)[k];
+        const rv_block *sb = &f->blocks.data[sc->block];
+        a->moves.len = 0;
+        for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) {
+            uint32_t pv = rv_block_params(f, sb)[p], av = rv_succ_args(f, sc)[p];
+            if (!(a->vflags[pv] & VF_USED)) continue;
+            add_move(a, ravel_slot(slot_of(a, pv)), ravel_slot(slot_of(a, av)), vcls(a, pv));
+        }
+        if (!a->moves.len) continue;
+        uint32_t anchor = rv_edge_anchor(f, &a->cfg, b, k, NULL);
+        if (anchor == RAVEL_NONE) { /* duplicate edges b -> s: fine if all carry the same arguments */
+            for (uint32_t k2 = 0; k2 < rv_inst_nsuccs(t); k2++) {
+                const rv_succ *s2 = &rv_inst_succs(f, t)[k2];
+                if (s2->block != sc->block) continue;
+                if (k2 < k) goto next_edge; /* done at the first such edge */
+                if (memcmp(rv_succ_args(f, s2), rv_succ_args(f, sc), sizeof(uint32_t) * sc->nargs) != 0)
+                    return fail(a, ti, "unsatisfiable: critical edge with different arguments", RAVEL_NONE);
+            }
+            uint32_t np = a->cfg.pred_start[sc->block + 1] - a->cfg.pred_start[sc->block];
+            for (uint32_t q = 0; q < np; q++)
+                if (a->cfg.pred[a->cfg.pred_start[sc->block] + q] != b)
+                    return fail(a, ti, "unsatisfiable: critical edge (split it)", RAVEL_NONE);
+            anchor = rv_anchor_entry(sb->first_inst);
+        }
+        uint32_t nw = rv_bs_words(a->nregs);
+        for (uint32_t w = 0; w < nw; w++) a->scratch_bs[w] = 0;
+        for (uint32_t r = 0; r < a->nregs; r++) /* registers are dead at block boundaries */
+            if (!reg_reserved(a, r)) rv_bs_set(a->scratch_bs, r);
+        a->scratch_used = 0;
+        if (rv_pmove_resolve(&a->pm, a->m, a->moves.data, a->moves.len, a->scratch_bs, new_scratch_slot, a) != RAVEL_OK)
+            return fail(a, ti, "internal error: conflicting edge moves", RAVEL_NONE);
+        rv_out_edits(&a->out, anchor, &a->pm);
+    next_edge:;
+    }
+    return true;
+}
+
+static bool fa_block(fa *a, uint32_t b)
+{
+    const rv_block *bl = &a->f->blocks.data[b];
+    for (uint32_t r = 0; r < a->nregs; r++) set_content(a, r, RAVEL_NONE);
+    for (uint32_t p = 0; p < bl->nparams; p++) {
+        uint32_t v = rv_block_params(a->f, bl)[p];
+        slot_of(a, v);
+        a->vflags[v] |= VF_SLOT_VALID;
+    }
+    for (uint32_t j = 0; j < bl->ninsts; j++)
+        if (!fa_inst(a, bl->first_inst + j)) return false;
+    return fa_edges(a, b);
+}
+
+/* ---- driver ---- */
+
+static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool random)
+{
+    memset(a, 0, sizeof *a);
+    a->f = f;
+    a->m = f->mach;
+    a->opts = o;
+    a->random = random;
+    a->name = random ? "random" : "fast";
+    a->rng = (o ? o->seed : 0) ^ 0x5eedf00dull;
+    a->nregs = a->m->regs.len;
+    uint32_t nv = f->vregs.len + 1, nr = a->nregs + 1;
+    a->vflags = rv_xcalloc(nv, 1);
+    a->slot = rv_xmalloc(sizeof(uint32_t) * nv);
+    a->home = rv_xmalloc(sizeof(uint32_t) * nv);
+    a->stamp = rv_xmalloc(sizeof(uint32_t) * nv);
+    a->tgt_of = rv_xmalloc(sizeof(uint32_t) * nv);
+    a->tgt_stamp = rv_xmalloc(sizeof(uint32_t) * nv);
+    a->kill_at = rv_xmalloc(sizeof(uint32_t) * nv);
+    memset(a->slot, 0xff, sizeof(uint32_t) * nv);
+    memset(a->home, 0xff, sizeof(uint32_t) * nv);
+    memset(a->stamp, 0xff, sizeof(uint32_t) * nv);
+    memset(a->tgt_stamp, 0xff, sizeof(uint32_t) * nv);
+    memset(a->kill_at, 0xff, sizeof(uint32_t) * nv);
+    a->oflags = rv_xcalloc(f->ops.len + 1, 1);
+    a->content = rv_xmalloc(sizeof(uint32_t) * nr);
+    memset(a->content, 0xff, sizeof(uint32_t) * nr);
+    a->rf = rv_xcalloc(nr, 1);
+    a->tgt = rv_xmalloc(sizeof(uint32_t) * nr);
+    a->touched = rv_xmalloc(sizeof(uint32_t) * nr);
+    a->scratch_bs = rv_xcalloc(rv_bs_words(a->nregs) + 1, sizeof(uint64_t));
+    a->scratch_slot[0] = a->scratch_slot[1] = RAVEL_NONE;
+    if (random) a->next_slot = rv_rng_below(&a->rng, 4);
+    rv_cfg_build(&a->cfg, f);
+    rv_out_init(&a->out, f);
+    a->loc = a->out.loc;
+    rv_pmove_init(&a->pm);
+}
+
+static void fa_free(fa *a)
+{
+    free(a->vflags);
+    free(a->slot);
+    free(a->home);
+    free(a->stamp);
+    free(a->tgt_of);
+    free(a->tgt_stamp);
+    free(a->kill_at);
+    free(a->oflags);
+    free(a->content);
+    free(a->rf);
+    free(a->tgt);
+    free(a->touched);
+    free(a->scratch_bs);
+    free(a->sp_start);
+    rv_vec_free(a->sp_list);
+    rv_vec_free(a->moves);
+    rv_vec_free(a->smap);
+    rv_cfg_free(&a->cfg);
+    rv_out_free(&a->out);
+    rv_pmove_free(&a->pm);
+}
+
+static ravel_func *fa_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random)
+{
+    fa a;
+    fa_init(&a, f, o, random);
+    prepass(&a);
+    safepoint_refs(&a);
+    bool ok = true;
+    for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
+    ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
+    if (err) *err = a.err;
+    else free(a.err);
+    if (ok && err) *err = NULL;
+    fa_free(&a);
+    return g;
+}
+
+ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err) { return fa_run(f, o, err, false); }
+ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err) { return fa_run(f, o, err, true); }

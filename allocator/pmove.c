@@ -126,6 +126,29 @@ static void drain(pm_run *r, rv_move *w, uint32_t n, uint32_t *readers, uint32_t
     }
 }
 
+/* True if the cycle through pending move i contains a slot -> slot move. */
+static bool cycle_has_slot_copy(const rv_move *w, uint32_t n, uint32_t i)
+{
+    uint32_t k = i;
+    for (uint32_t steps = 0; steps <= n; steps++) {
+        if (ravel_loc_is_slot(w[k].dst) && ravel_loc_is_slot(w[k].src)) return true;
+        uint32_t next = find_dst(w, n, w[k].src);
+        if (next == RAVEL_NONE || next == i) return false;
+        k = next;
+    }
+    return false;
+}
+
+/* True if a scratch register of class cls other than t exists. */
+static bool second_scratch(pm_run *r, uint32_t cls, ravel_loc t)
+{
+    ravel_loc saved = r->busy_reg;
+    r->busy_reg = t;
+    ravel_loc u = scratch_reg(r, cls);
+    r->busy_reg = saved;
+    return u != RAVEL_LOC_NONE;
+}
+
 /* Breaks the cycle through pending move i (readers[i] == 1). */
 static void break_cycle(pm_run *r, rv_move *w, uint32_t n, uint32_t *readers, uint32_t i, uint32_t *stack, uint32_t *sp)
 {
@@ -135,6 +158,8 @@ static void break_cycle(pm_run *r, rv_move *w, uint32_t n, uint32_t *readers, ui
         if (readers[j] != RAVEL_NONE && w[j].src == L) rd = j;
     uint32_t cls = w[rd].cls;
     ravel_loc t = scratch_reg(r, cls);
+    if (t != RAVEL_LOC_NONE && cycle_has_slot_copy(w, n, i) && !second_scratch(r, cls, t))
+        t = RAVEL_LOC_NONE; /* keep the only scratch register for the slot -> slot copies */
     if (t == RAVEL_LOC_NONE) t = get_slot(r, &r->cycle_slot);
     emit_copy(r, t, L, cls);
     if (ravel_loc_is_reg(t)) r->busy_reg = t;

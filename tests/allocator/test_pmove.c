@@ -11,6 +11,9 @@
  *     the machine, every other slot) keeps its value; only the declared
  *     scratch register and the slots handed out by new_slot may change;
  *   - new_slot is called at most twice.
+ * Two machines: six registers (five locations + one scratch), and a single
+ * register that is either location 0 or the scratch (or neither), where
+ * slot cycles must not monopolise the only register.
  * Plus: a duplicate destination is rejected, and a mixed-class case. */
 #include "allocator/alloc.h"
 #include "tests/test.h"
@@ -42,8 +45,9 @@ static uint64_t *cell(sim *s, ravel_loc l)
 static long long cases_run;
 
 /* Runs one case; returns 1 on success. */
-static int run_case(ravel_machine *m, rv_pmove *pm, int n, unsigned slotmask, const int *src, int with_scratch)
+static int run_case(ravel_machine *m, rv_pmove *pm, int n, unsigned slotmask, const int *src, int scratch_reg)
 {
+    int with_scratch = scratch_reg >= 0;
     ravel_loc loc[5];
     for (int i = 0; i < n; i++) loc[i] = (slotmask >> i) & 1 ? ravel_slot((uint32_t)i) : (ravel_loc)i;
     rv_move mv[5];
@@ -53,7 +57,7 @@ static int run_case(ravel_machine *m, rv_pmove *pm, int n, unsigned slotmask, co
             rv_move x = {loc[i], loc[src[i]], 0};
             mv[nm++] = x;
         }
-    uint64_t scratch[1] = {with_scratch ? (uint64_t)1 << SCRATCH : 0};
+    uint64_t scratch[1] = {with_scratch ? (uint64_t)1 << scratch_reg : 0};
     slotgen g = {40, 0};
     cases_run++;
     if (rv_pmove_resolve(pm, m, mv, nm, scratch, new_slot, &g) != RAVEL_OK) return 0;
@@ -72,49 +76,58 @@ static int run_case(ravel_machine *m, rv_pmove *pm, int n, unsigned slotmask, co
     for (int i = 0; i < n; i++)
         if (src[i] >= 0) *cell(&want, loc[i]) = *cell(&init, loc[src[i]]);
     for (int r = 0; r < NREG; r++)
-        if (s.reg[r] != want.reg[r] && !(with_scratch && r == SCRATCH)) return 0;
+        if (s.reg[r] != want.reg[r] && !(with_scratch && r == scratch_reg)) return 0;
     for (int k = 0; k < NSLOT; k++)
         if (s.slot[k] != want.slot[k] && !(k >= 40 && k < 40 + (int)g.calls)) return 0;
     return 1;
 }
 
-static ravel_machine *make_machine(void)
+static ravel_machine *make_machine_n(int nregs)
 {
     ravel_machine *m = ravel_machine_new();
     int c = ravel_machine_add_class(m, "int");
-    char name[8];
-    for (int r = 0; r < NREG; r++) {
+    char name[16];
+    for (int r = 0; r < nregs; r++) {
         snprintf(name, sizeof name, "r%d", r);
         ravel_machine_add_reg(m, name, c, 0);
     }
     return m;
 }
 
-static void exhaustive(int n, long long *failures)
+static ravel_machine *make_machine(void) { return make_machine_n(NREG); }
+
+/* tiny: a machine with ONE register r0 (only location 0 may be r0; when
+ * it is not a location, r0 is the scratch register or not). */
+static void exhaustive(int n, bool tiny, long long *failures)
 {
-    ravel_machine *m = make_machine();
+    ravel_machine *m = make_machine_n(tiny ? 1 : NREG);
     rv_pmove pm;
     rv_pmove_init(&pm);
     int src[5];
     long long total = 1;
     for (int i = 0; i < n; i++) total *= n + 1;
-    for (unsigned mask = 0; mask < (1u << n); mask++)
+    for (unsigned mask = 0; mask < (1u << n); mask++) {
+        if (tiny && (mask | 1u) != (1u << n) - 1) continue; /* only location 0 may be a register */
         for (long long code = 0; code < total; code++) {
             long long c = code;
             for (int i = 0; i < n; i++) {
                 src[i] = (int)(c % (n + 1)) - 1;
                 c /= n + 1;
             }
-            for (int sc = 0; sc < 2; sc++)
-                if (!run_case(m, &pm, n, mask, src, sc)) {
+            for (int sc = 0; sc < 2; sc++) {
+                int scratch = !sc ? -1 : tiny ? ((mask & 1) ? 0 : -2) : SCRATCH;
+                if (scratch == -2) continue; /* r0 is a location: it cannot be scratch */
+                if (!run_case(m, &pm, n, mask, src, scratch)) {
                     if (*failures < 5) {
-                        fprintf(stderr, "pmove failure n=%d slots=%#x scratch=%d moves:", n, mask, sc);
+                        fprintf(stderr, "pmove failure n=%d tiny=%d slots=%#x scratch=%d moves:", n, tiny, mask, scratch);
                         for (int i = 0; i < n; i++) fprintf(stderr, " %d<-%d", i, src[i]);
                         fputc('\n', stderr);
                     }
                     (*failures)++;
                 }
+            }
         }
+    }
     rv_pmove_free(&pm);
     ravel_machine_free(m);
 }
@@ -122,7 +135,8 @@ static void exhaustive(int n, long long *failures)
 TEST(pmove_exhaustive)
 {
     long long failures = 0;
-    for (int n = 1; n <= 5; n++) exhaustive(n, &failures);
+    for (int n = 1; n <= 5; n++) exhaustive(n, false, &failures);
+    for (int n = 1; n <= 5; n++) exhaustive(n, true, &failures);
     printf("pmove: %lld cases, %lld failures\n", cases_run, failures);
     CHECK_EQ_INT(failures, 0);
     CHECK(cases_run > 500000);
