@@ -42,6 +42,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #define LIN_INF 0xffffffffu
 
@@ -51,6 +52,7 @@ enum { /* per-register flags, valid for the current instruction only */
     RF_FDE = 4,    /* location of an early def */
     RF_FDL = 8,    /* location of a late def (fixed, reuse or chosen) */
     RF_CLOB = 16,  /* clobbered by the instruction */
+    RF_FIXU = 32,  /* named by a fixed use */
 };
 enum { /* per-operand flags (index into f->ops) */
     OPK_DIES = 1,  /* use: the vreg is not live after the instruction */
@@ -106,7 +108,7 @@ typedef struct lin {
     rv_out out;
     u32vec smaps; /* inst, n, virtual slots... */
     rv_pmove pm;
-    uint64_t *scratch;
+    uint64_t *scratch, *pres;
     u32vec moves_tmp;
     char *err;
 } lin;
@@ -340,10 +342,19 @@ static void lin_positions(lin *L)
         for (uint32_t k = 0; k < L->live_in[b].len; k++) hull(L, L->live_in[b].data[k], L->bpos[b]);
         for (uint32_t k = 0; k < L->live_out[b].len; k++) hull(L, L->live_out[b].data[k], tp);
         const uint32_t *ps = rv_block_params(f, bl);
-        for (uint32_t k = 0; k < bl->nparams; k++) {
-            hull(L, ps[k], L->bpos[b]);
-            for (uint32_t e = L->cfg.pred_start[b]; e < L->cfg.pred_start[b + 1]; e++)
-                hull(L, ps[k], L->ipos[term_inst(L, L->cfg.pred[e])]);
+        for (uint32_t k = 0; k < bl->nparams; k++) hull(L, ps[k], L->bpos[b]);
+        /* edge edits read the arguments and write the params where they are
+         * placed: the predecessor's end or the successor's start */
+        const rv_inst *t = rv_inst_at(f, term_inst(L, b));
+        for (uint32_t s = 0; s < rv_inst_nsuccs(t); s++) {
+            const rv_succ *sc = &rv_inst_succs(f, t)[s];
+            const rv_block *sb = &f->blocks.data[sc->block];
+            uint32_t q = rv_inst_nsuccs(t) == 1 ? tp : L->bpos[sc->block];
+            const uint32_t *args = rv_succ_args(f, sc), *sps = rv_block_params(f, sb);
+            for (uint32_t k = 0; k < sc->nargs && k < sb->nparams; k++) {
+                hull(L, args[k], q);
+                hull(L, sps[k], q);
+            }
         }
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             uint32_t i = bl->first_inst + j;
@@ -554,7 +565,7 @@ static uint32_t place_reg(lin *L, uint32_t v, uint8_t excl, bool late, bool temp
             return h;
         }
     }
-    uint8_t soft = (temp_only || (vfl(L, v) & VF_DIES)) ? 0 : (RF_CLOB | RF_FDE | RF_FDL);
+    uint8_t soft = (temp_only || (vfl(L, v) & VF_DIES)) ? RF_FIXU : (RF_CLOB | RF_FDE | RF_FDL | RF_FIXU);
     uint32_t t = pick_reg(L, cls, excl, false, soft, RAVEL_NONE, true);
     if (t == RAVEL_NONE) return RAVEL_NONE;
     if (!take_reg(L, t, false) || !copy_to(L, v, t)) return RAVEL_NONE;
@@ -570,7 +581,7 @@ static uint32_t place_reg(lin *L, uint32_t v, uint8_t excl, bool late, bool temp
 static bool relocate(lin *L, uint32_t r)
 {
     uint32_t w = L->owner[r];
-    uint32_t t = pick_reg(L, vcls(L, w), RF_CLOB | RF_FDE | RF_FDL, false, 0, RAVEL_NONE, false);
+    uint32_t t = pick_reg(L, vcls(L, w), RF_CLOB | RF_FDE | RF_FDL | RF_FIXU, false, 0, RAVEL_NONE, false);
     if (t == RAVEL_NONE) return evict(L, w);
     emit(L, RAVEL_OP_MOVE, t, r);
     drop_home(L, w);
@@ -627,6 +638,7 @@ static bool inst_flags(lin *L, const rv_inst *in, const rv_operand *defs, const 
         const rv_operand *u = &uses[k];
         if (u->kind != RAVEL_C_FIXED) continue;
         if (u->arg >= L->nr) return fail(L, "bad fixed register");
+        rset(L, u->arg, RF_FIXU);
         uint8_t fl = rfl(L, u->arg);
         if (fl & RF_FDE) return fail(L, "use in the register of an early def");
         if (rv_op_is_late(u) && (fl & (RF_FDL | RF_CLOB))) return fail(L, "late use in a defined or clobbered register");
@@ -906,6 +918,21 @@ static const uint32_t *edge_args(const lin *L, uint32_t p, uint32_t b)
     return NULL;
 }
 
+/* For a loop header b: the last position of its back-edge predecessors;
+ * else RAVEL_NONE. */
+static uint32_t loop_end_pos(const lin *L, uint32_t b)
+{
+    uint32_t bi = L->cfg.rpo_index[b], end = RAVEL_NONE;
+    if (bi == RAVEL_NONE) return RAVEL_NONE;
+    for (uint32_t e = L->cfg.pred_start[b]; e < L->cfg.pred_start[b + 1]; e++) {
+        uint32_t p = L->cfg.pred[e], pi = L->cfg.rpo_index[p];
+        if (pi == RAVEL_NONE || pi < bi) continue;
+        uint32_t tp = L->ipos[term_inst(L, p)];
+        if (end == RAVEL_NONE || tp > end) end = tp;
+    }
+    return end;
+}
+
 static void lin_block_entry(lin *L, uint32_t b)
 {
     const ravel_func *f = L->f;
@@ -915,11 +942,15 @@ static void lin_block_entry(lin *L, uint32_t b)
     const uint32_t *args = p == RAVEL_NONE ? NULL : edge_args(L, p, b);
     vstvec *en = &L->entry[b];
     if (p != RAVEL_NONE) emap_build(L, &L->endst[p]);
-    /* live-ins keep their place at p's end */
+    /* live-ins keep their place at p's end; at a loop header only those
+     * used inside the loop keep a register (else the back edges reload
+     * values the loop body had to evict) */
+    uint32_t loop_end = loop_end_pos(L, b);
     for (uint32_t k = 0; k < L->live_in[b].len; k++) {
         uint32_t v = L->live_in[b].data[k];
         const lin_vst *s = p != RAVEL_NONE ? emap_get(L, &L->endst[p], v) : NULL;
         uint32_t h = s && s->home != RAVEL_NONE && L->owner[s->home] == RAVEL_NONE ? s->home : RAVEL_NONE;
+        if (loop_end != RAVEL_NONE && next_use(L, v) > loop_end) h = RAVEL_NONE;
         enter(L, v, h, h == RAVEL_NONE || s->sv);
     }
     /* params: the argument's register if the argument dies on the edge, else a free one */
@@ -1000,7 +1031,7 @@ static void edge_item(lin *L, movevec *mv, const lin_vst *e, uint32_t src_v, con
     bool ssv = s ? s->sv : true;
     ravel_loc from = sh != RAVEL_NONE ? sh : vslot(src_v);
     if (e->home != RAVEL_NONE) {
-        if (sh == e->home) rv_bs_set(L->scratch, e->home); /* preserved: not scratch (inverted below) */
+        if (sh == e->home) rv_bs_set(L->pres, e->home); /* already in place */
         else add_move(L, mv, e->home, from, cls);
     }
     if (e->sv) {
@@ -1019,7 +1050,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
     const vstvec *en = &L->entry[s];
     uint32_t np = f->blocks.data[s].nparams;
     uint32_t nw = rv_bs_words(L->nr);
-    memset(L->scratch, 0, nw * sizeof(uint64_t));
+    memset(L->pres, 0, nw * sizeof(uint64_t));
     mv->len = 0;
     emap_build(L, &L->endst[p]);
     for (uint32_t j = 0; j < en->len; j++) {
@@ -1028,23 +1059,45 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
         edge_item(L, mv, e, src_v, emap_get(L, &L->endst[p], src_v), j < np);
     }
     if (!mv->len) return true;
-    /* scratch = allocatable registers that are neither preserved nor moved */
-    for (uint32_t j = 0; j < mv->len; j++) {
-        if (ravel_loc_is_reg(mv->data[j].dst)) rv_bs_set(L->scratch, mv->data[j].dst);
-        if (ravel_loc_is_reg(mv->data[j].src)) rv_bs_set(L->scratch, mv->data[j].src);
-    }
-    for (uint32_t r = 0; r < L->nr; r++) {
-        bool busy = rv_bs_test(L->scratch, r) || lin_reg(L, r)->reserved;
-        if (busy) rv_bs_clear(L->scratch, r);
-        else rv_bs_set(L->scratch, r);
-    }
     bool at_pred_end = false;
     uint32_t anchor = rv_edge_anchor(f, &L->cfg, p, k, &at_pred_end);
     if (anchor == RAVEL_NONE) anchor = rv_anchor_entry(f->blocks.data[s].first_inst);
     lin_slotctx sctx = {L, at_pred_end ? L->ipos[term_inst(L, p)] : L->bpos[s]};
-    if (rv_pmove_resolve(&L->pm, L->m, mv->data, mv->len, L->scratch, new_temp_slot, &sctx) != RAVEL_OK)
-        return fail(L, "internal: bad edge moves");
-    rv_out_edits(&L->out, anchor, &L->pm);
+    /* When no slot is both read and written, the slot stores go first: the
+     * registers about to be loaded are still free to carry slot-to-slot
+     * copies. Otherwise one parallel move does everything. */
+    bool split = true;
+    for (uint32_t j = 0; j < mv->len && split; j++)
+        if (ravel_loc_is_slot(mv->data[j].dst))
+            for (uint32_t i = 0; i < mv->len && split; i++)
+                if (mv->data[i].src == mv->data[j].dst) split = false;
+    uint32_t na = 0;
+    if (split) { /* partition: slot dsts first */
+        for (uint32_t j = 0; j < mv->len; j++)
+            if (ravel_loc_is_slot(mv->data[j].dst)) {
+                rv_move x = mv->data[j];
+                mv->data[j] = mv->data[na];
+                mv->data[na++] = x;
+            }
+    }
+    for (int phase = split ? 0 : 1; phase < 2; phase++) {
+        uint32_t from = phase == 0 ? 0 : (split ? na : 0), to = phase == 0 ? na : mv->len;
+        if (from == to) continue;
+        /* scratch: allocatable, not preserved, not read by any move of the
+         * edge, not written by a move of this phase */
+        memcpy(L->scratch, L->pres, nw * sizeof(uint64_t));
+        for (uint32_t j = 0; j < mv->len; j++) {
+            if (ravel_loc_is_reg(mv->data[j].src)) rv_bs_set(L->scratch, mv->data[j].src);
+            if (j >= from && j < to && ravel_loc_is_reg(mv->data[j].dst)) rv_bs_set(L->scratch, mv->data[j].dst);
+        }
+        for (uint32_t r = 0; r < L->nr; r++) {
+            if (rv_bs_test(L->scratch, r) || lin_reg(L, r)->reserved) rv_bs_clear(L->scratch, r);
+            else rv_bs_set(L->scratch, r);
+        }
+        if (rv_pmove_resolve(&L->pm, L->m, mv->data + from, to - from, L->scratch, new_temp_slot, &sctx) != RAVEL_OK)
+            return fail(L, "internal: bad edge moves");
+        rv_out_edits(&L->out, anchor, &L->pm);
+    }
     return true;
 }
 
@@ -1199,6 +1252,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->emstamp = u32_array(L->nv, 0);
     L->emidx = u32_array(L->nv, 0);
     L->scratch = rv_xcalloc(rv_bs_words(L->nr) + 1, sizeof(uint64_t));
+    L->pres = rv_xcalloc(rv_bs_words(L->nr) + 1, sizeof(uint64_t));
     L->cur_inst = RAVEL_NONE;
     rv_out_init(&L->out, f);
     rv_pmove_init(&L->pm);
@@ -1219,7 +1273,7 @@ static void lin_free(lin *L)
     void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->opk, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
-                      L->emstamp, L->emidx, L->scratch};
+                      L->emstamp, L->emidx, L->scratch, L->pres};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
     rv_vec_free(L->order);
     rv_vec_free(L->tpos);
