@@ -556,6 +556,9 @@ static bool shuffle(fa *a, uint32_t i)
         ravel_loc src = cur_loc(a, v);
         if (src == RAVEL_LOC_NONE) return fail(a, i, "internal error: a used value has no location", v);
         add_move(a, r, src, vcls(a, v));
+        if (a->opts && a->opts->trace)
+            rv_alloc_trace(a->opts, a->name, "%s v%u into %s before inst %u", ravel_loc_is_slot(src) ? "reload" : "move",
+                           a->f->vregs.data[v].num, a->m->regs.data[r].name, i);
     }
     if (!a->moves.len) return true;
     /* scratch: allocatable registers not touched and holding nothing */
@@ -611,6 +614,10 @@ static void land_defs(fa *a, uint32_t i, const rv_inst *in)
         uint32_t v = ops[d].vreg, opi = in->first_op + d;
         ravel_loc l = a->loc[opi];
         bool used_later = !(a->oflags[opi] & OF_KILL);
+        if (a->opts && a->opts->trace) {
+            char buf[32];
+            rv_alloc_trace(a->opts, a->name, "allocate v%u to %s at inst %u", a->f->vregs.data[v].num, rv_loc_str(a->m, l, buf), i);
+        }
         bool global = (a->vflags[v] & VF_GLOBAL) != 0;
         if (ravel_loc_is_slot(l)) {
             a->vflags[v] |= VF_SLOT_VALID;

@@ -1,0 +1,296 @@
+/* test_analyses.c - the allocators' shared analyses, golden-text style:
+ *   - the generic dataflow solver (forward/union, backward/intersection, a
+ *     loop that needs a second pass, unreachable blocks);
+ *   - liveness (live-in/live-out per block, params and jump arguments);
+ *   - live intervals (ranges and use positions) of FORMAT.md's sum loop;
+ *   - the cost model on FORMAT.md's allocated sum loop;
+ *   - the output builder's edge anchors and edit order. */
+#include "allocator/alloc.h"
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char SUM[] =
+    "machine\n  class int r0 r1 r2\nend\n"
+    "func sum\n"
+    "b0:\n"
+    "  v0:int fixed(r0), v1:int fixed(r1) = args\n"
+    "  v8:int = const 0\n"
+    "  jump b1(v0, v8)\n"
+    "b1(v2:int, v3:int):\n"
+    "  v4:int = le v2, v1\n"
+    "  br v4, b2, b3\n"
+    "b2:\n"
+    "  v5:int = add v3, v2\n"
+    "  v6:int = add v2, 1\n"
+    "  jump b1(v6, v5)\n"
+    "b3:\n"
+    "  ret v3 fixed(r0)\n"
+    "end\n";
+
+/* A CFG with a diamond, a loop and an unreachable block:
+ * b0 -> b1, b2; b1 -> b3; b2 -> b3; b3 -> b4 (loop b4 <-> b5), b4 -> b6; b7 unreachable -> b6 */
+static const char SHAPE[] =
+    "machine\n  class int r0\nend\n"
+    "func shape\n"
+    "b0:\n  v0:int = args\n  br v0, b1, b2\n"
+    "b1:\n  jump b3\n"
+    "b2:\n  jump b3\n"
+    "b3:\n  jump b4\n"
+    "b4:\n  br v0, b5, b6\n"
+    "b5:\n  jump b4\n"
+    "b6:\n  ret\n"
+    "b7:\n  jump b6\n"
+    "end\n";
+
+static ravel_module *parse(const char *text)
+{
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, strlen(text), "<test>", d);
+    if (!m) ravel_diags_print(stderr, d);
+    ravel_diags_free(d);
+    return m;
+}
+
+/* Appends "{v1 v2}" for the vregs set in bits. */
+static void fmt_set(char *buf, size_t n, const ravel_func *f, const uint64_t *bits, uint32_t nbits)
+{
+    size_t len = strlen(buf);
+    len += (size_t)snprintf(buf + len, n - len, "{");
+    bool first = true;
+    for (uint32_t v = 0; v < nbits && len < n; v++)
+        if (rv_bs_test(bits, v)) {
+            len += (size_t)snprintf(buf + len, n - len, "%sv%u", first ? "" : " ", f->vregs.data[v].num);
+            first = false;
+        }
+    if (len < n) snprintf(buf + len, n - len, "}");
+}
+
+TEST(liveness_sum)
+{
+    ravel_module *m = parse(SUM);
+    CHECK(m != NULL);
+    if (!m) return;
+    const ravel_func *f = ravel_module_func(m, 0);
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_liveness lv;
+    rv_liveness_build(&lv, f, &cfg);
+    char buf[1024] = "";
+    for (uint32_t b = 0; b < lv.nblocks; b++) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len, "%s in=", rv_block_name(f, b));
+        fmt_set(buf, sizeof buf, f, lv.in + (size_t)b * lv.nwords, lv.nvregs);
+        len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len, " out=");
+        fmt_set(buf, sizeof buf, f, lv.out + (size_t)b * lv.nwords, lv.nvregs);
+        len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len, "\n");
+    }
+    CHECK_STR(buf, "b0 in={} out={v1}\n"
+                   "b1 in={v1} out={v1 v2 v3}\n"
+                   "b2 in={v1 v2 v3} out={v1}\n"
+                   "b3 in={v3} out={}\n");
+    rv_liveness_free(&lv);
+    rv_cfg_free(&cfg);
+    ravel_module_free(m);
+}
+
+/* "v2: [6,13) | 6D 6u 10u 12u" per vreg (D def, P param, A jump argument). */
+static void fmt_intervals(char *buf, size_t n, const ravel_func *f, const rv_intervals *s)
+{
+    buf[0] = 0;
+    size_t len = 0;
+    for (uint32_t v = 0; v < s->nvregs; v++) {
+        len += (size_t)snprintf(buf + len, n - len, "v%u:", f->vregs.data[v].num);
+        for (uint32_t k = 0; k < s->iv[v].nranges; k++)
+            len += (size_t)snprintf(buf + len, n - len, " [%u,%u)", rv_iv_ranges(s, v)[k].from, rv_iv_ranges(s, v)[k].to);
+        len += (size_t)snprintf(buf + len, n - len, " |");
+        for (uint32_t k = 0; k < s->iv[v].nuses; k++) {
+            const rv_use_pos *u = &rv_iv_uses(s, v)[k];
+            char tag = (u->flags & RV_UP_PARAM) ? 'P' : (u->flags & RV_UP_DEF) ? 'D' : (u->flags & RV_UP_ARG) ? 'A' : 'u';
+            len += (size_t)snprintf(buf + len, n - len, " %u%c", u->pos, tag);
+        }
+        len += (size_t)snprintf(buf + len, n - len, "\n");
+    }
+}
+
+TEST(intervals_sum)
+{
+    ravel_module *m = parse(SUM);
+    CHECK(m != NULL);
+    if (!m) return;
+    const ravel_func *f = ravel_module_func(m, 0);
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_liveness lv;
+    rv_liveness_build(&lv, f, &cfg);
+    rv_intervals s;
+    rv_intervals_build(&s, f, &cfg, &lv);
+    char buf[2048];
+    fmt_intervals(buf, sizeof buf, f, &s);
+    /* insts: 0 args, 1 const, 2 jump | 3 le, 4 br | 5 add, 6 add, 7 jump | 8 ret;
+     * early point 2i, late 2i+1; blocks [0,6) [6,10) [10,16) [16,18) */
+    CHECK_STR(buf, "v0: [1,5) | 1D 4A\n"
+                   "v1: [1,16) | 1D 6u\n"
+                   "v8: [3,5) | 3D 4A\n"
+                   "v2: [6,13) | 6P 6u 10u 12u\n"
+                   "v3: [6,11) [16,17) | 6P 10u 16u\n"
+                   "v4: [7,9) | 7D 8u\n"
+                   "v5: [11,15) | 11D 14A\n"
+                   "v6: [13,15) | 13D 14A\n");
+    /* v3 (id 4 in parse order v0 v1 v8 v2 v3 ...): covered at 10, not at 12, at 16 */
+    uint32_t v3 = 4;
+    CHECK_EQ_INT(f->vregs.data[v3].num, 3);
+    CHECK(rv_iv_covers(&s, v3, 10));
+    CHECK(!rv_iv_covers(&s, v3, 12));
+    CHECK(rv_iv_covers(&s, v3, 16));
+    CHECK(!rv_iv_covers(&s, v3, 17));
+    rv_intervals_free(&s);
+    rv_liveness_free(&lv);
+    rv_cfg_free(&cfg);
+    ravel_module_free(m);
+}
+
+/* Forward union: each block generates its own bit; out = in | {b}. */
+static void fwd_transfer(void *ctx, uint32_t b, uint64_t *dst, const uint64_t *src)
+{
+    (void)ctx;
+    dst[0] = src[0] | ((uint64_t)1 << b);
+}
+
+/* Backward intersection ("on every path to the exit, block 4 runs"):
+ * in = out | {b}; boundary (exit) = {}. */
+static void bwd_transfer(void *ctx, uint32_t b, uint64_t *dst, const uint64_t *src)
+{
+    (void)ctx;
+    dst[0] = src[0] | ((uint64_t)1 << b);
+}
+
+TEST(dataflow_forward_union)
+{
+    ravel_module *m = parse(SHAPE);
+    CHECK(m != NULL);
+    if (!m) return;
+    const ravel_func *f = ravel_module_func(m, 0);
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_dataflow df;
+    memset(&df, 0, sizeof df);
+    df.cfg = &cfg;
+    df.nbits = 8;
+    df.transfer = fwd_transfer;
+    rv_dataflow_solve(&df);
+    /* blocks that may run before entering each block */
+    CHECK_EQ_INT(df.in[0], 0);
+    CHECK_EQ_INT(df.in[1], 0x01);
+    CHECK_EQ_INT(df.in[3], 0x07);
+    CHECK_EQ_INT(df.in[4], 0x3f);  /* b0..b3, and b4 and b5 via the back edge */
+    CHECK_EQ_INT(df.in[6], 0xbf);  /* b7 (unreachable) flows in too: every block is solved */
+    CHECK_EQ_INT(df.out[7], 0x80);
+    CHECK(df.iterations >= cfg.nblocks && df.iterations < 4 * cfg.nblocks);
+    rv_dataflow_free(&df);
+    rv_cfg_free(&cfg);
+    ravel_module_free(m);
+}
+
+TEST(dataflow_backward_intersection)
+{
+    ravel_module *m = parse(SHAPE);
+    CHECK(m != NULL);
+    if (!m) return;
+    const ravel_func *f = ravel_module_func(m, 0);
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_dataflow df;
+    memset(&df, 0, sizeof df);
+    df.cfg = &cfg;
+    df.nbits = 8;
+    df.backward = true;
+    df.meet_and = true;
+    df.transfer = bwd_transfer;
+    rv_dataflow_solve(&df);
+    /* blocks that run on every path from the block's entry to the exit */
+    CHECK_EQ_INT(df.in[6], 0x40);
+    CHECK_EQ_INT(df.in[4], 0x50);
+    CHECK_EQ_INT(df.in[5], 0x70);
+    CHECK_EQ_INT(df.in[0], 0x59);  /* b0 b3 b4 b6, not b1/b2 */
+    CHECK_EQ_INT(df.in[7], 0xc0);
+    rv_dataflow_free(&df);
+    rv_cfg_free(&cfg);
+    ravel_module_free(m);
+}
+
+TEST(cost_model_sum_alloc)
+{
+    static const char text[] =
+        "machine\n  class int r0 r1 r2\nend\n"
+        "func sum\n"
+        "b0:\n  v0:int fixed(r0) @r0, v1:int fixed(r1) @r1 = args\n  s0 = spill r1\n  v8:int @r2 = const 0\n  jump b1(v0, v8)\n"
+        "b1(v2:int, v3:int):\n  r1 = reload s0\n  v4:int @r1 = le v2 @r0, v1 @r1\n  br v4 @r1, b2, b3\n"
+        "b2:\n  v5:int @r2 = add v3 @r2, v2 @r0\n  v6:int @r0 = add v2 @r0, 1\n  jump b1(v6, v5)\n"
+        "b3:\n  r0 = move r2\n  ret v3 fixed(r0) @r0\nend\n";
+    ravel_module *m = parse(text);
+    CHECK(m != NULL);
+    if (!m) return;
+    rv_cost c;
+    rv_cost_compute(ravel_module_func(m, 0), &c);
+    CHECK_EQ_INT(c.spills, 1);
+    CHECK_EQ_INT(c.reloads, 1);
+    CHECK_EQ_INT(c.moves, 1);
+    /* spill 1 at depth 0, reload 4 * 10 in the loop header, move 0.2 */
+    CHECK(c.weighted > 41.19 && c.weighted < 41.21);
+    ravel_module_free(m);
+}
+
+TEST(out_builder_anchors)
+{
+    ravel_module *m = parse(SUM);
+    CHECK(m != NULL);
+    if (!m) return;
+    const ravel_func *f = ravel_module_func(m, 0);
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    bool at_end = false;
+    /* b0 -> b1: single successor: before b0's jump (inst 2) */
+    CHECK_EQ_INT(rv_edge_anchor(f, &cfg, 0, 0, &at_end), rv_anchor_exit(2));
+    CHECK(at_end);
+    /* b1 -> b3 (successor 1 of the br): b3 has one predecessor: its entry (inst 8) */
+    CHECK_EQ_INT(rv_edge_anchor(f, &cfg, 1, 1, &at_end), rv_anchor_entry(8));
+    CHECK(!at_end);
+    rv_out o;
+    rv_out_init(&o, f);
+    for (uint32_t k = 0; k < f->ops.len; k++) rv_out_set_loc(&o, k, 0);
+    /* added out of order; must come out ENTRY, BEFORE, EXIT, inst, AFTER */
+    rv_out_edit(&o, rv_anchor_exit(2), RAVEL_OP_MOVE, 1, 2);
+    rv_out_edit(&o, rv_anchor_after(1), RAVEL_OP_SPILL, ravel_slot(3), 0);
+    rv_out_edit(&o, rv_anchor_before(2), RAVEL_OP_RELOAD, 2, ravel_slot(3));
+    rv_out_edit(&o, rv_anchor_before(2), RAVEL_OP_MOVE, 0, 2);
+    rv_out_edit(&o, rv_anchor_entry(0), RAVEL_OP_MOVE, 2, 1);
+    ravel_func *g = rv_out_finish(&o);
+    const rv_block *b0 = &g->blocks.data[0];
+    static const uint8_t want[] = {RAVEL_OP_MOVE, RAVEL_OP_ARGS, RAVEL_OP_CONST, RAVEL_OP_SPILL, RAVEL_OP_RELOAD,
+                                   RAVEL_OP_MOVE, RAVEL_OP_MOVE, RAVEL_OP_JUMP};
+    CHECK_EQ_INT(b0->ninsts, sizeof want);
+    for (uint32_t k = 0; k < b0->ninsts && k < sizeof want; k++) CHECK_EQ_INT(g->insts.data[b0->first_inst + k].op, want[k]);
+    CHECK_EQ_INT(g->insts.data[b0->first_inst + 5].u.edit.dst, 0);
+    CHECK_EQ_INT(g->insts.data[b0->first_inst + 6].u.edit.dst, 1);
+    CHECK_EQ_INT(g->nslots, 4);
+    CHECK_EQ_INT(g->blocks.data[1].first_inst, b0->first_inst + b0->ninsts);
+    ravel_func_free(g);
+    rv_out_free(&o);
+    rv_cfg_free(&cfg);
+    ravel_module_free(m);
+}
+
+int main(void)
+{
+    RUN(liveness_sum);
+    RUN(intervals_sum);
+    RUN(dataflow_forward_union);
+    RUN(dataflow_backward_intersection);
+    RUN(cost_model_sum_alloc);
+    RUN(out_builder_anchors);
+    return TEST_SUMMARY();
+}
