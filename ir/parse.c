@@ -196,12 +196,13 @@ typedef struct parser {
     ravel_module *mod;
     ravel_machine *m;
     ravel_func *f;        /* function being read */
-    rv_map block_of;      /* label symbol -> block id (current function) */
+    RV_VEC(uint32_t) block_of; /* label symbol id -> block id + 1 (0: none), current function */
+    uint64_t vlimit;      /* vreg numbers below this use vcache */
     RV_VEC(uint8_t) param_mark; /* vreg id -> 1 while reading one label's params */
     RV_VEC(pending_ann) pend;
     RV_VEC(opnd) defs;
     RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
-    RV_VEC(uint32_t) blocks_seen; /* per function: blocks started (label symbols) */
+    RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     char name[96];        /* a register name built from a range */
 } parser;
 
@@ -234,11 +235,8 @@ static bool unexpected(parser *P, const char *what)
     return perr(P, t->line, t->col, "expected %s, found '%.*s'", what, (int)(t->n > 40 ? 40 : t->n), t->s);
 }
 
-static bool tok_is(const token *t, const char *kw)
-{
-    size_t n = strlen(kw);
-    return t->k == T_IDENT && t->n == n && memcmp(t->s, kw, n) == 0;
-}
+/* Is the token the keyword KW (a string literal)? */
+#define tok_is(t, kw) ((t)->k == T_IDENT && (t)->n == sizeof(kw) - 1 && memcmp((t)->s, kw, sizeof(kw) - 1) == 0)
 
 static bool accept(parser *P, tkind k)
 {
@@ -556,6 +554,41 @@ static bool note_use_ann(parser *P, const opnd *o)
     return true;
 }
 
+/* The id of vreg vNUM in the current function. Numbers below P->vlimit
+ * (the input size: all of them in sensible files) go through a dense table
+ * and enter the function's hash map only when the function is complete
+ * (vcache_flush); larger ones go through the map directly. */
+static uint32_t vreg_id(parser *P, uint32_t num)
+{
+    if (num >= P->vlimit) return rv_vreg_by_num(P->f, num);
+    if (num >= P->vcache.len) {
+        rv_vec_reserve(P->vcache, num + 1 - P->vcache.len);
+        memset(P->vcache.data + P->vcache.len, 0, sizeof(uint32_t) * (num + 1 - P->vcache.len));
+        P->vcache.len = num + 1;
+    }
+    uint32_t c = P->vcache.data[num];
+    if (c) return c - 1;
+    ravel_func *f = P->f;
+    uint32_t id = f->vregs.len;
+    rv_vreg v = {num, 0, false, false};
+    rv_vec_push(f->vregs, v);
+    if (num >= f->next_num) f->next_num = num + 1;
+    P->vcache.data[num] = id + 1;
+    return id;
+}
+
+/* Enters the table's vregs into the function's map and clears the table. */
+static void vcache_flush(parser *P)
+{
+    ravel_func *f = P->f;
+    for (uint32_t i = 0; i < f->vregs.len; i++) {
+        uint32_t num = f->vregs.data[i].num;
+        if (num >= P->vlimit) continue;
+        rv_map_put(&f->vreg_by_num, num, i);
+        P->vcache.data[num] = 0;
+    }
+}
+
 /* vN[:CLASS[.ref]] */
 static bool parse_vreg_ann(parser *P, opnd *o)
 {
@@ -563,7 +596,7 @@ static bool parse_vreg_ann(parser *P, opnd *o)
     int rc = is_vreg_tok(&P->t, &num);
     if (rc == NUMNAME_NO) return unexpected(P, "a vreg (vN)");
     if (rc < 0) return bad_num_name(P, &P->t, rc, "vreg");
-    o->vreg = rv_vreg_by_num(P->f, num);
+    o->vreg = vreg_id(P, num);
     if (P->param_mark.len < P->f->vregs.len) {
         rv_vec_reserve(P->param_mark, P->f->vregs.len - P->param_mark.len);
         while (P->param_mark.len < P->f->vregs.len) P->param_mark.data[P->param_mark.len++] = 0;
@@ -589,7 +622,7 @@ static bool parse_vreg_ann(parser *P, opnd *o)
 static bool parse_loc(parser *P, ravel_loc *loc)
 {
     token t = P->t;
-    uint32_t num;
+    uint32_t num = 0;
     if (t.k != T_IDENT) return unexpected(P, "a location (register or sN)");
     int r = find_reg(P, t.s, t.n);
     if (r >= 0) {
@@ -733,11 +766,11 @@ static bool parse_attrs(parser *P)
 static uint32_t block_ref(parser *P, const char *s, uint32_t n)
 {
     uint32_t sym = rv_sym_intern(&P->f->syms, s, n);
-    uint32_t b = rv_map_get(&P->block_of, sym, RAVEL_NONE);
-    if (b == RAVEL_NONE) {
-        b = ravel_block_new(P->f, rv_sym_str(&P->f->syms, sym));
-        rv_map_put(&P->block_of, sym, b);
-    }
+    while (P->block_of.len <= sym) rv_vec_push(P->block_of, 0);
+    uint32_t b = P->block_of.data[sym];
+    if (b) return b - 1;
+    b = ravel_block_new(P->f, rv_sym_str(&P->f->syms, sym));
+    P->block_of.data[sym] = b + 1;
     return b;
 }
 
@@ -991,7 +1024,7 @@ static bool parse_func(parser *P)
     ravel_func *f = P->f;
     f->line = fk.line, f->col = fk.col;
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
-    rv_map_free(&P->block_of);
+    P->block_of.len = 0; /* symbol ids restart with each function */
     P->pend.len = 0;
     P->param_mark.len = 0;
     uint32_t nerr0 = P->nerr;
@@ -1014,7 +1047,7 @@ static bool parse_func(parser *P)
             break;
         } else if (tok_is(&t, "func") || tok_is(&t, "machine")) {
             perr(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
-            return false;
+            break;
         } else if (f->cur_block == RAVEL_NONE) {
             ok = perr(P, t.line, t.col, "expected a block label (NAME:) before the first instruction");
         } else {
@@ -1026,6 +1059,7 @@ static bool parse_func(parser *P)
     }
     if (f->layout.len == 0 && P->nerr == nerr0) perr(P, fk.line, fk.col, "func '%s' has no blocks", rv_func_name(f));
     check_pending(P);
+    vcache_flush(P);
     ravel_func_finish(f);
     return P->nerr == nerr0;
 }
@@ -1034,12 +1068,12 @@ static bool parse_func(parser *P)
 
 static void parser_free(parser *P)
 {
-    rv_map_free(&P->block_of);
+    rv_vec_free(P->block_of);
     rv_vec_free(P->param_mark);
     rv_vec_free(P->pend);
     rv_vec_free(P->defs);
     rv_vec_free(P->list);
-    rv_vec_free(P->blocks_seen);
+    rv_vec_free(P->vcache);
 }
 
 static char *dup_str(const char *s)
@@ -1077,6 +1111,7 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
     P.mod = mod;
     P.m = mod->mach;
     P.budget = (uint64_t)len * 64 + 4096;
+    P.vlimit = (uint64_t)len + 1024;
     next(&P);
 
     if (parse_machine(&P)) {
