@@ -139,6 +139,41 @@ TEST(undefined_block)
     ravel_machine_free(m);
 }
 
+/* Terminator shapes the reader rejects: br with an immediate condition, a
+ * jump with operands. */
+TEST(terminator_shapes)
+{
+    ravel_machine *m = machine();
+    char msg[512];
+    size_t n;
+    ravel_func *f = ravel_func_new(m, "f");
+    uint32_t v0 = ravel_vreg_new(f, 0, 0);
+    uint32_t b0 = ravel_block_new(f, NULL), b1 = ravel_block_new(f, NULL), b2 = ravel_block_new(f, NULL);
+    ravel_block_begin(f, b0);
+    ravel_inst_begin(f, RAVEL_OP_ARGS, NULL);
+    ravel_inst_def(f, v0, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, RAVEL_LOC_NONE);
+    ravel_inst_end(f);
+    ravel_inst_begin(f, RAVEL_OP_BR, NULL);
+    ravel_inst_imm(f, 1);
+    ravel_inst_succ(f, b1, NULL, 0);
+    ravel_inst_succ(f, b2, NULL, 0);
+    ravel_inst_end(f);
+    ravel_block_begin(f, b1);
+    ravel_inst_begin(f, RAVEL_OP_RET, NULL);
+    ravel_inst_end(f);
+    ravel_block_begin(f, b2);
+    ravel_inst_begin(f, RAVEL_OP_JUMP, NULL);
+    ravel_inst_use(f, v0, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, RAVEL_LOC_NONE);
+    ravel_inst_succ(f, b1, NULL, 0);
+    ravel_inst_end(f);
+    ravel_func_finish(f);
+    CHECK_EQ_INT(validate(f, 0, msg, sizeof msg, &n), RAVEL_EINVAL);
+    CHECK_EQ_INT(n, 3); /* + "jump takes no operands" + the critical edge b0 -> b1 */
+    CHECK_STR(msg, "<input>: error: func f, block b0, inst 1 (br): br condition must be a vreg, not an immediate");
+    ravel_func_free(f);
+    ravel_machine_free(m);
+}
+
 int main(void)
 {
     RUN(valid_both_forms);
@@ -146,5 +181,6 @@ int main(void)
     RUN(vreg_without_class);
     RUN(no_blocks_and_open_block);
     RUN(undefined_block);
+    RUN(terminator_shapes);
     return TEST_SUMMARY();
 }
