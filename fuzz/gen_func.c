@@ -129,24 +129,22 @@ static uint32_t pick_of_type(gen *g, uint32_t t)
 
 /* A value of class cls (-1: any) and ref-ness ref (-1: either), or
  * RAVEL_NONE when none is in scope. Non-reference types weigh three times
- * as much as reference types. */
+ * as much as reference types. (Hot: a bit mask of the candidate types.) */
 static uint32_t pick_val(gen *g, int cls, int ref)
 {
-    uint32_t cand[NTYPES], w = 0, n = 0;
-    for (uint32_t t = 0; t < g->gm->ncls * 2u; t++) {
-        if (!g->avail[t].len || (cls >= 0 && t / 2 != (uint32_t)cls) || (ref >= 0 && (t & 1) != (uint32_t)ref))
-            continue;
-        cand[n++] = t;
-        w += (t & 1) ? 1 : 3;
-    }
-    if (!n) return RAVEL_NONE;
+    uint32_t mask = 0;
+    for (uint32_t t = 0; t < NTYPES; t++) mask |= (g->avail[t].len != 0) << t;
+    if (cls >= 0) mask &= 3u << (2 * cls);
+    if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
+    if (!mask) return RAVEL_NONE;
+    uint32_t w = 3u * ((mask & 1) + (mask >> 2 & 1) + (mask >> 4 & 1)) + (mask >> 1 & 1) + (mask >> 3 & 1) + (mask >> 5 & 1);
     uint32_t x = below(g, w);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t wt = (cand[i] & 1) ? 1 : 3;
-        if (x < wt) return pick_of_type(g, cand[i]);
+    for (uint32_t t = 0;; t++) {
+        if (!((mask >> t) & 1)) continue;
+        uint32_t wt = (t & 1) ? 1 : 3;
+        if (x < wt) return pick_of_type(g, t);
         x -= wt;
     }
-    return pick_of_type(g, cand[n - 1]);
 }
 
 /* A type that has a value in scope (for parameters), or NTYPES if none. */
