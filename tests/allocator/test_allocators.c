@@ -8,6 +8,7 @@
  *   - the allocator is deterministic (same seed, same output).
  * Usage: test_allocators [--corpus DIR] [--gen N] [--first SEED] [--alloc NAME]
  * Iterating the table means a newly added allocator is tested here at once. */
+#define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
 

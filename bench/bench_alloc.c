@@ -1,0 +1,245 @@
+/* bench_alloc.c - the allocators of the table, side by side:
+ *   1. allocation time per instruction for functions of 10^3 .. 10^6
+ *      instructions (generated: rv_gen_from_seed, 16 registers per class,
+ *      blocks growing with the size), median of --runs runs;
+ *   2. the weighted cost (rv_cost_compute: reload 4, spill 1, move 0.2,
+ *      times 10^loop-depth) summed over the corpus and over generated
+ *      functions (register files of 1..32 registers per class), counting
+ *      only functions every allocator allocates.
+ * Safepoints are left out of the timing functions unless --safepoints: a
+ * stackmap lists every .ref live across its safepoint, so with many
+ * long-lived refs the OUTPUT grows as safepoints x live refs and dominates.
+ * Usage: bench_alloc [--runs N] [--max N] [--gen N] [--corpus DIR] [--safepoints] [--quick]
+ * Run it from a Release build; --quick is the small smoke run used as a test. */
+#define _POSIX_C_SOURCE 200809L
+#include "allocator/alloc.h"
+#include "fuzz/gen.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_ALLOCS 16
+
+/* CPU time of this process: the build machine is shared, and wall-clock
+ * time there measures the neighbours as much as the allocator. */
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static uint32_t count_insts(const ravel_func *f) { return f->insts.len; }
+
+static uint32_t nallocs(void)
+{
+    uint32_t n = 0;
+    while (rv_allocators[n].name && n < MAX_ALLOCS) n++;
+    return n;
+}
+
+/* Part 1: time per instruction. */
+static void bench_time(int runs, uint32_t max_size, bool safepoints)
+{
+    uint32_t na = nallocs();
+    bool gave_up[MAX_ALLOCS] = {0};
+    printf("allocation time (CPU), ns per instruction (median of %d)%s\n", runs,
+           safepoints ? "" : ", generated functions without safepoints (--safepoints to include them)");
+    printf("%10s %8s", "insts", "blocks");
+    for (uint32_t a = 0; a < na; a++) printf(" %12s", rv_allocators[a].name);
+    printf("\n");
+    for (uint32_t size = 1000; size <= max_size; size *= 10) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = size;
+        o.max_blocks = size / 40 > 24 ? size / 40 : 24;
+        o.min_regs = o.max_regs = 16;
+        if (!safepoints) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS;
+        ravel_module *m = rv_gen_from_seed(size, &o);
+        const ravel_func *f = ravel_module_func(m, 0);
+        uint32_t n = count_insts(f);
+        printf("%10u %8u", n, f->layout.len);
+        fflush(stdout);
+        for (uint32_t a = 0; a < na; a++) {
+            if (gave_up[a]) {
+                printf(" %12s", "-");
+                continue;
+            }
+            double t[64];
+            int r;
+            bool failed = false;
+            for (r = 0; r < runs && r < 64; r++) {
+                rv_alloc_opts ao = {1, false};
+                char *err = NULL;
+                double t0 = now_sec();
+                ravel_func *g = rv_allocators[a].run(f, &ao, &err);
+                t[r] = now_sec() - t0;
+                failed |= g == NULL;
+                ravel_func_free(g);
+                free(err);
+                if (t[r] > 20) { /* too slow to repeat */
+                    r++;
+                    gave_up[a] = true;
+                    break;
+                }
+            }
+            qsort(t, (size_t)r, sizeof *t, cmp_double);
+            if (failed) printf(" %12s", "failed");
+            else printf(" %12.1f", t[r / 2] * 1e9 / (n ? n : 1));
+            fflush(stdout);
+        }
+        printf("\n");
+        ravel_module_free(m);
+    }
+}
+
+typedef struct cost_sum {
+    double cost[MAX_ALLOCS];
+    uint64_t spills[MAX_ALLOCS], reloads[MAX_ALLOCS], moves[MAX_ALLOCS];
+    uint32_t funcs, skipped;
+} cost_sum;
+
+/* Allocates f with every allocator; adds the costs only if all succeed. */
+static void cost_one(const ravel_func *f, cost_sum *s)
+{
+    uint32_t na = nallocs();
+    rv_cost c[MAX_ALLOCS];
+    for (uint32_t a = 0; a < na; a++) {
+        rv_alloc_opts ao = {1, false};
+        char *err = NULL;
+        ravel_func *g = rv_allocators[a].run(f, &ao, &err);
+        free(err);
+        if (!g) {
+            s->skipped++;
+            return;
+        }
+        rv_cost_compute(g, &c[a]);
+        ravel_func_free(g);
+    }
+    for (uint32_t a = 0; a < na; a++) {
+        s->cost[a] += c[a].weighted;
+        s->spills[a] += c[a].spills;
+        s->reloads[a] += c[a].reloads;
+        s->moves[a] += c[a].moves;
+    }
+    s->funcs++;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
+    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), fp);
+    buf[got] = 0;
+    fclose(fp);
+    *len = got;
+    return buf;
+}
+
+static void cost_corpus(const char *dir, cost_sum *s)
+{
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 3, ".ra") != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t len;
+        char *src = read_all(path, &len);
+        ravel_diags *dg = ravel_diags_new();
+        ravel_module *m = src ? ravel_module_parse(src, len, path, dg) : NULL;
+        for (size_t i = 0; m && i < ravel_module_nfuncs(m); i++) {
+            const ravel_func *f = ravel_module_func(m, i);
+            ravel_diags *dv = ravel_diags_new();
+            if (ravel_validate(f, RAVEL_VALIDATE_SSA, dv) == RAVEL_OK && !rv_func_is_allocated(f)) cost_one(f, s);
+            ravel_diags_free(dv);
+        }
+        ravel_module_free(m);
+        ravel_diags_free(dg);
+        free(src);
+    }
+    closedir(d);
+}
+
+static void cost_generated(uint32_t count, cost_sum *s)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.min_regs = o.max_regs = 1 + k % 32;
+        ravel_module *m = rv_gen_from_seed(1000 + k, &o);
+        cost_one(ravel_module_func(m, 0), s);
+        ravel_module_free(m);
+    }
+}
+
+static void print_costs(const char *what, const cost_sum *s)
+{
+    uint32_t na = nallocs();
+    printf("%-22s %6u", what, s->funcs);
+    for (uint32_t a = 0; a < na; a++) printf(" %12.1f", s->cost[a]);
+    printf("\n");
+    printf("%-22s %6s", "  spills/reloads/moves", "");
+    for (uint32_t a = 0; a < na; a++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%llu/%llu/%llu", (unsigned long long)s->spills[a], (unsigned long long)s->reloads[a],
+                 (unsigned long long)s->moves[a]);
+        printf(" %12s", buf);
+    }
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 5;
+    uint32_t max_size = 1000000, ngen = 500;
+    const char *corpus = NULL;
+    bool safepoints = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            runs = 1;
+            max_size = 1000;
+            ngen = 20;
+        } else if (strcmp(argv[i], "--safepoints") == 0) {
+            safepoints = true;
+        } else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0) {
+            runs = atoi(argv[++i]);
+        } else if (i + 1 < argc && strcmp(argv[i], "--max") == 0) {
+            max_size = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && strcmp(argv[i], "--gen") == 0) {
+            ngen = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && strcmp(argv[i], "--corpus") == 0) {
+            corpus = argv[++i];
+        }
+    }
+    if (runs < 1) runs = 1;
+    bench_time(runs, max_size, safepoints);
+    cost_sum cc, cg;
+    memset(&cc, 0, sizeof cc);
+    memset(&cg, 0, sizeof cg);
+    cost_corpus(corpus, &cc);
+    cost_generated(ngen, &cg);
+    uint32_t na = nallocs();
+    printf("\nweighted cost (reload 4, spill 1, move 0.2, x10^loop-depth), summed\n");
+    printf("%-22s %6s", "functions", "count");
+    for (uint32_t a = 0; a < na; a++) printf(" %12s", rv_allocators[a].name);
+    printf("\n");
+    print_costs("corpus", &cc);
+    print_costs("generated (1..32 regs)", &cg);
+    if (cc.skipped || cg.skipped) printf("(skipped: %u corpus, %u generated: some allocator failed)\n", cc.skipped, cg.skipped);
+    return 0;
+}
