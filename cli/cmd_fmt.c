@@ -11,7 +11,9 @@
 static void fmt_usage(FILE *out)
 {
     fputs("usage: ravel fmt [-o OUT] [--check] FILE...\n"
-          "Prints each .ra FILE ('-' = stdin) in canonical form.\n"
+          "Prints each .ra FILE ('-' = stdin) in canonical form (docs/format.md),\n"
+          "one after the other, separated by a blank line. Nothing is written\n"
+          "unless every FILE reads without error.\n"
           "  -o OUT    write to OUT instead of standard output\n"
           "  --check   print nothing; exit 1 if some FILE is not canonical\n"
           "exit status: 0 ok, 1 not canonical (--check), 2 unreadable input or bad usage\n",

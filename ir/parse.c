@@ -1110,7 +1110,8 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
     P.d = d;
     P.mod = mod;
     P.m = mod->mach;
-    P.budget = (uint64_t)len * 64 + 4096;
+    P.budget = (uint64_t)len * 16 + 4096; /* range names: linear in the input, */
+    if (P.budget > (1u << 26)) P.budget = 1u << 26; /* and well below UINT32_MAX */
     P.vlimit = (uint64_t)len + 1024;
     next(&P);
 
