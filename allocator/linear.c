@@ -811,7 +811,10 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
 {
     for (uint32_t k = 0; k < in->nuses; k++)
         if (vfl(L, uses[k].vreg) & VF_DIES) leave(L, uses[k].vreg);
-    if ((in->flags & RV_IF_SAFEPOINT) && !L->m->gc_nonmoving)
+    /* register copies of references die at a safepoint; under `gc nonmoving`
+     * they would stay valid, but dropping them keeps the allocation right
+     * under the interpreter's moving-collector model too */
+    if (in->flags & RV_IF_SAFEPOINT)
         for (uint32_t k = 0; k < L->smap.len; k++) drop_home(L, L->smap.data[k]);
     for (uint32_t k = 0; k < L->flagged.len; k++) {
         uint32_t r = L->flagged.data[k], o = L->owner[r];
