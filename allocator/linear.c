@@ -133,6 +133,10 @@ static inline bool reg_alloc_of(const lin *L, uint32_t r, uint32_t cls)
     return r < L->nr && !lin_reg(L, r)->reserved && lin_reg(L, r)->cls == cls;
 }
 
+/* Params and arguments, NULL when there are none (f->u32 may be empty). */
+static inline const uint32_t *bparams(const ravel_func *f, const rv_block *bl) { return bl->nparams ? rv_block_params(f, bl) : NULL; }
+static inline const uint32_t *sargs(const ravel_func *f, const rv_succ *sc) { return sc->nargs ? rv_succ_args(f, sc) : NULL; }
+
 static bool fail(lin *L, const char *what)
 {
     if (!L->err) L->err = rv_alloc_errorf(L->f, L->cur_inst, "unsatisfiable constraints: %s", what);
@@ -172,7 +176,7 @@ static void lin_defs(lin *L)
     const ravel_func *f = L->f;
     for (uint32_t b = 0; b < L->nb; b++) {
         const rv_block *bl = &f->blocks.data[b];
-        const uint32_t *ps = rv_block_params(f, bl);
+        const uint32_t *ps = bparams(f, bl);
         for (uint32_t k = 0; k < bl->nparams; k++) L->def_block[ps[k]] = b;
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             uint32_t i = bl->first_inst + j;
@@ -238,7 +242,7 @@ static void lin_liveness(lin *L)
             }
             for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                const uint32_t *args = rv_succ_args(f, sc);
+                const uint32_t *args = sargs(f, sc);
                 for (uint32_t k = 0; k < sc->nargs; k++) rv_vec_push(recs, ((lin_urec){args[k], b, true}));
             }
         }
@@ -314,7 +318,7 @@ static void lin_positions(lin *L)
                 }
                 for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                     const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                    const uint32_t *args = rv_succ_args(f, sc);
+                    const uint32_t *args = sargs(f, sc);
                     for (uint32_t k = 0; k < sc->nargs; k++) {
                         if (pass == 0) cnt[args[k]]++;
                         else L->use_pos[L->use_cur[args[k]]++] = p;
@@ -341,7 +345,7 @@ static void lin_positions(lin *L)
         uint32_t tp = L->ipos[term_inst(L, b)];
         for (uint32_t k = 0; k < L->live_in[b].len; k++) hull(L, L->live_in[b].data[k], L->bpos[b]);
         for (uint32_t k = 0; k < L->live_out[b].len; k++) hull(L, L->live_out[b].data[k], tp);
-        const uint32_t *ps = rv_block_params(f, bl);
+        const uint32_t *ps = bparams(f, bl);
         for (uint32_t k = 0; k < bl->nparams; k++) hull(L, ps[k], L->bpos[b]);
         /* edge edits read the arguments and write the params where they are
          * placed: the predecessor's end or the successor's start */
@@ -350,7 +354,7 @@ static void lin_positions(lin *L)
             const rv_succ *sc = &rv_inst_succs(f, t)[s];
             const rv_block *sb = &f->blocks.data[sc->block];
             uint32_t q = rv_inst_nsuccs(t) == 1 ? tp : L->bpos[sc->block];
-            const uint32_t *args = rv_succ_args(f, sc), *sps = rv_block_params(f, sb);
+            const uint32_t *args = sargs(f, sc), *sps = bparams(f, sb);
             for (uint32_t k = 0; k < sc->nargs && k < sb->nparams; k++) {
                 hull(L, args[k], q);
                 hull(L, sps[k], q);
@@ -916,7 +920,7 @@ static const uint32_t *edge_args(const lin *L, uint32_t p, uint32_t b)
     const rv_inst *t = rv_inst_at(L->f, term_inst(L, p));
     for (uint32_t s = 0; s < rv_inst_nsuccs(t); s++) {
         const rv_succ *sc = &rv_inst_succs(L->f, t)[s];
-        if (sc->block == b) return rv_succ_args(L->f, sc);
+        if (sc->block == b) return sargs(L->f, sc);
     }
     return NULL;
 }
@@ -940,7 +944,7 @@ static void lin_block_entry(lin *L, uint32_t b)
 {
     const ravel_func *f = L->f;
     const rv_block *bl = &f->blocks.data[b];
-    const uint32_t *ps = rv_block_params(f, bl);
+    const uint32_t *ps = bparams(f, bl);
     uint32_t p = best_pred(L, b);
     const uint32_t *args = p == RAVEL_NONE ? NULL : edge_args(L, p, b);
     vstvec *en = &L->entry[b];
@@ -1049,7 +1053,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
     const rv_inst *t = rv_inst_at(f, term_inst(L, p));
     const rv_succ *sc = &rv_inst_succs(f, t)[k];
     uint32_t s = sc->block;
-    const uint32_t *args = rv_succ_args(f, sc);
+    const uint32_t *args = sargs(f, sc);
     const vstvec *en = &L->entry[s];
     uint32_t np = f->blocks.data[s].nparams;
     uint32_t nw = rv_bs_words(L->nr);
