@@ -7,8 +7,10 @@
  * only when an instruction's constraints cannot be met, naming it.
  *
  * Strategy.
- *   - A vreg is GLOBAL if it is a block parameter, a jump argument, or used
- *     in a block other than its defining block. A global vreg owns one
+ *   - A vreg is GLOBAL if it is a block parameter, used in a block other
+ *     than its defining block, or a jump argument (except one passed by
+ *     its own block on an edge whose copies go before the jump: that one
+ *     stays in its register to the end of the block). A global vreg owns one
  *     spill slot, is spilled right after its definition, and lives in that
  *     slot across block boundaries. Registers are empty at every block
  *     entry; edges copy jump arguments' slots into parameters' slots with
@@ -206,9 +208,18 @@ static void prepass(fa *a)
         const rv_block *bl = &f->blocks.data[b];
         for (uint32_t j = bl->ninsts; j-- > 0;) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            /* jump arguments: on the edge of a single-successor block the
+             * edge copies run before the jump, where a value of this block
+             * may still be in its register; else they must be in slots */
+            bool at_exit = a->cfg.succ_start[b + 1] - a->cfg.succ_start[b] == 1;
             for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                for (uint32_t k = 0; k < sc->nargs; k++) a->vflags[rv_succ_args(f, sc)[k]] |= VF_GLOBAL | VF_USED;
+                for (uint32_t k = 0; k < sc->nargs; k++) {
+                    uint32_t v = rv_succ_args(f, sc)[k];
+                    a->vflags[v] |= VF_USED;
+                    if (!at_exit || def_block[v] != b) a->vflags[v] |= VF_GLOBAL;
+                    else a->stamp[v] = b + 1; /* live to the end of the block */
+                }
             }
             for (uint32_t k = in->ndefs + in->nuses; k-- > 0;) {
                 uint32_t opi = in->first_op + k;
@@ -749,13 +760,17 @@ static bool fa_edges(fa *a, uint32_t b)
         const rv_succ *sc = &rv_inst_succs(f, t)[k];
         const rv_block *sb = &f->blocks.data[sc->block];
         a->moves.len = 0;
+        bool at_exit = false;
+        uint32_t anchor = rv_edge_anchor(f, &a->cfg, b, k, &at_exit);
+        if (anchor == RAVEL_NONE) at_exit = false;
         for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) {
             uint32_t pv = rv_block_params(f, sb)[p], av = rv_succ_args(f, sc)[p];
             if (!(a->vflags[pv] & VF_USED)) continue;
-            add_move(a, ravel_slot(slot_of(a, pv)), ravel_slot(slot_of(a, av)), vcls(a, pv));
+            ravel_loc src = at_exit ? cur_loc(a, av) : ravel_slot(slot_of(a, av));
+            if (src == RAVEL_LOC_NONE) return fail(a, ti, "internal error: a jump argument has no location", av);
+            add_move(a, ravel_slot(slot_of(a, pv)), src, vcls(a, pv));
         }
         if (!a->moves.len) continue;
-        uint32_t anchor = rv_edge_anchor(f, &a->cfg, b, k, NULL);
         if (anchor == RAVEL_NONE) { /* duplicate edges b -> s: fine if all carry the same arguments */
             for (uint32_t k2 = 0; k2 < rv_inst_nsuccs(t); k2++) {
                 const rv_succ *s2 = &rv_inst_succs(f, t)[k2];
@@ -772,8 +787,8 @@ static bool fa_edges(fa *a, uint32_t b)
         }
         uint32_t nw = rv_bs_words(a->nregs);
         for (uint32_t w = 0; w < nw; w++) a->scratch_bs[w] = 0;
-        for (uint32_t r = 0; r < a->nregs; r++) /* registers are dead at block boundaries */
-            if (!reg_reserved(a, r)) rv_bs_set(a->scratch_bs, r);
+        for (uint32_t r = 0; r < a->nregs; r++) /* at a successor's entry no register holds anything */
+            if (!reg_reserved(a, r) && (!at_exit || a->content[r] == RAVEL_NONE)) rv_bs_set(a->scratch_bs, r);
         a->scratch_used = 0;
         if (rv_pmove_resolve(&a->pm, a->m, a->moves.data, a->moves.len, a->scratch_bs, new_scratch_slot, a) != RAVEL_OK)
             return fail(a, ti, "internal error: conflicting edge moves", RAVEL_NONE);

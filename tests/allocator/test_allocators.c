@@ -6,7 +6,7 @@
  *   - the interpreter gives equal results before and after allocation on a
  *     few input vectors, with and without the moving-GC model;
  *   - the allocator is deterministic (same seed, same output).
- * Usage: test_allocators [--corpus DIR] [--gen N] [--first SEED] [--alloc NAME]
+ * Usage: test_allocators [--corpus DIR] [--gen N] [--first SEED] [--insts N] [--alloc NAME]
  * Iterating the table means a newly added allocator is tested here at once. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -135,14 +135,16 @@ static void run_corpus(ravel_checker *ck, const char *dir, const char *only, tal
     closedir(d);
 }
 
-static void run_generated(ravel_checker *ck, uint64_t first, long count, const char *only, tally *t)
+static void run_generated(ravel_checker *ck, uint64_t first, long count, uint32_t insts, const char *only, tally *t)
 {
     for (long k = 0; k < count; k++) {
         uint64_t seed = first + (uint64_t)k;
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.min_regs = o.max_regs = 1 + (uint32_t)(seed % 32);
-        o.max_insts = 40 + (uint32_t)(seed % 5) * 40;
+        o.max_insts = insts ? insts : 40 + (uint32_t)(seed % 5) * 40;
+        o.pressure = (uint32_t)(seed * 37 % 101);
+        if (seed % 4 == 3) o.features = (unsigned)(rv_hash64(seed) & RV_GEN_ALL); /* feature subsets */
         ravel_module *m = rv_gen_from_seed(seed, &o);
         const ravel_func *f = ravel_module_func(m, 0);
         char why[256];
@@ -166,16 +168,18 @@ int main(int argc, char **argv)
     const char *corpus = NULL, *only = NULL;
     long ngen = 0;
     uint64_t first = 0;
+    uint32_t insts = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--corpus") == 0) corpus = argv[i + 1];
         else if (strcmp(argv[i], "--gen") == 0) ngen = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--first") == 0) first = strtoull(argv[i + 1], NULL, 0);
         else if (strcmp(argv[i], "--alloc") == 0) only = argv[i + 1];
+        else if (strcmp(argv[i], "--insts") == 0) insts = (uint32_t)atol(argv[i + 1]);
     }
     ravel_checker *ck = ravel_checker_new();
     tally t = {0, 0};
     if (corpus) run_corpus(ck, corpus, only, &t);
-    if (ngen) run_generated(ck, first, ngen, only, &t);
+    if (ngen) run_generated(ck, first, ngen, insts, only, &t);
     ravel_checker_free(ck);
     printf("%ld allocations tested, %ld failed\n", t.funcs, t.fails);
     printf("%ld passed, %ld failed\n", t.funcs - t.fails, t.fails);
