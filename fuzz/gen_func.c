@@ -71,6 +71,18 @@ enum { NTYPES = RV_GEN_MAX_CLASSES * 2 }; /* a value's type: class * 2 + ref */
 enum { MAX_DEPTH = 6, MAX_PARAMS = 6, MAX_RET = 4 };
 enum { PT_E = 1, PT_L = 2 }; /* program points of an instruction */
 
+/* A loop that may be left by `break`: a jump from inside its body to its
+ * exit block X. X then has several predecessors, so the loop test reaches
+ * it through a split block XS (no critical edge), and its params (types
+ * from the header's scope, which every break point and XS can see) carry
+ * values out. */
+typedef struct loopctx {
+    uint32_t exitb;
+    uint32_t params[MAX_PARAMS];
+    uint32_t n;
+    struct loopctx *outer;
+} loopctx;
+
 typedef struct gen {
     rv_gen_src *s;
     const rv_gen_opts *o;
@@ -84,6 +96,7 @@ typedef struct gen {
     uint32_t weight;    /* product of loop trip bounds around the current point */
     uint32_t max_weight;
     RV_VEC(uint32_t) avail[NTYPES]; /* values whose def dominates the current point */
+    struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
     uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];
     uint32_t clob_buf[RV_GEN_MAX_CLASSES * (RV_GEN_MAX_CLASS_REGS + RV_GEN_MAX_RESERVED)];
@@ -695,6 +708,24 @@ static void begin_block(gen *g, uint32_t b, const uint32_t *params, uint32_t n)
 
 /* ---- structured control flow ---- */
 
+/* `break`: jump to the exit of the innermost breakable loop, or sometimes
+ * of an outer one, with arguments from the current scope. */
+static void emit_break(gen *g)
+{
+    loopctx *l = g->loop;
+    while (l->outer && chance(g, 30)) l = l->outer;
+    emit_jump(g, l->exitb, l->params, l->n, false);
+}
+
+/* Sets up a breakable loop's exit params from the current scope. */
+static void loop_breakable(gen *g, loopctx *l, uint32_t exitb)
+{
+    l->exitb = exitb;
+    l->n = has(g, RV_GEN_PARAMS) ? make_params(g, exitb, below(g, 3), l->params) : 0;
+    l->outer = g->loop;
+    g->loop = l;
+}
+
 static void gen_region(gen *g, uint32_t depth);
 
 /* Diamond / multi-way: the open block ends in `br` (condition, or none)
@@ -735,8 +766,12 @@ static bool gen_diamond(gen *g, uint32_t depth)
         begin_block(g, arms[i], aparams[i], nap[i]);
         gen_region(g, depth + 1);
         g->reserved--;
-        if (i != must && chance(g, 15)) emit_ret(g);
-        else emit_jump(g, join, jparams, njp, false);
+        if (i != must && chance(g, 20)) {
+            if (g->loop && chance(g, 60)) emit_break(g);
+            else emit_ret(g);
+        } else {
+            emit_jump(g, join, jparams, njp, false);
+        }
         scope_restore(g, &sc);
     }
     begin_block(g, join, jparams, njp);
@@ -833,20 +868,24 @@ static void loop_test(gen *g, uint32_t cnt, uint32_t trip, uint32_t stay, uint32
 }
 
 /* Top-tested loop: pre -> H(params); H: insts; test; br B, X; B..latch:
- * region; [cnt' = add cnt, 1]; jump H(...). X sees what H defined. */
-static void gen_loop_top(gen *g, uint32_t depth, bool counter)
+ * region; [cnt' = add cnt, 1]; jump H(...). X sees what H defined.
+ * Breakable: the test goes to a split block XS -> X(params). */
+static void gen_loop_top(gen *g, uint32_t depth, bool counter, bool breakable)
 {
     uint32_t trip = counter ? pick_trip(g) : 1;
     uint32_t head = new_block(g), body = new_block(g), exitb = new_block(g);
+    uint32_t split = breakable ? new_block(g) : RAVEL_NONE;
     uint32_t params[MAX_PARAMS + 1];
-    g->reserved += counter ? 4 : 2; /* [lt] br, [add] jump */
+    g->reserved += (counter ? 4 : 2) + (breakable ? 1 : 0); /* [lt] br, [add] jump, [XS jump] */
     uint32_t n = loop_enter(g, head, counter, params);
     begin_block(g, head, params, n);
     gen_insts(g, below(g, 4));
     g->reserved -= counter ? 2 : 1;
-    loop_test(g, counter ? params[0] : RAVEL_NONE, trip, body, exitb);
+    loop_test(g, counter ? params[0] : RAVEL_NONE, trip, body, breakable ? split : exitb);
     scope sc;
     scope_save(g, &sc);
+    loopctx lc;
+    if (breakable) loop_breakable(g, &lc, exitb);
     begin_block(g, body, NULL, 0);
     g->weight *= trip;
     gen_region(g, depth + 1);
@@ -855,30 +894,53 @@ static void gen_loop_top(gen *g, uint32_t depth, bool counter)
     loop_back(g, head, params, n, next);
     g->weight /= trip;
     scope_restore(g, &sc);
-    begin_block(g, exitb, NULL, 0);
+    if (breakable) {
+        g->loop = lc.outer;
+        begin_block(g, split, NULL, 0);
+        g->reserved--;
+        emit_jump(g, exitb, lc.params, lc.n, false);
+        begin_block(g, exitb, lc.params, lc.n);
+    } else {
+        begin_block(g, exitb, NULL, 0);
+    }
 }
 
 /* Bottom-tested loop: pre -> H(params); H..latch: region; [cnt' = add cnt,
  * 1; c = lt cnt', K]; br BK, X; BK: jump H(...) (the split block that keeps
- * the back edge from being critical). X sees what the latch sees. */
-static void gen_loop_bottom(gen *g, uint32_t depth, bool counter)
+ * the back edge from being critical). X sees what the latch sees; if
+ * breakable, the test goes to XS -> X(params) and X sees what H saw. */
+static void gen_loop_bottom(gen *g, uint32_t depth, bool counter, bool breakable)
 {
     uint32_t trip = counter ? pick_trip(g) : 2;
     uint32_t head = new_block(g), back = new_block(g), exitb = new_block(g);
+    uint32_t split = breakable ? new_block(g) : RAVEL_NONE;
     uint32_t params[MAX_PARAMS + 1];
-    g->reserved += counter ? 4 : 2; /* [add lt] br, jump */
+    g->reserved += (counter ? 4 : 2) + (breakable ? 1 : 0); /* [add lt] br, jump, [XS jump] */
     uint32_t n = loop_enter(g, head, counter, params);
     begin_block(g, head, params, n);
+    scope sc;
+    scope_save(g, &sc);
+    loopctx lc;
+    if (breakable) loop_breakable(g, &lc, exitb);
     g->weight *= trip;
     gen_region(g, depth + 1);
     g->reserved -= counter ? 3 : 1;
     uint32_t next = counter ? emit_binop_imm(g, RAVEL_OP_ADD, params[0], 1) : RAVEL_NONE;
-    loop_test(g, next, trip, back, exitb);
+    loop_test(g, next, trip, back, breakable ? split : exitb);
     begin_block(g, back, NULL, 0);
     g->reserved -= 1;
     loop_back(g, head, params, n, next);
     g->weight /= trip;
-    begin_block(g, exitb, NULL, 0);
+    if (breakable) {
+        g->loop = lc.outer;
+        begin_block(g, split, NULL, 0);
+        g->reserved--;
+        emit_jump(g, exitb, lc.params, lc.n, false);
+        scope_restore(g, &sc);
+        begin_block(g, exitb, lc.params, lc.n);
+    } else {
+        begin_block(g, exitb, NULL, 0);
+    }
 }
 
 /* A loop if the budgets allow: counter loops need params, condition-less
@@ -888,11 +950,12 @@ static bool gen_loop(gen *g, uint32_t depth)
     bool can_counter = has(g, RV_GEN_PARAMS), can_free = has(g, RV_GEN_MULTIWAY);
     if (!has(g, RV_GEN_LOOPS) || (!can_counter && !can_free) || block_room(g) < 3) return false;
     bool counter = can_counter && (!can_free || chance(g, 75));
-    if (room(g) < (counter ? 6u : 3u)) return false;
+    bool breakable = block_room(g) >= 4 && chance(g, 40);
+    if (room(g) < (counter ? 6u : 3u) + (breakable ? 1u : 0u)) return false;
     bool top = chance(g, 50);
     if (!counter && !top && g->weight * 2 > g->max_weight) return false;
-    if (top) gen_loop_top(g, depth, counter);
-    else gen_loop_bottom(g, depth, counter);
+    if (top) gen_loop_top(g, depth, counter, breakable);
+    else gen_loop_bottom(g, depth, counter, breakable);
     return true;
 }
 

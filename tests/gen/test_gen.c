@@ -172,7 +172,7 @@ enum {
     F_EARLY_DEF, F_LATE_USE, F_ANY, F_STACK, F_CALL_DEFAULT, F_CALL_EXPLICIT, F_CLOBBERS_EMPTY,
     F_SAFEPOINT, F_REF, F_REF_ACROSS_SAFEPOINT, F_COPY, F_CLASSES, F_IMM, F_RET_FIXED, F_EARLY_RET,
     F_TWO_FIXED_REGS, F_ARGS_FIXED, F_OUT, F_RESERVED_MACHINE, F_NONMOVING, F_MOVING, F_PRESSURE,
-    F_SPLIT_BLOCK, F_NESTED_LOOP, F_COUNT_
+    F_SPLIT_BLOCK, F_NESTED_LOOP, F_BREAK, F_COUNT_
 };
 static const char *const fnames[F_COUNT_] = {
     "loop", "multiway br", "condition-less br", "block params", "br args", "param swap", "fixed",
@@ -180,7 +180,7 @@ static const char *const fnames[F_COUNT_] = {
     "call explicit clobbers", "empty clobbers", "safepoint", ".ref", ".ref across safepoint", "copy",
     "classes", "immediate", "ret fixed", "early ret", "one vreg two fixed regs", "args fixed", "out",
     "reserved regs", "gc nonmoving", "gc moving", "pressure > registers", "split block",
-    "nested loop"};
+    "nested loop", "loop break"};
 
 /* Marks which operand-level features one instruction shows. */
 static void scan_operands(const ravel_func *f, const rv_inst *in, unsigned char *seen)
@@ -266,6 +266,39 @@ static bool over_pressure(const ravel_func *f)
     return over;
 }
 
+/* True if b lies in the natural loop of header h (structured CFGs: the
+ * parent of a loop is the loop around its header's immediate dominator). */
+static bool in_loop(const rv_cfg *c, uint32_t b, uint32_t h)
+{
+    for (uint32_t x = c->loop_header[b]; x != RAVEL_NONE; x = c->idom[x] == x ? RAVEL_NONE : c->loop_header[c->idom[x]])
+        if (x == h) return true;
+    return false;
+}
+
+/* A loop left by a `break`: some block X receives two or more jumps from
+ * blocks just outside the same loop h (not in it, their immediate
+ * dominator in it): the exit split block is one of them, each break
+ * another. */
+static bool has_break(const ravel_func *f, const rv_cfg *c)
+{
+    uint32_t *exits = calloc(c->nblocks, sizeof *exits);
+    bool found = false;
+    for (uint32_t b = 0; b < c->nblocks && !found; b++) {
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
+        if (c->rpo_index[b] == RAVEL_NONE || t->op != RAVEL_OP_JUMP) continue;
+        uint32_t to = rv_inst_succs(f, t)[0].block;
+        for (uint32_t h = c->idom[b]; h != RAVEL_NONE; h = c->idom[h] == h ? RAVEL_NONE : c->idom[h])
+            if (c->loop_header[h] == h && in_loop(c, c->idom[b], h) && !in_loop(c, b, h) && !in_loop(c, to, h)) {
+                /* two sources just outside the same loop */
+                if (exits[to] == h + 1) found = true;
+                exits[to] = h + 1;
+                break;
+            }
+    }
+    free(exits);
+    return found;
+}
+
 static void scan_func(const ravel_func *f, unsigned char *seen)
 {
     uint32_t nret = 0, last_sp = UINT32_MAX;
@@ -308,12 +341,12 @@ static void scan_func(const ravel_func *f, unsigned char *seen)
         }
     }
     if (nret > 1) seen[F_EARLY_RET] = 1;
-    if (back_edges > 1) {
-        /* nested: a back edge inside another loop's span */
+    if (back_edges > 0) {
         rv_cfg cfg;
         rv_cfg_build(&cfg, f);
         for (uint32_t b = 0; b < cfg.nblocks; b++)
             if (cfg.loop_depth[b] > 1) seen[F_NESTED_LOOP] = 1;
+        if (has_break(f, &cfg)) seen[F_BREAK] = 1;
         rv_cfg_free(&cfg);
     }
     if (!seen[F_PRESSURE] && over_pressure(f)) seen[F_PRESSURE] = 1;
