@@ -1,8 +1,12 @@
 # Runs `ravel ARGS...` (ARGS separated by '|') and checks its exit status
 # (EXIT), optionally its output (stdout, or OUTFILE if given) against the
-# file EXPECT, and that stderr contains STDERR.
+# file EXPECT, and that stderr contains STDERR. INPUT, if given, is stdin.
 string(REPLACE "|" ";" args "${ARGS}")
-execute_process(COMMAND "${RAVEL}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(input_opt "")
+if(DEFINED INPUT)
+  set(input_opt INPUT_FILE "${INPUT}")
+endif()
+execute_process(COMMAND "${RAVEL}" ${args} ${input_opt} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT "${rc}" STREQUAL "${EXIT}")
   message(FATAL_ERROR "ravel ${args}: exit ${rc}, expected ${EXIT}\nstdout:\n${out}\nstderr:\n${err}")
 endif()

@@ -57,7 +57,7 @@ static ravel_module *parse_quiet(const char *text, size_t len, const char *name,
 /* 0 ok, 1 failed, -1 skipped (does not parse). */
 static int roundtrip_one(const char *path)
 {
-    size_t len, l1, l2;
+    size_t len, l1 = 0, l2 = 0;
     char *text = read_all(path, &len);
     if (!text) return 1;
     ravel_diags *d1, *d2, *d3;
@@ -164,7 +164,7 @@ static int cmd_error(const char *path)
     }
     const char *nl = strchr(text + off, '\n');
     size_t sublen = nl ? (size_t)(nl - text - off) : strlen(text + off);
-    if (sublen && text[off + sublen - 1] == '\r') sublen--;
+    if (sublen && text[(size_t)off + sublen - 1] == '\r') sublen--;
     char *sub = rv_xmalloc(sublen + 1);
     memcpy(sub, text + off, sublen);
     sub[sublen] = 0;
