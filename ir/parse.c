@@ -1038,14 +1038,14 @@ static bool parse_func(parser *P)
         bool ok;
         if (at_label(P)) {
             ok = parse_label(P) && expect_eol(P);
-        } else if (tok_is(&t, "end")) {
+        } else if (tok_is(&t, "end") && peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
             next(P);
             if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
             close_block(P, t.line, t.col);
             f->end_line = t.line;
             if (!expect_eol(P)) skip_line(P);
             break;
-        } else if (tok_is(&t, "func") || tok_is(&t, "machine")) {
+        } else if ((tok_is(&t, "func") || tok_is(&t, "machine")) && peek(P).k != T_EQ) {
             perr(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
             break;
         } else if (f->cur_block == RAVEL_NONE) {
