@@ -85,6 +85,14 @@ static inline uint64_t rv_rng_next(uint64_t *state)
 /* Uniform in [0, n) (n > 0). */
 static inline uint32_t rv_rng_below(uint64_t *state, uint32_t n) { return (uint32_t)(rv_rng_next(state) % n); }
 
+/* The operands of instruction i (defs then uses), like rv_inst_ops, but
+ * never forming a pointer from the NULL array of a function without any
+ * operand (undefined behaviour that clang's UBSan reports). */
+static inline const rv_operand *rv_ops_of(const ravel_func *f, const rv_inst *i)
+{
+    return f->ops.data ? f->ops.data + i->first_op : NULL;
+}
+
 /* A malloc'd error message naming the function, the block and instruction
  * `inst` of f (with its source line when known), then the formatted text.
  * inst may be RAVEL_NONE. */

@@ -201,7 +201,7 @@ static void prepass(fa *a)
         }
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            for (uint32_t d = 0; d < in->ndefs; d++) def_block[rv_inst_defs(f, in)[d].vreg] = b;
+            for (uint32_t d = 0; d < in->ndefs; d++) def_block[rv_ops_of(f, in)[d].vreg] = b;
         }
     }
     for (uint32_t b = 0; b < f->layout.len; b++) {
@@ -253,7 +253,7 @@ typedef struct ref_ctx {
 
 static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
 {
-    const rv_operand *ops = rv_inst_ops(c->f, in);
+    const rv_operand *ops = rv_ops_of(c->f, in);
     for (uint32_t d = 0; d < in->ndefs; d++)
         if (c->ridx[ops[d].vreg] != RAVEL_NONE) rv_bs_clear(live, c->ridx[ops[d].vreg]);
     for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
@@ -313,7 +313,7 @@ static void safepoint_refs(fa *a)
             uint32_t i = bl->first_inst + j;
             const rv_inst *in = rv_inst_at(f, i);
             if (in->flags & RV_IF_SAFEPOINT) {
-                const rv_operand *ops = rv_inst_ops(f, in);
+                const rv_operand *ops = rv_ops_of(f, in);
                 for (uint32_t w = 0; w < c.nw; w++)
                     for (uint64_t bits = live[w]; bits; bits &= bits - 1) {
                         uint32_t v = rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
@@ -403,7 +403,7 @@ static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool f
 /* Step 1: clobbers, fixed uses and defs, reuse of fixed uses; conflicts. */
 static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in)
 {
-    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *ops = rv_ops_of(a->f, in);
     const uint32_t *clob;
     uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
     for (uint32_t k = 0; k < nclob; k++) touch(a, clob[k], RF_CLOB);
@@ -450,7 +450,7 @@ static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
 /* Places use operand u (non-fixed). */
 static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
 {
-    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *ops = rv_ops_of(a->f, in);
     const rv_operand *o = &ops[u];
     uint32_t v = o->vreg, opi = in->first_op + u;
     bool late = rv_op_is_late(o), sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
@@ -502,7 +502,7 @@ static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
 /* Places def operand d (not fixed, not reuse). */
 static bool place_def(fa *a, uint32_t i, const rv_inst *in, uint32_t d)
 {
-    const rv_operand *o = &rv_inst_ops(a->f, in)[d];
+    const rv_operand *o = &rv_ops_of(a->f, in)[d];
     uint32_t v = o->vreg, opi = in->first_op + d;
     bool early = rv_op_is_early(o);
     bool sp_ref = early && (in->flags & RV_IF_SAFEPOINT) && vref(a, v);
@@ -587,7 +587,7 @@ static bool shuffle(fa *a, uint32_t i)
 /* Step 5: register state after the instruction. */
 static void update_state(fa *a, uint32_t i, const rv_inst *in)
 {
-    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *ops = rv_ops_of(a->f, in);
     bool sp = (in->flags & RV_IF_SAFEPOINT) != 0;
     /* pass 1: registers overwritten or given another value lose their content */
     for (uint32_t t = 0; t < a->ntouched; t++) {
@@ -620,7 +620,7 @@ static void update_state(fa *a, uint32_t i, const rv_inst *in)
  * reserved registers moved to a free register or spilled. */
 static void land_defs(fa *a, uint32_t i, const rv_inst *in)
 {
-    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *ops = rv_ops_of(a->f, in);
     for (uint32_t d = 0; d < in->ndefs; d++) {
         uint32_t v = ops[d].vreg, opi = in->first_op + d;
         ravel_loc l = a->loc[opi];
@@ -665,7 +665,7 @@ static bool safepoint(fa *a, uint32_t i, const rv_inst *in)
             if (!ensure_spilled(a, v, i)) return false;
             rv_vec_push(a->smap, a->slot[v]);
         }
-    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *ops = rv_ops_of(a->f, in);
     for (uint32_t d = 0; d < in->ndefs; d++) {
         ravel_loc l = a->loc[in->first_op + d];
         if (!rv_op_is_early(&ops[d]) || !vref(a, ops[d].vreg)) continue;
@@ -703,7 +703,7 @@ static void random_noise(fa *a, uint32_t i)
 static bool fa_inst(fa *a, uint32_t i)
 {
     const rv_inst *in = rv_inst_at(a->f, i);
-    const rv_operand *ops = rv_inst_ops(a->f, in);
+    const rv_operand *ops = rv_ops_of(a->f, in);
     uint32_t nd = in->ndefs, nops = nd + in->nuses;
     if (a->random) random_noise(a, i);
     a->moves.len = 0;
@@ -776,7 +776,7 @@ static bool fa_edges(fa *a, uint32_t b)
                 const rv_succ *s2 = &rv_inst_succs(f, t)[k2];
                 if (s2->block != sc->block) continue;
                 if (k2 < k) goto next_edge; /* done at the first such edge */
-                if (memcmp(rv_succ_args(f, s2), rv_succ_args(f, sc), sizeof(uint32_t) * sc->nargs) != 0)
+                if (sc->nargs && memcmp(rv_succ_args(f, s2), rv_succ_args(f, sc), sizeof(uint32_t) * sc->nargs) != 0)
                     return fail(a, ti, "unsatisfiable: critical edge with different arguments", RAVEL_NONE);
             }
             uint32_t np = a->cfg.pred_start[sc->block + 1] - a->cfg.pred_start[sc->block];

@@ -48,7 +48,7 @@ static void block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_
     for (uint32_t j = bl->ninsts; j-- > 0;) {
         const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
         if (rv_is_edit(in)) continue;
-        const rv_operand *ops = rv_inst_ops(f, in);
+        const rv_operand *ops = rv_ops_of(f, in);
         for (uint32_t d = 0; d < in->ndefs; d++) gen_def(g, k, ops[d].vreg);
         for (uint32_t u = 0; u < in->nuses; u++) gen_use(g, ops[in->ndefs + u].vreg);
         for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
@@ -153,7 +153,7 @@ static void op_use_pos(iv_build *B, const ravel_func *f, uint32_t i, uint32_t op
 static void iv_inst(iv_build *B, const ravel_func *f, uint32_t i, uint32_t bfrom)
 {
     const rv_inst *in = rv_inst_at(f, i);
-    const rv_operand *ops = rv_inst_ops(f, in);
+    const rv_operand *ops = rv_ops_of(f, in);
     uint32_t nd = in->ndefs, nops = nd + in->nuses;
     for (uint32_t d = 0; d < nd; d++) def_range(B, ops[d].vreg, rv_op_is_late(&ops[d]) ? rv_point_late(i) : rv_point_early(i));
     for (uint32_t u = nd; u < nops; u++) {

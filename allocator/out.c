@@ -100,7 +100,7 @@ static void attach_stackmaps(rv_out *o, ravel_func *g)
         rv_inst *in = &g->insts.data[i];
         in->flags |= RV_IF_STACKMAP;
         uint32_t first = g->u32.len;
-        rv_vec_reserve(g->u32, n);
+        rv_vec_reserve(g->u32, n + 1);
         uint32_t *dst = g->u32.data + first;
         if (n) memcpy(dst, slots, n * sizeof *dst);
         if (n > 1) qsort(dst, n, sizeof *dst, cmp_u32);
@@ -164,6 +164,11 @@ ravel_func *rv_out_finish(rv_out *o)
         note_slot(g, o->loc[k]);
     }
     attach_stackmaps(o, g);
+    /* never NULL arrays, even when empty: pointer arithmetic on them stays defined */
+    rv_vec_reserve(g->u32, 1);
+    rv_vec_reserve(g->ops, 1);
+    rv_vec_reserve(g->imms, 1);
+    rv_vec_reserve(g->succs, 1);
     uint32_t *start;
     rv_edit *sorted = sort_edits(o, f->insts.len, &start);
     inst_vec insts = {0};
