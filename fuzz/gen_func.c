@@ -475,6 +475,23 @@ static bool inst_out(gen *g)
     return true;
 }
 
+/* Pressure on purpose: an `out` at the end of the function of up to
+ * pressure/4 values drawn from the whole scope, so that they are all live
+ * from their definitions (often at the top, before loops) to the end. */
+static void inst_keepalive(gen *g)
+{
+    ginst I;
+    gi_init(&I, RAVEL_OP_OUT, NULL);
+    uint32_t n = 1 + below(g, 1 + g->o->pressure / 4);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = pick_type(g);
+        if (t == NTYPES) break;
+        const uint32_t *vals = g->avail[t].data;
+        add_use(g, &I, vals[below(g, g->avail[t].len)]);
+    }
+    if (I.nu) emit(g, &I);
+}
+
 static const char *const callees[] = {"f", "g", "alloc", "print", "memcpy", "hash"};
 
 /* `call NAME`: arguments in the first registers of their class, results
@@ -1047,11 +1064,15 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     if (g.max_weight > 64) g.max_weight = 64;
     if (g.max_weight < 1) g.max_weight = 1;
     pick_signature(&g);
-    g.reserved = 1; /* the final ret */
+    bool keep = g.target >= 3 && chance(&g, 80);
+    g.reserved = keep ? 2 : 1; /* [the keep-alive out] and the final ret */
     ravel_block_begin(g.f, new_block(&g));
     if (room(&g) > 0 && chance(&g, 85)) gen_args(&g);
     gen_region(&g, 0);
-    if (room(&g) > 0 && chance(&g, 50)) inst_out(&g);
+    if (keep) {
+        g.reserved--;
+        inst_keepalive(&g);
+    }
     g.reserved--;
     emit_ret(&g);
     ravel_func_finish(g.f);
