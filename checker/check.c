@@ -123,3 +123,14 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
     if (!ck || !(ck->opts & RAVEL_CHECK_VERIFY)) return RAVEL_OK;
     return ravel_check(ck, alloc, orig, report);
 }
+
+size_t ck_memory(const ravel_checker *ck)
+{
+#define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
+    size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(lpool) + V(live_in) +
+               V(gen) + V(kill) + V(tmp_locs) + V(active) + V(cells) + V(epool) + V(bst) + V(edge) + V(setbuf) +
+               V(setbuf2) + V(srcset) + V(dirty) + V(sets.pool) + V(sets.recs);
+#undef V
+    n += (size_t)ck->loc_cap * (2 + 4 * 4) + (size_t)ck->vreg_cap * 4 * 4 + (size_t)ck->sets.cap * 4;
+    return n;
+}

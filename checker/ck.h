@@ -184,6 +184,9 @@ uint32_t ck_next_stamp(ravel_checker *ck);
 uint32_t ck_next_vstamp(ravel_checker *ck);
 
 
+/* check.c: bytes of scratch memory the context holds (benchmarks). */
+size_t ck_memory(const ravel_checker *ck);
+
 /* ck_live.c */
 void ck_live(ravel_checker *ck);
 

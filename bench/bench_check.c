@@ -1,0 +1,167 @@
+/* bench_check.c - the symbolic checker's cost on generated allocated
+ * functions of 10^3 .. 10^6 instructions (rv_gen_from_seed: 16 registers
+ * per class, blocks growing with the size, nested loops, calls), allocated
+ * by every allocator of the table; for each size:
+ *   - allocation time of each allocator (CPU, median of --runs runs),
+ *   - checker time on the fastest allocator's output, ns per instruction
+ *     (per instruction of the allocated function and per original one),
+ *   - the ratio checker / fastest allocator,
+ *   - the checker context's peak scratch memory, bytes per instruction.
+ * Usage: bench_check [--runs N] [--max N] [--safepoints] [--quick]
+ * Run it from a Release build; --quick is the smoke run used as a test. */
+#define _POSIX_C_SOURCE 200809L
+#include "allocator/alloc.h"
+#include "checker/ck.h"
+#include "fuzz/gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define MAX_ALLOCS 16
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
+/* Median allocation time of allocator a on f; *out receives one result. */
+static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func **out)
+{
+    double t[64];
+    int r;
+    *out = NULL;
+    for (r = 0; r < runs && r < 64; r++) {
+        rv_alloc_opts ao = {1, false};
+        char *err = NULL;
+        double t0 = now_sec();
+        ravel_func *g = rv_allocators[a].run(f, &ao, &err);
+        t[r] = now_sec() - t0;
+        free(err);
+        if (!g) return -1;
+        if (*out) ravel_func_free(g);
+        else *out = g;
+        if (t[r] > 20) {
+            r++;
+            break;
+        }
+    }
+    return median(t, r);
+}
+
+static double time_check(ravel_checker *ck, const ravel_func *g, int runs, int *verdict)
+{
+    double t[64];
+    int r;
+    for (r = 0; r < runs && r < 64; r++) {
+        double t0 = now_sec();
+        *verdict = ravel_check(ck, g, NULL, NULL);
+        t[r] = now_sec() - t0;
+    }
+    return median(t, r);
+}
+
+static uint32_t count_slots(const ravel_func *g)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->insts.len; i++)
+        if (rv_is_edit(&g->insts.data[i])) {
+            ravel_loc l = ravel_loc_is_slot(g->insts.data[i].u.edit.dst) ? g->insts.data[i].u.edit.dst : g->insts.data[i].u.edit.src;
+            if (ravel_loc_is_slot(l) && ravel_loc_slot(l) + 1 > n) n = ravel_loc_slot(l) + 1;
+        }
+    return n > g->nslots ? n : g->nslots;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 5;
+    uint32_t max = 1000000;
+    bool safepoints = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = (uint32_t)strtoul(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--safepoints") == 0) safepoints = true;
+        else if (strcmp(argv[i], "--quick") == 0) runs = 1, max = 10000;
+        else {
+            fprintf(stderr, "usage: bench_check [--runs N] [--max N] [--safepoints] [--quick]\n");
+            return 2;
+        }
+    }
+    if (runs < 1) runs = 1;
+    uint32_t na = 0;
+    while (rv_allocators[na].name && na < MAX_ALLOCS) na++;
+    printf("checker vs allocators, CPU time, median of %d runs%s\n", runs, safepoints ? ", with safepoints" : "");
+    printf("%9s %9s %7s %6s", "orig", "alloc'd", "blocks", "slots");
+    for (uint32_t a = 0; a < na; a++) printf(" %9s", rv_allocators[a].name);
+    printf(" | %9s %9s %9s %7s %9s  %s\n", "check", "ns/inst", "ns/orig", "ratio", "B/inst", "verdict");
+    printf("%9s %9s %7s %6s", "", "insts", "", "");
+    for (uint32_t a = 0; a < na; a++) printf(" %9s", "ns/orig");
+    printf(" | %9s\n", "ms");
+    int bad = 0;
+    ravel_checker *ck = ravel_checker_new();
+    for (uint32_t size = 1000; size <= max; size *= 10) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = size;
+        o.max_blocks = size / 40 > 24 ? size / 40 : 24;
+        o.min_regs = o.max_regs = 16;
+        if (!safepoints) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS;
+        ravel_module *m = rv_gen_from_seed(size, &o);
+        const ravel_func *f = ravel_module_func(m, 0);
+        uint32_t n = f->insts.len;
+        double best = -1;
+        ravel_func *fastest = NULL;
+        double at[MAX_ALLOCS];
+        for (uint32_t a = 0; a < na; a++) {
+            ravel_func *g = NULL;
+            at[a] = time_alloc(a, f, runs, &g);
+            if (g && (best < 0 || at[a] < best)) {
+                best = at[a];
+                ravel_func_free(fastest);
+                fastest = g;
+            } else {
+                ravel_func_free(g);
+            }
+        }
+        if (!fastest) {
+            printf("%9u: every allocator failed\n", n);
+            ravel_module_free(m);
+            continue;
+        }
+        uint32_t na_insts = fastest->insts.len;
+        printf("%9u %9u %7u %6u", n, na_insts, fastest->layout.len, count_slots(fastest));
+        for (uint32_t a = 0; a < na; a++) {
+            if (at[a] < 0) printf(" %9s", "failed");
+            else printf(" %9.1f", at[a] * 1e9 / n);
+        }
+        fflush(stdout);
+        int verdict = 0;
+        double tc = time_check(ck, fastest, runs, &verdict);
+        size_t mem = ck_memory(ck);
+        printf(" | %9.2f %9.1f %9.1f %7.3f %9.1f  %s\n", tc * 1e3, tc * 1e9 / na_insts, tc * 1e9 / n, tc / best,
+               (double)mem / na_insts, verdict == RAVEL_OK ? "verified" : verdict == RAVEL_EFAIL ? "ERRORS" : "bad input");
+        if (verdict != RAVEL_OK) bad++;
+        ravel_func_free(fastest);
+        ravel_module_free(m);
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS of the whole process (generator, allocators, checker): %ld MiB\n", ru.ru_maxrss / 1024);
+    ravel_checker_free(ck);
+    return bad != 0;
+}
