@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Functions per file: each costs a few KiB even when empty, so that a file
+ * of many tiny functions cannot exhaust memory (docs/format.md, limits). */
+#define PARSE_MAX_FUNCS 65536u
+
 /* ---- tokens ---------------------------------------------------------------- */
 
 typedef enum tkind {
@@ -338,6 +342,8 @@ static int find_class(const parser *P, const char *s, uint32_t n)
  * The current token is the item's first identifier. */
 typedef bool (*name_fn)(parser *P, const char *s, uint32_t n, const token *at, void *ctx);
 
+static bool add_slot_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx);
+
 static bool list_item(parser *P, name_fn fn, void *ctx)
 {
     token lo = P->t;
@@ -358,6 +364,12 @@ static bool list_item(parser *P, name_fn fn, void *ctx)
     if ((uint64_t)b - a + 1 > P->budget)
         return perr(P, lo.line, lo.col, "ranges expand to too many names (limit: proportional to input size)");
     P->budget -= (uint64_t)b - a + 1;
+    if (fn == add_slot_to_list && pl == 1 && lo.s[0] == 's') { /* sA..sB: no names needed */
+        if (b > RAVEL_MAX_SLOT) return perr(P, hi.line, hi.col, "slot number %u exceeds the limit %u", b, RAVEL_MAX_SLOT);
+        rv_vec_reserve(P->list, b - a + 1);
+        for (uint32_t i = a; i <= b; i++) P->list.data[P->list.len++] = i;
+        return true;
+    }
     for (uint64_t i = a; i <= b; i++) {
         int k = snprintf(P->name, sizeof P->name, "%.*s%u", (int)pl, lo.s, (unsigned)i);
         if (!fn(P, P->name, (uint32_t)k, &lo, ctx)) return false;
@@ -707,9 +719,12 @@ static bool builder_failed(parser *P, int rc, uint32_t line, uint32_t col)
     return true;
 }
 
+/* Instructions and labels of the whole file count against RV_MAX_INSTS, so
+ * that memory stays bounded whatever the input. */
 static bool count_inst(parser *P, uint32_t line, uint32_t col)
 {
-    if (++P->ninsts > RV_MAX_INSTS) return perr(P, line, col, "too many instructions (limit %u per file)", RV_MAX_INSTS);
+    if (++P->ninsts > RV_MAX_INSTS)
+        return perr(P, line, col, "too many instructions and labels (limit %u per file)", RV_MAX_INSTS);
     return true;
 }
 
@@ -933,6 +948,7 @@ static bool parse_label(parser *P)
 {
     token l = P->t;
     uint32_t num;
+    if (!count_inst(P, l.line, l.col)) return false;
     if (is_vreg_tok(&l, &num)) return perr(P, l.line, l.col, "block label '%.*s' would read as a vreg", (int)l.n, l.s);
     next(P);
     if (P->f->cur_inst != RAVEL_NONE) ravel_inst_end(P->f);
@@ -1111,7 +1127,7 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
     P.mod = mod;
     P.m = mod->mach;
     P.budget = (uint64_t)len * 16 + 4096; /* range names: linear in the input, */
-    if (P.budget > (1u << 26)) P.budget = 1u << 26; /* and well below UINT32_MAX */
+    if (P.budget > (1u << 22)) P.budget = 1u << 22; /* and at most 4M per file */
     P.vlimit = (uint64_t)len + 1024;
     next(&P);
 
@@ -1123,6 +1139,10 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
                 unexpected(&P, "'func'");
                 skip_line(&P);
                 continue;
+            }
+            if (mod->funcs.len >= PARSE_MAX_FUNCS) {
+                perr(&P, P.t.line, P.t.col, "too many functions (limit %u per file)", PARSE_MAX_FUNCS);
+                break;
             }
             parse_func(&P);
         }

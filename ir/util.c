@@ -54,7 +54,11 @@ void *rv_arena_alloc(rv_arena *a, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
     if (!a->head || a->used + n > a->cap) {
-        size_t sz = n > 4000 ? n : 4000;
+        /* chunks grow from 256 bytes to 64 KiB, so that the many small
+         * functions of one file (each with its own arena) stay small */
+        size_t want = a->head ? a->cap * 2 : 256;
+        if (want > 65536) want = 65536;
+        size_t sz = n > want ? n : want;
         struct rv_arena_chunk *c = rv_xmalloc(sizeof *c + sz);
         c->next = a->head;
         c->size = sz;

@@ -312,6 +312,30 @@ TEST(operand_limit)
     free(s);
 }
 
+/* Functions per file are limited (each costs memory even when empty). */
+TEST(function_limit)
+{
+    const char *head = "machine\n  class int r0\nend\n";
+    const char *fn = "func f\nb:\n  ret\nend\n";
+    size_t hl = strlen(head), fl = strlen(fn), n = 65537;
+    char *s = malloc(hl + fl * n + 1);
+    memcpy(s, head, hl);
+    for (size_t i = 0; i < n; i++) memcpy(s + hl + fl * i, fn, fl);
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(s, hl + fl * (n - 1), "fn.ra", d);
+    CHECK(m != NULL);
+    CHECK_EQ_INT(ravel_module_nfuncs(m), 65536);
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    d = ravel_diags_new();
+    m = ravel_module_parse(s, hl + fl * n, "fn.ra", d);
+    CHECK(m == NULL);
+    CHECK(strstr(first_msg(d), "fn.ra:262148:1: error: too many functions (limit 65536 per file)") != NULL);
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    free(s);
+}
+
 /* Every prefix, and every single-byte substitution by a few troublesome
  * bytes, of an allocated file is read or rejected without a crash or leak
  * (the sanitizers watch). */
@@ -381,6 +405,7 @@ int main(void)
     RUN(several_errors_are_reported);
     RUN(empty_and_oversized_input);
     RUN(operand_limit);
+    RUN(function_limit);
     RUN(truncations_and_mutations_never_crash);
     RUN(opcodes_and_names);
     return TEST_SUMMARY();
