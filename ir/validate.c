@@ -4,7 +4,8 @@
  * trusts the input: every id is range-checked before use.
  * Guarantees: every error found is reported once to the diagnostics, each
  * naming the function, block and instruction, at the instruction's source
- * position (or the block's, for block-level errors). The result is
+ * position (or the block's, for block-level errors), in source order
+ * (unpositioned ones, from API-built functions, last). The result is
  *   RAVEL_EINVAL  bad input (section 7: what cannot be read or resolved),
  *   RAVEL_EFAIL   well formed, but a property fails: the allocated form breaks
  *                 a structural rule of section 6, or (RAVEL_VALIDATE_SSA) the
@@ -454,6 +455,47 @@ static void check_ssa(vctx *c)
     rv_cfg_free(&g);
 }
 
+/* ---- output: diagnostics in source order ---- */
+
+typedef struct diag_ref {
+    const rv_diag *g;
+    uint32_t seq;
+} diag_ref;
+
+static int cmp_diag(const void *a, const void *b)
+{
+    const diag_ref *x = a, *y = b;
+    /* positioned ones first, by line then column; ties keep report order */
+    uint64_t kx = x->g->line ? ((uint64_t)x->g->line << 32 | x->g->col) : UINT64_MAX;
+    uint64_t ky = y->g->line ? ((uint64_t)y->g->line << 32 | y->g->col) : UINT64_MAX;
+    if (kx != ky) return kx < ky ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Moves the diagnostics of `from` into `to` sorted by position, honouring
+ * to's limit; frees from. */
+static void flush_sorted(ravel_diags *from, ravel_diags *to)
+{
+    uint32_t n = from->v.len;
+    diag_ref *refs = rv_xmalloc(sizeof *refs * (n ? n : 1));
+    for (uint32_t i = 0; i < n; i++) refs[i] = (diag_ref){&from->v.data[i], i};
+    qsort(refs, n, sizeof *refs, cmp_diag);
+    for (uint32_t i = 0; i < n; i++) {
+        rv_diag g = *refs[i].g;
+        if (to && to->v.len < to->max) {
+            rv_vec_push(to->v, g);
+        } else {
+            if (to) to->dropped++;
+            free(g.msg);
+            free(g.srcline);
+        }
+    }
+    if (to) to->dropped += from->dropped;
+    free(refs);
+    rv_vec_free(from->v);
+    free(from);
+}
+
 int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
 {
     if (!f || !f->mach) return RAVEL_EINVAL;
@@ -461,7 +503,8 @@ int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
     memset(&c, 0, sizeof c);
     c.f = f;
     c.m = f->mach;
-    c.d = d;
+    c.d = ravel_diags_new(); /* sorted into d at the end */
+    c.d->max = d ? d->max : 0;
     c.flags = flags;
     c.allocated = rv_func_is_allocated(f);
     c.nb = f->layout.len;
@@ -481,5 +524,6 @@ int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
     free(c.def_inst);
     free(c.reported);
     free(c.stamp);
+    flush_sorted(c.d, d);
     return c.einval ? RAVEL_EINVAL : c.efail ? RAVEL_EFAIL : RAVEL_OK;
 }
