@@ -227,7 +227,7 @@ static void compute_defs(ictx *c, const rv_inst *in, uint32_t n)
     uint64_t a = n > 0 ? c->in[0] : 0, b = n > 1 ? c->in[1] : 0;
     for (uint32_t k = 0; k < in->ndefs; k++) {
         if (op == RAVEL_OP_ARGS)
-            c->defs[k] = k < c->o->ninputs ? c->o->inputs[k] : 0;
+            c->defs[k] = k < c->o->ninputs && c->o->inputs ? c->o->inputs[k] : 0;
         else if (k == 0 && is_arith(op))
             c->defs[k] = arith(op, a, b);
         else if (k == 0 && (op == RAVEL_OP_CONST || op == RAVEL_OP_COPY))
