@@ -42,7 +42,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define LIN_INF 0xffffffffu
 
@@ -77,7 +76,7 @@ typedef struct lin {
     u32vec order;
     uint32_t *bpos, *ipos, *inst_block;
     /* 2. liveness */
-    uint32_t *def_block, *def_inst;
+    uint32_t *def_block, *def_inst, *def_reg; /* def_reg: register right after the def */
     u32vec *live_in, *live_out;
     uint8_t *opk;
     uint32_t *use_start, *use_pos, *use_cur;
@@ -99,7 +98,9 @@ typedef struct lin {
     uint32_t *vstamp, *vpin;
     uint8_t *vfl;
     u32vec smap;
-    uint32_t cur_pos, cur_inst;
+    uint32_t cur_pos, cur_inst, cur_block;
+    uint8_t *ent_fresh; /* live-in whose entry register is not read yet */
+    uint32_t *ent_idx;  /* its index in entry[cur_block] */
     uint32_t anchor; /* where edits go */
     /* block states */
     vstvec *entry, *endst;
@@ -403,9 +404,11 @@ static inline void vset(lin *L, uint32_t v, uint8_t fl)
     }
     L->vfl[v] |= fl;
 }
+static inline void touch(lin *L, uint32_t v) { L->ent_fresh[v] = 0; } /* v is read */
 static void pin(lin *L, uint32_t r, uint32_t v, bool late)
 {
     rset(L, r, late ? RF_PIN_L : RF_PIN_E);
+    touch(L, v);
     L->rpinv[r] = v;
     vset(L, v, 0);
     L->vpin[v] = r;
@@ -428,11 +431,21 @@ static void set_home(lin *L, uint32_t v, uint32_t r)
     L->home[v] = r;
     L->owner[r] = v;
 }
+/* A live-in whose entry register was never read in this block, when it
+ * loses the register with its slot valid, enters the block in its slot
+ * instead: the edges then load nothing for it. */
 static void drop_home(lin *L, uint32_t v)
 {
     if (L->home[v] != RAVEL_NONE) L->owner[L->home[v]] = RAVEL_NONE;
     L->home[v] = RAVEL_NONE;
+    if (L->ent_fresh[v] && L->instate[v] && L->sv[v]) {
+        lin_vst *e = &L->entry[L->cur_block].data[L->ent_idx[v]];
+        e->home = RAVEL_NONE;
+        e->sv = 1;
+    }
+    L->ent_fresh[v] = 0;
 }
+
 
 /* A register currently holding v (home, else a pin), or RAVEL_NONE. */
 static uint32_t vreg_reg(const lin *L, uint32_t v)
@@ -464,6 +477,7 @@ static void enter(lin *L, uint32_t v, uint32_t r, bool sv)
 {
     if (!L->instate[v]) L->ninstate++;
     L->instate[v] = 1;
+    L->ent_fresh[v] = 0;
     L->sv[v] = sv;
     L->home[v] = RAVEL_NONE;
     if (r != RAVEL_NONE) set_home(L, v, r);
@@ -485,12 +499,31 @@ static bool ensure_slot(lin *L, uint32_t v)
     if (L->sv[v]) return true;
     uint32_t r = vreg_reg(L, v);
     if (r == RAVEL_NONE) return fail(L, "internal: value lost");
+    touch(L, v);
     emit(L, RAVEL_OP_SPILL, vslot(v), r);
     L->sv[v] = 1;
     return true;
 }
+/* Spill at the definition: a value defined outside the current loop and
+ * evicted inside it is stored once, right after its def, rather than on
+ * every iteration. Safe because each vreg has its own slot and its def's
+ * register holds it at that point (recorded in def_reg). */
+static void spill_at_def(lin *L, uint32_t v)
+{
+    uint32_t d = L->def_inst[v], r = L->def_reg[v];
+    if (L->sv[v] || d == RAVEL_NONE || r == RAVEL_NONE || L->cur_inst == RAVEL_NONE) return;
+    uint32_t cb = L->inst_block[L->cur_inst], db = L->inst_block[d];
+    if (L->cfg.loop_depth[db] >= L->cfg.loop_depth[cb]) return;
+    uint32_t saved = L->anchor;
+    L->anchor = rv_anchor_after(d);
+    emit(L, RAVEL_OP_SPILL, vslot(v), r);
+    L->anchor = saved;
+    L->sv[v] = 1;
+}
+
 static bool evict(lin *L, uint32_t v)
 {
+    spill_at_def(L, v);
     if (!ensure_slot(L, v)) return false;
     rv_alloc_trace(L->opts, "linear", "evict v%u", L->f->vregs.data[v].num);
     drop_home(L, v);
@@ -501,6 +534,7 @@ static bool copy_to(lin *L, uint32_t v, uint32_t t)
 {
     uint32_t r = vreg_reg(L, v);
     if (r == t) return true;
+    touch(L, v);
     if (r != RAVEL_NONE) emit(L, RAVEL_OP_MOVE, t, r);
     else if (L->sv[v]) emit(L, RAVEL_OP_RELOAD, t, vslot(v));
     else return fail(L, "internal: value lost");
@@ -587,6 +621,7 @@ static bool relocate(lin *L, uint32_t r)
     uint32_t w = L->owner[r];
     uint32_t t = pick_reg(L, vcls(L, w), RF_CLOB | RF_FDE | RF_FDL | RF_FIXU, false, 0, RAVEL_NONE, false);
     if (t == RAVEL_NONE) return evict(L, w);
+    touch(L, w);
     emit(L, RAVEL_OP_MOVE, t, r);
     drop_home(L, w);
     set_home(L, w, t);
@@ -838,6 +873,7 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
         } else if (!lin_reg(L, l)->reserved) {
             if (L->owner[l] != RAVEL_NONE) return fail(L, "internal: def over a live value");
             enter(L, v, l, false);
+            L->def_reg[v] = l;
         }
     }
     for (uint32_t k = 0; k < in->ndefs; k++) {
@@ -849,6 +885,7 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
         if (t != RAVEL_NONE) {
             emit(L, RAVEL_OP_MOVE, t, l);
             enter(L, v, t, false);
+            L->def_reg[v] = t;
         } else {
             emit(L, RAVEL_OP_SPILL, vslot(v), l);
             enter(L, v, RAVEL_NONE, true);
@@ -980,6 +1017,8 @@ static void lin_block_entry(lin *L, uint32_t b)
         rv_vec_push(*en, ((lin_vst){ps[k], L->home[ps[k]], L->instate[ps[k]] && L->sv[ps[k]]}));
     for (uint32_t k = 0; k < L->live_in[b].len; k++) {
         uint32_t v = L->live_in[b].data[k];
+        L->ent_fresh[v] = L->home[v] != RAVEL_NONE;
+        L->ent_idx[v] = en->len;
         rv_vec_push(*en, ((lin_vst){v, L->home[v], L->sv[v]}));
     }
 }
@@ -1004,6 +1043,7 @@ static bool lin_scan(lin *L)
         uint32_t b = L->order.data[o];
         const rv_block *bl = &L->f->blocks.data[b];
         L->cur_pos = L->bpos[b];
+        L->cur_block = b;
         lin_block_entry(L, b);
         for (uint32_t j = 0; j < bl->ninsts; j++)
             if (!lin_inst(L, bl->first_inst + j)) return false;
@@ -1235,6 +1275,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->inst_block = u32_array(ni, 0xff);
     L->def_block = u32_array(L->nv, 0xff);
     L->def_inst = u32_array(L->nv, 0xff);
+    L->def_reg = u32_array(L->nv, 0xff);
     L->live_in = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_in);
     L->live_out = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_out);
     L->opk = u8_array(f->ops.len);
@@ -1247,6 +1288,8 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->owner = u32_array(L->nr, 0xff);
     L->sv = u8_array(L->nv);
     L->instate = u8_array(L->nv);
+    L->ent_fresh = u8_array(L->nv);
+    L->ent_idx = u32_array(L->nv, 0);
     L->refpos = u32_array(L->nv, 0);
     L->rstamp = u32_array(L->nr, 0);
     L->rpinv = u32_array(L->nr, 0xff);
@@ -1277,10 +1320,10 @@ static void lin_free(lin *L)
     free(L->live_out);
     free(L->entry);
     free(L->endst);
-    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->opk, L->use_start,
+    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->opk, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
-                      L->emstamp, L->emidx, L->scratch, L->pres};
+                      L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
     rv_vec_free(L->order);
     rv_vec_free(L->tpos);
