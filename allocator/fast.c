@@ -62,6 +62,17 @@ enum { /* per-register flags for the current instruction */
 #define RF_DEF (RF_DEF_E | RF_DEF_L)
 #define RF_TGT (RF_TGT_E | RF_TGT_L | RF_SURV)
 
+/* Per-vreg state, packed so that one vreg is one cache line at most. */
+typedef struct fa_vreg {
+    uint32_t home;      /* register holding the vreg, or RAVEL_NONE */
+    uint32_t slot;      /* slot number or RAVEL_NONE */
+    uint32_t kill_at;   /* instruction at which the vreg dies in its current block */
+    uint32_t tgt_of;    /* first target register chosen for the vreg at instruction tgt_stamp */
+    uint32_t tgt_stamp;
+    uint32_t stamp;     /* pre-pass: 1 + block of the latest use seen */
+    uint8_t vflags;     /* VF_* */
+} fa_vreg;
+
 typedef struct fa {
     const ravel_func *f;
     const ravel_machine *m;
@@ -74,14 +85,7 @@ typedef struct fa {
     rv_out out;
     rv_pmove pm;
     uint32_t nregs;
-    /* per vreg */
-    uint8_t *vflags;
-    uint32_t *slot;     /* slot number or RAVEL_NONE */
-    uint32_t *home;     /* register holding the vreg, or RAVEL_NONE */
-    uint32_t *stamp;    /* scratch: block / instruction stamps */
-    uint32_t *tgt_of;   /* first target register chosen for the vreg at the current inst */
-    uint32_t *tgt_stamp;
-    uint32_t *kill_at;  /* instruction at which the vreg dies in its current block */
+    fa_vreg *vs;        /* per vreg */
     uint32_t next_slot;
     uint32_t scratch_slot[2], scratch_used;
     /* per operand */
@@ -121,11 +125,11 @@ static bool fail(fa *a, uint32_t inst, const char *msg, uint32_t v)
 
 static uint32_t slot_of(fa *a, uint32_t v)
 {
-    if (a->slot[v] == RAVEL_NONE) {
-        a->slot[v] = a->next_slot++;
+    if (a->vs[v].slot == RAVEL_NONE) {
+        a->vs[v].slot = a->next_slot++;
         if (a->random) a->next_slot += rv_rng_below(&a->rng, 3);
     }
-    return a->slot[v];
+    return a->vs[v].slot;
 }
 
 static uint32_t new_scratch_slot(void *ctx)
@@ -147,21 +151,21 @@ static void touch(fa *a, uint32_t r, uint8_t flag)
 }
 
 /* True if the vreg's value is needed after instruction i. */
-static bool live_after(const fa *a, uint32_t v, uint32_t i) { return a->kill_at[v] != i; }
+static bool live_after(const fa *a, uint32_t v, uint32_t i) { return a->vs[v].kill_at != i; }
 
 static void set_content(fa *a, uint32_t r, uint32_t v)
 {
     uint32_t old = a->content[r];
-    if (old != RAVEL_NONE && a->home[old] == r) a->home[old] = RAVEL_NONE;
+    if (old != RAVEL_NONE && a->vs[old].home == r) a->vs[old].home = RAVEL_NONE;
     a->content[r] = v;
-    if (v != RAVEL_NONE) a->home[v] = r;
+    if (v != RAVEL_NONE) a->vs[v].home = r;
 }
 
 /* Current location of v before the instruction: its register, else its slot. */
 static ravel_loc cur_loc(const fa *a, uint32_t v)
 {
-    if (a->home[v] != RAVEL_NONE) return a->home[v];
-    if ((a->vflags[v] & VF_SLOT_VALID) && a->slot[v] != RAVEL_NONE) return ravel_slot(a->slot[v]);
+    if (a->vs[v].home != RAVEL_NONE) return a->vs[v].home;
+    if ((a->vs[v].vflags & VF_SLOT_VALID) && a->vs[v].slot != RAVEL_NONE) return ravel_slot(a->vs[v].slot);
     return RAVEL_LOC_NONE;
 }
 
@@ -174,12 +178,12 @@ static void add_move(fa *a, ravel_loc dst, ravel_loc src, uint32_t cls)
 /* Makes v's slot valid before the instruction (a spill in the parallel move). */
 static bool ensure_spilled(fa *a, uint32_t v, uint32_t i)
 {
-    if (a->vflags[v] & VF_SLOT_VALID) return true;
+    if (a->vs[v].vflags & VF_SLOT_VALID) return true;
     ravel_loc l = cur_loc(a, v);
     if (l == RAVEL_LOC_NONE) return fail(a, i, "internal error: value has no location", v);
     add_move(a, ravel_slot(slot_of(a, v)), l, vcls(a, v));
-    a->vflags[v] |= VF_SLOT_VALID;
-    if (a->opts && a->opts->trace) rv_alloc_trace(a->opts, a->name, "spill v%u to s%u before inst %u", a->f->vregs.data[v].num, a->slot[v], i);
+    a->vs[v].vflags |= VF_SLOT_VALID;
+    if (a->opts && a->opts->trace) rv_alloc_trace(a->opts, a->name, "spill v%u to s%u before inst %u", a->f->vregs.data[v].num, a->vs[v].slot, i);
     return true;
 }
 
@@ -190,14 +194,14 @@ static void prepass(fa *a)
 {
     const ravel_func *f = a->f;
     uint32_t nv = f->vregs.len;
-    uint32_t *def_block = a->tgt_stamp; /* borrowed, reset below */
+    uint32_t *def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
     for (uint32_t v = 0; v < nv; v++) def_block[v] = RAVEL_NONE;
     for (uint32_t b = 0; b < f->layout.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         for (uint32_t p = 0; p < bl->nparams; p++) {
             uint32_t v = rv_block_params(f, bl)[p];
             def_block[v] = b;
-            a->vflags[v] |= VF_GLOBAL;
+            a->vs[v].vflags |= VF_GLOBAL;
         }
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
@@ -216,20 +220,20 @@ static void prepass(fa *a)
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
                 for (uint32_t k = 0; k < sc->nargs; k++) {
                     uint32_t v = rv_succ_args(f, sc)[k];
-                    a->vflags[v] |= VF_USED;
-                    if (!at_exit || def_block[v] != b) a->vflags[v] |= VF_GLOBAL;
-                    else a->stamp[v] = b + 1; /* live to the end of the block */
+                    a->vs[v].vflags |= VF_USED;
+                    if (!at_exit || def_block[v] != b) a->vs[v].vflags |= VF_GLOBAL;
+                    else a->vs[v].stamp = b + 1; /* live to the end of the block */
                 }
             }
             for (uint32_t k = in->ndefs + in->nuses; k-- > 0;) {
                 uint32_t opi = in->first_op + k;
                 uint32_t v = f->ops.data[opi].vreg;
-                bool seen = a->stamp[v] == b + 1;
+                bool seen = a->vs[v].stamp == b + 1;
                 if (k >= in->ndefs) {
-                    a->vflags[v] |= VF_USED;
-                    if (def_block[v] != b) a->vflags[v] |= VF_GLOBAL;
+                    a->vs[v].vflags |= VF_USED;
+                    if (def_block[v] != b) a->vs[v].vflags |= VF_GLOBAL;
                     if (!seen) a->oflags[opi] |= OF_KILL;
-                    a->stamp[v] = b + 1;
+                    a->vs[v].stamp = b + 1;
                 } else if (!seen) {
                     a->oflags[opi] |= OF_KILL;
                 }
@@ -237,10 +241,10 @@ static void prepass(fa *a)
         }
     }
     for (uint32_t v = 0; v < nv; v++) {
-        if (a->vflags[v] & VF_GLOBAL) a->vflags[v] |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
-        def_block[v] = RAVEL_NONE;
-        a->stamp[v] = RAVEL_NONE;
+        if (a->vs[v].vflags & VF_GLOBAL) a->vs[v].vflags |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
+        a->vs[v].stamp = RAVEL_NONE;
     }
+    free(def_block);
 }
 
 /* Refs live across each safepoint (see the file comment), via the generic
@@ -361,7 +365,7 @@ static uint32_t take_cost(const fa *a, uint32_t r, uint32_t v, uint32_t i)
     uint32_t w = a->content[r];
     if (w == v && v != RAVEL_NONE) return 0;
     if (w == RAVEL_NONE || !live_after(a, w, i)) return 1;
-    return (a->vflags[w] & VF_SLOT_VALID) ? 2 : 3;
+    return (a->vs[w].vflags & VF_SLOT_VALID) ? 2 : 3;
 }
 
 /* Picks an allocatable register of v's class whose per-instruction flags
@@ -464,7 +468,7 @@ static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
     uint8_t forbid = late ? (RF_DEF | RF_CLOB) : RF_DEF_E;
     if (d != RAVEL_NONE) forbid |= RF_DEF | RF_TGT_L;
     if (kind == RAVEL_C_ANY) {
-        uint32_t h = a->home[v];
+        uint32_t h = a->vs[v].home;
         bool use_slot = late && sp_moving && vref(a, v);
         if (a->random && rv_rng_below(&a->rng, 3) == 0) use_slot = true;
         if (!use_slot && h != RAVEL_NONE) {
@@ -488,9 +492,9 @@ static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
     touch(a, r, late ? RF_TGT_L : RF_TGT_E);
     a->tgt[r] = v;
     a->loc[opi] = r;
-    if (a->tgt_stamp[v] != i) {
-        a->tgt_stamp[v] = i;
-        a->tgt_of[v] = r;
+    if (a->vs[v].tgt_stamp != i) {
+        a->vs[v].tgt_stamp = i;
+        a->vs[v].tgt_of = r;
     }
     if (d != RAVEL_NONE) {
         touch(a, r, rv_op_is_late(&ops[d]) ? RF_DEF_L : RF_DEF_E);
@@ -508,7 +512,7 @@ static bool place_def(fa *a, uint32_t i, const rv_inst *in, uint32_t d)
     bool sp_ref = early && (in->flags & RV_IF_SAFEPOINT) && vref(a, v);
     uint8_t forbid = RF_DEF | RF_TGT_L | RF_SURV | (early ? RF_TGT_E : 0);
     uint8_t kind = o->kind;
-    if (sp_ref && kind != RAVEL_C_STACK && kind != RAVEL_C_ANY && (a->vflags[v] & VF_USED))
+    if (sp_ref && kind != RAVEL_C_STACK && kind != RAVEL_C_ANY && (a->vs[v].vflags & VF_USED))
         return fail(a, i, "unsatisfiable: an early .ref def in a register does not survive the safepoint", v);
     if (kind == RAVEL_C_ANY) {
         uint32_t r = RAVEL_NONE;
@@ -536,10 +540,10 @@ static bool rescue(fa *a, uint32_t i)
         uint32_t r = a->touched[t];
         uint32_t w = a->content[r];
         uint8_t fl = a->rf[r];
-        if (w == RAVEL_NONE || !live_after(a, w, i) || (a->vflags[w] & VF_SLOT_VALID)) continue;
+        if (w == RAVEL_NONE || !live_after(a, w, i) || (a->vs[w].vflags & VF_SLOT_VALID)) continue;
         if (!(fl & (RF_DEF | RF_CLOB)) && (!(fl & RF_TGT) || a->tgt[r] == w)) continue;
         /* w also moved into an unharmed register for a use of this instruction? */
-        uint32_t r2 = a->tgt_stamp[w] == i ? a->tgt_of[w] : RAVEL_NONE;
+        uint32_t r2 = a->vs[w].tgt_stamp == i ? a->vs[w].tgt_of : RAVEL_NONE;
         if (r2 != RAVEL_NONE && !(a->rf[r2] & (RF_DEF | RF_CLOB)) && !reg_reserved(a, r2)) continue;
         uint32_t s = RAVEL_NONE;
         if (!(a->random && rv_rng_below(&a->rng, 2) == 0)) s = pick_reg(a, w, vcls(a, w), 0xff & ~RF_TOUCHED, false, false, i, 1);
@@ -547,8 +551,8 @@ static bool rescue(fa *a, uint32_t i)
         if (s != RAVEL_NONE) {
             touch(a, s, RF_SURV);
             a->tgt[s] = w;
-            a->tgt_stamp[w] = i;
-            a->tgt_of[w] = s;
+            a->vs[w].tgt_stamp = i;
+            a->vs[w].tgt_of = s;
             if (a->opts && a->opts->trace) rv_alloc_trace(a->opts, a->name, "evict v%u from reg %u to reg %u at inst %u", a->f->vregs.data[w].num, r, s, i);
         } else if (!ensure_spilled(a, w, i)) {
             return false;
@@ -603,13 +607,13 @@ static void update_state(fa *a, uint32_t i, const rv_inst *in)
         uint8_t fl = a->rf[r];
         uint32_t v = a->tgt[r];
         if (!(fl & RF_TGT) || (fl & (RF_DEF | RF_CLOB)) || v == RAVEL_NONE || reg_reserved(a, r)) continue;
-        if (a->home[v] == RAVEL_NONE) set_content(a, r, v);
+        if (a->vs[v].home == RAVEL_NONE) set_content(a, r, v);
     }
     /* values whose home survived but were only copies elsewhere are fine;
      * dying values are forgotten */
     for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
         uint32_t v = ops[u].vreg;
-        if (!live_after(a, v, i) && a->home[v] != RAVEL_NONE) set_content(a, a->home[v], RAVEL_NONE);
+        if (!live_after(a, v, i) && a->vs[v].home != RAVEL_NONE) set_content(a, a->vs[v].home, RAVEL_NONE);
     }
     if (sp)
         for (uint32_t r = 0; r < a->nregs; r++)
@@ -629,14 +633,14 @@ static void land_defs(fa *a, uint32_t i, const rv_inst *in)
             char buf[32];
             rv_alloc_trace(a->opts, a->name, "allocate v%u to %s at inst %u", a->f->vregs.data[v].num, rv_loc_str(a->m, l, buf), i);
         }
-        bool global = (a->vflags[v] & VF_GLOBAL) != 0;
+        bool global = (a->vs[v].vflags & VF_GLOBAL) != 0;
         if (ravel_loc_is_slot(l)) {
-            a->vflags[v] |= VF_SLOT_VALID;
+            a->vs[v].vflags |= VF_SLOT_VALID;
             continue;
         }
         if (global) {
             rv_out_edit(&a->out, rv_anchor_after(i), RAVEL_OP_SPILL, ravel_slot(slot_of(a, v)), l);
-            a->vflags[v] |= VF_SLOT_VALID;
+            a->vs[v].vflags |= VF_SLOT_VALID;
         }
         if (!used_later) continue;
         if (!reg_reserved(a, l)) {
@@ -649,7 +653,7 @@ static void land_defs(fa *a, uint32_t i, const rv_inst *in)
             set_content(a, r, v);
         } else if (!global) {
             rv_out_edit(&a->out, rv_anchor_after(i), RAVEL_OP_SPILL, ravel_slot(slot_of(a, v)), l);
-            a->vflags[v] |= VF_SLOT_VALID;
+            a->vs[v].vflags |= VF_SLOT_VALID;
         }
     }
 }
@@ -663,14 +667,14 @@ static bool safepoint(fa *a, uint32_t i, const rv_inst *in)
         for (uint32_t k = a->sp_start[i]; k < a->sp_start[i + 1]; k++) {
             uint32_t v = a->sp_list.data[k];
             if (!ensure_spilled(a, v, i)) return false;
-            rv_vec_push(a->smap, a->slot[v]);
+            rv_vec_push(a->smap, a->vs[v].slot);
         }
     const rv_operand *ops = rv_ops_of(a->f, in);
     for (uint32_t d = 0; d < in->ndefs; d++) {
         ravel_loc l = a->loc[in->first_op + d];
         if (!rv_op_is_early(&ops[d]) || !vref(a, ops[d].vreg)) continue;
         if (ravel_loc_is_slot(l)) rv_vec_push(a->smap, ravel_loc_slot(l));
-        else if (a->vflags[ops[d].vreg] & VF_USED)
+        else if (a->vs[ops[d].vreg].vflags & VF_USED)
             return fail(a, i, "unsatisfiable: an early .ref def in a register does not survive the safepoint", ops[d].vreg);
     }
     rv_out_stackmap(&a->out, i, a->smap.data, a->smap.len);
@@ -693,9 +697,9 @@ static void random_noise(fa *a, uint32_t i)
         set_content(a, s, v);
         return;
     }
-    if (!(a->vflags[v] & VF_SLOT_VALID)) {
+    if (!(a->vs[v].vflags & VF_SLOT_VALID)) {
         rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_SPILL, ravel_slot(slot_of(a, v)), r);
-        a->vflags[v] |= VF_SLOT_VALID;
+        a->vs[v].vflags |= VF_SLOT_VALID;
     }
     if (what == 2) set_content(a, r, RAVEL_NONE); /* drop: reloaded on demand */
 }
@@ -709,7 +713,7 @@ static bool fa_inst(fa *a, uint32_t i)
     a->moves.len = 0;
     a->ntouched = 0;
     for (uint32_t u = nd; u < nops; u++)
-        if (a->oflags[in->first_op + u] & OF_KILL) a->kill_at[ops[u].vreg] = i;
+        if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
     bool ok = claim_fixed(a, i, in);
     /* register uses (late first: they avoid every def), then register
      * defs (early first), then the flexible any/stack operands */
@@ -717,9 +721,9 @@ static bool fa_inst(fa *a, uint32_t i)
         for (uint32_t u = nd; ok && u < nops; u++)
             if (ops[u].kind == RAVEL_C_REG && rv_op_is_late(&ops[u]) == (late != 0)) ok = place_use(a, i, in, u);
     for (uint32_t u = nd; ok && u < nops; u++) /* fixed uses: remember the target for rescue */
-        if (ops[u].kind == RAVEL_C_FIXED && !reg_reserved(a, ops[u].arg) && a->tgt_stamp[ops[u].vreg] != i) {
-            a->tgt_stamp[ops[u].vreg] = i;
-            a->tgt_of[ops[u].vreg] = ops[u].arg;
+        if (ops[u].kind == RAVEL_C_FIXED && !reg_reserved(a, ops[u].arg) && a->vs[ops[u].vreg].tgt_stamp != i) {
+            a->vs[ops[u].vreg].tgt_stamp = i;
+            a->vs[ops[u].vreg].tgt_of = ops[u].arg;
         }
     for (uint32_t u = nd; ok && u < nops; u++) /* uses reused by a def need a register now */
         if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, u);
@@ -765,7 +769,7 @@ static bool fa_edges(fa *a, uint32_t b)
         if (anchor == RAVEL_NONE) at_exit = false;
         for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) {
             uint32_t pv = rv_block_params(f, sb)[p], av = rv_succ_args(f, sc)[p];
-            if (!(a->vflags[pv] & VF_USED)) continue;
+            if (!(a->vs[pv].vflags & VF_USED)) continue;
             ravel_loc src = at_exit ? cur_loc(a, av) : ravel_slot(slot_of(a, av));
             if (src == RAVEL_LOC_NONE) return fail(a, ti, "internal error: a jump argument has no location", av);
             add_move(a, ravel_slot(slot_of(a, pv)), src, vcls(a, pv));
@@ -805,7 +809,7 @@ static bool fa_block(fa *a, uint32_t b)
     for (uint32_t p = 0; p < bl->nparams; p++) {
         uint32_t v = rv_block_params(a->f, bl)[p];
         slot_of(a, v);
-        a->vflags[v] |= VF_SLOT_VALID;
+        a->vs[v].vflags |= VF_SLOT_VALID;
     }
     for (uint32_t j = 0; j < bl->ninsts; j++)
         if (!fa_inst(a, bl->first_inst + j)) return false;
@@ -825,18 +829,11 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
     a->rng = (o ? o->seed : 0) ^ 0x5eedf00dull;
     a->nregs = a->m->regs.len;
     uint32_t nv = f->vregs.len + 1, nr = a->nregs + 1;
-    a->vflags = rv_xcalloc(nv, 1);
-    a->slot = rv_xmalloc(sizeof(uint32_t) * nv);
-    a->home = rv_xmalloc(sizeof(uint32_t) * nv);
-    a->stamp = rv_xmalloc(sizeof(uint32_t) * nv);
-    a->tgt_of = rv_xmalloc(sizeof(uint32_t) * nv);
-    a->tgt_stamp = rv_xmalloc(sizeof(uint32_t) * nv);
-    a->kill_at = rv_xmalloc(sizeof(uint32_t) * nv);
-    memset(a->slot, 0xff, sizeof(uint32_t) * nv);
-    memset(a->home, 0xff, sizeof(uint32_t) * nv);
-    memset(a->stamp, 0xff, sizeof(uint32_t) * nv);
-    memset(a->tgt_stamp, 0xff, sizeof(uint32_t) * nv);
-    memset(a->kill_at, 0xff, sizeof(uint32_t) * nv);
+    a->vs = rv_xmalloc(sizeof(fa_vreg) * nv);
+    for (uint32_t v = 0; v < nv; v++) {
+        fa_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0};
+        a->vs[v] = x;
+    }
     a->oflags = rv_xcalloc(f->ops.len + 1, 1);
     a->content = rv_xmalloc(sizeof(uint32_t) * nr);
     memset(a->content, 0xff, sizeof(uint32_t) * nr);
@@ -849,18 +846,13 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
     rv_cfg_build(&a->cfg, f);
     rv_out_init(&a->out, f);
     a->loc = a->out.loc;
+    rv_vec_reserve(a->out.edits, f->insts.len + f->insts.len / 2 + 16); /* typical edit count: no regrowth */
     rv_pmove_init(&a->pm);
 }
 
 static void fa_free(fa *a)
 {
-    free(a->vflags);
-    free(a->slot);
-    free(a->home);
-    free(a->stamp);
-    free(a->tgt_of);
-    free(a->tgt_stamp);
-    free(a->kill_at);
+    free(a->vs);
     free(a->oflags);
     free(a->content);
     free(a->rf);
