@@ -95,6 +95,7 @@ typedef struct gen {
     uint32_t nblocks;   /* created so far */
     uint32_t weight;    /* product of loop trip bounds around the current point */
     uint32_t max_weight;
+    uint32_t exit_pct;  /* chance of an early ret / break per arm: fewer in big functions, so runs still go deep */
     RV_VEC(uint32_t) avail[NTYPES]; /* values whose def dominates the current point */
     struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
@@ -783,7 +784,7 @@ static bool gen_diamond(gen *g, uint32_t depth)
         begin_block(g, arms[i], aparams[i], nap[i]);
         gen_region(g, depth + 1);
         g->reserved--;
-        if (i != must && chance(g, 20)) {
+        if (i != must && chance(g, g->exit_pct)) {
             if (g->loop && chance(g, 60)) emit_break(g);
             else emit_ret(g);
         } else {
@@ -1063,6 +1064,9 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.max_weight = 200000u / g.target;
     if (g.max_weight > 64) g.max_weight = 64;
     if (g.max_weight < 1) g.max_weight = 1;
+    g.exit_pct = 400u / o->max_blocks;
+    if (g.exit_pct > 20) g.exit_pct = 20;
+    if (g.exit_pct < 1) g.exit_pct = 1;
     pick_signature(&g);
     bool keep = g.target >= 3 && chance(&g, 80);
     g.reserved = keep ? 2 : 1; /* [the keep-alive out] and the final ret */

@@ -117,8 +117,8 @@ TEST(valid_random_inputs)
 {
     static uint8_t buf[1 << 17];
     uint64_t s = 1;
-    for (int i = 0; i < 2500; i++) {
-        size_t n = rng_next(&s) % (i < 2000 ? 400 : sizeof buf);
+    for (int i = 0; i < 1500; i++) {
+        size_t n = rng_next(&s) % (i < 1400 ? 400 : sizeof buf);
         for (size_t k = 0; k < n; k++) buf[k] = (uint8_t)rng_next(&s);
         if (!check_bytes(buf, n, NULL, "random")) {
             CHECK(0);
@@ -144,7 +144,7 @@ static rv_gen_opts random_opts(uint64_t *s)
 TEST(valid_seeds_and_options)
 {
     uint64_t s = 7;
-    for (uint64_t seed = 0; seed < 2500; seed++) {
+    for (uint64_t seed = 0; seed < 2000; seed++) {
         rv_gen_opts o;
         if (seed % 2) o = random_opts(&s); else rv_gen_opts_default(&o);
         ravel_module *mod = rv_gen_from_seed(seed, &o);
