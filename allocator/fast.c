@@ -681,13 +681,23 @@ static bool safepoint(fa *a, uint32_t i, const rv_inst *in)
     return true;
 }
 
-/* Random mode: a gratuitous move, spill or drop of one register's value. */
+/* Random mode: a gratuitous move, spill, drop (reloaded on demand) or round
+ * trip through a reserved register of one register's value. */
 static void random_noise(fa *a, uint32_t i)
 {
     if (rv_rng_below(&a->rng, 4) != 0 || a->nregs == 0) return;
     uint32_t r = rv_rng_below(&a->rng, a->nregs), v = a->content[r];
     if (v == RAVEL_NONE || reg_reserved(a, r)) return;
-    uint32_t what = rv_rng_below(&a->rng, 3);
+    uint32_t what = rv_rng_below(&a->rng, 4);
+    if (what == 3) { /* a round trip through a reserved register of the class, if any */
+        for (uint32_t t = 0; t < a->nregs; t++)
+            if (reg_reserved(a, t) && a->m->regs.data[t].cls == vcls(a, v)) {
+                rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, t, r);
+                rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, r, t);
+                break;
+            }
+        return;
+    }
     if (what == 0) { /* move to an empty register of the class */
         const rv_class *c = &a->m->classes.data[vcls(a, v)];
         uint32_t s = c->alloc.data[rv_rng_below(&a->rng, c->alloc.len)];
