@@ -240,13 +240,16 @@ void rv_pmove_free(rv_pmove *pm);
  * this point and are not a dst or src of any move (may be NULL = none).
  * new_slot(slot_ctx) returns a spill slot number that holds nothing needed
  * and differs from every slot in the moves; it is called at most twice per
- * resolve, and only when no scratch register of the needed class is free.
+ * resolve (a cycle temporary, a borrowed register's save), and only when
+ * scratch registers of the needed class run short.
  * Guarantees (result in pm->out): only spill/reload/move edits (never slot
  * to slot); writes only the dsts, the scratch registers, the slots from
  * new_slot, and a register R borrowed for a slot->slot copy when no scratch
  * register of the class is free (R is spilled to a new_slot slot first and
  * reloaded after, so it ends with its original content). Cycles are broken
- * through a scratch register of the class, else through a new_slot slot.
+ * through a scratch register of the class, else through a new_slot slot
+ * (also when the cycle holds a slot -> slot move and the class has only one
+ * scratch register, which that copy needs).
  * Returns RAVEL_OK, or RAVEL_EINVAL if a dst appears twice (pm->out empty). */
 int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves, uint32_t n,
                      const uint64_t *scratch_regs, uint32_t (*new_slot)(void *slot_ctx), void *slot_ctx);
