@@ -14,7 +14,6 @@
 ravel_checker *ravel_checker_new(void)
 {
     ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
-    ck->free_cell = CK_NIL;
     if (ravel_verify_requested()) ck->opts |= RAVEL_CHECK_VERIFY;
     return ck;
 }
@@ -33,22 +32,21 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->gen);
     rv_vec_free(ck->kill);
     rv_vec_free(ck->tmp_locs);
-    free(ck->lkind);
-    free(ck->lact);
-    free(ck->lhead);
+    free(ck->lval);
+    free(ck->lstamp);
     free(ck->lst1);
     free(ck->lst2);
     free(ck->lst3);
     rv_vec_free(ck->active);
     free(ck->vhead);
+    free(ck->vtrack);
     free(ck->vst);
     free(ck->vst2);
     free(ck->vaux);
-    rv_vec_free(ck->cells);
+    rv_vec_free(ck->hnodes);
     ck_sets_free(&ck->sets);
     rv_vec_free(ck->epool);
     rv_vec_free(ck->bst);
-    rv_vec_free(ck->edge);
     rv_vec_free(ck->setbuf);
     rv_vec_free(ck->setbuf2);
     rv_vec_free(ck->srcset);
@@ -128,9 +126,9 @@ size_t ck_memory(const ravel_checker *ck)
 {
 #define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
     size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(lpool) + V(live_in) +
-               V(gen) + V(kill) + V(tmp_locs) + V(active) + V(cells) + V(epool) + V(bst) + V(edge) + V(setbuf) +
+               V(gen) + V(kill) + V(tmp_locs) + V(active) + V(hnodes) + V(epool) + V(bst) + V(setbuf) +
                V(setbuf2) + V(srcset) + V(dirty) + V(sets.pool) + V(sets.recs);
 #undef V
-    n += (size_t)ck->loc_cap * (2 + 4 * 4) + (size_t)ck->vreg_cap * 4 * 4 + (size_t)ck->sets.cap * 4;
+    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * 4 * 5 + (size_t)ck->sets.cap * 4;
     return n;
 }

@@ -19,12 +19,13 @@
  *   CK_V_SETBIT | id           an interned set of >= 2 vregs
  *   CK_V_EMPTY                 a set from which every vreg was removed
  *   CK_V_CONFLICT              paths disagree (empty intersection)
- * The current state inside a block is dense: per location a kind and a list
- * of cells (location, vreg), each cell also linked in its vreg's list, so a
- * def of v visits exactly the locations holding v (no location scans).
+ * The current state inside a block is dense (ck_state.c): per location a
+ * value stamped with the visit; the vregs a block may kill or alias keep
+ * chains of their holders, so a def of v visits only the locations that
+ * received v (no location scans).
  *
- * Invariants between calls (scratch reuse): every lkind is CK_UNKNOWN, every
- * lhead/vhead is CK_NIL, every lact is 0; stamps only grow.
+ * Invariants between calls (scratch reuse): stamps only grow, so stale marks
+ * never match; nothing is cleared per call.
  */
 #ifndef RAVEL_CK_H
 #define RAVEL_CK_H
@@ -33,6 +34,7 @@
 
 #define CK_NIL 0xffffffffu
 #define CK_V_SETBIT 0x80000000u
+#define CK_V_UNKNOWN 0xfffffffdu /* dense state only: never stored */
 #define CK_V_EMPTY 0xfffffffeu
 #define CK_V_CONFLICT 0xffffffffu
 
@@ -46,11 +48,10 @@ typedef struct ck_ent {
     ck_val val;
 } ck_ent;
 
-typedef struct ck_cell {
-    uint32_t li, vreg;
-    uint32_t lnext, lprev; /* cells of the same location */
-    uint32_t vnext, vprev; /* cells of the same vreg */
-} ck_cell;
+/* A node of a tracked vreg's holder chain. */
+typedef struct ck_hnode {
+    uint32_t li, next;
+} ck_hnode;
 
 /* Interned immutable sets of >= 2 vregs (hash-consed). */
 typedef struct ck_setrec {
@@ -114,24 +115,22 @@ struct ravel_checker {
     RV_VEC(uint32_t) tmp_locs;
     /* per location scratch, grow-only (invariants above) */
     uint32_t loc_cap;
-    uint8_t *lkind;
-    uint8_t *lact;
-    uint32_t *lhead;
+    uint32_t *lval;   /* value, valid iff lstamp == visit */
+    uint32_t *lstamp;
     uint32_t *lst1, *lst2, *lst3; /* stamp marks */
-    uint32_t stamp;
-    RV_VEC(uint32_t) active; /* locations with lact = 1 */
+    uint32_t stamp, visit;
+    RV_VEC(uint32_t) active; /* locations with lstamp == visit */
     /* per vreg scratch, grow-only */
     uint32_t vreg_cap;
-    uint32_t *vhead;
+    uint32_t *vhead;  /* holder chain head, valid iff vtrack == visit */
+    uint32_t *vtrack;
     uint32_t *vst, *vst2; /* stamp marks */
     uint32_t *vaux;  /* per-vreg data valid where vst == stamp */
-    RV_VEC(ck_cell) cells;
-    uint32_t free_cell;
+    RV_VEC(ck_hnode) hnodes;
     /* block states */
     ck_sets sets;
     RV_VEC(ck_ent) epool;
     RV_VEC(ck_bstate) bst;
-    RV_VEC(ck_ent) edge; /* scratch: one edge state */
     ck_u32vec setbuf, setbuf2, srcset;
     RV_VEC(uint8_t) dirty;
     /* errors of the current call */
@@ -165,23 +164,31 @@ static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck
 
 /* ck_state.c: dense current state */
 void ck_scratch_ensure(ravel_checker *ck);
-uint32_t ck_li(const ravel_checker *ck, ravel_loc l); /* CK_NIL if not a valid location */
+static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
+{
+    if (l & RAVEL_SLOT_BIT) {
+        if (l == RAVEL_LOC_NONE) return CK_NIL;
+        uint32_t s = l & ~RAVEL_SLOT_BIT;
+        return s < ck->nlocs - ck->nregs ? ck->nregs + s : CK_NIL;
+    }
+    return l < ck->nregs ? l : CK_NIL;
+}
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
-void ck_touch(ravel_checker *ck, uint32_t li);
-void ck_clear_loc(ravel_checker *ck, uint32_t li);
-void ck_drop_cell(ravel_checker *ck, uint32_t c);
-void ck_add_cell(ravel_checker *ck, uint32_t li, uint32_t v); /* no duplicate check */
-bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v);
+static inline ck_val ck_get(const ravel_checker *ck, uint32_t li)
+{
+    return ck->lstamp[li] == ck->visit ? ck->lval[li] : CK_V_UNKNOWN;
+}
+bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v);
+static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck_get(ck, li), v); }
+void ck_set(ravel_checker *ck, uint32_t li, ck_val val);
 void ck_kill_vreg(ravel_checker *ck, uint32_t v);
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li); /* li may be CK_NIL */
 void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src);
-void ck_set_unknown(ravel_checker *ck, uint32_t li);
+void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u);
+void ck_drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted);
 void ck_load(ravel_checker *ck, uint32_t b);
 void ck_reset_state(ravel_checker *ck);
-uint32_t ck_gather(ravel_checker *ck, uint32_t li, uint32_t *buf); /* sorted vregs at li */
-ck_val ck_read_val(ravel_checker *ck, uint32_t li, bool *unknown);
 uint32_t ck_next_stamp(ravel_checker *ck);
-uint32_t ck_next_vstamp(ravel_checker *ck);
 
 
 /* check.c: bytes of scratch memory the context holds (benchmarks). */

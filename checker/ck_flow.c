@@ -19,13 +19,24 @@ static bool read_use(ravel_checker *ck, const ck_site *s, const rv_operand *o)
 {
     uint32_t li = ck_li(ck, o->loc);
     if (li == CK_NIL) return false; /* structural error, reported by the rules */
-    if (ck_loc_has(ck, li, o->vreg)) return true;
+    ck_val val = ck_get(ck, li);
+    if (ck_val_has(&ck->sets, val, o->vreg)) return true;
     if (ck->rep) {
-        const char *kind = ck->lkind[li] == CK_UNKNOWN ? "use-unknown"
-                         : ck->lkind[li] == CK_CONFLICTED ? "use-conflicted"
-                         : ck->lhead[li] == CK_NIL ? "use-empty" : "use-wrong-vreg";
+        const char *kind = val == CK_V_UNKNOWN ? "use-unknown"
+                         : val == CK_V_CONFLICT ? "use-conflicted"
+                         : val == CK_V_EMPTY ? "use-empty" : "use-wrong-vreg";
         ck_err_value(ck, s, kind, li, o->vreg);
     }
+    return false;
+}
+
+static bool holds_ref(const ravel_checker *ck, ck_val val)
+{
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
+    for (uint32_t i = 0; i < n; i++)
+        if (is_ref(ck, m[i])) return true;
     return false;
 }
 
@@ -34,17 +45,12 @@ static void check_stackmap(ravel_checker *ck, ck_site *s, const rv_inst *in)
     const ravel_func *f = ck->f;
     for (uint32_t k = 0; k < in->u.smap.n; k++) {
         uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li == CK_NIL) continue;
-        bool ok = false;
-        if (ck->lkind[li] == CK_KNOWN)
-            for (uint32_t c = ck->lhead[li]; c != CK_NIL && !ok; c = ck->cells.data[c].lnext) ok = is_ref(ck, ck->cells.data[c].vreg);
-        if (!ok && ck->rep) {
-            s->role = "stackmap";
-            s->k = (int32_t)k;
-            s->op = NULL;
-            s->order = 2 * 65536u + k;
-            ck_err_value(ck, s, "stackmap-not-ref", li, CK_NIL);
-        }
+        if (li == CK_NIL || holds_ref(ck, ck_get(ck, li)) || !ck->rep) continue;
+        s->role = "stackmap";
+        s->k = (int32_t)k;
+        s->op = NULL;
+        s->order = 2 * 65536u + k;
+        ck_err_value(ck, s, "stackmap-not-ref", li, CK_NIL);
     }
 }
 
@@ -58,18 +64,9 @@ static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
     return false;
 }
 
-static void drop_refs_at(ravel_checker *ck, uint32_t li, uint32_t rooted_stamp)
-{
-    uint32_t c = ck->lhead[li];
-    while (c != CK_NIL) {
-        uint32_t next = ck->cells.data[c].lnext, v = ck->cells.data[c].vreg;
-        if (is_ref(ck, v) && (rooted_stamp == 0 || ck->vst[v] != rooted_stamp)) ck_drop_cell(ck, c);
-        c = next;
-    }
-}
-
 /* gc moving: every unlisted location loses its .ref vregs. gc nonmoving: a
- * .ref vreg held by no listed slot is removed everywhere. */
+ * .ref vreg held by no listed slot is removed everywhere. Scans only the
+ * locations this visit has loaded or written. */
 static void safepoint_effect(ravel_checker *ck, const rv_inst *in)
 {
     const ravel_func *f = ck->f;
@@ -82,22 +79,28 @@ static void safepoint_effect(ravel_checker *ck, const rv_inst *in)
     if (!f->mach->gc_nonmoving) {
         for (uint32_t i = 0; i < ck->active.len; i++) {
             uint32_t li = ck->active.data[i];
-            if (ck->lst3[li] != st) drop_refs_at(ck, li, 0);
+            if (ck->lst3[li] != st) ck_drop_refs(ck, li, 0);
         }
         return;
     }
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li == CK_NIL || ck->lkind[li] != CK_KNOWN) continue;
-        for (uint32_t c = ck->lhead[li]; c != CK_NIL; c = ck->cells.data[c].lnext) ck->vst[ck->cells.data[c].vreg] = st;
+        if (li == CK_NIL) continue;
+        uint32_t one;
+        const uint32_t *m;
+        uint32_t nm = ck_val_members(&ck->sets, ck_get(ck, li), &m, &one);
+        for (uint32_t i = 0; i < nm; i++) ck->vst[m[i]] = st;
     }
-    for (uint32_t i = 0; i < ck->active.len; i++) drop_refs_at(ck, ck->active.data[i], st);
+    for (uint32_t i = 0; i < ck->active.len; i++) ck_drop_refs(ck, ck->active.data[i], st);
 }
 
 static void snapshot_src(ravel_checker *ck, uint32_t li)
 {
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, ck_get(ck, li), &m, &one);
     ck->srcset.len = 0;
-    for (uint32_t c = ck->lhead[li]; c != CK_NIL; c = ck->cells.data[c].lnext) rv_vec_push(ck->srcset, ck->cells.data[c].vreg);
+    for (uint32_t i = 0; i < n; i++) rv_vec_push(ck->srcset, m[i]);
 }
 
 /* copy d <- u whose read succeeded (source set in ck->srcset): every
@@ -105,20 +108,17 @@ static void snapshot_src(ravel_checker *ck, uint32_t li)
 static void alias_def(ravel_checker *ck, uint32_t d, uint32_t u, uint32_t ld)
 {
     ck_kill_vreg(ck, d);
-    if (u != d) {
-        /* cells are appended while walking u's list: walk by index */
-        for (uint32_t c = ck->vhead[u]; c != CK_NIL; c = ck->cells.data[c].vnext) {
-            uint32_t li = ck->cells.data[c].li;
-            if (li != ld) ck_add_cell(ck, li, d);
-        }
-    }
+    ck_alias(ck, d, u);
     if (ld == CK_NIL) return;
-    ck_touch(ck, ld);
-    ck_clear_loc(ck, ld);
-    ck->lkind[ld] = CK_KNOWN;
-    for (uint32_t i = 0; i < ck->srcset.len; i++)
-        if (ck->srcset.data[i] != d) ck_add_cell(ck, ld, ck->srcset.data[i]);
-    ck_add_cell(ck, ld, d);
+    uint32_t w = 0;
+    bool has_d = false;
+    for (uint32_t i = 0; i < ck->srcset.len; i++) has_d |= ck->srcset.data[i] == d;
+    ck->setbuf2.len = 0;
+    rv_vec_reserve(ck->setbuf2, ck->srcset.len + 1);
+    for (uint32_t i = 0; i < ck->srcset.len; i++) ck->setbuf2.data[w++] = ck->srcset.data[i];
+    if (!has_d) ck->setbuf2.data[w++] = d;
+    ck_sort_u32(ck->setbuf2.data, w);
+    ck_set(ck, ld, ck_set_intern(&ck->sets, ck->setbuf2.data, w));
 }
 
 static void defs_at(ravel_checker *ck, const rv_inst *in, bool late, bool copy_ok)
@@ -164,7 +164,7 @@ static void xfer_op(ravel_checker *ck, ck_site *s, const rv_inst *in)
         uint32_t n = rv_inst_clobbers(f, in, &regs);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t li = ck_li(ck, regs[k]);
-            if (li != CK_NIL && !defines_loc(f, in, regs[k])) ck_set_unknown(ck, li);
+            if (li != CK_NIL && !defines_loc(f, in, regs[k])) ck_set(ck, li, CK_V_UNKNOWN);
         }
         if (in->flags & RV_IF_SAFEPOINT) {
             safepoint_effect(ck, in);
@@ -185,12 +185,8 @@ static void xfer(ravel_checker *ck, ck_site *s, const rv_inst *in)
     if (rv_is_edit(in)) {
         uint32_t dst = ck_li(ck, in->u.edit.dst), src = ck_li(ck, in->u.edit.src);
         if (dst == CK_NIL) return;
-        if (src == CK_NIL) {
-            ck_touch(ck, dst);
-            ck_set_unknown(ck, dst);
-        } else {
-            ck_copy_loc(ck, dst, src);
-        }
+        if (src == CK_NIL) ck_set(ck, dst, CK_V_UNKNOWN);
+        else ck_copy_loc(ck, dst, src);
         return;
     }
     xfer_op(ck, s, in);
@@ -234,23 +230,27 @@ static void edge_prepare(ravel_checker *ck, const rv_succ *e, uint32_t *pst, uin
     }
 }
 
-/* The value that location li carries along edge e (after substitution). */
-static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_t pst, uint32_t ast, bool *unknown)
+/* The value that location li carries along edge e (after substitution):
+ * CK_V_UNKNOWN when unknown. */
+static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_t pst, uint32_t ast)
 {
-    *unknown = ck->lkind[li] == CK_UNKNOWN;
-    if (*unknown) return CK_V_EMPTY;
-    if (ck->lkind[li] == CK_CONFLICTED) return CK_V_CONFLICT;
+    ck_val val = ck_get(ck, li);
+    if (val >= CK_V_UNKNOWN || !e->nargs) return val;
+    if (!(val & CK_V_SETBIT) && ck->vst[val] != pst && ck->vst2[val] != ast) return val; /* untouched singleton */
     const ravel_func *f = ck->f;
-    if (f->blocks.data[e->block].nparams == 0) return ck_read_val(ck, li, unknown);
     const uint32_t *params = rv_block_params(f, &f->blocks.data[e->block]);
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
     ck->setbuf.len = 0;
-    for (uint32_t c = ck->lhead[li]; c != CK_NIL; c = ck->cells.data[c].lnext) {
-        uint32_t v = ck->cells.data[c].vreg;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = m[i];
         if (ck->vst[v] != pst) rv_vec_push(ck->setbuf, v);
         if (ck->vst2[v] == ast)
             for (uint32_t p = ck->vaux[v]; p != CK_NIL; p = ck->setbuf2.data[p]) rv_vec_push(ck->setbuf, params[p]);
     }
-    uint32_t n = ck->setbuf.len, w = 0;
+    uint32_t w = 0;
+    n = ck->setbuf.len;
     ck_sort_u32(ck->setbuf.data, n);
     for (uint32_t i = 0; i < n; i++)
         if (!w || ck->setbuf.data[w - 1] != ck->setbuf.data[i]) ck->setbuf.data[w++] = ck->setbuf.data[i];
@@ -261,36 +261,45 @@ ck_val ck_edge_val_at(ravel_checker *ck, const rv_succ *e, uint32_t li, bool *un
 {
     uint32_t pst, ast;
     edge_prepare(ck, e, &pst, &ast);
-    return edge_val(ck, e, li, pst, ast, unknown);
+    ck_val v = edge_val(ck, e, li, pst, ast);
+    *unknown = v == CK_V_UNKNOWN;
+    return v;
 }
 
-/* Meets the edge state in ck->edge into block t's entry; true if changed. */
-static bool meet_into(ravel_checker *ck, uint32_t t)
+/* First time t is reached: its entry state is the edge state over t's
+ * live-in locations. */
+static void first_reach(ravel_checker *ck, const rv_succ *e, uint32_t pst, uint32_t ast)
 {
-    ck_bstate *bs = &ck->bst.data[t];
-    if (!bs->reached) {
-        bs->reached = true;
-        bs->start = ck->epool.len;
-        bs->len = bs->cap = ck->edge.len;
-        rv_vec_reserve(ck->epool, ck->edge.len);
-        if (ck->edge.len) memcpy(ck->epool.data + ck->epool.len, ck->edge.data, ck->edge.len * sizeof(ck_ent));
-        ck->epool.len += ck->edge.len;
-        return true;
+    ck_bstate *bs = &ck->bst.data[e->block];
+    ck_list live = ck->live_in.data[e->block];
+    rv_vec_reserve(ck->epool, live.len);
+    bs->reached = true;
+    bs->start = ck->epool.len;
+    for (uint32_t i = 0; i < live.len; i++) {
+        uint32_t li = ck->lpool.data[live.start + i];
+        ck_val v = edge_val(ck, e, li, pst, ast);
+        if (v != CK_V_UNKNOWN) ck->epool.data[ck->epool.len++] = (ck_ent){li, v};
     }
-    ck_ent *e = ck->epool.data + bs->start;
-    const ck_ent *in = ck->edge.data;
-    uint32_t w = 0, j = 0, n = ck->edge.len;
+    bs->len = bs->cap = ck->epool.len - bs->start;
+}
+
+/* entry(t) := entry(t) meet edge state, in place (the lattice only
+ * descends, so entries only disappear or shrink); true if changed. */
+static bool meet_edge(ravel_checker *ck, const rv_succ *e, uint32_t pst, uint32_t ast)
+{
+    ck_bstate *bs = &ck->bst.data[e->block];
+    uint32_t w = 0;
     bool changed = false;
     for (uint32_t i = 0; i < bs->len; i++) {
-        while (j < n && in[j].li < e[i].li) j++;
-        if (j == n || in[j].li != e[i].li) { /* unknown on this edge */
+        ck_ent x = ck->epool.data[bs->start + i];
+        ck_val v = edge_val(ck, e, x.li, pst, ast);
+        if (v == CK_V_UNKNOWN) { /* unknown on this edge */
             changed = true;
             continue;
         }
-        ck_val m = ck_val_meet(&ck->sets, e[i].val, in[j].val, &ck->setbuf);
-        if (m != e[i].val) changed = true;
-        e[w].li = e[i].li;
-        e[w++].val = m;
+        ck_val m = ck_val_meet(&ck->sets, x.val, v, &ck->setbuf);
+        changed |= m != x.val;
+        ck->epool.data[bs->start + w++] = (ck_ent){x.li, m};
     }
     bs->len = w;
     return changed;
@@ -304,16 +313,12 @@ static void propagate(ravel_checker *ck, uint32_t b)
         const rv_succ *e = &rv_inst_succs(f, t)[k];
         uint32_t pst, ast;
         edge_prepare(ck, e, &pst, &ast);
-        ck_list live = ck->live_in.data[e->block];
-        ck->edge.len = 0;
-        rv_vec_reserve(ck->edge, live.len);
-        for (uint32_t i = 0; i < live.len; i++) {
-            uint32_t li = ck->lpool.data[live.start + i];
-            bool unk;
-            ck_val v = edge_val(ck, e, li, pst, ast, &unk);
-            if (!unk) ck->edge.data[ck->edge.len++] = (ck_ent){li, v};
+        if (!ck->bst.data[e->block].reached) {
+            first_reach(ck, e, pst, ast);
+            ck->dirty.data[e->block] = 1;
+        } else if (meet_edge(ck, e, pst, ast)) {
+            ck->dirty.data[e->block] = 1;
         }
-        if (meet_into(ck, e->block)) ck->dirty.data[e->block] = 1;
     }
 }
 

@@ -111,23 +111,6 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
     else ck_bprintf(b, "inst %u", ii);
 }
 
-/* Content of li in the dense state: unknown, conflicted, empty, {v1, v2}. */
-static void held_text(ck_buf *b, ravel_checker *ck, uint32_t li)
-{
-    char vb[32];
-    if (ck->lkind[li] == CK_UNKNOWN) { ck_bprintf(b, "unknown"); return; }
-    if (ck->lkind[li] == CK_CONFLICTED) { ck_bprintf(b, "conflicted"); return; }
-    if (ck->lhead[li] == CK_NIL) { ck_bprintf(b, "empty"); return; }
-    uint32_t n = 0;
-    for (uint32_t c = ck->lhead[li]; c != CK_NIL; c = ck->cells.data[c].lnext) n++;
-    ck->setbuf.len = 0;
-    rv_vec_reserve(ck->setbuf, n);
-    n = ck_gather(ck, li, ck->setbuf.data);
-    ck_bprintf(b, "{");
-    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(ck->f, ck->setbuf.data[i], vb));
-    ck_bprintf(b, "}");
-}
-
 static void val_text(ck_buf *b, const ravel_checker *ck, ck_val v, bool unknown)
 {
     char vb[32];
@@ -140,6 +123,13 @@ static void val_text(ck_buf *b, const ravel_checker *ck, ck_val v, bool unknown)
     ck_bprintf(b, "{");
     for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(ck->f, m[i], vb));
     ck_bprintf(b, "}");
+}
+
+/* Content of li in the dense state: unknown, conflicted, empty, {v1, v2}. */
+static void held_text(ck_buf *b, ravel_checker *ck, uint32_t li)
+{
+    ck_val v = ck_get(ck, li);
+    val_text(b, ck, v, v == CK_V_UNKNOWN);
 }
 
 /* ---- recording ---- */
@@ -219,6 +209,7 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
     ck_buf m = {0};
     op_desc(&m, ck, s);
     const char *verb = e->pub.held[0] == '{' ? "holds" : "is";
+    (void)ck;
     if (expect != CK_NIL)
         ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", lb, ck_vname(ck->f, expect, vb), lb, verb, e->pub.held);
     else
@@ -261,7 +252,7 @@ void ck_dump_state(ravel_checker *ck, uint32_t ii)
     }
     ck->tmp_locs.len = 0;
     for (uint32_t i = 0; i < ck->active.len; i++)
-        if (ck->lkind[ck->active.data[i]] != CK_UNKNOWN) rv_vec_push(ck->tmp_locs, ck->active.data[i]);
+        if (ck_get(ck, ck->active.data[i]) != CK_V_UNKNOWN) rv_vec_push(ck->tmp_locs, ck->active.data[i]);
     ck_sort_u32(ck->tmp_locs.data, ck->tmp_locs.len);
     if (!ck->tmp_locs.len) ck_bprintf(b, " (every location unknown)");
     for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {

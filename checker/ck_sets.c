@@ -86,7 +86,7 @@ ck_val ck_set_intern(ck_sets *s, const uint32_t *m, uint32_t n)
 
 uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one)
 {
-    if (v == CK_V_EMPTY || v == CK_V_CONFLICT) {
+    if (v >= CK_V_UNKNOWN) {
         *out = NULL;
         return 0;
     }
