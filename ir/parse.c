@@ -208,6 +208,7 @@ typedef struct parser {
     RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     char name[96];        /* a register name built from a range */
+    rv_symtab fnames;     /* names of the functions read so far */
 } parser;
 
 static void next(parser *P) { P->t = lex(&P->lx); }
@@ -1028,6 +1029,10 @@ static bool parse_func(parser *P)
         skip_line(P);
         nm.s = "f", nm.n = 1;
     } else {
+        /* tools match functions by name (check --orig, run --compare) */
+        if (rv_sym_find(&P->fnames, nm.s, nm.n) != RAVEL_NONE)
+            perr(P, nm.line, nm.col, "function '%.*s' defined twice", (int)(nm.n > 40 ? 40 : nm.n), nm.s);
+        rv_sym_intern(&P->fnames, nm.s, nm.n);
         next(P);
         if (!expect_eol(P)) skip_line(P);
     }
@@ -1090,6 +1095,7 @@ static void parser_free(parser *P)
     rv_vec_free(P->defs);
     rv_vec_free(P->list);
     rv_vec_free(P->vcache);
+    rv_symtab_free(&P->fnames);
 }
 
 static char *dup_str(const char *s)

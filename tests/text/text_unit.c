@@ -316,19 +316,21 @@ TEST(operand_limit)
 TEST(function_limit)
 {
     const char *head = "machine\n  class int r0\nend\n";
-    const char *fn = "func f\nb:\n  ret\nend\n";
-    size_t hl = strlen(head), fl = strlen(fn), n = 65537;
-    char *s = malloc(hl + fl * n + 1);
+    size_t hl = strlen(head), n = 65537, cap = hl + n * 32, len = hl, len_ok = 0;
+    char *s = malloc(cap);
     memcpy(s, head, hl);
-    for (size_t i = 0; i < n; i++) memcpy(s + hl + fl * i, fn, fl);
+    for (size_t i = 0; i < n; i++) {
+        if (i == n - 1) len_ok = len;
+        len += (size_t)snprintf(s + len, cap - len, "func f%zu\nb:\n  ret\nend\n", i);
+    }
     ravel_diags *d = ravel_diags_new();
-    ravel_module *m = ravel_module_parse(s, hl + fl * (n - 1), "fn.ra", d);
+    ravel_module *m = ravel_module_parse(s, len_ok, "fn.ra", d);
     CHECK(m != NULL);
     CHECK_EQ_INT(ravel_module_nfuncs(m), 65536);
     ravel_module_free(m);
     ravel_diags_free(d);
     d = ravel_diags_new();
-    m = ravel_module_parse(s, hl + fl * n, "fn.ra", d);
+    m = ravel_module_parse(s, len, "fn.ra", d);
     CHECK(m == NULL);
     CHECK(strstr(first_msg(d), "fn.ra:262148:1: error: too many functions (limit 65536 per file)") != NULL);
     ravel_module_free(m);
