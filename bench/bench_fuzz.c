@@ -142,6 +142,11 @@ static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
     char insts_col[32] = "-";
     if (per_func) snprintf(insts_col, sizeof insts_col, "%.0f", (double)insts / execs);
     printf("%-10s %-26s %12.0f %10.2f %10s %8" PRIu64 "\n", b->config, tg->name, med, 1e6 / med, insts_col, bugs);
+    if (tg->t == RV_FT_ORACLE && z->oracle_rejected + z->oracle_accepted)
+        printf("%-10s   (corrupted allocations: %" PRIu64 ", rejected by the checker %.1f%%, accepted %.1f%%)\n", b->config,
+               z->oracle_rejected + z->oracle_accepted,
+               100.0 * z->oracle_rejected / (z->oracle_rejected + z->oracle_accepted),
+               100.0 * z->oracle_accepted / (z->oracle_rejected + z->oracle_accepted));
     fflush(stdout);
 }
 

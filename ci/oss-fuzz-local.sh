@@ -71,7 +71,9 @@ check_libfuzzer() {
   local out=$1 t name dir log line
   for t in $(targets_in "$out"); do
     name=$(basename "$t") dir=$tmp/check/libfuzzer/$name log=$tmp/check/libfuzzer/$name.log
-    if ! nm "$t" | grep -q LLVMFuzzerTestOneInput || ! nm "$t" | grep -q __sanitizer_cov; then
+    mkdir -p "$dir"
+    nm "$t" > "$log.nm" 2>/dev/null # (not piped into grep -q: pipefail would see SIGPIPE)
+    if ! grep -q LLVMFuzzerTestOneInput "$log.nm" || ! grep -q __sanitizer_cov "$log.nm"; then
       record libfuzzer "$name" FAIL "not instrumented"; continue
     fi
     seeds_of "$out" "$name" "$dir/seeds"; mkdir -p "$dir/corpus"
@@ -91,7 +93,9 @@ check_afl() {
   local out=$1 t name dir stats
   for t in $(targets_in "$out"); do
     name=$(basename "$t") dir=$tmp/check/afl/$name
-    if ! nm "$t" | grep -q __afl_; then record afl "$name" FAIL "not instrumented"; continue; fi
+    mkdir -p "$dir"
+    nm "$t" > "$dir.nm" 2>/dev/null
+    if ! grep -q __afl_ "$dir.nm"; then record afl "$name" FAIL "not instrumented"; continue; fi
     seeds_of "$out" "$name" "$dir/seeds"
     find "$dir/seeds" -type f -size 0 -delete # afl-fuzz refuses empty seeds
     [ -n "$(ls -A "$dir/seeds")" ] || printf 'x' > "$dir/seeds/x"

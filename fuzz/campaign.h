@@ -48,6 +48,9 @@ typedef struct rv_fuzz {
     uint64_t step_limit;  /* interpreter step limit (default 20,000) */
     unsigned nvectors;    /* input vectors tried by differential oracles (default 4) */
     rv_gen_opts gen;      /* generator options of the byte entry points */
+    /* checker-oracle statistics: corrupted allocations the checker rejected,
+     * and accepted ones (on which the interpreter then agreed, or a bug) */
+    uint64_t oracle_rejected, oracle_accepted;
 } rv_fuzz;
 
 rv_fuzz *rv_fuzz_new(void);

@@ -437,7 +437,10 @@ int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint6
         }
         result = RV_FUZZ_PASS;
         char msg[1024];
-        if (napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
+        bool accepted = napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK;
+        if (accepted) z->oracle_accepted++;
+        else if (napplied) z->oracle_rejected++;
+        if (accepted && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
             FILE *fp = repro_begin(z, RV_FT_ORACLE, a->name, seed);
             fprintf(fp, "# expect: reject\n# verdict: the checker accepts a wrong allocation (");
             for (unsigned k = 0; k < napplied; k++) fprintf(fp, "%s%s", k ? ", " : "", corruption_names[applied[k]]);
