@@ -52,7 +52,7 @@ const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf)
 uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t **regs)
 {
     if (i->flags & RV_IF_CLOBBERS) {
-        *regs = &f->u32.data[i->first_clob];
+        *regs = i->nclob ? &f->u32.data[i->first_clob] : NULL;
         return i->nclob;
     }
     if (i->op == RAVEL_OP_CALL) {
