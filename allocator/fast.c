@@ -247,6 +247,36 @@ static void prepass(fa *a)
     free(def_block);
 }
 
+/* A block with one predecessor edge whose copies would go at its entry
+ * (the predecessor branches several ways) lets each parameter share its
+ * argument's slot: the argument is global, so its slot holds it at the
+ * branch, and in SSA that slot is not written again while the parameter
+ * is live (the argument's def would have to be dominated by the block,
+ * which the branch into it makes impossible for reachable blocks). The
+ * edge copy then vanishes (dst == src). Blocks in RPO, so that an argument
+ * that is itself a shared parameter has its final slot first. */
+static void share_param_slots(fa *a)
+{
+    const ravel_func *f = a->f;
+    const rv_cfg *c = &a->cfg;
+    for (uint32_t k = 0; k < c->nrpo; k++) {
+        uint32_t s = c->rpo[k];
+        if (c->pred_start[s + 1] - c->pred_start[s] != 1) continue;
+        uint32_t q = c->pred[c->pred_start[s]];
+        if (c->succ_start[q + 1] - c->succ_start[q] < 2) continue; /* copies go before q's jump */
+        const rv_block *qb = &f->blocks.data[q], *sb = &f->blocks.data[s];
+        const rv_inst *t = rv_block_term(f, qb);
+        for (uint32_t e = 0; e < rv_inst_nsuccs(t); e++) {
+            const rv_succ *sc = &rv_inst_succs(f, t)[e];
+            if (sc->block != s) continue;
+            for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) {
+                uint32_t pv = rv_block_params(f, sb)[p], av = rv_succ_args(f, sc)[p];
+                if (a->vs[pv].slot == RAVEL_NONE && (a->vs[av].vflags & VF_GLOBAL)) a->vs[pv].slot = slot_of(a, av);
+            }
+        }
+    }
+}
+
 /* Refs live across each safepoint (see the file comment), via the generic
  * dataflow solver over the function's .ref vregs. */
 typedef struct ref_ctx {
@@ -883,6 +913,7 @@ static ravel_func *fa_run(const ravel_func *f, const rv_alloc_opts *o, char **er
     fa a;
     fa_init(&a, f, o, random);
     prepass(&a);
+    share_param_slots(&a);
     safepoint_refs(&a);
     bool ok = true;
     for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
