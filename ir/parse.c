@@ -919,8 +919,14 @@ static bool parse_inst(parser *P)
         if (name.k != T_IDENT) return unexpected(P, "the callee's name after call");
         next(P);
     }
-    const char *nm = NULL;
-    if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) nm = rv_sym_str(&P->f->syms, rv_sym_intern(&P->f->syms, name.s, name.n));
+    const char *nm = NULL; /* NUL-terminated copy for the builder, which interns it */
+    if ((op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) && name.n < sizeof P->name) {
+        memcpy(P->name, name.s, name.n);
+        P->name[name.n] = 0;
+        nm = P->name;
+    } else if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) {
+        nm = rv_sym_str(&P->f->syms, rv_sym_intern(&P->f->syms, name.s, name.n));
+    }
     if (builder_failed(P, ravel_inst_begin(P->f, op, nm), first.line, first.col)) return false;
     rv_inst *in = &P->f->insts.data[P->f->cur_inst];
     in->line = first.line, in->col = first.col;

@@ -124,7 +124,7 @@ static void print_inst(FILE *out, const ravel_func *f, const rv_inst *in)
             print_operand(out, f, &rv_inst_defs(f, in)[k]);
         }
         if (in->ndefs) fputs(" = ", out);
-        if (in->op == RAVEL_OP_CALL) fprintf(out, "call %s", rv_sym_str(&f->syms, in->name));
+        if (in->op == RAVEL_OP_CALL) fprintf(out, "call %s", in->name != RAVEL_NONE ? rv_sym_str(&f->syms, in->name) : "?");
         else fputs(rv_inst_mnemonic(f, in), out);
         print_uses(out, f, in);
         if (in->flags & RV_IF_CLOBBERS) print_list(out, f, "clobbers", in->first_clob, in->nclob, false);
