@@ -101,10 +101,49 @@ TEST(errors)
     ravel_machine_free(m);
 }
 
+/* `random` must actually vary: ten seeds give several distinct, verified
+ * allocations of the summing loop, and one seed always the same one. */
+TEST(random_varies_with_seed)
+{
+    static const char text[] =
+        "machine\n  class int r0 r1 r2\nend\n"
+        "func sum\nb0:\n  v0:int fixed(r0), v1:int fixed(r1) = args\n  v8:int = const 0\n  jump b1(v0, v8)\n"
+        "b1(v2:int, v3:int):\n  v4:int = le v2, v1\n  br v4, b2, b3\n"
+        "b2:\n  v5:int = add v3, v2\n  v6:int = add v2, 1\n  jump b1(v6, v5)\n"
+        "b3:\n  ret v3 fixed(r0)\nend\n";
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *mod = ravel_module_parse(text, sizeof text - 1, "<sum>", d);
+    ravel_diags_free(d);
+    CHECK(mod != NULL);
+    if (!mod) return;
+    const ravel_func *f = ravel_module_func(mod, 0);
+    ravel_checker *ck = ravel_checker_new();
+    ravel_func *out[10];
+    int distinct = 0;
+    for (int k = 0; k < 10; k++) {
+        out[k] = NULL;
+        CHECK_EQ_INT(ravel_allocate("random", f, (uint64_t)k, &out[k], NULL), RAVEL_OK);
+        if (!out[k]) continue;
+        CHECK_EQ_INT(ravel_check(ck, out[k], f, NULL), RAVEL_OK);
+        bool seen = false;
+        for (int j = 0; j < k; j++) seen |= out[j] && rv_func_equal(out[j], out[k]);
+        distinct += !seen;
+    }
+    CHECK(distinct >= 5);
+    ravel_func *again = NULL;
+    CHECK_EQ_INT(ravel_allocate("random", f, 3, &again, NULL), RAVEL_OK);
+    CHECK(again && out[3] && rv_func_equal(again, out[3]));
+    ravel_func_free(again);
+    for (int k = 0; k < 10; k++) ravel_func_free(out[k]);
+    ravel_checker_free(ck);
+    ravel_module_free(mod);
+}
+
 int main(void)
 {
     RUN(names_list_the_table);
     RUN(allocate_and_check_every_allocator);
     RUN(errors);
+    RUN(random_varies_with_seed);
     return TEST_SUMMARY();
 }
