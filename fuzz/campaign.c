@@ -53,7 +53,8 @@ typedef struct shared {
 typedef struct campaign {
     const rv_campaign_opts *o;
     unsigned jobs, nalloc;
-    uint32_t alloc[RV_CAMPAIGN_MAX_ALLOCS]; /* indices into rv_allocators */
+    const rv_allocator *table;               /* o->table or rv_allocators */
+    uint32_t alloc[RV_CAMPAIGN_MAX_ALLOCS]; /* indices into table */
     shared *sh;
     size_t shsize;
     FILE *log;
@@ -125,7 +126,7 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
     uint64_t n = f ? original_insts(f) : 0;
     for (unsigned k = k0; f && k < c->nalloc; k++) {
         if (LD(c->sh->stop)) break;
-        const rv_allocator *a = &rv_allocators[c->alloc[k]];
+        const rv_allocator *a = &c->table[c->alloc[k]];
         ST(s->cur_alloc, k);
         t0 = now_nanos();
         int r = rv_fuzz_alloc(z, f, a, seed, o->differential ? RV_FUZZ_DIFF : 0);
@@ -220,7 +221,7 @@ static void record_crash(const campaign *c, rv_campaign_result *r, unsigned w, c
     uint64_t i = LD(s->cur_iter);
     uint32_t ka = LD(s->cur_alloc);
     uint64_t seed = rv_campaign_iter_seed(c->o->seed, i);
-    const char *name = ka == NO_ALLOC ? "generator" : rv_allocators[c->alloc[ka]].name;
+    const char *name = ka == NO_ALLOC ? "generator" : c->table[c->alloc[ka]].name;
     r->crashes++;
     if (ka != NO_ALLOC) ADD(s->fails[ka], 1), ADD(s->funcs[ka], 1);
     char *text = NULL;
@@ -286,15 +287,16 @@ static unsigned reap(const campaign *c, rv_campaign_result *r, watch *ws)
 static int select_allocators(campaign *c, rv_campaign_result *r)
 {
     c->nalloc = 0;
-    for (size_t i = 0; rv_allocators[i].name && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
-        if (!c->o->allocator || strcmp(c->o->allocator, rv_allocators[i].name) == 0) c->alloc[c->nalloc++] = (uint32_t)i;
+    c->table = c->o->table ? c->o->table : rv_allocators;
+    for (size_t i = 0; c->table[i].name && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
+        if (!c->o->allocator || strcmp(c->o->allocator, c->table[i].name) == 0) c->alloc[c->nalloc++] = (uint32_t)i;
     if (c->nalloc == 0) {
         fprintf(c->log ? c->log : stderr, "ravel fuzz: %s\n",
                 c->o->allocator ? "unknown allocator (see 'ravel alloc --help')" : "no allocator is built in");
         return 2;
     }
     r->nalloc = c->nalloc;
-    for (unsigned k = 0; k < c->nalloc; k++) r->names[k] = rv_allocators[c->alloc[k]].name;
+    for (unsigned k = 0; k < c->nalloc; k++) r->names[k] = c->table[c->alloc[k]].name;
     return 0;
 }
 

@@ -91,6 +91,7 @@ typedef struct rv_campaign_opts {
     double seconds;           /* time budget when count == 0 */
     unsigned jobs;            /* worker processes (0 = number of online CPUs) */
     const char *allocator;    /* NULL = every allocator of the table */
+    const rv_allocator *table; /* NULL = rv_allocators (tests plant broken ones) */
     bool differential;        /* also run the interpreter on both forms */
     const char *outdir;       /* failing cases go here (created if missing) */
     unsigned max_files;       /* failure files per allocator (default 20); which ones are

@@ -201,6 +201,43 @@ TEST(campaign_deterministic)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* A crashing and a hanging allocator: the campaign survives both, counts
+ * them as failures, writes reproducers, and goes on after them. */
+static ravel_func *crashes(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    (void)f, (void)o, (void)err;
+    if (o->seed % 4 == 0) abort();
+    return rv_allocators[0].run(f, o, err);
+}
+
+TEST(campaign_survives_crashes)
+{
+    char dir[] = "/tmp/ravel-fuzz-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const rv_allocator table[] = {{"crashes", "planted crash", crashes}, {"all_in_r0", "planted bug", all_in_r0},
+                                  {NULL, NULL, NULL}};
+    rv_campaign_opts o;
+    rv_campaign_opts_default(&o);
+    o.table = table;
+    o.seed = 5;
+    o.count = 24;
+    o.jobs = 2;
+    o.outdir = dir;
+    o.gen.max_insts = 40;
+    rv_campaign_result r;
+    CHECK_EQ_INT(rv_campaign_run(&o, &r), 1);
+    CHECK(r.crashes > 0);
+    CHECK_EQ_INT(r.per[0].fails, r.crashes);
+    CHECK_EQ_INT(r.per[0].funcs, 24);    /* every case counted, crashed or not */
+    CHECK_EQ_INT(r.per[1].funcs, 24);    /* the allocator after a crash still ran on every function */
+    CHECK(r.per[1].fails > 0);           /* all_in_r0 is caught (functions with two live values) */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "grep -l 'crashes crashed' '%s'/crashes-i*.ra >/dev/null", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void)
 {
     RUN(parse_round_trip);
@@ -211,5 +248,6 @@ int main(void)
     RUN(moves_random_sets);
     RUN(bytes_entry_points);
     RUN(campaign_deterministic);
+    RUN(campaign_survives_crashes);
     return TEST_SUMMARY();
 }
