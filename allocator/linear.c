@@ -79,6 +79,9 @@ typedef struct lin {
     uint32_t *def_block, *def_inst, *def_reg; /* def_reg: register right after the def */
     u32vec *live_in, *live_out;
     uint8_t *opk;
+    uint8_t *global;  /* see LIN_GLOBAL_BLOCKS */
+    u32vec pushed;    /* liveness pushes of the vreg being walked */
+    u32vec bglob;     /* globals in the state in the current block */
     uint32_t *use_start, *use_pos, *use_cur;
     /* 5. slot hulls (virtual slot v < nv: vreg v; >= nv: temporaries) */
     uint32_t *lo, *hi;
@@ -191,30 +194,59 @@ static void lin_defs(lin *L)
     }
 }
 
+/* A vreg live across more than this many block boundaries is "global":
+ * it lives in its slot at every block boundary (stored once after its
+ * def) and gets registers only within blocks, like `fast` does for every
+ * value. This bounds the liveness lists (and the time) by
+ * O(LIN_GLOBAL_BLOCKS * size) on functions whose values live across
+ * thousands of blocks. References are never global (a safepoint must see
+ * every live reference). */
+#define LIN_GLOBAL_BLOCKS 64u
+
 /* Marks v live-in at b and walks up through predecessors until the block
- * defining v (each block is marked at most once per vreg: stamps v+1). */
+ * defining v (each block is marked at most once per vreg: stamps v+1).
+ * Every push is recorded in L->pushed (block << 1 | is_out) so that the
+ * walk of a vreg can be undone. */
+static void live_push(lin *L, uint32_t b, bool out, uint32_t v)
+{
+    u32vec *l = out ? &L->live_out[b] : &L->live_in[b];
+    rv_vec_push(*l, v);
+    rv_vec_push(L->pushed, b << 1 | out);
+}
+
 static void live_walk(lin *L, uint32_t b0, uint32_t v, uint32_t *in_st, uint32_t *out_st, u32vec *stack)
 {
     if (in_st[b0] == v + 1) return;
     in_st[b0] = v + 1;
-    rv_vec_push(L->live_in[b0], v);
+    live_push(L, b0, false, v);
     stack->len = 0;
     rv_vec_push(*stack, b0);
-    while (stack->len) {
+    while (stack->len && L->pushed.len <= LIN_GLOBAL_BLOCKS) {
         uint32_t b = stack->data[--stack->len];
         for (uint32_t e = L->cfg.pred_start[b]; e < L->cfg.pred_start[b + 1]; e++) {
             uint32_t p = L->cfg.pred[e];
             if (out_st[p] != v + 1) {
                 out_st[p] = v + 1;
-                rv_vec_push(L->live_out[p], v);
+                live_push(L, p, true, v);
             }
             if (L->def_block[v] != p && in_st[p] != v + 1) {
                 in_st[p] = v + 1;
-                rv_vec_push(L->live_in[p], v);
+                live_push(L, p, false, v);
                 rv_vec_push(*stack, p);
             }
         }
     }
+}
+
+/* Undoes the liveness pushes of v (they are the last entry of each list). */
+static void live_undo(lin *L)
+{
+    for (uint32_t k = L->pushed.len; k-- > 0;) {
+        uint32_t x = L->pushed.data[k];
+        u32vec *l = (x & 1) ? &L->live_out[x >> 1] : &L->live_in[x >> 1];
+        l->len--;
+    }
+    L->pushed.len = 0;
 }
 
 typedef struct lin_urec { uint32_t v, b; bool out; } lin_urec;
@@ -253,14 +285,20 @@ static void lin_liveness(lin *L)
     u32vec stack = {0};
     for (uint32_t k = 0; k < recs.len; k++) {
         lin_urec r = recs.data[k];
+        if (k == 0 || recs.data[k - 1].v != r.v) L->pushed.len = 0;
+        if (L->global[r.v]) continue;
         if (r.out) {
             if (out_st[r.b] != r.v + 1) {
                 out_st[r.b] = r.v + 1;
-                rv_vec_push(L->live_out[r.b], r.v);
+                live_push(L, r.b, true, r.v);
             }
             if (L->def_block[r.v] != r.b) live_walk(L, r.b, r.v, in_st, out_st, &stack);
         } else {
             live_walk(L, r.b, r.v, in_st, out_st, &stack);
+        }
+        if (L->pushed.len > LIN_GLOBAL_BLOCKS && !vref(L, r.v)) {
+            live_undo(L);
+            L->global[r.v] = 1;
         }
     }
     free(in_st);
@@ -282,12 +320,14 @@ static void lin_kills(lin *L)
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
             for (uint32_t k = 0; k < in->ndefs; k++) {
                 uint32_t op = in->first_op + k, v = f->ops.data[op].vreg;
-                if (mark[v] != ep) L->opk[op] |= OPK_DEAD;
+                if (mark[v] != ep && !L->global[v]) L->opk[op] |= OPK_DEAD;
                 mark[v] = 0;
             }
             uint32_t u0 = in->first_op + in->ndefs;
-            for (uint32_t k = 0; k < in->nuses; k++)
-                if (mark[f->ops.data[u0 + k].vreg] != ep) L->opk[u0 + k] |= OPK_DIES;
+            for (uint32_t k = 0; k < in->nuses; k++) {
+                uint32_t v = f->ops.data[u0 + k].vreg;
+                if (mark[v] != ep && !L->global[v]) L->opk[u0 + k] |= OPK_DIES;
+            }
             for (uint32_t k = 0; k < in->nuses; k++) mark[f->ops.data[u0 + k].vreg] = ep;
         }
     }
@@ -368,6 +408,15 @@ static void lin_positions(lin *L)
             for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) hull(L, o[k].vreg, L->ipos[i]);
         }
     }
+}
+
+static void lin_global_hulls(lin *L)
+{
+    for (uint32_t v = 0; v < L->nv; v++)
+        if (L->global[v]) {
+            L->lo[v] = 0;
+            L->hi[v] = LIN_INF - 1;
+        }
 }
 
 /* ---- 3. the scan: state helpers ---- */
@@ -650,6 +699,13 @@ static bool place_fixed_use(lin *L, uint32_t v, uint32_t R, bool late)
 static bool inst_flags(lin *L, const rv_inst *in, const rv_operand *defs, const rv_operand *uses)
 {
     for (uint32_t k = 0; k < in->nuses; k++) {
+        uint32_t v = uses[k].vreg;
+        if (L->global[v] && !L->instate[v]) { /* in its slot since its def */
+            enter(L, v, RAVEL_NONE, true);
+            rv_vec_push(L->bglob, v);
+        }
+    }
+    for (uint32_t k = 0; k < in->nuses; k++) {
         uint8_t fl = VF_USED;
         if (L->opk[in->first_op + in->ndefs + k] & OPK_DIES) fl |= VF_DIES;
         if (rv_op_is_late(&uses[k])) fl |= VF_LATE;
@@ -876,6 +932,12 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
             L->def_reg[v] = l;
         }
     }
+    for (uint32_t k = 0; k < in->ndefs; k++) { /* a global is stored right after its def */
+        uint32_t v = defs[k].vreg;
+        if (!L->global[v] || !L->instate[v]) continue;
+        rv_vec_push(L->bglob, v);
+        if (L->home[v] != RAVEL_NONE && !ensure_slot(L, v)) return false;
+    }
     for (uint32_t k = 0; k < in->ndefs; k++) {
         uint32_t op = in->first_op + k, v = defs[k].vreg;
         ravel_loc l = loc[op];
@@ -1001,6 +1063,7 @@ static void lin_block_entry(lin *L, uint32_t b)
     for (uint32_t k = 0; k < bl->nparams; k++) {
         uint32_t v = ps[k], h = RAVEL_NONE;
         if (L->use_start[v] == L->use_start[v + 1]) continue; /* never used: never in the state */
+        if (L->global[v]) continue; /* enters at its first use, in its slot */
         if (args) {
             uint32_t a = args[k];
             const lin_vst *s = emap_get(L, &L->endst[p], a);
@@ -1014,7 +1077,7 @@ static void lin_block_entry(lin *L, uint32_t b)
         enter(L, v, h, h == RAVEL_NONE);
     }
     for (uint32_t k = 0; k < bl->nparams; k++) /* a dead param: no home, no slot, no moves */
-        rv_vec_push(*en, ((lin_vst){ps[k], L->home[ps[k]], L->instate[ps[k]] && L->sv[ps[k]]}));
+        rv_vec_push(*en, ((lin_vst){ps[k], L->home[ps[k]], L->global[ps[k]] || (L->instate[ps[k]] && L->sv[ps[k]])}));
     for (uint32_t k = 0; k < L->live_in[b].len; k++) {
         uint32_t v = L->live_in[b].data[k];
         L->ent_fresh[v] = L->home[v] != RAVEL_NONE;
@@ -1032,6 +1095,8 @@ static void lin_block_exit(lin *L, uint32_t b)
         else rv_vec_push(*ex, ((lin_vst){v, RAVEL_NONE, 1})); /* not SSA-reachable here */
         leave(L, v);
     }
+    for (uint32_t k = 0; k < L->bglob.len; k++) leave(L, L->bglob.data[k]);
+    L->bglob.len = 0;
     if (L->ninstate) { /* defensive: values the liveness did not list */
         for (uint32_t v = 0; v < L->nv; v++) leave(L, v);
     }
@@ -1279,6 +1344,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->live_in = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_in);
     L->live_out = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_out);
     L->opk = u8_array(f->ops.len);
+    L->global = u8_array(L->nv);
     L->use_start = u32_array(L->nv + 1, 0);
     L->use_cur = u32_array(L->nv, 0);
     L->lo = u32_array(L->nv, 0xff);
@@ -1320,12 +1386,14 @@ static void lin_free(lin *L)
     free(L->live_out);
     free(L->entry);
     free(L->endst);
-    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->opk, L->use_start,
+    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->opk, L->global, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
                       L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
     rv_vec_free(L->order);
+    rv_vec_free(L->pushed);
+    rv_vec_free(L->bglob);
     rv_vec_free(L->tpos);
     rv_vec_free(L->refs);
     rv_vec_free(L->flagged);
@@ -1347,6 +1415,7 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
     lin_liveness(L);
     lin_kills(L);
     lin_positions(L);
+    lin_global_hulls(L);
     ravel_func *g = NULL;
     if (lin_scan(L) && lin_resolve(L)) g = lin_finish(L);
     if (!g) {
