@@ -97,6 +97,7 @@ typedef struct gen {
     uint32_t max_weight;
     uint32_t exit_pct;  /* chance of an early ret / break per arm: fewer in big functions, so runs still go deep */
     RV_VEC(uint32_t) avail[NTYPES]; /* values whose def dominates the current point */
+    uint32_t nonempty;              /* bit t: avail[t] is not empty */
     struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
     uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];
@@ -123,14 +124,23 @@ static void scope_save(const gen *g, scope *sc)
 }
 static void scope_restore(gen *g, const scope *sc)
 {
-    for (int t = 0; t < NTYPES; t++) g->avail[t].len = sc->len[t];
+    g->nonempty = 0;
+    for (int t = 0; t < NTYPES; t++) {
+        g->avail[t].len = sc->len[t];
+        g->nonempty |= (sc->len[t] != 0) << t;
+    }
 }
 static uint32_t vtype(const gen *g, uint32_t v)
 {
     const rv_vreg *r = &g->f->vregs.data[v];
     return r->cls * 2u + (r->ref ? 1u : 0u);
 }
-static void make_avail(gen *g, uint32_t v) { rv_vec_push(g->avail[vtype(g, v)], v); }
+static void make_avail(gen *g, uint32_t v)
+{
+    uint32_t t = vtype(g, v);
+    rv_vec_push(g->avail[t], v);
+    g->nonempty |= 1u << t;
+}
 
 /* A value of type t: with probability `pressure` anywhere in scope (long
  * live ranges, many values live at once), else one of the newest. */
@@ -146,8 +156,7 @@ static uint32_t pick_of_type(gen *g, uint32_t t)
  * as much as reference types. (Hot: a bit mask of the candidate types.) */
 static uint32_t pick_val(gen *g, int cls, int ref)
 {
-    uint32_t mask = 0;
-    for (uint32_t t = 0; t < NTYPES; t++) mask |= (g->avail[t].len != 0) << t;
+    uint32_t mask = g->nonempty;
     if (cls >= 0) mask &= 3u << (2 * cls);
     if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
     if (!mask) return RAVEL_NONE;
