@@ -168,25 +168,38 @@ static ravel_machine *gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_ma
 
 /* ---- entry points ---- */
 
-static ravel_module *gen_module(rv_gen_src *s, const rv_gen_opts *in)
+/* The machine and the function draw from separate sources, so that a
+ * mutation of the function's bytes keeps the machine and the other way
+ * round: the machine reads the first RV_GEN_MACHINE_BYTES bytes, the
+ * function the rest; each continues with its own PRNG stream (seeded from
+ * the hash of the whole input) when its bytes run out. */
+#define RV_GEN_MACHINE_BYTES 16
+
+static ravel_module *gen_module(rv_gen_src *ms, rv_gen_src *fs, const rv_gen_opts *in)
 {
     rv_gen_opts o = clamp_opts(in);
     rv_gen_mach gm;
     ravel_module *mod = rv_xcalloc(1, sizeof *mod);
-    mod->mach = gen_machine(s, &o, &gm);
-    ravel_func *f = rv_gen_func(s, &o, &gm);
+    mod->mach = gen_machine(ms, &o, &gm);
+    ravel_func *f = rv_gen_func(fs, &o, &gm);
     rv_vec_push(mod->funcs, f);
     return mod;
 }
 
 ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_opts *o)
 {
-    rv_gen_src s = {data, data ? size : 0, 0, rv_hash_bytes(data, data ? size : 0)};
-    return gen_module(&s, o);
+    if (!data) size = 0;
+    uint64_t h = rv_hash_bytes(data, size);
+    size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
+    rv_gen_src ms = {data, mb, 0, rv_hash64(h ^ 0x6d616368ULL)};
+    rv_gen_src fs = {data ? data + mb : NULL, size - mb, 0, h};
+    return gen_module(&ms, &fs, o);
 }
 
 ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o)
 {
-    rv_gen_src s = {NULL, 0, 0, rv_hash64(seed ^ 0x5eed5eed5eedULL)};
-    return gen_module(&s, o);
+    uint64_t h = rv_hash64(seed ^ 0x5eed5eed5eedULL);
+    rv_gen_src ms = {NULL, 0, 0, rv_hash64(h ^ 0x6d616368ULL)};
+    rv_gen_src fs = {NULL, 0, 0, h};
+    return gen_module(&ms, &fs, o);
 }

@@ -10,9 +10,13 @@
  * any allocator with the machine's registers (rules in gen_func.c, checked
  * independently by rv_gen_satisfiable in gen_sat.c).
  *
- * Pipeline: bytes -> rv_gen_src (bytes first, then a PRNG seeded from a hash
- * of all the bytes) -> gen.c: machine -> gen_func.c: CFG, values,
- * instructions through the public builder API -> ravel_module.
+ * Pipeline: bytes -> two rv_gen_src (the first 16 bytes for the machine,
+ * the rest for the function; each continues with a PRNG seeded from a hash
+ * of all the bytes when its bytes run out) -> gen.c: machine ->
+ * gen_func.c: CFG, values, instructions through the public builder API ->
+ * ravel_module. A choice among n <= 256 takes one byte, so a mutated byte
+ * changes one decision (and what follows it), never the machine when it
+ * lies in the function's part.
  */
 #ifndef RAVEL_GEN_H
 #define RAVEL_GEN_H
