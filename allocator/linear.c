@@ -221,7 +221,7 @@ static void live_walk(lin *L, uint32_t b0, uint32_t v, uint32_t *in_st, uint32_t
     live_push(L, b0, false, v);
     stack->len = 0;
     rv_vec_push(*stack, b0);
-    while (stack->len && L->pushed.len <= LIN_GLOBAL_BLOCKS) {
+    while (stack->len && (L->pushed.len <= LIN_GLOBAL_BLOCKS || vref(L, v))) {
         uint32_t b = stack->data[--stack->len];
         for (uint32_t e = L->cfg.pred_start[b]; e < L->cfg.pred_start[b + 1]; e++) {
             uint32_t p = L->cfg.pred[e];
@@ -463,9 +463,16 @@ static void pin(lin *L, uint32_t r, uint32_t v, bool late)
     L->vpin[v] = r;
 }
 
+/* Every virtual slot named anywhere gets a physical slot. */
+static inline void mark_slot(lin *L, ravel_loc l)
+{
+    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) < L->nv) L->slot_used[ravel_loc_slot(l)] = 1;
+}
+
 static void emit(lin *L, ravel_opcode kind, ravel_loc dst, ravel_loc src)
 {
-    if (ravel_loc_is_slot(dst) && ravel_loc_slot(dst) < L->nv) L->slot_used[ravel_loc_slot(dst)] = 1;
+    mark_slot(L, dst);
+    mark_slot(L, src);
     rv_out_edit(&L->out, L->anchor, kind, dst, src);
     if (L->opts && L->opts->trace) {
         char a[32], b[32];
@@ -800,6 +807,7 @@ static bool place_uses(lin *L, const rv_inst *in, const rv_operand *defs, const 
         }
         if (!ensure_slot(L, v)) return false;
         loc[u0 + k] = vslot(v);
+        mark_slot(L, vslot(v));
     }
     return true;
 }
@@ -932,12 +940,6 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
             L->def_reg[v] = l;
         }
     }
-    for (uint32_t k = 0; k < in->ndefs; k++) { /* a global is stored right after its def */
-        uint32_t v = defs[k].vreg;
-        if (!L->global[v] || !L->instate[v]) continue;
-        rv_vec_push(L->bglob, v);
-        if (L->home[v] != RAVEL_NONE && !ensure_slot(L, v)) return false;
-    }
     for (uint32_t k = 0; k < in->ndefs; k++) {
         uint32_t op = in->first_op + k, v = defs[k].vreg;
         ravel_loc l = loc[op];
@@ -952,6 +954,12 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
             emit(L, RAVEL_OP_SPILL, vslot(v), l);
             enter(L, v, RAVEL_NONE, true);
         }
+    }
+    for (uint32_t k = 0; k < in->ndefs; k++) { /* a global is stored right after its def */
+        uint32_t v = defs[k].vreg;
+        if (!L->global[v] || !L->instate[v]) continue;
+        rv_vec_push(L->bglob, v);
+        if (L->home[v] != RAVEL_NONE && !ensure_slot(L, v)) return false;
     }
     return true;
 }
@@ -1130,7 +1138,8 @@ static uint32_t new_temp_slot(void *ctx)
 
 static void add_move(lin *L, movevec *mv, ravel_loc dst, ravel_loc src, uint32_t cls)
 {
-    if (ravel_loc_is_slot(dst) && ravel_loc_slot(dst) < L->nv) L->slot_used[ravel_loc_slot(dst)] = 1;
+    mark_slot(L, dst);
+    mark_slot(L, src);
     rv_vec_push(*mv, ((rv_move){dst, src, cls}));
 }
 
