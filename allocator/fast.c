@@ -445,6 +445,8 @@ static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in)
         const rv_operand *o = &ops[u];
         if (o->kind != RAVEL_C_FIXED) continue;
         uint32_t r = o->arg;
+        if (rv_op_is_late(o) && (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving && vref(a, o->vreg))
+            return fail(a, i, "unsatisfiable: a .ref value is read from a register after a moving safepoint", o->vreg);
         if ((a->rf[r] & RF_TOUCHED) && (a->rf[r] & RF_TGT) && a->tgt[r] != o->vreg)
             return fail(a, i, "unsatisfiable: two different values are fixed to the same register", o->vreg);
         touch(a, r, rv_op_is_late(o) ? RF_TGT_L : RF_TGT_E);
