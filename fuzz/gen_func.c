@@ -595,7 +595,7 @@ static bool inst_callsite(gen *g)
     }
     for (uint32_t c = 0; c < gm->ncls; c++) {
         uint32_t nregs = gm->nalloc[c] + gm->nres[c];
-        uint32_t n = below(g, (nregs < 10 ? nregs : 10) + 1), start = below(g, nregs), dup = RAVEL_NONE;
+        uint32_t n = below(g, (nregs < 6 ? nregs : 6) + 1), start = below(g, nregs), dup = RAVEL_NONE;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t k = (start + i) % nregs;
             uint32_t reg = k < gm->nalloc[c] ? gm->alloc[c][k] : gm->res[c][k - gm->nalloc[c]];
