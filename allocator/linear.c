@@ -1184,14 +1184,15 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
     uint32_t anchor = rv_edge_anchor(f, &L->cfg, p, k, &at_pred_end);
     if (anchor == RAVEL_NONE) anchor = rv_anchor_entry(f->blocks.data[s].first_inst);
     lin_slotctx sctx = {L, at_pred_end ? L->ipos[term_inst(L, p)] : L->bpos[s]};
-    /* When no slot is both read and written, the slot stores go first: the
-     * registers about to be loaded are still free to carry slot-to-slot
-     * copies. Otherwise one parallel move does everything. */
+    /* The moves into slots go first (their own cycles resolved among
+     * themselves): the registers about to be loaded are still free to carry
+     * slot-to-slot copies. Valid unless a move into a register reads a slot
+     * that is written; then one parallel move does everything. */
     bool split = true;
     for (uint32_t j = 0; j < mv->len && split; j++)
         if (ravel_loc_is_slot(mv->data[j].dst))
             for (uint32_t i = 0; i < mv->len && split; i++)
-                if (mv->data[i].src == mv->data[j].dst) split = false;
+                if (ravel_loc_is_reg(mv->data[i].dst) && mv->data[i].src == mv->data[j].dst) split = false;
     uint32_t na = 0;
     if (split) { /* partition: slot dsts first */
         for (uint32_t j = 0; j < mv->len; j++)
