@@ -675,8 +675,12 @@ static uint32_t place_reg(lin *L, uint32_t v, uint8_t excl, bool late, bool temp
 static bool relocate(lin *L, uint32_t r)
 {
     uint32_t w = L->owner[r];
-    uint32_t t = pick_reg(L, vcls(L, w), RF_CLOB | RF_FDE | RF_FDL | RF_FIXU, false, 0, RAVEL_NONE, false);
+    /* a value read by this instruction may push out one used later */
+    bool used = vfl(L, w) & VF_USED;
+    uint32_t t = pick_reg(L, vcls(L, w), RF_CLOB | RF_FDE | RF_FDL | RF_FIXU, false, 0, RAVEL_NONE, used);
+    if (t != RAVEL_NONE && L->owner[t] != RAVEL_NONE && next_use(L, L->owner[t]) <= next_use(L, w)) t = RAVEL_NONE;
     if (t == RAVEL_NONE) return evict(L, w);
+    if (!take_reg(L, t, false)) return false;
     touch(L, w);
     emit(L, RAVEL_OP_MOVE, t, r);
     drop_home(L, w);
