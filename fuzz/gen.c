@@ -171,8 +171,9 @@ static ravel_machine *gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_ma
 /* The machine and the function draw from separate sources, so that a
  * mutation of the function's bytes keeps the machine and the other way
  * round: the machine reads the first RV_GEN_MACHINE_BYTES bytes, the
- * function the rest; each continues with its own PRNG stream (seeded from
- * the hash of the whole input) when its bytes run out. */
+ * function the rest; each continues with its own PRNG stream when its
+ * bytes run out (the machine's seeded from a hash of its bytes only, the
+ * function's from a hash of the whole input). */
 #define RV_GEN_MACHINE_BYTES 16
 
 static ravel_module *gen_module(rv_gen_src *ms, rv_gen_src *fs, const rv_gen_opts *in)
@@ -191,7 +192,7 @@ ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_o
     if (!data) size = 0;
     uint64_t h = rv_hash_bytes(data, size);
     size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
-    rv_gen_src ms = {data, mb, 0, rv_hash64(h ^ 0x6d616368ULL)};
+    rv_gen_src ms = {data, mb, 0, rv_hash64(rv_hash_bytes(data, mb) ^ 0x6d616368ULL)};
     rv_gen_src fs = {data ? data + mb : NULL, size - mb, 0, h};
     return gen_module(&ms, &fs, o);
 }

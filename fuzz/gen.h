@@ -12,7 +12,7 @@
  *
  * Pipeline: bytes -> two rv_gen_src (the first 16 bytes for the machine,
  * the rest for the function; each continues with a PRNG seeded from a hash
- * of all the bytes when its bytes run out) -> gen.c: machine ->
+ * of its bytes when they run out) -> gen.c: machine ->
  * gen_func.c: CFG, values, instructions through the public builder API ->
  * ravel_module. A choice among n <= 256 takes one byte, so a mutated byte
  * changes one decision (and what follows it), never the machine when it
