@@ -99,8 +99,8 @@ check_afl() {
     seeds_of "$out" "$name" "$dir/seeds"
     find "$dir/seeds" -type f -size 0 -delete # afl-fuzz refuses empty seeds
     [ -n "$(ls -A "$dir/seeds")" ] || printf 'x' > "$dir/seeds/x"
-    local extra=()
-    [ -x "$out/cmplog/$name" ] && extra+=(-c "$out/cmplog/$name")
+    local extra=() mode=""
+    [ -x "$out/cmplog/$name" ] && extra+=(-c "$out/cmplog/$name") mode=" (with CMPLOG)"
     [ "$name" = fuzz_parse ] && extra+=(-x "$out/fuzz_parse.dict")
     AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
       AFL_SKIP_CRASHES=1 AFL_FAST_CAL=1 ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
@@ -114,7 +114,7 @@ check_afl() {
       eps=$(awk -F': *' '/^execs_per_sec/ {print $2}' "$stats")
       edges=$(awk -F': *' '/^edges_found/ {print $2}' "$stats")
       if [ "${crashes:-0}" = 0 ] && [ "${execs:-0}" -gt 0 ]; then
-        record afl "$name" PASS "execs: $execs exec/s: $eps edges: $edges${extra:+ (cmplog)}"
+        record afl "$name" PASS "execs: $execs exec/s: $eps edges: $edges$mode"
       else
         record afl "$name" FAIL "crashes: $crashes (see $dir/findings/default/crashes)"
       fi

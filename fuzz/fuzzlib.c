@@ -126,6 +126,10 @@ static void comment_diags(FILE *fp, const ravel_diags *d)
 
 static void put_func(FILE *fp, const ravel_func *f)
 {
+    if (rv_func_is_allocated(f))
+        fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
+    else
+        fputs("# reproduce: ravel alloc -a ALLOCATOR THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
     fputc('\n', fp);
     ravel_print_machine(fp, f->mach);
     fputc('\n', fp);
