@@ -579,6 +579,13 @@ static void spill_at_def(lin *L, uint32_t v)
 
 static bool evict(lin *L, uint32_t v)
 {
+    if (L->ent_fresh[v] && !L->sv[v]) {
+        /* its entry register was never read here: it enters the block in
+         * its slot instead (the edges store it), no store in the block */
+        L->sv[v] = 1;
+        drop_home(L, v);
+        return true;
+    }
     spill_at_def(L, v);
     if (!ensure_slot(L, v)) return false;
     rv_alloc_trace(L->opts, "linear", "evict v%u", L->f->vregs.data[v].num);
@@ -1088,8 +1095,11 @@ static void lin_block_entry(lin *L, uint32_t b)
         }
         enter(L, v, h, h == RAVEL_NONE);
     }
-    for (uint32_t k = 0; k < bl->nparams; k++) /* a dead param: no home, no slot, no moves */
+    for (uint32_t k = 0; k < bl->nparams; k++) { /* a dead param: no home, no slot, no moves */
+        L->ent_fresh[ps[k]] = L->home[ps[k]] != RAVEL_NONE;
+        L->ent_idx[ps[k]] = en->len;
         rv_vec_push(*en, ((lin_vst){ps[k], L->home[ps[k]], L->global[ps[k]] || (L->instate[ps[k]] && L->sv[ps[k]])}));
+    }
     for (uint32_t k = 0; k < L->live_in[b].len; k++) {
         uint32_t v = L->live_in[b].data[k];
         L->ent_fresh[v] = L->home[v] != RAVEL_NONE;
