@@ -409,6 +409,20 @@ static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool f
 {
     const rv_class *c = &a->m->classes.data[cls];
     uint32_t best = RAVEL_NONE, best_cost = max_cost + 1, nacc = 0;
+    if (!a->random) { /* fast paths: v's own register, else the first empty one */
+        uint32_t cand[2] = {a->vs[v].home, a->vs[v].tgt_stamp == i ? a->vs[v].tgt_of : RAVEL_NONE};
+        for (int k = 0; for_use && k < 2; k++) {
+            uint32_t r = cand[k];
+            if (r == RAVEL_NONE || a->m->regs.data[r].reserved || a->m->regs.data[r].cls != cls || (a->rf[r] & forbid)) continue;
+            bool shared = (a->rf[r] & RF_TGT) && a->tgt[r] == v;
+            if ((a->rf[r] & RF_TGT) && !(share_v && shared)) continue;
+            if (shared || a->content[r] == v) return r;
+        }
+        for (uint32_t k = 0; max_cost >= 1 && k < c->alloc.len; k++) {
+            uint32_t r = c->alloc.data[k];
+            if (a->content[r] == RAVEL_NONE && !(a->rf[r] & (forbid | (for_use ? RF_TGT : 0)))) return r;
+        }
+    }
     for (uint32_t k = 0; k < c->alloc.len; k++) {
         uint32_t r = c->alloc.data[k];
         uint8_t fl = a->rf[r];
