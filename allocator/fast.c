@@ -13,13 +13,16 @@
  *     stays in its register to the end of the block). A global vreg owns one
  *     spill slot, is spilled right after its definition, and lives in that
  *     slot across block boundaries. Registers are empty at every block
- *     entry; edges copy jump arguments' slots into parameters' slots with
- *     the parallel-move resolver (at the end of a single-successor
- *     predecessor or the start of a single-predecessor successor).
+ *     entry; edges copy jump arguments (from their register or slot) into
+ *     parameters' slots with the parallel-move resolver, at the end of a
+ *     single-successor predecessor or the start of a single-predecessor
+ *     successor (there, parameters simply share their argument's slot, so
+ *     no copy is needed: share_param_slots).
  *   - Within a block, registers are assigned on demand. Each instruction is
- *     handled in numbered steps (fa_inst): claim fixed registers and
- *     clobbers; place late uses, early uses, early defs, late defs (in that
- *     order: each step only has to avoid what the earlier ones claimed);
+ *     handled in steps (fa_inst): claim fixed registers and clobbers; place
+ *     register uses (late, then early), register defs (early, then late),
+ *     then the flexible any/stack operands, each step avoiding what the
+ *     earlier ones claimed;
  *     rescue values whose register gets overwritten (to a free register,
  *     else their slot); then ONE parallel move (reloads, moves into fixed
  *     registers, rescues, spills) runs before the instruction.
@@ -31,10 +34,14 @@
  * register choice); no allocation per instruction once warm.
  *
  * Random mode: registers are chosen at random among the legal ones, `any`
- * operands go to the stack at random, slots get random numbers, and before
- * instructions values are gratuitously moved, spilled, or dropped (and
- * reloaded later). Every choice is one the deterministic engine could make
- * legally, so the output is always correct. */
+ * operands go to the stack at random, rescues spill at random, slots get
+ * random numbers, and before instructions values are gratuitously moved,
+ * spilled, dropped (and reloaded later) or sent through a reserved register
+ * and back. Every choice is one the deterministic engine could make
+ * legally, so the output is always correct.
+ *
+ * Trace (--trace): one line per def placed, reload/move into a register,
+ * eviction and spill. */
 #include "alloc.h"
 
 #include <stdlib.h>
