@@ -5,9 +5,10 @@
  *       input vectors. A header line "# expect: error TEXT" instead requires
  *       the allocation to fail with a message containing TEXT and naming the
  *       instruction.
- *   test_linear --random N MINREGS MAXREGS   N generated functions
- *       (rv_gen_from_seed), registers per class in [MINREGS, MAXREGS]: same
- *       checks; prints the weighted cost of linear and fast.
+ *   test_linear --random N MINREGS MAXREGS [SEED [INSTS BLOCKS]]   N
+ *       generated functions (rv_gen_from_seed), registers per class in
+ *       [MINREGS, MAXREGS], optionally larger ones: same checks; prints the
+ *       weighted cost of linear and fast.
  *   test_linear --cost N          linear's mean weighted cost over N generated
  *       functions must not exceed fast's.
  */
@@ -133,6 +134,8 @@ static int run_case(const char *path)
 }
 
 /* Allocates generated functions; sums the weighted costs of linear and fast. */
+static uint32_t big_insts, big_blocks; /* --random ... SEED INSTS BLOCKS */
+
 static int run_random(uint32_t n, uint32_t minr, uint32_t maxr, uint64_t seed0, double *clin, double *cfast)
 {
     int bad = 0;
@@ -142,6 +145,8 @@ static int run_random(uint32_t n, uint32_t minr, uint32_t maxr, uint64_t seed0, 
         rv_gen_opts_default(&go);
         go.min_regs = minr;
         go.max_regs = maxr;
+        if (big_insts) go.max_insts = big_insts;
+        if (big_blocks) go.max_blocks = big_blocks;
         uint64_t seed = seed0 + s;
         ravel_module *mod = rv_gen_from_seed(seed, &go);
         const ravel_func *f = ravel_module_func(mod, 0);
@@ -185,6 +190,10 @@ int main(int argc, char **argv)
     if (argc >= 5 && strcmp(argv[1], "--random") == 0) {
         double cl, cf;
         uint64_t seed0 = argc >= 6 ? strtoull(argv[5], NULL, 0) : 1;
+        if (argc >= 8) {
+            big_insts = (uint32_t)atoi(argv[6]);
+            big_blocks = (uint32_t)atoi(argv[7]);
+        }
         int bad = run_random((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]), (uint32_t)atoi(argv[4]), seed0, &cl, &cf);
         printf("random %s regs %s..%s: %d bad; weighted cost linear %.1f fast %.1f\n", argv[2], argv[3], argv[4], bad, cl, cf);
         return bad != 0;
