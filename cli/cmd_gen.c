@@ -22,7 +22,8 @@ static void gen_usage(FILE *out)
           "  --from FILE     generate from the bytes of FILE (a fuzzer input) instead\n"
           "  --insts N       at most N original instructions (default 200)\n"
           "  --blocks N      at most N blocks (default 24)\n"
-          "  --regs MIN..MAX allocatable registers per class (default 1..32; or one number)\n"
+          "  --regs MIN..MAX allocatable registers per class (default 1..32, at most 64;\n"
+          "                  or one number)\n"
           "  --pressure P    0..100, how many values are kept live at once (default 50)\n"
           "  --no-FEATURE    never use FEATURE; FEATURE is one of:\n"
           "                 ",

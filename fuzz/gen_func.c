@@ -9,8 +9,13 @@
  *     once and used only where its definition dominates, argument counts
  *     and classes match their parameters, and there are NO CRITICAL EDGES:
  *     a multi-successor `br` only targets fresh blocks with one predecessor
- *     (arms, loop bodies, loop exits, back-edge split blocks); joins and
- *     loop headers are entered by single-successor `jump`s only.
+ *     (arms, loop bodies, loop exits, back-edge and exit split blocks);
+ *     joins, loop headers and the exits of loops left by `break` are
+ *     entered by single-successor `jump`s only.
+ *   - shapes: straight runs, diamonds and 3-4-way `br` (with or without a
+ *     condition, args to arm params), joins with params, top- and
+ *     bottom-tested loops (counter or condition-less, carried params with
+ *     swaps, nested), early `ret` and `break` (also out of inner loops).
  *   - every block is reachable, every path ends in `ret`.
  *   - termination: loops are bounded. A counter loop's header parameter
  *     starts at 0 and is incremented by one on the only back edge, and the
