@@ -27,30 +27,39 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->rpo_index);
     rv_vec_free(ck->dfs_stack);
     rv_vec_free(ck->dfs_next);
-    rv_vec_free(ck->lpool);
-    rv_vec_free(ck->live_in);
-    rv_vec_free(ck->gen);
-    rv_vec_free(ck->kill);
-    rv_vec_free(ck->tmp_locs);
+    rv_vec_free(ck->idom);
+    rv_vec_free(ck->dchild_start);
+    rv_vec_free(ck->dchild);
+    rv_vec_free(ck->retreat);
+    rv_vec_free(ck->dpre);
+    rv_vec_free(ck->dpost);
+    rv_vec_free(ck->loop_of);
+    rv_vec_free(ck->loop_parent);
+    rv_vec_free(ck->is_header);
     free(ck->lval);
-    free(ck->lstamp);
+    free(ck->lacc);
     free(ck->lst1);
     free(ck->lst2);
     free(ck->lst3);
-    rv_vec_free(ck->active);
     free(ck->vhead);
-    free(ck->vtrack);
     free(ck->vst);
     free(ck->vst2);
     free(ck->vaux);
     rv_vec_free(ck->hnodes);
+    rv_vec_free(ck->log);
+    rv_vec_free(ck->tmp_locs);
     ck_sets_free(&ck->sets);
-    rv_vec_free(ck->epool);
-    rv_vec_free(ck->bst);
+    rv_vec_free(ck->dpool);
+    rv_vec_free(ck->patch);
+    rv_vec_free(ck->ppool);
+    rv_vec_free(ck->edelta);
+    rv_vec_free(ck->bpatch);
+    rv_vec_free(ck->frames);
+    rv_vec_free(ck->frame_of);
+    rv_vec_free(ck->berr);
     rv_vec_free(ck->setbuf);
     rv_vec_free(ck->setbuf2);
     rv_vec_free(ck->srcset);
-    rv_vec_free(ck->dirty);
     free(ck->explain.s);
     free(ck);
 }
@@ -103,12 +112,11 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
     ck->rep = rep;
-    ck_scratch_ensure(ck);
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    ck_live(ck);
-    ck_flow(ck);
+    ck_flow(ck, true);
+    if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     ck_finish_report(ck);
     ck->rep = NULL;
     ck->f = NULL;
@@ -125,10 +133,11 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
 size_t ck_memory(const ravel_checker *ck)
 {
 #define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
-    size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(lpool) + V(live_in) +
-               V(gen) + V(kill) + V(tmp_locs) + V(active) + V(hnodes) + V(epool) + V(bst) + V(setbuf) +
-               V(setbuf2) + V(srcset) + V(dirty) + V(sets.pool) + V(sets.recs);
+    size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) +
+               V(dchild) + V(retreat) + V(hnodes) + V(log) + V(tmp_locs) + V(dpool) + V(patch) + V(ppool) + V(edelta) +
+               V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
+               V(sets.recs);
 #undef V
-    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * 4 * 5 + (size_t)ck->sets.cap * 4;
+    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * 4 * 4 + (size_t)ck->sets.cap * 4;
     return n;
 }

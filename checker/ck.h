@@ -5,16 +5,16 @@
  *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL
  *   cfg (ck_cfg.c)        predecessors and reverse post-order, own scratch
  *   rules (ck_rules.c)    per-operand constraint/structure checks, --orig match
- *   live (ck_live.c)      backward location liveness (sparse lists per block)
- *   flow (ck_flow.c)      forward abstract interpretation to a fixpoint, then
- *                         a replay pass over every reachable block that
- *                         reports value errors
+ *   flow (ck_flow.c)      forward abstract interpretation to a fixpoint as a
+ *                         walk of the dominator tree over one state with an
+ *                         undo log (ck_state.c), transfer in ck_xfer.c;
+ *                         value errors are recorded at the fixpoint
  *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
  *
  * Glossary: a *location index* (li) is a dense number for a location:
  * registers are 0..nregs-1, slot sN is nregs+N. A *value* (ck_val) is the
  * lattice element a location holds in a stored block state:
- *   absent from the state      unknown
+ *   CK_V_UNKNOWN               unknown (never stored in an edge delta as absent)
  *   v (< CK_V_SETBIT)          the singleton {v} (v a vreg id)
  *   CK_V_SETBIT | id           an interned set of >= 2 vregs
  *   CK_V_EMPTY                 a set from which every vreg was removed
@@ -33,6 +33,8 @@
 #include "ir/ir.h"
 
 #define CK_NIL 0xffffffffu
+#define CK_MAX_PROVENANCE 64u /* errors per function that get a provenance */
+#define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
 #define CK_V_SETBIT 0x80000000u
 #define CK_V_UNKNOWN 0xfffffffdu /* dense state only: never stored */
 #define CK_V_EMPTY 0xfffffffeu
@@ -65,16 +67,34 @@ typedef struct ck_sets {
     uint32_t cap;
 } ck_sets;
 
-/* A block's stored entry state: ents[start..start+len), capacity cap. */
-typedef struct ck_bstate {
-    uint32_t start, len, cap;
-    bool reached;
-} ck_bstate;
-
-/* A sparse sorted list of location indexes in lpool. */
+/* A sparse list in some pool: [start, start+len). */
 typedef struct ck_list {
     uint32_t start, len;
 } ck_list;
+
+/* Undo log entry: key is a location index, or a vreg | bit 31 (a chain head). */
+typedef struct ck_logent {
+    uint32_t key, old;
+} ck_logent;
+
+typedef struct ck_mark {
+    uint32_t log, nodes;
+} ck_mark;
+
+/* The delta an edge carries relative to its target's idom's exit state. */
+typedef struct ck_edelta {
+    uint32_t start, len; /* in dpool */
+    bool recorded;
+} ck_edelta;
+
+/* A node of the dominator-tree walk. */
+typedef struct ck_frame {
+    uint32_t block, child, rounds;
+    uint32_t restrict_to; /* innermost loop being iterated (children outside it wait), or CK_NIL */
+    bool iterating;       /* a header iterating its loop (phase 1), errors not recorded */
+    ravel_report *saved_rep;
+    ck_mark mark_entry, mark_exit;
+} ck_frame;
 
 /* One error found. Strings are malloc'd and owned by the report. */
 typedef struct ck_err {
@@ -104,40 +124,43 @@ char *ck_bdetach(ck_buf *b); /* returns the malloc'd string ("" if empty), reset
 
 struct ravel_checker {
     unsigned opts; /* RAVEL_CHECK_* */
-    /* per function (set by ck_setup) */
+    /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
-    /* cfg */
+    /* cfg (ck_cfg.c) */
     RV_VEC(uint32_t) pred_start, pred, rpo, rpo_index, dfs_stack, dfs_next;
-    /* liveness */
-    RV_VEC(uint32_t) lpool;
-    RV_VEC(ck_list) live_in, gen, kill;
-    RV_VEC(uint32_t) tmp_locs;
-    /* per location scratch, grow-only (invariants above) */
+    RV_VEC(uint32_t) idom, dchild_start, dchild;
+    RV_VEC(uint32_t) dpre, dpost;           /* dominator-tree numbering */
+    RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */
+    RV_VEC(uint8_t) is_header;
+    RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge */
+    /* the state (ck_state.c), grow-only arrays */
     uint32_t loc_cap;
-    uint32_t *lval;   /* value, valid iff lstamp == visit */
-    uint32_t *lstamp;
+    uint32_t *lval;               /* value of each location */
+    uint32_t *lacc;               /* scratch value per location */
     uint32_t *lst1, *lst2, *lst3; /* stamp marks */
-    uint32_t stamp, visit;
-    RV_VEC(uint32_t) active; /* locations with lstamp == visit */
-    /* per vreg scratch, grow-only */
+    uint32_t stamp;
     uint32_t vreg_cap;
-    uint32_t *vhead;  /* holder chain head, valid iff vtrack == visit */
-    uint32_t *vtrack;
-    uint32_t *vst, *vst2; /* stamp marks */
-    uint32_t *vaux;  /* per-vreg data valid where vst == stamp */
+    uint32_t *vhead;              /* holder chain heads (index nvregs: .ref holders) */
+    uint32_t *vst, *vst2;         /* stamp marks */
+    uint32_t *vaux;               /* per-vreg data valid where vst2 == stamp */
     RV_VEC(ck_hnode) hnodes;
-    /* block states */
+    RV_VEC(ck_logent) log;
+    RV_VEC(uint32_t) tmp_locs;
+    /* the walk (ck_flow.c) */
     ck_sets sets;
-    RV_VEC(ck_ent) epool;
-    RV_VEC(ck_bstate) bst;
+    RV_VEC(ck_ent) dpool, patch, ppool;
+    RV_VEC(ck_edelta) edelta;     /* per edge (index into f->succs) */
+    RV_VEC(ck_list) bpatch;       /* per block: the entry patch of its last visit */
+    RV_VEC(ck_frame) frames;
+    RV_VEC(uint32_t) frame_of, berr;
     ck_u32vec setbuf, setbuf2, srcset;
-    RV_VEC(uint8_t) dirty;
+    bool diverged;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
-    ck_buf explain;    /* explain dump target when dumping */
+    ck_buf explain;    /* explain dump target */
     bool dumping;
-    bool copy_src_ok;
+    uint32_t dump_block;
 };
 
 /* Where an error happens: block, instruction, operand role and index. */
@@ -161,9 +184,17 @@ void ck_sort_u32(uint32_t *a, uint32_t n);
 /* ck_cfg.c */
 void ck_cfg_build(ravel_checker *ck);
 static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->rpo_index.data[b] != CK_NIL; }
+/* True if block b is in the natural loop headed by h. */
+static inline bool ck_in_loop(const ravel_checker *ck, uint32_t b, uint32_t h)
+{
+    for (uint32_t x = ck->loop_of.data[b]; x != CK_NIL; x = ck->loop_parent.data[x])
+        if (x == h) return true;
+    return false;
+}
 
-/* ck_state.c: dense current state */
-void ck_scratch_ensure(ravel_checker *ck);
+/* ck_state.c: the current state with its undo log */
+void ck_state_init(ravel_checker *ck);
+uint32_t ck_next_stamp(ravel_checker *ck);
 static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
 {
     if (l & RAVEL_SLOT_BIT) {
@@ -174,33 +205,27 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
     return l < ck->nregs ? l : CK_NIL;
 }
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
-static inline ck_val ck_get(const ravel_checker *ck, uint32_t li)
-{
-    return ck->lstamp[li] == ck->visit ? ck->lval[li] : CK_V_UNKNOWN;
-}
+static inline ck_val ck_get(const ravel_checker *ck, uint32_t li) { return ck->lval[li]; }
 bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v);
-static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck_get(ck, li), v); }
+static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck->lval[li], v); }
+ck_mark ck_mark_now(const ravel_checker *ck);
+void ck_rollback(ravel_checker *ck, ck_mark m);
 void ck_set(ravel_checker *ck, uint32_t li, ck_val val);
 void ck_kill_vreg(ravel_checker *ck, uint32_t v);
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li); /* li may be CK_NIL */
 void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src);
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u);
-void ck_drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted);
-void ck_load(ravel_checker *ck, uint32_t b);
-void ck_reset_state(ravel_checker *ck);
-uint32_t ck_next_stamp(ravel_checker *ck);
+void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
 
+/* ck_xfer.c */
+void ck_xfer_block(ravel_checker *ck, uint32_t b);
+
+/* ck_flow.c */
+void ck_flow(ravel_checker *ck, bool fresh);
+char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uint32_t v, bool late, bool held);
 
 /* check.c: bytes of scratch memory the context holds (benchmarks). */
 size_t ck_memory(const ravel_checker *ck);
-
-/* ck_live.c */
-void ck_live(ravel_checker *ck);
-
-/* ck_flow.c */
-void ck_run_block(ravel_checker *ck, uint32_t b);
-void ck_flow(ravel_checker *ck);
-ck_val ck_edge_val_at(ravel_checker *ck, const rv_succ *e, uint32_t li, bool *unknown);
 
 /* ck_rules.c */
 /* Structural sanity (anything that would make the analysis unsafe); on
@@ -215,8 +240,10 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
 void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect,
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void ck_bad_input(ravel_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ck_dump_state(ravel_checker *ck, uint32_t ii);
-void ck_finish_report(ravel_checker *ck); /* sort, dedupe, provenance, explain */
+void ck_truncate_errors(ravel_report *rep, uint32_t n);
+void ck_dump_state(ravel_checker *ck, uint32_t b, uint32_t ii);
+void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v);
+void ck_finish_report(ravel_checker *ck); /* sort, dedupe, explain */
 const char *ck_vname(const ravel_func *f, uint32_t v, char *buf); /* "v3" */
 void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in);
 

@@ -1,211 +1,31 @@
-/* ck_flow.c - the forward abstract interpretation (FORMAT.md section 6).
- * Transfer of one op, in order: early defs written; early uses checked;
- * stackmap checked, clobbers and the safepoint effect applied; late defs
- * written; late uses checked. Edits copy sets. Branch arguments are a
- * simultaneous substitution on each edge. Block entry states are met
- * (intersection, unknown dominating) in a worklist swept in reverse
- * post-order until nothing changes; the lattice only descends, so
- * entry := entry meet incoming is exact. A replay pass then reports errors.
- * Requires: ck_cfg_build, ck_live. */
+/* ck_flow.c - the abstract interpretation to a fixpoint, as a walk of the
+ * dominator tree over one shared state with an undo log (ck_state.c).
+ *
+ * Visiting block X (a child of D = idom(X) in the dominator tree) starts
+ * from D's exit state. X's entry state differs from it only where some
+ * incoming edge differs, and each edge P->X records exactly that as its
+ * *delta*: the locations written since D's exit along the dominator path to
+ * P (the log segment, since the walk has rolled back everything else), plus
+ * the locations whose sets the edge's branch arguments substitute. The
+ * meet over the incoming edges (intersection, unknown dominating, empty =
+ * conflicted; unreached edges are the identity) is then a patch over the
+ * union of the deltas: no block state is ever copied or stored whole, so
+ * the cost follows the changes, not locations x blocks.
+ * Children are visited in reverse post-order, so every forward edge into a
+ * block is recorded before the block is visited. Retreating edges (loops,
+ * also irreducible ones) start unreached; when all children of D are done,
+ * every child with retreating edges recomputes its entry; if one changed,
+ * the children are visited again from the first changed one. The lattice
+ * only descends, so this reaches the same fixpoint as a worklist.
+ * Errors are recorded during the walk; those of a visit that is redone are
+ * dropped, so the report reflects the fixpoint only.
+ * Requires: ck_cfg_build (rpo, preds, idom, dominator-tree children). */
 #include "ck.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static bool is_ref(const ravel_checker *ck, uint32_t v) { return ck->f->vregs.data[v].ref; }
-
-/* ---- reads (checked when ck->rep is set) ---- */
-
-static bool read_use(ravel_checker *ck, const ck_site *s, const rv_operand *o)
-{
-    uint32_t li = ck_li(ck, o->loc);
-    if (li == CK_NIL) return false; /* structural error, reported by the rules */
-    ck_val val = ck_get(ck, li);
-    if (ck_val_has(&ck->sets, val, o->vreg)) return true;
-    if (ck->rep) {
-        const char *kind = val == CK_V_UNKNOWN ? "use-unknown"
-                         : val == CK_V_CONFLICT ? "use-conflicted"
-                         : val == CK_V_EMPTY ? "use-empty" : "use-wrong-vreg";
-        ck_err_value(ck, s, kind, li, o->vreg);
-    }
-    return false;
-}
-
-static bool holds_ref(const ravel_checker *ck, ck_val val)
-{
-    uint32_t one;
-    const uint32_t *m;
-    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
-    for (uint32_t i = 0; i < n; i++)
-        if (is_ref(ck, m[i])) return true;
-    return false;
-}
-
-static void check_stackmap(ravel_checker *ck, ck_site *s, const rv_inst *in)
-{
-    const ravel_func *f = ck->f;
-    for (uint32_t k = 0; k < in->u.smap.n; k++) {
-        uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li == CK_NIL || holds_ref(ck, ck_get(ck, li)) || !ck->rep) continue;
-        s->role = "stackmap";
-        s->k = (int32_t)k;
-        s->op = NULL;
-        s->order = 2 * 65536u + k;
-        ck_err_value(ck, s, "stackmap-not-ref", li, CK_NIL);
-    }
-}
-
-/* ---- effects ---- */
-
-static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
-{
-    const rv_operand *d = rv_inst_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (d[k].loc == reg) return true;
-    return false;
-}
-
-/* gc moving: every unlisted location loses its .ref vregs. gc nonmoving: a
- * .ref vreg held by no listed slot is removed everywhere. Scans only the
- * locations this visit has loaded or written. */
-static void safepoint_effect(ravel_checker *ck, const rv_inst *in)
-{
-    const ravel_func *f = ck->f;
-    uint32_t st = ck_next_stamp(ck);
-    uint32_t n = (in->flags & RV_IF_STACKMAP) ? in->u.smap.n : 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li != CK_NIL) ck->lst3[li] = st;
-    }
-    if (!f->mach->gc_nonmoving) {
-        for (uint32_t i = 0; i < ck->active.len; i++) {
-            uint32_t li = ck->active.data[i];
-            if (ck->lst3[li] != st) ck_drop_refs(ck, li, 0);
-        }
-        return;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li == CK_NIL) continue;
-        uint32_t one;
-        const uint32_t *m;
-        uint32_t nm = ck_val_members(&ck->sets, ck_get(ck, li), &m, &one);
-        for (uint32_t i = 0; i < nm; i++) ck->vst[m[i]] = st;
-    }
-    for (uint32_t i = 0; i < ck->active.len; i++) ck_drop_refs(ck, ck->active.data[i], st);
-}
-
-static void snapshot_src(ravel_checker *ck, uint32_t li)
-{
-    uint32_t one;
-    const uint32_t *m;
-    uint32_t n = ck_val_members(&ck->sets, ck_get(ck, li), &m, &one);
-    ck->srcset.len = 0;
-    for (uint32_t i = 0; i < n; i++) rv_vec_push(ck->srcset, m[i]);
-}
-
-/* copy d <- u whose read succeeded (source set in ck->srcset): every
- * location holding u also holds d; d's location := source set plus d. */
-static void alias_def(ravel_checker *ck, uint32_t d, uint32_t u, uint32_t ld)
-{
-    ck_kill_vreg(ck, d);
-    ck_alias(ck, d, u);
-    if (ld == CK_NIL) return;
-    uint32_t w = 0;
-    bool has_d = false;
-    for (uint32_t i = 0; i < ck->srcset.len; i++) has_d |= ck->srcset.data[i] == d;
-    ck->setbuf2.len = 0;
-    rv_vec_reserve(ck->setbuf2, ck->srcset.len + 1);
-    for (uint32_t i = 0; i < ck->srcset.len; i++) ck->setbuf2.data[w++] = ck->srcset.data[i];
-    if (!has_d) ck->setbuf2.data[w++] = d;
-    ck_sort_u32(ck->setbuf2.data, w);
-    ck_set(ck, ld, ck_set_intern(&ck->sets, ck->setbuf2.data, w));
-}
-
-static void defs_at(ravel_checker *ck, const rv_inst *in, bool late, bool copy_ok)
-{
-    const rv_operand *d = rv_inst_defs(ck->f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++) {
-        if (rv_op_is_late(&d[k]) != late) continue;
-        if (copy_ok && late) alias_def(ck, d[k].vreg, rv_inst_uses(ck->f, in)[0].vreg, ck_li(ck, d[k].loc));
-        else ck_write_def(ck, d[k].vreg, ck_li(ck, d[k].loc));
-    }
-}
-
-static void uses_at(ravel_checker *ck, ck_site *s, const rv_inst *in, bool late, bool *copy_ok)
-{
-    const rv_operand *u = rv_inst_uses(ck->f, in);
-    for (uint32_t k = 0; k < in->nuses; k++) {
-        if (rv_op_is_late(&u[k]) != late) continue;
-        s->role = "use";
-        s->k = (int32_t)k;
-        s->op = &u[k];
-        s->order = 65536u + k;
-        bool ok = read_use(ck, s, &u[k]);
-        if (copy_ok && k == 0 && in->op == RAVEL_OP_COPY && in->ndefs == 1 && ok) {
-            *copy_ok = true;
-            snapshot_src(ck, ck_li(ck, u[k].loc));
-        }
-    }
-}
-
-static void xfer_op(ravel_checker *ck, ck_site *s, const rv_inst *in)
-{
-    const ravel_func *f = ck->f;
-    bool copy_ok = false;
-    defs_at(ck, in, false, false);                 /* 1. early defs */
-    uses_at(ck, s, in, false, &copy_ok);           /* 2. early uses */
-    if (copy_ok && rv_op_is_early(rv_inst_defs(f, in))) {
-        alias_def(ck, rv_inst_defs(f, in)->vreg, rv_inst_uses(f, in)->vreg, ck_li(ck, rv_inst_defs(f, in)->loc));
-        copy_ok = false;
-    }
-    if (!rv_is_term(in)) {                         /* 3. stackmap, clobbers, gc */
-        if (in->flags & RV_IF_STACKMAP) check_stackmap(ck, s, in);
-        const uint32_t *regs;
-        uint32_t n = rv_inst_clobbers(f, in, &regs);
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t li = ck_li(ck, regs[k]);
-            if (li != CK_NIL && !defines_loc(f, in, regs[k])) ck_set(ck, li, CK_V_UNKNOWN);
-        }
-        if (in->flags & RV_IF_SAFEPOINT) {
-            safepoint_effect(ck, in);
-            if (copy_ok) {
-                uint32_t w = 0;
-                for (uint32_t i = 0; i < ck->srcset.len; i++)
-                    if (!is_ref(ck, ck->srcset.data[i])) ck->srcset.data[w++] = ck->srcset.data[i];
-                ck->srcset.len = w;
-            }
-        }
-    }
-    defs_at(ck, in, true, copy_ok);                /* 4. late defs */
-    uses_at(ck, s, in, true, NULL);                /* 5. late uses */
-}
-
-static void xfer(ravel_checker *ck, ck_site *s, const rv_inst *in)
-{
-    if (rv_is_edit(in)) {
-        uint32_t dst = ck_li(ck, in->u.edit.dst), src = ck_li(ck, in->u.edit.src);
-        if (dst == CK_NIL) return;
-        if (src == CK_NIL) ck_set(ck, dst, CK_V_UNKNOWN);
-        else ck_copy_loc(ck, dst, src);
-        return;
-    }
-    xfer_op(ck, s, in);
-}
-
-/* Runs block b from its stored entry state through every instruction; the
- * dense state then holds the exit state (caller resets it). */
-void ck_run_block(ravel_checker *ck, uint32_t b)
-{
-    const rv_block *bl = &ck->f->blocks.data[b];
-    ck_load(ck, b);
-    for (uint32_t i = 0; i < bl->ninsts; i++) {
-        uint32_t ii = bl->first_inst + i;
-        ck_site s = {b, ii, NULL, -1, NULL, 0};
-        if (ck->dumping) ck_dump_state(ck, ii);
-        xfer(ck, &s, rv_inst_at(ck->f, ii));
-    }
-    if (ck->dumping) ck_dump_state(ck, CK_NIL);
-}
+#define MAX_ROUNDS 100000u /* per dominator-tree node; the lattice height bounds it far below */
 
 /* ---- edges ---- */
 
@@ -230,11 +50,11 @@ static void edge_prepare(ravel_checker *ck, const rv_succ *e, uint32_t *pst, uin
     }
 }
 
-/* The value that location li carries along edge e (after substitution):
- * CK_V_UNKNOWN when unknown. */
+/* The value location li carries along edge e: all parameters substituted
+ * at once (each removed, then added where its argument was). */
 static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_t pst, uint32_t ast)
 {
-    ck_val val = ck_get(ck, li);
+    ck_val val = ck->lval[li];
     if (val >= CK_V_UNKNOWN || !e->nargs) return val;
     if (!(val & CK_V_SETBIT) && ck->vst[val] != pst && ck->vst2[val] != ast) return val; /* untouched singleton */
     const ravel_func *f = ck->f;
@@ -257,105 +77,444 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_
     return ck_set_intern(&ck->sets, ck->setbuf.data, w);
 }
 
-ck_val ck_edge_val_at(ravel_checker *ck, const rv_succ *e, uint32_t li, bool *unknown)
+static void mark_loc(ravel_checker *ck, uint32_t li, uint32_t st)
 {
-    uint32_t pst, ast;
-    edge_prepare(ck, e, &pst, &ast);
-    ck_val v = edge_val(ck, e, li, pst, ast);
-    *unknown = v == CK_V_UNKNOWN;
+    if (ck->lst1[li] == st) return;
+    ck->lst1[li] = st;
+    rv_vec_push(ck->tmp_locs, li);
+}
+
+/* Adds the valid holders of v to the marked list. */
+static void mark_holders(ravel_checker *ck, uint32_t v, uint32_t st)
+{
+    for (uint32_t h = ck->vhead[v]; h != CK_NIL; h = ck->hnodes.data[h].next) {
+        uint32_t li = ck->hnodes.data[h].li;
+        if (ck_val_has(&ck->sets, ck->lval[li], v)) mark_loc(ck, li, st);
+    }
+}
+
+/* Records the delta of every edge leaving x (x's exit state is current). */
+static void record_edges(ravel_checker *ck, uint32_t x)
+{
+    const ravel_func *f = ck->f;
+    const rv_inst *t = rv_block_term(f, &f->blocks.data[x]);
+    for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+        const rv_succ *e = &rv_inst_succs(f, t)[k];
+        uint32_t eid = t->u.succ.first + k, d = ck->idom.data[e->block];
+        ck_mark m = ck->frames.data[ck->frame_of.data[d]].mark_exit;
+        uint32_t pst, ast, st = ck_next_stamp(ck);
+        ck->tmp_locs.len = 0;
+        for (uint32_t i = m.log; i < ck->log.len; i++)
+            if (!(ck->log.data[i].key & 0x80000000u)) mark_loc(ck, ck->log.data[i].key, st);
+        edge_prepare(ck, e, &pst, &ast);
+        if (e->nargs) {
+            const uint32_t *params = rv_block_params(f, &f->blocks.data[e->block]), *args = rv_succ_args(f, e);
+            for (uint32_t i = 0; i < e->nargs; i++) {
+                mark_holders(ck, params[i], st);
+                mark_holders(ck, args[i], st);
+            }
+        }
+        ck_edelta *ed = &ck->edelta.data[eid];
+        ed->start = ck->dpool.len;
+        ed->len = ck->tmp_locs.len;
+        ed->recorded = true;
+        rv_vec_reserve(ck->dpool, ck->tmp_locs.len);
+        for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
+            uint32_t li = ck->tmp_locs.data[i];
+            ck->dpool.data[ck->dpool.len++] = (ck_ent){li, edge_val(ck, e, li, pst, ast)};
+        }
+    }
+}
+
+/* ---- entry states ---- */
+
+static ck_val meet2(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
+{
+    if (a == CK_V_UNKNOWN || b == CK_V_UNKNOWN) return CK_V_UNKNOWN;
+    return ck_val_meet(s, a, b, tmp);
+}
+
+/* Calls fn for every recorded edge into x. */
+#define FOR_IN_EDGES(ck, x, eid, body)                                                     \
+    do {                                                                                   \
+        uint32_t last_ = CK_NIL;                                                           \
+        for (uint32_t p_ = (ck)->pred_start.data[x]; p_ < (ck)->pred_start.data[(x) + 1]; p_++) { \
+            uint32_t q_ = (ck)->pred.data[p_];                                             \
+            if (q_ == last_ || !ck_reachable(ck, q_)) continue;                            \
+            last_ = q_;                                                                    \
+            const rv_inst *t_ = rv_block_term((ck)->f, &(ck)->f->blocks.data[q_]);         \
+            for (uint32_t k_ = 0; k_ < rv_inst_nsuccs(t_); k_++) {                         \
+                if (rv_inst_succs((ck)->f, t_)[k_].block != (x)) continue;                 \
+                uint32_t eid = t_->u.succ.first + k_;                                      \
+                if (!(ck)->edelta.data[eid].recorded) continue;                            \
+                body                                                                       \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* The entry patch of x against the current state (x's idom's exit): every
+ * location some incoming delta mentions, with the meet over the edges. */
+static void compute_entry(ravel_checker *ck, uint32_t x)
+{
+    ck->patch.len = 0;
+    if (x == 0) return;
+    uint32_t st = ck_next_stamp(ck);
+    ck->tmp_locs.len = 0;
+    FOR_IN_EDGES(ck, x, eid, {
+        const ck_edelta *ed = &ck->edelta.data[eid];
+        for (uint32_t i = 0; i < ed->len; i++) mark_loc(ck, ck->dpool.data[ed->start + i].li, st);
+    });
+    bool first = true;
+    FOR_IN_EDGES(ck, x, eid, {
+        const ck_edelta *ed = &ck->edelta.data[eid];
+        uint32_t se = ck_next_stamp(ck);
+        for (uint32_t i = 0; i < ed->len; i++) {
+            ck_ent d = ck->dpool.data[ed->start + i];
+            ck->lst2[d.li] = se;
+            ck->lacc[d.li] = first ? d.val : meet2(&ck->sets, ck->lacc[d.li], d.val, &ck->setbuf);
+        }
+        for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
+            uint32_t li = ck->tmp_locs.data[i];
+            if (ck->lst2[li] != se) ck->lacc[li] = first ? ck->lval[li] : meet2(&ck->sets, ck->lacc[li], ck->lval[li], &ck->setbuf);
+        }
+        first = false;
+    });
+    rv_vec_reserve(ck->patch, ck->tmp_locs.len);
+    for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
+        uint32_t li = ck->tmp_locs.data[i];
+        ck->patch.data[ck->patch.len++] = (ck_ent){li, ck->lacc[li]};
+    }
+}
+
+/* True if the patch in ck->patch gives x another entry state than the one
+ * x was last visited with (both against the current state). */
+static bool entry_changed(ravel_checker *ck, uint32_t x)
+{
+    const ck_list old = ck->bpatch.data[x];
+    uint32_t so = ck_next_stamp(ck), sn = ck_next_stamp(ck);
+    for (uint32_t i = 0; i < old.len; i++) {
+        ck_ent e = ck->ppool.data[old.start + i];
+        ck->lst2[e.li] = so;
+        ck->lacc[e.li] = e.val;
+    }
+    for (uint32_t i = 0; i < ck->patch.len; i++) {
+        ck_ent e = ck->patch.data[i];
+        ck->lst3[e.li] = sn;
+        if ((ck->lst2[e.li] == so ? ck->lacc[e.li] : ck->lval[e.li]) != e.val) return true;
+    }
+    for (uint32_t i = 0; i < old.len; i++) {
+        ck_ent e = ck->ppool.data[old.start + i];
+        if (ck->lst3[e.li] != sn && ck->lval[e.li] != e.val) return true;
+    }
+    return false;
+}
+
+/* ---- the walk ---- */
+
+/* While a loop is iterated, only its own blocks are visited. */
+static bool child_allowed(const ravel_checker *ck, const ck_frame *fr, uint32_t c)
+{
+    uint32_t r = fr->iterating ? fr->block : fr->restrict_to;
+    return r == CK_NIL || ck_in_loop(ck, c, r);
+}
+
+/* Enters block x from its idom's exit state: applies the entry patch,
+ * runs x, records its out-edges. */
+static void enter_block(ravel_checker *ck, uint32_t idx)
+{
+    uint32_t x = ck->frames.data[idx].block;
+    ck->berr.data[x] = ck->rep ? ck->rep->errs.len : 0;
+    compute_entry(ck, x);
+    ck->bpatch.data[x] = (ck_list){ck->ppool.len, ck->patch.len};
+    rv_vec_reserve(ck->ppool, ck->patch.len);
+    for (uint32_t i = 0; i < ck->patch.len; i++) {
+        ck->ppool.data[ck->ppool.len++] = ck->patch.data[i];
+        ck_set(ck, ck->patch.data[i].li, ck->patch.data[i].val);
+    }
+    ck_xfer_block(ck, x);
+    ck->frames.data[idx].mark_exit = ck_mark_now(ck);
+    record_edges(ck, x);
+}
+
+/* Pushes block x. A loop header first iterates its loop alone (children
+ * outside the loop wait, errors are not recorded) until its entry is
+ * stable; then it is visited once more like any block, with everything. */
+static void push_frame(ravel_checker *ck, uint32_t x, uint32_t restrict_to)
+{
+    ck_frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.block = x;
+    fr.mark_entry = ck_mark_now(ck);
+    fr.restrict_to = restrict_to;
+    fr.saved_rep = ck->rep;
+    if (ck->is_header.data[x]) {
+        fr.iterating = true;
+        ck->rep = NULL;
+    }
+    uint32_t idx = ck->frames.len;
+    rv_vec_push(ck->frames, fr); /* on the stack before the visit: provenance walks it */
+    ck->frame_of.data[x] = idx;
+    enter_block(ck, idx);
+}
+
+/* After every child of fr's block is done: the first child (in order)
+ * whose entry changed through an irreducible retreating edge, or CK_NIL. */
+static uint32_t first_changed_child(ravel_checker *ck, const ck_frame *fr)
+{
+    uint32_t b = fr->block;
+    for (uint32_t i = ck->dchild_start.data[b]; i < ck->dchild_start.data[b + 1]; i++) {
+        uint32_t c = ck->dchild.data[i];
+        if (!ck->retreat.data[c] || !child_allowed(ck, fr, c)) continue;
+        compute_entry(ck, c);
+        if (entry_changed(ck, c)) return i - ck->dchild_start.data[b];
+    }
+    return CK_NIL;
+}
+
+/* All children of the frame on top are done. Returns true if the frame
+ * continues (another round), false when it is finished. */
+static bool frame_done(ravel_checker *ck)
+{
+    uint32_t idx = ck->frames.len - 1;
+    ck_frame *fr = &ck->frames.data[idx];
+    uint32_t b = fr->block;
+    if (fr->iterating) { /* loop header: is its entry stable? */
+        ck_rollback(ck, fr->mark_entry);
+        compute_entry(ck, b);
+        bool changed = entry_changed(ck, b);
+        if (!changed || fr->rounds >= MAX_ROUNDS) {
+            if (changed) ck->diverged = true;
+            fr->iterating = false; /* final visit, with everything, errors recorded */
+            ck->rep = fr->saved_rep;
+        }
+        fr->rounds++;
+        fr->child = 0;
+        enter_block(ck, idx);
+        return true;
+    }
+    ck_rollback(ck, fr->mark_exit);
+    uint32_t i = first_changed_child(ck, fr);
+    if (i != CK_NIL && fr->rounds < MAX_ROUNDS) {
+        fr->rounds++;
+        if (ck->rep) ck_truncate_errors(ck->rep, ck->berr.data[ck->dchild.data[ck->dchild_start.data[b] + i]]);
+        fr->child = i;
+        return true;
+    }
+    if (i != CK_NIL) ck->diverged = true;
+    return false;
+}
+
+static void walk(ravel_checker *ck)
+{
+    ck->frames.len = 0;
+    push_frame(ck, 0, CK_NIL);
+    while (ck->frames.len) {
+        ck_frame *fr = &ck->frames.data[ck->frames.len - 1];
+        uint32_t b = fr->block, nchild = ck->dchild_start.data[b + 1] - ck->dchild_start.data[b];
+        if (fr->child < nchild) {
+            uint32_t c = ck->dchild.data[ck->dchild_start.data[b] + fr->child++];
+            if (!child_allowed(ck, fr, c)) continue;
+            ck_rollback(ck, fr->mark_exit);
+            push_frame(ck, c, fr->iterating ? b : fr->restrict_to);
+            continue;
+        }
+        if (frame_done(ck)) continue;
+        fr = &ck->frames.data[ck->frames.len - 1];
+        ck_rollback(ck, fr->mark_entry);
+        ck->rep = fr->saved_rep;
+        ck->frames.len--;
+    }
+}
+
+/* The fixpoint walk, recording errors into ck->rep. With fresh = false the
+ * edge deltas of a previous walk are kept, so loops start at their fixpoint
+ * (used to replay for explain dumps). */
+void ck_flow(ravel_checker *ck, bool fresh)
+{
+    const ravel_func *f = ck->f;
+    uint32_t n = ck->nblocks;
+    if (fresh) {
+        ck_sets_reset(&ck->sets);
+        ck->dpool.len = 0;
+        rv_vec_reserve(ck->edelta, f->succs.len);
+        ck->edelta.len = f->succs.len;
+        for (uint32_t i = 0; i < f->succs.len; i++) ck->edelta.data[i] = (ck_edelta){0, 0, false};
+    }
+    ck->ppool.len = 0;
+    ck->diverged = false;
+    rv_vec_reserve(ck->bpatch, n);
+    rv_vec_reserve(ck->frame_of, n);
+    rv_vec_reserve(ck->berr, n);
+    ck->bpatch.len = ck->frame_of.len = ck->berr.len = n;
+    ck_state_init(ck);
+    if (ck->rpo.len) walk(ck);
+}
+
+/* ---- provenance (on error only) ---- */
+
+/* Value of li when the log was at position m (scan back over the log). */
+static ck_val value_at(const ravel_checker *ck, uint32_t li, uint32_t m)
+{
+    ck_val v = ck->lval[li];
+    for (uint32_t i = ck->log.len; i-- > m;)
+        if (ck->log.data[i].key == li) v = ck->log.data[i].old;
     return v;
 }
 
-/* First time t is reached: its entry state is the edge state over t's
- * live-in locations. */
-static void first_reach(ravel_checker *ck, const rv_succ *e, uint32_t pst, uint32_t ast)
+static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
 {
-    ck_bstate *bs = &ck->bst.data[e->block];
-    ck_list live = ck->live_in.data[e->block];
-    rv_vec_reserve(ck->epool, live.len);
-    bs->reached = true;
-    bs->start = ck->epool.len;
-    for (uint32_t i = 0; i < live.len; i++) {
-        uint32_t li = ck->lpool.data[live.start + i];
-        ck_val v = edge_val(ck, e, li, pst, ast);
-        if (v != CK_V_UNKNOWN) ck->epool.data[ck->epool.len++] = (ck_ent){li, v};
-    }
-    bs->len = bs->cap = ck->epool.len - bs->start;
+    if (f->insts.data[ii].line) ck_bprintf(b, "line %u", f->insts.data[ii].line);
+    else ck_bprintf(b, "inst %u", ii);
 }
 
-/* entry(t) := entry(t) meet edge state, in place (the lattice only
- * descends, so entries only disappear or shrink); true if changed. */
-static bool meet_edge(ravel_checker *ck, const rv_succ *e, uint32_t pst, uint32_t ast)
-{
-    ck_bstate *bs = &ck->bst.data[e->block];
-    uint32_t w = 0;
-    bool changed = false;
-    for (uint32_t i = 0; i < bs->len; i++) {
-        ck_ent x = ck->epool.data[bs->start + i];
-        ck_val v = edge_val(ck, e, x.li, pst, ast);
-        if (v == CK_V_UNKNOWN) { /* unknown on this edge */
-            changed = true;
-            continue;
-        }
-        ck_val m = ck_val_meet(&ck->sets, x.val, v, &ck->setbuf);
-        changed |= m != x.val;
-        ck->epool.data[bs->start + w++] = (ck_ent){x.li, m};
-    }
-    bs->len = w;
-    return changed;
-}
-
-static void propagate(ravel_checker *ck, uint32_t b)
+/* What each incoming edge of the join x brings in li. */
+static void prov_join(ravel_checker *ck, ck_buf *b, uint32_t x, uint32_t li)
 {
     const ravel_func *f = ck->f;
-    const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
-    for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
-        const rv_succ *e = &rv_inst_succs(f, t)[k];
-        uint32_t pst, ast;
-        edge_prepare(ck, e, &pst, &ast);
-        if (!ck->bst.data[e->block].reached) {
-            first_reach(ck, e, pst, ast);
-            ck->dirty.data[e->block] = 1;
-        } else if (meet_edge(ck, e, pst, ast)) {
-            ck->dirty.data[e->block] = 1;
-        }
-    }
+    char lb[32];
+    rv_loc_str(f->mach, ck_loc_of(ck, li), lb);
+    ck_val base = value_at(ck, li, ck->frames.data[ck->frame_of.data[x]].mark_entry.log);
+    ck_bprintf(b, "at the entry of %s, %s is the meet of its incoming edges:\n", rv_block_name(f, x), lb);
+    FOR_IN_EDGES(ck, x, eid, {
+        const ck_edelta *ed = &ck->edelta.data[eid];
+        ck_val v = base;
+        for (uint32_t i = 0; i < ed->len; i++)
+            if (ck->dpool.data[ed->start + i].li == li) v = ck->dpool.data[ed->start + i].val;
+        ck_bprintf(b, "  from %s (", rv_block_name(f, q_));
+        where(b, f, (uint32_t)(t_ - f->insts.data));
+        ck_bprintf(b, "): %s %s ", lb, v < CK_V_UNKNOWN ? "holds" : "is");
+        ck_val_text(b, ck, v);
+        ck_bprintf(b, "\n");
+    });
 }
 
-/* Fixpoint, then the replay that collects value errors into ck->rep. */
-void ck_flow(ravel_checker *ck)
+static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk)
 {
-    uint32_t n = ck->nblocks;
-    ck_sets_reset(&ck->sets);
-    ck->epool.len = 0;
-    rv_vec_reserve(ck->bst, n);
-    ck->bst.len = n;
-    for (uint32_t b = 0; b < n; b++) {
-        ck->bst.data[b] = (ck_bstate){0, 0, 0, false};
-        ck->dirty.data[b] = 0;
-    }
-    if (!ck->rpo.len) return;
-    ck->bst.data[0].reached = true; /* entry: every location unknown */
-    ck->dirty.data[0] = 1;
-    ravel_report *rep = ck->rep;
-    ck->rep = NULL;
-    bool progress = true;
-    while (progress) {
-        progress = false;
-        for (uint32_t i = 0; i < ck->rpo.len; i++) {
-            uint32_t b = ck->rpo.data[i];
-            if (!ck->dirty.data[b]) continue;
-            ck->dirty.data[b] = 0;
-            progress = true;
-            ck_run_block(ck, b);
-            propagate(ck, b);
-            ck_reset_state(ck);
+    const ravel_func *f = ck->f;
+    *clobber = false;
+    *defk = CK_NIL;
+    const rv_operand *d = rv_inst_defs(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (ck_li(ck, d[k].loc) == li) *defk = k;
+    if (*defk != CK_NIL) return true;
+    if (rv_is_term(in)) return false;
+    const uint32_t *regs;
+    uint32_t n = rv_inst_clobbers(f, in, &regs);
+    for (uint32_t k = 0; k < n; k++)
+        if (ck_li(ck, regs[k]) == li) *clobber = true;
+    return *clobber;
+}
+
+static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
+{
+    if (!(in->flags & RV_IF_STACKMAP)) return false;
+    for (uint32_t k = 0; k < in->u.smap.n; k++)
+        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
+    return false;
+}
+
+/* Number of recorded edges into x; *from = the source of the last one. */
+static uint32_t reached_in_edges(ravel_checker *ck, uint32_t x, uint32_t *from)
+{
+    uint32_t n = 0;
+    FOR_IN_EDGES(ck, x, eid, {
+        (void)eid;
+        *from = q_;
+        n++;
+    });
+    return n;
+}
+
+static bool on_stack(const ravel_checker *ck, uint32_t b)
+{
+    uint32_t i = ck->frame_of.data[b];
+    return i < ck->frames.len && ck->frames.data[i].block == b;
+}
+
+/* Walks back from an error (block x, instruction ii, location li, expected
+ * vreg v) through edits, defs and single-predecessor edges, explaining what
+ * put the content of li there; at a join, lists what each edge brought.
+ * Every block visited is on the walk's stack (x and its dominators). */
+char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uint32_t v, bool late, bool held)
+{
+    const ravel_func *f = ck->f;
+    ck_buf b = {0};
+    char lb[32], lb2[32], vb[32];
+    uint32_t blk = x, stop = ii + (late ? 1 : 0);
+    for (int steps = 0; steps < 64; steps++) {
+        const rv_block *bl = &f->blocks.data[blk];
+        bool done = false;
+        for (uint32_t i = stop; i-- > bl->first_inst && !done;) {
+            const rv_inst *in = &f->insts.data[i];
+            rv_loc_str(f->mach, ck_loc_of(ck, li), lb);
+            if (rv_is_edit(in)) {
+                if (ck_li(ck, in->u.edit.dst) != li) continue;
+                ck_bprintf(&b, "%s was %s from %s at ", lb,
+                           in->op == RAVEL_OP_SPILL ? "spilled" : in->op == RAVEL_OP_RELOAD ? "reloaded" : "moved",
+                           rv_loc_str(f->mach, in->u.edit.src, lb2));
+                where(&b, f, i);
+                ck_bprintf(&b, "\n");
+                li = ck_li(ck, in->u.edit.src);
+                if (li == CK_NIL) return ck_bdetach(&b);
+                continue;
+            }
+            bool clob;
+            uint32_t dk;
+            if (writes_loc(ck, in, li, &clob, &dk)) {
+                ck_bprintf(&b, "%s was ", lb);
+                if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
+                else ck_bprintf(&b, "written with %s by `", ck_vname(f, rv_inst_defs(f, in)[dk].vreg, vb));
+                ck_inst_text(&b, f, in);
+                ck_bprintf(&b, "` at ");
+                where(&b, f, i);
+                ck_bprintf(&b, "\n");
+                done = true;
+                break;
+            }
+            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
+                ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
+                where(&b, f, i);
+                ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
+            }
+            const rv_operand *d = rv_inst_defs(f, in);
+            for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
+                if (d[k].vreg == v) {
+                    ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
+                    where(&b, f, i);
+                    ck_bprintf(&b, " (in %s): older copies such as the one in %s are stale\n",
+                               rv_loc_str(f->mach, d[k].loc, lb2), lb);
+                }
         }
+        if (done) break;
+        rv_loc_str(f->mach, ck_loc_of(ck, li), lb);
+        uint32_t q = CK_NIL, np = reached_in_edges(ck, blk, &q);
+        if (blk == 0 || np == 0) {
+            ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);
+            break;
+        }
+        if (np > 1 || !on_stack(ck, blk)) {
+            if (on_stack(ck, blk)) prov_join(ck, &b, blk, li);
+            break;
+        }
+        if (!on_stack(ck, q)) break;
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
+        ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
+        if (v != CK_NIL) { /* a parameter of blk: follow its argument */
+            const uint32_t *params = rv_block_params(f, bl);
+            for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+                const rv_succ *s = &rv_inst_succs(f, t)[k];
+                if (s->block != blk) continue;
+                for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
+                    if (params[p] == v) {
+                        uint32_t a = rv_succ_args(f, s)[p];
+                        ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
+                        v = a;
+                        break;
+                    }
+            }
+        }
+        blk = q;
+        stop = f->blocks.data[q].first_inst + f->blocks.data[q].ninsts;
     }
-    ck->rep = rep;
-    if (!rep) return;
-    for (uint32_t i = 0; i < ck->rpo.len; i++) {
-        ck_run_block(ck, ck->rpo.data[i]);
-        ck_reset_state(ck);
-    }
+    return ck_bdetach(&b);
 }

@@ -111,10 +111,10 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
     else ck_bprintf(b, "inst %u", ii);
 }
 
-static void val_text(ck_buf *b, const ravel_checker *ck, ck_val v, bool unknown)
+void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v)
 {
     char vb[32];
-    if (unknown) { ck_bprintf(b, "unknown"); return; }
+    if (v == CK_V_UNKNOWN) { ck_bprintf(b, "unknown"); return; }
     if (v == CK_V_CONFLICT) { ck_bprintf(b, "conflicted"); return; }
     if (v == CK_V_EMPTY) { ck_bprintf(b, "empty"); return; }
     uint32_t one;
@@ -128,8 +128,7 @@ static void val_text(ck_buf *b, const ravel_checker *ck, ck_val v, bool unknown)
 /* Content of li in the dense state: unknown, conflicted, empty, {v1, v2}. */
 static void held_text(ck_buf *b, ravel_checker *ck, uint32_t li)
 {
-    ck_val v = ck_get(ck, li);
-    val_text(b, ck, v, v == CK_V_UNKNOWN);
+    ck_val_text(b, ck, ck_get(ck, li));
 }
 
 /* ---- recording ---- */
@@ -216,6 +215,10 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
         ck_bprintf(&m, " %s must hold a reference, but %s %s %s", lb, lb, verb, e->pub.held);
     if (!strcmp(e->pub.held, "empty")) ck_bprintf(&m, " (every vreg it held was redefined or dropped)");
     e->pub.message = ck_bdetach(&m);
+    /* provenance now, while the walk's state and stack are those of the
+     * error; bounded, since it scans the undo log */
+    if (ck->rep->errs.len <= CK_MAX_PROVENANCE)
+        e->pub.provenance = ck_provenance(ck, s->block, s->inst, li, expect, e->late, strcmp(kind, "use-unknown") != 0);
 }
 
 void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect, const char *fmt, ...)
@@ -238,7 +241,36 @@ void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_lo
 
 /* ---- explain: the state before each instruction ---- */
 
-void ck_dump_state(ravel_checker *ck, uint32_t ii)
+static void mark_dump_loc(ravel_checker *ck, ravel_loc l, uint32_t st)
+{
+    uint32_t li = ck_li(ck, l);
+    if (li == CK_NIL || ck->lst1[li] == st) return;
+    ck->lst1[li] = st;
+    rv_vec_push(ck->tmp_locs, li);
+}
+
+/* The locations block b names (operands, edits, stackmaps), sorted. */
+static void block_locs(ravel_checker *ck, uint32_t b)
+{
+    const ravel_func *f = ck->f;
+    const rv_block *bl = &f->blocks.data[b];
+    uint32_t st = ck_next_stamp(ck);
+    ck->tmp_locs.len = 0;
+    for (uint32_t i = 0; i < bl->ninsts; i++) {
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
+        if (rv_is_edit(in)) {
+            mark_dump_loc(ck, in->u.edit.dst, st);
+            mark_dump_loc(ck, in->u.edit.src, st);
+            continue;
+        }
+        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, rv_inst_ops(f, in)[k].loc, st);
+        if (!rv_is_term(in) && (in->flags & RV_IF_STACKMAP))
+            for (uint32_t k = 0; k < in->u.smap.n; k++) mark_dump_loc(ck, ravel_slot(f->u32.data[in->u.smap.first + k]), st);
+    }
+    ck_sort_u32(ck->tmp_locs.data, ck->tmp_locs.len);
+}
+
+void ck_dump_state(ravel_checker *ck, uint32_t blk, uint32_t ii)
 {
     ck_buf *b = &ck->explain;
     char lb[32];
@@ -250,11 +282,7 @@ void ck_dump_state(ravel_checker *ck, uint32_t ii)
         ck_inst_text(b, ck->f, &ck->f->insts.data[ii]);
         ck_bprintf(b, "`:");
     }
-    ck->tmp_locs.len = 0;
-    for (uint32_t i = 0; i < ck->active.len; i++)
-        if (ck_get(ck, ck->active.data[i]) != CK_V_UNKNOWN) rv_vec_push(ck->tmp_locs, ck->active.data[i]);
-    ck_sort_u32(ck->tmp_locs.data, ck->tmp_locs.len);
-    if (!ck->tmp_locs.len) ck_bprintf(b, " (every location unknown)");
+    block_locs(ck, blk);
     for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
         uint32_t li = ck->tmp_locs.data[i];
         loc_name(ck, li, lb);
@@ -262,157 +290,6 @@ void ck_dump_state(ravel_checker *ck, uint32_t ii)
         held_text(b, ck, li);
     }
     ck_bprintf(b, "\n");
-}
-
-/* ---- provenance ---- */
-
-static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk)
-{
-    const ravel_func *f = ck->f;
-    *clobber = false;
-    *defk = CK_NIL;
-    const rv_operand *d = rv_inst_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (ck_li(ck, d[k].loc) == li) *defk = k;
-    if (*defk != CK_NIL) return true;
-    if (rv_is_term(in)) return false;
-    const uint32_t *regs;
-    uint32_t n = rv_inst_clobbers(f, in, &regs);
-    for (uint32_t k = 0; k < n; k++)
-        if (ck_li(ck, regs[k]) == li) *clobber = true;
-    return *clobber;
-}
-
-static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
-{
-    if (!(in->flags & RV_IF_STACKMAP)) return false;
-    for (uint32_t k = 0; k < in->u.smap.n; k++)
-        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
-    return false;
-}
-
-/* Lists what each incoming edge of b brings in li (b has several). */
-static void prov_join(ravel_checker *ck, ck_buf *b, uint32_t blk, uint32_t li)
-{
-    const ravel_func *f = ck->f;
-    char lb[32];
-    loc_name(ck, li, lb);
-    ck_bprintf(b, "at the entry of %s, %s is the meet of %u incoming edges:\n", rv_block_name(f, blk), lb,
-               ck->pred_start.data[blk + 1] - ck->pred_start.data[blk]);
-    uint32_t last = CK_NIL;
-    for (uint32_t p = ck->pred_start.data[blk]; p < ck->pred_start.data[blk + 1]; p++) {
-        uint32_t q = ck->pred.data[p];
-        if (q == last) continue; /* repeated edges of one branch: handled below */
-        last = q;
-        if (!ck_reachable(ck, q)) {
-            ck_bprintf(b, "  from %s: unreachable (ignored)\n", rv_block_name(f, q));
-            continue;
-        }
-        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
-        ck_run_block(ck, q);
-        for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
-            const rv_succ *e = &rv_inst_succs(f, t)[k];
-            if (e->block != blk) continue;
-            bool unk;
-            ck_val v = ck_edge_val_at(ck, e, li, &unk);
-            ck_bprintf(b, "  from %s (", rv_block_name(f, q));
-            where(b, f, (uint32_t)(t - f->insts.data));
-            ck_bprintf(b, "): %s %s ", lb, unk ? "is" : "holds");
-            val_text(b, ck, v, unk);
-            ck_bprintf(b, "\n");
-        }
-        ck_reset_state(ck);
-    }
-}
-
-/* Walks back from the error through edits, defs and single-predecessor
- * edges, explaining what put the content of the location there. */
-static char *provenance(ravel_checker *ck, const ck_err *e)
-{
-    const ravel_func *f = ck->f;
-    ck_buf b = {0};
-    char lb[32], lb2[32], vb[32];
-    uint32_t blk = e->block_id, li = e->li, v = e->expect;
-    uint32_t stop = e->inst_id + (e->late ? 1 : 0); /* instructions before this index */
-    for (int steps = 0; steps < 24; steps++) {
-        const rv_block *bl = &f->blocks.data[blk];
-        uint32_t first = bl->first_inst;
-        bool done = false;
-        for (uint32_t ii = stop; ii-- > first && !done;) {
-            const rv_inst *in = &f->insts.data[ii];
-            loc_name(ck, li, lb);
-            if (rv_is_edit(in)) {
-                if (ck_li(ck, in->u.edit.dst) != li) continue;
-                ck_bprintf(&b, "%s was %s from %s at ", lb,
-                           in->op == RAVEL_OP_SPILL ? "spilled" : in->op == RAVEL_OP_RELOAD ? "reloaded" : "moved",
-                           rv_loc_str(f->mach, in->u.edit.src, lb2));
-                where(&b, f, ii);
-                ck_bprintf(&b, "\n");
-                li = ck_li(ck, in->u.edit.src);
-                if (li == CK_NIL) return ck_bdetach(&b);
-                continue;
-            }
-            bool clob;
-            uint32_t dk;
-            if (writes_loc(ck, in, li, &clob, &dk)) {
-                ck_bprintf(&b, "%s was ", lb);
-                if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
-                else ck_bprintf(&b, "written with %s by `", ck_vname(f, rv_inst_defs(f, in)[dk].vreg, vb));
-                ck_inst_text(&b, f, in);
-                ck_bprintf(&b, "` at ");
-                where(&b, f, ii);
-                ck_bprintf(&b, "\n");
-                done = true;
-                break;
-            }
-            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
-                ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
-                where(&b, f, ii);
-                ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
-            }
-            const rv_operand *d = rv_inst_defs(f, in);
-            bool held = strcmp(e->pub.kind, "use-unknown") != 0; /* the location held something */
-            for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
-                if (d[k].vreg == v) {
-                    ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
-                    where(&b, f, ii);
-                    ck_bprintf(&b, " (in %s): older copies such as the one in %s are stale\n",
-                               rv_loc_str(f->mach, d[k].loc, lb2), lb);
-                }
-        }
-        if (done) break;
-        /* reached the top of the block */
-        loc_name(ck, li, lb);
-        uint32_t np = ck->pred_start.data[blk + 1] - ck->pred_start.data[blk];
-        if (blk == 0 || np == 0) {
-            ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);
-            break;
-        }
-        if (np > 1) {
-            prov_join(ck, &b, blk, li);
-            break;
-        }
-        uint32_t q = ck->pred.data[ck->pred_start.data[blk]];
-        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
-        ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
-        if (v != CK_NIL) { /* a parameter of blk: follow its argument */
-            const uint32_t *params = rv_block_params(f, bl);
-            for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
-                const rv_succ *s = &rv_inst_succs(f, t)[k];
-                if (s->block != blk) continue;
-                for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
-                    if (params[p] == v) {
-                        uint32_t a = rv_succ_args(f, s)[p];
-                        ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
-                        v = a;
-                        break;
-                    }
-            }
-        }
-        blk = q;
-        stop = f->blocks.data[q].first_inst + f->blocks.data[q].ninsts;
-    }
-    return ck_bdetach(&b);
 }
 
 /* ---- finishing ---- */
@@ -426,6 +303,14 @@ static int cmp_err(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static void free_err(ck_err *e);
+
+void ck_truncate_errors(ravel_report *rep, uint32_t n)
+{
+    while (rep->errs.len > n) free_err(&rep->errs.data[--rep->errs.len]);
+    if (!rep->errs.len && !rep->bad_input.len) rep->status = RAVEL_OK;
+}
+
 static void free_err(ck_err *e)
 {
     free((char *)e->pub.loc);
@@ -435,6 +320,31 @@ static void free_err(ck_err *e)
     free((char *)e->pub.message);
     free((char *)e->pub.provenance);
     free((char *)e->pub.explain);
+}
+
+/* Replays the walk once per block with errors (at most CK_MAX_EXPLAIN),
+ * dumping that block's state at every point; attached to its first error. */
+static void explain(ravel_checker *ck, ravel_report *r)
+{
+    uint32_t done = 0;
+    uint8_t *seen = rv_xcalloc(ck->nblocks, 1);
+    ck->rep = NULL;
+    for (uint32_t i = 0; i < r->errs.len && done < CK_MAX_EXPLAIN; i++) {
+        ck_err *e = &r->errs.data[i];
+        uint32_t blk = e->block_id;
+        if (blk == CK_NIL || !ck_reachable(ck, blk) || seen[blk]) continue;
+        seen[blk] = 1;
+        ck->dumping = true;
+        ck->dump_block = blk;
+        ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
+                   rv_block_name(ck->f, blk));
+        ck_flow(ck, false);
+        ck->dumping = false;
+        e->pub.explain = ck_bdetach(&ck->explain);
+        done++;
+    }
+    free(seen);
+    ck->rep = r;
 }
 
 void ck_finish_report(ravel_checker *ck)
@@ -453,26 +363,7 @@ void ck_finish_report(ravel_checker *ck)
         r->errs.data[w++] = *e;
     }
     r->errs.len = w;
-    ck->rep = NULL; /* provenance replays must not record */
-    for (uint32_t i = 0; i < r->errs.len; i++)
-        if (r->errs.data[i].value) r->errs.data[i].pub.provenance = provenance(ck, &r->errs.data[i]);
-    if (ck->opts & RAVEL_CHECK_EXPLAIN) {
-        uint32_t st = ck_next_stamp(ck);
-        for (uint32_t i = 0; i < r->errs.len; i++) {
-            ck_err *e = &r->errs.data[i];
-            uint32_t blk = e->block_id;
-            if (blk == CK_NIL || !ck_reachable(ck, blk) || ck->dfs_next.data[blk] == st) continue;
-            ck->dfs_next.data[blk] = st;
-            ck->dumping = true;
-            ck_bprintf(&ck->explain, "state of each location at every point of %s (unknown locations omitted):\n",
-                       rv_block_name(ck->f, blk));
-            ck_run_block(ck, blk);
-            ck_reset_state(ck);
-            ck->dumping = false;
-            e->pub.explain = ck_bdetach(&ck->explain);
-        }
-    }
-    ck->rep = r;
+    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->rpo.len) explain(ck, r);
 }
 
 /* ---- public report API ---- */

@@ -216,17 +216,16 @@ static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint3
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     char lb[32];
     if (o->loc == RAVEL_LOC_NONE) return;
-    rv_loc_str(f->mach, o->loc, lb);
     if (k < nd) {
         for (uint32_t j = 0; j < k; j++)
             if (ops[j].loc == o->loc) {
-                ck_err_rule(ck, s, "def-overlap", o->loc, o->vreg, "def %u shares %s with def %u", k, lb, j);
+                ck_err_rule(ck, s, "def-overlap", o->loc, o->vreg, "def %u shares %s with def %u", k, rv_loc_str(f->mach, o->loc, lb), j);
                 return;
             }
         if (rv_op_is_early(o))
             for (uint32_t j = nd; j < n; j++)
                 if (ops[j].loc == o->loc) {
-                    ck_err_rule(ck, s, "early-def-overlap", o->loc, o->vreg, "early def shares %s with use %u", lb, j - nd);
+                    ck_err_rule(ck, s, "early-def-overlap", o->loc, o->vreg, "early def shares %s with use %u", rv_loc_str(f->mach, o->loc, lb), j - nd);
                     return;
                 }
         return;
@@ -234,7 +233,7 @@ static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint3
     if (rv_op_is_late(o))
         for (uint32_t j = 0; j < nd; j++)
             if (ops[j].loc == o->loc) {
-                ck_err_rule(ck, s, "late-use-overwritten", o->loc, o->vreg, "late use shares %s with def %u", lb, j);
+                ck_err_rule(ck, s, "late-use-overwritten", o->loc, o->vreg, "late use shares %s with def %u", rv_loc_str(f->mach, o->loc, lb), j);
                 return;
             }
 }

@@ -1,65 +1,66 @@
-/* ck_state.c - the dense current state of the abstract interpreter inside
- * one visit of a block.
+/* ck_state.c - the current state of the abstract interpreter, one for the
+ * whole function, with an undo log.
  *
- * Per location: lval[li], valid iff lstamp[li] == ck->visit (otherwise the
- * location is unknown). Loading a block's entry state is two stores per
- * entry; nothing is reset after a visit (the stamp moves on).
- * A def of v must remove v from every location holding it. Only the vregs
- * the block defines or copies from (its *tracked* vregs, marked at the
- * start of the visit) can ever be removed or aliased inside the block, so
- * only their holders are indexed: a singly linked holder chain per tracked
- * vreg, appended to whenever a location receives it. Chains may contain
- * stale nodes; every use re-checks membership. No operation scans every
- * location except the safepoint effect, which scans the locations the
- * visit has loaded or written.
- * Guarantees: O(entries + instructions + operands) per visit. */
+ * Per location: lval[li] (CK_V_UNKNOWN until written). Every change is
+ * logged (location, old value), so the dominator-tree walk of ck_flow.c
+ * returns to a dominator's exit state by rolling the log back, in time
+ * proportional to what changed; no block state is ever copied whole.
+ * A def of v must remove v from every location holding it: every vreg has a
+ * chain of its holders (singly linked nodes, head changes logged), appended
+ * to whenever a location receives v; chains may hold stale nodes, so every
+ * walk re-checks membership. A pseudo-vreg (index nvregs) chains every
+ * location that received a .ref vreg, for the safepoint effect. No operation
+ * scans every location.
+ * Requires: ck->f, nlocs, nvregs set. Guarantees: O(changes) per operation
+ * plus the chain walks (amortised by the pushes). */
 #include "ck.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void grow_u32(uint32_t **p, uint32_t old, uint32_t n, uint32_t fill)
-{
-    *p = rv_xrealloc(*p, (size_t)n * sizeof **p);
-    for (uint32_t i = old; i < n; i++) (*p)[i] = fill;
-}
+static void grow_u32(uint32_t **p, uint32_t n) { *p = rv_xrealloc(*p, (size_t)n * sizeof **p); }
 
-/* Makes the per-location and per-vreg arrays large enough for ck->f. Only
- * newly grown parts are initialised: per-call cost is O(1) when no growth. */
-void ck_scratch_ensure(ravel_checker *ck)
+/* Sizes the per-location and per-vreg arrays for ck->f and resets the
+ * state: O(locations + vregs) of the function, nothing more. */
+void ck_state_init(ravel_checker *ck)
 {
     if (ck->nlocs > ck->loc_cap) {
-        uint32_t n = ck->nlocs + ck->nlocs / 2 + 16, old = ck->loc_cap;
-        grow_u32(&ck->lval, old, n, 0);
-        grow_u32(&ck->lstamp, old, n, 0);
-        grow_u32(&ck->lst1, old, n, 0);
-        grow_u32(&ck->lst2, old, n, 0);
-        grow_u32(&ck->lst3, old, n, 0);
+        uint32_t n = ck->nlocs + ck->nlocs / 2 + 16;
+        grow_u32(&ck->lval, n);
+        grow_u32(&ck->lst1, n);
+        grow_u32(&ck->lst2, n);
+        grow_u32(&ck->lst3, n);
+        grow_u32(&ck->lacc, n);
+        memset(ck->lst1, 0, n * sizeof *ck->lst1);
+        memset(ck->lst2, 0, n * sizeof *ck->lst2);
+        memset(ck->lst3, 0, n * sizeof *ck->lst3);
         ck->loc_cap = n;
     }
-    if (ck->nvregs > ck->vreg_cap) {
-        uint32_t n = ck->nvregs + ck->nvregs / 2 + 16, old = ck->vreg_cap;
-        grow_u32(&ck->vhead, old, n, CK_NIL);
-        grow_u32(&ck->vtrack, old, n, 0);
-        grow_u32(&ck->vst, old, n, 0);
-        grow_u32(&ck->vst2, old, n, 0);
-        grow_u32(&ck->vaux, old, n, 0);
+    if (ck->nvregs + 1 > ck->vreg_cap) {
+        uint32_t n = ck->nvregs + ck->nvregs / 2 + 16;
+        grow_u32(&ck->vhead, n);
+        grow_u32(&ck->vst, n);
+        grow_u32(&ck->vst2, n);
+        grow_u32(&ck->vaux, n);
+        memset(ck->vst, 0, n * sizeof *ck->vst);
+        memset(ck->vst2, 0, n * sizeof *ck->vst2);
         ck->vreg_cap = n;
     }
+    for (uint32_t i = 0; i < ck->nlocs; i++) ck->lval[i] = CK_V_UNKNOWN;
+    for (uint32_t v = 0; v <= ck->nvregs; v++) ck->vhead[v] = CK_NIL;
+    ck->log.len = 0;
+    ck->hnodes.len = 0;
 }
 
 uint32_t ck_next_stamp(ravel_checker *ck)
 {
     if (++ck->stamp == 0) { /* wrapped: clear every mark once */
-        memset(ck->lstamp, 0, ck->loc_cap * sizeof *ck->lstamp);
         memset(ck->lst1, 0, ck->loc_cap * sizeof *ck->lst1);
         memset(ck->lst2, 0, ck->loc_cap * sizeof *ck->lst2);
         memset(ck->lst3, 0, ck->loc_cap * sizeof *ck->lst3);
-        memset(ck->vtrack, 0, ck->vreg_cap * sizeof *ck->vtrack);
         memset(ck->vst, 0, ck->vreg_cap * sizeof *ck->vst);
         memset(ck->vst2, 0, ck->vreg_cap * sizeof *ck->vst2);
         ck->stamp = 1;
-        ck->visit = 0;
     }
     return ck->stamp;
 }
@@ -111,51 +112,79 @@ static ck_val val_plus(ravel_checker *ck, ck_val val, uint32_t v)
     return ck_set_intern(&ck->sets, ck->setbuf.data, ck->setbuf.len);
 }
 
-/* ---- holder chains ---- */
+/* ---- the log ---- */
+
+#define LOG_VBIT 0x80000000u /* entry restores a chain head, else a location */
+
+static void set_head(ravel_checker *ck, uint32_t v, uint32_t head)
+{
+    ck_logent e = {v | LOG_VBIT, ck->vhead[v]};
+    rv_vec_push(ck->log, e);
+    ck->vhead[v] = head;
+}
 
 static void push_holder(ravel_checker *ck, uint32_t li, uint32_t v)
 {
-    if (ck->vtrack[v] != ck->visit) return;
-    ck_hnode h = {li, ck->vhead[v]};
-    rv_vec_push(ck->hnodes, h);
-    ck->vhead[v] = ck->hnodes.len - 1;
+    uint32_t h = ck->vhead[v];
+    if (h != CK_NIL && ck->hnodes.data[h].li == li) return; /* already the newest holder */
+    ck_hnode n = {li, h};
+    rv_vec_push(ck->hnodes, n);
+    set_head(ck, v, ck->hnodes.len - 1);
 }
 
 static void push_holders(ravel_checker *ck, uint32_t li, ck_val val)
 {
-    if (val >= CK_V_UNKNOWN) return;
-    if (!(val & CK_V_SETBIT)) {
-        push_holder(ck, li, val);
-        return;
-    }
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
-    for (uint32_t i = 0; i < n; i++) push_holder(ck, li, m[i]);
+    bool ref = false;
+    for (uint32_t i = 0; i < n; i++) {
+        push_holder(ck, li, m[i]);
+        ref |= ck->f->vregs.data[m[i]].ref;
+    }
+    if (ref) push_holder(ck, li, ck->nvregs);
+}
+
+ck_mark ck_mark_now(const ravel_checker *ck) { return (ck_mark){ck->log.len, ck->hnodes.len}; }
+
+void ck_rollback(ravel_checker *ck, ck_mark m)
+{
+    while (ck->log.len > m.log) {
+        ck_logent e = ck->log.data[--ck->log.len];
+        if (e.key & LOG_VBIT) ck->vhead[e.key & ~LOG_VBIT] = e.old;
+        else ck->lval[e.key] = e.old;
+    }
+    ck->hnodes.len = m.nodes;
 }
 
 /* ---- state operations ---- */
 
 void ck_set(ravel_checker *ck, uint32_t li, ck_val val)
 {
-    if (ck->lstamp[li] != ck->visit) {
-        ck->lstamp[li] = ck->visit;
-        rv_vec_push(ck->active, li);
-    }
+    if (ck->lval[li] == val) return;
+    ck_logent e = {li, ck->lval[li]};
+    rv_vec_push(ck->log, e);
     ck->lval[li] = val;
     push_holders(ck, li, val);
 }
 
-/* Removes v from every location (its stale copies die). v is tracked. */
+/* Sets a value whose members already chain li (a subset of the old value). */
+static void set_shrunk(ravel_checker *ck, uint32_t li, ck_val val)
+{
+    ck_logent e = {li, ck->lval[li]};
+    rv_vec_push(ck->log, e);
+    ck->lval[li] = val;
+}
+
+/* Removes v from every location (its stale copies die). */
 void ck_kill_vreg(ravel_checker *ck, uint32_t v)
 {
-    if (ck->vtrack[v] != ck->visit) return;
+    if (ck->vhead[v] == CK_NIL) return;
     for (uint32_t h = ck->vhead[v]; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
-        if (ck->lstamp[li] == ck->visit && ck_val_has(&ck->sets, ck->lval[li], v))
-            ck->lval[li] = val_minus(ck, ck->lval[li], v);
+        if (ck_val_has(&ck->sets, ck->lval[li], v)) set_shrunk(ck, li, val_minus(ck, ck->lval[li], v));
     }
-    ck->vhead[v] = CK_NIL;
+    set_head(ck, v, CK_NIL);
 }
 
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li)
@@ -166,57 +195,30 @@ void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li)
 
 void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
 {
-    if (dst != src) ck_set(ck, dst, ck_get(ck, src));
+    if (dst != src) ck_set(ck, dst, ck->lval[src]);
 }
 
 /* Every location holding u also holds d (d was just removed everywhere). */
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u)
 {
-    if (ck->vtrack[u] != ck->visit || d == u) return;
+    if (d == u) return;
     uint32_t h = ck->vhead[u];
     while (h != CK_NIL) {
         uint32_t li = ck->hnodes.data[h].li;
         h = ck->hnodes.data[h].next;
-        if (ck->lstamp[li] == ck->visit && ck_val_has(&ck->sets, ck->lval[li], u) && !ck_val_has(&ck->sets, ck->lval[li], d)) {
-            ck->lval[li] = val_plus(ck, ck->lval[li], d);
+        ck_val val = ck->lval[li];
+        if (ck_val_has(&ck->sets, val, u) && !ck_val_has(&ck->sets, val, d)) {
+            set_shrunk(ck, li, val_plus(ck, val, d));
             push_holder(ck, li, d);
         }
     }
 }
 
-/* Starts a visit of block b: marks the vregs it may kill or alias, then
- * loads the stored entry state. */
-void ck_load(ravel_checker *ck, uint32_t b)
-{
-    const ravel_func *f = ck->f;
-    ck->visit = ck_next_stamp(ck);
-    ck->active.len = 0;
-    ck->hnodes.len = 0;
-    const rv_block *bl = &f->blocks.data[b];
-    for (uint32_t i = 0; i < bl->ninsts; i++) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
-        if (rv_is_edit(in)) continue;
-        const rv_operand *o = rv_inst_ops(f, in);
-        uint32_t n = in->ndefs + (in->op == RAVEL_OP_COPY ? 1u : 0u);
-        for (uint32_t k = 0; k < n && k < (uint32_t)in->ndefs + in->nuses; k++) {
-            ck->vtrack[o[k].vreg] = ck->visit;
-            ck->vhead[o[k].vreg] = CK_NIL;
-        }
-    }
-    const ck_bstate *bs = &ck->bst.data[b];
-    const ck_ent *e = ck->epool.data + bs->start;
-    for (uint32_t i = 0; i < bs->len; i++) ck_set(ck, e[i].li, e[i].val);
-}
-
-/* Kept for symmetry with ck_load: a visit needs no cleanup. */
-void ck_reset_state(ravel_checker *ck) { ck->visit = ck_next_stamp(ck); }
-
-/* gc effects: removes the .ref members of li's value (all of them, or those
- * not marked rooted with vst == rooted). */
-void ck_drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted)
+/* The .ref members of li's value, except those marked rooted (vst ==
+ * rooted, when rooted != 0), are removed. */
+static void drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted)
 {
     ck_val val = ck->lval[li];
-    if (val >= CK_V_UNKNOWN) return;
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one), keep = 0;
@@ -227,5 +229,35 @@ void ck_drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted)
     rv_vec_reserve(ck->setbuf2, n);
     for (uint32_t i = 0; i < n; i++)
         if (!ck->f->vregs.data[m[i]].ref || (rooted && ck->vst[m[i]] == rooted)) ck->setbuf2.data[ck->setbuf2.len++] = m[i];
-    ck->lval[li] = ck_set_intern(&ck->sets, ck->setbuf2.data, ck->setbuf2.len);
+    set_shrunk(ck, li, ck_set_intern(&ck->sets, ck->setbuf2.data, ck->setbuf2.len));
+}
+
+static bool has_ref(const ravel_checker *ck, ck_val val)
+{
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
+    for (uint32_t i = 0; i < n; i++)
+        if (ck->f->vregs.data[m[i]].ref) return true;
+    return false;
+}
+
+/* The safepoint effect. Locations listed (lst3 == listed) keep their refs;
+ * gc moving: every other location loses its .ref vregs; gc nonmoving: refs
+ * rooted by a listed slot (vst == rooted) survive everywhere. The ref chain
+ * is rebuilt from the survivors, so each holder is walked once per
+ * safepoint it survives. */
+void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted)
+{
+    uint32_t rc = ck->nvregs, st = ck_next_stamp(ck);
+    ck->tmp_locs.len = 0;
+    for (uint32_t h = ck->vhead[rc]; h != CK_NIL; h = ck->hnodes.data[h].next) {
+        uint32_t li = ck->hnodes.data[h].li;
+        if (ck->lst1[li] == st || !has_ref(ck, ck->lval[li])) continue;
+        ck->lst1[li] = st;
+        if (ck->lst3[li] != listed) drop_refs(ck, li, rooted);
+        if (has_ref(ck, ck->lval[li])) rv_vec_push(ck->tmp_locs, li);
+    }
+    set_head(ck, rc, CK_NIL);
+    for (uint32_t i = ck->tmp_locs.len; i-- > 0;) push_holder(ck, ck->tmp_locs.data[i], rc);
 }
