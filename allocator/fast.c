@@ -320,13 +320,20 @@ static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *sr
     }
 }
 
-static void safepoint_refs(fa *a)
+/* Dense sets cost nblocks x nrefs bits (three times): refuse beyond this. */
+#define FA_MAX_REF_BITS ((uint64_t)1 << 31)
+
+static bool safepoint_refs(fa *a)
 {
     const ravel_func *f = a->f;
     uint32_t nrefs = 0;
     bool any_sp = false;
     for (uint32_t i = 0; i < f->insts.len; i++) any_sp |= (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
-    if (!any_sp) return;
+    if (!any_sp) return true;
+    for (uint32_t v = 0; v < f->vregs.len; v++) nrefs += f->vregs.data[v].ref;
+    if ((uint64_t)nrefs * a->cfg.nblocks > FA_MAX_REF_BITS)
+        return fail(a, RAVEL_NONE, "too large: .ref liveness over this many blocks and references exceeds the memory limit", RAVEL_NONE);
+    nrefs = 0;
     ref_ctx c = {f, rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1)), 0};
     uint32_t *rvreg = rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1));
     for (uint32_t v = 0; v < f->vregs.len; v++) {
@@ -390,6 +397,7 @@ static void safepoint_refs(fa *a)
     free(rvreg);
     free(c.ridx);
     rv_dataflow_free(&df);
+    return true;
 }
 
 /* ---- register choice ---- */
@@ -937,8 +945,7 @@ static ravel_func *fa_run(const ravel_func *f, const rv_alloc_opts *o, char **er
     fa_init(&a, f, o, random);
     prepass(&a);
     share_param_slots(&a);
-    safepoint_refs(&a);
-    bool ok = true;
+    bool ok = safepoint_refs(&a);
     for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
     ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
     if (err) *err = a.err;
