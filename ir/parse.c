@@ -879,41 +879,28 @@ static bool line_has_eq(const parser *P, const char **after)
     return false;
 }
 
-/* DEFS = MNEMONIC USES ATTRS | MNEMONIC USES ATTRS | edit | terminator */
-static bool parse_inst(parser *P)
+/* DEFS: operand (',' operand)* '=' -- collected in P->defs, handed to the
+ * builder once the instruction is begun. */
+static bool parse_defs(parser *P)
 {
-    token first = P->t;
-    if (!count_inst(P, first.line, first.col)) return false;
-    const char *after;
-    bool has_eq = line_has_eq(P, &after);
-    if (has_eq) {
-        lexer l = P->lx;
-        l.p = after;
-        token mn = lex(&l);
-        if (is_edit_kw(&mn)) return parse_edit(P, &first);
-    }
     P->defs.len = 0;
-    if (has_eq) {
-        for (;;) {
-            if (P->defs.len >= RV_MAX_OPERANDS) return perr(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
-            opnd o;
-            if (!parse_operand(P, &o)) return false;
-            rv_vec_push(P->defs, o);
-            if (!accept(P, T_COMMA)) break;
-        }
-        if (!expect(P, T_EQ, "',' or '='")) return false;
+    for (;;) {
+        if (P->defs.len >= RV_MAX_OPERANDS) return perr(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
+        opnd o;
+        if (!parse_operand(P, &o)) return false;
+        rv_vec_push(P->defs, o);
+        if (!accept(P, T_COMMA)) break;
     }
-    token mn = P->t;
-    if (mn.k != T_IDENT) return unexpected(P, "a mnemonic");
+    return expect(P, T_EQ, "',' or '='");
+}
+
+/* MNEMONIC | call NAME, then the instruction is begun with P->defs as its
+ * defs; the current token is the mnemonic. */
+static bool begin_op(parser *P, const token *first)
+{
+    token mn = P->t, name = P->t;
     next(P);
-    if (is_term_kw(&mn)) {
-        if (has_eq) return perr(P, mn.line, mn.col, "a terminator has no results");
-        ravel_opcode op = tok_is(&mn, "jump") ? RAVEL_OP_JUMP : tok_is(&mn, "br") ? RAVEL_OP_BR : RAVEL_OP_RET;
-        return parse_term(P, op, &mn);
-    }
-    if (is_edit_kw(&mn)) return perr(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s LOC", (int)mn.n, mn.s, (int)mn.n, mn.s);
     ravel_opcode op = rv_opcode_from_name(mn.s, mn.n);
-    token name = mn;
     if (op == RAVEL_OP_CALL) {
         name = P->t;
         if (name.k != T_IDENT) return unexpected(P, "the callee's name after call");
@@ -927,17 +914,44 @@ static bool parse_inst(parser *P)
     } else if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) {
         nm = rv_sym_str(&P->f->syms, rv_sym_intern(&P->f->syms, name.s, name.n));
     }
-    if (builder_failed(P, ravel_inst_begin(P->f, op, nm), first.line, first.col)) return false;
+    if (builder_failed(P, ravel_inst_begin(P->f, op, nm), first->line, first->col)) return false;
     rv_inst *in = &P->f->insts.data[P->f->cur_inst];
-    in->line = first.line, in->col = first.col;
+    in->line = first->line, in->col = first->col;
     for (uint32_t i = 0; i < P->defs.len; i++) {
         const opnd *o = &P->defs.data[i];
         if (!note_def_class(P, o)) return false;
         if (builder_failed(P, ravel_inst_def(P->f, o->vreg, o->c, o->arg, o->pos, o->loc), o->line, o->col)) return false;
     }
+    return true;
+}
+
+/* DEFS = MNEMONIC USES ATTRS | MNEMONIC USES ATTRS | edit | terminator */
+static bool parse_inst(parser *P)
+{
+    token first = P->t;
+    if (!count_inst(P, first.line, first.col)) return false;
+    const char *after;
+    bool has_eq = line_has_eq(P, &after);
+    if (has_eq) {
+        lexer l = P->lx;
+        l.p = after;
+        token mn = lex(&l);
+        if (is_edit_kw(&mn)) return parse_edit(P, &first);
+        if (!parse_defs(P)) return false;
+    } else {
+        P->defs.len = 0;
+    }
+    token mn = P->t;
+    if (mn.k != T_IDENT) return unexpected(P, "a mnemonic");
+    if (is_term_kw(&mn)) {
+        if (has_eq) return perr(P, mn.line, mn.col, "a terminator has no results");
+        next(P);
+        ravel_opcode op = tok_is(&mn, "jump") ? RAVEL_OP_JUMP : tok_is(&mn, "br") ? RAVEL_OP_BR : RAVEL_OP_RET;
+        return parse_term(P, op, &mn);
+    }
+    if (is_edit_kw(&mn)) return perr(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s LOC", (int)mn.n, mn.s, (int)mn.n, mn.s);
     uint32_t n;
-    if (!parse_uses(P, &n)) return false;
-    return parse_attrs(P);
+    return begin_op(P, &first) && parse_uses(P, &n) && parse_attrs(P);
 }
 
 /* ---- functions: blocks ---------------------------------------------------------- */
@@ -1024,8 +1038,9 @@ static void check_pending(parser *P)
     }
 }
 
-/* func NAME NL (LABEL NL | INST NL)* end NL; the current token is `func`. */
-static bool parse_func(parser *P)
+/* func NAME NL: creates the function (also after an error, so that its
+ * lines can be read); the current token is `func`. */
+static ravel_func *func_header(parser *P)
 {
     token fk = P->t;
     next(P);
@@ -1045,44 +1060,60 @@ static bool parse_func(parser *P)
     char *name = rv_xmalloc(nm.n + 1);
     memcpy(name, nm.s, nm.n);
     name[nm.n] = 0;
-    P->f = ravel_func_new(P->m, name);
+    ravel_func *f = ravel_func_new(P->m, name);
     free(name);
-    rv_vec_push(P->mod->funcs, P->f);
-    ravel_func *f = P->f;
+    rv_vec_push(P->mod->funcs, f);
     f->line = fk.line, f->col = fk.col;
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
+    P->f = f;
     P->block_of.len = 0; /* symbol ids restart with each function */
     P->pend.len = 0;
     P->param_mark.len = 0;
+    return f;
+}
+
+/* One line of a function body: a label, an instruction, or `end` (sets
+ * *done). A `func` or `machine` line, or the end of the input, means `end`
+ * is missing (sets *done after the error). */
+static bool func_line(parser *P, bool *done)
+{
+    ravel_func *f = P->f;
+    token t = P->t;
+    if (t.k == T_EOF) {
+        *done = true;
+        return perr(P, t.line, t.col, "missing 'end' of func '%s'", rv_func_name(f));
+    }
+    if (at_label(P)) return parse_label(P) && expect_eol(P);
+    if (tok_is(&t, "end") && peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
+        next(P);
+        close_block(P, t.line, t.col);
+        f->end_line = t.line;
+        *done = true;
+        if (expect_eol(P)) return true;
+        skip_line(P);
+        return false;
+    }
+    if ((tok_is(&t, "func") || tok_is(&t, "machine")) && peek(P).k != T_EQ) {
+        *done = true;
+        return perr(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
+    }
+    if (f->cur_block == RAVEL_NONE) return perr(P, t.line, t.col, "expected a block label (NAME:) before the first instruction");
+    return parse_inst(P) && expect_eol(P);
+}
+
+/* func NAME NL (LABEL NL | INST NL)* end NL; the current token is `func`.
+ * Always leaves a finished function in the module. */
+static bool parse_func(parser *P)
+{
     uint32_t nerr0 = P->nerr;
-    for (;;) {
+    token fk = P->t;
+    ravel_func *f = func_header(P);
+    for (bool done = false; !done;) {
         skip_blank(P);
-        token t = P->t;
-        if (t.k == T_EOF) {
-            perr(P, t.line, t.col, "missing 'end' of func '%s'", rv_func_name(f));
-            break;
-        }
-        bool ok;
-        if (at_label(P)) {
-            ok = parse_label(P) && expect_eol(P);
-        } else if (tok_is(&t, "end") && peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
-            next(P);
-            if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
-            close_block(P, t.line, t.col);
-            f->end_line = t.line;
-            if (!expect_eol(P)) skip_line(P);
-            break;
-        } else if ((tok_is(&t, "func") || tok_is(&t, "machine")) && peek(P).k != T_EQ) {
-            perr(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
-            break;
-        } else if (f->cur_block == RAVEL_NONE) {
-            ok = perr(P, t.line, t.col, "expected a block label (NAME:) before the first instruction");
-        } else {
-            if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
-            ok = parse_inst(P) && expect_eol(P);
-            if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
-        }
-        if (!ok) skip_line(P);
+        bool ok = func_line(P, &done);
+        /* an instruction left open by an error is closed here */
+        if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
+        if (!ok && !done) skip_line(P);
     }
     if (f->layout.len == 0 && P->nerr == nerr0) perr(P, fk.line, fk.col, "func '%s' has no blocks", rv_func_name(f));
     check_pending(P);
@@ -1112,54 +1143,64 @@ static char *dup_str(const char *s)
     return p;
 }
 
+static void parser_init(parser *P, ravel_module *mod, ravel_diags *d)
+{
+    memset(P, 0, sizeof *P);
+    P->lx.p = P->lx.bol = mod->src;
+    P->lx.end = mod->src + mod->srclen;
+    P->lx.line = 1;
+    P->file = mod->filename;
+    P->src = mod->src;
+    P->srclen = mod->srclen;
+    P->d = d;
+    P->mod = mod;
+    P->m = mod->mach;
+    P->budget = (uint64_t)mod->srclen * 16 + 4096; /* range names: linear in the input, */
+    if (P->budget > (1u << 22)) P->budget = 1u << 22; /* and at most 4M per file */
+    P->vlimit = (uint64_t)mod->srclen + 1024;
+    next(P);
+}
+
+/* MACHINE FUNC+ (after an error in the machine, nothing more is read). */
+static void parse_module(parser *P)
+{
+    if (!parse_machine(P)) return;
+    for (;;) {
+        skip_blank(P);
+        if (P->t.k == T_EOF) break;
+        if (!tok_is(&P->t, "func")) {
+            unexpected(P, "'func'");
+            skip_line(P);
+            continue;
+        }
+        if (P->mod->funcs.len >= PARSE_MAX_FUNCS) {
+            perr(P, P->t.line, P->t.col, "too many functions (limit %u per file)", PARSE_MAX_FUNCS);
+            return;
+        }
+        parse_func(P);
+    }
+    if (P->nerr == 0 && P->mod->funcs.len == 0) perr(P, P->t.line, P->t.col, "expected at least one func after the machine");
+}
+
 ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d)
 {
     ravel_module *mod = rv_xcalloc(1, sizeof *mod);
     mod->filename = dup_str(filename ? filename : "<input>");
     if (len > RV_MAX_INPUT_BYTES || (len && !text)) {
-        rv_diag_error(d, mod->filename, NULL, 0, 0, 0, "input larger than %u MiB, refused", RV_MAX_INPUT_BYTES >> 20);
+        if (!text) rv_diag_error(d, mod->filename, NULL, 0, 0, 0, "no input text (NULL with a length)");
+        else rv_diag_error(d, mod->filename, NULL, 0, 0, 0, "input larger than %u MiB, refused", RV_MAX_INPUT_BYTES >> 20);
         ravel_module_free(mod);
         return NULL;
     }
+    /* the module keeps its own copy: functions point into it (f->src) */
     mod->src = rv_xmalloc(len + 1);
     if (len) memcpy(mod->src, text, len);
     mod->src[len] = 0;
     mod->srclen = len;
     mod->mach = ravel_machine_new();
-
     parser P;
-    memset(&P, 0, sizeof P);
-    P.lx.p = P.lx.bol = mod->src;
-    P.lx.end = mod->src + len;
-    P.lx.line = 1;
-    P.file = mod->filename;
-    P.src = mod->src;
-    P.srclen = len;
-    P.d = d;
-    P.mod = mod;
-    P.m = mod->mach;
-    P.budget = (uint64_t)len * 16 + 4096; /* range names: linear in the input, */
-    if (P.budget > (1u << 22)) P.budget = 1u << 22; /* and at most 4M per file */
-    P.vlimit = (uint64_t)len + 1024;
-    next(&P);
-
-    if (parse_machine(&P)) {
-        for (;;) {
-            skip_blank(&P);
-            if (P.t.k == T_EOF) break;
-            if (!tok_is(&P.t, "func")) {
-                unexpected(&P, "'func'");
-                skip_line(&P);
-                continue;
-            }
-            if (mod->funcs.len >= PARSE_MAX_FUNCS) {
-                perr(&P, P.t.line, P.t.col, "too many functions (limit %u per file)", PARSE_MAX_FUNCS);
-                break;
-            }
-            parse_func(&P);
-        }
-        if (P.nerr == 0 && mod->funcs.len == 0) perr(&P, P.t.line, P.t.col, "expected at least one func after the machine");
-    }
+    parser_init(&P, mod, d);
+    parse_module(&P);
     parser_free(&P);
     if (P.nerr) {
         ravel_module_free(mod);
