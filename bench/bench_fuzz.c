@@ -150,6 +150,41 @@ static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
     fflush(stdout);
 }
 
+/* Where the time of one campaign iteration goes, per allocator: generate,
+ * allocate, validate the output, check (microseconds per function). */
+static void phases(const bench *b)
+{
+    ravel_checker *ck = ravel_checker_new();
+    unsigned n = b->ninputs / 10 ? b->ninputs / 10 : 1;
+    for (size_t a = 0; rv_allocators[a].name; a++) {
+        double tg = 0, ta = 0, tv = 0, tc = 0;
+        uint64_t s = 77;
+        for (unsigned i = 0; i < n; i++) {
+            double t0 = now();
+            ravel_module *m = rv_gen_from_seed(next(&s), &b->gen);
+            const ravel_func *f = ravel_module_func(m, 0);
+            double t1 = now();
+            rv_alloc_opts ao = {.seed = s};
+            char *err = NULL;
+            ravel_func *out = rv_allocators[a].run(f, &ao, &err);
+            double t2 = now();
+            ravel_diags *d = ravel_diags_new();
+            if (out) ravel_validate(out, 0, d);
+            ravel_diags_free(d);
+            double t3 = now();
+            if (out) ravel_check(ck, out, f, NULL);
+            double t4 = now();
+            tg += t1 - t0, ta += t2 - t1, tv += t3 - t2, tc += t4 - t3;
+            free(err);
+            ravel_func_free(out);
+            ravel_module_free(m);
+        }
+        printf("%-10s   phases with %-10s generate %.1f us, allocate %.1f us, validate %.1f us, check %.1f us\n",
+               b->config, rv_allocators[a].name, tg / n * 1e6, ta / n * 1e6, tv / n * 1e6, tc / n * 1e6);
+    }
+    ravel_checker_free(ck);
+}
+
 /* Returns false if the generator rejected inputs. */
 static bool bench_config(const bench *b)
 {
@@ -175,6 +210,7 @@ static bool bench_config(const bench *b)
         bench_target(b, z, &tg);
     }
     rv_fuzz_free(z);
+    phases(b);
     if (rej > 0) printf("%-10s FAIL: the generator rejected inputs\n", b->config);
     return rej == 0;
 }
