@@ -97,30 +97,57 @@ static void lex_int(lexer *lx, token *t)
     lx->p = p;
 }
 
-/* Next token. Comments and horizontal white space (including \r) are
- * skipped; a newline is a T_EOL token; the end of input yields T_EOL once if
- * the last line had no newline, then T_EOF forever. */
-static token lex(lexer *lx)
+/* Skips horizontal white space (\r included, for CR LF) and a comment. */
+static void skip_space(lexer *lx)
 {
-    token t;
-    memset(&t, 0, sizeof t);
     while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\f' || *lx->p == '\v'))
         lx->p++;
     if (lx->p < lx->end && *lx->p == '#') {
         const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
         lx->p = nl ? nl : lx->end;
     }
+}
+
+/* Punctuation, or T_BAD for any other byte (c is *lx->p, consumed). */
+static void lex_punct(lexer *lx, int c, token *t)
+{
+    lx->p++;
+    switch (c) {
+    case '=': t->k = T_EQ; break;
+    case ',': t->k = T_COMMA; break;
+    case ':': t->k = T_COLON; break;
+    case '(': t->k = T_LPAREN; break;
+    case ')': t->k = T_RPAREN; break;
+    case '@': t->k = T_AT; break;
+    case '.':
+        t->k = T_DOT;
+        if (lx->p < lx->end && *lx->p == '.') {
+            lx->p++;
+            t->k = T_DOTDOT;
+        }
+        break;
+    default:
+        t->k = T_BAD;
+        t->bad = c == 0 ? "NUL byte in input" : "unexpected character";
+        /* swallow a whole UTF-8 sequence so the message appears once */
+        while (c >= 0x80 && lx->p < lx->end && ((unsigned char)*lx->p & 0xc0) == 0x80) lx->p++;
+        break;
+    }
+}
+
+/* Next token. A newline is a T_EOL token; the end of input yields T_EOL once
+ * if the last line had no newline, then T_EOF forever. */
+static token lex(lexer *lx)
+{
+    token t;
+    memset(&t, 0, sizeof t);
+    skip_space(lx);
     t.s = lx->p;
     t.line = lx->line;
     t.col = (uint32_t)(lx->p - lx->bol) + 1;
     if (lx->p >= lx->end) {
-        /* a final line without newline still ends with T_EOL */
-        if (lx->bol < lx->end) {
-            lx->bol = lx->end;
-            t.k = T_EOL;
-        } else {
-            t.k = T_EOF;
-        }
+        t.k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
+        lx->bol = lx->end;
         return t;
     }
     int c = (unsigned char)*lx->p;
@@ -129,38 +156,13 @@ static token lex(lexer *lx)
         lx->line++;
         lx->bol = lx->p;
         t.k = T_EOL;
-        t.n = 1;
-        return t;
-    }
-    if (is_id0(c)) {
+    } else if (is_id0(c)) {
         while (lx->p < lx->end && is_id(*lx->p)) lx->p++;
         t.k = T_IDENT;
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
         lex_int(lx, &t);
     } else {
-        lx->p++;
-        switch (c) {
-        case '=': t.k = T_EQ; break;
-        case ',': t.k = T_COMMA; break;
-        case ':': t.k = T_COLON; break;
-        case '(': t.k = T_LPAREN; break;
-        case ')': t.k = T_RPAREN; break;
-        case '@': t.k = T_AT; break;
-        case '.':
-            if (lx->p < lx->end && *lx->p == '.') {
-                lx->p++;
-                t.k = T_DOTDOT;
-            } else {
-                t.k = T_DOT;
-            }
-            break;
-        default:
-            t.k = T_BAD;
-            t.bad = c == 0 ? "NUL byte in input" : "unexpected character";
-            /* swallow a whole UTF-8 sequence so the message appears once */
-            while (c >= 0x80 && lx->p < lx->end && ((unsigned char)*lx->p & 0xc0) == 0x80) lx->p++;
-            break;
-        }
+        lex_punct(lx, c, &t);
     }
     t.n = (uint32_t)(lx->p - t.s);
     return t;
@@ -964,6 +966,23 @@ static void close_block(parser *P, uint32_t line, uint32_t col)
     b->end_col = col;
 }
 
+/* PARAM (',' PARAM)* with PARAM = vN:CLASS[.ref], into P->defs; a vreg
+ * may appear once (P->param_mark, cleared by the caller). */
+static bool label_params(parser *P)
+{
+    for (;;) {
+        if (P->defs.len >= RV_MAX_OPERANDS) return perr(P, P->t.line, P->t.col, "too many parameters (limit %u)", RV_MAX_OPERANDS);
+        opnd o;
+        memset(&o, 0, sizeof o);
+        o.line = P->t.line, o.col = P->t.col;
+        if (!parse_vreg_ann(P, &o) || !note_def_class(P, &o)) return false;
+        if (P->param_mark.data[o.vreg]) return perr(P, o.line, o.col, "duplicate parameter v%u", P->f->vregs.data[o.vreg].num);
+        P->param_mark.data[o.vreg] = 1;
+        rv_vec_push(P->defs, o);
+        if (!accept(P, T_COMMA)) return true;
+    }
+}
+
 /* LABEL [ '(' PARAM (',' PARAM)* ')' ] ':' with PARAM = vN:CLASS[.ref] */
 static bool parse_label(parser *P)
 {
@@ -982,30 +1001,8 @@ static bool parse_label(parser *P)
         return perr(P, l.line, l.col, "block '%.*s' defined twice", (int)(l.n > 40 ? 40 : l.n), l.s);
     }
     P->defs.len = 0;
-    bool ok = true;
     bool paren = accept(P, T_LPAREN);
-    if (paren && P->t.k != T_RPAREN) {
-        for (;;) {
-            if (P->defs.len >= RV_MAX_OPERANDS) {
-                ok = perr(P, P->t.line, P->t.col, "too many parameters (limit %u)", RV_MAX_OPERANDS);
-                break;
-            }
-            opnd o;
-            memset(&o, 0, sizeof o);
-            o.line = P->t.line, o.col = P->t.col;
-            if (!parse_vreg_ann(P, &o) || !note_def_class(P, &o)) {
-                ok = false;
-                break;
-            }
-            if (P->param_mark.data[o.vreg]) {
-                ok = perr(P, o.line, o.col, "duplicate parameter v%u", P->f->vregs.data[o.vreg].num);
-                break;
-            }
-            P->param_mark.data[o.vreg] = 1;
-            rv_vec_push(P->defs, o);
-            if (!accept(P, T_COMMA)) break;
-        }
-    }
+    bool ok = !paren || P->t.k == T_RPAREN || label_params(P);
     if (ok && paren) ok = expect(P, T_RPAREN, "',' or ')'");
     for (uint32_t i = 0; i < P->defs.len; i++) P->param_mark.data[P->defs.data[i].vreg] = 0;
     if (ok) ok = expect(P, T_COLON, "':' after the block label");
