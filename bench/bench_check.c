@@ -5,7 +5,8 @@
  *   - allocation time of each allocator (CPU, median of --runs runs),
  *   - checker time on the fastest allocator's output, ns per instruction
  *     (per instruction of the allocated function and per original one),
- *   - the ratio checker / fastest allocator,
+ *   - the ratio checker / fastest allocator, also without ravel_validate
+ *     (RAVEL_CHECK_NO_VALIDATE: the validator's share is not the checker's),
  *   - the checker context's peak scratch memory, bytes per instruction.
  * Usage: bench_check [--runs N] [--max N] [--safepoints] [--quick]
  * Run it from a Release build; --quick is the smoke run used as a test. */
@@ -64,8 +65,9 @@ static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func *
     return median(t, r);
 }
 
-static double time_check(ravel_checker *ck, const ravel_func *g, int runs, int *verdict)
+static double time_check(ravel_checker *ck, const ravel_func *g, int runs, int *verdict, unsigned opts)
 {
+    ravel_checker_set_options(ck, opts);
     double t[64];
     int r;
     for (r = 0; r < runs && r < 64; r++) {
@@ -108,7 +110,7 @@ int main(int argc, char **argv)
     printf("checker vs allocators, CPU time, median of %d runs%s\n", runs, safepoints ? ", with safepoints" : "");
     printf("%9s %9s %7s %6s", "orig", "alloc'd", "blocks", "slots");
     for (uint32_t a = 0; a < na; a++) printf(" %9s", rv_allocators[a].name);
-    printf(" | %9s %9s %9s %7s %9s  %s\n", "check", "ns/inst", "ns/orig", "ratio", "B/inst", "verdict");
+    printf(" | %9s %9s %9s %7s %9s %9s %7s  %s\n", "check", "ns/inst", "ns/orig", "ratio", "novalid", "ns/inst", "ratio", "B/inst  verdict");
     printf("%9s %9s %7s %6s", "", "insts", "", "");
     for (uint32_t a = 0; a < na; a++) printf(" %9s", "ns/orig");
     printf(" | %9s\n", "ms");
@@ -151,10 +153,14 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
         int verdict = 0;
-        double tc = time_check(ck, fastest, runs, &verdict);
+        double tc = time_check(ck, fastest, runs, &verdict, 0);
+        int v2 = 0;
+        double tn = time_check(ck, fastest, runs, &v2, RAVEL_CHECK_NO_VALIDATE);
         size_t mem = ck_memory(ck);
-        printf(" | %9.2f %9.1f %9.1f %7.3f %9.1f  %s\n", tc * 1e3, tc * 1e9 / na_insts, tc * 1e9 / n, tc / best,
-               (double)mem / na_insts, verdict == RAVEL_OK ? "verified" : verdict == RAVEL_EFAIL ? "ERRORS" : "bad input");
+        printf(" | %9.2f %9.1f %9.1f %7.3f %9.2f %9.1f %7.3f %6.1f  %s\n", tc * 1e3, tc * 1e9 / na_insts, tc * 1e9 / n,
+               tc / best, tn * 1e3, tn * 1e9 / na_insts, tn / best, (double)mem / na_insts,
+               verdict == RAVEL_OK && v2 == RAVEL_OK ? "verified" : verdict == RAVEL_EFAIL ? "ERRORS" : "bad input");
+        if (v2 != verdict) bad++;
         if (verdict != RAVEL_OK) bad++;
         ravel_func_free(fastest);
         ravel_module_free(m);

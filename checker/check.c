@@ -41,7 +41,8 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck->lst1);
     free(ck->lst2);
     free(ck->lst3);
-    free(ck->vhead);
+    free(ck->vh);
+    free(ck->vref);
     free(ck->vst);
     free(ck->vst2);
     free(ck->vaux);
@@ -83,9 +84,10 @@ static int finish(ravel_report *rep, ravel_report **out)
 
 /* Bad input: the checker's own guard, then (when available) the validator
  * without SSA, whose EINVAL verdict is authoritative. */
-static bool input_ok(const ravel_func *f, ravel_report *rep, uint32_t *nslots)
+static bool input_ok(const ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots)
 {
     if (!ck_guard(f, rep, nslots)) return false;
+    if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
     ravel_diags *d = ravel_diags_new();
     int rc = ravel_validate(f, 0, d);
     if (rc == RAVEL_EINVAL) {
@@ -105,7 +107,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
         ck_bad_input(rep, "ravel_check: no checker or no function");
         return finish(rep, report);
     }
-    if (!input_ok(alloc, rep, &nslots) || (orig && !input_ok(orig, rep, &onslots))) return finish(rep, report);
+    if (!input_ok(ck, alloc, rep, &nslots) || (orig && !input_ok(ck, orig, rep, &onslots))) return finish(rep, report);
     ck->f = alloc;
     ck->nregs = alloc->mach->regs.len;
     ck->nlocs = ck->nregs + nslots;
@@ -138,6 +140,6 @@ size_t ck_memory(const ravel_checker *ck)
                V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
                V(sets.recs);
 #undef V
-    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * 4 * 4 + (size_t)ck->sets.cap * 4;
+    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4;
     return n;
 }

@@ -50,7 +50,13 @@ typedef struct ck_ent {
     ck_val val;
 } ck_ent;
 
-/* A node of a tracked vreg's holder chain. */
+/* A vreg's holder chain: head node, and the location of the head node when
+ * known (CK_NIL otherwise; a hint that saves reading the node). */
+typedef struct ck_vh {
+    uint32_t head, last;
+} ck_vh;
+
+/* A node of a vreg's holder chain. */
 typedef struct ck_hnode {
     uint32_t li, next;
 } ck_hnode;
@@ -141,7 +147,9 @@ struct ravel_checker {
     uint32_t *lst1, *lst2, *lst3; /* stamp marks */
     uint32_t stamp;
     uint32_t vreg_cap;
-    uint32_t *vhead;              /* holder chain heads (index nvregs: .ref holders) */
+    ck_vh *vh;                    /* holder chains (index nvregs: .ref holders) */
+    uint64_t *vref;               /* bitmap: vreg is a .ref */
+    bool has_refs;                /* the function has .ref vregs */
     uint32_t *vst, *vst2;         /* stamp marks */
     uint32_t *vaux;               /* per-vreg data valid where vst2 == stamp */
     RV_VEC(ck_hnode) hnodes;
@@ -206,6 +214,7 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
 }
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
 static inline ck_val ck_get(const ravel_checker *ck, uint32_t li) { return ck->lval[li]; }
+static inline bool ck_is_ref(const ravel_checker *ck, uint32_t v) { return (ck->vref[v >> 6] >> (v & 63)) & 1; }
 bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v);
 static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck->lval[li], v); }
 ck_mark ck_mark_now(const ravel_checker *ck);

@@ -87,7 +87,7 @@ static void mark_loc(ravel_checker *ck, uint32_t li, uint32_t st)
 /* Adds the valid holders of v to the marked list. */
 static void mark_holders(ravel_checker *ck, uint32_t v, uint32_t st)
 {
-    for (uint32_t h = ck->vhead[v]; h != CK_NIL; h = ck->hnodes.data[h].next) {
+    for (uint32_t h = ck->vh[v].head; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
         if (ck_val_has(&ck->sets, ck->lval[li], v)) mark_loc(ck, li, st);
     }

@@ -38,7 +38,8 @@ void ck_state_init(ravel_checker *ck)
     }
     if (ck->nvregs + 1 > ck->vreg_cap) {
         uint32_t n = ck->nvregs + ck->nvregs / 2 + 16;
-        grow_u32(&ck->vhead, n);
+        ck->vh = rv_xrealloc(ck->vh, (size_t)n * sizeof *ck->vh);
+        ck->vref = rv_xrealloc(ck->vref, ((size_t)n + 63) / 64 * sizeof *ck->vref);
         grow_u32(&ck->vst, n);
         grow_u32(&ck->vst2, n);
         grow_u32(&ck->vaux, n);
@@ -47,7 +48,14 @@ void ck_state_init(ravel_checker *ck)
         ck->vreg_cap = n;
     }
     for (uint32_t i = 0; i < ck->nlocs; i++) ck->lval[i] = CK_V_UNKNOWN;
-    for (uint32_t v = 0; v <= ck->nvregs; v++) ck->vhead[v] = CK_NIL;
+    for (uint32_t v = 0; v <= ck->nvregs; v++) ck->vh[v] = (ck_vh){CK_NIL, CK_NIL};
+    memset(ck->vref, 0, ((size_t)ck->nvregs + 1 + 63) / 64 * sizeof *ck->vref);
+    ck->has_refs = false;
+    for (uint32_t v = 0; v < ck->nvregs; v++)
+        if (ck->f->vregs.data[v].ref) {
+            ck->vref[v >> 6] |= 1ull << (v & 63);
+            ck->has_refs = true;
+        }
     ck->log.len = 0;
     ck->hnodes.len = 0;
 }
@@ -116,20 +124,20 @@ static ck_val val_plus(ravel_checker *ck, ck_val val, uint32_t v)
 
 #define LOG_VBIT 0x80000000u /* entry restores a chain head, else a location */
 
-static void set_head(ravel_checker *ck, uint32_t v, uint32_t head)
+static void set_head(ravel_checker *ck, uint32_t v, uint32_t head, uint32_t li)
 {
-    ck_logent e = {v | LOG_VBIT, ck->vhead[v]};
+    ck_logent e = {v | LOG_VBIT, ck->vh[v].head};
     rv_vec_push(ck->log, e);
-    ck->vhead[v] = head;
+    ck->vh[v] = (ck_vh){head, li};
 }
 
 static void push_holder(ravel_checker *ck, uint32_t li, uint32_t v)
 {
-    uint32_t h = ck->vhead[v];
-    if (h != CK_NIL && ck->hnodes.data[h].li == li) return; /* already the newest holder */
-    ck_hnode n = {li, h};
+    ck_vh *h = &ck->vh[v];
+    if (h->last == li) return; /* already the newest holder */
+    ck_hnode n = {li, h->head};
     rv_vec_push(ck->hnodes, n);
-    set_head(ck, v, ck->hnodes.len - 1);
+    set_head(ck, v, ck->hnodes.len - 1, li);
 }
 
 static void push_holders(ravel_checker *ck, uint32_t li, ck_val val)
@@ -140,7 +148,7 @@ static void push_holders(ravel_checker *ck, uint32_t li, ck_val val)
     bool ref = false;
     for (uint32_t i = 0; i < n; i++) {
         push_holder(ck, li, m[i]);
-        ref |= ck->f->vregs.data[m[i]].ref;
+        ref |= ck->has_refs && ck_is_ref(ck, m[i]);
     }
     if (ref) push_holder(ck, li, ck->nvregs);
 }
@@ -151,7 +159,7 @@ void ck_rollback(ravel_checker *ck, ck_mark m)
 {
     while (ck->log.len > m.log) {
         ck_logent e = ck->log.data[--ck->log.len];
-        if (e.key & LOG_VBIT) ck->vhead[e.key & ~LOG_VBIT] = e.old;
+        if (e.key & LOG_VBIT) ck->vh[e.key & ~LOG_VBIT] = (ck_vh){e.old, CK_NIL};
         else ck->lval[e.key] = e.old;
     }
     ck->hnodes.len = m.nodes;
@@ -179,12 +187,12 @@ static void set_shrunk(ravel_checker *ck, uint32_t li, ck_val val)
 /* Removes v from every location (its stale copies die). */
 void ck_kill_vreg(ravel_checker *ck, uint32_t v)
 {
-    if (ck->vhead[v] == CK_NIL) return;
-    for (uint32_t h = ck->vhead[v]; h != CK_NIL; h = ck->hnodes.data[h].next) {
+    if (ck->vh[v].head == CK_NIL) return;
+    for (uint32_t h = ck->vh[v].head; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
         if (ck_val_has(&ck->sets, ck->lval[li], v)) set_shrunk(ck, li, val_minus(ck, ck->lval[li], v));
     }
-    set_head(ck, v, CK_NIL);
+    set_head(ck, v, CK_NIL, CK_NIL);
 }
 
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li)
@@ -202,7 +210,7 @@ void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u)
 {
     if (d == u) return;
-    uint32_t h = ck->vhead[u];
+    uint32_t h = ck->vh[u].head;
     while (h != CK_NIL) {
         uint32_t li = ck->hnodes.data[h].li;
         h = ck->hnodes.data[h].next;
@@ -223,12 +231,12 @@ static void drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted)
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one), keep = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (!ck->f->vregs.data[m[i]].ref || (rooted && ck->vst[m[i]] == rooted)) keep++;
+        if (!ck_is_ref(ck, m[i]) || (rooted && ck->vst[m[i]] == rooted)) keep++;
     if (keep == n) return;
     ck->setbuf2.len = 0;
     rv_vec_reserve(ck->setbuf2, n);
     for (uint32_t i = 0; i < n; i++)
-        if (!ck->f->vregs.data[m[i]].ref || (rooted && ck->vst[m[i]] == rooted)) ck->setbuf2.data[ck->setbuf2.len++] = m[i];
+        if (!ck_is_ref(ck, m[i]) || (rooted && ck->vst[m[i]] == rooted)) ck->setbuf2.data[ck->setbuf2.len++] = m[i];
     set_shrunk(ck, li, ck_set_intern(&ck->sets, ck->setbuf2.data, ck->setbuf2.len));
 }
 
@@ -238,7 +246,7 @@ static bool has_ref(const ravel_checker *ck, ck_val val)
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
     for (uint32_t i = 0; i < n; i++)
-        if (ck->f->vregs.data[m[i]].ref) return true;
+        if (ck_is_ref(ck, m[i])) return true;
     return false;
 }
 
@@ -251,13 +259,13 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted)
 {
     uint32_t rc = ck->nvregs, st = ck_next_stamp(ck);
     ck->tmp_locs.len = 0;
-    for (uint32_t h = ck->vhead[rc]; h != CK_NIL; h = ck->hnodes.data[h].next) {
+    for (uint32_t h = ck->vh[rc].head; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
         if (ck->lst1[li] == st || !has_ref(ck, ck->lval[li])) continue;
         ck->lst1[li] = st;
         if (ck->lst3[li] != listed) drop_refs(ck, li, rooted);
         if (has_ref(ck, ck->lval[li])) rv_vec_push(ck->tmp_locs, li);
     }
-    set_head(ck, rc, CK_NIL);
+    set_head(ck, rc, CK_NIL, CK_NIL);
     for (uint32_t i = ck->tmp_locs.len; i-- > 0;) push_holder(ck, ck->tmp_locs.data[i], rc);
 }

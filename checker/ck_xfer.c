@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static bool is_ref(const ravel_checker *ck, uint32_t v) { return ck->f->vregs.data[v].ref; }
+static bool is_ref(const ravel_checker *ck, uint32_t v) { return ck_is_ref(ck, v); }
 
 /* ---- reads (checked when ck->rep is set) ---- */
 

@@ -171,6 +171,9 @@ void ravel_checker_free(ravel_checker *ck);
 #define RAVEL_CHECK_EXPLAIN 1u /* attach per-location state dumps of every block with errors */
 #define RAVEL_CHECK_VERIFY 2u  /* run-time switch read by ravel_check_if_enabled; set by
                                   ravel_checker_new when ravel_verify_requested() */
+#define RAVEL_CHECK_NO_VALIDATE 4u /* skip ravel_validate (callers that validated the function
+                                      already); the checker's own guard still rejects anything
+                                      that would make the analysis unsafe */
 void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
 unsigned ravel_checker_options(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
