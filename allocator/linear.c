@@ -113,6 +113,8 @@ typedef struct lin {
     u32vec smaps; /* inst, n, virtual slots... */
     rv_pmove pm;
     uint64_t *scratch, *pres;
+    uint32_t *pres_v; /* preserved register -> the vreg it holds (for free_scratch) */
+    uint8_t *pres_sv; /* and whether that vreg's slot is valid */
     u32vec moves_tmp;
     char *err;
 } lin;
@@ -1166,12 +1168,55 @@ static void edge_item(lin *L, movevec *mv, const lin_vst *e, uint32_t src_v, con
     bool ssv = s ? s->sv : true;
     ravel_loc from = sh != RAVEL_NONE ? sh : vslot(src_v);
     if (e->home != RAVEL_NONE) {
-        if (sh == e->home) rv_bs_set(L->pres, e->home); /* already in place */
+        if (sh == e->home) { /* already in place */
+            rv_bs_set(L->pres, e->home);
+            L->pres_v[e->home] = src_v;
+            L->pres_sv[e->home] = ssv;
+        }
         else add_move(L, mv, e->home, from, cls);
     }
     if (e->sv) {
         if (param) add_move(L, mv, vslot(e->v), from, cls);
         else if (!ssv) add_move(L, mv, vslot(e->v), sh, cls);
+    }
+}
+
+static bool reg_is_src(const movevec *mv, uint32_t r)
+{
+    for (uint32_t j = 0; j < mv->len; j++)
+        if (mv->data[j].src == r) return true;
+    return false;
+}
+
+/* Slot-to-slot copies of the slot phase (moves [0, na)) need a register of
+ * their class. When every register of the class holds a value the
+ * successor keeps, one whose slot is valid is used as the scratch and
+ * reloaded in the register phase: one reload instead of a save and a
+ * restore around every copy. */
+static void free_scratch(lin *L, movevec *mv, uint32_t na, uint32_t anchor)
+{
+    for (uint32_t j = 0; j < na; j++) {
+        const rv_move *x = &mv->data[j];
+        if (!ravel_loc_is_slot(x->src)) continue;
+        const rv_class *c = &L->m->classes.data[x->cls];
+        uint32_t cand = RAVEL_NONE;
+        bool have = false;
+        for (uint32_t k = 0; k < c->alloc.len && !have; k++) {
+            uint32_t r = c->alloc.data[k];
+            bool dst_a = false;
+            for (uint32_t i = 0; i < na; i++) dst_a |= mv->data[i].dst == r;
+            if (reg_is_src(mv, r) || dst_a) continue;
+            if (!rv_bs_test(L->pres, r)) have = true;
+            else if (cand == RAVEL_NONE || (L->pres_sv[r] && !L->pres_sv[cand])) cand = r;
+        }
+        if (have || cand == RAVEL_NONE) continue;
+        if (!L->pres_sv[cand]) { /* store it first (its slot is in its hull here) */
+            rv_out_edit(&L->out, anchor, RAVEL_OP_SPILL, vslot(L->pres_v[cand]), cand);
+            mark_slot(L, vslot(L->pres_v[cand]));
+            L->pres_sv[cand] = 1;
+        }
+        rv_bs_clear(L->pres, cand);
+        add_move(L, mv, cand, vslot(L->pres_v[cand]), x->cls);
     }
 }
 
@@ -1216,6 +1261,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
                 mv->data[na++] = x;
             }
     }
+    if (split) free_scratch(L, mv, na, anchor);
     for (int phase = split ? 0 : 1; phase < 2; phase++) {
         uint32_t from = phase == 0 ? 0 : (split ? na : 0), to = phase == 0 ? na : mv->len;
         if (from == to) continue;
@@ -1393,6 +1439,8 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->emidx = u32_array(L->nv, 0);
     L->scratch = rv_xcalloc(rv_bs_words(L->nr) + 1, sizeof(uint64_t));
     L->pres = rv_xcalloc(rv_bs_words(L->nr) + 1, sizeof(uint64_t));
+    L->pres_v = u32_array(L->nr, 0xff);
+    L->pres_sv = u8_array(L->nr);
     L->cur_inst = RAVEL_NONE;
     rv_out_init(&L->out, f);
     rv_pmove_init(&L->pm);
@@ -1413,7 +1461,7 @@ static void lin_free(lin *L)
     void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->opk, L->global, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
-                      L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres};
+                      L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres, L->pres_v, L->pres_sv};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
     rv_vec_free(L->order);
     rv_vec_free(L->pushed);
