@@ -1,0 +1,20 @@
+# Every hand-written allocation corpus/ra/NAME.alloc.ra is verified by the
+# checker against corpus/ra/NAME.ra and computes the same results.
+# Usage: cmake -DRAVEL=path/to/ravel -DROOT=source-dir -P corpus_alloc.cmake
+file(GLOB allocs "${ROOT}/corpus/ra/*.alloc.ra")
+list(LENGTH allocs n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "no corpus/ra/*.alloc.ra files")
+endif()
+foreach(a IN LISTS allocs)
+  string(REGEX REPLACE "\\.alloc\\.ra$" ".ra" orig "${a}")
+  execute_process(COMMAND "${RAVEL}" check "${a}" --orig "${orig}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ravel check ${a} --orig ${orig}: exit ${rc}\n${out}${err}")
+  endif()
+  execute_process(COMMAND "${RAVEL}" run --compare "${orig}" "${a}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ravel run --compare ${orig} ${a}: exit ${rc}\n${out}${err}")
+  endif()
+endforeach()
+message(STATUS "${n} hand-written allocations verified")
