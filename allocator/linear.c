@@ -6,15 +6,19 @@
  * RAVEL_VALIDATE_SSA), finished (blocks in layout order).
  * Guarantees: an allocation that ravel_check accepts, or NULL and an error
  * naming the instruction when its constraints cannot be met. Time is
- * O(n log n) in the size of the function (sorting spill slots), plus the
- * size of the liveness sets (SSA path exploration, no bitsets).
+ * O(n log n) in the size of the function (sorting liveness records and
+ * spill slots) plus the liveness lists, which LIN_GLOBAL_BLOCKS bounds by
+ * 64 blocks per vreg. No global state; all memory freed before returning.
  *
  * Pipeline:
  *   1. order     blocks in reverse post-order, then unreachable ones; every
  *                block start and instruction gets a position.
  *   2. liveness  per block live-in/live-out lists by walking up from every
- *                use to the definition (SSA: the def dominates the uses);
- *                per operand flags: the use is the last (DIES), the def is
+ *                use to the definition (SSA: the def dominates the uses).
+ *                A vreg live across more than LIN_GLOBAL_BLOCKS blocks is
+ *                "global" instead: stored once after its def, in its slot
+ *                at every block boundary, in registers only within blocks.
+ *                Per operand flags: the use is the last (DIES), the def is
  *                never used (DEAD); sorted use positions per vreg.
  *   3. scan      one forward pass over the blocks in that order. The state
  *                maps each live vreg to at most one register (its home) and
@@ -25,19 +29,30 @@
  *                each instruction, constraints are met in a fixed order:
  *                fixed uses, reuse targets, late uses, early uses, any/stack
  *                uses; then values live across leave clobbered and fixed-def
- *                registers; safepoint spills; then defs.
+ *                registers; safepoint spills; then defs. A value evicted in
+ *                a loop deeper than its def is stored right after the def.
  *   4. resolve   every CFG edge: a parallel move (rv_pmove) from the state
  *                at the predecessor's end to the successor's entry state,
- *                block parameters included. The entry state of a block is
- *                derived from one already scanned predecessor, so most
- *                edges need no moves.
+ *                block parameters included; slot stores first, then the
+ *                register loads. The entry state of a block is copied from
+ *                one already scanned predecessor (at a loop header, only
+ *                values used in the loop keep registers), so most edges
+ *                need no moves; an entry register evicted before any read
+ *                is turned back into "in its slot" on entry.
  *   5. slots     each vreg has one virtual slot; virtual slots whose live
- *                hulls (first to last position where the vreg is live) do
- *                not overlap share a physical slot (interval scheduling).
+ *                hulls (first to last position where the vreg is live or
+ *                its slot is touched) do not overlap share a physical slot
+ *                (interval scheduling).
  *
  * Glossary: home = the register a vreg lives in between instructions; pin =
  * a register that must hold a given vreg when the current instruction reads
- * it (a home or a temporary copy); sv = slot valid. */
+ * it (a home or a temporary copy); sv = slot valid; entry/end state = where
+ * the live vregs are at a block's start/end.
+ *
+ * Private pieces (not the shared ones of alloc.h): the liveness is SSA path
+ * exploration over sparse lists instead of live.c's bitsets (which need
+ * nblocks x nvregs bits), and the positions/hulls are this file's own. The
+ * parallel moves, the output builder and the error text are shared. */
 #include "alloc.h"
 
 #include <stdlib.h>
