@@ -52,62 +52,90 @@ static int bad(const char *opt)
     return CLI_USAGE;
 }
 
-/* Parses a numeric option value; returns 0 and stores it, or -1. */
-static int num_arg(int argc, char **argv, int *i, uint64_t *v, uint64_t lo, uint64_t hi)
+/* If argv[*i] is the option with short name sh ("-j") or long name lg
+ * ("--jobs"), sets *val to its value (attached: "-j4", "--jobs=4"; else the
+ * next argument, or NULL if none) and returns true. */
+static bool opt(int argc, char **argv, int *i, const char *sh, const char *lg, const char **val)
 {
-    if (*i + 1 >= argc || cli_parse_u64(argv[*i + 1], v) || *v < lo || *v > hi) return -1;
-    (*i)++;
-    return 0;
+    const char *a = argv[*i];
+    size_t n = lg ? strlen(lg) : 0;
+    if ((sh && !strcmp(a, sh)) || (lg && !strcmp(a, lg))) {
+        *val = *i + 1 < argc ? argv[++*i] : NULL;
+        return true;
+    }
+    if (sh && !strncmp(a, sh, 2) && a[2]) return *val = a + 2, true;
+    if (lg && !strncmp(a, lg, n) && a[n] == '=') return *val = a + n + 1, true;
+    return false;
+}
+
+/* A numeric value in [lo, hi]; returns 0 and stores it, or -1. */
+static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    return val && !cli_parse_u64(val, v) && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+/* Generator knobs: --insts --blocks --regs --min-regs --pressure. Returns
+ * 1 if argv[*i] was one (-1 if its value is bad), 0 if not. */
+static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
+{
+    const char *val;
+    uint64_t v;
+    if (opt(argc, argv, i, NULL, "--insts", &val)) {
+        if (num(val, 1, 100000, &v)) return -1;
+        g->max_insts = (uint32_t)v;
+    } else if (opt(argc, argv, i, NULL, "--blocks", &val)) {
+        if (num(val, 1, 10000, &v)) return -1;
+        g->max_blocks = (uint32_t)v;
+    } else if (opt(argc, argv, i, NULL, "--regs", &val)) {
+        if (num(val, 1, 32, &v)) return -1;
+        g->max_regs = (uint32_t)v;
+        if (g->min_regs > g->max_regs) g->min_regs = g->max_regs;
+    } else if (opt(argc, argv, i, NULL, "--min-regs", &val)) {
+        if (num(val, 1, 32, &v)) return -1;
+        g->min_regs = (uint32_t)v;
+    } else if (opt(argc, argv, i, NULL, "--pressure", &val)) {
+        if (num(val, 0, 100, &v)) return -1;
+        g->pressure = (uint32_t)v;
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
 {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *val = NULL;
         uint64_t v = 0;
+        int g;
         if (cli_is_help(a)) {
             fuzz_usage(stdout);
             return -1;
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--time")) {
+        } else if (opt(argc, argv, &i, "-t", "--time", &val)) {
             char *end;
-            if (i + 1 >= argc) return bad(a);
-            double s = strtod(argv[++i], &end);
-            if (*end || !(s > 0) || s > 1e9) return bad(a);
+            double s = val ? strtod(val, &end) : 0;
+            if (!val || *end || !(s > 0) || s > 1e9) return bad(a);
             o->seconds = s;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
-            if (num_arg(argc, argv, &i, &o->count, 1, UINT64_MAX)) return bad(a);
-        } else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) {
-            if (num_arg(argc, argv, &i, &o->seed, 0, UINT64_MAX)) return bad(a);
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (num_arg(argc, argv, &i, &v, 1, 1024)) return bad(a);
+        } else if (opt(argc, argv, &i, "-n", "--count", &val)) {
+            if (num(val, 1, UINT64_MAX, &o->count)) return bad(a);
+        } else if (opt(argc, argv, &i, "-s", "--seed", &val)) {
+            if (num(val, 0, UINT64_MAX, &o->seed)) return bad(a);
+        } else if (opt(argc, argv, &i, "-j", "--jobs", &val)) {
+            if (num(val, 1, 1024, &v)) return bad(a);
             o->jobs = (unsigned)v;
-        } else if (!strcmp(a, "-a") || !strcmp(a, "--allocator")) {
-            if (i + 1 >= argc) return bad(a);
-            o->allocator = argv[++i];
+        } else if (opt(argc, argv, &i, "-a", "--allocator", &val)) {
+            if (!val || !*val) return bad(a);
+            o->allocator = val;
+        } else if (opt(argc, argv, &i, "-o", "--out", &val)) {
+            if (!val || !*val) return bad(a);
+            o->outdir = val;
+        } else if (opt(argc, argv, &i, NULL, "--max-files", &val)) {
+            if (num(val, 0, 1000000, &v)) return bad(a);
+            o->max_files = (unsigned)v;
+        } else if ((g = gen_opt(argc, argv, &i, &o->gen)) != 0) {
+            if (g < 0) return bad(a);
         } else if (!strcmp(a, "-d") || !strcmp(a, "--differential")) {
             o->differential = true;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
-            if (i + 1 >= argc || !*argv[i + 1]) return bad(a);
-            o->outdir = argv[++i];
-        } else if (!strcmp(a, "--insts")) {
-            if (num_arg(argc, argv, &i, &v, 1, 100000)) return bad(a);
-            o->gen.max_insts = (uint32_t)v;
-        } else if (!strcmp(a, "--blocks")) {
-            if (num_arg(argc, argv, &i, &v, 1, 10000)) return bad(a);
-            o->gen.max_blocks = (uint32_t)v;
-        } else if (!strcmp(a, "--regs")) {
-            if (num_arg(argc, argv, &i, &v, 1, 32)) return bad(a);
-            o->gen.max_regs = (uint32_t)v;
-            if (o->gen.min_regs > o->gen.max_regs) o->gen.min_regs = o->gen.max_regs;
-        } else if (!strcmp(a, "--min-regs")) {
-            if (num_arg(argc, argv, &i, &v, 1, 32)) return bad(a);
-            o->gen.min_regs = (uint32_t)v;
-        } else if (!strcmp(a, "--pressure")) {
-            if (num_arg(argc, argv, &i, &v, 0, 100)) return bad(a);
-            o->gen.pressure = (uint32_t)v;
-        } else if (!strcmp(a, "--max-files")) {
-            if (num_arg(argc, argv, &i, &v, 0, 1000000)) return bad(a);
-            o->max_files = (unsigned)v;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             *quiet = true;
         } else {

@@ -300,10 +300,28 @@ static int select_allocators(campaign *c, rv_campaign_result *r)
     return 0;
 }
 
+/* mkdir -p: creates dir and its missing parents. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) return errno = ENAMETOOLONG, -1;
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != 0) continue;
+        char ch = path[i];
+        path[i] = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+        path[i] = ch;
+    }
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
 static int setup(campaign *c, rv_campaign_result *r)
 {
     if (select_allocators(c, r)) return 2;
-    if (mkdir(c->o->outdir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(c->o->outdir) != 0) {
         fprintf(c->log ? c->log : stderr, "ravel fuzz: cannot create %s: %s\n", c->o->outdir, strerror(errno));
         return 2;
     }
