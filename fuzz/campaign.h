@@ -81,6 +81,10 @@ int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
  * RV_FUZZ_PASS, RV_FUZZ_BUG (z->repro says why) or RV_FUZZ_SKIP (the file
  * does not parse or validate: reported in z->repro too). */
 int rv_fuzz_replay_ra(rv_fuzz *z, const char *text, size_t len, const char *name);
+/* Finds "# KEY: VALUE" among the comment lines of a reproducer; copies the
+ * first word of VALUE into out. Also used for `# status: open` (a recorded
+ * bug not fixed yet: the replay reports it without failing). */
+bool rv_fuzz_header(const char *text, size_t len, const char *key, char *out, size_t outlen);
 
 /* ---- the campaign (`ravel fuzz`) ------------------------------------------ */
 #define RV_CAMPAIGN_MAX_ALLOCS 32

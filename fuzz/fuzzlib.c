@@ -633,7 +633,7 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
 /* ---- reproducer replay ------------------------------------------------------------------ */
 
 /* Finds "# KEY: VALUE" in the comment lines of text; copies VALUE (one word). */
-static bool header_value(const char *text, size_t len, const char *key, char *out, size_t outlen)
+bool rv_fuzz_header(const char *text, size_t len, const char *key, char *out, size_t outlen)
 {
     size_t klen = strlen(key);
     for (size_t i = 0; i < len;) {
@@ -693,9 +693,9 @@ static int replay_func(rv_fuzz *z, const ravel_func *f, const char *name, const 
 int rv_fuzz_replay_ra(rv_fuzz *z, const char *text, size_t len, const char *name)
 {
     char alloc[64] = "all", expect[16] = "", seedtxt[32] = "0";
-    header_value(text, len, "allocator", alloc, sizeof alloc);
-    header_value(text, len, "expect", expect, sizeof expect);
-    header_value(text, len, "seed", seedtxt, sizeof seedtxt);
+    rv_fuzz_header(text, len, "allocator", alloc, sizeof alloc);
+    rv_fuzz_header(text, len, "expect", expect, sizeof expect);
+    rv_fuzz_header(text, len, "seed", seedtxt, sizeof seedtxt);
     uint64_t seed = strtoull(seedtxt, NULL, 0);
     if (strcmp(alloc, "all") != 0 && rv_fuzz_allocator_index(alloc) < 0)
         return replay_fail(z, name, "the allocator named in the header does not exist", NULL);
