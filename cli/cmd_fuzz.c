@@ -27,6 +27,8 @@ static void fuzz_usage(FILE *out)
           "  -j, --jobs N           worker processes (default: number of CPUs)\n"
           "  -a, --allocator NAME   only this allocator (default: all of them)\n"
           "  -d, --differential     also run both forms in the interpreter and compare\n"
+          "      --oracle           also fuzz the checker: corrupt every accepted allocation;\n"
+          "                         if the checker accepts it, the interpreter must agree\n"
           "  -o, --out DIR          where failing cases go (default ./ravel-fuzz-out)\n"
           "      --insts N          generator: at most N instructions per function (default 200)\n"
           "      --blocks N         generator: at most N blocks per function\n"
@@ -136,6 +138,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
             if (g < 0) return bad(a);
         } else if (!strcmp(a, "-d") || !strcmp(a, "--differential")) {
             o->differential = true;
+        } else if (!strcmp(a, "--oracle")) {
+            o->oracle = true;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             *quiet = true;
         } else {

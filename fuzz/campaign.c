@@ -38,6 +38,7 @@ typedef struct slot {
     _Atomic uint64_t iters, gen_nanos;
     _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
+    _Atomic uint64_t misses[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle: wrong allocations the checker accepted */
     _Atomic uint64_t cur_iter;  /* iteration in progress */
     _Atomic uint32_t cur_alloc; /* allocator index in progress, NO_ALLOC while generating */
     _Atomic uint32_t done;      /* the worker finished its share */
@@ -137,7 +138,13 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
         if (r == RV_FUZZ_BUG) {
             ADD(s->fails[k], 1);
             if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, a->name, i, z->repro, z->repro_len);
+        } else if (o->oracle && rv_fuzz_oracle(z, f, a, seed) == RV_FUZZ_BUG) {
+            char name[96];
+            snprintf(name, sizeof name, "checker-%s", a->name);
+            ADD(s->misses[k], 1);
+            if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, name, i, z->repro, z->repro_len);
         }
+        ADD(s->nanos[k], now_nanos() - t1);
     }
     ravel_module_free(mod);
     ADD(s->iters, 1);
@@ -183,6 +190,7 @@ static void totals(const campaign *c, rv_campaign_result *r)
             r->per[k].insts += LD(s->insts[k]);
             r->per[k].fails += LD(s->fails[k]);
             r->per[k].nanos += LD(s->nanos[k]);
+            r->per[k].misses += LD(s->misses[k]);
         }
     }
 }
@@ -205,7 +213,12 @@ static void progress(const campaign *c, const rv_campaign_result *r, double secs
     human(d, sizeof d, (double)insts);
     fprintf(c->log, "%s[%6.1fs] %s exec/s, %s functions, %s insts, failures:", c->o->tty ? "\r\033[K" : "", secs, a, b,
             d);
-    for (unsigned k = 0; k < c->nalloc; k++) fprintf(c->log, " %s %" PRIu64, r->names[k], r->per[k].fails);
+    uint64_t misses = 0;
+    for (unsigned k = 0; k < c->nalloc; k++) {
+        fprintf(c->log, " %s %" PRIu64, r->names[k], r->per[k].fails);
+        misses += r->per[k].misses;
+    }
+    if (c->o->oracle) fprintf(c->log, ", checker misses %" PRIu64, misses);
     if (r->crashes) fprintf(c->log, " (crashes %" PRIu64 ")", r->crashes);
     fputs(c->o->tty ? "" : "\n", c->log);
     fflush(c->log);
@@ -336,6 +349,7 @@ static int setup(campaign *c, rv_campaign_result *r)
     }
     c->sh = p; /* zero-filled by mmap */
     r->jobs = c->jobs;
+    r->oracle = c->o->oracle;
     return 0;
 }
 
@@ -382,7 +396,7 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
     munmap(c.sh, c.shsize);
     if (rc) return rc;
     for (unsigned k = 0; k < r->nalloc; k++)
-        if (r->per[k].fails) return 1;
+        if (r->per[k].fails || r->per[k].misses) return 1;
     return r->crashes ? 1 : 0;
 }
 
@@ -403,6 +417,12 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
     fprintf(out, "%" PRIu64 " functions generated (%.2f us each), %.1f s on %u worker%s, %.0f exec/s per worker%s\n",
             r->iters, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
             tot.funcs / secs / (r->jobs ? r->jobs : 1), r->interrupted ? " (interrupted)" : "");
+    if (r->oracle) {
+        uint64_t misses = 0;
+        for (unsigned k = 0; k < r->nalloc; k++) misses += r->per[k].misses;
+        fprintf(out, "checker oracle: %" PRIu64 " corrupted allocation%s accepted by the checker but wrong in the interpreter\n",
+                misses, misses == 1 ? "" : "s");
+    }
     if (r->crashes) fprintf(out, "%" PRIu64 " worker crash%s or hang%s (counted as failures)\n", r->crashes,
                             r->crashes == 1 ? "" : "es", r->crashes == 1 ? "" : "s");
 }

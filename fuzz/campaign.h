@@ -97,6 +97,8 @@ typedef struct rv_campaign_opts {
     const char *allocator;    /* NULL = every allocator of the table */
     const rv_allocator *table; /* NULL = rv_allocators (tests plant broken ones) */
     bool differential;        /* also run the interpreter on both forms */
+    bool oracle;              /* also fuzz the checker: corrupt each accepted allocation
+                                 (rv_fuzz_oracle); misses are failures too */
     const char *outdir;       /* failing cases go here (created if missing) */
     unsigned max_files;       /* failure files per allocator (default 20); which ones are
                                  written first depends on timing when jobs > 1 */
@@ -109,6 +111,7 @@ typedef struct rv_campaign_opts {
 typedef struct rv_campaign_stats { /* per allocator */
     uint64_t funcs, insts, fails;
     uint64_t nanos; /* CPU-side time spent allocating + checking, summed over workers */
+    uint64_t misses; /* --oracle: corrupted allocations the checker wrongly accepted */
 } rv_campaign_stats;
 
 typedef struct rv_campaign_result {
@@ -121,6 +124,7 @@ typedef struct rv_campaign_result {
     double seconds;      /* wall time */
     unsigned jobs;
     bool interrupted;
+    bool oracle;         /* the campaign ran the checker oracle */
 } rv_campaign_result;
 
 void rv_campaign_opts_default(rv_campaign_opts *o);
