@@ -570,7 +570,7 @@ static bool note_use_ann(parser *P, const opnd *o)
 }
 
 /* The id of vreg vNUM in the current function. Numbers below P->vlimit
- * (the input size: all of them in sensible files) go through a dense table
+ * (half the input size: all of them in sensibly numbered files) go through a dense table
  * and enter the function's hash map only when the function is complete
  * (vcache_flush); larger ones go through the map directly. */
 static uint32_t vreg_id(parser *P, uint32_t num)
@@ -1154,7 +1154,9 @@ static void parser_init(parser *P, ravel_module *mod, ravel_diags *d)
     P->m = mod->mach;
     P->budget = (uint64_t)mod->srclen * 16 + 4096; /* range names: linear in the input, */
     if (P->budget > (1u << 22)) P->budget = 1u << 22; /* and at most 4M per file */
-    P->vlimit = (uint64_t)mod->srclen + 1024;
+    /* dense vreg table: at most 2 bytes per input byte and 64 MiB */
+    P->vlimit = (uint64_t)mod->srclen / 2 + 1024;
+    if (P->vlimit > (1u << 24)) P->vlimit = 1u << 24;
     next(P);
 }
 

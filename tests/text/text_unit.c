@@ -312,6 +312,37 @@ TEST(operand_limit)
     free(s);
 }
 
+/* Vreg numbers far beyond the input size take the hash-map path of the
+ * reader, small ones its dense table; both resolve uses to the def's vreg,
+ * and numbers start afresh in each function. */
+TEST(vreg_numbers_small_and_large)
+{
+    const char *src = "machine\n  class int r0\nend\n"
+                      "func f\nb0:\n  v2000000000:int, v3:int = args\n  v7:int = add v2000000000, v3\n"
+                      "  out v2000000000, v7, v3\n  ret v7\nend\n"
+                      "func g\nb0:\n  v3:int.ref, v2000000000:int = args\n  ret v3, v2000000000\nend\n";
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = parse_str(src, d);
+    CHECK(m != NULL);
+    if (m) {
+        const ravel_func *f = ravel_module_func(m, 0), *g = ravel_module_func(m, 1);
+        CHECK_EQ_INT(f->vregs.len, 3);
+        const rv_inst *add = &f->insts.data[1], *out = &f->insts.data[2];
+        CHECK_EQ_INT(rv_inst_uses(f, add)[0].vreg, rv_inst_defs(f, &f->insts.data[0])[0].vreg);
+        CHECK_EQ_INT(rv_inst_uses(f, out)[0].vreg, rv_inst_defs(f, &f->insts.data[0])[0].vreg);
+        CHECK_EQ_INT(rv_inst_uses(f, out)[2].vreg, rv_inst_defs(f, &f->insts.data[0])[1].vreg);
+        CHECK_EQ_INT(f->vregs.data[rv_inst_uses(f, out)[0].vreg].num, 2000000000);
+        CHECK_EQ_INT(f->next_num, 2000000001);
+        /* the function's map knows every vreg, small or large */
+        for (uint32_t i = 0; i < f->vregs.len; i++) CHECK_EQ_INT(rv_map_get(&f->vreg_by_num, f->vregs.data[i].num, RAVEL_NONE), i);
+        CHECK_EQ_INT(g->vregs.len, 2);
+        CHECK(g->vregs.data[0].ref && g->vregs.data[0].num == 3);
+        CHECK_EQ_INT(rv_inst_uses(g, &g->insts.data[1])[1].vreg, 1);
+    }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+}
+
 /* Functions per file are limited (each costs memory even when empty). */
 TEST(function_limit)
 {
@@ -408,6 +439,7 @@ int main(void)
     RUN(empty_and_oversized_input);
     RUN(operand_limit);
     RUN(function_limit);
+    RUN(vreg_numbers_small_and_large);
     RUN(truncations_and_mutations_never_crash);
     RUN(opcodes_and_names);
     return TEST_SUMMARY();
