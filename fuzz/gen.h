@@ -73,6 +73,8 @@ typedef struct rv_gen_src {
     const uint8_t *data;
     size_t size, pos;
     uint64_t rng;
+    uint64_t buf;   /* unused PRNG bits, low byte first */
+    uint32_t nbuf;  /* how many bytes of buf are left */
 } rv_gen_src;
 uint64_t rv_gen_bits(rv_gen_src *s);               /* 64 random bits: 8 input bytes, or the PRNG */
 /* The PRNG alone (splitmix64; also immediates). */
@@ -90,7 +92,17 @@ uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
 static inline uint32_t rv_gen_below(rv_gen_src *s, uint32_t n)
 {
     if (n <= 1) return 0;
-    if (n <= 256 && s->pos < s->size) return s->data[s->pos++] % n;
+    if (n <= 256) {
+        if (s->pos < s->size) return s->data[s->pos++] % n;
+        if (!s->nbuf) { /* one PRNG word serves eight small choices */
+            s->buf = rv_gen_u64(s);
+            s->nbuf = 8;
+        }
+        uint32_t b = (uint32_t)(s->buf & 0xff);
+        s->buf >>= 8;
+        s->nbuf--;
+        return (b * n) >> 8;
+    }
     if (s->pos >= s->size) return (uint32_t)(((rv_gen_u64(s) >> 32) * (uint64_t)n) >> 32);
     return rv_gen_below_slow(s, n);
 }
