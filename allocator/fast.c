@@ -637,6 +637,10 @@ static bool shuffle(fa *a, uint32_t i)
                            a->f->vregs.data[v].num, a->m->regs.data[r].name, i);
     }
     if (!a->moves.len) return true;
+    if (a->moves.len == 1 && rv_edit_kind(a->moves.data[0].dst, a->moves.data[0].src) != RAVEL_OP_OTHER) {
+        rv_out_copy(&a->out, rv_anchor_before(i), a->moves.data[0].dst, a->moves.data[0].src); /* the common case */
+        return true;
+    }
     /* scratch: allocatable registers not touched and holding nothing */
     uint32_t nw = rv_bs_words(a->nregs);
     memset(a->scratch_bs, 0, nw * sizeof(uint64_t));
