@@ -686,6 +686,13 @@ static uint32_t place_reg(lin *L, uint32_t v, uint8_t excl, bool late, bool temp
     uint8_t soft = (temp_only || (vfl(L, v) & VF_DIES)) ? RF_FIXU : (RF_CLOB | RF_FDE | RF_FDL | RF_FIXU);
     uint32_t t = pick_reg(L, cls, excl, false, soft, RAVEL_NONE, true);
     if (t == RAVEL_NONE) return RAVEL_NONE;
+    if (L->owner[t] == v) { /* a copy in v's own home: v moves to its slot */
+        touch(L, v); /* t is read: its entry register must stay */
+        if (!ensure_slot(L, v)) return RAVEL_NONE;
+        drop_home(L, v);
+        pin(L, t, v, late);
+        return t;
+    }
     if (!take_reg(L, t, false) || !copy_to(L, v, t)) return RAVEL_NONE;
     if (!temp_only) {
         drop_home(L, v);
