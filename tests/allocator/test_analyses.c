@@ -6,6 +6,7 @@
  *   - the cost model on FORMAT.md's allocated sum loop;
  *   - the output builder's edge anchors and edit order. */
 #include "allocator/alloc.h"
+#include "fuzz/gen.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -284,6 +285,67 @@ TEST(out_builder_anchors)
     ravel_module_free(m);
 }
 
+/* Properties of liveness and intervals on generated functions: ranges
+ * sorted, disjoint and non-adjacent; every use position covered (defs start
+ * a range); a vreg covers a block's first point iff it is live-in there, a
+ * parameter of it or an early def of its first instruction, and its last
+ * point if it is live-out. */
+static bool check_intervals(const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv, const rv_intervals *s)
+{
+    for (uint32_t v = 0; v < s->nvregs; v++) {
+        const rv_range *r = rv_iv_ranges(s, v);
+        for (uint32_t k = 0; k < s->iv[v].nranges; k++) {
+            if (r[k].from >= r[k].to) return false;
+            if (k && r[k - 1].to >= r[k].from) return false;
+        }
+        const rv_use_pos *u = rv_iv_uses(s, v);
+        for (uint32_t k = 0; k < s->iv[v].nuses; k++) {
+            if (k && u[k - 1].pos > u[k].pos) return false;
+            if (!rv_iv_covers(s, v, u[k].pos)) return false;
+        }
+    }
+    for (uint32_t b = 0; b < cfg->nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        uint32_t first = rv_point_early(bl->first_inst), last = rv_point_early(bl->first_inst + bl->ninsts) - 1;
+        for (uint32_t v = 0; v < s->nvregs; v++) {
+            bool param = false; /* or an early def of the first instruction */
+            for (uint32_t p = 0; p < bl->nparams; p++) param |= rv_block_params(f, bl)[p] == v;
+            const rv_inst *in0 = rv_inst_at(f, bl->first_inst);
+            for (uint32_t d = 0; d < in0->ndefs; d++)
+                param |= rv_ops_of(f, in0)[d].vreg == v && rv_op_is_early(&rv_ops_of(f, in0)[d]);
+            if (rv_iv_covers(s, v, first) != (rv_live_in(lv, b, v) || param)) return false;
+            if (rv_live_out(lv, b, v) && !rv_iv_covers(s, v, last)) return false;
+        }
+    }
+    return true;
+}
+
+TEST(intervals_properties_generated)
+{
+    int bad = 0;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 120;
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        const ravel_func *f = ravel_module_func(m, 0);
+        rv_cfg cfg;
+        rv_cfg_build(&cfg, f);
+        rv_liveness lv;
+        rv_liveness_build(&lv, f, &cfg);
+        rv_intervals s;
+        rv_intervals_build(&s, f, &cfg, &lv);
+        if (!check_intervals(f, &cfg, &lv, &s)) {
+            if (bad++ < 3) fprintf(stderr, "interval properties fail for gen seed %llu\n", (unsigned long long)seed);
+        }
+        rv_intervals_free(&s);
+        rv_liveness_free(&lv);
+        rv_cfg_free(&cfg);
+        ravel_module_free(m);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
     RUN(liveness_sum);
@@ -292,5 +354,6 @@ int main(void)
     RUN(dataflow_backward_intersection);
     RUN(cost_model_sum_alloc);
     RUN(out_builder_anchors);
+    RUN(intervals_properties_generated);
     return TEST_SUMMARY();
 }
