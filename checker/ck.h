@@ -180,6 +180,20 @@ typedef struct ck_site {
     uint32_t order;   /* sort key within the instruction: defs, uses, stackmap */
 } ck_site;
 
+/* Null-safe accessors: the IR's arrays are NULL while empty, and forming
+ * &NULL[0] is undefined behaviour (UBSan flags it). */
+static inline const rv_operand *ck_ops(const ravel_func *f, const rv_inst *i)
+{
+    return (i->ndefs || i->nuses) ? &f->ops.data[i->first_op] : NULL;
+}
+static inline const rv_operand *ck_defs(const ravel_func *f, const rv_inst *i) { return i->ndefs ? &f->ops.data[i->first_op] : NULL; }
+static inline const rv_operand *ck_uses(const ravel_func *f, const rv_inst *i)
+{
+    return i->nuses ? &f->ops.data[i->first_op + i->ndefs] : NULL;
+}
+static inline const uint32_t *ck_params(const ravel_func *f, const rv_block *b) { return b->nparams ? &f->u32.data[b->first_param] : NULL; }
+static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { return s->nargs ? &f->u32.data[s->first_arg] : NULL; }
+
 /* ck_sets (ck_sets.c) */
 void ck_sets_reset(ck_sets *s);
 void ck_sets_free(ck_sets *s);

@@ -36,7 +36,7 @@ static void edge_prepare(ravel_checker *ck, const rv_succ *e, uint32_t *pst, uin
 {
     const ravel_func *f = ck->f;
     const rv_block *t = &f->blocks.data[e->block];
-    const uint32_t *params = rv_block_params(f, t), *args = rv_succ_args(f, e);
+    const uint32_t *params = ck_params(f, t), *args = ck_args(f, e);
     *pst = ck_next_stamp(ck);
     *ast = ck_next_stamp(ck);
     ck->setbuf2.len = 0;
@@ -58,7 +58,7 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_
     if (val >= CK_V_UNKNOWN || !e->nargs) return val;
     if (!(val & CK_V_SETBIT) && ck->vst[val] != pst && ck->vst2[val] != ast) return val; /* untouched singleton */
     const ravel_func *f = ck->f;
-    const uint32_t *params = rv_block_params(f, &f->blocks.data[e->block]);
+    const uint32_t *params = ck_params(f, &f->blocks.data[e->block]);
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
@@ -108,7 +108,7 @@ static void record_edges(ravel_checker *ck, uint32_t x)
             if (!(ck->log.data[i].key & 0x80000000u)) mark_loc(ck, ck->log.data[i].key, st);
         edge_prepare(ck, e, &pst, &ast);
         if (e->nargs) {
-            const uint32_t *params = rv_block_params(f, &f->blocks.data[e->block]), *args = rv_succ_args(f, e);
+            const uint32_t *params = ck_params(f, &f->blocks.data[e->block]), *args = ck_args(f, e);
             for (uint32_t i = 0; i < e->nargs; i++) {
                 mark_holders(ck, params[i], st);
                 mark_holders(ck, args[i], st);
@@ -393,7 +393,7 @@ static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, 
     const ravel_func *f = ck->f;
     *clobber = false;
     *defk = CK_NIL;
-    const rv_operand *d = rv_inst_defs(f, in);
+    const rv_operand *d = ck_defs(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++)
         if (ck_li(ck, d[k].loc) == li) *defk = k;
     if (*defk != CK_NIL) return true;
@@ -463,7 +463,7 @@ char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uin
             if (writes_loc(ck, in, li, &clob, &dk)) {
                 ck_bprintf(&b, "%s was ", lb);
                 if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
-                else ck_bprintf(&b, "written with %s by `", ck_vname(f, rv_inst_defs(f, in)[dk].vreg, vb));
+                else ck_bprintf(&b, "written with %s by `", ck_vname(f, ck_defs(f, in)[dk].vreg, vb));
                 ck_inst_text(&b, f, in);
                 ck_bprintf(&b, "` at ");
                 where(&b, f, i);
@@ -476,7 +476,7 @@ char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uin
                 where(&b, f, i);
                 ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
             }
-            const rv_operand *d = rv_inst_defs(f, in);
+            const rv_operand *d = ck_defs(f, in);
             for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
                 if (d[k].vreg == v) {
                     ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
@@ -500,13 +500,13 @@ char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uin
         const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
         ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
         if (v != CK_NIL) { /* a parameter of blk: follow its argument */
-            const uint32_t *params = rv_block_params(f, bl);
+            const uint32_t *params = ck_params(f, bl);
             for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
                 const rv_succ *s = &rv_inst_succs(f, t)[k];
                 if (s->block != blk) continue;
                 for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
                     if (params[p] == v) {
-                        uint32_t a = rv_succ_args(f, s)[p];
+                        uint32_t a = ck_args(f, s)[p];
                         ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
                         v = a;
                         break;

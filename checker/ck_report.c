@@ -78,7 +78,7 @@ void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
                    rv_loc_str(f->mach, in->u.edit.src, l2));
         return;
     }
-    const rv_operand *d = rv_inst_defs(f, in), *u = rv_inst_uses(f, in);
+    const rv_operand *d = ck_defs(f, in), *u = ck_uses(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++) {
         if (k) ck_bprintf(b, ", ");
         op_text(b, f, &d[k]);
@@ -98,7 +98,7 @@ void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
         ck_bprintf(b, "%s%s", (k || nall) ? ", " : " ", s->block < f->blocks.len ? rv_block_name(f, s->block) : "?");
         if (s->nargs) {
             ck_bprintf(b, "(");
-            for (uint32_t a = 0; a < s->nargs; a++) ck_bprintf(b, "%s%s", a ? ", " : "", ck_vname(f, rv_succ_args(f, s)[a], vb));
+            for (uint32_t a = 0; a < s->nargs; a++) ck_bprintf(b, "%s%s", a ? ", " : "", ck_vname(f, ck_args(f, s)[a], vb));
             ck_bprintf(b, ")");
         }
     }
@@ -263,7 +263,7 @@ static void block_locs(ravel_checker *ck, uint32_t b)
             mark_dump_loc(ck, in->u.edit.src, st);
             continue;
         }
-        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, rv_inst_ops(f, in)[k].loc, st);
+        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, ck_ops(f, in)[k].loc, st);
         if (!rv_is_term(in) && (in->flags & RV_IF_STACKMAP))
             for (uint32_t k = 0; k < in->u.smap.n; k++) mark_dump_loc(ck, ravel_slot(f->u32.data[in->u.smap.first + k]), st);
     }

@@ -46,7 +46,7 @@ static void guard_operands(guard *g, const rv_inst *in)
         gfail(g, in, "operand list out of range");
         return;
     }
-    const rv_operand *o = rv_inst_ops(f, in);
+    const rv_operand *o = ck_ops(f, in);
     for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
         bool def = k < in->ndefs;
         if (o[k].vreg >= f->vregs.len) { gfail(g, in, "operand vreg out of range"); continue; }
@@ -57,7 +57,7 @@ static void guard_operands(guard *g, const rv_inst *in)
             gfail(g, in, "fixed(R) of another class or unknown register");
         if (o[k].kind == RAVEL_C_REUSE &&
             (!def || o[k].arg >= in->nuses ||
-             f->vregs.data[rv_inst_uses(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls))
+             f->vregs.data[ck_uses(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls))
             gfail(g, in, "reuse(K) out of range, on a use, or across classes");
         note_slot(g, o[k].loc);
     }
@@ -95,7 +95,7 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
             if (s->nargs != f->blocks.data[s->block].nparams) gfail(g, in, "argument count does not match the parameters");
             if (!range_ok(s->first_arg, s->nargs, f->u32.len)) { gfail(g, in, "argument list out of range"); continue; }
             for (uint32_t a = 0; a < s->nargs; a++)
-                if (rv_succ_args(f, s)[a] >= f->vregs.len) gfail(g, in, "argument vreg out of range");
+                if (ck_args(f, s)[a] >= f->vregs.len) gfail(g, in, "argument vreg out of range");
         }
         return;
     }
@@ -136,7 +136,7 @@ bool ck_guard(const ravel_func *f, ravel_report *rep, uint32_t *nslots)
         if (!range_ok(bl->first_param, bl->nparams, f->u32.len)) { gfail(&g, NULL, "parameter list out of range"); continue; }
         if (b == 0 && bl->nparams) gfail(&g, NULL, "the entry block has parameters");
         for (uint32_t p = 0; p < bl->nparams; p++)
-            if (rv_block_params(f, bl)[p] >= f->vregs.len) gfail(&g, NULL, "parameter vreg out of range");
+            if (ck_params(f, bl)[p] >= f->vregs.len) gfail(&g, NULL, "parameter vreg out of range");
         for (uint32_t i = 0; i < bl->ninsts && g.ok; i++)
             guard_inst(&g, b, rv_inst_at(f, bl->first_inst + i), i + 1 == bl->ninsts);
     }
@@ -196,7 +196,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
                         m->regs.data[o->arg].name, rv_loc_str(m, o->loc, lb));
         break;
     case RAVEL_C_REUSE: {
-        const rv_operand *u = &rv_inst_uses(f, in)[o->arg];
+        const rv_operand *u = &ck_uses(f, in)[o->arg];
         if (slot || u->loc != o->loc || ravel_loc_is_slot(u->loc))
             ck_err_rule(ck, s, "reuse-mismatch", o->loc, o->vreg, "constraint reuse(%u): the def is in %s but use %u is in %s%s",
                         o->arg, rv_loc_str(m, o->loc, lb), o->arg, rv_loc_str(m, u->loc, lb2),
@@ -212,7 +212,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
 static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint32_t k, const rv_operand *o)
 {
     const ravel_func *f = ck->f;
-    const rv_operand *ops = rv_inst_ops(f, in);
+    const rv_operand *ops = ck_ops(f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     char lb[32];
     if (o->loc == RAVEL_LOC_NONE) return;
@@ -265,7 +265,7 @@ void ck_rules(ravel_checker *ck)
                 rule_edit(ck, b, ii, in);
                 continue;
             }
-            const rv_operand *ops = rv_inst_ops(f, in);
+            const rv_operand *ops = ck_ops(f, in);
             for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
                 ck_site s;
                 site_op(&s, b, ii, in, k, &ops[k]);
@@ -308,7 +308,7 @@ static const char *inst_diff(const ravel_func *a, const rv_inst *x, const ravel_
 {
     if (x->op != y->op || !sym_same(a, x->name, b, y->name)) return "a different mnemonic";
     if (x->ndefs != y->ndefs || x->nuses != y->nuses || x->nimms != y->nimms) return "a different number of operands";
-    const rv_operand *p = rv_inst_ops(a, x), *q = rv_inst_ops(b, y);
+    const rv_operand *p = ck_ops(a, x), *q = ck_ops(b, y);
     for (uint32_t k = 0; k < (uint32_t)x->ndefs + x->nuses; k++) {
         if (!vreg_same(a, p[k].vreg, b, q[k].vreg)) return "a different vreg";
         if (p[k].kind != q[k].kind || (p[k].flags & (RV_OPF_DEF | RV_OPF_LATE)) != (q[k].flags & (RV_OPF_DEF | RV_OPF_LATE)))
@@ -335,7 +335,7 @@ static const char *inst_diff(const ravel_func *a, const rv_inst *x, const ravel_
                 return "different successors";
             if (s->nargs != t->nargs) return "different block arguments";
             for (uint32_t i = 0; i < s->nargs; i++)
-                if (!vreg_same(a, rv_succ_args(a, s)[i], b, rv_succ_args(b, t)[i])) return "different block arguments";
+                if (!vreg_same(a, ck_args(a, s)[i], b, ck_args(b, t)[i])) return "different block arguments";
         }
     }
     return NULL;
@@ -357,7 +357,7 @@ static bool orig_block(ravel_checker *ck, const ravel_func *o, uint32_t b)
         return false;
     }
     for (uint32_t p = 0; p < x->nparams; p++)
-        if (!vreg_same(f, rv_block_params(f, x)[p], o, rv_block_params(o, y)[p])) {
+        if (!vreg_same(f, ck_params(f, x)[p], o, ck_params(o, y)[p])) {
             orig_err(ck, b, CK_NIL, "different block parameters");
             return false;
         }

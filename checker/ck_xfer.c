@@ -55,7 +55,7 @@ static void check_stackmap(ravel_checker *ck, ck_site *s, const rv_inst *in)
 
 static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
 {
-    const rv_operand *d = rv_inst_defs(f, in);
+    const rv_operand *d = ck_defs(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++)
         if (d[k].loc == reg) return true;
     return false;
@@ -115,17 +115,17 @@ static void alias_def(ravel_checker *ck, uint32_t d, uint32_t u, uint32_t ld)
 
 static void defs_at(ravel_checker *ck, const rv_inst *in, bool late, bool copy_ok)
 {
-    const rv_operand *d = rv_inst_defs(ck->f, in);
+    const rv_operand *d = ck_defs(ck->f, in);
     for (uint32_t k = 0; k < in->ndefs; k++) {
         if (rv_op_is_late(&d[k]) != late) continue;
-        if (copy_ok && late) alias_def(ck, d[k].vreg, rv_inst_uses(ck->f, in)[0].vreg, ck_li(ck, d[k].loc));
+        if (copy_ok && late) alias_def(ck, d[k].vreg, ck_uses(ck->f, in)[0].vreg, ck_li(ck, d[k].loc));
         else ck_write_def(ck, d[k].vreg, ck_li(ck, d[k].loc));
     }
 }
 
 static void uses_at(ravel_checker *ck, ck_site *s, const rv_inst *in, bool late, bool *copy_ok)
 {
-    const rv_operand *u = rv_inst_uses(ck->f, in);
+    const rv_operand *u = ck_uses(ck->f, in);
     for (uint32_t k = 0; k < in->nuses; k++) {
         if (rv_op_is_late(&u[k]) != late) continue;
         s->role = "use";
@@ -146,8 +146,8 @@ static void xfer_op(ravel_checker *ck, ck_site *s, const rv_inst *in)
     bool copy_ok = false;
     defs_at(ck, in, false, false);                 /* 1. early defs */
     uses_at(ck, s, in, false, &copy_ok);           /* 2. early uses */
-    if (copy_ok && rv_op_is_early(rv_inst_defs(f, in))) {
-        alias_def(ck, rv_inst_defs(f, in)->vreg, rv_inst_uses(f, in)->vreg, ck_li(ck, rv_inst_defs(f, in)->loc));
+    if (copy_ok && rv_op_is_early(ck_defs(f, in))) {
+        alias_def(ck, ck_defs(f, in)->vreg, ck_uses(f, in)->vreg, ck_li(ck, ck_defs(f, in)->loc));
         copy_ok = false;
     }
     if (!rv_is_term(in)) {                         /* 3. stackmap, clobbers, gc */
