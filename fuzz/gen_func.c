@@ -244,8 +244,8 @@ static unsigned op_points(bool def, uint8_t pos)
 
 /* S2/S3: can an operand of class c that needs a register at points pts
  * (register reg if fixed, any allocatable one if reg == RAVEL_NONE) be
- * added? `same_vreg_use` allows a second early use of one vreg in the same
- * fixed register. */
+ * added? Stricter than S2: a register already fixed at a point is never
+ * named again at that point, not even for the same vreg. */
 static bool fits(const gen *g, const ginst *I, uint32_t c, uint32_t reg, unsigned pts)
 {
     uint32_t a = g->gm->nalloc[c], nfix = I->nfix[c];
