@@ -29,6 +29,20 @@
  *   cost.c                    the cost model (spills, reloads, moves,
  *                             weighted by 10^loop-depth)
  *
+ * Writing an allocator (fast.c is a complete example):
+ *   1. rv_cfg_build(&cfg, f); liveness / intervals if the algorithm needs
+ *      them (rv_liveness_build, rv_intervals_build);
+ *   2. rv_out_init(&out, f); for every operand k of f: rv_out_set_loc;
+ *   3. edits with rv_out_edit / rv_out_copy at rv_anchor_before/after(i),
+ *      parallel shuffles through rv_pmove_resolve + rv_out_edits, edge
+ *      copies at rv_edge_anchor(f, &cfg, b, k, &at_pred_end);
+ *   4. rv_out_stackmap for every safepoint (slots holding live .ref values);
+ *   5. return rv_out_finish(&out) (then free out and cfg), or NULL with
+ *      *err = rv_alloc_errorf(f, inst, "unsatisfiable: ...");
+ *   6. one line in table.c, a prototype below: the CLI, tests (every corpus
+ *      file, thousands of generated functions), fuzz targets and benchmarks
+ *      pick it up from the table.
+ *
  * Glossary.
  *   inst index   index into f->insts of the UNALLOCATED function. Such a
  *                function has no edits, and its instructions are in block
