@@ -124,11 +124,36 @@ static void comment_diags(FILE *fp, const ravel_diags *d)
     free(buf);
 }
 
+/* The unallocated form of f, as "#| " comment lines (extract it with
+ * sed -n 's/^#| //p' FILE). */
+static void put_unallocated(FILE *fp, const ravel_func *f)
+{
+    ravel_func *g = rv_func_strip(f);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) rv_oom();
+    ravel_print_machine(m, f->mach);
+    fputc('\n', m);
+    ravel_print_func(m, g);
+    fclose(m);
+    fputs("# the unallocated function (sed -n 's/^#| //p' THIS_FILE > orig.ra):\n", fp);
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && buf[j] != '\n') j++;
+        fprintf(fp, "#| %.*s\n", (int)(j - i), buf + i);
+        i = j + 1;
+    }
+    free(buf);
+    ravel_func_free(g);
+}
+
 static void put_func(FILE *fp, const ravel_func *f)
 {
-    if (rv_func_is_allocated(f))
+    if (rv_func_is_allocated(f)) {
+        put_unallocated(fp, f);
         fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
-    else
+    } else
         fputs("# reproduce: ravel alloc -a ALLOCATOR THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
     fputc('\n', fp);
     ravel_print_machine(fp, f->mach);

@@ -92,6 +92,23 @@ TEST(alloc_catches_planted_bugs)
     ravel_module *back = z->repro ? parse(z->repro) : NULL;
     CHECK(back != NULL && ravel_module_nfuncs(back) == 1 && rv_func_is_allocated(ravel_module_func(back, 0)));
     ravel_module_free(back);
+    /* and carries the unallocated function as "#| " lines */
+    char *orig = calloc(1, z->repro ? z->repro_len + 1 : 1);
+    size_t n = 0;
+    for (const char *p = z->repro; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len >= 3 && !strncmp(p, "#| ", 3)) {
+            memcpy(orig + n, p + 3, len - 3);
+            n += len - 3;
+            orig[n++] = '\n';
+        }
+        p += len + (e != NULL);
+    }
+    ravel_module *um = n ? parse(orig) : NULL;
+    CHECK(um != NULL && ravel_module_nfuncs(um) == 1 && !rv_func_is_allocated(ravel_module_func(um, 0)));
+    ravel_module_free(um);
+    free(orig);
     const rv_allocator fails = {"fails", "planted failure", always_fails};
     CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &fails, 1, 0), RV_FUZZ_BUG);
     CHECK(has(z, "allocation failed"));
