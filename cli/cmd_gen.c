@@ -14,12 +14,14 @@
 
 static void gen_usage(FILE *out)
 {
-    fputs("usage: ravel gen [--seed S] [--from FILE] [--insts N] [--blocks N] [--regs MIN..MAX]\n"
+    fputs("usage: ravel gen [--seed S] [--from FILE [--skip N]] [--insts N] [--blocks N] [--regs MIN..MAX]\n"
           "                 [--pressure P] [--no-FEATURE ...] [--count K] [-o DIR|FILE]\n"
           "Prints random valid SSA functions (one machine and one function per module)\n"
           "in .ra text. The same seed and options always give the same text.\n"
           "  --seed S        first seed (default 0)\n"
           "  --from FILE     generate from the bytes of FILE (a fuzzer input) instead\n"
+          "  --skip N        with --from: ignore the first N bytes (1 for a fuzz target\n"
+          "                  that takes the allocator from the first byte)\n"
           "  --insts N       at most N original instructions (default 200)\n"
           "  --blocks N      at most N blocks (default 24)\n"
           "  --regs MIN..MAX allocatable registers per class (default 1..32, at most 64;\n"
@@ -39,7 +41,7 @@ static void gen_usage(FILE *out)
 
 typedef struct gen_args {
     rv_gen_opts opts;
-    uint64_t seed, count;
+    uint64_t seed, count, skip;
     const char *from, *out;
 } gen_args;
 
@@ -83,6 +85,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
     rv_gen_opts_default(&a->opts);
     a->seed = 0;
     a->count = 1;
+    a->skip = 0;
     a->from = a->out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -97,7 +100,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||
-                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--count") || !strcmp(o, "-o");
+                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
         if (!takes) return bad("unknown option", o);
         if (!v) return bad("missing value for", o);
         i++;
@@ -109,10 +112,12 @@ static int parse_args(int argc, char **argv, gen_args *a)
         else if (!strcmp(o, "--regs")) err = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0;
         else if (!strcmp(o, "--pressure")) err = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100;
         else if (!strcmp(o, "--count")) err = cli_parse_u64(v, &a->count) || a->count == 0;
+        else if (!strcmp(o, "--skip")) err = cli_parse_u64(v, &a->skip);
         else a->out = v;
         if (err) return bad("bad value for", o);
     }
     if (a->from && a->count != 1) return bad("--from makes one module; drop", "--count");
+    if (a->skip && !a->from) return bad("--skip needs", "--from");
     return -1;
 }
 
@@ -178,7 +183,8 @@ int cmd_gen(int argc, char **argv)
     size_t nbytes = 0;
     char *bytes = NULL;
     if (a.from && !(bytes = cli_read_file(a.from, &nbytes))) return CLI_USAGE;
-    int rc = emit_all(&a, (const uint8_t *)bytes, nbytes);
+    size_t skip = a.skip < nbytes ? (size_t)a.skip : nbytes;
+    int rc = emit_all(&a, (const uint8_t *)bytes + (bytes ? skip : 0), nbytes - skip);
     free(bytes);
     return rc;
 }

@@ -39,11 +39,15 @@ printf 'fuzz bytes \001\002\377' > "$T/in.bin"
 "$R" gen --from "$T/in.bin" > "$T/f1.ra" || fail "--from"
 "$R" gen --from "$T/in.bin" > "$T/f2.ra"
 cmp -s "$T/f1.ra" "$T/f2.ra" || fail "--from not deterministic"
+printf 'Xfuzz bytes \001\002\377' > "$T/in2.bin"
+"$R" gen --from "$T/in2.bin" --skip 1 > "$T/f3.ra" || fail "--skip"
+cmp -s "$T/f1.ra" "$T/f3.ra" || fail "--skip 1 does not drop the first byte"
+"$R" gen --from "$T/in2.bin" --skip 99 | "$R" validate --ssa - > /dev/null || fail "--skip past the end"
 : > "$T/empty.bin"
 "$R" gen --from "$T/empty.bin" | "$R" validate --ssa - > /dev/null || fail "--from empty"
 
 # usage errors exit 2
-for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--bogus" "--count 2 -o $T/s.ra"; do
+for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--bogus" "--count 2 -o $T/s.ra" "--skip 1"; do
   "$R" gen $bad > /dev/null 2>&1
   [ $? -eq 2 ] || fail "'$bad' should exit 2"
 done
