@@ -167,6 +167,7 @@ struct ravel_checker {
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
     ck_buf explain;    /* explain dump target */
+    size_t explain_base; /* length of its header */
     bool dumping;
     uint32_t dump_block;
 };

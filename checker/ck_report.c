@@ -338,6 +338,7 @@ static void explain(ravel_checker *ck, ravel_report *r)
         ck->dump_block = blk;
         ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
                    rv_block_name(ck->f, blk));
+        ck->explain_base = ck->explain.len;
         ck_flow(ck, false);
         ck->dumping = false;
         e->pub.explain = ck_bdetach(&ck->explain);

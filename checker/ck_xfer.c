@@ -190,6 +190,7 @@ void ck_xfer_block(ravel_checker *ck, uint32_t b)
 {
     const rv_block *bl = &ck->f->blocks.data[b];
     bool dump = ck->dumping && ck->dump_block == b;
+    if (dump) ck->explain.len = ck->explain_base; /* a loop visits b again: the last visit wins */
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         uint32_t ii = bl->first_inst + i;
         ck_site s = {b, ii, NULL, -1, NULL, 0};
