@@ -272,10 +272,13 @@ static unsigned reap(const campaign *c, rv_campaign_result *r, watch *ws)
         int st;
         pid_t p = waitpid(ws[w].pid, &st, WNOHANG);
         const char *how = NULL;
+        char buf[64];
         if (p == ws[w].pid) {
             ws[w].pid = 0;
             if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && LD(s->done)) continue;
-            how = WIFSIGNALED(st) ? "crashed (signal)" : "exited abnormally";
+            if (WIFSIGNALED(st)) snprintf(buf, sizeof buf, "crashed (signal %d)", WTERMSIG(st));
+            else snprintf(buf, sizeof buf, "exited abnormally (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            how = buf;
         } else if (LD(s->cur_iter) != ws[w].iter || LD(s->cur_alloc) != ws[w].alloc) {
             ws[w].iter = LD(s->cur_iter), ws[w].alloc = LD(s->cur_alloc), ws[w].since = t;
         } else if (t - ws[w].since > (uint64_t)HANG_SECONDS * 1000000000u) {
