@@ -104,16 +104,26 @@ void ravel_func_free(ravel_func *f)
     free(f);
 }
 
-uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num)
+static uint32_t push_vreg(ravel_func *f, uint32_t num)
 {
-    uint32_t id = rv_map_get(&f->vreg_by_num, num, RAVEL_NONE);
-    if (id != RAVEL_NONE) return id;
-    id = f->vregs.len;
+    uint32_t id = f->vregs.len;
     rv_vreg v = {num, 0, false, false};
     rv_vec_push(f->vregs, v);
-    rv_map_put(&f->vreg_by_num, num, id);
+    if (f->vmap_built) rv_map_put(&f->vreg_by_num, num, id);
     if (num >= f->next_num) f->next_num = num + 1;
     return id;
+}
+
+/* The number -> id map is only needed for lookups by number (the reader);
+ * functions built with ravel_vreg_new never pay for it. */
+uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num)
+{
+    if (!f->vmap_built) {
+        for (uint32_t i = 0; i < f->vregs.len; i++) rv_map_put(&f->vreg_by_num, f->vregs.data[i].num, i);
+        f->vmap_built = true;
+    }
+    uint32_t id = rv_map_get(&f->vreg_by_num, num, RAVEL_NONE);
+    return id != RAVEL_NONE ? id : push_vreg(f, num);
 }
 
 uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref)
@@ -122,7 +132,7 @@ uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref)
         fail(f, RAVEL_EINVAL, "ravel_vreg_new: bad class or too many vregs");
         return RAVEL_NONE;
     }
-    uint32_t id = rv_vreg_by_num(f, f->next_num);
+    uint32_t id = push_vreg(f, f->next_num); /* a fresh number: no lookup needed */
     f->vregs.data[id].cls = (uint8_t)cls;
     f->vregs.data[id].ref = is_ref != 0;
     f->vregs.data[id].has_class = true;
@@ -280,24 +290,22 @@ int ravel_inst_imm(ravel_func *f, int64_t value)
     return RAVEL_OK;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Appends a sorted, de-duplicated copy of v[0..n) to f->u32; returns count. */
+/* Appends a sorted, de-duplicated copy of v[0..n) to f->u32; returns count.
+ * Lists are short and usually sorted already: insertion sort. */
 static uint32_t push_sorted_set(ravel_func *f, const uint32_t *v, size_t n, uint32_t *first)
 {
     *first = f->u32.len;
-    if (n == 0) return 0;
     rv_vec_reserve(f->u32, n);
     uint32_t *dst = f->u32.data + f->u32.len;
-    memcpy(dst, v, n * sizeof *v);
-    if (n > 1) qsort(dst, n, sizeof *dst, cmp_u32);
     uint32_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!w || dst[w - 1] != dst[i]) dst[w++] = dst[i];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = v[i], k = w;
+        while (k > 0 && dst[k - 1] > x) k--;
+        if (k > 0 && dst[k - 1] == x) continue;
+        memmove(dst + k + 1, dst + k, (w - k) * sizeof *dst);
+        dst[k] = x;
+        w++;
+    }
     f->u32.len += w;
     return w;
 }
@@ -421,7 +429,6 @@ ravel_func *rv_func_clone(const ravel_func *f)
     COPY_VEC(g->imms, f->imms);
     COPY_VEC(g->succs, f->succs);
     COPY_VEC(g->u32, f->u32);
-    for (uint32_t i = 0; i < f->vregs.len; i++) rv_map_put(&g->vreg_by_num, f->vregs.data[i].num, i);
     g->nslots = f->nslots;
     g->next_num = f->next_num;
     g->line = f->line;

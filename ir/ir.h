@@ -224,7 +224,8 @@ struct ravel_func {
     RV_VEC(rv_imm) imms;
     RV_VEC(rv_succ) succs;
     RV_VEC(uint32_t) u32; /* params, args, stackmaps, clobber lists */
-    rv_map vreg_by_num;   /* vreg number -> id */
+    rv_map vreg_by_num;   /* vreg number -> id; built lazily (vmap_built) on the first lookup */
+    bool vmap_built;
     uint32_t nslots;      /* 1 + highest slot number used, 0 if none */
     uint32_t next_num;    /* 1 + highest vreg number, for ravel_vreg_new */
     uint32_t line, col, end_line; /* of `func` and its `end` */
