@@ -27,7 +27,7 @@ case "$target" in fuzz_alloc_*) base=fuzz_alloc ;; esac
 
 case "$engine" in
   libfuzzer) bash ci/deps.sh || exit 2 ;;
-  afl) bash ci/deps.sh afl++ || exit 2 ;;
+  afl) bash ci/deps.sh afl++ lld-14 || exit 2 ;;
   *) usage ;;
 esac
 
