@@ -1,0 +1,44 @@
+#!/bin/sh
+# cli_check.sh RAVEL CASES_DIR - end-to-end tests of `ravel check`: exit
+# status 0 / 1 / 2, text and JSON output, --orig, --func, --explain, --help.
+RAVEL=$1
+CASES=$2
+TMP=${TMPDIR:-/tmp}/ravel-cli-check.$$
+fail=0
+expect() { # expect STATUS DESCRIPTION -- command...
+    want=$1; what=$2; shift 3
+    "$@" >"$TMP.out" 2>"$TMP.err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: $what: exit $got, want $want"; cat "$TMP.out" "$TMP.err"; fail=1
+    fi
+}
+contains() { # contains FILE TEXT DESCRIPTION
+    if ! grep -qF -- "$2" "$1"; then echo "FAIL: $3: no \"$2\" in output"; cat "$1"; fail=1; fi
+}
+expect 0 "verified" -- "$RAVEL" check "$CASES/use_ok.ra"
+contains "$TMP.out" "verified: 1 function" "verified summary"
+expect 1 "errors" -- "$RAVEL" check "$CASES/use_wrong_vreg.ra"
+contains "$TMP.out" "error[use-wrong-vreg]: in func f, block b0, \`ret v0\`: use 0 (v0) expects r0 to hold v0, but r0 holds {v2}" "text report"
+contains "$TMP.out" "note: r0 was written with v2" "provenance note"
+expect 1 "json" -- "$RAVEL" check --json "$CASES/use_wrong_vreg.ra"
+contains "$TMP.out" '{"kind":"use-wrong-vreg","file":' "json object"
+contains "$TMP.out" '"expected":"v0","held":"{v2}"' "json fields"
+expect 1 "explain" -- "$RAVEL" check --explain "$CASES/loop_header_explain.ra"
+contains "$TMP.out" "state at every point of b1" "explain dump"
+expect 0 "orig ok" -- "$RAVEL" check "$CASES/orig_ok.ra" --orig "$CASES/orig_f.orig"
+expect 1 "orig mismatch" -- "$RAVEL" check "$CASES/orig_mismatch.ra" --orig "$CASES/orig_f.orig"
+contains "$TMP.out" "error[orig-mismatch]" "orig-mismatch kind"
+expect 0 "func filter" -- "$RAVEL" check --func f "$CASES/use_ok.ra"
+expect 2 "no such func" -- "$RAVEL" check --func nope "$CASES/use_ok.ra"
+expect 2 "bad input" -- "$RAVEL" check "$CASES/bad_input_no_terminator.ra"
+expect 2 "missing file" -- "$RAVEL" check "$CASES/does-not-exist.ra"
+expect 2 "bad option" -- "$RAVEL" check --bogus "$CASES/use_ok.ra"
+expect 2 "no file" -- "$RAVEL" check
+expect 0 "help" -- "$RAVEL" check --help
+contains "$TMP.out" "usage: ravel check FILE" "help text"
+printf 'machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int @r0 = args\n  ret v0 @r0 +\nend\n' >"$TMP.ra"
+expect 2 "syntax error" -- "$RAVEL" check "$TMP.ra"
+rm -f "$TMP.out" "$TMP.err" "$TMP.ra"
+[ $fail = 0 ] && echo "ravel check CLI: all passed"
+exit $fail
