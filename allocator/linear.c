@@ -1228,8 +1228,13 @@ static void free_scratch(lin *L, movevec *mv, uint32_t na, uint32_t anchor)
             bool dst_a = false;
             for (uint32_t i = 0; i < na; i++) dst_a |= mv->data[i].dst == r;
             if (reg_is_src(mv, r) || dst_a) continue;
-            if (!rv_bs_test(L->pres, r)) have = true;
-            else if (cand == RAVEL_NONE || (L->pres_sv[r] && !L->pres_sv[cand])) cand = r;
+            if (!rv_bs_test(L->pres, r)) {
+                have = true;
+                continue;
+            }
+            bool slot_written = false; /* the refill must not read a slot this phase writes */
+            for (uint32_t i = 0; i < na; i++) slot_written |= mv->data[i].dst == vslot(L->pres_v[r]);
+            if (!slot_written && (cand == RAVEL_NONE || (L->pres_sv[r] && !L->pres_sv[cand]))) cand = r;
         }
         if (have || cand == RAVEL_NONE) continue;
         if (!L->pres_sv[cand]) { /* store it first (its slot is in its hull here) */
