@@ -108,6 +108,13 @@ typedef struct fa {
     /* per instruction */
     RV_VEC(rv_move) moves;
     RV_VEC(uint32_t) smap;
+    /* extended blocks: a block whose only predecessor edge comes from an
+     * earlier block starts with that block's registers (heir_src) */
+    uint32_t *heir_src;  /* per block: the predecessor inherited from, or RAVEL_NONE */
+    uint32_t *gen_start; /* per block: its upward-exposed operand uses, CSR into gen */
+    RV_VEC(uint32_t) gen;
+    uint32_t *snap_start, *snap_len; /* per block: (reg, vreg) pairs left at its end */
+    RV_VEC(uint32_t) snap;
     /* safepoints: refs live across each safepoint, CSR by instruction */
     uint32_t *sp_start; /* NULL when the function has no safepoints with live refs */
     RV_VEC(uint32_t) sp_list;
@@ -196,6 +203,37 @@ static bool ensure_spilled(fa *a, uint32_t v, uint32_t i)
 
 /* ---- pre-passes ---- */
 
+/* Per block, the vregs its operands read that are defined elsewhere (its
+ * upward-exposed uses: in SSA, a use of a vreg defined in the same block
+ * follows the def), and which blocks inherit their predecessor's registers:
+ * those with one predecessor edge, from a block processed earlier. */
+static void upward_uses(fa *a, const uint32_t *def_block)
+{
+    const ravel_func *f = a->f;
+    uint32_t n = a->cfg.nblocks;
+    a->gen_start = rv_xmalloc(sizeof(uint32_t) * (n + 1));
+    a->heir_src = rv_xmalloc(sizeof(uint32_t) * (n + 1));
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        a->gen_start[b] = a->gen.len;
+        uint32_t np = a->cfg.pred_start[b + 1] - a->cfg.pred_start[b];
+        uint32_t q = np == 1 ? a->cfg.pred[a->cfg.pred_start[b]] : RAVEL_NONE;
+        a->heir_src[b] = q != RAVEL_NONE && q < b ? q : RAVEL_NONE;
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+                uint32_t v = ops[u].vreg;
+                if (def_block[v] == b || a->vs[v].stamp == b + 1) continue;
+                a->vs[v].stamp = b + 1;
+                rv_vec_push(a->gen, v);
+            }
+        }
+    }
+    a->gen_start[n] = a->gen.len;
+    for (uint32_t k = 0; k < a->gen.len; k++) a->vs[a->gen.data[k]].stamp = RAVEL_NONE;
+}
+
 /* Global vregs, use flags, and kill flags (backward per block). */
 static void prepass(fa *a)
 {
@@ -215,8 +253,15 @@ static void prepass(fa *a)
             for (uint32_t d = 0; d < in->ndefs; d++) def_block[rv_ops_of(f, in)[d].vreg] = b;
         }
     }
+    upward_uses(a, def_block);
     for (uint32_t b = 0; b < f->layout.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
+        /* values an heir block reads stay in their registers to the end */
+        for (uint32_t e = a->cfg.succ_start[b]; e < a->cfg.succ_start[b + 1]; e++) {
+            uint32_t sb = a->cfg.succ[e];
+            if (a->heir_src[sb] != b) continue;
+            for (uint32_t k = a->gen_start[sb]; k < a->gen_start[sb + 1]; k++) a->vs[a->gen.data[k]].stamp = b + 1;
+        }
         for (uint32_t j = bl->ninsts; j-- > 0;) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
             /* jump arguments: on the edge of a single-successor block the
@@ -407,7 +452,7 @@ static bool safepoint_refs(fa *a)
  * value with a valid slot, 3 = holds a live value that would need saving. */
 static uint32_t take_cost(const fa *a, uint32_t r, uint32_t v, uint32_t i)
 {
-    uint32_t w = a->content[r];
+    uint32_t w = (a->rf[r] & RF_TGT) ? a->tgt[r] : a->content[r]; /* what r will hold */
     if (w == v && v != RAVEL_NONE) return 0;
     if (w == RAVEL_NONE || !live_after(a, w, i)) return 1;
     return (a->vs[w].vflags & VF_SLOT_VALID) ? 2 : 3;
@@ -435,7 +480,7 @@ static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool f
         }
         for (uint32_t k = 0; max_cost >= 1 && k < c->alloc.len; k++) {
             uint32_t r = c->alloc.data[k];
-            if (a->content[r] == RAVEL_NONE && !(a->rf[r] & (forbid | (for_use ? RF_TGT : 0)))) return r;
+            if (a->content[r] == RAVEL_NONE && !(a->rf[r] & (forbid | RF_TGT))) return r;
         }
     }
     for (uint32_t k = 0; k < c->alloc.len; k++) {
@@ -866,8 +911,8 @@ static bool fa_edges(fa *a, uint32_t b)
         }
         uint32_t nw = rv_bs_words(a->nregs);
         for (uint32_t w = 0; w < nw; w++) a->scratch_bs[w] = 0;
-        for (uint32_t r = 0; r < a->nregs; r++) /* at a successor's entry no register holds anything */
-            if (!reg_reserved(a, r) && (!at_exit || a->content[r] == RAVEL_NONE)) rv_bs_set(a->scratch_bs, r);
+        for (uint32_t r = 0; r < a->nregs; r++) /* registers holding values may be inherited or read */
+            if (!reg_reserved(a, r) && a->content[r] == RAVEL_NONE) rv_bs_set(a->scratch_bs, r);
         a->scratch_used = 0;
         if (rv_pmove_resolve(&a->pm, a->m, a->moves.data, a->moves.len, a->scratch_bs, new_scratch_slot, a) != RAVEL_OK)
             return fail(a, ti, "internal error: conflicting edge moves", RAVEL_NONE);
@@ -877,10 +922,27 @@ static bool fa_edges(fa *a, uint32_t b)
     return true;
 }
 
+/* An heir block starts with the registers its predecessor ended with,
+ * restricted to the values it reads. Sound: the only way in is that edge,
+ * whose copies use only empty registers as scratch (fa_edges), and every
+ * inherited value is global, so its slot stays valid too. */
+static void inherit(fa *a, uint32_t b)
+{
+    uint32_t q = a->heir_src[b];
+    if (q == RAVEL_NONE || a->snap_start[q] == RAVEL_NONE) return;
+    for (uint32_t k = a->gen_start[b]; k < a->gen_start[b + 1]; k++) a->vs[a->gen.data[k]].stamp = b;
+    for (uint32_t k = 0; k < a->snap_len[q]; k += 2) {
+        uint32_t r = a->snap.data[a->snap_start[q] + k], v = a->snap.data[a->snap_start[q] + k + 1];
+        if (a->vs[v].stamp == b && (a->vs[v].vflags & VF_GLOBAL) && a->vs[v].home == RAVEL_NONE) set_content(a, r, v);
+    }
+    for (uint32_t k = a->gen_start[b]; k < a->gen_start[b + 1]; k++) a->vs[a->gen.data[k]].stamp = RAVEL_NONE;
+}
+
 static bool fa_block(fa *a, uint32_t b)
 {
     const rv_block *bl = &a->f->blocks.data[b];
     for (uint32_t r = 0; r < a->nregs; r++) set_content(a, r, RAVEL_NONE);
+    inherit(a, b);
     for (uint32_t p = 0; p < bl->nparams; p++) {
         uint32_t v = rv_block_params(a->f, bl)[p];
         slot_of(a, v);
@@ -888,7 +950,15 @@ static bool fa_block(fa *a, uint32_t b)
     }
     for (uint32_t j = 0; j < bl->ninsts; j++)
         if (!fa_inst(a, bl->first_inst + j)) return false;
-    return fa_edges(a, b);
+    if (!fa_edges(a, b)) return false;
+    a->snap_start[b] = a->snap.len; /* what an heir may inherit */
+    for (uint32_t r = 0; r < a->nregs; r++)
+        if (a->content[r] != RAVEL_NONE) {
+            rv_vec_push(a->snap, r);
+            rv_vec_push(a->snap, a->content[r]);
+        }
+    a->snap_len[b] = a->snap.len - a->snap_start[b];
+    return true;
 }
 
 /* ---- driver ---- */
@@ -919,6 +989,9 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
     a->scratch_slot[0] = a->scratch_slot[1] = RAVEL_NONE;
     if (random) a->next_slot = rv_rng_below(&a->rng, 4);
     rv_cfg_build(&a->cfg, f);
+    a->snap_start = rv_xmalloc(sizeof(uint32_t) * (a->cfg.nblocks + 1));
+    a->snap_len = rv_xcalloc(a->cfg.nblocks + 1, sizeof(uint32_t));
+    memset(a->snap_start, 0xff, sizeof(uint32_t) * (a->cfg.nblocks + 1));
     rv_out_init(&a->out, f);
     a->loc = a->out.loc;
     rv_vec_reserve(a->out.edits, f->insts.len + f->insts.len / 2 + 16); /* typical edit count: no regrowth */
@@ -935,6 +1008,12 @@ static void fa_free(fa *a)
     free(a->touched);
     free(a->scratch_bs);
     free(a->sp_start);
+    free(a->heir_src);
+    free(a->gen_start);
+    free(a->snap_start);
+    free(a->snap_len);
+    rv_vec_free(a->gen);
+    rv_vec_free(a->snap);
     rv_vec_free(a->sp_list);
     rv_vec_free(a->moves);
     rv_vec_free(a->smap);
