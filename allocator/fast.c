@@ -12,8 +12,11 @@
  *     its own block on an edge whose copies go before the jump: that one
  *     stays in its register to the end of the block). A global vreg owns one
  *     spill slot, is spilled right after its definition, and lives in that
- *     slot across block boundaries. Registers are empty at every block
- *     entry; edges copy jump arguments (from their register or slot) into
+ *     slot across block boundaries. Registers are empty at a block's entry,
+ *     except in an "heir" block (one predecessor edge, from a block handled
+ *     before it): it starts with the registers its predecessor ended with
+ *     that hold values it reads (extended basic blocks; the predecessor
+ *     keeps those values to its end). Edges copy jump arguments (from their register or slot) into
  *     parameters' slots with the parallel-move resolver, at the end of a
  *     single-successor predecessor or the start of a single-predecessor
  *     successor (there, parameters simply share their argument's slot, so
