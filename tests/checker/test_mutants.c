@@ -1,0 +1,168 @@
+/* test_mutants.c - the checker against the interpreter on mutated real
+ * allocations. For generated functions (fuzz/gen.h: loops, calls,
+ * safepoints, classes, block arguments ...) allocated by every allocator of
+ * the table, each allocation is mutated many times (an operand moved to
+ * another location, an edit's source or destination changed, an edit
+ * deleted, two edits swapped, a stackmap slot dropped). Whenever the checker
+ * accepts a mutant, the interpreter must agree with the original function
+ * on every input vector (with a moving collector too when the machine is
+ * `gc moving`): the checker
+ * never looks away. Prints how many mutants were checked, rejected and
+ * accepted. Usage: test_mutants [NFUNCS] [MUTANTS_PER_ALLOCATION] */
+#include "fuzz/gen.h"
+#include "ir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static uint32_t below(uint64_t *s, uint32_t n) { return n ? (uint32_t)(rng_next(s) % n) : 0; }
+
+/* A random location of the function's machine: a register or a used slot. */
+static ravel_loc random_loc(const ravel_func *f, uint64_t *s)
+{
+    uint32_t nslots = f->nslots ? f->nslots : 1;
+    if (below(s, 3) == 0) return ravel_slot(below(s, nslots));
+    return below(s, f->mach->regs.len);
+}
+
+static void delete_inst(ravel_func *f, uint32_t ii)
+{
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        rv_block *bl = &f->blocks.data[b];
+        if (ii >= bl->first_inst && ii < bl->first_inst + bl->ninsts) bl->ninsts--;
+        else if (bl->first_inst > ii) bl->first_inst--;
+    }
+    memmove(&f->insts.data[ii], &f->insts.data[ii + 1], (f->insts.len - ii - 1) * sizeof(rv_inst));
+    f->insts.len--;
+}
+
+/* Applies one random mutation; returns false if none applied. */
+static bool mutate(ravel_func *f, uint64_t *s)
+{
+    uint32_t ni = f->insts.len;
+    for (int tries = 0; tries < 20; tries++) {
+        uint32_t ii = below(s, ni);
+        rv_inst *in = &f->insts.data[ii];
+        switch (below(s, 5)) {
+        case 0: /* operand location */
+            if (rv_is_edit(in) || !(in->ndefs + in->nuses)) continue;
+            f->ops.data[in->first_op + below(s, (uint32_t)in->ndefs + in->nuses)].loc = random_loc(f, s);
+            return true;
+        case 1: /* edit source or destination */
+            if (!rv_is_edit(in)) continue;
+            if (below(s, 2)) in->u.edit.src = random_loc(f, s);
+            else in->u.edit.dst = random_loc(f, s);
+            return true;
+        case 2: /* delete an edit */
+            if (!rv_is_edit(in)) continue;
+            delete_inst(f, ii);
+            return true;
+        case 3: /* swap an edit with the next edit */
+            if (!rv_is_edit(in) || ii + 1 >= ni || !rv_is_edit(&f->insts.data[ii + 1])) continue;
+            {
+                rv_inst t = *in;
+                *in = f->insts.data[ii + 1];
+                f->insts.data[ii + 1] = t;
+            }
+            return true;
+        case 4: /* drop a stackmap slot */
+            if (rv_is_edit(in) || rv_is_term(in) || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n) continue;
+            in->u.smap.n--;
+            return true;
+        }
+    }
+    return false;
+}
+
+typedef struct stats {
+    uint64_t allocs, alloc_rejected, mutants, rejected, accepted, wrong;
+} stats;
+
+/* True if f and orig agree on a few input vectors (both collector models). */
+static bool agrees(const ravel_func *orig, const ravel_func *f, char *msg, size_t len)
+{
+    uint64_t in[16];
+    uint32_t n = rv_interp_ninputs(orig);
+    if (n > 16) n = 16;
+    for (uint64_t k = 0; k < 4; k++) {
+        rv_interp_inputs(7, k, in, n);
+        /* a moving collector only where the machine says so (gc nonmoving
+         * lets rooted references stay in registers) */
+        for (int gc = 0; gc < (orig->mach->gc_nonmoving ? 1 : 2); gc++) {
+            rv_run_opts o;
+            memset(&o, 0, sizeof o);
+            o.inputs = in;
+            o.ninputs = n;
+            o.step_limit = 20000;
+            o.moving_gc = gc;
+            if (!rv_interp_compare(orig, f, &o, msg, len)) return false;
+        }
+    }
+    return true;
+}
+
+static void one_allocation(ravel_checker *ck, const ravel_func *orig, const ravel_func *alloc, uint64_t seed, int nmut, stats *st)
+{
+    st->allocs++;
+    if (ravel_check(ck, alloc, orig, NULL) != RAVEL_OK) {
+        st->alloc_rejected++; /* an allocator bug (the fuzz campaign's business) */
+        return;
+    }
+    uint64_t s = seed;
+    for (int m = 0; m < nmut; m++) {
+        ravel_func *g = rv_func_clone(alloc);
+        int k = 1 + (int)below(&s, 2);
+        for (int i = 0; i < k; i++) mutate(g, &s);
+        st->mutants++;
+        int rc = ravel_check(ck, g, orig, NULL);
+        if (rc != RAVEL_OK) {
+            st->rejected++;
+        } else {
+            char msg[256];
+            st->accepted++;
+            if (!agrees(orig, g, msg, sizeof msg) && st->wrong++ < 3) {
+                fprintf(stderr, "the checker accepted a wrong allocation (seed %llu): %s\n", (unsigned long long)seed, msg);
+                ravel_print_machine(stderr, g->mach);
+                ravel_print_func(stderr, g);
+            }
+        }
+        ravel_func_free(g);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int nfuncs = argc > 1 ? atoi(argv[1]) : 60, nmut = argc > 2 ? atoi(argv[2]) : 40;
+    ravel_checker *ck = ravel_checker_new();
+    stats st;
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < nfuncs; i++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 40 + (uint32_t)(i % 5) * 30;
+        o.max_blocks = 4 + (uint32_t)(i % 7);
+        o.min_regs = 2;
+        o.max_regs = 6;
+        ravel_module *mod = rv_gen_from_seed(1000 + (uint64_t)i, &o);
+        const ravel_func *f = ravel_module_func(mod, 0);
+        for (size_t a = 0; ravel_allocator_name(a); a++) {
+            ravel_func *g = NULL;
+            if (ravel_allocate(ravel_allocator_name(a), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g)
+                one_allocation(ck, f, g, (uint64_t)i * 131 + a, nmut, &st);
+            ravel_func_free(g);
+        }
+        ravel_module_free(mod);
+    }
+    printf("%llu allocations (%llu rejected as they are), %llu mutants: %llu rejected, %llu accepted, %llu accepted but wrong\n",
+           (unsigned long long)st.allocs, (unsigned long long)st.alloc_rejected, (unsigned long long)st.mutants,
+           (unsigned long long)st.rejected, (unsigned long long)st.accepted, (unsigned long long)st.wrong);
+    ravel_checker_free(ck);
+    return st.wrong != 0 || st.rejected == 0;
+}
