@@ -76,6 +76,23 @@ enum { NTYPES = RV_GEN_MAX_CLASSES * 2 }; /* a value's type: class * 2 + ref */
 enum { MAX_DEPTH = 6, MAX_PARAMS = 6, MAX_RET = 4 };
 enum { PT_E = 1, PT_L = 2 }; /* program points of an instruction */
 
+/* Mnemonics (RAVEL_OP_OTHER) and callees (RAVEL_OP_CALL), interned once
+ * per function on first use (gen.syms). */
+static const char *const mnemonics[] = {
+    "f", "g", "alloc", "print", "memcpy", "hash",                                     /* callees */
+    "load", "store", "lea", "fma", "select", "cas", "getsp", "vshuf", "cvt", "bswap", /* opaque */
+    "statepoint", "patchpoint", "deopt",                                              /* callsites */
+    "gcpoll",
+};
+enum {
+    NM_CALLEE = 0, NM_NCALLEE = 6,
+    NM_OPAQUE = 6, NM_NOPAQUE = 10,
+    NM_CALLSITE = 16, NM_NCALLSITE = 3,
+    NM_GCPOLL = 19,
+    NM_COUNT = 20,
+};
+#define NM_NONE RAVEL_NONE
+
 /* A loop that may be left by `break`: a jump from inside its body to its
  * exit block X. X then has several predecessors, so the loop test reaches
  * it through a split block XS (no critical edge), and its params (types
@@ -106,9 +123,13 @@ typedef struct gen {
     struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
     uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];
+    uint64_t resv[4];               /* bit r: register r is reserved (RV_GEN_MAX_CLASSES * (64 + 2) < 256) */
+    uint32_t syms[NM_COUNT];        /* mnemonics[i]'s symbol in f, RAVEL_NONE until used */
     uint32_t clob_buf[RV_GEN_MAX_CLASSES * (RV_GEN_MAX_CLASS_REGS + RV_GEN_MAX_RESERVED)];
 } gen;
 
+static bool bit_has(const uint64_t *s, uint32_t r) { return (s[r >> 6] >> (r & 63)) & 1u; }
+static void bit_set(uint64_t *s, uint32_t r) { s[r >> 6] |= 1ull << (r & 63); }
 static uint32_t below(gen *g, uint32_t n) { return rv_gen_below(g->s, n); }
 static bool chance(gen *g, uint32_t pct) { return rv_gen_chance(g->s, pct); }
 static bool has(const gen *g, unsigned feature) { return (g->feat & feature) != 0; }
@@ -156,6 +177,15 @@ static uint32_t pick_of_type(gen *g, uint32_t t)
     return g->avail[t].data[i];
 }
 
+/* type_weight[mask]: the total weight of the types in mask (3 per
+ * non-reference type, even bits; 1 per reference type, odd bits). */
+static const uint8_t type_weight[1u << NTYPES] = {
+    0, 3, 1, 4, 3, 6, 4, 7, 1, 4, 2, 5, 4, 7, 5, 8,
+    3, 6, 4, 7, 6, 9, 7, 10, 4, 7, 5, 8, 7, 10, 8, 11,
+    1, 4, 2, 5, 4, 7, 5, 8, 2, 5, 3, 6, 5, 8, 6, 9,
+    4, 7, 5, 8, 7, 10, 8, 11, 5, 8, 6, 9, 8, 11, 9, 12,
+};
+
 /* A value of class cls (-1: any) and ref-ness ref (-1: either), or
  * RAVEL_NONE when none is in scope. Non-reference types weigh three times
  * as much as reference types. (Hot: a bit mask of the candidate types.) */
@@ -165,13 +195,13 @@ static uint32_t pick_val(gen *g, int cls, int ref)
     if (cls >= 0) mask &= 3u << (2 * cls);
     if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
     if (!mask) return RAVEL_NONE;
-    uint32_t w = 3u * ((mask & 1) + (mask >> 2 & 1) + (mask >> 4 & 1)) + (mask >> 1 & 1) + (mask >> 3 & 1) + (mask >> 5 & 1);
+    uint32_t w = type_weight[mask];
     uint32_t x = below(g, w);
-    for (uint32_t t = 0;; t++) {
-        if (!((mask >> t) & 1)) continue;
-        uint32_t wt = (t & 1) ? 1 : 3;
+    for (;;) { /* the set bits of mask, lowest first */
+        uint32_t t = (uint32_t)__builtin_ctz(mask), wt = (t & 1) ? 1 : 3; /* mask != 0 here */
         if (x < wt) return pick_of_type(g, t);
         x -= wt;
+        mask &= mask - 1;
     }
 }
 
@@ -205,7 +235,7 @@ typedef struct gop {
 
 typedef struct ginst {
     ravel_opcode op;
-    const char *name;
+    uint32_t name;           /* mnemonic / callee: index into mnemonics[], or NM_NONE */
     uint32_t nd, nu, ni;
     gop defs[GI_DEFS], uses[GI_USES];
     int64_t imm[GI_IMMS];
@@ -217,7 +247,7 @@ typedef struct ginst {
     uint16_t nfix[RV_GEN_MAX_CLASSES], ne[RV_GEN_MAX_CLASSES], nl[RV_GEN_MAX_CLASSES];
 } ginst;
 
-static void gi_init(ginst *I, ravel_opcode op, const char *name)
+static void gi_init(ginst *I, ravel_opcode op, uint32_t name)
 {
     I->op = op;
     I->name = name;
@@ -232,9 +262,7 @@ static void gi_init(ginst *I, ravel_opcode op, const char *name)
     memset(I->nl, 0, sizeof I->nl);
 }
 
-static bool bit_has(const uint64_t *s, uint32_t r) { return (s[r >> 6] >> (r & 63)) & 1u; }
-static void bit_set(uint64_t *s, uint32_t r) { s[r >> 6] |= 1ull << (r & 63); }
-static bool reg_reserved(const gen *g, uint32_t r) { return g->gm->m->regs.data[r].reserved; }
+static bool reg_reserved(const gen *g, uint32_t r) { return bit_has(g->resv, r); }
 
 static unsigned op_points(bool def, uint8_t pos)
 {
@@ -403,26 +431,105 @@ static void random_clobbers(gen *g, ginst *I, uint32_t density)
     }
 }
 
-/* Starts the instruction in the builder: defs (creating their vregs), uses
- * with immediates in place, attributes. Leaves it open. */
+/* ---- emitting: straight into the function's arrays ----
+ * The generator's instructions are valid by construction, so the hot path
+ * does not go through ravel_inst_begin/def/use/imm/clobbers/safepoint (their
+ * argument checks and the per-call interning of names cost more than the
+ * generation itself). It keeps the builder's guarantees (ir/func.c): the
+ * instruction is appended to f->insts and to the open block; its defs then
+ * uses are appended to f->ops; immediates carry their position among the
+ * uses; a clobber list is sorted and unique in f->u32; new vregs take fresh
+ * numbers (next_num) with their class known. The vreg number map is never
+ * built on this path (vmap_built stays false). The instruction is left open
+ * in the builder (f->cur_inst) so that ravel_inst_succ / ravel_inst_end
+ * work on it as usual. Requires: a block is open, no instruction is. */
+
+static uint32_t name_sym(gen *g, uint32_t nm)
+{
+    if (g->syms[nm] == RAVEL_NONE) g->syms[nm] = rv_sym_intern(&g->f->syms, mnemonics[nm], strlen(mnemonics[nm]));
+    return g->syms[nm];
+}
+
+/* A vreg of type t (class * 2 + ref) with the next number. */
+static uint32_t new_vreg(ravel_func *f, uint32_t t)
+{
+    rv_vreg v = {f->next_num++, (uint8_t)(t / 2), (t & 1) != 0, true};
+    rv_vec_push(f->vregs, v);
+    return f->vregs.len - 1;
+}
+
+/* Appends an operand (room reserved by the caller); flags as add_operand
+ * in func.c computes them. */
+static void push_op(ravel_func *f, uint32_t vreg, const gop *o, bool def)
+{
+    rv_operand x;
+    x.vreg = vreg;
+    x.loc = RAVEL_LOC_NONE;
+    x.kind = o->kind;
+    x.arg = o->arg;
+    x.flags = (uint8_t)((def ? RV_OPF_DEF : 0) | (o->pos != RAVEL_POS_DEFAULT ? RV_OPF_EXPLICIT_POS : 0));
+    if (def ? o->pos != RAVEL_POS_EARLY : o->pos == RAVEL_POS_LATE) x.flags |= RV_OPF_LATE;
+    f->ops.data[f->ops.len++] = x;
+}
+
+/* Appends regs[0..n) to f->u32 sorted and without repeats (the lists made
+ * here are sorted already, so this is one comparison per register). */
+static uint32_t push_clobbers(ravel_func *f, const uint32_t *regs, uint32_t n)
+{
+    rv_vec_reserve(f->u32, n);
+    uint32_t *dst = f->u32.data + f->u32.len, w = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = regs[i], k = w;
+        while (k > 0 && dst[k - 1] > x) k--;
+        if (k > 0 && dst[k - 1] == x) continue;
+        if (k < w) memmove(dst + k + 1, dst + k, (w - k) * sizeof *dst);
+        dst[k] = x;
+        w++;
+    }
+    f->u32.len += w;
+    return w;
+}
+
+/* Starts the instruction: defs (creating their vregs), uses with
+ * immediates in place, attributes. Leaves it open. */
 static void emit_begin(gen *g, ginst *I)
 {
     ravel_func *f = g->f;
-    ravel_inst_begin(f, I->op, I->name);
+    rv_vec_reserve(f->insts, 1);
+    rv_vec_reserve(f->ops, I->nd + I->nu);
+    rv_vec_reserve(f->vregs, I->nd);
+    rv_vec_reserve(f->imms, I->ni);
+    uint32_t id = f->insts.len;
+    rv_inst *in = &f->insts.data[id];
+    memset(in, 0, sizeof *in);
+    in->op = (uint8_t)I->op;
+    in->ndefs = (uint16_t)I->nd;
+    in->nuses = (uint16_t)I->nu;
+    in->nimms = (uint16_t)I->ni;
+    in->first_op = f->ops.len;
+    in->first_imm = f->imms.len;
+    in->name = I->name == NM_NONE ? RAVEL_NONE : name_sym(g, I->name);
+    if (I->op == RAVEL_OP_JUMP || I->op == RAVEL_OP_BR) in->u.succ.first = f->succs.len;
     for (uint32_t i = 0; i < I->nd; i++) {
         gop *d = &I->defs[i];
-        d->v = ravel_vreg_new(f, (int)(d->v / 2), (int)(d->v & 1));
-        ravel_inst_def(f, d->v, (ravel_constraint)d->kind, d->arg, (ravel_pos)d->pos, RAVEL_LOC_NONE);
+        d->v = new_vreg(f, d->v);
+        push_op(f, d->v, d, true);
     }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i <= I->nu; i++) {
-        for (; k < I->ni && I->imm_at[k] == i; k++) ravel_inst_imm(f, I->imm[k]);
-        if (i == I->nu) break;
-        const gop *u = &I->uses[i];
-        ravel_inst_use(f, u->v, (ravel_constraint)u->kind, u->arg, (ravel_pos)u->pos, RAVEL_LOC_NONE);
+    for (uint32_t i = 0; i < I->nu; i++) push_op(f, I->uses[i].v, &I->uses[i], false);
+    for (uint32_t k = 0; k < I->ni; k++) {
+        rv_imm im = {I->imm[k], (uint16_t)(I->imm_at[k] + k)}; /* after imm_at[k] uses and k immediates */
+        f->imms.data[f->imms.len++] = im;
     }
-    if (I->clob_attr) ravel_inst_clobbers(f, g->clob_buf, I->nclob);
-    if (I->safepoint) ravel_inst_safepoint(f);
+    if (I->clob_attr) {
+        in->flags |= RV_IF_CLOBBERS;
+        in->first_clob = f->u32.len;
+        in->nclob = push_clobbers(f, g->clob_buf, I->nclob);
+    }
+    if (I->safepoint) in->flags |= RV_IF_SAFEPOINT;
+    f->insts.len++;
+    f->blocks.data[f->cur_block].ninsts++;
+    f->cur_inst = id;
+    f->building_uses = I->nu + I->ni > 0;
     g->ninsts++;
 }
 
@@ -431,7 +538,8 @@ static void emit_begin(gen *g, ginst *I)
 static uint32_t emit(gen *g, ginst *I)
 {
     emit_begin(g, I);
-    ravel_inst_end(g->f);
+    g->f->cur_inst = RAVEL_NONE; /* what ravel_inst_end does */
+    g->f->building_uses = false;
     for (uint32_t i = 0; i < I->nd; i++) make_avail(g, I->defs[i].v);
     return I->nd ? I->defs[0].v : RAVEL_NONE;
 }
@@ -445,7 +553,7 @@ static bool maybe_ref(gen *g, uint32_t pct) { return has(g, RV_GEN_SAFEPOINTS) &
 static void inst_const(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_CONST, NULL);
+    gi_init(&I, RAVEL_OP_CONST, NM_NONE);
     uint32_t c = pick_class(g);
     if (!add_def(g, &I, c, maybe_ref(g, 10))) add_def_as(g, &I, c, false, NULL);
     add_imm(g, &I, pick_imm(g));
@@ -455,7 +563,7 @@ static void inst_const(gen *g)
 static bool inst_arith(gen *g)
 {
     ginst I;
-    gi_init(&I, (ravel_opcode)(RAVEL_OP_ADD + below(g, RAVEL_OP_LE - RAVEL_OP_ADD + 1)), NULL);
+    gi_init(&I, (ravel_opcode)(RAVEL_OP_ADD + below(g, RAVEL_OP_LE - RAVEL_OP_ADD + 1)), NM_NONE);
     uint32_t v0 = pick_val(g, -1, -1);
     if (v0 == RAVEL_NONE) return false;
     uint32_t c = g->f->vregs.data[v0].cls;
@@ -470,7 +578,7 @@ static bool inst_arith(gen *g)
 static bool inst_copy(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_COPY, NULL);
+    gi_init(&I, RAVEL_OP_COPY, NM_NONE);
     uint32_t v = pick_val(g, -1, -1);
     if (v == RAVEL_NONE) return false;
     const rv_vreg *r = &g->f->vregs.data[v];
@@ -482,7 +590,7 @@ static bool inst_copy(gen *g)
 static bool inst_out(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_OUT, NULL);
+    gi_init(&I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 2 + g->o->pressure / 16);
     for (uint32_t i = 0; i < n; i++) add_use(g, &I, pick_val(g, -1, -1));
     if (!I.nu) return false;
@@ -496,7 +604,7 @@ static bool inst_out(gen *g)
 static void inst_keepalive(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_OUT, NULL);
+    gi_init(&I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 1 + g->o->pressure / 4);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = pick_type(g);
@@ -507,7 +615,6 @@ static void inst_keepalive(gen *g)
     if (I.nu) emit(g, &I);
 }
 
-static const char *const callees[] = {"f", "g", "alloc", "print", "memcpy", "hash"};
 
 /* `call NAME`: arguments in the first registers of their class, results
  * in the first registers, extra arguments on the stack; the default or an
@@ -516,7 +623,7 @@ static bool inst_call(gen *g)
 {
     const rv_gen_mach *gm = g->gm;
     ginst I;
-    gi_init(&I, RAVEL_OP_CALL, callees[below(g, sizeof callees / sizeof *callees)]);
+    gi_init(&I, RAVEL_OP_CALL, NM_CALLEE + below(g, NM_NCALLEE));
     I.no_span = true; /* S5 */
     uint32_t mode = below(g, 10);
     if (mode >= 6) random_clobbers(g, &I, mode == 9 ? 0 : 1 + below(g, 3));
@@ -550,14 +657,13 @@ static bool inst_call(gen *g)
     return true;
 }
 
-static const char *const opaque_names[] = {"load", "store", "lea", "fma", "select", "cas", "getsp", "vshuf", "cvt", "bswap"};
 
 /* An opaque op: 0-3 defs, 0-5 uses, 0-2 immediates, every constraint kind;
  * sometimes explicit clobbers or a safepoint. */
 static bool inst_opaque(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_OTHER, opaque_names[below(g, sizeof opaque_names / sizeof *opaque_names)]);
+    gi_init(&I, RAVEL_OP_OTHER, NM_OPAQUE + below(g, NM_NOPAQUE));
     if (has(g, RV_GEN_CALLS) && chance(g, 8)) random_clobbers(g, &I, below(g, 3));
     if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 8)) I.safepoint = I.no_span = true;
     uint32_t nd = below(g, 4), nu = below(g, 6), ni = below(g, 3);
@@ -575,7 +681,6 @@ static bool inst_opaque(gen *g)
     return true;
 }
 
-static const char *const callsite_names[] = {"statepoint", "patchpoint", "deopt"};
 
 /* A callsite-like op: per class, values in many distinct fixed registers
  * (allocatable and reserved), one vreg in two of them, extra state on the
@@ -584,7 +689,7 @@ static bool inst_callsite(gen *g)
 {
     const rv_gen_mach *gm = g->gm;
     ginst I;
-    gi_init(&I, RAVEL_OP_OTHER, callsite_names[below(g, 3)]);
+    gi_init(&I, RAVEL_OP_OTHER, NM_CALLSITE + below(g, NM_NCALLSITE));
     if (chance(g, 50)) {
         I.clob_attr = I.no_span = true; /* the machine default, written out */
         for (uint32_t i = 0; i < gm->nclob; i++) g->clob_buf[I.nclob++] = gm->clob[i];
@@ -626,7 +731,7 @@ static bool inst_callsite(gen *g)
 static bool inst_gcpoll(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_OTHER, "gcpoll");
+    gi_init(&I, RAVEL_OP_OTHER, NM_GCPOLL);
     I.safepoint = I.no_span = true;
     uint32_t n = below(g, 3);
     for (uint32_t i = 0; i < n; i++) add_use(g, &I, pick_val(g, -1, 1));
@@ -660,7 +765,7 @@ static void gen_insts(gen *g, uint32_t n)
 static void emit_ret(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_RET, NULL);
+    gi_init(&I, RAVEL_OP_RET, NM_NONE);
     for (uint32_t j = 0; j < g->nret; j++) {
         if (chance(g, 10)) {
             add_imm(g, &I, pick_imm(g));
@@ -725,7 +830,7 @@ static uint32_t make_params(gen *g, uint32_t b, uint32_t n, uint32_t *params)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = pick_type(g);
         if (t == NTYPES) break;
-        params[k] = ravel_vreg_new(g->f, (int)(t / 2), (int)(t & 1));
+        params[k] = new_vreg(g->f, t);
         ravel_block_add_param(g->f, b, params[k]);
         k++;
     }
@@ -785,7 +890,7 @@ static bool gen_diamond(gen *g, uint32_t depth)
     uint32_t join = new_block(g), jparams[MAX_PARAMS], njp = 0;
     if (has(g, RV_GEN_PARAMS)) njp = make_params(g, join, below(g, 2 + g->o->pressure / 25), jparams);
     ginst I;
-    gi_init(&I, RAVEL_OP_BR, NULL);
+    gi_init(&I, RAVEL_OP_BR, NM_NONE);
     if (cond != RAVEL_NONE) add_use(g, &I, cond);
     emit_begin(g, &I);
     for (uint32_t i = 0; i < k; i++) ravel_inst_succ(g->f, arms[i], aargs[i], nap[i]);
@@ -825,10 +930,10 @@ static uint32_t pick_trip(gen *g)
 static uint32_t emit_binop_imm(gen *g, ravel_opcode op, uint32_t a, int64_t imm)
 {
     ginst I;
-    gi_init(&I, op, NULL);
+    gi_init(&I, op, NM_NONE);
     if (!add_def(g, &I, 0, false) || !add_use(g, &I, a)) {
         gop plain = kind_op(RAVEL_C_REG);
-        gi_init(&I, op, NULL);
+        gi_init(&I, op, NM_NONE);
         add_def_as(g, &I, 0, false, &plain);
         add_use_as(g, &I, a, &plain);
     }
@@ -840,7 +945,7 @@ static uint32_t emit_binop_imm(gen *g, ravel_opcode op, uint32_t a, int64_t imm)
 static uint32_t emit_const0(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_CONST, NULL);
+    gi_init(&I, RAVEL_OP_CONST, NM_NONE);
     add_def(g, &I, 0, false);
     add_imm(g, &I, 0);
     return emit(g, &I);
@@ -853,7 +958,7 @@ static uint32_t loop_enter(gen *g, uint32_t head, bool counter, uint32_t *params
     uint32_t n = 0, init[MAX_PARAMS + 1];
     if (counter) {
         init[0] = emit_const0(g);
-        params[0] = ravel_vreg_new(g->f, 0, 0);
+        params[0] = new_vreg(g->f, 0);
         ravel_block_add_param(g->f, head, params[0]);
         n = 1;
     }
@@ -886,7 +991,7 @@ static void loop_back(gen *g, uint32_t head, const uint32_t *params, uint32_t n,
 static void loop_test(gen *g, uint32_t cnt, uint32_t trip, uint32_t stay, uint32_t leave)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_BR, NULL);
+    gi_init(&I, RAVEL_OP_BR, NM_NONE);
     bool swap = false;
     if (cnt != RAVEL_NONE) {
         swap = chance(g, 50);
@@ -1012,7 +1117,7 @@ static void gen_args(gen *g)
 {
     const rv_gen_mach *gm = g->gm;
     ginst I;
-    gi_init(&I, RAVEL_OP_ARGS, NULL);
+    gi_init(&I, RAVEL_OP_ARGS, NM_NONE);
     uint32_t next[RV_GEN_MAX_CLASSES] = {0}, n = 1 + below(g, 6);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t c = pick_class(g);
@@ -1060,6 +1165,10 @@ static void reserve_builder(gen *g)
     rv_vec_reserve(f->vregs, n * 2u);
     rv_vec_reserve(f->u32, n);
     rv_vec_reserve(f->imms, n / 2u + 1u);
+    uint32_t nb = (g->o->max_blocks < n ? g->o->max_blocks : n) + 1u;
+    rv_vec_reserve(f->blocks, nb);
+    rv_vec_reserve(f->layout, nb);
+    rv_vec_reserve(f->succs, 2u * nb);
     for (int t = 0; t < NTYPES; t++) rv_vec_reserve(g->avail[t], n / 2u + 1u);
 }
 
@@ -1067,6 +1176,9 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
 {
     gen g;
     memset(&g, 0, sizeof g);
+    for (int i = 0; i < NM_COUNT; i++) g.syms[i] = RAVEL_NONE;
+    for (uint32_t c = 0; c < gm->ncls; c++)
+        for (uint32_t i = 0; i < gm->nres[c]; i++) bit_set(g.resv, gm->res[c][i]);
     g.s = s;
     g.o = o;
     g.gm = gm;

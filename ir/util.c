@@ -36,7 +36,7 @@ void *rv_xrealloc(void *p, size_t n)
 void rv_vec_grow_(void **data, uint32_t *cap, size_t elem, size_t need)
 {
     if (need > UINT32_MAX) rv_oom();
-    size_t c = *cap ? *cap : 8;
+    size_t c = *cap ? *cap : (elem < 8 ? 64 / elem : 8); /* at least 8 elements or 64 bytes */
     while (c < need) c *= 2;
     if (c > UINT32_MAX) c = UINT32_MAX;
     *data = rv_xrealloc(*data, c * elem);
@@ -148,7 +148,7 @@ static void map_rehash(rv_map *m, uint32_t ncap)
 void rv_map_put(rv_map *m, uint64_t key, uint32_t val)
 {
     if (key == RV_MAP_EMPTY) rv_oom(); /* reserved key; callers never use it */
-    if ((m->len + 1) * 4 >= m->cap * 3) map_rehash(m, m->cap ? m->cap * 2 : 16);
+    if ((m->len + 1) * 4 >= m->cap * 3) map_rehash(m, m->cap ? m->cap * 2 : 64);
     uint32_t i = map_slot(m, key);
     if (m->keys[i] != key) {
         m->keys[i] = key;
