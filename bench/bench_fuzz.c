@@ -6,7 +6,7 @@
  *   bench_fuzz [--runs N] [--seconds S] [--quick]
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
- * on one core. Targets: alloc/NAME (generate from bytes -> validate ->
+ * of CPU time on one core. Targets: alloc/NAME (generate from bytes -> validate ->
  * allocate -> validate -> check, the fuzz_alloc_NAME harness path),
  * campaign/NAME (rv_gen_from_seed -> allocate -> validate -> check, the
  * `ravel fuzz` path), differential, checker_oracle, parse (round trip of
@@ -27,10 +27,12 @@ typedef struct bench {
     unsigned ninputs; /* inputs tried for the rejection figure */
 } bench;
 
+/* CPU time of this (single-threaded) process: figures per core that hold on
+ * a machine shared with other work. */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

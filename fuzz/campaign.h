@@ -110,7 +110,7 @@ typedef struct rv_campaign_opts {
 
 typedef struct rv_campaign_stats { /* per allocator */
     uint64_t funcs, insts, fails;
-    uint64_t nanos; /* CPU-side time spent allocating + checking, summed over workers */
+    uint64_t nanos; /* CPU time spent allocating + checking, summed over workers */
     uint64_t misses; /* --oracle: corrupted allocations the checker wrongly accepted */
 } rv_campaign_stats;
 
@@ -119,7 +119,7 @@ typedef struct rv_campaign_result {
     const char *names[RV_CAMPAIGN_MAX_ALLOCS];
     rv_campaign_stats per[RV_CAMPAIGN_MAX_ALLOCS];
     uint64_t iters;      /* generated functions */
-    uint64_t gen_nanos;  /* time spent generating */
+    uint64_t gen_nanos;  /* CPU time spent generating */
     uint64_t crashes;    /* workers that died (counted as failures too) */
     double seconds;      /* wall time */
     unsigned jobs;
