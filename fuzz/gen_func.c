@@ -453,23 +453,28 @@ static uint32_t name_sym(gen *g, uint32_t nm)
 /* A vreg of type t (class * 2 + ref) with the next number. */
 static uint32_t new_vreg(ravel_func *f, uint32_t t)
 {
-    rv_vreg v = {f->next_num++, (uint8_t)(t / 2), (t & 1) != 0, true};
-    rv_vec_push(f->vregs, v);
-    return f->vregs.len - 1;
+    rv_vec_reserve(f->vregs, 1);
+    rv_vreg *v = &f->vregs.data[f->vregs.len];
+    v->num = f->next_num++;
+    v->cls = (uint8_t)(t / 2);
+    v->ref = (t & 1) != 0;
+    v->has_class = true;
+    return f->vregs.len++;
 }
 
-/* Appends an operand (room reserved by the caller); flags as add_operand
- * in func.c computes them. */
-static void push_op(ravel_func *f, uint32_t vreg, const gop *o, bool def)
+/* rv_operand.flags of a def / use at a ravel_pos, as add_operand in
+ * func.c computes them. */
+static const uint8_t op_flags[2][3] = {
+    [0] = {[RAVEL_POS_DEFAULT] = 0, [RAVEL_POS_EARLY] = RV_OPF_EXPLICIT_POS,
+           [RAVEL_POS_LATE] = RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
+    [1] = {[RAVEL_POS_DEFAULT] = RV_OPF_DEF | RV_OPF_LATE, [RAVEL_POS_EARLY] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS,
+           [RAVEL_POS_LATE] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
+};
+
+static rv_operand make_op(uint32_t vreg, const gop *o, bool def)
 {
-    rv_operand x;
-    x.vreg = vreg;
-    x.loc = RAVEL_LOC_NONE;
-    x.kind = o->kind;
-    x.arg = o->arg;
-    x.flags = (uint8_t)((def ? RV_OPF_DEF : 0) | (o->pos != RAVEL_POS_DEFAULT ? RV_OPF_EXPLICIT_POS : 0));
-    if (def ? o->pos != RAVEL_POS_EARLY : o->pos == RAVEL_POS_LATE) x.flags |= RV_OPF_LATE;
-    f->ops.data[f->ops.len++] = x;
+    rv_operand x = {vreg, RAVEL_LOC_NONE, o->kind, op_flags[def][o->pos], o->arg};
+    return x;
 }
 
 /* Appends regs[0..n) to f->u32 sorted and without repeats (the lists made
@@ -497,7 +502,6 @@ static void emit_begin(gen *g, ginst *I)
     ravel_func *f = g->f;
     rv_vec_reserve(f->insts, 1);
     rv_vec_reserve(f->ops, I->nd + I->nu);
-    rv_vec_reserve(f->vregs, I->nd);
     rv_vec_reserve(f->imms, I->ni);
     uint32_t id = f->insts.len;
     rv_inst *in = &f->insts.data[id];
@@ -510,16 +514,20 @@ static void emit_begin(gen *g, ginst *I)
     in->first_imm = f->imms.len;
     in->name = I->name == NM_NONE ? RAVEL_NONE : name_sym(g, I->name);
     if (I->op == RAVEL_OP_JUMP || I->op == RAVEL_OP_BR) in->u.succ.first = f->succs.len;
+    rv_operand *op = f->ops.data + f->ops.len;
     for (uint32_t i = 0; i < I->nd; i++) {
         gop *d = &I->defs[i];
         d->v = new_vreg(f, d->v);
-        push_op(f, d->v, d, true);
+        *op++ = make_op(d->v, d, true);
     }
-    for (uint32_t i = 0; i < I->nu; i++) push_op(f, I->uses[i].v, &I->uses[i], false);
-    for (uint32_t k = 0; k < I->ni; k++) {
-        rv_imm im = {I->imm[k], (uint16_t)(I->imm_at[k] + k)}; /* after imm_at[k] uses and k immediates */
-        f->imms.data[f->imms.len++] = im;
+    for (uint32_t i = 0; i < I->nu; i++) *op++ = make_op(I->uses[i].v, &I->uses[i], false);
+    f->ops.len += I->nd + I->nu;
+    rv_imm *im = f->imms.data + f->imms.len;
+    for (uint32_t k = 0; k < I->ni; k++) { /* after imm_at[k] uses and k immediates */
+        im[k].value = I->imm[k];
+        im[k].pos = (uint16_t)(I->imm_at[k] + k);
     }
+    f->imms.len += I->ni;
     if (I->clob_attr) {
         in->flags |= RV_IF_CLOBBERS;
         in->first_clob = f->u32.len;

@@ -74,7 +74,10 @@ void *rv_arena_alloc(rv_arena *a, size_t n)
 
 char *rv_arena_strndup(rv_arena *a, const char *s, size_t n)
 {
-    char *p = rv_arena_alloc(a, n + 1);
+    size_t m = (n + 8) & ~(size_t)7; /* n + 1 rounded up to 8 */
+    if (!a->head || a->used + m > a->cap) return memcpy(rv_arena_alloc(a, n + 1), s, n); /* zeroed: p[n] = 0 */
+    char *p = (char *)a->head->data + a->used; /* room in the current chunk: no need to zero it */
+    a->used += m;
     memcpy(p, s, n);
     p[n] = 0;
     return p;
@@ -176,19 +179,27 @@ uint32_t rv_sym_find(const rv_symtab *t, const char *s, size_t n)
     }
 }
 
+/* Same keys as rv_sym_find, but one pass: the map is grown first (so that
+ * one more key fits), then each key (h + k) is probed once and the new
+ * symbol goes into the empty slot where its key's probe ended. */
 uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n)
 {
     uint64_t h = rv_hash_bytes(s, n) >> 1;
+    rv_map *m = &t->index;
+    if ((m->len + 1) * 4 >= m->cap * 3) map_rehash(m, m->cap ? m->cap * 2 : 64);
     for (uint64_t k = 0;; k++) {
         uint64_t key = (h + k) & (UINT64_MAX >> 1);
-        uint32_t id = rv_map_get(&t->index, key, RAVEL_NONE);
-        if (id == RAVEL_NONE) {
-            id = t->strs.len;
+        uint32_t i = map_slot(m, key);
+        if (m->keys[i] == RV_MAP_EMPTY) {
+            uint32_t id = t->strs.len;
             rv_vec_push(t->strs, rv_arena_strndup(&t->arena, s, n));
             rv_vec_push(t->lens, (uint32_t)n);
-            rv_map_put(&t->index, key, id);
+            m->keys[i] = key;
+            m->vals[i] = id;
+            m->len++;
             return id;
         }
+        uint32_t id = m->vals[i];
         if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
     }
 }

@@ -52,4 +52,5 @@ for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" 
   [ $? -eq 2 ] || fail "'$bad' should exit 2"
 done
 "$R" gen --help | grep -q "usage: ravel gen" || fail "--help"
+"$R" gen --help | grep -q -- "--skip 1 for inputs of fuzz_alloc" || fail "--help does not explain --skip 1"
 echo "cli_gen: ok"
