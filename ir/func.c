@@ -295,6 +295,7 @@ int ravel_inst_imm(ravel_func *f, int64_t value)
 static uint32_t push_sorted_set(ravel_func *f, const uint32_t *v, size_t n, uint32_t *first)
 {
     *first = f->u32.len;
+    if (n == 0) return 0;
     rv_vec_reserve(f->u32, n);
     uint32_t *dst = f->u32.data + f->u32.len;
     uint32_t w = 0;
