@@ -9,7 +9,7 @@
 
 ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **err); /* linear.c */
 const rv_allocator rv_allocators[] = {
-    {"fast", "local one-pass allocator (LLVM RegAllocFast style): registers within a block, slots across blocks", rv_alloc_fast},
+    {"fast", "local one-pass allocator (LLVM RegAllocFast style): registers within extended blocks, slots across block boundaries", rv_alloc_fast},
     {"linear", "linear scan with interval splitting (second-chance binpacking, Belady eviction), edge resolution, slot reuse", rv_alloc_linear},
     {"random", "a random legal allocation from the seed (random registers, spills, gratuitous moves); stresses checkers", rv_alloc_random},
     {NULL, NULL, NULL},
