@@ -76,6 +76,21 @@ static int fail(ravel_func *f, int code, const char *msg)
 
 const char *rv_func_error(const ravel_func *f) { return f->err; }
 
+/* Every array gets storage up front, so that accessors such as
+ * rv_inst_uses() never form a pointer from NULL (an empty function, an
+ * instruction without operands). */
+static void rv_func_reserve_arrays(ravel_func *f)
+{
+    rv_vec_reserve(f->vregs, 1);
+    rv_vec_reserve(f->blocks, 1);
+    rv_vec_reserve(f->layout, 1);
+    rv_vec_reserve(f->insts, 1);
+    rv_vec_reserve(f->ops, 1);
+    rv_vec_reserve(f->imms, 1);
+    rv_vec_reserve(f->succs, 1);
+    rv_vec_reserve(f->u32, 1);
+}
+
 ravel_func *ravel_func_new(const ravel_machine *m, const char *name)
 {
     ravel_func *f = rv_xcalloc(1, sizeof *f);
@@ -84,6 +99,7 @@ ravel_func *ravel_func_new(const ravel_machine *m, const char *name)
     f->name = rv_sym_intern(&f->syms, name, strlen(name));
     f->cur_block = RAVEL_NONE;
     f->cur_inst = RAVEL_NONE;
+    rv_func_reserve_arrays(f);
     return f;
 }
 
@@ -438,6 +454,7 @@ ravel_func *rv_func_clone(const ravel_func *f)
     g->cur_block = f->cur_block;
     g->cur_inst = f->cur_inst;
     g->building_uses = f->building_uses;
+    rv_func_reserve_arrays(g);
     return g;
 }
 
