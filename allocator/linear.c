@@ -92,6 +92,7 @@ typedef struct lin {
     uint32_t *bpos, *ipos, *inst_block;
     /* 2. liveness */
     uint32_t *def_block, *def_inst, *def_reg; /* def_reg: register right after the def */
+    uint8_t *def_stored; /* stored right after its def (spill_at_def): its slot is always valid */
     u32vec *live_in, *live_out;
     uint8_t *opk;
     uint8_t *global;  /* see LIN_GLOBAL_BLOCKS */
@@ -592,10 +593,12 @@ static void spill_at_def(lin *L, uint32_t v)
     emit(L, RAVEL_OP_SPILL, vslot(v), r);
     L->anchor = saved;
     L->sv[v] = 1;
+    L->def_stored[v] = 1;
 }
 
 static bool evict(lin *L, uint32_t v)
 {
+    spill_at_def(L, v);
     if (L->ent_fresh[v] && !L->sv[v]) {
         /* its entry register was never read here: it enters the block in
          * its slot instead (the edges store it), no store in the block */
@@ -603,7 +606,6 @@ static bool evict(lin *L, uint32_t v)
         drop_home(L, v);
         return true;
     }
-    spill_at_def(L, v);
     if (!ensure_slot(L, v)) return false;
     rv_alloc_trace(L->opts, "linear", "evict v%u", L->f->vregs.data[v].num);
     drop_home(L, v);
@@ -1100,7 +1102,7 @@ static void lin_block_entry(lin *L, uint32_t b)
         const lin_vst *s = p != RAVEL_NONE ? emap_get(L, &L->endst[p], v) : NULL;
         uint32_t h = s && s->home != RAVEL_NONE && L->owner[s->home] == RAVEL_NONE ? s->home : RAVEL_NONE;
         if (loop_end != RAVEL_NONE && next_use(L, v) > loop_end) h = RAVEL_NONE;
-        enter(L, v, h, h == RAVEL_NONE || s->sv);
+        enter(L, v, h, h == RAVEL_NONE || s->sv || L->def_stored[v]);
     }
     /* params: the argument's register if the argument dies on the edge, else a free one */
     for (uint32_t k = 0; k < bl->nparams; k++) {
@@ -1187,7 +1189,7 @@ static void edge_item(lin *L, movevec *mv, const lin_vst *e, uint32_t src_v, con
 {
     uint32_t cls = vcls(L, e->v);
     uint32_t sh = s ? s->home : RAVEL_NONE;
-    bool ssv = s ? s->sv : true;
+    bool ssv = s ? s->sv || L->def_stored[src_v] : true; /* stored at its def: valid everywhere */
     ravel_loc from = sh != RAVEL_NONE ? sh : vslot(src_v);
     if (e->home != RAVEL_NONE) {
         if (sh == e->home) { /* already in place */
@@ -1438,6 +1440,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->def_block = u32_array(L->nv, 0xff);
     L->def_inst = u32_array(L->nv, 0xff);
     L->def_reg = u32_array(L->nv, 0xff);
+    L->def_stored = u8_array(L->nv);
     L->live_in = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_in);
     L->live_out = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_out);
     L->opk = u8_array(f->ops.len);
@@ -1485,7 +1488,7 @@ static void lin_free(lin *L)
     free(L->live_out);
     free(L->entry);
     free(L->endst);
-    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->opk, L->global, L->use_start,
+    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->def_stored, L->opk, L->global, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
                       L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres, L->pres_v, L->pres_sv};
