@@ -29,6 +29,15 @@ uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n)
     return (uint32_t)(((rv_gen_u64(s) >> 32) * (uint64_t)n) >> 32);
 }
 
+void rv_gen_refill(rv_gen_src *s)
+{
+    for (uint32_t w = 0; w < RV_GEN_POOL / 8; w++) {
+        uint64_t x = rv_gen_u64(s);
+        for (uint32_t i = 0; i < 8; i++) s->pool[w * 8 + i] = (uint8_t)(x >> (8 * i));
+    }
+    s->npool = RV_GEN_POOL;
+}
+
 uint64_t rv_gen_bits(rv_gen_src *s)
 {
     if (s->size - s->pos >= 8) {
@@ -192,15 +201,15 @@ ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_o
     if (!data) size = 0;
     uint64_t h = rv_hash_bytes(data, size);
     size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
-    rv_gen_src ms = {data, mb, 0, rv_hash64(rv_hash_bytes(data, mb) ^ 0x6d616368ULL), 0, 0};
-    rv_gen_src fs = {data ? data + mb : NULL, size - mb, 0, h, 0, 0};
+    rv_gen_src ms = {data, mb, 0, rv_hash64(rv_hash_bytes(data, mb) ^ 0x6d616368ULL), 0, {0}};
+    rv_gen_src fs = {data ? data + mb : NULL, size - mb, 0, h, 0, {0}};
     return gen_module(&ms, &fs, o);
 }
 
 ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o)
 {
     uint64_t h = rv_hash64(seed ^ 0x5eed5eed5eedULL);
-    rv_gen_src ms = {NULL, 0, 0, rv_hash64(h ^ 0x6d616368ULL), 0, 0};
-    rv_gen_src fs = {NULL, 0, 0, h, 0, 0};
+    rv_gen_src ms = {NULL, 0, 0, rv_hash64(h ^ 0x6d616368ULL), 0, {0}};
+    rv_gen_src fs = {NULL, 0, 0, h, 0, {0}};
     return gen_module(&ms, &fs, o);
 }

@@ -69,12 +69,13 @@ bool rv_gen_satisfiable(const ravel_func *f, char *why, size_t whylen);
 /* The source of every choice: the input bytes in order, then (when they run
  * out) a splitmix64 PRNG seeded from a hash of the whole input, so short
  * inputs still give varied programs. */
+enum { RV_GEN_POOL = 64 };
 typedef struct rv_gen_src {
     const uint8_t *data;
     size_t size, pos;
     uint64_t rng;
-    uint64_t buf;   /* unused PRNG bits, low byte first */
-    uint32_t nbuf;  /* how many bytes of buf are left */
+    uint32_t npool;               /* unused PRNG bytes: pool[RV_GEN_POOL - npool ..] */
+    uint8_t pool[RV_GEN_POOL];    /* eight PRNG words, low byte first */
 } rv_gen_src;
 uint64_t rv_gen_bits(rv_gen_src *s);               /* 64 random bits: 8 input bytes, or the PRNG */
 /* The PRNG alone (splitmix64; also immediates). */
@@ -86,6 +87,7 @@ static inline uint64_t rv_gen_u64(rv_gen_src *s)
     return z ^ (z >> 31);
 }
 uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
+void rv_gen_refill(rv_gen_src *s); /* eight PRNG words into the pool */
 /* A choice in [0, n) (0 if n <= 1). One input byte decides it when
  * n <= 256 (two when n <= 65536, four above), so that a mutated byte
  * changes one decision; once the bytes run out the PRNG answers. */
@@ -94,13 +96,10 @@ static inline uint32_t rv_gen_below(rv_gen_src *s, uint32_t n)
     if (n <= 1) return 0;
     if (n <= 256) {
         if (s->pos < s->size) return s->data[s->pos++] % n;
-        if (!s->nbuf) { /* one PRNG word serves eight small choices */
-            s->buf = rv_gen_u64(s);
-            s->nbuf = 8;
-        }
-        uint32_t b = (uint32_t)(s->buf & 0xff);
-        s->buf >>= 8;
-        s->nbuf--;
+        /* one PRNG word serves eight small choices; words are made eight at
+         * a time, so that this branch is rarely taken (and mispredicted) */
+        if (!s->npool) rv_gen_refill(s);
+        uint32_t b = s->pool[RV_GEN_POOL - s->npool--];
         return (b * n) >> 8;
     }
     if (s->pos >= s->size) return (uint32_t)(((rv_gen_u64(s) >> 32) * (uint64_t)n) >> 32);

@@ -425,8 +425,10 @@ static void random_clobbers(gen *g, ginst *I, uint32_t density)
         uint64_t bits = rv_gen_bits(g->s);
         if (density == 1) bits &= rv_gen_bits(g->s);
         if (density == 3) bits |= rv_gen_bits(g->s);
-        for (uint32_t i = 0; i < gm->nalloc[c]; i++)
-            if ((bits >> i) & 1) g->clob_buf[I->nclob++] = gm->alloc[c][i];
+        for (uint32_t i = 0; i < gm->nalloc[c]; i++) { /* branch-free: the bits are random */
+            g->clob_buf[I->nclob] = gm->alloc[c][i];
+            I->nclob += (uint32_t)(bits >> i) & 1u;
+        }
         if (gm->nres[c] && chance(g, 5)) g->clob_buf[I->nclob++] = gm->res[c][0];
     }
 }
