@@ -21,6 +21,10 @@ ravel_checker *ravel_checker_new(void)
 void ravel_checker_free(ravel_checker *ck)
 {
     if (!ck) return;
+    free(ck->gdef);
+    free(ck->gpar);
+    rv_vec_free(ck->gpend);
+    rv_vec_free(ck->gnpred);
     rv_vec_free(ck->pred_start);
     rv_vec_free(ck->pred);
     rv_vec_free(ck->rpo);
@@ -82,12 +86,18 @@ static int finish(ravel_report *rep, ravel_report **out)
     return st;
 }
 
-/* Bad input: the checker's own guard, then (when available) the validator
- * without SSA, whose EINVAL verdict is authoritative. */
-static bool input_ok(const ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots)
+/* Bad input: the checker's own guard, then the validator without SSA,
+ * whose EINVAL verdict is authoritative. The guard flags in the same pass
+ * every condition under which the validator may say EINVAL, so the
+ * validator runs only on such suspect input (for its verdict and its
+ * messages), or always with RAVEL_CHECK_FULL_VALIDATE, never with
+ * RAVEL_CHECK_NO_VALIDATE. */
+static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots)
 {
-    if (!ck_guard(f, rep, nslots)) return false;
+    bool suspect = false;
+    if (!ck_guard(ck, f, rep, nslots, &suspect)) return false;
     if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
+    if (!suspect && !(ck->opts & RAVEL_CHECK_FULL_VALIDATE)) return true;
     ravel_diags *d = ravel_diags_new();
     int rc = ravel_validate(f, 0, d);
     if (rc == RAVEL_EINVAL) {
@@ -138,8 +148,8 @@ size_t ck_memory(const ravel_checker *ck)
     size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) +
                V(dchild) + V(retreat) + V(hnodes) + V(log) + V(tmp_locs) + V(dpool) + V(patch) + V(ppool) + V(edelta) +
                V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
-               V(sets.recs);
+               V(sets.recs) + V(gpend) + V(gnpred);
 #undef V
-    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4;
+    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4 + (size_t)ck->gvcap * 8;
     return n;
 }

@@ -140,6 +140,10 @@ struct ravel_checker {
     RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */
     RV_VEC(uint8_t) is_header;
     RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge */
+    /* the guard (ck_rules.c): per-vreg stamps, grow-only */
+    uint32_t *gdef, *gpar; /* has a definition (== the call's stamp); parameter of the block being guarded */
+    uint32_t gvcap, gstamp;
+    RV_VEC(uint32_t) gpend, gnpred; /* reads not yet seen defined; in-edges per block */
     /* the state (ck_state.c), grow-only arrays */
     uint32_t loc_cap;
     uint32_t *lval;               /* value of each location */
@@ -253,8 +257,9 @@ size_t ck_memory(const ravel_checker *ck);
 
 /* ck_rules.c */
 /* Structural sanity (anything that would make the analysis unsafe); on
- * failure appends diagnostics to rep->bad_input and returns false. */
-bool ck_guard(const ravel_func *f, ravel_report *rep, uint32_t *nslots);
+ * failure appends diagnostics to rep->bad_input and returns false. On
+ * success *suspect tells whether ravel_validate might reject f (EINVAL). */
+bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect);
 void ck_rules(ravel_checker *ck);
 void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
 

@@ -3,7 +3,11 @@
  * per-operand constraint and structure rules of FORMAT.md section 6, and the
  * match against the unallocated function (--orig).
  * The guard requires nothing of f beyond the builder's guarantees; the
- * rules and the match require the guard. */
+ * rules and the match require the guard. The guard also flags (*suspect)
+ * every condition under which ravel_validate (without SSA) may answer
+ * RAVEL_EINVAL - a superset, checked in the same O(function) pass - so
+ * ravel_check runs the full validator only for suspect input (to give its
+ * verdict and its messages) and the verdicts stay those of the validator. */
 #include "ck.h"
 
 #include <string.h>
@@ -11,10 +15,13 @@
 /* ---- guard ---- */
 
 typedef struct guard {
+    ravel_checker *ck;
     const ravel_func *f;
     ravel_report *rep;
     uint32_t maxslot; /* 1 + highest slot number seen */
+    uint32_t dst;     /* stamp: gdef[v] == dst means v has a definition */
     bool ok;
+    bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
 } guard;
 
 static void gfail(guard *g, const rv_inst *in, const char *msg)
@@ -38,6 +45,42 @@ static void note_slot(guard *g, ravel_loc l)
         g->maxslot = ravel_loc_slot(l) + 1;
 }
 
+/* A definition of v (def) or a read of v: reads of vregs not yet seen
+ * defined are checked once every definition is known (guard_pending). */
+static void note_vreg(guard *g, uint32_t v, bool def)
+{
+    ravel_checker *ck = g->ck;
+    if (def) ck->gdef[v] = g->dst;
+    else if (ck->gdef[v] != g->dst) rv_vec_push(ck->gpend, v);
+}
+
+/* The terminator's shape as ravel_validate wants it; successor classes. */
+static void guard_term_shape(guard *g, const rv_inst *in)
+{
+    const ravel_func *f = g->f;
+    uint32_t ns = rv_inst_nsuccs(in);
+    if (in->op == RAVEL_OP_JUMP && (ns != 1 || in->nuses || in->nimms)) g->suspect = true;
+    if (in->op == RAVEL_OP_BR && (ns < 2 || in->nimms || in->nuses > 1)) g->suspect = true;
+    if (in->ndefs) g->suspect = true;
+    if (!range_ok(in->u.succ.first, ns, f->succs.len)) return;
+    for (uint32_t k = 0; k < ns; k++) {
+        const rv_succ *s = &rv_inst_succs(f, in)[k];
+        if (s->block >= f->layout.len || s->block >= f->blocks.len || s->nargs != f->blocks.data[s->block].nparams ||
+            !range_ok(s->first_arg, s->nargs, f->u32.len))
+            continue; /* the guard fails on these */
+        const rv_block *t = &f->blocks.data[s->block];
+        if (!range_ok(t->first_param, t->nparams, f->u32.len)) continue;
+        g->ck->gnpred.data[s->block]++;
+        for (uint32_t a = 0; a < s->nargs; a++) {
+            uint32_t v = ck_args(f, s)[a], p = ck_params(f, t)[a];
+            if (v >= f->vregs.len || p >= f->vregs.len) continue;
+            note_vreg(g, v, false);
+            const rv_vreg *va = &f->vregs.data[v], *vp = &f->vregs.data[p];
+            if (!va->has_class || (vp->has_class && (va->cls != vp->cls || va->ref != vp->ref))) g->suspect = true;
+        }
+    }
+}
+
 static void guard_operands(guard *g, const rv_inst *in)
 {
     const ravel_func *f = g->f;
@@ -50,6 +93,8 @@ static void guard_operands(guard *g, const rv_inst *in)
     for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
         bool def = k < in->ndefs;
         if (o[k].vreg >= f->vregs.len) { gfail(g, in, "operand vreg out of range"); continue; }
+        note_vreg(g, o[k].vreg, def);
+        if (o[k].kind == RAVEL_C_REUSE && def != rv_op_is_def(&o[k])) g->suspect = true;
         if (!f->vregs.data[o[k].vreg].has_class || f->vregs.data[o[k].vreg].cls >= m->classes.len)
             gfail(g, in, "vreg without a valid class (used but defined nowhere?)");
         if (o[k].kind > RAVEL_C_REUSE) gfail(g, in, "bad constraint");
@@ -63,6 +108,7 @@ static void guard_operands(guard *g, const rv_inst *in)
     }
     if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1))
         gfail(g, in, "copy needs exactly one def and one vreg use");
+    if (in->op == RAVEL_OP_COPY && in->nimms) g->suspect = true;
 }
 
 static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
@@ -83,6 +129,8 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
         return;
     }
     guard_operands(g, in);
+    if (g->ok && rv_is_term(in)) guard_term_shape(g, in);
+    else if ((in->flags & RV_IF_STACKMAP) && !(in->flags & RV_IF_SAFEPOINT)) g->suspect = true;
     if (rv_is_term(in)) {
         if (!range_ok(in->u.succ.first, rv_inst_nsuccs(in), f->succs.len)) {
             gfail(g, in, "successor list out of range");
@@ -115,15 +163,71 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
     (void)b;
 }
 
-bool ck_guard(const ravel_func *f, ravel_report *rep, uint32_t *nslots)
+/* Sizes the guard's scratch for f and takes a fresh definition stamp. */
+static void guard_scratch(guard *g)
 {
-    guard g = {f, rep, 0, true};
+    ravel_checker *ck = g->ck;
+    const ravel_func *f = g->f;
+    if (f->vregs.len > ck->gvcap) {
+        uint32_t n = f->vregs.len + f->vregs.len / 2 + 16;
+        ck->gdef = rv_xrealloc(ck->gdef, (size_t)n * sizeof *ck->gdef);
+        ck->gpar = rv_xrealloc(ck->gpar, (size_t)n * sizeof *ck->gpar);
+        memset(ck->gdef, 0, (size_t)n * sizeof *ck->gdef);
+        memset(ck->gpar, 0, (size_t)n * sizeof *ck->gpar);
+        ck->gvcap = n;
+    }
+    if (ck->gstamp > 0xffffffffu - f->layout.len - 2) { /* wrap: clear every mark once */
+        memset(ck->gdef, 0, (size_t)ck->gvcap * sizeof *ck->gdef);
+        memset(ck->gpar, 0, (size_t)ck->gvcap * sizeof *ck->gpar);
+        ck->gstamp = 0;
+    }
+    g->dst = ++ck->gstamp;
+    ck->gpend.len = 0;
+    rv_vec_reserve(ck->gnpred, f->layout.len);
+    ck->gnpred.len = f->layout.len;
+    memset(ck->gnpred.data, 0, (size_t)f->layout.len * sizeof *ck->gnpred.data);
+}
+
+/* Parameters: a definition each; listed twice in one block is bad input. */
+static void guard_params(guard *g, const rv_block *bl)
+{
+    const ravel_func *f = g->f;
+    uint32_t st = ++g->ck->gstamp;
+    for (uint32_t p = 0; p < bl->nparams; p++) {
+        uint32_t v = ck_params(f, bl)[p];
+        if (v >= f->vregs.len) continue;
+        if (!f->vregs.data[v].has_class || g->ck->gpar[v] == st) g->suspect = true;
+        g->ck->gpar[v] = st;
+        note_vreg(g, v, true);
+    }
+}
+
+/* After the walk: vregs read but defined nowhere; critical edges. */
+static void guard_finish(guard *g)
+{
+    ravel_checker *ck = g->ck;
+    const ravel_func *f = g->f;
+    for (uint32_t i = 0; i < ck->gpend.len; i++)
+        if (ck->gdef[ck->gpend.data[i]] != g->dst) g->suspect = true;
+    for (uint32_t b = 0; b < f->layout.len && !g->suspect; b++) {
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
+        uint32_t ns = rv_inst_nsuccs(t);
+        for (uint32_t k = 0; ns >= 2 && k < ns; k++)
+            if (ck->gnpred.data[rv_inst_succs(f, t)[k].block] >= 2) g->suspect = true;
+    }
+}
+
+bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
+{
+    guard g = {ck, f, rep, 0, 0, true, false};
+    *suspect = false;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
         return false;
     }
     if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
     if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
+    guard_scratch(&g);
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         if (f->layout.data[b] != b) { gfail(&g, NULL, "blocks not finished (call ravel_func_finish)"); break; }
@@ -137,10 +241,13 @@ bool ck_guard(const ravel_func *f, ravel_report *rep, uint32_t *nslots)
         if (b == 0 && bl->nparams) gfail(&g, NULL, "the entry block has parameters");
         for (uint32_t p = 0; p < bl->nparams; p++)
             if (ck_params(f, bl)[p] >= f->vregs.len) gfail(&g, NULL, "parameter vreg out of range");
+        guard_params(&g, bl);
         for (uint32_t i = 0; i < bl->ninsts && g.ok; i++)
             guard_inst(&g, b, rv_inst_at(f, bl->first_inst + i), i + 1 == bl->ninsts);
     }
     *nslots = g.maxslot;
+    if (g.ok) guard_finish(&g);
+    *suspect = g.suspect;
     return g.ok;
 }
 

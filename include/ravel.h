@@ -174,6 +174,8 @@ void ravel_checker_free(ravel_checker *ck);
 #define RAVEL_CHECK_NO_VALIDATE 4u /* skip ravel_validate (callers that validated the function
                                       already); the checker's own guard still rejects anything
                                       that would make the analysis unsafe */
+#define RAVEL_CHECK_FULL_VALIDATE 8u /* always run ravel_validate; by default it runs only when the
+                                        guard sees a condition it may reject (same verdicts) */
 void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
 unsigned ravel_checker_options(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
