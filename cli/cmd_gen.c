@@ -187,7 +187,7 @@ int cmd_gen(int argc, char **argv)
     char *bytes = NULL;
     if (a.from && !(bytes = cli_read_file(a.from, &nbytes))) return CLI_USAGE;
     size_t skip = a.skip < nbytes ? (size_t)a.skip : nbytes;
-    int rc = emit_all(&a, (const uint8_t *)bytes + (bytes ? skip : 0), nbytes - skip);
+    int rc = emit_all(&a, bytes ? (const uint8_t *)bytes + skip : NULL, nbytes - skip); /* no NULL + 0 */
     free(bytes);
     return rc;
 }
