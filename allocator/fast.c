@@ -685,8 +685,8 @@ static bool shuffle(fa *a, uint32_t i)
                            a->f->vregs.data[v].num, a->m->regs.data[r].name, i);
     }
     if (!a->moves.len) return true;
-    if (a->moves.len == 1 && rv_edit_kind(a->moves.data[0].dst, a->moves.data[0].src) != RAVEL_OP_OTHER) {
-        rv_out_copy(&a->out, rv_anchor_before(i), a->moves.data[0].dst, a->moves.data[0].src); /* the common case */
+    if (rv_pmove_independent(a->moves.data, a->moves.len)) { /* the common case: no resolver, no scratch */
+        for (uint32_t k = 0; k < a->moves.len; k++) rv_out_copy(&a->out, rv_anchor_before(i), a->moves.data[k].dst, a->moves.data[k].src);
         return true;
     }
     /* scratch: allocatable registers not touched and holding nothing */
@@ -911,6 +911,10 @@ static bool fa_edges(fa *a, uint32_t b)
                 if (a->cfg.pred[a->cfg.pred_start[sc->block] + q] != b)
                     return fail(a, ti, "unsatisfiable: critical edge (split it)", RAVEL_NONE);
             anchor = rv_anchor_entry(sb->first_inst);
+        }
+        if (rv_pmove_independent(a->moves.data, a->moves.len)) { /* no resolver, no scratch */
+            for (uint32_t m = 0; m < a->moves.len; m++) rv_out_copy(&a->out, anchor, a->moves.data[m].dst, a->moves.data[m].src);
+            continue;
         }
         uint32_t nw = rv_bs_words(a->nregs);
         for (uint32_t w = 0; w < nw; w++) a->scratch_bs[w] = 0;

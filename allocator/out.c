@@ -103,7 +103,13 @@ static void attach_stackmaps(rv_out *o, ravel_func *g)
         rv_vec_reserve(g->u32, n + 1);
         uint32_t *dst = g->u32.data + first;
         if (n) memcpy(dst, slots, n * sizeof *dst);
-        if (n > 1) qsort(dst, n, sizeof *dst, cmp_u32);
+        if (n > 24) qsort(dst, n, sizeof *dst, cmp_u32);
+        else
+            for (uint32_t k = 1; k < n; k++) { /* insertion sort: stackmaps are short */
+                uint32_t x = dst[k], j = k;
+                for (; j > 0 && dst[j - 1] > x; j--) dst[j] = dst[j - 1];
+                dst[j] = x;
+            }
         uint32_t w = 0;
         for (uint32_t k = 0; k < n; k++)
             if (!w || dst[w - 1] != dst[k]) dst[w++] = dst[k];

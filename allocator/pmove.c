@@ -14,7 +14,12 @@
  * L's reader to the temporary, which makes L's writer ready.
  * A slot -> slot copy goes through a scratch register of the class, or,
  * when none is free, through a borrowed register R (spilled to a new_slot
- * slot before and reloaded after). O(n log n) in the number of moves. */
+ * slot before and reloaded after). O(n log n) in the number of moves.
+ *
+ * Fast path (rv_pmove_independent): when no move reads another's dst and
+ * none is slot -> slot, the given order is already a valid sequence; the
+ * common 1..4-move shuffles of an allocator take it without sorting, and
+ * callers may test it first to skip computing scratch registers. */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -90,6 +95,32 @@ static int cmp_dst(const void *a, const void *b)
 {
     ravel_loc x = ((const rv_move *)a)->dst, y = ((const rv_move *)b)->dst;
     return (x > y) - (x < y);
+}
+
+/* Sorts by dst: insertion sort for the usual handful of moves, else qsort. */
+static void sort_by_dst(rv_move *w, uint32_t n)
+{
+    if (n > 16) {
+        qsort(w, n, sizeof *w, cmp_dst);
+        return;
+    }
+    for (uint32_t k = 1; k < n; k++) {
+        rv_move x = w[k];
+        uint32_t j = k;
+        for (; j > 0 && w[j - 1].dst > x.dst; j--) w[j] = w[j - 1];
+        w[j] = x;
+    }
+}
+
+bool rv_pmove_independent(const rv_move *moves, uint32_t n)
+{
+    if (n > 8) return false; /* quadratic test: only for small sets */
+    for (uint32_t k = 0; k < n; k++) {
+        if (ravel_loc_is_slot(moves[k].dst) && ravel_loc_is_slot(moves[k].src) && moves[k].dst != moves[k].src) return false;
+        for (uint32_t j = 0; j < n; j++)
+            if (j != k && (moves[j].dst == moves[k].dst || moves[j].dst == moves[k].src)) return false;
+    }
+    return true;
 }
 
 /* Index of the move writing loc, or RAVEL_NONE (binary search on dst). */
@@ -173,11 +204,19 @@ int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves,
 {
     pm->out.len = 0;
     pm->work.len = 0;
+    if (rv_pmove_independent(moves, n)) {
+        for (uint32_t k = 0; k < n; k++)
+            if (moves[k].dst != moves[k].src) {
+                rv_edit e = {(uint8_t)rv_edit_kind(moves[k].dst, moves[k].src), moves[k].dst, moves[k].src};
+                rv_vec_push(pm->out, e);
+            }
+        return RAVEL_OK;
+    }
     for (uint32_t k = 0; k < n; k++)
         if (moves[k].dst != moves[k].src) rv_vec_push(pm->work, moves[k]);
     rv_move *w = pm->work.data;
     uint32_t nw = pm->work.len;
-    if (nw > 1) qsort(w, nw, sizeof *w, cmp_dst);
+    sort_by_dst(w, nw);
     for (uint32_t k = 1; k < nw; k++)
         if (w[k].dst == w[k - 1].dst) return RAVEL_EINVAL;
     for (uint32_t k = 0; k < n; k++) /* a dst == src move whose dst is also written elsewhere */

@@ -9,7 +9,12 @@
  * Safepoints are left out of the timing functions unless --safepoints: a
  * stackmap lists every .ref live across its safepoint, so with many
  * long-lived refs the OUTPUT grows as safepoints x live refs and dominates.
+ *   3. with --funcs N: microseconds per fuzz-sized function (N generated
+ *      functions of ~250 instructions, max_insts 367 as in bench_fuzz),
+ *      allocation only, for every allocator (or only --alloc NAME); this
+ *      mode alone is what `valgrind --tool=callgrind` profiles well.
  * Usage: bench_alloc [--runs N] [--max N] [--gen N] [--corpus DIR] [--safepoints] [--quick]
+ *                    [--funcs N [--alloc NAME]]
  * Run it from a Release build; --quick is the small smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -203,12 +208,47 @@ static void print_costs(const char *what, const cost_sum *s)
     printf("\n");
 }
 
+/* Part 3: fuzz-sized functions, generated first, then allocated in a loop. */
+static void bench_funcs(uint32_t count, const char *only)
+{
+    ravel_module **mods = rv_xcalloc(count + 1, sizeof *mods);
+    uint64_t ninsts = 0;
+    rv_gen_opts o;
+    rv_gen_opts_default(&o);
+    o.max_insts = 367;
+    for (uint32_t k = 0; k < count; k++) {
+        mods[k] = rv_gen_from_seed(7000 + k, &o);
+        ninsts += ravel_module_func(mods[k], 0)->insts.len;
+    }
+    printf("%u generated functions, %.0f instructions on average\n", count, (double)ninsts / (count ? count : 1));
+    for (uint32_t a = 0; a < nallocs(); a++) {
+        if (only && strcmp(only, rv_allocators[a].name) != 0) continue;
+        uint32_t failed = 0;
+        double t0 = now_sec();
+        for (uint32_t k = 0; k < count; k++) {
+            rv_alloc_opts ao = {k, false};
+            char *err = NULL;
+            ravel_func *g = rv_allocators[a].run(ravel_module_func(mods[k], 0), &ao, &err);
+            failed += g == NULL;
+            ravel_func_free(g);
+            free(err);
+        }
+        double t = now_sec() - t0;
+        printf("%-10s %8.2f us/function %8.1f ns/inst (CPU)%s\n", rv_allocators[a].name, t * 1e6 / (count ? count : 1),
+               t * 1e9 / (double)(ninsts ? ninsts : 1), failed ? " (some failed)" : "");
+    }
+    for (uint32_t k = 0; k < count; k++) ravel_module_free(mods[k]);
+    free(mods);
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
     uint32_t max_size = 1000000, ngen = 500;
     const char *corpus = NULL;
     bool safepoints = false;
+    uint32_t nfuncs = 0;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             runs = 1;
@@ -222,11 +262,19 @@ int main(int argc, char **argv)
             max_size = (uint32_t)strtoul(argv[++i], NULL, 0);
         } else if (i + 1 < argc && strcmp(argv[i], "--gen") == 0) {
             ngen = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && strcmp(argv[i], "--funcs") == 0) {
+            nfuncs = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && strcmp(argv[i], "--alloc") == 0) {
+            only = argv[++i];
         } else if (i + 1 < argc && strcmp(argv[i], "--corpus") == 0) {
             corpus = argv[++i];
         }
     }
     if (runs < 1) runs = 1;
+    if (nfuncs) {
+        bench_funcs(nfuncs, only);
+        return 0;
+    }
     bench_time(runs, max_size, safepoints);
     cost_sum cc, cg;
     memset(&cc, 0, sizeof cc);
