@@ -332,12 +332,19 @@ static void share_param_slots(fa *a)
     }
 }
 
-/* Refs live across each safepoint (see the file comment), via the generic
- * dataflow solver over the function's .ref vregs. */
+/* Refs live across each safepoint (see the file comment). Liveness is
+ * separable per vreg, so only GLOBAL refs (those that can be live across a
+ * block boundary) go through the generic dataflow solver, with per-block
+ * gen/kill sets computed in one scan (the transfer is then O(words), not a
+ * walk over the block). A non-global ref is defined and used only in its
+ * block, never live out of it; the backward walk over each block that has
+ * a safepoint tracks every ref. Memory: 4 x nblocks x global refs bits. Ref indices: globals [0, ng), then locals. */
 typedef struct ref_ctx {
     const ravel_func *f;
-    uint32_t *ridx; /* vreg -> ref index or RAVEL_NONE */
-    uint32_t nw;
+    uint32_t *ridx;        /* vreg -> ref index or RAVEL_NONE */
+    uint32_t nw;           /* words of the walk set (every ref) */
+    uint32_t ng, gw;       /* global refs and words of the dataflow sets */
+    uint64_t *gen, *kill;  /* per block, gw words each */
 } ref_ctx;
 
 static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
@@ -359,40 +366,116 @@ static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
 static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *src)
 {
     const ref_ctx *c = vc;
-    const rv_block *bl = &c->f->blocks.data[b];
-    memcpy(dst, src, c->nw * sizeof *dst);
-    for (uint32_t j = bl->ninsts; j-- > 0;) ref_step_inst(c, rv_inst_at(c->f, bl->first_inst + j), dst);
-    for (uint32_t p = 0; p < bl->nparams; p++) {
-        uint32_t v = rv_block_params(c->f, bl)[p];
-        if (c->ridx[v] != RAVEL_NONE) rv_bs_clear(dst, c->ridx[v]);
-    }
+    const uint64_t *g = c->gen + (size_t)b * c->gw, *k = c->kill + (size_t)b * c->gw;
+    for (uint32_t w = 0; w < c->gw; w++) dst[w] = (src[w] & ~k[w]) | g[w];
 }
 
-/* Dense sets cost nblocks x nrefs bits (three times): refuse beyond this. */
+/* A use of global ref v in block b: upward exposed unless defined before. */
+static void ref_gen(const ref_ctx *c, uint32_t b, uint32_t v)
+{
+    uint32_t x = c->ridx[v];
+    if (x >= c->ng || x == RAVEL_NONE) return;
+    uint64_t *k = c->kill + (size_t)b * c->gw;
+    if (!rv_bs_test(k, x)) rv_bs_set(c->gen + (size_t)b * c->gw, x);
+}
+
+/* gen/kill of block b over the global refs; true if b has a safepoint. */
+static bool ref_gen_kill(const ref_ctx *c, uint32_t b)
+{
+    const ravel_func *f = c->f;
+    const rv_block *bl = &f->blocks.data[b];
+    uint64_t *k = c->kill + (size_t)b * c->gw;
+    bool sp = false;
+    for (uint32_t p = 0; p < bl->nparams; p++) {
+        uint32_t x = c->ridx[rv_block_params(f, bl)[p]];
+        if (x < c->ng) rv_bs_set(k, x);
+    }
+    for (uint32_t j = 0; j < bl->ninsts; j++) {
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+        const rv_operand *ops = rv_ops_of(f, in);
+        sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
+        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) ref_gen(c, b, ops[u].vreg);
+        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+            const rv_succ *sc = &rv_inst_succs(f, in)[s];
+            for (uint32_t a = 0; a < sc->nargs; a++) ref_gen(c, b, rv_succ_args(f, sc)[a]);
+        }
+        for (uint32_t d = 0; d < in->ndefs; d++) {
+            uint32_t x = c->ridx[ops[d].vreg];
+            if (x < c->ng) rv_bs_set(k, x);
+        }
+    }
+    return sp;
+}
+
+/* Dense sets cost nblocks x global refs bits (four times): refuse beyond this. */
 #define FA_MAX_REF_BITS ((uint64_t)1 << 31)
+
+/* Records, for safepoint i, the refs live across it (backward walk of
+ * block b from its live-out set in `live`). */
+typedef RV_VEC(uint32_t) u32_vec;
+static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, const uint32_t *rvreg, uint32_t *cnt,
+                           u32_vec *tmp)
+{
+    const ravel_func *f = a->f;
+    const rv_block *bl = &f->blocks.data[b];
+    for (uint32_t j = bl->ninsts; j-- > 0;) {
+        uint32_t i = bl->first_inst + j;
+        const rv_inst *in = rv_inst_at(f, i);
+        if (in->flags & RV_IF_SAFEPOINT) {
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t w = 0; w < c->nw; w++)
+                for (uint64_t bits = live[w]; bits; bits &= bits - 1) {
+                    uint32_t v = rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+                    bool defined_here = false;
+                    for (uint32_t d = 0; d < in->ndefs; d++) defined_here |= ops[d].vreg == v;
+                    if (defined_here) continue;
+                    rv_vec_push(*tmp, i);
+                    rv_vec_push(*tmp, v);
+                    cnt[i]++;
+                }
+            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
+                if (rv_op_is_late(&ops[u]) && c->ridx[ops[u].vreg] != RAVEL_NONE && !rv_bs_test(live, c->ridx[ops[u].vreg])) {
+                    rv_vec_push(*tmp, i);
+                    rv_vec_push(*tmp, ops[u].vreg);
+                    cnt[i]++;
+                }
+        }
+        ref_step_inst(c, in, live);
+    }
+}
 
 static bool safepoint_refs(fa *a)
 {
     const ravel_func *f = a->f;
-    uint32_t nrefs = 0;
+    uint32_t nrefs = 0, ng = 0, nb = a->cfg.nblocks;
     bool any_sp = false;
     for (uint32_t i = 0; i < f->insts.len; i++) any_sp |= (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
     if (!any_sp) return true;
-    for (uint32_t v = 0; v < f->vregs.len; v++) nrefs += f->vregs.data[v].ref;
-    if ((uint64_t)nrefs * a->cfg.nblocks > FA_MAX_REF_BITS)
+    for (uint32_t v = 0; v < f->vregs.len; v++)
+        if (f->vregs.data[v].ref) {
+            nrefs++;
+            ng += (a->vs[v].vflags & VF_GLOBAL) != 0;
+        }
+    if ((uint64_t)ng * nb > FA_MAX_REF_BITS)
         return fail(a, RAVEL_NONE, "too large: .ref liveness over this many blocks and references exceeds the memory limit", RAVEL_NONE);
-    nrefs = 0;
-    ref_ctx c = {f, rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1)), 0};
-    uint32_t *rvreg = rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1));
+    ref_ctx c = {f, rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1)), rv_bs_words(nrefs), ng, rv_bs_words(ng), NULL, NULL};
+    uint32_t *rvreg = rv_xmalloc(sizeof(uint32_t) * (nrefs + 1));
+    uint32_t gi = 0, li = ng;
     for (uint32_t v = 0; v < f->vregs.len; v++) {
-        c.ridx[v] = f->vregs.data[v].ref ? nrefs : RAVEL_NONE;
-        if (f->vregs.data[v].ref) rvreg[nrefs++] = v;
+        c.ridx[v] = RAVEL_NONE;
+        if (!f->vregs.data[v].ref) continue;
+        c.ridx[v] = (a->vs[v].vflags & VF_GLOBAL) ? gi++ : li++;
+        rvreg[c.ridx[v]] = v;
     }
-    c.nw = rv_bs_words(nrefs);
+    size_t gsize = (size_t)nb * c.gw + 1;
+    c.gen = rv_xcalloc(gsize, sizeof(uint64_t));
+    c.kill = rv_xcalloc(gsize, sizeof(uint64_t));
+    bool *has_sp = rv_xcalloc(nb + 1, 1);
+    for (uint32_t b = 0; b < nb; b++) has_sp[b] = ref_gen_kill(&c, b);
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = &a->cfg;
-    df.nbits = nrefs;
+    df.nbits = ng;
     df.backward = true;
     df.transfer = ref_transfer;
     df.ctx = &c;
@@ -400,36 +483,12 @@ static bool safepoint_refs(fa *a)
     a->sp_start = rv_xcalloc(f->insts.len + 1, sizeof(uint32_t));
     uint32_t *cnt = rv_xcalloc(f->insts.len + 1, sizeof(uint32_t));
     uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c.nw + 1));
-    /* pass 1 records lists per safepoint in reverse; pass over blocks backward */
-    RV_VEC(uint32_t) tmp = {0}; /* (inst, vreg) pairs */
-    for (uint32_t b = 0; b < a->cfg.nblocks; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        memcpy(live, df.out + (size_t)b * c.nw, c.nw * sizeof *live);
-        for (uint32_t j = bl->ninsts; j-- > 0;) {
-            uint32_t i = bl->first_inst + j;
-            const rv_inst *in = rv_inst_at(f, i);
-            if (in->flags & RV_IF_SAFEPOINT) {
-                const rv_operand *ops = rv_ops_of(f, in);
-                for (uint32_t w = 0; w < c.nw; w++)
-                    for (uint64_t bits = live[w]; bits; bits &= bits - 1) {
-                        uint32_t v = rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
-                        bool defined_here = false;
-                        for (uint32_t d = 0; d < in->ndefs; d++) defined_here |= ops[d].vreg == v;
-                        if (defined_here) continue;
-                        rv_vec_push(tmp, i);
-                        rv_vec_push(tmp, v);
-                        cnt[i]++;
-                    }
-                for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
-                    if (rv_op_is_late(&ops[u]) && c.ridx[ops[u].vreg] != RAVEL_NONE &&
-                        !rv_bs_test(live, c.ridx[ops[u].vreg])) {
-                        rv_vec_push(tmp, i);
-                        rv_vec_push(tmp, ops[u].vreg);
-                        cnt[i]++;
-                    }
-            }
-            ref_step_inst(&c, in, live);
-        }
+    u32_vec tmp = {0}; /* (inst, vreg) pairs */
+    for (uint32_t b = 0; b < nb; b++) {
+        if (!has_sp[b]) continue;
+        memset(live, 0, sizeof(uint64_t) * c.nw);
+        if (c.gw) memcpy(live, df.out + (size_t)b * c.gw, c.gw * sizeof *live);
+        ref_walk_block(a, &c, b, live, rvreg, cnt, &tmp);
     }
     for (uint32_t i = 0; i < f->insts.len; i++) a->sp_start[i + 1] = a->sp_start[i] + cnt[i];
     rv_vec_reserve(a->sp_list, a->sp_start[f->insts.len] + 1);
@@ -443,6 +502,9 @@ static bool safepoint_refs(fa *a)
     free(live);
     free(cnt);
     free(rvreg);
+    free(has_sp);
+    free(c.gen);
+    free(c.kill);
     free(c.ridx);
     rv_dataflow_free(&df);
     return true;
@@ -837,28 +899,34 @@ static bool fa_inst(fa *a, uint32_t i)
     a->ntouched = 0;
     for (uint32_t u = nd; u < nops; u++)
         if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
+    /* which constraint kinds occur among the uses / defs: steps for absent
+     * kinds are skipped (most instructions have one or two kinds) */
+    uint32_t ukinds = 0, dkinds = 0;
+    for (uint32_t d = 0; d < nd; d++) dkinds |= 1u << (ops[d].kind & 31);
+    for (uint32_t u = nd; u < nops; u++) ukinds |= 1u << (ops[u].kind & 31);
+    bool reuse = (dkinds & (1u << RAVEL_C_REUSE)) != 0; /* else reuser_of() is always RAVEL_NONE */
     bool ok = claim_fixed(a, i, in);
     /* register uses (late first: they avoid every def), then register
      * defs (early first), then the flexible any/stack operands */
-    for (int late = 1; late >= 0; late--)
+    for (int late = 1; late >= 0 && (ukinds & (1u << RAVEL_C_REG)); late--)
         for (uint32_t u = nd; ok && u < nops; u++)
             if (ops[u].kind == RAVEL_C_REG && rv_op_is_late(&ops[u]) == (late != 0)) ok = place_use(a, i, in, u);
-    for (uint32_t u = nd; ok && u < nops; u++) /* fixed uses: remember the target for rescue */
+    for (uint32_t u = nd; ok && u < nops && (ukinds & (1u << RAVEL_C_FIXED)); u++) /* fixed uses: remember the target for rescue */
         if (ops[u].kind == RAVEL_C_FIXED && !reg_reserved(a, ops[u].arg) && a->vs[ops[u].vreg].tgt_stamp != i) {
             a->vs[ops[u].vreg].tgt_stamp = i;
             a->vs[ops[u].vreg].tgt_of = ops[u].arg;
         }
-    for (uint32_t u = nd; ok && u < nops; u++) /* uses reused by a def need a register now */
+    for (uint32_t u = nd; ok && reuse && u < nops; u++) /* uses reused by a def need a register now */
         if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, u);
-    for (int pass = 0; pass < 2 && ok; pass++)
+    for (int pass = 0; pass < 2 && ok && (dkinds & (1u << RAVEL_C_REG)); pass++)
         for (uint32_t d = 0; ok && d < nd; d++)
             if (ops[d].kind == RAVEL_C_REG && rv_op_is_early(&ops[d]) == (pass == 0)) ok = place_def(a, i, in, d);
-    for (int late = 1; late >= 0; late--)
+    for (int late = 1; late >= 0 && (ukinds & ((1u << RAVEL_C_STACK) | (1u << RAVEL_C_ANY))); late--)
         for (uint32_t u = nd; ok && u < nops; u++)
-            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) == RAVEL_NONE)) &&
+            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && (!reuse || reuser_of(in, ops, u) == RAVEL_NONE))) &&
                 rv_op_is_late(&ops[u]) == (late != 0))
                 ok = place_use(a, i, in, u);
-    for (uint32_t d = 0; ok && d < nd; d++)
+    for (uint32_t d = 0; ok && d < nd && (dkinds & ((1u << RAVEL_C_STACK) | (1u << RAVEL_C_ANY))); d++)
         if (ops[d].kind == RAVEL_C_ANY || ops[d].kind == RAVEL_C_STACK) ok = place_def(a, i, in, d);
     for (uint32_t d = 0; ok && d < nd; d++)
         if (a->loc[in->first_op + d] == RAVEL_LOC_NONE) ok = fail(a, i, "unsatisfiable: bad reuse", ops[d].vreg);

@@ -7,7 +7,8 @@
  * parameters and instructions in order, each operand carrying the location
  * set for it, the edits inserted by anchor order (stable within an anchor)
  * and a stackmap on every safepoint (empty unless set). Linear time: edits
- * are bucketed by anchor with a counting sort. */
+ * added in anchor order are taken as they are, others bucketed by anchor
+ * with a counting sort. */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -120,44 +121,53 @@ static void attach_stackmaps(rv_out *o, ravel_func *g)
     }
 }
 
-/* Edits sorted by anchor (stable): returns start offsets per anchor in *pstart
- * (4*ninsts+1 entries) and the sorted edits. */
-static rv_edit *sort_edits(const rv_out *o, uint32_t ninsts, uint32_t **pstart)
+/* Edits sorted by anchor (stable), bucketed by a counting sort: returns
+ * start offsets per anchor in *pstart (4*ninsts+1 entries). Only used when
+ * the edits were not added in anchor order already. */
+static rv_out_edit_rec *sort_edits(const rv_out *o, uint32_t ninsts, uint32_t **pstart)
 {
     uint32_t na = 4 * ninsts;
     uint32_t *start = rv_xcalloc((size_t)na + 1, sizeof(uint32_t));
     for (uint32_t k = 0; k < o->edits.len; k++)
         if (o->edits.data[k].anchor < na) start[o->edits.data[k].anchor + 1]++;
     for (uint32_t a = 0; a < na; a++) start[a + 1] += start[a];
-    rv_edit *sorted = rv_xmalloc(sizeof(rv_edit) * (o->edits.len ? o->edits.len : 1));
+    rv_out_edit_rec *sorted = rv_xmalloc(sizeof(rv_out_edit_rec) * (o->edits.len ? o->edits.len : 1));
     uint32_t *fill = rv_xmalloc(sizeof(uint32_t) * ((size_t)na + 1));
     memcpy(fill, start, sizeof(uint32_t) * ((size_t)na + 1));
     for (uint32_t k = 0; k < o->edits.len; k++) {
         uint32_t a = o->edits.data[k].anchor;
-        if (a < na) sorted[fill[a]++] = o->edits.data[k].e;
+        if (a < na) sorted[fill[a]++] = o->edits.data[k];
     }
     free(fill);
     *pstart = start;
     return sorted;
 }
 
-typedef RV_VEC(rv_inst) inst_vec;
-
-static void push_edits(ravel_func *g, inst_vec *insts, const rv_edit *e, uint32_t from, uint32_t to)
+/* Writes edits e[from, to) as instructions at dst; returns how many. */
+static uint32_t put_edits(ravel_func *g, rv_inst *dst, const rv_out_edit_rec *e, uint32_t from, uint32_t to)
 {
     for (uint32_t k = from; k < to; k++) {
-        rv_inst in;
-        memset(&in, 0, sizeof in);
-        in.op = e[k].kind;
-        in.first_op = g->ops.len;
-        in.first_imm = g->imms.len;
-        in.name = RAVEL_NONE;
-        in.u.edit.dst = e[k].dst;
-        in.u.edit.src = e[k].src;
-        note_slot(g, e[k].dst);
-        note_slot(g, e[k].src);
-        rv_vec_push(*insts, in);
+        rv_inst *in = &dst[k - from];
+        memset(in, 0, sizeof *in);
+        in->op = e[k].e.kind;
+        in->first_op = g->ops.len;
+        in->first_imm = g->imms.len;
+        in->name = RAVEL_NONE;
+        in->u.edit.dst = e[k].e.dst;
+        in->u.edit.src = e[k].e.src;
+        note_slot(g, e[k].e.dst);
+        note_slot(g, e[k].e.src);
     }
+    return to - from;
+}
+
+/* True if the edits were added in anchor order (allocators that walk the
+ * function forward mostly do): then no sort is needed. */
+static bool edits_in_order(const rv_out *o)
+{
+    for (uint32_t k = 1; k < o->edits.len; k++)
+        if (o->edits.data[k].anchor < o->edits.data[k - 1].anchor) return false;
+    return true;
 }
 
 ravel_func *rv_out_finish(rv_out *o)
@@ -175,26 +185,38 @@ ravel_func *rv_out_finish(rv_out *o)
     rv_vec_reserve(g->ops, 1);
     rv_vec_reserve(g->imms, 1);
     rv_vec_reserve(g->succs, 1);
-    uint32_t *start;
-    rv_edit *sorted = sort_edits(o, f->insts.len, &start);
-    inst_vec insts = {0};
-    rv_vec_reserve(insts, g->insts.len + o->edits.len);
+    /* edits in anchor order: as added (cursor), else bucketed (start[]) */
+    uint32_t *start = NULL;
+    const rv_out_edit_rec *e = o->edits.data;
+    rv_out_edit_rec *sorted = NULL;
+    if (!edits_in_order(o)) e = sorted = sort_edits(o, f->insts.len, &start);
+    uint32_t ne = o->edits.len, cur = 0, cap = g->insts.len + ne + 1;
+    rv_inst *insts = rv_xmalloc(sizeof(rv_inst) * cap);
+    uint32_t n = 0;
     for (uint32_t b = 0; b < g->layout.len; b++) {
         rv_block *bl = &g->blocks.data[b];
-        uint32_t first = insts.len;
+        uint32_t first = n;
         for (uint32_t j = 0; j < bl->ninsts; j++) {
-            uint32_t i = bl->first_inst + j;
-            push_edits(g, &insts, sorted, start[4 * i], start[4 * i + 3]);
-            rv_vec_push(insts, g->insts.data[i]);
-            push_edits(g, &insts, sorted, start[4 * i + 3], start[4 * i + 4]);
+            uint32_t i = bl->first_inst + j, from, mid, to;
+            if (start) {
+                from = start[4 * i], mid = start[4 * i + 3], to = start[4 * i + 4];
+            } else {
+                while (cur < ne && e[cur].anchor < 4 * i) cur++; /* anchors of no instruction of a block: dropped */
+                for (from = cur; cur < ne && e[cur].anchor < 4 * i + 3; cur++) {}
+                for (mid = cur; cur < ne && e[cur].anchor < 4 * i + 4; cur++) {}
+                to = cur;
+            }
+            n += put_edits(g, insts + n, e, from, mid);
+            insts[n++] = g->insts.data[i];
+            n += put_edits(g, insts + n, e, mid, to);
         }
         bl->first_inst = first;
-        bl->ninsts = insts.len - first;
+        bl->ninsts = n - first;
     }
     free(g->insts.data);
-    g->insts.data = insts.data;
-    g->insts.len = insts.len;
-    g->insts.cap = insts.cap;
+    g->insts.data = insts;
+    g->insts.len = n;
+    g->insts.cap = cap;
     free(sorted);
     free(start);
     return g;
