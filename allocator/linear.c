@@ -1102,6 +1102,10 @@ static void lin_block_entry(lin *L, uint32_t b)
         const lin_vst *s = p != RAVEL_NONE ? emap_get(L, &L->endst[p], v) : NULL;
         uint32_t h = s && s->home != RAVEL_NONE && L->owner[s->home] == RAVEL_NONE ? s->home : RAVEL_NONE;
         if (loop_end != RAVEL_NONE && next_use(L, v) > loop_end) h = RAVEL_NONE;
+        /* with one or two registers, a merge keeps only values read in it */
+        if (loop_end == RAVEL_NONE && L->cfg.pred_start[b + 1] - L->cfg.pred_start[b] > 1 &&
+            L->m->classes.data[vcls(L, v)].alloc.len <= 2 && next_use(L, v) > L->ipos[term_inst(L, b)])
+            h = RAVEL_NONE;
         enter(L, v, h, h == RAVEL_NONE || s->sv || L->def_stored[v]);
     }
     /* params: the argument's register if the argument dies on the edge, else a free one */
