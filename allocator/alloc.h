@@ -268,12 +268,12 @@ void rv_pmove_free(rv_pmove *pm);
 int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves, uint32_t n,
                      const uint64_t *scratch_regs, uint32_t (*new_slot)(void *slot_ctx), void *slot_ctx);
 
-/* True if moves[0..n) can run one after the other in the given order: no
- * move reads a location another move writes, dsts are distinct and none is
- * slot -> slot (dst == src moves are allowed: they emit nothing). Then
- * rv_pmove_resolve emits exactly the moves with dst != src, in order, and
- * needs no scratch register. False for n > 8 (the test is quadratic). */
-bool rv_pmove_independent(const rv_move *moves, uint32_t n);
+/* The fast path of rv_pmove_resolve, for callers that want to skip
+ * computing scratch registers: if moves[0..n) (n <= 12) has distinct dsts,
+ * no slot -> slot move and no cycle, puts a valid sequence in pm->out (each
+ * move with dst != src once, no temporary) and returns true; else returns
+ * false with pm->out empty (then call rv_pmove_resolve). */
+bool rv_pmove_simple(rv_pmove *pm, const rv_move *moves, uint32_t n);
 
 /* The edit kind for dst := src, or 0 (RAVEL_OP_OTHER) for slot -> slot. */
 static inline ravel_opcode rv_edit_kind(ravel_loc dst, ravel_loc src)

@@ -747,8 +747,8 @@ static bool shuffle(fa *a, uint32_t i)
                            a->f->vregs.data[v].num, a->m->regs.data[r].name, i);
     }
     if (!a->moves.len) return true;
-    if (rv_pmove_independent(a->moves.data, a->moves.len)) { /* the common case: no resolver, no scratch */
-        for (uint32_t k = 0; k < a->moves.len; k++) rv_out_copy(&a->out, rv_anchor_before(i), a->moves.data[k].dst, a->moves.data[k].src);
+    if (rv_pmove_simple(&a->pm, a->moves.data, a->moves.len)) { /* the common case: no cycle, no scratch needed */
+        rv_out_edits(&a->out, rv_anchor_before(i), &a->pm);
         return true;
     }
     /* scratch: allocatable registers not touched and holding nothing */
@@ -980,8 +980,8 @@ static bool fa_edges(fa *a, uint32_t b)
                     return fail(a, ti, "unsatisfiable: critical edge (split it)", RAVEL_NONE);
             anchor = rv_anchor_entry(sb->first_inst);
         }
-        if (rv_pmove_independent(a->moves.data, a->moves.len)) { /* no resolver, no scratch */
-            for (uint32_t m = 0; m < a->moves.len; m++) rv_out_copy(&a->out, anchor, a->moves.data[m].dst, a->moves.data[m].src);
+        if (rv_pmove_simple(&a->pm, a->moves.data, a->moves.len)) { /* no cycle: no scratch needed */
+            rv_out_edits(&a->out, anchor, &a->pm);
             continue;
         }
         uint32_t nw = rv_bs_words(a->nregs);

@@ -16,10 +16,11 @@
  * when none is free, through a borrowed register R (spilled to a new_slot
  * slot before and reloaded after). O(n log n) in the number of moves.
  *
- * Fast path (rv_pmove_independent): when no move reads another's dst and
- * none is slot -> slot, the given order is already a valid sequence; the
- * common 1..4-move shuffles of an allocator take it without sorting, and
- * callers may test it first to skip computing scratch registers. */
+ * Fast path (rv_pmove_simple): a small set without cycles and without
+ * slot -> slot moves needs no temporary; its moves are emitted in an order
+ * where each dst is written once nothing pending reads it. The common
+ * 1..4-move shuffles of an allocator take it without sorting, and callers
+ * may try it first to skip computing scratch registers. */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -112,13 +113,36 @@ static void sort_by_dst(rv_move *w, uint32_t n)
     }
 }
 
-bool rv_pmove_independent(const rv_move *moves, uint32_t n)
+bool rv_pmove_simple(rv_pmove *pm, const rv_move *moves, uint32_t n)
 {
-    if (n > 8) return false; /* quadratic test: only for small sets */
+    pm->out.len = 0;
+    if (n > 12) return false; /* cubic worst case: only for small sets */
+    uint32_t pend[12], np = 0;
     for (uint32_t k = 0; k < n; k++) {
-        if (ravel_loc_is_slot(moves[k].dst) && ravel_loc_is_slot(moves[k].src) && moves[k].dst != moves[k].src) return false;
-        for (uint32_t j = 0; j < n; j++)
-            if (j != k && (moves[j].dst == moves[k].dst || moves[j].dst == moves[k].src)) return false;
+        if (moves[k].dst == moves[k].src) continue;
+        if (ravel_loc_is_slot(moves[k].dst) && ravel_loc_is_slot(moves[k].src)) return false;
+        pend[np++] = k;
+    }
+    for (uint32_t k = 0; k < n; k++) /* distinct dsts (dst == src moves included) */
+        for (uint32_t j = k + 1; j < n; j++)
+            if (moves[j].dst == moves[k].dst) return false;
+    while (np) {
+        /* emit the first pending move whose dst no other pending move reads */
+        uint32_t pick = RAVEL_NONE;
+        for (uint32_t x = 0; x < np && pick == RAVEL_NONE; x++) {
+            ravel_loc d = moves[pend[x]].dst;
+            bool read = false;
+            for (uint32_t y = 0; y < np && !read; y++) read = y != x && moves[pend[y]].src == d;
+            if (!read) pick = x;
+        }
+        if (pick == RAVEL_NONE) { /* a cycle */
+            pm->out.len = 0;
+            return false;
+        }
+        const rv_move *mv = &moves[pend[pick]];
+        rv_edit e = {(uint8_t)rv_edit_kind(mv->dst, mv->src), mv->dst, mv->src};
+        rv_vec_push(pm->out, e);
+        pend[pick] = pend[--np]; /* any order of the rest is fine */
     }
     return true;
 }
@@ -204,14 +228,7 @@ int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves,
 {
     pm->out.len = 0;
     pm->work.len = 0;
-    if (rv_pmove_independent(moves, n)) {
-        for (uint32_t k = 0; k < n; k++)
-            if (moves[k].dst != moves[k].src) {
-                rv_edit e = {(uint8_t)rv_edit_kind(moves[k].dst, moves[k].src), moves[k].dst, moves[k].src};
-                rv_vec_push(pm->out, e);
-            }
-        return RAVEL_OK;
-    }
+    if (rv_pmove_simple(pm, moves, n)) return RAVEL_OK;
     for (uint32_t k = 0; k < n; k++)
         if (moves[k].dst != moves[k].src) rv_vec_push(pm->work, moves[k]);
     rv_move *w = pm->work.data;
