@@ -8,7 +8,8 @@
  *   - the ratio checker / fastest allocator, also without ravel_validate
  *     (RAVEL_CHECK_NO_VALIDATE: the validator's share is not the checker's),
  *   - the checker context's peak scratch memory, bytes per instruction.
- * Usage: bench_check [--runs N] [--max N] [--safepoints] [--quick]
+ * Usage: bench_check [--runs N] [--max N] [--safepoints] [--quick] [--small]
+ * (--small: per-call costs on many small functions, see bench_small)
  * Run it from a Release build; --quick is the smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -89,22 +90,82 @@ static uint32_t count_slots(const ravel_func *g)
     return n > g->nslots ? n : g->nslots;
 }
 
+/* --small: per-call cost of checking many small allocated functions (the
+ * fuzz pipeline's regime). For each size, NFUNC functions of about that
+ * many original instructions (default generator options otherwise, so
+ * safepoints included) are allocated by `fast`; each is checked
+ * runs x (4000 / size + 1) times.
+ * Prints the mean check time per call and per allocated instruction, with
+ * and without the validator, and the mean `fast` allocation time. */
+#define SMALL_NFUNC 64
+static int bench_small(int runs)
+{
+    static const uint32_t sizes[] = {50, 250, 1000};
+    const rv_allocator *fa = rv_allocator_find("fast");
+    if (!fa) return 1;
+    ravel_checker *ck = ravel_checker_new();
+    int bad = 0;
+    printf("small functions: %d functions per size, allocated by fast, CPU time per call\n", SMALL_NFUNC);
+    printf("%6s %9s %10s %10s %10s %10s %10s %8s\n", "size", "alloc'd", "check us", "ns/inst", "novalid us", "fast us",
+           "checks/s", "ratio");
+    for (uint32_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        ravel_module *mods[SMALL_NFUNC];
+        ravel_func *g[SMALL_NFUNC];
+        uint64_t ninst = 0;
+        double ta = 0;
+        for (uint32_t k = 0; k < SMALL_NFUNC; k++) {
+            rv_gen_opts o;
+            rv_gen_opts_default(&o);
+            o.max_insts = sizes[si];
+            mods[k] = rv_gen_from_seed(1000 * sizes[si] + k, &o);
+            rv_alloc_opts ao = {1, false};
+            char *err = NULL;
+            double t0 = now_sec();
+            g[k] = fa->run(ravel_module_func(mods[k], 0), &ao, &err);
+            ta += now_sec() - t0;
+            free(err);
+            if (g[k]) ninst += g[k]->insts.len;
+        }
+        uint32_t reps = (uint32_t)runs * (4000 / sizes[si] + 1);
+        double tt[2];
+        for (int pass = 0; pass < 2; pass++) {
+            ravel_checker_set_options(ck, pass ? RAVEL_CHECK_NO_VALIDATE : 0);
+            double t0 = now_sec();
+            for (uint32_t r = 0; r < reps; r++)
+                for (uint32_t k = 0; k < SMALL_NFUNC; k++)
+                    if (g[k] && ravel_check(ck, g[k], NULL, NULL) != RAVEL_OK) bad++;
+            tt[pass] = (now_sec() - t0) / reps;
+        }
+        double per = tt[0] / SMALL_NFUNC;
+        printf("%6u %9.0f %10.2f %10.1f %10.2f %10.2f %10.0f %8.3f\n", sizes[si], (double)ninst / SMALL_NFUNC, per * 1e6,
+               tt[0] * 1e9 / (double)ninst, tt[1] / SMALL_NFUNC * 1e6, ta / SMALL_NFUNC * 1e6, 1 / per, tt[0] / ta);
+        for (uint32_t k = 0; k < SMALL_NFUNC; k++) {
+            ravel_func_free(g[k]);
+            ravel_module_free(mods[k]);
+        }
+    }
+    ravel_checker_free(ck);
+    return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
     uint32_t max = 1000000;
-    bool safepoints = false;
+    bool safepoints = false, small = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--safepoints") == 0) safepoints = true;
         else if (strcmp(argv[i], "--quick") == 0) runs = 1, max = 10000;
+        else if (strcmp(argv[i], "--small") == 0) small = true;
         else {
-            fprintf(stderr, "usage: bench_check [--runs N] [--max N] [--safepoints] [--quick]\n");
+            fprintf(stderr, "usage: bench_check [--runs N] [--max N] [--safepoints] [--quick] [--small]\n");
             return 2;
         }
     }
     if (runs < 1) runs = 1;
+    if (small) return bench_small(runs);
     uint32_t na = 0;
     while (rv_allocators[na].name && na < MAX_ALLOCS) na++;
     printf("checker vs allocators, CPU time, median of %d runs%s\n", runs, safepoints ? ", with safepoints" : "");

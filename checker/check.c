@@ -35,6 +35,7 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->dchild_start);
     rv_vec_free(ck->dchild);
     rv_vec_free(ck->retreat);
+    rv_vec_free(ck->deep_exit);
     rv_vec_free(ck->dpre);
     rv_vec_free(ck->dpost);
     rv_vec_free(ck->loop_of);
@@ -66,6 +67,7 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->setbuf2);
     rv_vec_free(ck->srcset);
     free(ck->explain.s);
+    ravel_report_free(ck->frep);
     free(ck);
 }
 
@@ -127,7 +129,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    ck_flow(ck, true);
+    if (!ck_flow_verdict(ck)) ck_flow(ck, true); /* errors: the exact walk, for the report */
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     ck_finish_report(ck);
     ck->rep = NULL;

@@ -97,7 +97,9 @@ typedef struct ck_edelta {
 typedef struct ck_frame {
     uint32_t block, child, rounds;
     uint32_t restrict_to; /* innermost loop being iterated (children outside it wait), or CK_NIL */
-    bool iterating;       /* a header iterating its loop (phase 1), errors not recorded */
+    bool iterating;       /* a header iterating its loop (phase 1), errors not recorded (fast: recorded, dropped per round) */
+    bool outside_only;    /* fast: the loop's last round was at the fixpoint; only children outside it remain */
+    uint32_t errs0;       /* fast: errors before the header's current round */
     ravel_report *saved_rep;
     ck_mark mark_entry, mark_exit;
 } ck_frame;
@@ -140,6 +142,8 @@ struct ravel_checker {
     RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */
     RV_VEC(uint8_t) is_header;
     RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge */
+    RV_VEC(uint8_t) deep_exit; /* header: a block outside its loop has its idom inside, not the header
+                                  (or a child of the header in the loop has a retreating in-edge) */
     /* the guard (ck_rules.c): per-vreg stamps, grow-only */
     uint32_t *gdef, *gpar; /* has a definition (== the call's stamp); parameter of the block being guarded */
     uint32_t gvcap, gstamp;
@@ -168,6 +172,11 @@ struct ravel_checker {
     RV_VEC(uint32_t) frame_of, berr;
     ck_u32vec setbuf, setbuf2, srcset;
     bool diverged;
+    /* fast mode (ck_flow_verdict): value errors only counted into frep (no
+     * strings), and a loop whose last round was at its fixpoint is not
+     * visited again; any error sends the caller to the exact walk */
+    bool fast;
+    struct ravel_report *frep;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
     ck_buf explain;    /* explain dump target */
@@ -234,7 +243,13 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
 static inline ck_val ck_get(const ravel_checker *ck, uint32_t li) { return ck->lval[li]; }
 static inline bool ck_is_ref(const ravel_checker *ck, uint32_t v) { return (ck->vref[v >> 6] >> (v & 63)) & 1; }
-bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v);
+bool ck_set_has(const ck_sets *s, ck_val val, uint32_t v); /* val an interned set */
+static inline bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
+{
+    if (val == v) return true;
+    if (!(val & CK_V_SETBIT) || val >= CK_V_UNKNOWN) return false;
+    return ck_set_has(s, val, v);
+}
 static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck->lval[li], v); }
 ck_mark ck_mark_now(const ravel_checker *ck);
 void ck_rollback(ravel_checker *ck, ck_mark m);
@@ -250,6 +265,10 @@ void ck_xfer_block(ravel_checker *ck, uint32_t b);
 
 /* ck_flow.c */
 void ck_flow(ravel_checker *ck, bool fresh);
+/* The walk in fast mode: true if it found no value error (and converged),
+ * i.e. ck_flow(ck, true) would record none. Leaves the edge deltas of the
+ * fast walk (call ck_flow(ck, true) for a report). */
+bool ck_flow_verdict(ravel_checker *ck);
 char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uint32_t v, bool late, bool held);
 
 /* check.c: bytes of scratch memory the context holds (benchmarks). */

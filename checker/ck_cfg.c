@@ -220,6 +220,24 @@ static void build_loops(ravel_checker *ck)
     }
 }
 
+/* deep_exit[h]: the loop of h has a block outside it whose idom is a loop
+ * block other than h (the loop is left from its body), or a dominator-tree
+ * child of h in the loop has an irreducible retreating in-edge. Only loops
+ * without either may skip their final visit in the fast walk (ck_flow.c). */
+static void build_deep_exits(ravel_checker *ck)
+{
+    uint32_t n = ck->nblocks;
+    rv_vec_reserve(ck->deep_exit, n);
+    ck->deep_exit.len = n;
+    for (uint32_t b = 0; b < n; b++) ck->deep_exit.data[b] = 0;
+    for (uint32_t i = 1; i < ck->rpo.len; i++) {
+        uint32_t c = ck->rpo.data[i], d = ck->idom.data[c];
+        if (ck->retreat.data[c] && ck->is_header.data[d] && ck_in_loop(ck, c, d)) ck->deep_exit.data[d] = 1;
+        for (uint32_t h = ck->loop_of.data[d]; h != CK_NIL; h = ck->loop_parent.data[h])
+            if (h != d && !ck_in_loop(ck, c, h)) ck->deep_exit.data[h] = 1;
+    }
+}
+
 void ck_cfg_build(ravel_checker *ck)
 {
     build_preds(ck);
@@ -227,4 +245,5 @@ void ck_cfg_build(ravel_checker *ck)
     build_dom(ck);
     number_dom(ck);
     build_loops(ck);
+    build_deep_exits(ck);
 }

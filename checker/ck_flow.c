@@ -214,6 +214,7 @@ static bool entry_changed(ravel_checker *ck, uint32_t x)
 /* While a loop is iterated, only its own blocks are visited. */
 static bool child_allowed(const ravel_checker *ck, const ck_frame *fr, uint32_t c)
 {
+    if (fr->outside_only && ck_in_loop(ck, c, fr->block)) return false;
     uint32_t r = fr->iterating ? fr->block : fr->restrict_to;
     return r == CK_NIL || ck_in_loop(ck, c, r);
 }
@@ -247,9 +248,10 @@ static void push_frame(ravel_checker *ck, uint32_t x, uint32_t restrict_to)
     fr.mark_entry = ck_mark_now(ck);
     fr.restrict_to = restrict_to;
     fr.saved_rep = ck->rep;
+    fr.errs0 = ck->rep ? ck->rep->errs.len : 0;
     if (ck->is_header.data[x]) {
         fr.iterating = true;
-        ck->rep = NULL;
+        if (!ck->fast) ck->rep = NULL;
     }
     uint32_t idx = ck->frames.len;
     rv_vec_push(ck->frames, fr); /* on the stack before the visit: provenance walks it */
@@ -271,6 +273,29 @@ static uint32_t first_changed_child(ravel_checker *ck, const ck_frame *fr)
     return CK_NIL;
 }
 
+/* Fast mode, a loop whose entry was stable: the round just done was at the
+ * fixpoint (a natural loop's blocks are entered only through its header, so
+ * each of them saw the state the final visit would give it; inner loops
+ * started from their fixpoint of the previous round and stay there), and
+ * its errors stand. The header is entered once more without recording (its
+ * errors are counted already) for its children outside the loop. Only for
+ * loops without deep_exit (ck_cfg.c): every block left to visit hangs off
+ * the header, and no irreducible in-loop child waits for a final re-check. */
+static void finish_loop_fast(ravel_checker *ck, uint32_t idx)
+{
+    ck_frame *fr = &ck->frames.data[idx];
+    uint32_t b = fr->block, berr = ck->berr.data[b];
+    ravel_report *rep = ck->rep;
+    fr->iterating = false;
+    fr->outside_only = true;
+    fr->rounds++;
+    fr->child = 0;
+    ck->rep = NULL;
+    enter_block(ck, idx);
+    ck->rep = rep;
+    ck->berr.data[b] = berr;
+}
+
 /* All children of the frame on top are done. Returns true if the frame
  * continues (another round), false when it is finished. */
 static bool frame_done(ravel_checker *ck)
@@ -282,6 +307,11 @@ static bool frame_done(ravel_checker *ck)
         ck_rollback(ck, fr->mark_entry);
         compute_entry(ck, b);
         bool changed = entry_changed(ck, b);
+        if (ck->fast && !changed && !ck->deep_exit.data[b]) {
+            finish_loop_fast(ck, idx);
+            return true;
+        }
+        if (ck->fast && ck->rep) ck_truncate_errors(ck->rep, fr->errs0); /* the round is redone */
         if (!changed || fr->rounds >= MAX_ROUNDS) {
             if (changed) ck->diverged = true;
             fr->iterating = false; /* final visit, with everything, errors recorded */
@@ -348,6 +378,21 @@ void ck_flow(ravel_checker *ck, bool fresh)
     ck->bpatch.len = ck->frame_of.len = ck->berr.len = n;
     ck_state_init(ck);
     if (ck->rpo.len) walk(ck);
+}
+
+bool ck_flow_verdict(ravel_checker *ck)
+{
+    ravel_report *rep = ck->rep;
+    if (!ck->frep) ck->frep = ck_report_new();
+    ck_truncate_errors(ck->frep, 0);
+    ck->rep = ck->frep;
+    ck->fast = true;
+    ck_flow(ck, true);
+    ck->fast = false;
+    ck->rep = rep;
+    bool ok = !ck->frep->errs.len && !ck->diverged;
+    ck_truncate_errors(ck->frep, 0);
+    return ok;
 }
 
 /* ---- provenance (on error only) ---- */

@@ -80,10 +80,8 @@ ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li)
 
 /* ---- values ---- */
 
-bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
+bool ck_set_has(const ck_sets *s, ck_val val, uint32_t v)
 {
-    if (val == v) return true;
-    if (!(val & CK_V_SETBIT) || val >= CK_V_UNKNOWN) return false;
     const ck_setrec *r = &s->recs.data[val & ~CK_V_SETBIT];
     const uint32_t *m = &s->pool.data[r->start];
     for (uint32_t i = 0; i < r->len; i++)
@@ -124,20 +122,19 @@ static ck_val val_plus(ravel_checker *ck, ck_val val, uint32_t v)
 
 #define LOG_VBIT 0x80000000u /* entry restores a chain head, else a location */
 
-static void set_head(ravel_checker *ck, uint32_t v, uint32_t head, uint32_t li)
+static inline void set_head(ravel_checker *ck, uint32_t v, uint32_t head, uint32_t li)
 {
-    ck_logent e = {v | LOG_VBIT, ck->vh[v].head};
-    rv_vec_push(ck->log, e);
+    rv_vec_push(ck->log, ((ck_logent){v | LOG_VBIT, ck->vh[v].head}));
     ck->vh[v] = (ck_vh){head, li};
 }
 
-static void push_holder(ravel_checker *ck, uint32_t li, uint32_t v)
+static inline void push_holder(ravel_checker *ck, uint32_t li, uint32_t v)
 {
     ck_vh *h = &ck->vh[v];
     if (h->last == li) return; /* already the newest holder */
-    ck_hnode n = {li, h->head};
-    rv_vec_push(ck->hnodes, n);
-    set_head(ck, v, ck->hnodes.len - 1, li);
+    rv_vec_push(ck->hnodes, ((ck_hnode){li, h->head}));
+    rv_vec_push(ck->log, ((ck_logent){v | LOG_VBIT, h->head}));
+    *h = (ck_vh){ck->hnodes.len - 1, li};
 }
 
 static void push_holders(ravel_checker *ck, uint32_t li, ck_val val)
@@ -167,13 +164,20 @@ void ck_rollback(ravel_checker *ck, ck_mark m)
 
 /* ---- state operations ---- */
 
+/* Fast paths: unknown/empty/conflicted have no holders; a singleton is
+ * the vreg itself (no set lookup). */
 void ck_set(ravel_checker *ck, uint32_t li, ck_val val)
 {
-    if (ck->lval[li] == val) return;
-    ck_logent e = {li, ck->lval[li]};
-    rv_vec_push(ck->log, e);
+    ck_val old = ck->lval[li];
+    if (old == val) return;
+    rv_vec_push(ck->log, ((ck_logent){li, old}));
     ck->lval[li] = val;
-    push_holders(ck, li, val);
+    if (val < CK_V_SETBIT) {
+        push_holder(ck, li, val);
+        if (ck->has_refs && ck_is_ref(ck, val)) push_holder(ck, li, ck->nvregs);
+    } else if (val < CK_V_UNKNOWN) {
+        push_holders(ck, li, val);
+    }
 }
 
 /* Sets a value whose members already chain li (a subset of the old value). */
