@@ -358,6 +358,7 @@ static int setup(campaign *c, rv_campaign_result *r)
     c->sh = p; /* zero-filled by mmap */
     r->jobs = c->jobs;
     r->oracle = c->o->oracle;
+    r->seed = c->o->seed;
     return 0;
 }
 
@@ -426,9 +427,9 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
             tot.fails, tot.funcs / secs, tot.funcs ? tot.nanos / 1e3 / tot.funcs : 0.0);
     double cpu = (tot.nanos + r->gen_nanos) / 1e9;
     fprintf(out,
-            "%" PRIu64 " functions generated (%.2f cpu-us each), %.1f s on %u worker%s, %.0f exec/s per worker, "
-            "%.0f generate+allocate+check per CPU-second%s\n",
-            r->iters, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
+            "%" PRIu64 " functions generated from --seed 0x%" PRIx64 " (%.2f cpu-us each), %.1f s on %u worker%s, "
+            "%.0f exec/s per worker, %.0f generate+allocate+check per CPU-second%s\n",
+            r->iters, r->seed, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
             tot.funcs / secs / (r->jobs ? r->jobs : 1), cpu > 0 ? tot.funcs / cpu : 0.0,
             r->interrupted ? " (interrupted)" : "");
     if (r->oracle) {

@@ -125,6 +125,7 @@ typedef struct rv_campaign_result {
     unsigned jobs;
     bool interrupted;
     bool oracle;         /* the campaign ran the checker oracle */
+    uint64_t seed;       /* the campaign seed */
 } rv_campaign_result;
 
 void rv_campaign_opts_default(rv_campaign_opts *o);
