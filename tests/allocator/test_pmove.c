@@ -176,10 +176,43 @@ TEST(pmove_cycle_uses_class_scratch)
     ravel_machine_free(m);
 }
 
+/* The fast path: a chain is ordered (each dst written once nothing reads
+ * it); a cycle, a slot -> slot move or a duplicate dst is refused. */
+TEST(pmove_simple_orders_chains_refuses_cycles)
+{
+    rv_pmove pm;
+    rv_pmove_init(&pm);
+    rv_move chain[3] = {{0, 1, 0}, {1, 2, 0}, {ravel_slot(0), 0, 0}};
+    CHECK(rv_pmove_simple(&pm, chain, 3));
+    CHECK_EQ_INT(pm.out.len, 3);
+    if (pm.out.len == 3) {
+        CHECK_EQ_INT(pm.out.data[0].kind, RAVEL_OP_SPILL);
+        CHECK_EQ_INT(pm.out.data[0].dst, ravel_slot(0));
+        CHECK_EQ_INT(pm.out.data[0].src, 0);
+        CHECK_EQ_INT(pm.out.data[1].kind, RAVEL_OP_MOVE);
+        CHECK_EQ_INT(pm.out.data[1].dst, 0);
+        CHECK_EQ_INT(pm.out.data[1].src, 1);
+        CHECK_EQ_INT(pm.out.data[2].dst, 1);
+        CHECK_EQ_INT(pm.out.data[2].src, 2);
+    }
+    rv_move nop[2] = {{3, 3, 0}, {ravel_slot(2), 4, 0}};
+    CHECK(rv_pmove_simple(&pm, nop, 2));
+    CHECK_EQ_INT(pm.out.len, 1);
+    rv_move cycle[3] = {{0, 1, 0}, {1, 0, 0}, {2, 3, 0}};
+    CHECK(!rv_pmove_simple(&pm, cycle, 3));
+    CHECK_EQ_INT(pm.out.len, 0);
+    rv_move s2s[1] = {{ravel_slot(1), ravel_slot(2), 0}};
+    CHECK(!rv_pmove_simple(&pm, s2s, 1));
+    rv_move dup[2] = {{0, 1, 0}, {0, 2, 0}};
+    CHECK(!rv_pmove_simple(&pm, dup, 2));
+    rv_pmove_free(&pm);
+}
+
 int main(void)
 {
     RUN(pmove_exhaustive);
     RUN(pmove_duplicate_dst_rejected);
     RUN(pmove_cycle_uses_class_scratch);
+    RUN(pmove_simple_orders_chains_refuses_cycles);
     return TEST_SUMMARY();
 }
