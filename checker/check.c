@@ -129,7 +129,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    if (!ck_flow_verdict(ck)) ck_flow(ck, true); /* errors: the exact walk, for the report */
+    if ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck)) ck_flow(ck, true); /* errors: the exact walk, for the report */
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     ck_finish_report(ck);
     ck->rep = NULL;

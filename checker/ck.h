@@ -35,6 +35,7 @@
 #define CK_NIL 0xffffffffu
 #define CK_MAX_PROVENANCE 64u /* errors per function that get a provenance */
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
+#define CK_OPT_EXACT 0x80000000u /* internal option (tests): the exact walk only, no fast verdict walk */
 #define CK_V_SETBIT 0x80000000u
 #define CK_V_UNKNOWN 0xfffffffdu /* dense state only: never stored */
 #define CK_V_EMPTY 0xfffffffeu

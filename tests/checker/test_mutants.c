@@ -8,7 +8,12 @@
  * on every input vector (with a moving collector too when the machine is
  * `gc moving`): the checker
  * never looks away. Prints how many mutants were checked, rejected and
- * accepted. Usage: test_mutants [NFUNCS] [MUTANTS_PER_ALLOCATION] */
+ * accepted. Every check is also done by a reference context (the full
+ * validator and the exact walk only, CK_OPT_EXACT: the checker before its
+ * fast paths); verdicts and report texts must be identical.
+ * Usage: test_mutants [NFUNCS] [MUTANTS_PER_ALLOCATION] */
+#define _POSIX_C_SOURCE 200809L
+#include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 
@@ -82,7 +87,7 @@ static bool mutate(ravel_func *f, uint64_t *s)
 }
 
 typedef struct stats {
-    uint64_t allocs, alloc_rejected, mutants, rejected, accepted, wrong;
+    uint64_t allocs, alloc_rejected, mutants, rejected, accepted, wrong, differ;
 } stats;
 
 /* True if f and orig agree on a few input vectors (both collector models). */
@@ -108,10 +113,44 @@ static bool agrees(const ravel_func *orig, const ravel_func *f, char *msg, size_
     return true;
 }
 
-static void one_allocation(ravel_checker *ck, const ravel_func *orig, const ravel_func *alloc, uint64_t seed, int nmut, stats *st)
+/* The report as text ("" when none). */
+static char *report_text(const ravel_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return NULL;
+    if (r) ravel_report_print(m, r);
+    fclose(m);
+    return buf;
+}
+
+/* ravel_check by ck, compared with the reference context ref. */
+static int check_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, const ravel_func *orig, stats *st)
+{
+    ravel_report *a = NULL, *b = NULL;
+    int rc = ravel_check(ck, g, orig, &a), rr = ravel_check(ref, g, orig, &b);
+    char *ta = report_text(a), *tb = report_text(b);
+    if (rc != rr || !ta || !tb || strcmp(ta, tb) != 0) {
+        if (st->differ++ < 3) {
+            fprintf(stderr, "fast and exact checks differ (%d vs %d):\n--- fast\n%s--- exact\n%s", rc, rr, ta ? ta : "?",
+                    tb ? tb : "?");
+            ravel_print_machine(stderr, g->mach);
+            ravel_print_func(stderr, g);
+        }
+    }
+    free(ta);
+    free(tb);
+    ravel_report_free(a);
+    ravel_report_free(b);
+    return rc;
+}
+
+static void one_allocation(ravel_checker *ck, ravel_checker *ref, const ravel_func *orig, const ravel_func *alloc, uint64_t seed,
+                           int nmut, stats *st)
 {
     st->allocs++;
-    if (ravel_check(ck, alloc, orig, NULL) != RAVEL_OK) {
+    if (check_both(ck, ref, alloc, orig, st) != RAVEL_OK) {
         st->alloc_rejected++; /* an allocator bug (the fuzz campaign's business) */
         return;
     }
@@ -121,7 +160,7 @@ static void one_allocation(ravel_checker *ck, const ravel_func *orig, const rave
         int k = 1 + (int)below(&s, 2);
         for (int i = 0; i < k; i++) mutate(g, &s);
         st->mutants++;
-        int rc = ravel_check(ck, g, orig, NULL);
+        int rc = check_both(ck, ref, g, orig, st);
         if (rc != RAVEL_OK) {
             st->rejected++;
         } else {
@@ -140,7 +179,8 @@ static void one_allocation(ravel_checker *ck, const ravel_func *orig, const rave
 int main(int argc, char **argv)
 {
     int nfuncs = argc > 1 ? atoi(argv[1]) : 60, nmut = argc > 2 ? atoi(argv[2]) : 40;
-    ravel_checker *ck = ravel_checker_new();
+    ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
+    ravel_checker_set_options(ref, RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT);
     stats st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < nfuncs; i++) {
@@ -155,14 +195,17 @@ int main(int argc, char **argv)
         for (size_t a = 0; ravel_allocator_name(a); a++) {
             ravel_func *g = NULL;
             if (ravel_allocate(ravel_allocator_name(a), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g)
-                one_allocation(ck, f, g, (uint64_t)i * 131 + a, nmut, &st);
+                one_allocation(ck, ref, f, g, (uint64_t)i * 131 + a, nmut, &st);
             ravel_func_free(g);
         }
         ravel_module_free(mod);
     }
-    printf("%llu allocations (%llu rejected as they are), %llu mutants: %llu rejected, %llu accepted, %llu accepted but wrong\n",
+    printf("%llu allocations (%llu rejected as they are), %llu mutants: %llu rejected, %llu accepted, %llu accepted but wrong; "
+           "%llu differ from the exact walk\n",
            (unsigned long long)st.allocs, (unsigned long long)st.alloc_rejected, (unsigned long long)st.mutants,
-           (unsigned long long)st.rejected, (unsigned long long)st.accepted, (unsigned long long)st.wrong);
+           (unsigned long long)st.rejected, (unsigned long long)st.accepted, (unsigned long long)st.wrong,
+           (unsigned long long)st.differ);
     ravel_checker_free(ck);
-    return st.wrong != 0 || st.rejected == 0;
+    ravel_checker_free(ref);
+    return st.wrong != 0 || st.rejected == 0 || st.differ != 0;
 }
