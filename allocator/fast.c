@@ -747,6 +747,10 @@ static bool shuffle(fa *a, uint32_t i)
                            a->f->vregs.data[v].num, a->m->regs.data[r].name, i);
     }
     if (!a->moves.len) return true;
+    if (a->moves.len == 1 && rv_edit_kind(a->moves.data[0].dst, a->moves.data[0].src) != RAVEL_OP_OTHER) {
+        rv_out_copy(&a->out, rv_anchor_before(i), a->moves.data[0].dst, a->moves.data[0].src); /* the most common case */
+        return true;
+    }
     if (rv_pmove_simple(&a->pm, a->moves.data, a->moves.len)) { /* the common case: no cycle, no scratch needed */
         rv_out_edits(&a->out, rv_anchor_before(i), &a->pm);
         return true;

@@ -117,6 +117,14 @@ bool rv_pmove_simple(rv_pmove *pm, const rv_move *moves, uint32_t n)
 {
     pm->out.len = 0;
     if (n > 12) return false; /* cubic worst case: only for small sets */
+    if (n == 1) { /* the usual case */
+        ravel_opcode k = rv_edit_kind(moves[0].dst, moves[0].src);
+        if (moves[0].dst == moves[0].src) return true;
+        if (k == RAVEL_OP_OTHER) return false;
+        rv_edit e = {(uint8_t)k, moves[0].dst, moves[0].src};
+        rv_vec_push(pm->out, e);
+        return true;
+    }
     uint32_t pend[12], np = 0;
     for (uint32_t k = 0; k < n; k++) {
         if (moves[k].dst == moves[k].src) continue;
