@@ -254,7 +254,11 @@ static inline bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
 static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck->lval[li], v); }
 ck_mark ck_mark_now(const ravel_checker *ck);
 void ck_rollback(ravel_checker *ck, ck_mark m);
-void ck_set(ravel_checker *ck, uint32_t li, ck_val val);
+void ck_set_changed(ravel_checker *ck, uint32_t li, ck_val val); /* lval[li] != val */
+static inline void ck_set(ravel_checker *ck, uint32_t li, ck_val val)
+{
+    if (ck->lval[li] != val) ck_set_changed(ck, li, val);
+}
 void ck_kill_vreg(ravel_checker *ck, uint32_t v);
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li); /* li may be CK_NIL */
 void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src);

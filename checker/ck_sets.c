@@ -37,9 +37,13 @@ void ck_sets_free(ck_sets *s)
     s->cap = 0;
 }
 
+/* Word-wise multiplicative hash of the sorted members (the table's only
+ * hash; ids do not depend on it). */
 static uint64_t set_hash(const uint32_t *m, uint32_t n)
 {
-    return rv_hash_bytes(m, n * sizeof *m);
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ m[i]) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 29);
 }
 
 static bool set_is(const ck_sets *s, uint32_t id, const uint32_t *m, uint32_t n)

@@ -166,10 +166,9 @@ void ck_rollback(ravel_checker *ck, ck_mark m)
 
 /* Fast paths: unknown/empty/conflicted have no holders; a singleton is
  * the vreg itself (no set lookup). */
-void ck_set(ravel_checker *ck, uint32_t li, ck_val val)
+void ck_set_changed(ravel_checker *ck, uint32_t li, ck_val val)
 {
     ck_val old = ck->lval[li];
-    if (old == val) return;
     rv_vec_push(ck->log, ((ck_logent){li, old}));
     ck->lval[li] = val;
     if (val < CK_V_SETBIT) {
