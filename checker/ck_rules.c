@@ -360,6 +360,50 @@ static void rule_edit(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst 
                     : in->op == RAVEL_OP_RELOAD ? "from a slot to a register" : "from a register to a register");
 }
 
+/* True if operand o of in breaks none of rule_operand's rules (a fast
+ * test; the rules themselves run only when it fails). */
+static bool operand_clean(const ravel_checker *ck, const rv_inst *in, const rv_operand *o)
+{
+    const ravel_func *f = ck->f;
+    ravel_loc l = o->loc;
+    if (l & RAVEL_SLOT_BIT) return l != RAVEL_LOC_NONE && ck_li(ck, l) != CK_NIL && (o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK);
+    if (l >= ck->nregs) return false;
+    const rv_reg *r = &f->mach->regs.data[l];
+    if (r->cls != f->vregs.data[o->vreg].cls) return false;
+    switch (o->kind) {
+    case RAVEL_C_REG:
+    case RAVEL_C_ANY: return !r->reserved;
+    case RAVEL_C_FIXED: return l == o->arg;
+    case RAVEL_C_REUSE: return !r->reserved && ck_uses(f, in)[o->arg].loc == l;
+    default: return false;
+    }
+}
+
+/* True if no rule can fire on in's operands: each is clean and no two
+ * share a location where rule_overlap forbids it. */
+static bool inst_clean(const ravel_checker *ck, const rv_inst *in)
+{
+    const rv_operand *ops = ck_ops(ck->f, in);
+    uint32_t nd = in->ndefs, n = nd + in->nuses;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!operand_clean(ck, in, &ops[k])) return false;
+        for (uint32_t j = 0; j < k; j++) {
+            if (ops[j].loc != ops[k].loc) continue;
+            if (k < nd) return false;                                   /* def-overlap */
+            if (j < nd && (rv_op_is_early(&ops[j]) || rv_op_is_late(&ops[k]))) return false; /* early def / late use */
+        }
+    }
+    return true;
+}
+
+static bool edit_clean(const ravel_checker *ck, const rv_inst *in)
+{
+    ravel_loc d = in->u.edit.dst, s = in->u.edit.src;
+    if (ck_li(ck, d) == CK_NIL || ck_li(ck, s) == CK_NIL) return false;
+    bool ds = ravel_loc_is_slot(d), ss = ravel_loc_is_slot(s);
+    return in->op == RAVEL_OP_SPILL ? ds && !ss : in->op == RAVEL_OP_RELOAD ? !ds && ss : !ds && !ss;
+}
+
 void ck_rules(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
@@ -369,11 +413,12 @@ void ck_rules(ravel_checker *ck)
             uint32_t ii = bl->first_inst + i;
             const rv_inst *in = rv_inst_at(f, ii);
             if (rv_is_edit(in)) {
-                rule_edit(ck, b, ii, in);
+                if (!edit_clean(ck, in)) rule_edit(ck, b, ii, in);
                 continue;
             }
             const rv_operand *ops = ck_ops(f, in);
-            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+            bool clean = inst_clean(ck, in); /* the usual case: no rule to run */
+            for (uint32_t k = 0; !clean && k < (uint32_t)in->ndefs + in->nuses; k++) {
                 ck_site s;
                 site_op(&s, b, ii, in, k, &ops[k]);
                 uint32_t before = ck->rep->errs.len;

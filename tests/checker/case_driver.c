@@ -100,7 +100,10 @@ static int parse_spec(const char *text, spec *sp)
                 rv_vec_push(sp->errs, x);
             }
         } else if (strncmp(line, "# orig: ", 8) == 0) {
-            snprintf(sp->orig, sizeof sp->orig, "%s", line + 8);
+            size_t l = strlen(line + 8);
+            if (l >= sizeof sp->orig) l = sizeof sp->orig - 1; /* truncated: the path will not open */
+            memcpy(sp->orig, line + 8, l);
+            sp->orig[l] = 0;
         } else if (strncmp(line, "# report: ", 10) == 0) {
             size_t l = strlen(line + 10);
             char *t = rv_xmalloc(l + 1);
