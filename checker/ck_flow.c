@@ -128,9 +128,11 @@ static void record_edges(ravel_checker *ck, uint32_t x)
 
 /* ---- entry states ---- */
 
-static ck_val meet2(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
+static inline ck_val meet2(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
 {
     if (a == CK_V_UNKNOWN || b == CK_V_UNKNOWN) return CK_V_UNKNOWN;
+    if (a == b) return a;
+    if (a < CK_V_SETBIT && b < CK_V_SETBIT) return CK_V_CONFLICT; /* two different singletons */
     return ck_val_meet(s, a, b, tmp);
 }
 
