@@ -12,9 +12,12 @@
  *       # explain                       run with RAVEL_CHECK_EXPLAIN
  *       INSTRUCTION  #! KIND [KIND...]  errors expected on this very line
  *     The errors reported must be exactly the expected ones (kind and line,
- *     as a multiset): no false positives, nothing missed.
+ *     as a multiset): no false positives, nothing missed. The status and
+ *     the printed report (text and JSON) must also equal those of a
+ *     reference context running the full validator and the exact walk only.
  * Exit status 0 if the case passes, 1 otherwise (with a reason on stderr). */
 #define _POSIX_C_SOURCE 200809L
+#include "checker/ck.h"
 #include "ir/ir.h"
 
 #include <stdlib.h>
@@ -145,6 +148,38 @@ static const ravel_func *by_name(const ravel_module *m, const char *name)
 }
 
 /* Matches one reported error against the expectations. */
+/* The report printed as text and JSON (NULL on failure). */
+static char *report_dump(const ravel_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return NULL;
+    ravel_report_print(m, r);
+    ravel_report_print_json(m, r);
+    fclose(m);
+    return buf;
+}
+
+/* The fast paths must not change anything: the same check by a reference
+ * context (full validator, exact walk only) gives the same status and the
+ * same report. */
+static bool same_as_reference(const ravel_func *f, const ravel_func *o, unsigned opts, int rc, const ravel_report *rep)
+{
+    ravel_checker *ref = ravel_checker_new();
+    ravel_checker_set_options(ref, opts | RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT);
+    ravel_report *rr = NULL;
+    int rc2 = ravel_check(ref, f, o, &rr);
+    char *a = report_dump(rep), *b = report_dump(rr);
+    bool same = rc == rc2 && a && b && strcmp(a, b) == 0;
+    if (!same) fprintf(stderr, "FAIL: the reference check differs (status %d vs %d):\n%s", rc, rc2, b ? b : "?");
+    free(a);
+    free(b);
+    ravel_report_free(rr);
+    ravel_checker_free(ref);
+    return same;
+}
+
 static bool match(spec *sp, const ravel_check_error *e)
 {
     for (uint32_t i = 0; i < sp->errs.len; i++) {
@@ -180,8 +215,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; !fail && i < ravel_module_nfuncs(m); i++) {
         const ravel_func *f = ravel_module_func(m, i);
         ravel_report *rep = NULL;
-        int rc = ravel_check(ck, f, om ? by_name(om, rv_func_name(f)) : NULL, &rep);
+        const ravel_func *o = om ? by_name(om, rv_func_name(f)) : NULL;
+        int rc = ravel_check(ck, f, o, &rep);
         if (rc == RAVEL_EINVAL) einval++;
+        if (!same_as_reference(f, o, ravel_checker_options(ck), rc, rep)) fail = 1;
         ravel_report_print(stderr, rep);
         if (mem) ravel_report_print(mem, rep);
         if (mem) ravel_report_print_json(mem, rep);
