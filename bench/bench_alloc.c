@@ -65,6 +65,7 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints)
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.max_insts = size;
+        o.min_insts = size - size / 10; /* rows of the size they are labelled with */
         o.max_blocks = size / 40 > 24 ? size / 40 : 24;
         o.min_regs = o.max_regs = 16;
         if (!safepoints) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS;

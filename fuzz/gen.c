@@ -53,6 +53,7 @@ uint64_t rv_gen_bits(rv_gen_src *s)
 
 void rv_gen_opts_default(rv_gen_opts *o)
 {
+    memset(o, 0, sizeof *o); /* fields added later default to 0 */
     o->max_insts = 200;
     o->max_blocks = 24;
     o->min_regs = 1;
@@ -92,6 +93,7 @@ static rv_gen_opts clamp_opts(const rv_gen_opts *in)
     if (o.max_insts > RV_MAX_INSTS / 2) o.max_insts = RV_MAX_INSTS / 2;
     if (o.max_blocks < 1) o.max_blocks = 1;
     if (o.max_blocks > o.max_insts) o.max_blocks = o.max_insts;
+    if (o.min_insts > o.max_insts) o.min_insts = o.max_insts;
     if (o.min_regs < 1) o.min_regs = 1;
     if (o.max_regs > RV_GEN_MAX_CLASS_REGS) o.max_regs = RV_GEN_MAX_CLASS_REGS;
     if (o.min_regs > RV_GEN_MAX_CLASS_REGS) o.min_regs = RV_GEN_MAX_CLASS_REGS;

@@ -44,6 +44,8 @@ typedef struct rv_gen_opts {
     uint32_t min_regs, max_regs; /* allocatable registers per class (default 1..32) */
     uint32_t pressure;       /* 0..100: how many values are kept live (default 50) */
     unsigned features;       /* RV_GEN_* (default RV_GEN_ALL) */
+    uint32_t min_insts;      /* lower bound of the size aimed at (0 = none, the default; benchmarks
+                                set it to get functions of a given size); clamped to max_insts */
 } rv_gen_opts;
 
 void rv_gen_opts_default(rv_gen_opts *o);

@@ -1226,12 +1226,14 @@ static void pick_signature(gen *g)
 }
 
 /* Instructions to aim for: usually between half and all of max_insts,
- * sometimes anything from 1 (small functions are good fuzz inputs too). */
+ * sometimes anything from 1 (small functions are good fuzz inputs too);
+ * never below min_insts. Straight-line runs fill what structured code leaves,
+ * so the target is reached. */
 static uint32_t pick_target(gen *g)
 {
-    uint32_t max = g->o->max_insts;
-    if (chance(g, 25)) return 1 + below(g, max);
-    return max - below(g, max / 2 + 1);
+    uint32_t max = g->o->max_insts, min = g->o->min_insts;
+    uint32_t t = chance(g, 25) ? 1 + below(g, max) : max - below(g, max / 2 + 1);
+    return t < min ? min : t;
 }
 
 /* Grows the function's arrays once to the expected size (amortized
