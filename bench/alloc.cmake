@@ -6,6 +6,7 @@
 # mode to profile with valgrind --tool=callgrind.
 ravel_add_executable(bench_alloc ${CMAKE_CURRENT_SOURCE_DIR}/bench_alloc.c)
 target_link_libraries(bench_alloc PRIVATE ravel_alloc ravel_gen ravel_ir)
+target_compile_definitions(bench_alloc PRIVATE RAVEL_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/corpus/ra")
 if(RAVEL_BUILD_TESTS)
   add_test(NAME allocator.bench.quick COMMAND bench_alloc --quick --corpus ${PROJECT_SOURCE_DIR}/corpus/ra)
 endif()

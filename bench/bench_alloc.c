@@ -246,7 +246,11 @@ int main(int argc, char **argv)
 {
     int runs = 5;
     uint32_t max_size = 1000000, ngen = 500;
+#ifdef RAVEL_DEFAULT_CORPUS
+    const char *corpus = RAVEL_DEFAULT_CORPUS; /* the source tree's corpus/ra */
+#else
     const char *corpus = NULL;
+#endif
     bool safepoints = false;
     uint32_t nfuncs = 0;
     const char *only = NULL;
