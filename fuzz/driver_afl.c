@@ -8,28 +8,14 @@
 
 #include <unistd.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 #ifdef __AFL_FUZZ_TESTCASE_LEN
 __AFL_FUZZ_INIT();
 #endif
 
-static int run_one(const char *path, const uint8_t *data, size_t size, void *ctx)
-{
-    (void)path, (void)ctx;
-    LLVMFuzzerTestOneInput(data, size);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     unsigned count = 0;
-    int bad = 0, paths = 0;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) continue;
-        paths++;
-        bad |= rv_driver_path(argv[i], run_one, NULL, &count);
-    }
+    int bad = 0, paths = rv_driver_args(argc, argv, &count, &bad);
     if (paths) return bad ? 2 : 0;
     LLVMFuzzerTestOneInput((const uint8_t *)"", 0); /* warm up: one-time allocations before the fork server */
 #ifdef __AFL_FUZZ_TESTCASE_LEN
@@ -38,6 +24,6 @@ int main(int argc, char **argv)
     while (__AFL_LOOP(100000)) LLVMFuzzerTestOneInput(buf, (size_t)__AFL_FUZZ_TESTCASE_LEN);
     return 0;
 #else
-    return rv_driver_path("-", run_one, NULL, &count) ? 2 : 0;
+    return rv_driver_path("-", rv_driver_run_one, NULL, &count) ? 2 : 0;
 #endif
 }

@@ -95,4 +95,27 @@ static int rv_driver_path(const char *path, rv_driver_fn fn, void *ctx, unsigned
     return rv_driver_file(path, fn, ctx, count);
 }
 
+/* Feeds every non-option argument (file or directory) to
+ * LLVMFuzzerTestOneInput. Returns the number of paths given (0: none) and
+ * sets *bad if one could not be read. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static inline int rv_driver_run_one(const char *path, const uint8_t *data, size_t size, void *ctx)
+{
+    (void)path, (void)ctx;
+    LLVMFuzzerTestOneInput(data, size);
+    return 0;
+}
+
+static inline int rv_driver_args(int argc, char **argv, unsigned *count, int *bad)
+{
+    int paths = 0;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) continue; /* engine options are ignored */
+        paths++;
+        *bad |= rv_driver_path(argv[i], rv_driver_run_one, NULL, count);
+    }
+    return paths;
+}
+
 #endif

@@ -7,25 +7,11 @@
 #define _DEFAULT_SOURCE
 #include "fuzz/driver_files.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int run_one(const char *path, const uint8_t *data, size_t size, void *ctx)
-{
-    (void)path, (void)ctx;
-    LLVMFuzzerTestOneInput(data, size);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     unsigned count = 0;
-    int bad = 0, paths = 0;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) continue;
-        paths++;
-        bad |= rv_driver_path(argv[i], run_one, NULL, &count);
-    }
-    if (!paths) bad |= rv_driver_path("-", run_one, NULL, &count);
+    int bad = 0, paths = rv_driver_args(argc, argv, &count, &bad);
+    if (!paths) bad |= rv_driver_path("-", rv_driver_run_one, NULL, &count);
     fprintf(stderr, "%s: %u input%s replayed\n", argv[0], count, count == 1 ? "" : "s");
     return bad ? 2 : 0;
 }
