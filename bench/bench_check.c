@@ -150,21 +150,25 @@ static int bench_small(int runs)
 
 int main(int argc, char **argv)
 {
-    int runs = 5;
-    uint32_t max = 1000000;
+    int runs = 5, check_runs = 0;
+    uint32_t max = 1000000, min = 1000;
     bool safepoints = false, small = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = (uint32_t)strtoul(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--min") == 0 && i + 1 < argc) min = (uint32_t)strtoul(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--check-runs") == 0 && i + 1 < argc) check_runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--safepoints") == 0) safepoints = true;
         else if (strcmp(argv[i], "--quick") == 0) runs = 1, max = 10000;
         else if (strcmp(argv[i], "--small") == 0) small = true;
         else {
-            fprintf(stderr, "usage: bench_check [--runs N] [--max N] [--safepoints] [--quick] [--small]\n");
+            fprintf(stderr, "usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--safepoints] [--quick] [--small]\n");
             return 2;
         }
     }
     if (runs < 1) runs = 1;
+    if (check_runs < 1) check_runs = runs; /* more checks than allocations: profiling the checker */
+    if (min < 1000) min = 1000;
     if (small) return bench_small(runs);
     uint32_t na = 0;
     while (rv_allocators[na].name && na < MAX_ALLOCS) na++;
@@ -177,7 +181,7 @@ int main(int argc, char **argv)
     printf(" | %9s\n", "ms");
     int bad = 0;
     ravel_checker *ck = ravel_checker_new();
-    for (uint32_t size = 1000; size <= max; size *= 10) {
+    for (uint32_t size = min; size <= max; size *= 10) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.max_insts = size;
@@ -215,9 +219,9 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
         int verdict = 0;
-        double tc = time_check(ck, fastest, runs, &verdict, 0);
+        double tc = time_check(ck, fastest, check_runs, &verdict, 0);
         int v2 = 0;
-        double tn = time_check(ck, fastest, runs, &v2, RAVEL_CHECK_NO_VALIDATE);
+        double tn = time_check(ck, fastest, check_runs, &v2, RAVEL_CHECK_NO_VALIDATE);
         size_t mem = ck_memory(ck);
         printf(" | %9.2f %9.1f %9.1f %7.3f %9.2f %9.1f %7.3f %6.1f  %s\n", tc * 1e3, tc * 1e9 / na_insts, tc * 1e9 / n,
                tc / best, tn * 1e3, tn * 1e9 / na_insts, tn / best, (double)mem / na_insts,
