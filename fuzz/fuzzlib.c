@@ -213,8 +213,33 @@ static int bug_alloc_failed(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, c
     return RV_FUZZ_BUG;
 }
 
-/* Requires: f unallocated and valid SSA. Allocates with a, validates the
- * result, checks it against f, and with RV_FUZZ_DIFF runs both forms. */
+/* Is the allocated function structurally invalid? The harness guarantees
+ * that such an output is reported with the validator's verdict ("does not
+ * validate" and its messages), but it does not pay for the validator on
+ * every execution: ravel_check already rejects every output the validator
+ * (without SSA) would reject, because
+ *   - its guard flags as suspect every condition under which ravel_validate
+ *     may answer RAVEL_EINVAL, and then runs ravel_validate itself, whose
+ *     EINVAL is its verdict (checker/check.c, input_ok; ck_rules.c, ck_guard);
+ *   - the conditions for which ravel_validate answers RAVEL_EFAIL (FORMAT.md
+ *     section 6 "Structure": an operand without a location, or out of range,
+ *     of the wrong class, in a reserved register without fixed(R); an edit
+ *     out of range, slot to slot, or of the wrong kind; a safepoint without a
+ *     stackmap) are all rules of the checker (ck_rules.c: missing-location,
+ *     unknown-location, bad-class, reserved-misuse / not-fixed,
+ *     unknown-location, slot-to-slot, bad-edit, stackmap-missing).
+ * So the validator runs only once the checker has rejected the output, to
+ * pick the verdict: reports are exactly those of validating first. A context
+ * told not to validate (RAVEL_CHECK_NO_VALIDATE) breaks the first premise:
+ * then the output is validated up front, as before. */
+static bool validate_first(const rv_fuzz *z)
+{
+    return (ravel_checker_options(z->ck) & RAVEL_CHECK_NO_VALIDATE) != 0;
+}
+
+/* Requires: f unallocated and valid SSA. Allocates with a, checks the
+ * result against f (an output that does not validate is reported as such,
+ * see validate_first), and with RV_FUZZ_DIFF runs both forms. */
 int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags)
 {
     rv_fuzz_target t = (flags & RV_FUZZ_DIFF) ? RV_FT_DIFFERENTIAL : RV_FT_ALLOC;
@@ -228,17 +253,19 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
     }
     free(err);
     int result = RV_FUZZ_PASS;
-    ravel_diags *d = ravel_diags_new();
+    ravel_diags *d = NULL;
     ravel_report *rep = NULL;
     char msg[1024];
-    if (ravel_validate(out, 0, d) != RAVEL_OK) {
+    bool early = validate_first(z);
+    int checked = early ? RAVEL_OK : ravel_check(z->ck, out, f, &rep);
+    if ((early || checked != RAVEL_OK) && ravel_validate(out, 0, d = ravel_diags_new()) != RAVEL_OK) {
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the allocated function does not validate:\n");
         comment_diags(fp, d);
         put_func(fp, out);
         repro_end(fp);
         result = RV_FUZZ_BUG;
-    } else if (ravel_check(z->ck, out, f, &rep) != RAVEL_OK) {
+    } else if ((early ? ravel_check(z->ck, out, f, &rep) : checked) != RAVEL_OK) {
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the checker rejects the allocation:\n");
         if (rep) comment_report(fp, rep);
@@ -254,7 +281,7 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
         result = RV_FUZZ_BUG;
     }
     ravel_report_free(rep);
-    ravel_diags_free(d);
+    if (d) ravel_diags_free(d);
     ravel_func_free(out);
     return result;
 }

@@ -117,6 +117,66 @@ TEST(alloc_catches_planted_bugs)
     ravel_module_free(m);
 }
 
+/* Structurally invalid outputs (the harness validates them only once the
+ * checker rejects): each must still be reported as "does not validate" with
+ * the validator's message, never as a pass or a mere checker rejection. */
+static ravel_func *no_location(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    ravel_func *out = rv_allocators[0].run(f, o, err);
+    if (out && out->ops.len) out->ops.data[out->ops.len - 1].loc = RAVEL_LOC_NONE;
+    return out;
+}
+
+static ravel_func *reg_out_of_range(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    ravel_func *out = rv_allocators[0].run(f, o, err);
+    if (out && out->ops.len) out->ops.data[0].loc = out->mach->regs.len + 3;
+    return out;
+}
+
+static ravel_func *slot_to_slot(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    ravel_func *out = rv_allocators[0].run(f, o, err);
+    for (uint32_t i = 0; out && i < out->insts.len; i++)
+        if (rv_is_edit(&out->insts.data[i])) {
+            out->insts.data[i].op = RAVEL_OP_MOVE;
+            out->insts.data[i].u.edit.dst = ravel_slot(0);
+            out->insts.data[i].u.edit.src = ravel_slot(1);
+            out->nslots = out->nslots > 2 ? out->nslots : 2;
+            break;
+        }
+    return out;
+}
+
+TEST(alloc_reports_invalid_output)
+{
+    ravel_module *m = parse(sum_text);
+    if (!m) return;
+    const struct { rv_allocator a; const char *msg; } cases[] = {
+        {{"no_location", "planted bug", no_location}, "has no location"},
+        {{"reg_out_of_range", "planted bug", reg_out_of_range}, "out of range"},
+        {{"slot_to_slot", "planted bug", slot_to_slot}, "slot-to-slot move"},
+    };
+    for (int validate_first = 0; validate_first < 2; validate_first++) {
+        rv_fuzz *z = rv_fuzz_new();
+        if (validate_first) ravel_checker_set_options(z->ck, RAVEL_CHECK_NO_VALIDATE);
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &cases[k].a, 1, 0), RV_FUZZ_BUG);
+            CHECK(has(z, "# verdict: the allocated function does not validate"));
+            if (!has(z, cases[k].msg)) fprintf(stderr, "%s: expected '%s' in:\n%s", cases[k].a.name, cases[k].msg, z->repro ? z->repro : "");
+            CHECK(has(z, cases[k].msg));
+        }
+        /* a correct allocation still passes, and a wrong but well-formed one
+         * is the checker's verdict */
+        CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &rv_allocators[0], 1, 0), RV_FUZZ_PASS);
+        const rv_allocator bad = {"all_in_r0", "planted bug", all_in_r0};
+        CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &bad, 1, 0), RV_FUZZ_BUG);
+        CHECK(has(z, "# verdict: the checker rejects the allocation"));
+        rv_fuzz_free(z);
+    }
+    ravel_module_free(m);
+}
+
 TEST(oracle_on_correct_checker)
 {
     ravel_module *m = parse(sum_text);
@@ -260,6 +320,7 @@ int main(void)
     RUN(parse_round_trip);
     RUN(alloc_passes_every_allocator);
     RUN(alloc_catches_planted_bugs);
+    RUN(alloc_reports_invalid_output);
     RUN(oracle_on_correct_checker);
     RUN(replay_verdicts);
     RUN(moves_random_sets);
