@@ -430,13 +430,42 @@ bool rv_func_is_allocated(const ravel_func *f)
         (dst).len = (src).len;                                               \
     } while (0)
 
+/* Copies a symbol table wholesale into an empty one: the same ids, the
+ * strings packed into one arena block, and the hash index verbatim (its keys
+ * are hashes of the strings and its values ids, both unchanged by the copy),
+ * so nothing is hashed or probed again. Later interning works as on src. */
+static void clone_syms(rv_symtab *dst, const rv_symtab *src)
+{
+    uint32_t n = src->strs.len;
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++) bytes += (size_t)src->lens.data[i] + 1;
+    char *p = n ? rv_arena_alloc(&dst->arena, bytes) : NULL;
+    rv_vec_reserve(dst->strs, n);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len = src->lens.data[i];
+        memcpy(p, src->strs.data[i], len); /* p[len] is 0: the arena block is zeroed */
+        dst->strs.data[i] = p;
+        p += len + 1;
+    }
+    dst->strs.len = n;
+    COPY_VEC(dst->lens, src->lens);
+    const rv_map *m = &src->index;
+    if (m->cap) {
+        dst->index.keys = rv_xmalloc(sizeof *m->keys * m->cap);
+        dst->index.vals = rv_xmalloc(sizeof *m->vals * m->cap);
+        memcpy(dst->index.keys, m->keys, sizeof *m->keys * m->cap);
+        memcpy(dst->index.vals, m->vals, sizeof *m->vals * m->cap);
+    }
+    dst->index.cap = m->cap;
+    dst->index.len = m->len;
+}
+
 ravel_func *rv_func_clone(const ravel_func *f)
 {
     ravel_func *g = rv_xcalloc(1, sizeof *g);
     *g = (ravel_func){0};
     g->mach = f->mach;
-    for (uint32_t i = 0; i < f->syms.strs.len; i++)
-        rv_sym_intern(&g->syms, f->syms.strs.data[i], f->syms.lens.data[i]);
+    clone_syms(&g->syms, &f->syms);
     g->name = f->name;
     COPY_VEC(g->vregs, f->vregs);
     COPY_VEC(g->blocks, f->blocks);
