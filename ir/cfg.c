@@ -22,13 +22,27 @@
  *     are not back edges: such cycles get no loop (an approximation).
  * Every step is linear in blocks + edges, except the dominator fixpoint
  * (a few passes in practice) and the loop discovery, which is near-linear
- * (union-find with path compression, as in LLVM's LoopInfo). */
+ * (union-find with path compression, as in LLVM's LoopInfo).
+ * Memory: two allocations per build (allocators and the validator build a
+ * CFG for every function they see, so per-array mallocs dominated small
+ * functions): every result array lives in one block whose base is
+ * pred_start (rv_cfg_free frees it), and the steps share one scratch block
+ * sized for the hungriest of them. */
 #include "ir.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static uint32_t *alloc_u32(size_t n) { return rv_xmalloc(sizeof(uint32_t) * (n ? n : 1)); }
+
+/* Hands out consecutive arrays of one block. */
+typedef struct carve { uint32_t *p; } carve;
+static uint32_t *take_u32(carve *k, size_t n)
+{
+    uint32_t *r = k->p;
+    k->p += n;
+    return r;
+}
 
 /* The terminator of laid-out block b, or NULL if the block does not end with one. */
 static const rv_inst *block_term(const ravel_func *f, uint32_t b)
@@ -37,12 +51,22 @@ static const rv_inst *block_term(const ravel_func *f, uint32_t b)
     return t && rv_is_term(t) ? t : NULL;
 }
 
-/* Step 1: successor and predecessor lists (CSR, edges with repeats). */
-static void build_edges(rv_cfg *c, const ravel_func *f)
+/* Edges to blocks of the layout (the size of succ and pred). */
+static uint32_t count_edges(const ravel_func *f, uint32_t n)
+{
+    uint32_t nedges = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_inst *t = block_term(f, b);
+        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) nedges += rv_inst_succs(f, t)[k].block < n;
+    }
+    return nedges;
+}
+
+/* Step 1: successor and predecessor lists (CSR, edges with repeats).
+ * Requires: the arrays allocated; scratch of n words. */
+static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
 {
     uint32_t n = c->nblocks, nedges = 0;
-    c->succ_start = alloc_u32(n + 1);
-    c->pred_start = alloc_u32(n + 1);
     memset(c->pred_start, 0, sizeof(uint32_t) * (n + 1));
     for (uint32_t b = 0; b < n; b++) {
         c->succ_start[b] = nedges;
@@ -56,11 +80,8 @@ static void build_edges(rv_cfg *c, const ravel_func *f)
         }
     }
     c->succ_start[n] = nedges;
-    c->succ = alloc_u32(nedges);
-    c->pred = alloc_u32(nedges);
     for (uint32_t b = 0; b < n; b++) c->pred_start[b + 1] += c->pred_start[b];
-    uint32_t *fill = alloc_u32(n);
-    memcpy(fill, c->pred_start, sizeof(uint32_t) * n);
+    if (n) memcpy(fill, c->pred_start, sizeof(uint32_t) * n);
     uint32_t e = 0;
     for (uint32_t b = 0; b < n; b++) {
         const rv_inst *t = block_term(f, b);
@@ -71,19 +92,17 @@ static void build_edges(rv_cfg *c, const ravel_func *f)
             c->pred[fill[s]++] = b;
         }
     }
-    free(fill);
 }
 
-/* Step 2: reverse post-order by an iterative depth-first search from block 0. */
-static void build_rpo(rv_cfg *c)
+/* Step 2: reverse post-order by an iterative depth-first search from block 0.
+ * Requires: scratch of 3n words. */
+static void build_rpo(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
-    c->rpo = alloc_u32(n);
-    c->rpo_index = alloc_u32(n);
     c->nrpo = 0;
     for (uint32_t b = 0; b < n; b++) c->rpo_index[b] = RAVEL_NONE;
     if (n == 0) return;
-    uint32_t *stack = alloc_u32(n), *next = alloc_u32(n), *post = alloc_u32(n);
+    uint32_t *stack = scratch, *next = scratch + n, *post = scratch + 2 * (size_t)n;
     uint32_t sp = 0, npost = 0;
     /* rpo_index doubles as the "visited" mark until the numbering below. */
     stack[sp++] = 0;
@@ -108,9 +127,6 @@ static void build_rpo(rv_cfg *c)
         c->rpo_index[c->rpo[i]] = i;
     }
     c->nrpo = npost;
-    free(stack);
-    free(next);
-    free(post);
 }
 
 /* Step 3: immediate dominators (Cooper-Harvey-Kennedy), iterated in RPO. */
@@ -144,7 +160,7 @@ static bool idom_pass(rv_cfg *c, bool forward_only)
     return changed;
 }
 
-static void build_domtree_numbers(rv_cfg *c);
+static void build_domtree_numbers(rv_cfg *c, uint32_t *scratch);
 
 /* True if every retreating edge p -> b has b dominating p (with the current
  * idom and dominator-tree numbers): then the CFG is reducible and the
@@ -164,44 +180,40 @@ static bool retreating_edges_are_back_edges(const rv_cfg *c)
 /* Dominators: one pass over the acyclic part (forward edges in RPO) is exact
  * for reducible CFGs, which we verify; irreducible ones iterate the full
  * Cooper-Harvey-Kennedy fixpoint. This avoids CHK's quadratic passes on deep
- * loop nests. Also builds the dominator-tree numbering. */
-static void build_idom(rv_cfg *c)
+ * loop nests. Also builds the dominator-tree numbering (scratch: 4n + 1). */
+static void build_idom(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
-    c->idom = alloc_u32(n);
     for (uint32_t b = 0; b < n; b++) c->idom[b] = RAVEL_NONE;
     if (!c->nrpo) {
-        build_domtree_numbers(c);
+        build_domtree_numbers(c, scratch);
         return;
     }
     c->idom[0] = 0;
     idom_pass(c, true);
-    build_domtree_numbers(c);
+    build_domtree_numbers(c, scratch);
     if (retreating_edges_are_back_edges(c)) return;
     while (idom_pass(c, false)) {
     }
-    free(c->dom_pre);
-    free(c->dom_post);
-    build_domtree_numbers(c);
+    build_domtree_numbers(c, scratch);
 }
 
-/* Step 4: pre/post numbers of the dominator tree for O(1) dominance. */
-static void build_domtree_numbers(rv_cfg *c)
+/* Step 4: pre/post numbers of the dominator tree for O(1) dominance.
+ * Requires: scratch of 4n + 1 words. */
+static void build_domtree_numbers(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
-    c->dom_pre = alloc_u32(n);
-    c->dom_post = alloc_u32(n);
     for (uint32_t b = 0; b < n; b++) c->dom_pre[b] = c->dom_post[b] = RAVEL_NONE;
     if (!c->nrpo) return;
     /* children lists in CSR form */
-    uint32_t *start = alloc_u32(n + 1), *kids = alloc_u32(n), *fill = alloc_u32(n);
+    uint32_t *start = scratch, *kids = start + n + 1, *fill = kids + n;
     memset(start, 0, sizeof(uint32_t) * (n + 1));
     for (uint32_t i = 1; i < c->nrpo; i++) start[c->idom[c->rpo[i]] + 1]++;
     for (uint32_t b = 0; b < n; b++) start[b + 1] += start[b];
     memcpy(fill, start, sizeof(uint32_t) * n);
     for (uint32_t i = 1; i < c->nrpo; i++) kids[fill[c->idom[c->rpo[i]]]++] = c->rpo[i];
     /* iterative DFS; fill[] is reused as the per-node child cursor */
-    uint32_t *stack = alloc_u32(n), sp = 0, clock = 0;
+    uint32_t *stack = fill + n, sp = 0, clock = 0;
     memcpy(fill, start, sizeof(uint32_t) * n);
     stack[sp++] = 0;
     c->dom_pre[0] = clock++;
@@ -216,10 +228,6 @@ static void build_domtree_numbers(rv_cfg *c)
             sp--;
         }
     }
-    free(start);
-    free(kids);
-    free(fill);
-    free(stack);
 }
 
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b)
@@ -278,20 +286,19 @@ static void discover_loop(rv_cfg *c, uint32_t h, uint32_t *parent, uint32_t *out
     }
 }
 
-static void build_loops(rv_cfg *c)
+/* Requires: scratch of 3n + 2 * edges + 1 words. */
+static void build_loops(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
-    c->loop_header = alloc_u32(n);
-    c->loop_depth = alloc_u32(n);
     for (uint32_t b = 0; b < n; b++) {
         c->loop_header[b] = RAVEL_NONE;
         c->loop_depth[b] = 0;
     }
-    uint32_t *parent = alloc_u32(n), *outer = alloc_u32(n), *depth = alloc_u32(n);
+    uint32_t *parent = scratch, *outer = parent + n, *depth = outer + n;
     /* within one discover_loop, the predecessors of a block are pushed at
      * most once (when it is claimed, or linked as an inner header), plus the
      * back-edge sources: at most 2 * edges entries */
-    uint32_t *work = alloc_u32(2 * (size_t)c->succ_start[n] + 1);
+    uint32_t *work = depth + n;
     for (uint32_t b = 0; b < n; b++) parent[b] = outer[b] = RAVEL_NONE;
     for (uint32_t i = c->nrpo; i-- > 0;) discover_loop(c, c->rpo[i], parent, outer, work);
     /* depths: headers in RPO order, outer before inner */
@@ -302,34 +309,45 @@ static void build_loops(rv_cfg *c)
     }
     for (uint32_t b = 0; b < n; b++)
         if (c->loop_header[b] != RAVEL_NONE) c->loop_depth[b] = depth[c->loop_header[b]];
-    free(parent);
-    free(outer);
-    free(depth);
-    free(work);
+}
+
+/* The result arrays, carved from one block (base: pred_start). */
+static void alloc_results(rv_cfg *c, uint32_t nedges)
+{
+    size_t n = c->nblocks;
+    carve k = {alloc_u32(2 * (n + 1) + 2 * (size_t)nedges + 7 * n)};
+    c->pred_start = take_u32(&k, n + 1);
+    c->succ_start = take_u32(&k, n + 1);
+    c->pred = take_u32(&k, nedges);
+    c->succ = take_u32(&k, nedges);
+    c->rpo = take_u32(&k, n);
+    c->rpo_index = take_u32(&k, n);
+    c->idom = take_u32(&k, n);
+    c->dom_pre = take_u32(&k, n);
+    c->dom_post = take_u32(&k, n);
+    c->loop_depth = take_u32(&k, n);
+    c->loop_header = take_u32(&k, n);
 }
 
 void rv_cfg_build(rv_cfg *c, const ravel_func *f)
 {
     memset(c, 0, sizeof *c);
     c->nblocks = f->layout.len;
-    build_edges(c, f);
-    build_rpo(c);
-    build_idom(c);
-    build_loops(c);
+    uint32_t nedges = count_edges(f, c->nblocks);
+    alloc_results(c, nedges);
+    /* scratch: edges n, rpo 3n, dominator tree 4n + 1, loops 3n + 2e + 1 */
+    size_t n = c->nblocks, need = 4 * n + 1;
+    if (3 * n + 2 * (size_t)nedges + 1 > need) need = 3 * n + 2 * (size_t)nedges + 1;
+    uint32_t *scratch = alloc_u32(need);
+    build_edges(c, f, scratch);
+    build_rpo(c, scratch);
+    build_idom(c, scratch);
+    build_loops(c, scratch);
+    free(scratch);
 }
 
 void rv_cfg_free(rv_cfg *c)
 {
-    free(c->pred_start);
-    free(c->pred);
-    free(c->succ_start);
-    free(c->succ);
-    free(c->rpo);
-    free(c->rpo_index);
-    free(c->idom);
-    free(c->dom_pre);
-    free(c->dom_post);
-    free(c->loop_depth);
-    free(c->loop_header);
+    free(c->pred_start); /* the block of every array (alloc_results) */
     memset(c, 0, sizeof *c);
 }
