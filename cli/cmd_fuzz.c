@@ -36,6 +36,8 @@ static void fuzz_usage(FILE *out)
           "      --min-regs N       generator: at least N registers per class\n"
           "      --pressure P       generator: register pressure 0..100\n"
           "      --max-files N      failure files per allocator (default 20)\n"
+          "      --stall-timeout S  a worker that makes no progress for S seconds is killed\n"
+          "                         and its case written as a failure (default 60)\n"
           "  -q, --quiet            no progress line\n"
           "  -h, --help             this text\n"
           "\n"
@@ -118,6 +120,11 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
             double s = val ? strtod(val, &end) : 0;
             if (!val || *end || !(s > 0) || s > 1e9) return bad(a);
             o->seconds = s;
+        } else if (opt(argc, argv, &i, NULL, "--stall-timeout", &val)) {
+            char *end;
+            double s = val ? strtod(val, &end) : 0;
+            if (!val || *end || !(s > 0) || s > 1e9) return bad(a);
+            o->stall_seconds = s;
         } else if (opt(argc, argv, &i, "-n", "--count", &val)) {
             if (num(val, 1, UINT64_MAX, &o->count)) return bad(a);
         } else if (opt(argc, argv, &i, "-s", "--seed", &val)) {

@@ -10,8 +10,9 @@
  * on the number of workers. Workers publish counters in a shared anonymous
  * mapping (one slot each, single writer, relaxed atomics); the parent reads
  * them to draw the progress line, sets `stop` at the deadline or on an
- * interrupt, and notices workers that crash or hang: it records the case they
- * were on as a failure (regenerating the function from its seed to write the
+ * interrupt, and notices workers that crash or hang (no new iteration or
+ * allocator for o->stall_seconds): it kills a hung one, records the case it
+ * was on as a failure (regenerating the function from its seed to write the
  * reproducer) and starts a new worker after it.
  *
  * Requires: POSIX (fork, mmap, waitpid). Library code: no exit() in the
@@ -31,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { HANG_SECONDS = 60 };
+enum { STALL_SECONDS_DEFAULT = 60 };
 #define NO_ALLOC UINT32_MAX /* slot.cur_alloc while generating */
 
 typedef struct slot {
@@ -60,6 +61,7 @@ typedef struct campaign {
     size_t shsize;
     FILE *log;
     pid_t parent;
+    uint64_t stall_nanos;                    /* o->stall_seconds */
 } campaign;
 
 #define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
@@ -84,6 +86,7 @@ void rv_campaign_opts_default(rv_campaign_opts *o)
     o->seconds = 60;
     o->outdir = "ravel-fuzz-out";
     o->max_files = 20;
+    o->stall_seconds = STALL_SECONDS_DEFAULT;
     rv_gen_opts_default(&o->gen);
 }
 
@@ -286,7 +289,7 @@ static unsigned reap(const campaign *c, rv_campaign_result *r, watch *ws)
             how = buf;
         } else if (LD(s->cur_iter) != ws[w].iter || LD(s->cur_alloc) != ws[w].alloc) {
             ws[w].iter = LD(s->cur_iter), ws[w].alloc = LD(s->cur_alloc), ws[w].since = t;
-        } else if (t - ws[w].since > (uint64_t)HANG_SECONDS * 1000000000u) {
+        } else if (t - ws[w].since > c->stall_nanos) {
             kill(ws[w].pid, SIGKILL);
             waitpid(ws[w].pid, &st, 0);
             ws[w].pid = 0;
@@ -356,6 +359,8 @@ static int setup(campaign *c, rv_campaign_result *r)
         return 2;
     }
     c->sh = p; /* zero-filled by mmap */
+    double stall = c->o->stall_seconds > 0 ? c->o->stall_seconds : STALL_SECONDS_DEFAULT;
+    c->stall_nanos = stall < 1e9 ? (uint64_t)(stall * 1e9) : UINT64_MAX;
     r->jobs = c->jobs;
     r->oracle = c->o->oracle;
     r->seed = c->o->seed;

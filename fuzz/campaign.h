@@ -103,6 +103,10 @@ typedef struct rv_campaign_opts {
     unsigned max_files;       /* failure files per allocator (default 20); which ones are
                                  written first depends on timing when jobs > 1 */
     rv_gen_opts gen;          /* generator knobs */
+    double stall_seconds;     /* a worker that reports no progress (no new iteration or
+                                 allocator) for this long is taken as hung: it is killed,
+                                 its case recorded as a failure with a reproducer, and a
+                                 new worker goes on after it (default 60; <= 0: default) */
     FILE *progress;           /* progress line and failure notes (NULL = silent) */
     bool tty;                 /* progress is a terminal: redraw one line with \r */
     volatile sig_atomic_t *interrupt; /* set by the caller's SIGINT handler, or NULL */

@@ -278,8 +278,8 @@ TEST(campaign_deterministic)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
-/* A crashing and a hanging allocator: the campaign survives both, counts
- * them as failures, writes reproducers, and goes on after them. */
+/* A crashing allocator: the campaign survives it, counts the crashes as
+ * failures, writes reproducers, and goes on after them. */
 static ravel_func *crashes(const ravel_func *f, const rv_alloc_opts *o, char **err)
 {
     (void)f, (void)o, (void)err;
@@ -315,6 +315,60 @@ TEST(campaign_survives_crashes)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* A hanging allocator (on seeds divisible by 4): the campaign takes a worker
+ * that makes no progress for --stall-timeout seconds as hung, kills it,
+ * counts and writes the case, and goes on with the rest. */
+static bool hang_seed(uint64_t seed) { return seed % 4 == 0; }
+
+static ravel_func *hangs(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    if (hang_seed(o->seed))
+        for (;;) sleep(1); /* until the campaign kills the worker */
+    return rv_allocators[0].run(f, o, err);
+}
+
+TEST(campaign_kills_hung_workers)
+{
+    char dir[] = "/tmp/ravel-fuzz-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const rv_allocator table[] = {{"hangs", "planted hang", hangs}, {"second", "runs after it", rv_allocators[0].run},
+                                  {NULL, NULL, NULL}};
+    rv_campaign_opts o;
+    rv_campaign_opts_default(&o);
+    CHECK(o.stall_seconds == 60); /* the documented default */
+    o.table = table;
+    o.count = 8;
+    o.jobs = 2;
+    o.outdir = dir;
+    o.gen.max_insts = 30;
+    o.stall_seconds = 2; /* a hang costs ~2 s; margin for a loaded machine */
+    /* a campaign seed whose 8 iterations hang exactly once or twice */
+    unsigned nhang = 0;
+    for (o.seed = 0; o.seed < 1000; o.seed++) {
+        nhang = 0;
+        for (uint64_t i = 0; i < o.count; i++) nhang += hang_seed(rv_campaign_iter_seed(o.seed, i));
+        if (nhang == 1 || nhang == 2) break;
+    }
+    CHECK(nhang == 1 || nhang == 2);
+    rv_campaign_result r;
+    CHECK_EQ_INT(rv_campaign_run(&o, &r), 1);
+    CHECK_EQ_INT(r.crashes, nhang);          /* each hang found, none invented */
+    CHECK_EQ_INT(r.per[0].fails, nhang);
+    CHECK_EQ_INT(r.per[0].funcs, o.count);   /* every case counted, hung or not */
+    CHECK_EQ_INT(r.per[1].funcs, o.count);   /* the allocator after a hang still ran on every function */
+    CHECK_EQ_INT(r.per[1].fails, 0);
+    CHECK_EQ_INT(r.iters, o.count);
+    CHECK(r.seconds < 30);                    /* the 2 s timeout, not the default 60 s */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test $(grep -l 'hangs hung (killed)' '%s'/hangs-i*.ra | wc -l) -eq %u", dir, nhang);
+    CHECK_EQ_INT(system(cmd), 0);
+    /* the reproducer holds the function it hung on */
+    snprintf(cmd, sizeof cmd, "grep -l '^func ' '%s'/hangs-i*.ra >/dev/null", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void)
 {
     RUN(parse_round_trip);
@@ -327,5 +381,6 @@ int main(void)
     RUN(bytes_entry_points);
     RUN(campaign_deterministic);
     RUN(campaign_survives_crashes);
+    RUN(campaign_kills_hung_workers);
     return TEST_SUMMARY();
 }
