@@ -1,16 +1,28 @@
 /* bench_fuzz.c - executions per second per core of every fuzz target, at the
- * generator's default options and at ~250 instructions per function, plus the
- * fraction of inputs the generator wastes (must be 0: every byte string
- * yields a valid function).
+ * generator's default options and at ~250 instructions per function, with
+ * where the time of one execution goes, plus the fraction of inputs the
+ * generator wastes (must be 0: every byte string yields a valid function).
  *
- *   bench_fuzz [--runs N] [--seconds S] [--quick]
+ *   bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT]
+ *              [--config default|250] [--count N]
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
- * of CPU time on one core. Targets: alloc/NAME (generate from bytes -> validate ->
- * allocate -> validate -> check, the fuzz_alloc_NAME harness path),
- * campaign/NAME (rv_gen_from_seed -> allocate -> validate -> check, the
+ * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
+ * validate the generated function -> allocate -> check, the fuzz_alloc_NAME
+ * harness path), campaign/NAME (rv_gen_from_seed -> allocate -> check, the
  * `ravel fuzz` path), differential, checker_oracle, parse (round trip of
- * generated .ra text), moves. */
+ * generated .ra text), moves.
+ *
+ * Phases (microseconds per execution, from one more run with the library's
+ * phase timing on, rv_fuzz.timing): generate, validate (the generated
+ * function in the byte targets; an output only when the checker rejected
+ * it), allocate, check, and other (the rest: input hashing, freeing, the
+ * interpreter of the differential target, the clock reads themselves).
+ *
+ * --only TEXT runs the targets whose name contains TEXT; --config one of the
+ * two configurations; --count N makes every run exactly N executions (for
+ * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast
+ * --config 250 --runs 1 --count 300`). */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"
 
@@ -22,6 +34,8 @@
 typedef struct bench {
     unsigned runs;
     double seconds;
+    uint64_t count;   /* executions per run instead of seconds (0: seconds) */
+    const char *only; /* run targets whose name contains this (NULL: all) */
     rv_gen_opts gen;
     const char *config;
     unsigned ninputs; /* inputs tried for the rejection figure */
@@ -64,8 +78,9 @@ typedef struct target {
     bool campaign; /* the rv_gen_from_seed path */
 } target;
 
-/* Runs one target for b->seconds; returns executions per second, adds
- * instructions seen to *insts and executions to *execs. */
+/* Runs one target for b->seconds (or b->count executions); returns
+ * executions per second, adds instructions seen to *insts and executions to
+ * *execs. With z->timing, the campaign path's generator is timed here. */
 static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t seed, uint64_t *insts, uint64_t *execs,
                        uint64_t *bugs)
 {
@@ -73,9 +88,11 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
     uint64_t s = seed, n = 0;
     double t0 = now(), t;
     do {
-        for (int k = 0; k < 16; k++, n++) {
+        for (int k = 0; k < 16 && (!b->count || n < b->count); k++, n++) {
             if (tg->campaign) {
+                double g0 = z->timing ? now() : 0;
                 ravel_module *m = rv_gen_from_seed(next(&s), &b->gen);
+                if (z->timing) z->phase_nanos[RV_PH_GENERATE] += (uint64_t)((now() - g0) * 1e9);
                 const ravel_func *f = ravel_module_func(m, 0);
                 *insts += f->insts.len;
                 *bugs += rv_fuzz_alloc(z, f, &rv_allocators[tg->alloc], s, 0) == RV_FUZZ_BUG;
@@ -98,7 +115,7 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
             }
         }
         t = now();
-    } while (t - t0 < b->seconds);
+    } while (b->count ? n < b->count : t - t0 < b->seconds);
     free(buf);
     *execs += n;
     return n / (t - t0);
@@ -132,8 +149,28 @@ static double rejected(const bench *b, double *mean_insts)
     return (double)bad / n;
 }
 
+/* The phase columns of a target: one more run with phase timing on. */
+static void phase_columns(const bench *b, rv_fuzz *z, const target *tg, char *out, size_t len)
+{
+    if (tg->t == RV_FT_PARSE || tg->t == RV_FT_MOVES) {
+        snprintf(out, len, "%9s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
+        return;
+    }
+    uint64_t insts = 0, execs = 0, bugs = 0;
+    memset(z->phase_nanos, 0, sizeof z->phase_nanos);
+    z->timing = true;
+    double rate = run_once(b, z, tg, 999, &insts, &execs, &bugs);
+    z->timing = false;
+    double us[RV_PH_COUNT_], sum = 0;
+    for (int p = 0; p < RV_PH_COUNT_; p++) sum += us[p] = z->phase_nanos[p] / 1e3 / (execs ? execs : 1);
+    double other = 1e6 / rate - sum;
+    snprintf(out, len, "%9.1f %9.1f %9.1f %9.1f %9.1f", us[RV_PH_GENERATE], us[RV_PH_VALIDATE], us[RV_PH_ALLOCATE],
+             us[RV_PH_CHECK], other > 0 ? other : 0);
+}
+
 static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
 {
+    if (b->only && !strstr(tg->name, b->only)) return;
     double rate[64];
     uint64_t insts = 0, execs = 0, bugs = 0;
     unsigned runs = b->runs < 64 ? b->runs : 64;
@@ -141,50 +178,15 @@ static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
     qsort(rate, runs, sizeof *rate, cmp_double);
     double med = runs % 2 ? rate[runs / 2] : (rate[runs / 2 - 1] + rate[runs / 2]) / 2;
     bool per_func = tg->campaign || tg->t == RV_FT_PARSE;
-    char insts_col[32] = "-";
+    char insts_col[32] = "-", phases[128];
     if (per_func) snprintf(insts_col, sizeof insts_col, "%.0f", (double)insts / execs);
-    printf("%-10s %-26s %12.0f %10.2f %10s %8" PRIu64 "\n", b->config, tg->name, med, 1e6 / med, insts_col, bugs);
-    if (tg->t == RV_FT_ORACLE && z->oracle_rejected + z->oracle_accepted)
+    uint64_t rejected = z->oracle_rejected, accepted = z->oracle_accepted;
+    phase_columns(b, z, tg, phases, sizeof phases);
+    printf("%-10s %-24s %11.0f %9.2f %6s %5" PRIu64 " %s\n", b->config, tg->name, med, 1e6 / med, insts_col, bugs, phases);
+    if (tg->t == RV_FT_ORACLE && rejected + accepted)
         printf("%-10s   (corrupted allocations: %" PRIu64 ", rejected by the checker %.1f%%, accepted %.1f%%)\n", b->config,
-               z->oracle_rejected + z->oracle_accepted,
-               100.0 * z->oracle_rejected / (z->oracle_rejected + z->oracle_accepted),
-               100.0 * z->oracle_accepted / (z->oracle_rejected + z->oracle_accepted));
+               rejected + accepted, 100.0 * rejected / (rejected + accepted), 100.0 * accepted / (rejected + accepted));
     fflush(stdout);
-}
-
-/* Where the time of one campaign iteration goes, per allocator: generate,
- * allocate, validate the output, check (microseconds per function). */
-static void phases(const bench *b)
-{
-    ravel_checker *ck = ravel_checker_new();
-    unsigned n = b->ninputs / 10 ? b->ninputs / 10 : 1;
-    for (size_t a = 0; rv_allocators[a].name; a++) {
-        double tg = 0, ta = 0, tv = 0, tc = 0;
-        uint64_t s = 77;
-        for (unsigned i = 0; i < n; i++) {
-            double t0 = now();
-            ravel_module *m = rv_gen_from_seed(next(&s), &b->gen);
-            const ravel_func *f = ravel_module_func(m, 0);
-            double t1 = now();
-            rv_alloc_opts ao = {.seed = s};
-            char *err = NULL;
-            ravel_func *out = rv_allocators[a].run(f, &ao, &err);
-            double t2 = now();
-            ravel_diags *d = ravel_diags_new();
-            if (out) ravel_validate(out, 0, d);
-            ravel_diags_free(d);
-            double t3 = now();
-            if (out) ravel_check(ck, out, f, NULL);
-            double t4 = now();
-            tg += t1 - t0, ta += t2 - t1, tv += t3 - t2, tc += t4 - t3;
-            free(err);
-            ravel_func_free(out);
-            ravel_module_free(m);
-        }
-        printf("%-10s   phases with %-10s generate %.1f us, allocate %.1f us, validate %.1f us, check %.1f us\n",
-               b->config, rv_allocators[a].name, tg / n * 1e6, ta / n * 1e6, tv / n * 1e6, tc / n * 1e6);
-    }
-    ravel_checker_free(ck);
 }
 
 /* Returns false if the generator rejected inputs. */
@@ -212,7 +214,6 @@ static bool bench_config(const bench *b)
         bench_target(b, z, &tg);
     }
     rv_fuzz_free(z);
-    phases(b);
     if (rej > 0) printf("%-10s FAIL: the generator rejected inputs\n", b->config);
     return rej == 0;
 }
@@ -220,20 +221,33 @@ static bool bench_config(const bench *b)
 int main(int argc, char **argv)
 {
     bench b = {.runs = 5, .seconds = 0.5, .ninputs = 2000};
+    const char *config = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc) b.runs = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) b.seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--count") && i + 1 < argc) b.count = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) b.only = argv[++i];
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
         else if (!strcmp(argv[i], "--quick")) b.runs = 1, b.seconds = 0.05, b.ninputs = 200;
         else {
-            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick]\n");
+            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N]\n");
             return 2;
         }
     }
+    if (config && strcmp(config, "default") != 0 && strcmp(config, "250") != 0) {
+        fprintf(stderr, "bench_fuzz: --config default or 250\n");
+        return 2;
+    }
     if (b.runs < 1) b.runs = 1;
-    printf("%-10s %-26s %12s %10s %10s %8s\n", "config", "target", "exec/s/core", "us/exec", "insts", "bugs");
+    if (b.count && b.ninputs > 200) b.ninputs = 200; /* profiling: little besides the runs */
+    printf("%-10s %-24s %11s %9s %6s %5s %9s %9s %9s %9s %9s\n", "config", "target", "exec/s/core", "us/exec", "insts",
+           "bugs", "generate", "validate", "allocate", "check", "other");
+    printf("%-10s %-24s %11s %9s %6s %5s %49s\n", "", "", "", "", "", "", "(phases: us/exec, CPU time)");
     rv_gen_opts_default(&b.gen);
     b.config = "default";
-    bool ok = bench_config(&b);
+    bool ok = true;
+    if (!config || !strcmp(config, "default")) ok &= bench_config(&b);
+    if (config && !strcmp(config, "default")) return ok ? 0 : 1;
     double mean;
     b.gen.max_insts = 250;
     rejected(&b, &mean);

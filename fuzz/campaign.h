@@ -37,6 +37,15 @@ typedef enum rv_fuzz_target {
     RV_FT_COUNT_
 } rv_fuzz_target;
 
+/* Phases of one execution, timed when rv_fuzz.timing is set (bench_fuzz). */
+typedef enum rv_fuzz_phase {
+    RV_PH_GENERATE, /* bytes -> function (rv_fuzz_bytes) */
+    RV_PH_VALIDATE, /* the validator: the generated function (SSA), an output the checker rejected */
+    RV_PH_ALLOCATE, /* the allocator */
+    RV_PH_CHECK,    /* the checker */
+    RV_PH_COUNT_
+} rv_fuzz_phase;
+
 enum { /* rv_fuzz_alloc flags */
     RV_FUZZ_DIFF = 1u,  /* also compare the interpreter on both forms */
 };
@@ -51,6 +60,10 @@ typedef struct rv_fuzz {
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
     uint64_t oracle_rejected, oracle_accepted;
+    /* With timing set, the oracles add each phase's CPU time (nanoseconds)
+     * to phase_nanos (two clock reads per phase: off by default). */
+    bool timing;
+    uint64_t phase_nanos[RV_PH_COUNT_];
 } rv_fuzz;
 
 rv_fuzz *rv_fuzz_new(void);

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -27,6 +28,26 @@ static uint64_t rng_next(rng *r) /* splitmix64 */
 }
 
 static uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(((rng_next(r) >> 32) * n) >> 32) : 0; }
+
+/* Phase timing (z->timing): phase_start returns a clock reading, or 0 when
+ * timing is off (no clock is read); phase_end adds the time since t0 to
+ * phase ph and returns the new reading, the start of the next phase. */
+static uint64_t cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t phase_start(const rv_fuzz *z) { return z->timing ? cpu_now() : 0; }
+
+static uint64_t phase_end(rv_fuzz *z, rv_fuzz_phase ph, uint64_t t0)
+{
+    if (!z->timing) return 0;
+    uint64_t t = cpu_now();
+    z->phase_nanos[ph] += t - t0;
+    return t;
+}
 
 static const char *const target_names[RV_FT_COUNT_] = {"alloc", "differential", "parse", "moves", "checker_oracle"};
 
@@ -237,6 +258,29 @@ static bool validate_first(const rv_fuzz *z)
     return (ravel_checker_options(z->ck) & RAVEL_CHECK_NO_VALIDATE) != 0;
 }
 
+enum { V_OK, V_INVALID, V_REJECTED };
+
+/* The verdict on an allocated output: V_INVALID (the validator's messages
+ * in *d), V_REJECTED (the checker's report in *rep) or V_OK. */
+static int judge(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_report **rep, ravel_diags **d)
+{
+    bool first = validate_first(z);
+    uint64_t t0 = phase_start(z);
+    if (!first) {
+        int rc = ravel_check(z->ck, out, f, rep);
+        t0 = phase_end(z, RV_PH_CHECK, t0);
+        if (rc == RAVEL_OK) return V_OK; /* then the validator accepts it too */
+    }
+    *d = ravel_diags_new();
+    int v = ravel_validate(out, 0, *d);
+    t0 = phase_end(z, RV_PH_VALIDATE, t0);
+    if (v != RAVEL_OK) return V_INVALID;
+    if (!first) return V_REJECTED;
+    int rc = ravel_check(z->ck, out, f, rep);
+    phase_end(z, RV_PH_CHECK, t0);
+    return rc == RAVEL_OK ? V_OK : V_REJECTED;
+}
+
 /* Requires: f unallocated and valid SSA. Allocates with a, checks the
  * result against f (an output that does not validate is reported as such,
  * see validate_first), and with RV_FUZZ_DIFF runs both forms. */
@@ -245,7 +289,9 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
     rv_fuzz_target t = (flags & RV_FUZZ_DIFF) ? RV_FT_DIFFERENTIAL : RV_FT_ALLOC;
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
+    uint64_t t0 = phase_start(z);
     ravel_func *out = a->run(f, &ao, &err);
+    phase_end(z, RV_PH_ALLOCATE, t0);
     if (!out) {
         int r = bug_alloc_failed(z, t, f, a, seed, err);
         free(err);
@@ -256,16 +302,15 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
     ravel_diags *d = NULL;
     ravel_report *rep = NULL;
     char msg[1024];
-    bool early = validate_first(z);
-    int checked = early ? RAVEL_OK : ravel_check(z->ck, out, f, &rep);
-    if ((early || checked != RAVEL_OK) && ravel_validate(out, 0, d = ravel_diags_new()) != RAVEL_OK) {
+    int v = judge(z, out, f, &rep, &d);
+    if (v == V_INVALID) {
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the allocated function does not validate:\n");
         comment_diags(fp, d);
         put_func(fp, out);
         repro_end(fp);
         result = RV_FUZZ_BUG;
-    } else if ((early ? ravel_check(z->ck, out, f, &rep) : checked) != RAVEL_OK) {
+    } else if (v == V_REJECTED) {
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the checker rejects the allocation:\n");
         if (rep) comment_report(fp, rep);
@@ -480,11 +525,15 @@ int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint6
 {
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
+    uint64_t t0 = phase_start(z);
     ravel_func *out = a->run(f, &ao, &err);
+    t0 = phase_end(z, RV_PH_ALLOCATE, t0);
     free(err);
     if (!out) return RV_FUZZ_SKIP;
     int result = RV_FUZZ_SKIP;
-    if (ravel_check(z->ck, out, f, NULL) == RAVEL_OK) {
+    int first = ravel_check(z->ck, out, f, NULL);
+    phase_end(z, RV_PH_CHECK, t0);
+    if (first == RAVEL_OK) {
         rng r = {rv_hash64(seed ^ 0x0c0ffee)};
         unsigned applied[3], napplied = 0, want = 1 + rng_below(&r, 3);
         for (unsigned tries = 0; napplied < want && tries < 16; tries++) {
@@ -493,7 +542,9 @@ int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint6
         }
         result = RV_FUZZ_PASS;
         char msg[1024];
+        t0 = phase_start(z);
         bool accepted = napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK;
+        phase_end(z, RV_PH_CHECK, t0);
         if (accepted) z->oracle_accepted++;
         else if (napplied) z->oracle_rejected++;
         if (accepted && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
@@ -636,7 +687,9 @@ int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size)
  * promise (a valid SSA function); reports a bug otherwise. */
 static int gen_input(rv_fuzz *z, rv_fuzz_target t, const uint8_t *data, size_t size, ravel_module **mod)
 {
+    uint64_t t0 = phase_start(z);
     *mod = rv_gen_from_bytes(data, size, &z->gen);
+    t0 = phase_end(z, RV_PH_GENERATE, t0);
     if (!*mod || ravel_module_nfuncs(*mod) != 1) {
         FILE *fp = repro_begin(z, t, NULL, rv_hash_bytes(data, size));
         fprintf(fp, "# verdict: the generator returned no function\n");
@@ -646,6 +699,7 @@ static int gen_input(rv_fuzz *z, rv_fuzz_target t, const uint8_t *data, size_t s
     const ravel_func *f = ravel_module_func(*mod, 0);
     ravel_diags *d = ravel_diags_new();
     int v = ravel_validate(f, RAVEL_VALIDATE_SSA, d);
+    phase_end(z, RV_PH_VALIDATE, t0);
     if (v != RAVEL_OK) {
         FILE *fp = repro_begin(z, t, NULL, rv_hash_bytes(data, size));
         fprintf(fp, "# verdict: the generator produced an invalid function:\n");
