@@ -1,6 +1,8 @@
 /* check.c - ravel_check: the symbolic checker's entry point and context.
  *
  *   guard -> cfg -> rules (+ orig match) -> liveness -> fixpoint + replay
+ *   (the guard of the allocated function also lists the instructions the
+ *   rules must visit: one pass over the function for both)
  *   -> report (sorted, one error per operand, provenance, explain)
  *
  * The context keeps every scratch buffer between calls, so checking many
@@ -25,6 +27,7 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck->gpar);
     rv_vec_free(ck->gpend);
     rv_vec_free(ck->gnpred);
+    rv_vec_free(ck->rtodo);
     rv_vec_free(ck->pred_start);
     rv_vec_free(ck->pred);
     rv_vec_free(ck->rpo);
@@ -94,10 +97,13 @@ static int finish(ravel_report *rep, ravel_report **out)
  * validator runs only on such suspect input (for its verdict and its
  * messages), or always with RAVEL_CHECK_FULL_VALIDATE, never with
  * RAVEL_CHECK_NO_VALIDATE. */
-static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots)
+static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool record)
 {
     bool suspect = false;
-    if (!ck_guard(ck, f, rep, nslots, &suspect)) return false;
+    ck->grecord = record; /* the allocated function's guard lists the rules' work (ck->rtodo) */
+    bool ok = ck_guard(ck, f, rep, nslots, &suspect);
+    ck->grecord = false;
+    if (!ok) return false;
     if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
     if (!suspect && !(ck->opts & RAVEL_CHECK_FULL_VALIDATE)) return true;
     ravel_diags *d = ravel_diags_new();
@@ -119,7 +125,8 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
         ck_bad_input(rep, "ravel_check: no checker or no function");
         return finish(rep, report);
     }
-    if (!input_ok(ck, alloc, rep, &nslots) || (orig && !input_ok(ck, orig, rep, &onslots))) return finish(rep, report);
+    if (!input_ok(ck, alloc, rep, &nslots, true) || (orig && !input_ok(ck, orig, rep, &onslots, false)))
+        return finish(rep, report);
     ck->f = alloc;
     ck->nregs = alloc->mach->regs.len;
     ck->nlocs = ck->nregs + nslots;
@@ -150,7 +157,7 @@ size_t ck_memory(const ravel_checker *ck)
     size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) +
                V(dchild) + V(retreat) + V(hnodes) + V(log) + V(tmp_locs) + V(dpool) + V(patch) + V(ppool) + V(edelta) +
                V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
-               V(sets.recs) + V(gpend) + V(gnpred);
+               V(sets.recs) + V(gpend) + V(gnpred) + V(rtodo);
 #undef V
     n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4 + (size_t)ck->gvcap * 8;
     return n;

@@ -149,6 +149,9 @@ struct ravel_checker {
     uint32_t *gdef, *gpar; /* has a definition (== the call's stamp); parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     RV_VEC(uint32_t) gpend, gnpred; /* reads not yet seen defined; in-edges per block */
+    /* [rules/s2] the rules' work list, filled by the guard of the allocated function */
+    RV_VEC(uint32_t) rtodo; /* (block, inst) pairs: every instruction a rule may fire on */
+    bool grecord;           /* set by ravel_check around that guard only (not the original's) */
     /* the state (ck_state.c), grow-only arrays */
     uint32_t loc_cap;
     uint32_t *lval;               /* value of each location */

@@ -10,6 +10,7 @@
  * verdict and its messages) and the verdicts stay those of the validator. */
 #include "ck.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* ---- guard ---- */
@@ -22,7 +23,12 @@ typedef struct guard {
     uint32_t dst;     /* stamp: gdef[v] == dst means v has a definition */
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
+    bool fast;        /* the fast path may be used (rk covers every register) */
+    uint16_t rk[RV_MAX_REGS]; /* per register: its class, | RK_RESERVED if reserved; RK_BAD: no such class */
 } guard;
+
+#define RK_RESERVED 0x100u
+#define RK_BAD 0x400u
 
 static void gfail(guard *g, const rv_inst *in, const char *msg)
 {
@@ -217,9 +223,214 @@ static void guard_finish(guard *g)
     }
 }
 
+/* ---- the guard's fast path, fused with the rules' operand scan ----
+ * Most instructions are edits or plain operations whose operands sit in
+ * registers or slots of the right kind. For those the guard does its work
+ * and at the same time decides whether the instruction is *clean*: no rule
+ * of rule_edit, rule_operand, rule_overlap or the stackmap rule can fire on
+ * it. Clean instructions are not visited again; the others go to ck->rtodo
+ * (when ck->grecord), and ck_rules runs on that list only.
+ * Locations: the guard notes every slot the function names (maxslot), so
+ * for the function guarded a slot location exists (ck_li != CK_NIL once
+ * nlocs is set) iff its number is <= RAVEL_MAX_SLOT (slot_ok), and a
+ * register location iff it is < nregs. */
+
+enum { G_SLOW, G_UNCLEAN, G_CLEAN };
+
+/* The fast path's view of one function, a local copy of what it reads in
+ * every instruction (so that the stores to gdef cannot make the compiler
+ * reload it). */
+typedef struct gfast {
+    const rv_operand *ops;
+    const rv_vreg *vregs;
+    const uint32_t *u32;
+    const uint16_t *rk;
+    uint32_t *gdef;
+    ravel_checker *ck;
+    uint32_t nops, nimms, nvregs, nregs, ncls, nu32, dst;
+    uint32_t maxslot; /* guard.maxslot while the fast path runs */
+    bool suspect;     /* guard.suspect, idem */
+} gfast;
+
+static inline bool slot_ok(ravel_loc l) { return l - RAVEL_SLOT_BIT <= RAVEL_MAX_SLOT; }
+
+static inline void note_slot_ok(gfast *x, ravel_loc l) /* requires slot_ok(l) */
+{
+    if (l - RAVEL_SLOT_BIT >= x->maxslot) x->maxslot = l - RAVEL_SLOT_BIT + 1;
+}
+
+/* An edit that is not its block's last instruction: G_CLEAN (guard_inst's
+ * work done) when it moves between locations of the kinds its opcode
+ * names, else G_SLOW (nothing done). */
+static inline int guard_fast_edit(gfast *x, const rv_inst *in)
+{
+    ravel_loc d = in->u.edit.dst, s = in->u.edit.src;
+    switch (in->op) {
+    case RAVEL_OP_SPILL:
+        if (!slot_ok(d) || s >= x->nregs) return G_SLOW;
+        note_slot_ok(x, d);
+        return G_CLEAN;
+    case RAVEL_OP_RELOAD:
+        if (d >= x->nregs || !slot_ok(s)) return G_SLOW;
+        note_slot_ok(x, s);
+        return G_CLEAN;
+    default: /* RAVEL_OP_MOVE */
+        return d < x->nregs && s < x->nregs ? G_CLEAN : G_SLOW;
+    }
+}
+
+/* Operand op (a def if isdef) of a plain instruction whose uses are
+ * uses[0..nuses): when no check of guard_operands fails on it, notes its
+ * slot and returns true, clearing *clean if operand_clean would fail on it;
+ * else returns false. Definitions and reads are the caller's. */
+static inline bool guard_fast_op(gfast *x, const rv_operand *op, const rv_operand *uses, uint32_t nuses, bool isdef,
+                                 uint32_t *clean)
+{
+    uint32_t v = op->vreg, kind = op->kind;
+    ravel_loc l = op->loc;
+    if (v >= x->nvregs || !x->vregs[v].has_class) return false;
+    uint32_t cls = x->vregs[v].cls;
+    if (l < x->nregs) { /* the usual cases: a register of the class (rk[l] == cls: a valid class) */
+        if (kind <= RAVEL_C_ANY && x->rk[l] == cls) return true;
+        if (kind == RAVEL_C_FIXED && l == op->arg && (x->rk[l] & ~RK_RESERVED) == cls) return true;
+    }
+    if (cls >= x->ncls) return false;
+    uint32_t c;
+    switch (kind) {
+    case RAVEL_C_REG: c = 0; break; /* not in a fitting register */
+    case RAVEL_C_ANY:
+    case RAVEL_C_STACK: c = slot_ok(l); break;
+    case RAVEL_C_FIXED:
+        if (op->arg >= x->nregs || (x->rk[op->arg] & ~RK_RESERVED) != cls) return false;
+        c = l == op->arg;
+        break;
+    case RAVEL_C_REUSE: {
+        if (!isdef || !(op->flags & RV_OPF_DEF) || op->arg >= nuses) return false;
+        const rv_operand *u = &uses[op->arg];
+        if (u->vreg >= x->nvregs || x->vregs[u->vreg].cls != cls) return false;
+        c = l < x->nregs && x->rk[l] == cls && u->loc == l;
+        break;
+    }
+    default: return false;
+    }
+    if (slot_ok(l)) note_slot_ok(x, l);
+    *clean &= c;
+    return true;
+}
+
+/* The attributes of a plain instruction (guard_inst's checks after the
+ * operands): false when guard_inst must look at them. A safepoint
+ * without a stackmap is not clean (its rule fires). */
+static inline bool guard_fast_attrs(gfast *x, const rv_inst *in, uint32_t *clean)
+{
+    unsigned fl = in->flags;
+    if (fl & RV_IF_CLOBBERS) {
+        if ((uint64_t)in->first_clob + in->nclob > x->nu32) return false;
+        for (uint32_t k = 0; k < in->nclob; k++)
+            if (x->u32[in->first_clob + k] >= x->nregs) return false;
+    }
+    if (fl & RV_IF_STACKMAP) {
+        if ((uint64_t)in->u.smap.first + in->u.smap.n > x->nu32) return false;
+        for (uint32_t k = 0; k < in->u.smap.n; k++) {
+            uint32_t sl = x->u32[in->u.smap.first + k];
+            if (sl > RAVEL_MAX_SLOT) return false;
+            note_slot_ok(x, ravel_slot(sl));
+        }
+        if (!(fl & RV_IF_SAFEPOINT)) x->suspect = true;
+    } else if (fl & RV_IF_SAFEPOINT) {
+        *clean = 0;
+    }
+    return true;
+}
+
+/* An operation (not an edit, not a terminator) that is not its block's
+ * last instruction: G_SLOW when guard_inst must look at it (what was done
+ * guard_inst repeats harmlessly: definitions, reads, slots and suspicion
+ * are idempotent), else guard_inst's work is done and the result tells
+ * whether it is clean. The overlap rules compare locations only where a
+ * 64-bit filter of the defs' locations says they may be equal. */
+static inline int guard_fast_plain(gfast *x, const rv_inst *in)
+{
+    uint32_t nd = in->ndefs, nu = in->nuses, n = nd + nu, clean = 1;
+    if ((uint64_t)in->first_op + n > x->nops || (uint64_t)in->first_imm + in->nimms > x->nimms) return G_SLOW;
+    if (in->op == RAVEL_OP_COPY && (nd != 1 || nu != 1 || in->nimms)) return G_SLOW;
+    if (in->flags && !guard_fast_attrs(x, in, &clean)) return G_SLOW;
+    if (!n) return clean ? G_CLEAN : G_UNCLEAN;
+    const rv_operand *o = x->ops + in->first_op, *u = o + nd;
+    uint32_t dst = x->dst, *gdef = x->gdef;
+    uint64_t dmask = 0;
+    for (uint32_t k = 0; k < nd; k++) {
+        if (!guard_fast_op(x, &o[k], u, nu, true, &clean)) return G_SLOW;
+        gdef[o[k].vreg] = dst;
+        uint64_t bit = 1ull << (o[k].loc & 63);
+        if (dmask & bit)
+            for (uint32_t j = 0; j < k; j++) clean &= o[j].loc != o[k].loc; /* def-overlap */
+        dmask |= bit;
+    }
+    for (uint32_t k = 0; k < nu; k++) {
+        if (!guard_fast_op(x, &u[k], u, nu, false, &clean)) return G_SLOW;
+        if (gdef[u[k].vreg] != dst) rv_vec_push(x->ck->gpend, u[k].vreg);
+        if ((dmask >> (u[k].loc & 63)) & 1) /* early-def-overlap, late-use-overwritten */
+            for (uint32_t j = 0; j < nd; j++)
+                clean &= o[j].loc != u[k].loc || (!rv_op_is_early(&o[j]) && !rv_op_is_late(&u[k]));
+    }
+    return clean ? G_CLEAN : G_UNCLEAN;
+}
+
+/* The instructions of block b (whose range the caller checked), in order,
+ * until the guard fails: the fast path where it applies, else guard_inst;
+ * what is not clean goes to ck->rtodo. */
+static void guard_insts(guard *g, uint32_t b, const rv_block *bl)
+{
+    ravel_checker *ck = g->ck;
+    const ravel_func *f = g->f;
+    gfast x = {f->ops.data, f->vregs.data, f->u32.data, g->rk, ck->gdef, ck, f->ops.len, f->imms.len, f->vregs.len,
+               f->mach->regs.len, f->mach->classes.len, f->u32.len, g->dst, g->maxslot, g->suspect};
+    const rv_inst *first = rv_inst_at(f, bl->first_inst), *last = first + bl->ninsts - 1;
+    for (const rv_inst *in = first; in <= last; in++) {
+        int r = G_SLOW;
+        if (in < last && g->fast) {
+            if ((uint32_t)in->op - RAVEL_OP_SPILL <= RAVEL_OP_MOVE - RAVEL_OP_SPILL) r = guard_fast_edit(&x, in);
+            else if (in->op < RAVEL_OP_JUMP) r = guard_fast_plain(&x, in);
+        }
+        if (r == G_CLEAN) continue;
+        if (r == G_SLOW) {
+            g->maxslot = x.maxslot;
+            g->suspect = x.suspect;
+            guard_inst(g, b, in, in == last);
+            x.maxslot = g->maxslot;
+            x.suspect = g->suspect;
+            if (!g->ok) break;
+        }
+        if (ck->grecord) {
+            rv_vec_reserve(ck->rtodo, 2);
+            ck->rtodo.data[ck->rtodo.len++] = b;
+            ck->rtodo.data[ck->rtodo.len++] = bl->first_inst + (uint32_t)(in - first);
+        }
+    }
+    g->maxslot = x.maxslot;
+    g->suspect = x.suspect;
+}
+
+/* The fast path's register table (requires f->mach). */
+static void guard_fast_init(guard *g)
+{
+    const ravel_machine *m = g->f->mach;
+    g->fast = m->regs.len <= RV_MAX_REGS;
+    for (uint32_t r = 0; g->fast && r < m->regs.len; r++)
+        g->rk[r] = m->regs.data[r].cls >= m->classes.len
+                       ? RK_BAD
+                       : (uint16_t)(m->regs.data[r].cls | (m->regs.data[r].reserved ? RK_RESERVED : 0));
+}
+
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
 {
-    guard g = {ck, f, rep, 0, 0, true, false};
+    guard g;
+    memset(&g, 0, offsetof(guard, rk)); /* rk: filled for the machine's registers only */
+    g.ck = ck;
+    g.f = f;
+    g.rep = rep;
+    g.ok = true;
     *suspect = false;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
@@ -228,6 +439,8 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
     if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
+    guard_fast_init(&g);
+    if (ck->grecord) ck->rtodo.len = 0;
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         if (f->layout.data[b] != b) { gfail(&g, NULL, "blocks not finished (call ravel_func_finish)"); break; }
@@ -242,8 +455,7 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
         for (uint32_t p = 0; p < bl->nparams; p++)
             if (ck_params(f, bl)[p] >= f->vregs.len) gfail(&g, NULL, "parameter vreg out of range");
         guard_params(&g, bl);
-        for (uint32_t i = 0; i < bl->ninsts && g.ok; i++)
-            guard_inst(&g, b, rv_inst_at(f, bl->first_inst + i), i + 1 == bl->ninsts);
+        if (g.ok) guard_insts(&g, b, bl);
     }
     *nslots = g.maxslot;
     if (g.ok) guard_finish(&g);
@@ -404,33 +616,36 @@ static bool edit_clean(const ravel_checker *ck, const rv_inst *in)
     return in->op == RAVEL_OP_SPILL ? ds && !ss : in->op == RAVEL_OP_RELOAD ? !ds && ss : !ds && !ss;
 }
 
-void ck_rules(ravel_checker *ck)
+/* The rules on instruction ii of block b. */
+static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
 {
     const ravel_func *f = ck->f;
-    for (uint32_t b = 0; b < ck->nblocks; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t i = 0; i < bl->ninsts; i++) {
-            uint32_t ii = bl->first_inst + i;
-            const rv_inst *in = rv_inst_at(f, ii);
-            if (rv_is_edit(in)) {
-                if (!edit_clean(ck, in)) rule_edit(ck, b, ii, in);
-                continue;
-            }
-            const rv_operand *ops = ck_ops(f, in);
-            bool clean = inst_clean(ck, in); /* the usual case: no rule to run */
-            for (uint32_t k = 0; !clean && k < (uint32_t)in->ndefs + in->nuses; k++) {
-                ck_site s;
-                site_op(&s, b, ii, in, k, &ops[k]);
-                uint32_t before = ck->rep->errs.len;
-                rule_operand(ck, &s, in, &ops[k]);
-                if (ck->rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
-            }
-            if ((in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP)) {
-                ck_site s = {b, ii, "inst", -1, NULL, 3 * 65536u};
-                ck_err_rule(ck, &s, "stackmap-missing", RAVEL_LOC_NONE, CK_NIL, "safepoint without a stackmap");
-            }
-        }
+    const rv_inst *in = rv_inst_at(f, ii);
+    if (rv_is_edit(in)) {
+        if (!edit_clean(ck, in)) rule_edit(ck, b, ii, in);
+        return;
     }
+    const rv_operand *ops = ck_ops(f, in);
+    bool clean = inst_clean(ck, in); /* the usual case: no rule to run */
+    for (uint32_t k = 0; !clean && k < (uint32_t)in->ndefs + in->nuses; k++) {
+        ck_site s;
+        site_op(&s, b, ii, in, k, &ops[k]);
+        uint32_t before = ck->rep->errs.len;
+        rule_operand(ck, &s, in, &ops[k]);
+        if (ck->rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
+    }
+    if ((in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP)) {
+        ck_site s = {b, ii, "inst", -1, NULL, 3 * 65536u};
+        ck_err_rule(ck, &s, "stackmap-missing", RAVEL_LOC_NONE, CK_NIL, "safepoint without a stackmap");
+    }
+}
+
+/* Requires: the guard of ck->f ran with ck->grecord (ck->rtodo lists, in
+ * layout order, every instruction on which a rule may fire; on the others
+ * none can, see guard_fast_*). */
+void ck_rules(ravel_checker *ck)
+{
+    for (uint32_t t = 0; t + 1 < ck->rtodo.len; t += 2) rules_inst(ck, ck->rtodo.data[t], ck->rtodo.data[t + 1]);
 }
 
 /* ---- --orig: the allocated function must be the original plus locations,
