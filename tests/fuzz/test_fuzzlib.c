@@ -177,6 +177,90 @@ TEST(alloc_reports_invalid_output)
     ravel_module_free(m);
 }
 
+/* The premise of validating outputs only after a checker rejection: every
+ * output the validator rejects, the checker rejects too. Random structural
+ * breaks (seed-driven, so that one seed gives one output) of correct
+ * allocations of generated functions: whenever the validator rejects the
+ * output, the harness must say "does not validate"; otherwise its verdict is
+ * the checker's. */
+static ravel_func *structural_bug(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    ravel_func *out = rv_allocators[0].run(f, o, err);
+    if (!out || !out->ops.len) return out;
+    uint64_t h = rv_hash64(o->seed);
+    const ravel_machine *m = out->mach;
+    rv_operand *op = &out->ops.data[(h >> 8) % out->ops.len];
+    uint32_t nregs = m->regs.len;
+    switch (h % 6) {
+    case 0: op->loc = RAVEL_LOC_NONE; break;
+    case 1: op->loc = nregs + (uint32_t)(h >> 40) % 4; break;
+    case 2: /* a register of another class, or a reserved one, when there is one */
+    case 3:
+        for (uint32_t r = 0; r < nregs; r++)
+            if (h % 6 == 2 ? m->regs.data[r].cls != out->vregs.data[op->vreg].cls : m->regs.data[r].reserved) {
+                op->loc = r;
+                break;
+            }
+        break;
+    case 4: /* an edit of the wrong kind */
+        for (uint32_t i = 0; i < out->insts.len; i++)
+            if (rv_is_edit(&out->insts.data[i])) {
+                rv_inst *in = &out->insts.data[i];
+                in->op = in->op == RAVEL_OP_SPILL ? RAVEL_OP_RELOAD : RAVEL_OP_SPILL;
+                break;
+            }
+        break;
+    default: /* a safepoint without its stackmap */
+        for (uint32_t i = 0; i < out->insts.len; i++)
+            if (out->insts.data[i].flags & RV_IF_SAFEPOINT) {
+                out->insts.data[i].flags &= (uint8_t)~RV_IF_STACKMAP;
+                out->insts.data[i].u.smap.n = 0;
+                break;
+            }
+        break;
+    }
+    return out;
+}
+
+TEST(alloc_invalid_output_property)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    ravel_checker *ck = ravel_checker_new();
+    const rv_allocator bad = {"structural_bug", "planted bug", structural_bug};
+    rv_gen_opts g;
+    rv_gen_opts_default(&g);
+    g.max_insts = 40;
+    unsigned invalid = 0, mismatches = 0;
+    for (uint64_t seed = 0; seed < 300; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &g);
+        const ravel_func *f = ravel_module_func(m, 0);
+        rv_alloc_opts ao = {.seed = seed};
+        char *err = NULL;
+        ravel_func *out = structural_bug(f, &ao, &err);
+        free(err);
+        if (out) {
+            ravel_diags *d = ravel_diags_new();
+            bool valid = ravel_validate(out, 0, d) == RAVEL_OK;
+            ravel_diags_free(d);
+            bool accepted = ravel_check(ck, out, f, NULL) == RAVEL_OK;
+            int r = rv_fuzz_alloc(z, f, &bad, seed, 0);
+            invalid += !valid;
+            bool ok = valid ? r == (accepted ? RV_FUZZ_PASS : RV_FUZZ_BUG)
+                            : r == RV_FUZZ_BUG && has(z, "# verdict: the allocated function does not validate");
+            if (!ok && mismatches++ < 3)
+                fprintf(stderr, "seed %llu: valid %d, checker %s, harness %d\n%s", (unsigned long long)seed, valid,
+                        accepted ? "accepts" : "rejects", r, r == RV_FUZZ_BUG && z->repro ? z->repro : "");
+            CHECK(!(valid == false && accepted)); /* the premise itself */
+        }
+        ravel_func_free(out);
+        ravel_module_free(m);
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    CHECK(invalid > 100); /* most breaks are structural (some find nothing to break) */
+    ravel_checker_free(ck);
+    rv_fuzz_free(z);
+}
+
 TEST(oracle_on_correct_checker)
 {
     ravel_module *m = parse(sum_text);
@@ -375,6 +459,7 @@ int main(void)
     RUN(alloc_passes_every_allocator);
     RUN(alloc_catches_planted_bugs);
     RUN(alloc_reports_invalid_output);
+    RUN(alloc_invalid_output_property);
     RUN(oracle_on_correct_checker);
     RUN(replay_verdicts);
     RUN(moves_random_sets);
