@@ -15,18 +15,11 @@
 
 /* ---- choice source ---- */
 
-/* rv_gen_below for n > 256 with bytes left: two or four bytes. A partial
- * tail is dropped: from then on the PRNG answers. */
-uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n)
+void rv_gen_src_init(rv_gen_src *s, const uint8_t *data, size_t size, uint64_t seed)
 {
-    uint32_t need = n <= 65536 ? 2 : 4;
-    if (s->size - s->pos >= need) {
-        uint32_t x = 0;
-        for (uint32_t i = 0; i < need; i++) x = x << 8 | s->data[s->pos++];
-        return x % n;
-    }
-    s->pos = s->size;
-    return (uint32_t)(((rv_gen_u64(s) >> 32) * (uint64_t)n) >> 32);
+    s->p = size ? data : s->pool;
+    s->end = size ? data + size : s->pool;
+    s->rng = seed;
 }
 
 void rv_gen_refill(rv_gen_src *s)
@@ -35,18 +28,28 @@ void rv_gen_refill(rv_gen_src *s)
         uint64_t x = rv_gen_u64(s);
         for (uint32_t i = 0; i < 8; i++) s->pool[w * 8 + i] = (uint8_t)(x >> (8 * i));
     }
-    s->npool = RV_GEN_POOL;
+    s->p = s->pool;
+    s->end = s->pool + RV_GEN_POOL;
+}
+
+/* rv_gen_below for n > 256: two or four bytes, big-endian, scaled. */
+uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n)
+{
+    if (n <= 65536) {
+        uint32_t x = rv_gen_byte(s) << 8;
+        x |= rv_gen_byte(s);
+        return (x * n) >> 16;
+    }
+    uint64_t x = 0;
+    for (int i = 0; i < 4; i++) x = x << 8 | rv_gen_byte(s);
+    return (uint32_t)((x * n) >> 32);
 }
 
 uint64_t rv_gen_bits(rv_gen_src *s)
 {
-    if (s->size - s->pos >= 8) {
-        uint64_t x = 0;
-        for (int i = 0; i < 8; i++) x = x << 8 | s->data[s->pos++];
-        return x;
-    }
-    s->pos = s->size;
-    return rv_gen_u64(s);
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) x = x << 8 | rv_gen_byte(s);
+    return x;
 }
 
 /* ---- options and feature names ---- */
@@ -110,15 +113,16 @@ static const char class_prefix[RV_GEN_MAX_CLASSES] = {'r', 'f', 'x'};
 static const char *const reserved_names[RV_GEN_MAX_CLASSES][RV_GEN_MAX_RESERVED] = {
     {"sp", "fp"}, {"fz", "ft"}, {"xz", "xt"}};
 
-/* "r17" without printf: prefix letter and decimal number (< 100). */
-static const char *reg_name(char *buf, char prefix, uint32_t n)
+/* Register names r0..r63 (f.., x..) without printf: the prefix letter and
+ * the decimal number; returns the length. */
+static uint32_t reg_name(char *buf, char prefix, uint32_t n)
 {
     char *p = buf;
     *p++ = prefix;
     if (n >= 10) *p++ = (char)('0' + n / 10);
     *p++ = (char)('0' + n % 10);
     *p = 0;
-    return buf;
+    return (uint32_t)(p - buf);
 }
 
 /* Allocatable register count: half the time anywhere in the range, half the
@@ -130,51 +134,102 @@ static uint32_t pick_nregs(rv_gen_src *s, const rv_gen_opts *o)
     return o->min_regs + rv_gen_below(s, span);
 }
 
-static void add_class_regs(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm, uint32_t c)
+/* The machine is written straight into its arrays, sized once: what
+ * ravel_machine_add_class / add_reg / set_clobbers do (ir/machine.c), without
+ * their argument checks, growth and sort (the names here are unique and the
+ * clobber list is built in register order). Keeps machine.c's invariants:
+ * every name is a symbol of m->names, name_reg / name_class map each symbol
+ * to its register / class or -1, a class lists its allocatable registers in
+ * order, clobbers are sorted and unique. */
+static uint32_t mach_name(ravel_machine *m, const char *name, uint32_t len, int32_t reg, int32_t cls)
+{
+    uint32_t sym = rv_sym_intern(&m->names, name, len);
+    while (m->name_reg.len <= sym) { /* once per name: the names are new */
+        m->name_reg.data[m->name_reg.len++] = -1;
+        m->name_class.data[m->name_class.len++] = -1;
+    }
+    if (reg >= 0) m->name_reg.data[sym] = reg;
+    if (cls >= 0) m->name_class.data[sym] = cls;
+    return sym;
+}
+
+static void mach_reg(ravel_machine *m, const char *name, uint32_t len, uint32_t cls, bool reserved)
+{
+    uint32_t id = m->regs.len;
+    uint32_t sym = mach_name(m, name, len, (int32_t)id, -1);
+    rv_reg r = {rv_sym_str(&m->names, sym), (uint8_t)cls, reserved};
+    m->regs.data[m->regs.len++] = r;
+    if (!reserved) m->classes.data[cls].alloc.data[m->classes.data[cls].alloc.len++] = id;
+}
+
+/* Class c with n allocatable and nres reserved registers (room reserved). */
+static void mach_class(ravel_machine *m, rv_gen_mach *gm, uint32_t c, uint32_t n, uint32_t nres)
 {
     char buf[8];
-    int cls = ravel_machine_add_class(gm->m, class_names[c]);
-    uint32_t n = pick_nregs(s, o);
+    rv_class k;
+    memset(&k, 0, sizeof k);
+    uint32_t sym = mach_name(m, class_names[c], (uint32_t)strlen(class_names[c]), -1, (int32_t)c);
+    k.name = rv_sym_str(&m->names, sym);
+    rv_vec_reserve(k.alloc, n);
+    m->classes.data[m->classes.len++] = k;
     gm->nalloc[c] = n;
-    for (uint32_t i = 0; i < n; i++)
-        gm->alloc[c][i] = (uint32_t)ravel_machine_add_reg(gm->m, reg_name(buf, class_prefix[c], i), cls, 0);
-    gm->nres[c] = 0;
-    if (!(o->features & RV_GEN_FIXED)) return;
-    /* reserved registers: class int often (sp, fp), the others sometimes */
-    uint32_t nres = rv_gen_below(s, c == 0 ? 3 : 2);
-    if (c == 0 && nres == 0 && rv_gen_chance(s, 50)) nres = 1;
-    for (uint32_t i = 0; i < nres; i++)
-        gm->res[c][gm->nres[c]++] = (uint32_t)ravel_machine_add_reg(gm->m, reserved_names[c][i], cls, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        gm->alloc[c][i] = m->regs.len;
+        mach_reg(m, buf, reg_name(buf, class_prefix[c], i), c, false);
+    }
+    gm->nres[c] = nres;
+    for (uint32_t i = 0; i < nres; i++) {
+        gm->res[c][i] = m->regs.len;
+        mach_reg(m, reserved_names[c][i], 2, c, true);
+    }
 }
 
 /* Default clobbers of `call`: none, all allocatable, a caller-saved prefix
- * of each class, or a random subset. */
+ * of each class, or a random subset (register order: sorted, unique). */
 static void pick_clobbers(rv_gen_src *s, rv_gen_mach *gm)
 {
-    uint32_t buf[RV_GEN_MAX_CLASSES * RV_GEN_MAX_CLASS_REGS], n = 0;
-    uint32_t mode = rv_gen_below(s, 4);
+    ravel_machine *m = gm->m;
+    uint32_t mode = rv_gen_below(s, 4), n = 0;
+    rv_vec_reserve(m->clobbers, m->regs.len);
     for (uint32_t c = 0; c < gm->ncls; c++) {
         uint32_t prefix = rv_gen_below(s, gm->nalloc[c] + 1);
         uint64_t bits = mode == 3 ? rv_gen_bits(s) : 0;
         for (uint32_t i = 0; i < gm->nalloc[c]; i++) {
             bool in = mode == 1 || (mode == 2 && i < prefix) || (mode == 3 && ((bits >> i) & 1));
-            if (in) buf[n++] = gm->alloc[c][i];
+            if (in) m->clobbers.data[n++] = gm->alloc[c][i];
         }
     }
-    ravel_machine_set_clobbers(gm->m, buf, n);
-    gm->clob = gm->m->clobbers.data;
-    gm->nclob = gm->m->clobbers.len;
+    m->clobbers.len = n;
+    gm->clob = m->clobbers.data;
+    gm->nclob = n;
 }
 
 static ravel_machine *gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm)
 {
     memset(gm, 0, sizeof *gm);
-    gm->m = ravel_machine_new();
+    ravel_machine *m = gm->m = ravel_machine_new();
     gm->ncls = (o->features & RV_GEN_CLASSES) ? 1 + rv_gen_below(s, RV_GEN_MAX_CLASSES) : 1;
-    for (uint32_t c = 0; c < gm->ncls; c++) add_class_regs(s, o, gm, c);
+    /* first the sizes (reserved registers: class int often - sp, fp - the others sometimes) */
+    uint32_t n[RV_GEN_MAX_CLASSES], nres[RV_GEN_MAX_CLASSES], nregs = 0;
+    for (uint32_t c = 0; c < gm->ncls; c++) {
+        n[c] = pick_nregs(s, o);
+        nres[c] = 0;
+        if (o->features & RV_GEN_FIXED) {
+            nres[c] = rv_gen_below(s, c == 0 ? 3 : 2);
+            if (c == 0 && nres[c] == 0 && rv_gen_chance(s, 50)) nres[c] = 1;
+        }
+        nregs += n[c] + nres[c];
+    }
+    rv_vec_reserve(m->classes, gm->ncls);
+    rv_vec_reserve(m->regs, nregs);
+    rv_vec_reserve(m->name_reg, gm->ncls + nregs);
+    rv_vec_reserve(m->name_class, gm->ncls + nregs);
+    rv_vec_reserve(m->names.strs, gm->ncls + nregs);
+    rv_vec_reserve(m->names.lens, gm->ncls + nregs);
+    for (uint32_t c = 0; c < gm->ncls; c++) mach_class(m, gm, c, n[c], nres[c]);
     if (o->features & RV_GEN_CALLS) pick_clobbers(s, gm);
-    ravel_machine_set_gc_moving(gm->m, rv_gen_chance(s, 50));
-    return gm->m;
+    m->gc_nonmoving = !rv_gen_chance(s, 50);
+    return m;
 }
 
 /* ---- entry points ---- */
@@ -203,15 +258,17 @@ ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_o
     if (!data) size = 0;
     uint64_t h = rv_hash_bytes(data, size);
     size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
-    rv_gen_src ms = {data, mb, 0, rv_hash64(rv_hash_bytes(data, mb) ^ 0x6d616368ULL), 0, {0}};
-    rv_gen_src fs = {data ? data + mb : NULL, size - mb, 0, h, 0, {0}};
+    rv_gen_src ms, fs;
+    rv_gen_src_init(&ms, data, mb, rv_hash64(rv_hash_bytes(data, mb) ^ 0x6d616368ULL));
+    rv_gen_src_init(&fs, data ? data + mb : NULL, size - mb, h);
     return gen_module(&ms, &fs, o);
 }
 
 ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o)
 {
     uint64_t h = rv_hash64(seed ^ 0x5eed5eed5eedULL);
-    rv_gen_src ms = {NULL, 0, 0, rv_hash64(h ^ 0x6d616368ULL), 0, {0}};
-    rv_gen_src fs = {NULL, 0, 0, h, 0, {0}};
+    rv_gen_src ms, fs;
+    rv_gen_src_init(&ms, NULL, 0, rv_hash64(h ^ 0x6d616368ULL));
+    rv_gen_src_init(&fs, NULL, 0, h);
     return gen_module(&ms, &fs, o);
 }

@@ -70,16 +70,20 @@ bool rv_gen_satisfiable(const ravel_func *f, char *why, size_t whylen);
 #ifdef RV_GEN_INTERNAL
 /* The source of every choice: the input bytes in order, then (when they run
  * out) a splitmix64 PRNG seeded from a hash of the whole input, so short
- * inputs still give varied programs. */
+ * inputs still give varied programs. Both are one stream of bytes: p..end
+ * is the unread part of the current run (the input, then one PRNG pool
+ * after another), so that a draw is one comparison and one load. */
 enum { RV_GEN_POOL = 64 };
 typedef struct rv_gen_src {
-    const uint8_t *data;
-    size_t size, pos;
-    uint64_t rng;
-    uint32_t npool;               /* unused PRNG bytes: pool[RV_GEN_POOL - npool ..] */
+    const uint8_t *p, *end;       /* unread bytes of the current run (the input, then pool) */
+    uint64_t rng;                 /* the PRNG state */
     uint8_t pool[RV_GEN_POOL];    /* eight PRNG words, low byte first */
 } rv_gen_src;
-uint64_t rv_gen_bits(rv_gen_src *s);               /* 64 random bits: 8 input bytes, or the PRNG */
+/* Starts a source on data[0..size) (data may be NULL when size is 0), the
+ * PRNG seeded with seed. The source points into itself: do not copy it. */
+void rv_gen_src_init(rv_gen_src *s, const uint8_t *data, size_t size, uint64_t seed);
+void rv_gen_refill(rv_gen_src *s);                 /* p == end: the next PRNG pool */
+uint64_t rv_gen_bits(rv_gen_src *s);               /* 64 random bits: the next 8 bytes */
 /* The PRNG alone (splitmix64; also immediates). */
 static inline uint64_t rv_gen_u64(rv_gen_src *s)
 {
@@ -88,23 +92,20 @@ static inline uint64_t rv_gen_u64(rv_gen_src *s)
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
+/* The next byte of the stream. */
+static inline uint32_t rv_gen_byte(rv_gen_src *s)
+{
+    if (s->p == s->end) rv_gen_refill(s);
+    return *s->p++;
+}
 uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
-void rv_gen_refill(rv_gen_src *s); /* eight PRNG words into the pool */
-/* A choice in [0, n) (0 if n <= 1). One input byte decides it when
- * n <= 256 (two when n <= 65536, four above), so that a mutated byte
- * changes one decision; once the bytes run out the PRNG answers. */
+/* A choice in [0, n) (0, and no byte used, if n <= 1). One byte decides it
+ * when n <= 256 (two when n <= 65536, four above), so that a mutated input
+ * byte changes one decision. Scaled by a multiply, not a division. */
 static inline uint32_t rv_gen_below(rv_gen_src *s, uint32_t n)
 {
     if (n <= 1) return 0;
-    if (n <= 256) {
-        if (s->pos < s->size) return s->data[s->pos++] % n;
-        /* one PRNG word serves eight small choices; words are made eight at
-         * a time, so that this branch is rarely taken (and mispredicted) */
-        if (!s->npool) rv_gen_refill(s);
-        uint32_t b = s->pool[RV_GEN_POOL - s->npool--];
-        return (b * n) >> 8;
-    }
-    if (s->pos >= s->size) return (uint32_t)(((rv_gen_u64(s) >> 32) * (uint64_t)n) >> 32);
+    if (n <= 256) return (rv_gen_byte(s) * n) >> 8;
     return rv_gen_below_slow(s, n);
 }
 /* True with probability pct/100. */

@@ -83,6 +83,8 @@
 enum { NTYPES = RV_GEN_MAX_CLASSES * 2 }; /* a value's type: class * 2 + ref */
 enum { MAX_DEPTH = 6, MAX_PARAMS = 6, MAX_RET = 4 };
 enum { PT_E = 1, PT_L = 2 }; /* program points of an instruction */
+/* register ids of a generated machine: per class its allocatable then its reserved registers */
+enum { NREGS = RV_GEN_MAX_CLASSES * (RV_GEN_MAX_CLASS_REGS + RV_GEN_MAX_RESERVED) };
 
 /* Mnemonics (RAVEL_OP_OTHER) and callees (RAVEL_OP_CALL), interned once
  * per function on first use (gen.syms). */
@@ -131,13 +133,19 @@ typedef struct gen {
     struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
     uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];
-    uint64_t resv[4];               /* bit r: register r is reserved (RV_GEN_MAX_CLASSES * (64 + 2) < 256) */
+    /* constraint draws (one byte x, see draw): x < fix_hi fixed, 36 <= x < any_hi any,
+     * 67 <= x < stack_hi stack, x >= span_lo early def / late use; 0 or 256 when the
+     * feature is off. A byte below far256 picks a value anywhere in scope (pressure). */
+    uint32_t fix_hi, any_hi, stack_hi, span_lo, far256;
+    /* the instruction being built (rule S2): fixed[r] == serial << 2 | points
+     * means register r is fixed at those points; stale serials mean none */
+    uint32_t serial;
+    uint32_t fixed[NREGS];
+    bool resv[NREGS];               /* register r is reserved */
     uint32_t syms[NM_COUNT];        /* mnemonics[i]'s symbol in f, RAVEL_NONE until used */
-    uint32_t clob_buf[RV_GEN_MAX_CLASSES * (RV_GEN_MAX_CLASS_REGS + RV_GEN_MAX_RESERVED)];
+    uint32_t clob_buf[NREGS];
 } gen;
 
-static bool bit_has(const uint64_t *s, uint32_t r) { return (s[r >> 6] >> (r & 63)) & 1u; }
-static void bit_set(uint64_t *s, uint32_t r) { s[r >> 6] |= 1ull << (r & 63); }
 static uint32_t below(gen *g, uint32_t n) { return rv_gen_below(g->s, n); }
 static bool chance(gen *g, uint32_t pct) { return rv_gen_chance(g->s, pct); }
 static bool has(const gen *g, unsigned feature) { return (g->feat & feature) != 0; }
@@ -169,19 +177,23 @@ static uint32_t vtype(const gen *g, uint32_t v)
     const rv_vreg *r = &g->f->vregs.data[v];
     return r->cls * 2u + (r->ref ? 1u : 0u);
 }
-static void make_avail(gen *g, uint32_t v)
+static void make_avail_t(gen *g, uint32_t v, uint32_t t)
 {
-    uint32_t t = vtype(g, v);
     rv_vec_push(g->avail[t], v);
     g->nonempty |= 1u << t;
 }
+static void make_avail(gen *g, uint32_t v) { make_avail_t(g, v, vtype(g, v)); }
+
+/* n - 1 - near[min(n, 4)][k]: one of the newest values (k random). */
+static const uint8_t near_tab[5][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 1}, {0, 1, 2, 0}, {0, 1, 2, 3}};
 
 /* A value of type t: with probability `pressure` anywhere in scope (long
- * live ranges, many values live at once), else one of the newest. */
+ * live ranges, many values live at once), else one of the newest four.
+ * One byte decides both (far or near, and which of the newest). */
 static uint32_t pick_of_type(gen *g, uint32_t t)
 {
-    uint32_t n = g->avail[t].len;
-    uint32_t i = chance(g, g->o->pressure) ? below(g, n) : n - 1 - below(g, n < 4 ? n : 4);
+    uint32_t n = g->avail[t].len, x = below(g, 256);
+    uint32_t i = x < g->far256 ? below(g, n) : n - 1 - near_tab[n < 4 ? n : 4][x & 3];
     return g->avail[t].data[i];
 }
 
@@ -263,16 +275,18 @@ static const uint8_t type_at[1u << NTYPES][12] = {
     {0, 0, 0, 1, 2, 2, 2, 3, 4, 4, 4, 5},
 };
 
+
 /* A value of class cls (-1: any) and ref-ness ref (-1: either), or
  * RAVEL_NONE when none is in scope. Non-reference types weigh three times
- * as much as reference types. (Hot: a bit mask of the candidate types.) */
+ * as much as reference types; a single candidate type costs no draw. */
 static uint32_t pick_val(gen *g, int cls, int ref)
 {
     uint32_t mask = g->nonempty;
     if (cls >= 0) mask &= 3u << (2 * cls);
     if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
     if (!mask) return RAVEL_NONE;
-    return pick_of_type(g, type_at[mask][below(g, type_weight[mask])]);
+    uint32_t k = mask & (mask - 1) ? below(g, type_weight[mask]) : 0;
+    return pick_of_type(g, type_at[mask][k]);
 }
 
 /* A type that has a value in scope (for parameters), or NTYPES if none. */
@@ -290,173 +304,211 @@ static int64_t pick_imm(gen *g)
     return (int64_t)rv_gen_u64(g->s);
 }
 
-/* ---- one instruction: operands under the satisfiability budget ---- */
+/* ---- one instruction: operands under the satisfiability budget ----
+ * An instruction is built in place: gi_init marks where it starts; its defs
+ * (each a new vreg) and then its uses are appended straight to f->ops, its
+ * immediates to f->imms (with their position among the uses), and each
+ * operand is added only if the budget (rules S1-S3) still holds. emit()
+ * then writes the rv_inst; gi_abandon() drops an unfinished one. Only one
+ * instruction is under construction at a time: nothing else may append
+ * to f->ops, f->imms or f->vregs in between (values may be picked). */
 
 #define GI_DEFS 8
 #define GI_USES 40
 #define GI_IMMS 4
 
 typedef struct gop {
-    uint32_t v;    /* use: vreg id; def: its type until emitted, then the vreg id */
     uint8_t kind;  /* ravel_constraint */
     uint8_t pos;   /* ravel_pos */
     uint16_t arg;  /* register (fixed) or use index (reuse) */
 } gop;
 
 typedef struct ginst {
-    ravel_opcode op;
-    uint32_t name;           /* mnemonic / callee: index into mnemonics[], or NM_NONE */
-    uint32_t nd, nu, ni;
-    gop defs[GI_DEFS], uses[GI_USES];
-    int64_t imm[GI_IMMS];
-    uint8_t imm_at[GI_IMMS]; /* the immediate precedes vreg use number imm_at */
+    uint8_t op;              /* ravel_opcode */
     bool safepoint, clob_attr, no_span;
+    uint32_t name;           /* mnemonic / callee: index into mnemonics[], or NM_NONE */
+    uint32_t first_op, first_imm, first_vreg, first_num; /* f's lengths when it began */
+    uint32_t nd, nu, ni;
     uint32_t nclob;          /* explicit clobbers, in g->clob_buf */
-    /* budget (rules S1-S3) */
-    uint64_t fe[4], fl[4], fa[4]; /* registers fixed at the early point, the late point, any point */
+    /* budget (S3): distinct allocatable fixed registers, non-fixed register operands early / late */
     uint16_t nfix[RV_GEN_MAX_CLASSES], ne[RV_GEN_MAX_CLASSES], nl[RV_GEN_MAX_CLASSES];
 } ginst;
 
-static void gi_init(ginst *I, ravel_opcode op, uint32_t name)
+/* Marks where an instruction starts (so that gi_abandon can drop it). */
+static void gi_mark(const gen *g, ginst *I)
 {
-    I->op = op;
+    const ravel_func *f = g->f;
+    I->first_op = f->ops.len;
+    I->first_imm = f->imms.len;
+    I->first_vreg = f->vregs.len;
+    I->first_num = f->next_num;
+}
+
+static void gi_init(gen *g, ginst *I, ravel_opcode op, uint32_t name)
+{
+    ravel_func *f = g->f;
+    rv_vec_reserve(f->ops, GI_DEFS + GI_USES);
+    rv_vec_reserve(f->vregs, GI_DEFS);
+    rv_vec_reserve(f->imms, GI_IMMS);
+    I->op = (uint8_t)op;
     I->name = name;
-    I->nd = I->nu = I->ni = 0;
     I->safepoint = I->clob_attr = I->no_span = false;
-    I->nclob = 0;
-    memset(I->fe, 0, sizeof I->fe);
-    memset(I->fl, 0, sizeof I->fl);
-    memset(I->fa, 0, sizeof I->fa);
+    gi_mark(g, I);
+    I->nd = I->nu = I->ni = I->nclob = 0;
     memset(I->nfix, 0, sizeof I->nfix);
     memset(I->ne, 0, sizeof I->ne);
     memset(I->nl, 0, sizeof I->nl);
+    g->serial++; /* forgets the previous instruction's fixed registers */
 }
 
-static bool reg_reserved(const gen *g, uint32_t r) { return bit_has(g->resv, r); }
-
-static unsigned op_points(bool def, uint8_t pos)
+/* Drops everything the unfinished instruction appended. */
+static void gi_abandon(gen *g, const ginst *I)
 {
-    if (def) return pos == RAVEL_POS_EARLY ? PT_E | PT_L : PT_L;
-    return pos == RAVEL_POS_LATE ? PT_E | PT_L : PT_E;
+    ravel_func *f = g->f;
+    f->ops.len = I->first_op;
+    f->imms.len = I->first_imm;
+    f->vregs.len = I->first_vreg;
+    f->next_num = I->first_num;
 }
 
-/* S2/S3: can an operand of class c that needs a register at points pts
- * (register reg if fixed, any allocatable one if reg == RAVEL_NONE) be
- * added? Stricter than S2: a register already fixed at a point is never
+/* Points an operand occupies (S1): [def][ravel_pos]. */
+static const uint8_t op_pts[2][3] = {
+    [0] = {[RAVEL_POS_DEFAULT] = PT_E, [RAVEL_POS_EARLY] = PT_E, [RAVEL_POS_LATE] = PT_E | PT_L},
+    [1] = {[RAVEL_POS_DEFAULT] = PT_L, [RAVEL_POS_EARLY] = PT_E | PT_L, [RAVEL_POS_LATE] = PT_L},
+};
+
+/* S2/S3: if an operand of class c that needs a register (o: `reg`, or
+ * `fixed` to o->arg) at points pts keeps the budget, counts it and returns
+ * true. Stricter than S2: a register already fixed at a point is never
  * named again at that point, not even for the same vreg. */
-static bool fits(const gen *g, const ginst *I, uint32_t c, uint32_t reg, unsigned pts)
+static bool budget(gen *g, ginst *I, uint32_t c, const gop *o, unsigned pts)
 {
     uint32_t a = g->gm->nalloc[c], nfix = I->nfix[c];
-    if (reg != RAVEL_NONE) {
-        if (((pts & PT_E) && bit_has(I->fe, reg)) || ((pts & PT_L) && bit_has(I->fl, reg))) return false;
-        if (!reg_reserved(g, reg) && !bit_has(I->fa, reg)) nfix++;
-        return nfix + I->ne[c] <= a && nfix + I->nl[c] <= a;
+    if (o->kind == RAVEL_C_FIXED) {
+        uint32_t r = o->arg, x = g->fixed[r], cur = (x >> 2) == g->serial ? x & 3u : 0u;
+        if (cur & pts) return false;
+        nfix += !cur && !g->resv[r]; /* a new allocatable register */
+        if (nfix + I->ne[c] > a || nfix + I->nl[c] > a) return false;
+        I->nfix[c] = (uint16_t)nfix;
+        g->fixed[r] = g->serial << 2 | cur | pts;
+        return true;
     }
-    return nfix + I->ne[c] + ((pts & PT_E) ? 1u : 0u) <= a && nfix + I->nl[c] + ((pts & PT_L) ? 1u : 0u) <= a;
-}
-
-static void take(const gen *g, ginst *I, uint32_t c, uint32_t reg, unsigned pts)
-{
-    if (reg != RAVEL_NONE) {
-        if (pts & PT_E) bit_set(I->fe, reg);
-        if (pts & PT_L) bit_set(I->fl, reg);
-        if (!reg_reserved(g, reg) && !bit_has(I->fa, reg)) I->nfix[c]++;
-        bit_set(I->fa, reg);
-        return;
-    }
-    if (pts & PT_E) I->ne[c]++;
-    if (pts & PT_L) I->nl[c]++;
-}
-
-/* A register of class c for fixed(R): reserved ones a quarter of the time. */
-static uint32_t pick_fixed_reg(gen *g, uint32_t c)
-{
-    const rv_gen_mach *gm = g->gm;
-    if (gm->nres[c] && chance(g, 25)) return gm->res[c][below(g, gm->nres[c])];
-    return gm->alloc[c][below(g, gm->nalloc[c])];
-}
-
-/* Draws a constraint: mostly `reg`; `fixed`, `any`, `stack` and the
- * non-default positions when enabled (never early defs or late uses on
- * clobbering instructions or safepoints: S5). */
-static void draw(gen *g, const ginst *I, uint32_t c, bool def, gop *o)
-{
-    uint32_t x = below(g, 256); /* one choice: kind in the low range, position at the top */
-    o->kind = RAVEL_C_REG;
-    o->pos = RAVEL_POS_DEFAULT;
-    o->arg = 0;
-    if (has(g, RV_GEN_FIXED) && x < 36) {
-        o->kind = RAVEL_C_FIXED;
-        o->arg = (uint16_t)pick_fixed_reg(g, c);
-    } else if (has(g, RV_GEN_ANY_STACK) && x >= 36 && x < 67) {
-        o->kind = RAVEL_C_ANY;
-    } else if (has(g, RV_GEN_ANY_STACK) && x >= 67 && x < 82) {
-        o->kind = RAVEL_C_STACK;
-    }
-    if (has(g, RV_GEN_EARLY_LATE) && !I->no_span && x >= 236) o->pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
-}
-
-static bool needs_reg(uint8_t kind) { return kind == RAVEL_C_REG || kind == RAVEL_C_FIXED || kind == RAVEL_C_REUSE; }
-
-static bool try_place(const gen *g, ginst *I, uint32_t c, bool def, const gop *o)
-{
-    if (!needs_reg(o->kind)) return true;
-    uint32_t reg = o->kind == RAVEL_C_FIXED ? o->arg : RAVEL_NONE;
-    unsigned pts = op_points(def, o->pos);
-    if (!fits(g, I, c, reg, pts)) return false;
-    take(g, I, c, reg, pts);
+    uint32_t e = pts & PT_E, l = pts >> 1;
+    if (nfix + I->ne[c] + e > a || nfix + I->nl[c] + l > a) return false;
+    I->ne[c] = (uint16_t)(I->ne[c] + e);
+    I->nl[c] = (uint16_t)(I->nl[c] + l);
     return true;
 }
 
-/* Places o under the budget: as drawn, else `reg` at the default position,
- * else `any` (when enabled). False if nothing fits. */
+/* A register of class c for fixed(R), from one byte: reserved ones a
+ * quarter of the time (when the class has any). */
+static uint32_t pick_fixed_reg(gen *g, uint32_t c)
+{
+    const rv_gen_mach *gm = g->gm;
+    uint32_t y = below(g, 256);
+    if (!gm->nres[c]) return gm->alloc[c][(y * gm->nalloc[c]) >> 8];
+    if (y < 64) return gm->res[c][gm->nres[c] == 2 ? y & 1 : 0];
+    return gm->alloc[c][(y - 64) * gm->nalloc[c] / 192];
+}
+
+/* Draws a constraint from one byte: mostly `reg`; `fixed`, `any`, `stack`
+ * and the non-default positions when enabled (never early defs or late
+ * uses on clobbering instructions or safepoints: S5). */
+static gop draw(gen *g, const ginst *I, uint32_t c, bool def)
+{
+    uint32_t x = below(g, 256);
+    gop o = {RAVEL_C_REG, RAVEL_POS_DEFAULT, 0};
+    if (x < g->fix_hi) {
+        o.kind = RAVEL_C_FIXED;
+        o.arg = (uint16_t)pick_fixed_reg(g, c);
+    } else if (x >= 36 && x < g->any_hi) {
+        o.kind = RAVEL_C_ANY;
+    } else if (x >= 67 && x < g->stack_hi) {
+        o.kind = RAVEL_C_STACK;
+    }
+    if (x >= g->span_lo && !I->no_span) o.pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+    return o;
+}
+
+/* Places *o under the budget: as drawn, else `reg` at the default
+ * position, else `any` (when enabled). False if nothing fits. */
 static bool place(gen *g, ginst *I, uint32_t c, bool def, gop *o)
 {
-    if (try_place(g, I, c, def, o)) return true;
-    o->kind = RAVEL_C_REG;
-    o->pos = RAVEL_POS_DEFAULT;
-    o->arg = 0;
-    if (try_place(g, I, c, def, o)) return true;
+    if (o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK) return true; /* S6 */
+    if (budget(g, I, c, o, op_pts[def][o->pos])) return true;
+    *o = (gop){RAVEL_C_REG, RAVEL_POS_DEFAULT, 0};
+    if (budget(g, I, c, o, def ? PT_L : PT_E)) return true;
     if (!has(g, RV_GEN_ANY_STACK)) return false;
     o->kind = RAVEL_C_ANY;
     return true;
 }
 
-/* Adds a def (kept as its type until emitted) with a given or drawn
- * constraint. */
-static bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, const gop *want)
+/* rv_operand.flags of a use / def at a ravel_pos, as add_operand in
+ * func.c computes them. */
+static const uint8_t op_flags[2][3] = {
+    [0] = {[RAVEL_POS_DEFAULT] = 0, [RAVEL_POS_EARLY] = RV_OPF_EXPLICIT_POS,
+           [RAVEL_POS_LATE] = RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
+    [1] = {[RAVEL_POS_DEFAULT] = RV_OPF_DEF | RV_OPF_LATE, [RAVEL_POS_EARLY] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS,
+           [RAVEL_POS_LATE] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
+};
+
+/* Appends an operand (room reserved by gi_init). */
+static void push_op(ravel_func *f, uint32_t vreg, gop o, bool def)
 {
-    if (I->nd >= GI_DEFS) return false;
-    gop *o = &I->defs[I->nd];
-    if (want) *o = *want; else draw(g, I, c, true, o);
-    if (!place(g, I, c, true, o)) return false;
-    o->v = c * 2u + (ref ? 1u : 0u);
+    rv_operand *x = &f->ops.data[f->ops.len++];
+    x->vreg = vreg;
+    x->loc = RAVEL_LOC_NONE;
+    x->kind = o.kind;
+    x->flags = op_flags[def][o.pos];
+    x->arg = o.arg;
+}
+
+/* A vreg of type t (class * 2 + ref) with the next number. */
+static uint32_t new_vreg(ravel_func *f, uint32_t t)
+{
+    rv_vec_reserve(f->vregs, 1);
+    rv_vreg *v = &f->vregs.data[f->vregs.len];
+    v->num = f->next_num++;
+    v->cls = (uint8_t)(t / 2);
+    v->ref = (t & 1) != 0;
+    v->has_class = true;
+    return f->vregs.len++;
+}
+
+/* Adds a def (a new vreg of class c) with constraint o, if it fits. Defs
+ * precede uses. */
+static bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, gop o)
+{
+    if (I->nd >= GI_DEFS || I->nu || !place(g, I, c, true, &o)) return false;
+    push_op(g->f, new_vreg(g->f, c * 2u + (ref ? 1u : 0u)), o, true);
     I->nd++;
     return true;
 }
-static bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, NULL); }
+static bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, draw(g, I, c, true)); }
 
-static bool add_use_as(gen *g, ginst *I, uint32_t v, const gop *want)
+static bool add_use_as(gen *g, ginst *I, uint32_t v, gop o)
 {
-    if (I->nu >= GI_USES || v == RAVEL_NONE) return false;
-    gop *o = &I->uses[I->nu];
-    uint32_t c = g->f->vregs.data[v].cls;
-    if (want) *o = *want; else draw(g, I, c, false, o);
-    if (!place(g, I, c, false, o)) return false;
-    o->v = v;
+    if (I->nu >= GI_USES || v == RAVEL_NONE || !place(g, I, g->f->vregs.data[v].cls, false, &o)) return false;
+    push_op(g->f, v, o, false);
     I->nu++;
     return true;
 }
-static bool add_use(gen *g, ginst *I, uint32_t v) { return add_use_as(g, I, v, NULL); }
+static bool add_use(gen *g, ginst *I, uint32_t v)
+{
+    if (v == RAVEL_NONE) return false;
+    return add_use_as(g, I, v, draw(g, I, g->f->vregs.data[v].cls, false));
+}
 
-static gop fixed_op(uint32_t reg) { return (gop){0, RAVEL_C_FIXED, RAVEL_POS_DEFAULT, (uint16_t)reg}; }
-static gop kind_op(ravel_constraint k) { return (gop){0, (uint8_t)k, RAVEL_POS_DEFAULT, 0}; }
+static gop fixed_op(uint32_t reg) { return (gop){RAVEL_C_FIXED, RAVEL_POS_DEFAULT, (uint16_t)reg}; }
+static gop kind_op(ravel_constraint k) { return (gop){(uint8_t)k, RAVEL_POS_DEFAULT, 0}; }
 
+/* An immediate after the uses added so far. */
 static void add_imm(gen *g, ginst *I, int64_t x)
 {
     if (I->ni >= GI_IMMS) return;
-    I->imm[I->ni] = x;
-    I->imm_at[I->ni] = (uint8_t)I->nu;
+    rv_imm *im = &g->f->imms.data[g->f->imms.len++];
+    im->value = x;
+    im->pos = (uint16_t)(I->nu + I->ni);
     I->ni++;
 }
 
@@ -465,16 +517,16 @@ static void add_imm(gen *g, ginst *I, int64_t x)
 static void maybe_reuse(gen *g, ginst *I)
 {
     if (!has(g, RV_GEN_REUSE) || !I->nd || !I->nu || !chance(g, 35)) return;
-    gop *d = &I->defs[below(g, I->nd)];
-    if (d->kind != RAVEL_C_REG || d->pos == RAVEL_POS_EARLY) return;
-    uint32_t start = below(g, I->nu);
-    for (uint32_t i = 0; i < I->nu; i++) {
-        uint32_t k = (start + i) % I->nu;
-        const gop *u = &I->uses[k];
-        if (u->kind != RAVEL_C_REG || u->pos == RAVEL_POS_LATE || g->f->vregs.data[u->v].cls != d->v / 2) continue;
+    const ravel_func *f = g->f;
+    rv_operand *ops = f->ops.data + I->first_op, *d = &ops[below(g, I->nd)];
+    if (d->kind != RAVEL_C_REG || !rv_op_is_late(d)) return;
+    uint32_t dc = f->vregs.data[d->vreg].cls, k = below(g, I->nu);
+    for (uint32_t i = 0; i < I->nu; i++, k = k + 1 == I->nu ? 0 : k + 1) {
+        const rv_operand *u = &ops[I->nd + k];
+        if (u->kind != RAVEL_C_REG || rv_op_is_late(u) || f->vregs.data[u->vreg].cls != dc) continue;
         bool taken = false;
         for (uint32_t j = 0; j < I->nd; j++)
-            if (I->defs[j].kind == RAVEL_C_REUSE && I->defs[j].arg == k) taken = true;
+            if (ops[j].kind == RAVEL_C_REUSE && ops[j].arg == k) taken = true;
         if (taken) continue;
         d->kind = RAVEL_C_REUSE;
         d->arg = (uint16_t)k;
@@ -504,49 +556,23 @@ static void random_clobbers(gen *g, ginst *I, uint32_t density)
 }
 
 /* ---- emitting: straight into the function's arrays ----
- * The generator's instructions are valid by construction, so the hot path
- * does not go through ravel_inst_begin/def/use/imm/clobbers/safepoint (their
- * argument checks and the per-call interning of names cost more than the
- * generation itself). It keeps the builder's guarantees (ir/func.c): the
- * instruction is appended to f->insts and to the open block; its defs then
- * uses are appended to f->ops; immediates carry their position among the
+ * The generator's instructions are valid by construction, so they do not go
+ * through ravel_inst_begin/def/use/imm/succ (their argument checks and the
+ * per-call interning of names cost more than the generation itself). This
+ * keeps the builder's guarantees (ir/func.c): the instruction is appended to
+ * f->insts and to the open block; its defs then uses are in f->ops (put
+ * there by add_def/add_use); immediates carry their position among the
  * uses; a clobber list is sorted and unique in f->u32; new vregs take fresh
- * numbers (next_num) with their class known. The vreg number map is never
- * built on this path (vmap_built stays false). The instruction is left open
- * in the builder (f->cur_inst) so that ravel_inst_succ / ravel_inst_end
- * work on it as usual. Requires: a block is open, no instruction is. */
+ * numbers (next_num) with their class known; successors are appended to
+ * f->succs with their arguments in f->u32. The vreg number map is never
+ * built on this path (vmap_built stays false). A terminator is left open in
+ * the builder (f->cur_inst) while its successors are added (add_succ), then
+ * closed (end_inst). Requires: a block is open, no instruction is. */
 
 static uint32_t name_sym(gen *g, uint32_t nm)
 {
     if (g->syms[nm] == RAVEL_NONE) g->syms[nm] = rv_sym_intern(&g->f->syms, mnemonics[nm], strlen(mnemonics[nm]));
     return g->syms[nm];
-}
-
-/* A vreg of type t (class * 2 + ref) with the next number. */
-static uint32_t new_vreg(ravel_func *f, uint32_t t)
-{
-    rv_vec_reserve(f->vregs, 1);
-    rv_vreg *v = &f->vregs.data[f->vregs.len];
-    v->num = f->next_num++;
-    v->cls = (uint8_t)(t / 2);
-    v->ref = (t & 1) != 0;
-    v->has_class = true;
-    return f->vregs.len++;
-}
-
-/* rv_operand.flags of a def / use at a ravel_pos, as add_operand in
- * func.c computes them. */
-static const uint8_t op_flags[2][3] = {
-    [0] = {[RAVEL_POS_DEFAULT] = 0, [RAVEL_POS_EARLY] = RV_OPF_EXPLICIT_POS,
-           [RAVEL_POS_LATE] = RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
-    [1] = {[RAVEL_POS_DEFAULT] = RV_OPF_DEF | RV_OPF_LATE, [RAVEL_POS_EARLY] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS,
-           [RAVEL_POS_LATE] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
-};
-
-static rv_operand make_op(uint32_t vreg, const gop *o, bool def)
-{
-    rv_operand x = {vreg, RAVEL_LOC_NONE, o->kind, op_flags[def][o->pos], o->arg};
-    return x;
 }
 
 /* Appends regs[0..n) to f->u32 sorted and without repeats (the lists made
@@ -567,39 +593,23 @@ static uint32_t push_clobbers(ravel_func *f, const uint32_t *regs, uint32_t n)
     return w;
 }
 
-/* Starts the instruction: defs (creating their vregs), uses with
- * immediates in place, attributes. Leaves it open. */
-static void emit_begin(gen *g, ginst *I)
+/* Writes the instruction built in I (its operands and immediates are in
+ * place) and leaves it open. */
+static void emit_begin(gen *g, const ginst *I)
 {
     ravel_func *f = g->f;
     rv_vec_reserve(f->insts, 1);
-    rv_vec_reserve(f->ops, I->nd + I->nu);
-    rv_vec_reserve(f->imms, I->ni);
     uint32_t id = f->insts.len;
     rv_inst *in = &f->insts.data[id];
     memset(in, 0, sizeof *in);
-    in->op = (uint8_t)I->op;
+    in->op = I->op;
     in->ndefs = (uint16_t)I->nd;
     in->nuses = (uint16_t)I->nu;
     in->nimms = (uint16_t)I->ni;
-    in->first_op = f->ops.len;
-    in->first_imm = f->imms.len;
+    in->first_op = I->first_op;
+    in->first_imm = I->first_imm;
     in->name = I->name == NM_NONE ? RAVEL_NONE : name_sym(g, I->name);
     if (I->op == RAVEL_OP_JUMP || I->op == RAVEL_OP_BR) in->u.succ.first = f->succs.len;
-    rv_operand *op = f->ops.data + f->ops.len;
-    for (uint32_t i = 0; i < I->nd; i++) {
-        gop *d = &I->defs[i];
-        d->v = new_vreg(f, d->v);
-        *op++ = make_op(d->v, d, true);
-    }
-    for (uint32_t i = 0; i < I->nu; i++) *op++ = make_op(I->uses[i].v, &I->uses[i], false);
-    f->ops.len += I->nd + I->nu;
-    rv_imm *im = f->imms.data + f->imms.len;
-    for (uint32_t k = 0; k < I->ni; k++) { /* after imm_at[k] uses and k immediates */
-        im[k].value = I->imm[k];
-        im[k].pos = (uint16_t)(I->imm_at[k] + k);
-    }
-    f->imms.len += I->ni;
     if (I->clob_attr) {
         in->flags |= RV_IF_CLOBBERS;
         in->first_clob = f->u32.len;
@@ -613,19 +623,42 @@ static void emit_begin(gen *g, ginst *I)
     g->ninsts++;
 }
 
+/* Closes the open instruction (what ravel_inst_end does). */
+static void end_inst(ravel_func *f)
+{
+    f->cur_inst = RAVEL_NONE;
+    f->building_uses = false;
+}
+
+/* A successor of the open terminator, with arguments (what ravel_inst_succ
+ * does, unchecked). */
+static void add_succ(ravel_func *f, uint32_t block, const uint32_t *args, uint32_t nargs)
+{
+    rv_succ s = {block, f->u32.len, nargs};
+    rv_vec_reserve(f->u32, nargs);
+    if (nargs) memcpy(f->u32.data + f->u32.len, args, nargs * sizeof *args);
+    f->u32.len += nargs;
+    rv_vec_push(f->succs, s);
+    f->insts.data[f->cur_inst].u.succ.n++;
+}
+
 /* Emits a non-terminator; its defs come into scope. Returns the first def's
  * vreg (or RAVEL_NONE). */
-static uint32_t emit(gen *g, ginst *I)
+static uint32_t emit(gen *g, const ginst *I)
 {
     emit_begin(g, I);
-    g->f->cur_inst = RAVEL_NONE; /* what ravel_inst_end does */
-    g->f->building_uses = false;
-    for (uint32_t i = 0; i < I->nd; i++) make_avail(g, I->defs[i].v);
-    return I->nd ? I->defs[0].v : RAVEL_NONE;
+    end_inst(g->f);
+    const rv_operand *ops = g->f->ops.data + I->first_op;
+    const rv_vreg *vr = g->f->vregs.data;
+    for (uint32_t i = 0; i < I->nd; i++) {
+        uint32_t v = ops[i].vreg;
+        make_avail_t(g, v, vr[v].cls * 2u + (vr[v].ref ? 1u : 0u));
+    }
+    return I->nd ? ops[0].vreg : RAVEL_NONE;
 }
 
 /* ---- instruction kinds (each returns false if it could not be built;
- * the caller then emits a const, which always fits) ---- */
+ * the caller then drops it and emits a const, which always fits) ---- */
 
 static uint32_t pick_class(gen *g) { return below(g, g->gm->ncls); }
 static bool maybe_ref(gen *g, uint32_t pct) { return has(g, RV_GEN_SAFEPOINTS) && chance(g, pct); }
@@ -633,48 +666,45 @@ static bool maybe_ref(gen *g, uint32_t pct) { return has(g, RV_GEN_SAFEPOINTS) &
 static void inst_const(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_CONST, NM_NONE);
+    gi_init(g, &I, RAVEL_OP_CONST, NM_NONE);
     uint32_t c = pick_class(g);
-    if (!add_def(g, &I, c, maybe_ref(g, 10))) add_def_as(g, &I, c, false, NULL);
+    if (!add_def(g, &I, c, maybe_ref(g, 10))) add_def_as(g, &I, c, false, kind_op(RAVEL_C_REG));
     add_imm(g, &I, pick_imm(g));
     emit(g, &I);
 }
 
-static bool inst_arith(gen *g)
+static bool inst_arith(gen *g, ginst *I)
 {
-    ginst I;
-    gi_init(&I, (ravel_opcode)(RAVEL_OP_ADD + below(g, RAVEL_OP_LE - RAVEL_OP_ADD + 1)), NM_NONE);
+    gi_init(g, I, (ravel_opcode)(RAVEL_OP_ADD + below(g, RAVEL_OP_LE - RAVEL_OP_ADD + 1)), NM_NONE);
     uint32_t v0 = pick_val(g, -1, -1);
     if (v0 == RAVEL_NONE) return false;
     uint32_t c = g->f->vregs.data[v0].cls;
-    if (!add_def(g, &I, c, maybe_ref(g, 4))) return false;
-    if (!add_use(g, &I, v0)) add_imm(g, &I, pick_imm(g));
-    if (chance(g, 25) || !add_use(g, &I, pick_val(g, chance(g, 80) ? (int)c : -1, -1))) add_imm(g, &I, pick_imm(g));
-    maybe_reuse(g, &I);
-    emit(g, &I);
+    if (!add_def(g, I, c, maybe_ref(g, 4))) return false;
+    if (!add_use(g, I, v0)) add_imm(g, I, pick_imm(g));
+    if (chance(g, 25) || !add_use(g, I, pick_val(g, chance(g, 80) ? (int)c : -1, -1))) add_imm(g, I, pick_imm(g));
+    maybe_reuse(g, I);
+    emit(g, I);
     return true;
 }
 
-static bool inst_copy(gen *g)
+static bool inst_copy(gen *g, ginst *I)
 {
-    ginst I;
-    gi_init(&I, RAVEL_OP_COPY, NM_NONE);
+    gi_init(g, I, RAVEL_OP_COPY, NM_NONE);
     uint32_t v = pick_val(g, -1, -1);
     if (v == RAVEL_NONE) return false;
     const rv_vreg *r = &g->f->vregs.data[v];
-    if (!add_def(g, &I, r->cls, r->ref) || !add_use(g, &I, v)) return false;
-    emit(g, &I);
+    if (!add_def(g, I, r->cls, r->ref) || !add_use(g, I, v)) return false;
+    emit(g, I);
     return true;
 }
 
-static bool inst_out(gen *g)
+static bool inst_out(gen *g, ginst *I)
 {
-    ginst I;
-    gi_init(&I, RAVEL_OP_OUT, NM_NONE);
+    gi_init(g, I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 2 + g->o->pressure / 16);
-    for (uint32_t i = 0; i < n; i++) add_use(g, &I, pick_val(g, -1, -1));
-    if (!I.nu) return false;
-    emit(g, &I);
+    for (uint32_t i = 0; i < n; i++) add_use(g, I, pick_val(g, -1, -1));
+    if (!I->nu) return false;
+    emit(g, I);
     return true;
 }
 
@@ -684,7 +714,7 @@ static bool inst_out(gen *g)
 static void inst_keepalive(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_OUT, NM_NONE);
+    gi_init(g, &I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 1 + g->o->pressure / 4);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = pick_type(g);
@@ -693,32 +723,27 @@ static void inst_keepalive(gen *g)
         add_use(g, &I, vals[below(g, g->avail[t].len)]);
     }
     if (I.nu) emit(g, &I);
+    else gi_abandon(g, &I);
 }
-
 
 /* `call NAME`: arguments in the first registers of their class, results
  * in the first registers, extra arguments on the stack; the default or an
  * explicit clobber set (possibly empty); sometimes a safepoint. */
-static bool inst_call(gen *g)
+static bool inst_call(gen *g, ginst *I)
 {
     const rv_gen_mach *gm = g->gm;
-    ginst I;
-    gi_init(&I, RAVEL_OP_CALL, NM_CALLEE + below(g, NM_NCALLEE));
-    I.no_span = true; /* S5 */
+    gi_init(g, I, RAVEL_OP_CALL, NM_CALLEE + below(g, NM_NCALLEE));
+    I->no_span = true; /* S5 */
     uint32_t mode = below(g, 10);
-    if (mode >= 6) random_clobbers(g, &I, mode == 9 ? 0 : 1 + below(g, 3));
-    I.safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 30);
+    if (mode >= 6) random_clobbers(g, I, mode == 9 ? 0 : 1 + below(g, 3));
+    I->safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 30);
     uint32_t next[RV_GEN_MAX_CLASSES] = {0};
     uint32_t nres = below(g, 3);
     for (uint32_t i = 0; i < nres; i++) {
         uint32_t c = pick_class(g);
         bool ref = maybe_ref(g, 30);
-        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c]) {
-            gop w = fixed_op(gm->alloc[c][next[c]++]);
-            add_def_as(g, &I, c, ref, &w);
-        } else {
-            add_def(g, &I, c, ref);
-        }
+        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c]) add_def_as(g, I, c, ref, fixed_op(gm->alloc[c][next[c]++]));
+        else add_def(g, I, c, ref);
     }
     memset(next, 0, sizeof next);
     uint32_t nargs = below(g, 6);
@@ -731,108 +756,103 @@ static bool inst_call(gen *g)
             w = fixed_op(gm->alloc[c][next[c]++]);
         else if (has(g, RV_GEN_ANY_STACK))
             w = kind_op(chance(g, 60) ? RAVEL_C_STACK : RAVEL_C_ANY);
-        add_use_as(g, &I, v, &w);
+        add_use_as(g, I, v, w);
     }
-    emit(g, &I);
+    emit(g, I);
     return true;
 }
-
 
 /* An opaque op: 0-3 defs, 0-5 uses, 0-2 immediates, every constraint kind;
  * sometimes explicit clobbers or a safepoint. */
-static bool inst_opaque(gen *g)
+static bool inst_opaque(gen *g, ginst *I)
 {
-    ginst I;
-    gi_init(&I, RAVEL_OP_OTHER, NM_OPAQUE + below(g, NM_NOPAQUE));
-    if (has(g, RV_GEN_CALLS) && chance(g, 8)) random_clobbers(g, &I, below(g, 3));
-    if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 8)) I.safepoint = I.no_span = true;
+    gi_init(g, I, RAVEL_OP_OTHER, NM_OPAQUE + below(g, NM_NOPAQUE));
+    if (has(g, RV_GEN_CALLS) && chance(g, 8)) random_clobbers(g, I, below(g, 3));
+    if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 8)) I->safepoint = I->no_span = true;
     uint32_t nd = below(g, 4), nu = below(g, 6), ni = below(g, 3);
-    for (uint32_t i = 0; i < nd; i++) add_def(g, &I, pick_class(g), maybe_ref(g, 10));
+    for (uint32_t i = 0; i < nd; i++) add_def(g, I, pick_class(g), maybe_ref(g, 10));
     for (uint32_t i = 0; i < nu; i++) {
         if (ni && chance(g, 30)) {
-            add_imm(g, &I, pick_imm(g));
+            add_imm(g, I, pick_imm(g));
             ni--;
         }
-        add_use(g, &I, pick_val(g, -1, -1));
+        add_use(g, I, pick_val(g, -1, -1));
     }
-    for (; ni; ni--) add_imm(g, &I, pick_imm(g));
-    maybe_reuse(g, &I);
-    emit(g, &I);
+    for (; ni; ni--) add_imm(g, I, pick_imm(g));
+    maybe_reuse(g, I);
+    emit(g, I);
     return true;
 }
-
 
 /* A callsite-like op: per class, values in many distinct fixed registers
  * (allocatable and reserved), one vreg in two of them, extra state on the
  * stack or anywhere, results fixed, clobbers, sometimes a safepoint. */
-static bool inst_callsite(gen *g)
+static bool inst_callsite(gen *g, ginst *I)
 {
     const rv_gen_mach *gm = g->gm;
-    ginst I;
-    gi_init(&I, RAVEL_OP_OTHER, NM_CALLSITE + below(g, NM_NCALLSITE));
+    gi_init(g, I, RAVEL_OP_OTHER, NM_CALLSITE + below(g, NM_NCALLSITE));
     if (chance(g, 50)) {
-        I.clob_attr = I.no_span = true; /* the machine default, written out */
-        for (uint32_t i = 0; i < gm->nclob; i++) g->clob_buf[I.nclob++] = gm->clob[i];
+        I->clob_attr = I->no_span = true; /* the machine default, written out */
+        for (uint32_t i = 0; i < gm->nclob; i++) g->clob_buf[I->nclob++] = gm->clob[i];
     } else {
-        random_clobbers(g, &I, 1 + below(g, 3));
+        random_clobbers(g, I, 1 + below(g, 3));
     }
-    I.safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 50);
+    I->safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 50);
     uint32_t nres = 1 + below(g, 2);
     for (uint32_t i = 0; i < nres; i++) {
         uint32_t c = pick_class(g);
         gop w = fixed_op(gm->alloc[c][below(g, gm->nalloc[c])]);
-        add_def_as(g, &I, c, maybe_ref(g, 20), &w);
+        add_def_as(g, I, c, maybe_ref(g, 20), w);
     }
     for (uint32_t c = 0; c < gm->ncls; c++) {
         uint32_t nregs = gm->nalloc[c] + gm->nres[c];
-        uint32_t n = below(g, (nregs < 6 ? nregs : 6) + 1), start = below(g, nregs), dup = RAVEL_NONE;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t k = (start + i) % nregs;
+        uint32_t n = below(g, (nregs < 6 ? nregs : 6) + 1), k = below(g, nregs), dup = RAVEL_NONE;
+        for (uint32_t i = 0; i < n; i++, k = k + 1 == nregs ? 0 : k + 1) {
             uint32_t reg = k < gm->nalloc[c] ? gm->alloc[c][k] : gm->res[c][k - gm->nalloc[c]];
             uint32_t v = dup != RAVEL_NONE && chance(g, 40) ? dup : pick_val(g, (int)c, -1);
             if (v == RAVEL_NONE) break;
             if (dup == RAVEL_NONE) dup = v; /* passed again in a later register */
-            gop w = fixed_op(reg);
-            add_use_as(g, &I, v, &w);
+            add_use_as(g, I, v, fixed_op(reg));
         }
     }
     if (has(g, RV_GEN_ANY_STACK)) {
         uint32_t n = below(g, 4);
-        for (uint32_t i = 0; i < n; i++) {
-            gop w = kind_op(chance(g, 50) ? RAVEL_C_STACK : RAVEL_C_ANY);
-            add_use_as(g, &I, pick_val(g, -1, -1), &w);
-        }
+        for (uint32_t i = 0; i < n; i++)
+            add_use_as(g, I, pick_val(g, -1, -1), kind_op(chance(g, 50) ? RAVEL_C_STACK : RAVEL_C_ANY));
     }
-    emit(g, &I);
+    emit(g, I);
     return true;
 }
 
 /* A GC poll: a safepoint with a few uses. */
-static bool inst_gcpoll(gen *g)
+static bool inst_gcpoll(gen *g, ginst *I)
 {
-    ginst I;
-    gi_init(&I, RAVEL_OP_OTHER, NM_GCPOLL);
-    I.safepoint = I.no_span = true;
+    gi_init(g, I, RAVEL_OP_OTHER, NM_GCPOLL);
+    I->safepoint = I->no_span = true;
     uint32_t n = below(g, 3);
-    for (uint32_t i = 0; i < n; i++) add_use(g, &I, pick_val(g, -1, 1));
-    emit(g, &I);
+    for (uint32_t i = 0; i < n; i++) add_use(g, I, pick_val(g, -1, 1));
+    emit(g, I);
     return true;
 }
 
 /* One random non-terminator. Needs room for one instruction. */
 static void gen_inst(gen *g)
 {
+    ginst I;
+    gi_mark(g, &I);
     uint32_t x = below(g, 100);
     bool ok;
-    if (x < 40) ok = inst_arith(g);
+    if (x < 40) ok = inst_arith(g, &I);
     else if (x < 48) ok = false; /* const */
-    else if (x < 56) ok = has(g, RV_GEN_COPY) && inst_copy(g);
-    else if (x < 64) ok = inst_out(g);
-    else if (x < 74) ok = has(g, RV_GEN_CALLS) && inst_call(g);
-    else if (x < 88) ok = inst_opaque(g);
-    else if (x < 93) ok = has(g, RV_GEN_CALLS) && has(g, RV_GEN_FIXED) && inst_callsite(g);
-    else ok = has(g, RV_GEN_SAFEPOINTS) && inst_gcpoll(g);
-    if (!ok) inst_const(g);
+    else if (x < 56) ok = has(g, RV_GEN_COPY) && inst_copy(g, &I);
+    else if (x < 64) ok = inst_out(g, &I);
+    else if (x < 74) ok = has(g, RV_GEN_CALLS) && inst_call(g, &I);
+    else if (x < 88) ok = inst_opaque(g, &I);
+    else if (x < 93) ok = has(g, RV_GEN_CALLS) && has(g, RV_GEN_FIXED) && inst_callsite(g, &I);
+    else ok = has(g, RV_GEN_SAFEPOINTS) && inst_gcpoll(g, &I);
+    if (ok) return;
+    gi_abandon(g, &I);
+    inst_const(g);
 }
 
 static void gen_insts(gen *g, uint32_t n)
@@ -845,7 +865,7 @@ static void gen_insts(gen *g, uint32_t n)
 static void emit_ret(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_RET, NM_NONE);
+    gi_init(g, &I, RAVEL_OP_RET, NM_NONE);
     for (uint32_t j = 0; j < g->nret; j++) {
         if (chance(g, 10)) {
             add_imm(g, &I, pick_imm(g));
@@ -857,10 +877,10 @@ static void emit_ret(gen *g)
             v = pick_val(g, -1, -1);
             w = kind_op(RAVEL_C_REG);
         }
-        if (v == RAVEL_NONE || !add_use_as(g, &I, v, &w)) add_imm(g, &I, pick_imm(g));
+        if (v == RAVEL_NONE || !add_use_as(g, &I, v, w)) add_imm(g, &I, pick_imm(g));
     }
     emit_begin(g, &I);
-    ravel_inst_end(g->f);
+    end_inst(g->f);
 }
 
 /* Arguments for params (vreg ids) from the values in scope of the same
@@ -881,14 +901,21 @@ static void pick_args(gen *g, const uint32_t *params, uint32_t n, uint32_t *args
             }
 }
 
+/* `jump target(args)`. */
+static void emit_jump_args(gen *g, uint32_t target, const uint32_t *args, uint32_t n)
+{
+    ginst I;
+    gi_init(g, &I, RAVEL_OP_JUMP, NM_NONE);
+    emit_begin(g, &I);
+    add_succ(g->f, target, args, n);
+    end_inst(g->f);
+}
+
 static void emit_jump(gen *g, uint32_t target, const uint32_t *params, uint32_t n, bool swap)
 {
     uint32_t args[MAX_PARAMS + 1];
     pick_args(g, params, n, args, swap);
-    ravel_inst_begin(g->f, RAVEL_OP_JUMP, NULL);
-    ravel_inst_succ(g->f, target, args, n);
-    ravel_inst_end(g->f);
-    g->ninsts++;
+    emit_jump_args(g, target, args, n);
 }
 
 /* A new block named bN, N its creation number (formatted by hand: this is
@@ -970,11 +997,11 @@ static bool gen_diamond(gen *g, uint32_t depth)
     uint32_t join = new_block(g), jparams[MAX_PARAMS], njp = 0;
     if (has(g, RV_GEN_PARAMS)) njp = make_params(g, join, below(g, 2 + g->o->pressure / 25), jparams);
     ginst I;
-    gi_init(&I, RAVEL_OP_BR, NM_NONE);
+    gi_init(g, &I, RAVEL_OP_BR, NM_NONE);
     if (cond != RAVEL_NONE) add_use(g, &I, cond);
     emit_begin(g, &I);
-    for (uint32_t i = 0; i < k; i++) ravel_inst_succ(g->f, arms[i], aargs[i], nap[i]);
-    ravel_inst_end(g->f);
+    for (uint32_t i = 0; i < k; i++) add_succ(g->f, arms[i], aargs[i], nap[i]);
+    end_inst(g->f);
     g->reserved += k;
     uint32_t must = below(g, k);
     scope sc;
@@ -1010,12 +1037,12 @@ static uint32_t pick_trip(gen *g)
 static uint32_t emit_binop_imm(gen *g, ravel_opcode op, uint32_t a, int64_t imm)
 {
     ginst I;
-    gi_init(&I, op, NM_NONE);
+    gi_init(g, &I, op, NM_NONE);
     if (!add_def(g, &I, 0, false) || !add_use(g, &I, a)) {
-        gop plain = kind_op(RAVEL_C_REG);
-        gi_init(&I, op, NM_NONE);
-        add_def_as(g, &I, 0, false, &plain);
-        add_use_as(g, &I, a, &plain);
+        gi_abandon(g, &I);
+        gi_init(g, &I, op, NM_NONE);
+        add_def_as(g, &I, 0, false, kind_op(RAVEL_C_REG));
+        add_use_as(g, &I, a, kind_op(RAVEL_C_REG));
     }
     add_imm(g, &I, imm);
     maybe_reuse(g, &I);
@@ -1025,8 +1052,8 @@ static uint32_t emit_binop_imm(gen *g, ravel_opcode op, uint32_t a, int64_t imm)
 static uint32_t emit_const0(gen *g)
 {
     ginst I;
-    gi_init(&I, RAVEL_OP_CONST, NM_NONE);
-    add_def(g, &I, 0, false);
+    gi_init(g, &I, RAVEL_OP_CONST, NM_NONE);
+    if (!add_def(g, &I, 0, false)) add_def_as(g, &I, 0, false, kind_op(RAVEL_C_REG));
     add_imm(g, &I, 0);
     return emit(g, &I);
 }
@@ -1044,10 +1071,7 @@ static uint32_t loop_enter(gen *g, uint32_t head, bool counter, uint32_t *params
     }
     if (has(g, RV_GEN_PARAMS)) n += make_params(g, head, below(g, 2 + g->o->pressure / 25), params + n);
     pick_args(g, params + counter, n - counter, init + counter, false);
-    ravel_inst_begin(g->f, RAVEL_OP_JUMP, NULL);
-    ravel_inst_succ(g->f, head, init, n);
-    ravel_inst_end(g->f);
-    g->ninsts++;
+    emit_jump_args(g, head, init, n);
     return n;
 }
 
@@ -1059,10 +1083,7 @@ static void loop_back(gen *g, uint32_t head, const uint32_t *params, uint32_t n,
     uint32_t c = next != RAVEL_NONE ? 1 : 0;
     if (c) args[0] = next;
     pick_args(g, params + c, n - c, args + c, true);
-    ravel_inst_begin(g->f, RAVEL_OP_JUMP, NULL);
-    ravel_inst_succ(g->f, head, args, n);
-    ravel_inst_end(g->f);
-    g->ninsts++;
+    emit_jump_args(g, head, args, n);
 }
 
 /* Ends the open block with the loop's exit test: `c = lt cnt, K; br c, stay,
@@ -1070,18 +1091,19 @@ static void loop_back(gen *g, uint32_t head, const uint32_t *params, uint32_t n,
  * `br stay, leave` when there is no counter. */
 static void loop_test(gen *g, uint32_t cnt, uint32_t trip, uint32_t stay, uint32_t leave)
 {
-    ginst I;
-    gi_init(&I, RAVEL_OP_BR, NM_NONE);
     bool swap = false;
+    uint32_t c = RAVEL_NONE;
     if (cnt != RAVEL_NONE) {
         swap = chance(g, 50);
-        uint32_t c = emit_binop_imm(g, swap ? RAVEL_OP_EQ : RAVEL_OP_LT, cnt, trip);
-        add_use(g, &I, c);
+        c = emit_binop_imm(g, swap ? RAVEL_OP_EQ : RAVEL_OP_LT, cnt, trip);
     }
+    ginst I; /* after the compare: one instruction is built at a time */
+    gi_init(g, &I, RAVEL_OP_BR, NM_NONE);
+    if (c != RAVEL_NONE) add_use(g, &I, c);
     emit_begin(g, &I);
-    ravel_inst_succ(g->f, swap ? leave : stay, NULL, 0);
-    ravel_inst_succ(g->f, swap ? stay : leave, NULL, 0);
-    ravel_inst_end(g->f);
+    add_succ(g->f, swap ? leave : stay, NULL, 0);
+    add_succ(g->f, swap ? stay : leave, NULL, 0);
+    end_inst(g->f);
 }
 
 /* Top-tested loop: pre -> H(params); H: insts; test; br B, X; B..latch:
@@ -1197,14 +1219,13 @@ static void gen_args(gen *g)
 {
     const rv_gen_mach *gm = g->gm;
     ginst I;
-    gi_init(&I, RAVEL_OP_ARGS, NM_NONE);
+    gi_init(g, &I, RAVEL_OP_ARGS, NM_NONE);
     uint32_t next[RV_GEN_MAX_CLASSES] = {0}, n = 1 + below(g, 6);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t c = pick_class(g);
         bool ref = maybe_ref(g, 15);
         if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c] && chance(g, 80)) {
-            gop w = fixed_op(gm->alloc[c][next[c]++]);
-            add_def_as(g, &I, c, ref, &w);
+            add_def_as(g, &I, c, ref, fixed_op(gm->alloc[c][next[c]++]));
         } else {
             add_def(g, &I, c, ref);
         }
@@ -1260,11 +1281,16 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     memset(&g, 0, sizeof g);
     for (int i = 0; i < NM_COUNT; i++) g.syms[i] = RAVEL_NONE;
     for (uint32_t c = 0; c < gm->ncls; c++)
-        for (uint32_t i = 0; i < gm->nres[c]; i++) bit_set(g.resv, gm->res[c][i]);
+        for (uint32_t i = 0; i < gm->nres[c]; i++) g.resv[gm->res[c][i]] = true;
     g.s = s;
     g.o = o;
     g.gm = gm;
     g.feat = o->features;
+    g.fix_hi = has(&g, RV_GEN_FIXED) ? 36 : 0;
+    g.any_hi = has(&g, RV_GEN_ANY_STACK) ? 67 : 0;
+    g.stack_hi = has(&g, RV_GEN_ANY_STACK) ? 82 : 0;
+    g.span_lo = has(&g, RV_GEN_EARLY_LATE) ? 236 : 256;
+    g.far256 = o->pressure * 256u / 100u;
     g.f = ravel_func_new(gm->m, "f");
     g.target = pick_target(&g);
     reserve_builder(&g);
