@@ -127,6 +127,7 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
     uint64_t seed = rv_campaign_iter_seed(o->seed, i);
     ST(s->cur_iter, i);
     ST(s->cur_alloc, NO_ALLOC);
+    /* one clock read per phase boundary: the end of one phase starts the next */
     uint64_t t0 = cpu_nanos();
     ravel_module *mod = rv_gen_from_seed(seed, &o->gen);
     uint64_t t1 = cpu_nanos();
@@ -137,10 +138,7 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
         if (LD(c->sh->stop)) break;
         const rv_allocator *a = &c->table[c->alloc[k]];
         ST(s->cur_alloc, k);
-        t0 = cpu_nanos();
         int r = rv_fuzz_alloc(z, f, a, seed, o->differential ? RV_FUZZ_DIFF : 0);
-        t1 = cpu_nanos();
-        ADD(s->nanos[k], t1 - t0);
         ADD(s->funcs[k], 1);
         ADD(s->insts[k], n);
         if (r == RV_FUZZ_BUG) {
@@ -152,7 +150,9 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
             ADD(s->misses[k], 1);
             if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, name, i, z->repro, z->repro_len);
         }
-        ADD(s->nanos[k], cpu_nanos() - t1);
+        t0 = t1;
+        t1 = cpu_nanos();
+        ADD(s->nanos[k], t1 - t0);
     }
     ravel_module_free(mod);
     ADD(s->iters, 1);
