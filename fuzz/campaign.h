@@ -50,6 +50,9 @@ typedef enum rv_fuzz_phase {
 
 enum { /* rv_fuzz_alloc flags */
     RV_FUZZ_DIFF = 1u,  /* also compare the interpreter on both forms */
+    RV_FUZZ_ORACLE = 2u, /* then, if all passed, the checker oracle on the same allocation
+                            (rv_fuzz_oracle without allocating and checking again); a
+                            checker miss returns RV_FUZZ_BUG with oracle_miss set */
 };
 
 typedef struct rv_fuzz {
@@ -62,6 +65,7 @@ typedef struct rv_fuzz {
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
     uint64_t oracle_rejected, oracle_accepted;
+    bool oracle_miss;     /* rv_fuzz_alloc's RV_FUZZ_BUG was a checker miss (RV_FUZZ_ORACLE) */
     /* With timing set, the oracles add each phase's CPU time (nanoseconds)
      * to phase_nanos (two clock reads per phase: off by default). */
     bool timing;

@@ -258,6 +258,8 @@ static bool validate_first(const rv_fuzz *z)
     return (ravel_checker_options(z->ck) & RAVEL_CHECK_NO_VALIDATE) != 0;
 }
 
+static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed);
+
 enum { V_OK, V_INVALID, V_REJECTED };
 
 /* The verdict on an allocated output: V_INVALID (the validator's messages
@@ -283,10 +285,12 @@ static int judge(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_r
 
 /* Requires: f unallocated and valid SSA. Allocates with a, checks the
  * result against f (an output that does not validate is reported as such,
- * see validate_first), and with RV_FUZZ_DIFF runs both forms. */
+ * see validate_first), with RV_FUZZ_DIFF runs both forms, and with
+ * RV_FUZZ_ORACLE runs the checker oracle on an accepted result. */
 int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags)
 {
     rv_fuzz_target t = (flags & RV_FUZZ_DIFF) ? RV_FT_DIFFERENTIAL : RV_FT_ALLOC;
+    z->oracle_miss = false;
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
     uint64_t t0 = phase_start(z);
@@ -323,6 +327,9 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
         put_comment(fp, msg, strlen(msg));
         put_func(fp, out);
         repro_end(fp);
+        result = RV_FUZZ_BUG;
+    } else if ((flags & RV_FUZZ_ORACLE) && oracle_on(z, f, out, a, seed) == RV_FUZZ_BUG) {
+        z->oracle_miss = true;
         result = RV_FUZZ_BUG;
     }
     ravel_report_free(rep);
@@ -517,10 +524,41 @@ static bool corrupt(ravel_func *f, rng *r, enum corruption c)
     }
 }
 
-/* Requires: f unallocated and valid SSA. Allocates f with a; if the checker
- * accepts that allocation, applies 1-3 random corruptions and asserts: if the
+/* The checker oracle on out, an allocation of f the checker accepted (it is
+ * corrupted in place): applies 1-3 random corruptions and asserts: if the
  * checker accepts the corrupted allocation, the interpreter agrees with f on
- * every vector. (A rejected original allocation is fuzz_alloc's business.) */
+ * every vector. Returns RV_FUZZ_PASS or RV_FUZZ_BUG (the reproducer in z). */
+static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed)
+{
+    rng r = {rv_hash64(seed ^ 0x0c0ffee)};
+    unsigned applied[3], napplied = 0, want = 1 + rng_below(&r, 3);
+    for (unsigned tries = 0; napplied < want && tries < 16; tries++) {
+        enum corruption c = (enum corruption)rng_below(&r, C_COUNT_);
+        if (corrupt(out, &r, c)) applied[napplied++] = c;
+    }
+    int result = RV_FUZZ_PASS;
+    char msg[1024];
+    uint64_t t0 = phase_start(z);
+    bool accepted = napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK;
+    phase_end(z, RV_PH_CHECK, t0);
+    if (accepted) z->oracle_accepted++;
+    else if (napplied) z->oracle_rejected++;
+    if (accepted && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
+        FILE *fp = repro_begin(z, RV_FT_ORACLE, a->name, seed);
+        fprintf(fp, "# expect: reject\n# verdict: the checker accepts a wrong allocation (");
+        for (unsigned k = 0; k < napplied; k++) fprintf(fp, "%s%s", k ? ", " : "", corruption_names[applied[k]]);
+        fprintf(fp, "); the interpreter disagrees:\n");
+        put_comment(fp, msg, strlen(msg));
+        put_func(fp, out);
+        repro_end(fp);
+        result = RV_FUZZ_BUG;
+    }
+    return result;
+}
+
+/* Requires: f unallocated and valid SSA. Allocates f with a; if the checker
+ * accepts that allocation, runs the checker oracle on it (oracle_on). (A
+ * rejected original allocation is fuzz_alloc's business: RV_FUZZ_SKIP.) */
 int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed)
 {
     rv_alloc_opts ao = {.seed = seed};
@@ -530,34 +568,9 @@ int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint6
     t0 = phase_end(z, RV_PH_ALLOCATE, t0);
     free(err);
     if (!out) return RV_FUZZ_SKIP;
-    int result = RV_FUZZ_SKIP;
     int first = ravel_check(z->ck, out, f, NULL);
     phase_end(z, RV_PH_CHECK, t0);
-    if (first == RAVEL_OK) {
-        rng r = {rv_hash64(seed ^ 0x0c0ffee)};
-        unsigned applied[3], napplied = 0, want = 1 + rng_below(&r, 3);
-        for (unsigned tries = 0; napplied < want && tries < 16; tries++) {
-            enum corruption c = (enum corruption)rng_below(&r, C_COUNT_);
-            if (corrupt(out, &r, c)) applied[napplied++] = c;
-        }
-        result = RV_FUZZ_PASS;
-        char msg[1024];
-        t0 = phase_start(z);
-        bool accepted = napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK;
-        phase_end(z, RV_PH_CHECK, t0);
-        if (accepted) z->oracle_accepted++;
-        else if (napplied) z->oracle_rejected++;
-        if (accepted && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
-            FILE *fp = repro_begin(z, RV_FT_ORACLE, a->name, seed);
-            fprintf(fp, "# expect: reject\n# verdict: the checker accepts a wrong allocation (");
-            for (unsigned k = 0; k < napplied; k++) fprintf(fp, "%s%s", k ? ", " : "", corruption_names[applied[k]]);
-            fprintf(fp, "); the interpreter disagrees:\n");
-            put_comment(fp, msg, strlen(msg));
-            put_func(fp, out);
-            repro_end(fp);
-            result = RV_FUZZ_BUG;
-        }
-    }
+    int result = first == RAVEL_OK ? oracle_on(z, f, out, a, seed) : RV_FUZZ_SKIP;
     ravel_func_free(out);
     return result;
 }

@@ -276,6 +276,40 @@ TEST(oracle_on_correct_checker)
     ravel_module_free(m);
 }
 
+/* rv_fuzz_alloc with RV_FUZZ_ORACLE (the campaign's --oracle) runs the
+ * oracle on its own allocation: the same corruptions and verdicts as
+ * rv_fuzz_alloc followed by rv_fuzz_oracle, with one allocation and check
+ * fewer. */
+TEST(oracle_flag_matches_oracle)
+{
+    rv_fuzz *z1 = rv_fuzz_new(), *z2 = rv_fuzz_new();
+    rv_gen_opts g;
+    rv_gen_opts_default(&g);
+    g.max_insts = 60;
+    for (uint64_t seed = 0; seed < 60; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &g);
+        const ravel_func *f = ravel_module_func(m, 0);
+        const rv_allocator *a = &rv_allocators[seed % rv_fuzz_nallocators()];
+        int r1 = rv_fuzz_alloc(z1, f, a, seed, 0);
+        if (r1 == RV_FUZZ_PASS) r1 = rv_fuzz_oracle(z1, f, a, seed);
+        int r2 = rv_fuzz_alloc(z2, f, a, seed, RV_FUZZ_ORACLE);
+        CHECK_EQ_INT(r1 == RV_FUZZ_BUG, r2 == RV_FUZZ_BUG);
+        CHECK(!z2->oracle_miss || r2 == RV_FUZZ_BUG);
+        ravel_module_free(m);
+    }
+    CHECK(z1->oracle_rejected + z1->oracle_accepted > 30); /* the oracle ran */
+    CHECK_EQ_INT(z1->oracle_rejected, z2->oracle_rejected);
+    CHECK_EQ_INT(z1->oracle_accepted, z2->oracle_accepted);
+    /* a wrong allocation is an allocation failure, not a checker miss */
+    ravel_module *m = parse(sum_text);
+    const rv_allocator bad = {"all_in_r0", "planted bug", all_in_r0};
+    if (m) CHECK_EQ_INT(rv_fuzz_alloc(z2, ravel_module_func(m, 0), &bad, 1, RV_FUZZ_ORACLE), RV_FUZZ_BUG);
+    CHECK(!z2->oracle_miss);
+    ravel_module_free(m);
+    rv_fuzz_free(z1);
+    rv_fuzz_free(z2);
+}
+
 TEST(replay_verdicts)
 {
     rv_fuzz *z = rv_fuzz_new();
@@ -461,6 +495,7 @@ int main(void)
     RUN(alloc_reports_invalid_output);
     RUN(alloc_invalid_output_property);
     RUN(oracle_on_correct_checker);
+    RUN(oracle_flag_matches_oracle);
     RUN(replay_verdicts);
     RUN(moves_random_sets);
     RUN(bytes_entry_points);
