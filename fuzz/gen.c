@@ -26,7 +26,11 @@ void rv_gen_refill(rv_gen_src *s)
 {
     for (uint32_t w = 0; w < RV_GEN_POOL / 8; w++) {
         uint64_t x = rv_gen_u64(s);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(s->pool + w * 8, &x, 8); /* low byte first: one store */
+#else
         for (uint32_t i = 0; i < 8; i++) s->pool[w * 8 + i] = (uint8_t)(x >> (8 * i));
+#endif
     }
     s->p = s->pool;
     s->end = s->pool + RV_GEN_POOL;

@@ -98,6 +98,18 @@ static inline uint32_t rv_gen_byte(rv_gen_src *s)
     if (s->p == s->end) rv_gen_refill(s);
     return *s->p++;
 }
+/* The next two bytes, big-endian (two decisions that are usually made
+ * together, for the price of one stream check). */
+static inline uint32_t rv_gen_u16(rv_gen_src *s)
+{
+    if (s->end - s->p >= 2) {
+        uint32_t x = (uint32_t)s->p[0] << 8 | s->p[1];
+        s->p += 2;
+        return x;
+    }
+    uint32_t x = rv_gen_byte(s) << 8;
+    return x | rv_gen_byte(s);
+}
 uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
 /* A choice in [0, n) (0, and no byte used, if n <= 1). One byte decides it
  * when n <= 256 (two when n <= 65536, four above), so that a mutated input

@@ -128,15 +128,23 @@ typedef struct gen {
     uint32_t weight;    /* product of loop trip bounds around the current point */
     uint32_t max_weight;
     uint32_t exit_pct;  /* chance of an early ret / break per arm: fewer in big functions, so runs still go deep */
-    RV_VEC(uint32_t) avail[NTYPES]; /* values whose def dominates the current point */
+    /* avail[t][0..navail[t]): the values of type t whose def dominates the
+     * current point; the six lists share one allocation (avail_mem, room for
+     * avail_cap values each) */
+    uint32_t *avail[NTYPES];
+    uint32_t navail[NTYPES];
+    uint32_t avail_cap;
+    uint32_t *avail_mem;
     uint32_t nonempty;              /* bit t: avail[t] is not empty */
     struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
     uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];
-    /* constraint draws (one byte x, see draw): x < fix_hi fixed, 36 <= x < any_hi any,
-     * 67 <= x < stack_hi stack, x >= span_lo early def / late use; 0 or 256 when the
-     * feature is off. A byte below far256 picks a value anywhere in scope (pressure). */
-    uint32_t fix_hi, any_hi, stack_hi, span_lo, far256;
+    /* ctab[x]: the constraint a drawn byte x stands for (see draw): a
+     * ravel_constraint, | CT_SPAN for an early def / late use. A byte below
+     * far256 picks a value anywhere in scope (pressure). */
+    uint8_t ctab[256];
+    uint32_t far256;
+    uint32_t free0[RV_GEN_MAX_CLASSES]; /* a fresh instruction's budget (see ginst.free) */
     /* the instruction being built (rule S2): fixed[r] == serial << 2 | points
      * means register r is fixed at those points; stale serials mean none */
     uint32_t serial;
@@ -146,9 +154,9 @@ typedef struct gen {
     uint32_t clob_buf[NREGS];
 } gen;
 
-static uint32_t below(gen *g, uint32_t n) { return rv_gen_below(g->s, n); }
-static bool chance(gen *g, uint32_t pct) { return rv_gen_chance(g->s, pct); }
-static bool has(const gen *g, unsigned feature) { return (g->feat & feature) != 0; }
+static inline uint32_t below(gen *g, uint32_t n) { return rv_gen_below(g->s, n); }
+static inline bool chance(gen *g, uint32_t pct) { return rv_gen_chance(g->s, pct); }
+static inline bool has(const gen *g, unsigned feature) { return (g->feat & feature) != 0; }
 static uint32_t room(const gen *g)
 {
     uint64_t used = (uint64_t)g->ninsts + g->reserved;
@@ -162,24 +170,38 @@ typedef struct scope { uint32_t len[NTYPES]; } scope;
 
 static void scope_save(const gen *g, scope *sc)
 {
-    for (int t = 0; t < NTYPES; t++) sc->len[t] = g->avail[t].len;
+    for (int t = 0; t < NTYPES; t++) sc->len[t] = g->navail[t];
 }
 static void scope_restore(gen *g, const scope *sc)
 {
     g->nonempty = 0;
     for (int t = 0; t < NTYPES; t++) {
-        g->avail[t].len = sc->len[t];
+        g->navail[t] = sc->len[t];
         g->nonempty |= (sc->len[t] != 0) << t;
     }
 }
+/* Room for cap values of each type. */
+static void avail_grow(gen *g, uint32_t cap)
+{
+    uint32_t *mem = rv_xmalloc(sizeof(uint32_t) * NTYPES * cap);
+    for (int t = 0; t < NTYPES; t++) {
+        if (g->navail[t]) memcpy(mem + (size_t)t * cap, g->avail[t], sizeof(uint32_t) * g->navail[t]);
+        g->avail[t] = mem + (size_t)t * cap;
+    }
+    free(g->avail_mem);
+    g->avail_mem = mem;
+    g->avail_cap = cap;
+}
+
 static uint32_t vtype(const gen *g, uint32_t v)
 {
     const rv_vreg *r = &g->f->vregs.data[v];
     return r->cls * 2u + (r->ref ? 1u : 0u);
 }
-static void make_avail_t(gen *g, uint32_t v, uint32_t t)
+static inline void make_avail_t(gen *g, uint32_t v, uint32_t t)
 {
-    rv_vec_push(g->avail[t], v);
+    if (g->navail[t] == g->avail_cap) avail_grow(g, 2 * g->avail_cap);
+    g->avail[t][g->navail[t]++] = v;
     g->nonempty |= 1u << t;
 }
 static void make_avail(gen *g, uint32_t v) { make_avail_t(g, v, vtype(g, v)); }
@@ -189,12 +211,15 @@ static const uint8_t near_tab[5][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 1},
 
 /* A value of type t: with probability `pressure` anywhere in scope (long
  * live ranges, many values live at once), else one of the newest four.
- * One byte decides both (far or near, and which of the newest). */
-static uint32_t pick_of_type(gen *g, uint32_t t)
+ * Two bytes decide: the first far or near, the second which value (two
+ * more when far and n > 256). */
+static inline uint32_t pick_of_type(gen *g, uint32_t t)
 {
-    uint32_t n = g->avail[t].len, x = below(g, 256);
-    uint32_t i = x < g->far256 ? below(g, n) : n - 1 - near_tab[n < 4 ? n : 4][x & 3];
-    return g->avail[t].data[i];
+    uint32_t n = g->navail[t], u = rv_gen_u16(g->s), i;
+    if ((u >> 8) >= g->far256) i = n - 1 - near_tab[n < 4 ? n : 4][u & 3];
+    else if (n <= 256) i = ((u & 255) * n) >> 8;
+    else i = below(g, n);
+    return g->avail[t][i];
 }
 
 /* For a set of candidate types (bit t: type t), type_weight[mask] is their
@@ -279,7 +304,7 @@ static const uint8_t type_at[1u << NTYPES][12] = {
 /* A value of class cls (-1: any) and ref-ness ref (-1: either), or
  * RAVEL_NONE when none is in scope. Non-reference types weigh three times
  * as much as reference types; a single candidate type costs no draw. */
-static uint32_t pick_val(gen *g, int cls, int ref)
+static inline uint32_t pick_val(gen *g, int cls, int ref)
 {
     uint32_t mask = g->nonempty;
     if (cls >= 0) mask &= 3u << (2 * cls);
@@ -330,12 +355,18 @@ typedef struct ginst {
     uint32_t first_op, first_imm, first_vreg, first_num; /* f's lengths when it began */
     uint32_t nd, nu, ni;
     uint32_t nclob;          /* explicit clobbers, in g->clob_buf */
-    /* budget (S3): distinct allocatable fixed registers, non-fixed register operands early / late */
-    uint16_t nfix[RV_GEN_MAX_CLASSES], ne[RV_GEN_MAX_CLASSES], nl[RV_GEN_MAX_CLASSES];
+    /* budget (S3), per class: the registers still free at the early point
+     * (A - |F| - N_E, low half) and at the late point (A - |F| - N_L, high
+     * half), each with a guard bit (FREE_GUARD) that an overdraft clears */
+    uint32_t free[RV_GEN_MAX_CLASSES];
 } ginst;
 
+#define FREE_GUARD 0x80008000u
+#define FREE_E 1u          /* one register at the early point */
+#define FREE_L (1u << 16)  /* one at the late point */
+
 /* Marks where an instruction starts (so that gi_abandon can drop it). */
-static void gi_mark(const gen *g, ginst *I)
+static inline void gi_mark(const gen *g, ginst *I)
 {
     const ravel_func *f = g->f;
     I->first_op = f->ops.len;
@@ -344,7 +375,7 @@ static void gi_mark(const gen *g, ginst *I)
     I->first_num = f->next_num;
 }
 
-static void gi_init(gen *g, ginst *I, ravel_opcode op, uint32_t name)
+static inline void gi_init(gen *g, ginst *I, ravel_opcode op, uint32_t name)
 {
     ravel_func *f = g->f;
     rv_vec_reserve(f->ops, GI_DEFS + GI_USES);
@@ -355,9 +386,7 @@ static void gi_init(gen *g, ginst *I, ravel_opcode op, uint32_t name)
     I->safepoint = I->clob_attr = I->no_span = false;
     gi_mark(g, I);
     I->nd = I->nu = I->ni = I->nclob = 0;
-    memset(I->nfix, 0, sizeof I->nfix);
-    memset(I->ne, 0, sizeof I->ne);
-    memset(I->nl, 0, sizeof I->nl);
+    for (int c = 0; c < RV_GEN_MAX_CLASSES; c++) I->free[c] = g->free0[c];
     g->serial++; /* forgets the previous instruction's fixed registers */
 }
 
@@ -376,33 +405,35 @@ static const uint8_t op_pts[2][3] = {
     [0] = {[RAVEL_POS_DEFAULT] = PT_E, [RAVEL_POS_EARLY] = PT_E, [RAVEL_POS_LATE] = PT_E | PT_L},
     [1] = {[RAVEL_POS_DEFAULT] = PT_L, [RAVEL_POS_EARLY] = PT_E | PT_L, [RAVEL_POS_LATE] = PT_L},
 };
+/* What a register operand at those points takes from the budget. */
+static const uint32_t pts_cost[4] = {0, FREE_E, FREE_L, FREE_E | FREE_L};
 
 /* S2/S3: if an operand of class c that needs a register (o: `reg`, or
  * `fixed` to o->arg) at points pts keeps the budget, counts it and returns
- * true. Stricter than S2: a register already fixed at a point is never
- * named again at that point, not even for the same vreg. */
-static bool budget(gen *g, ginst *I, uint32_t c, const gop *o, unsigned pts)
+ * true. A new allocatable fixed register is taken at both points (it is in
+ * F); a non-fixed one at its own points. Stricter than S2: a register
+ * already fixed at a point is never named again at that point, not even
+ * for the same vreg. */
+static inline bool budget(gen *g, ginst *I, uint32_t c, const gop *o, unsigned pts)
 {
-    uint32_t a = g->gm->nalloc[c], nfix = I->nfix[c];
+    uint32_t cost = pts_cost[pts], x, r = 0, cur = 0;
     if (o->kind == RAVEL_C_FIXED) {
-        uint32_t r = o->arg, x = g->fixed[r], cur = (x >> 2) == g->serial ? x & 3u : 0u;
+        r = o->arg;
+        x = g->fixed[r];
+        cur = (x >> 2) == g->serial ? x & 3u : 0u;
         if (cur & pts) return false;
-        nfix += !cur && !g->resv[r]; /* a new allocatable register */
-        if (nfix + I->ne[c] > a || nfix + I->nl[c] > a) return false;
-        I->nfix[c] = (uint16_t)nfix;
-        g->fixed[r] = g->serial << 2 | cur | pts;
-        return true;
+        cost = cur || g->resv[r] ? 0 : FREE_E | FREE_L; /* reserved ones are never allocated */
     }
-    uint32_t e = pts & PT_E, l = pts >> 1;
-    if (nfix + I->ne[c] + e > a || nfix + I->nl[c] + l > a) return false;
-    I->ne[c] = (uint16_t)(I->ne[c] + e);
-    I->nl[c] = (uint16_t)(I->nl[c] + l);
+    x = I->free[c] - cost;
+    if ((x & FREE_GUARD) != FREE_GUARD) return false;
+    I->free[c] = x;
+    if (o->kind == RAVEL_C_FIXED) g->fixed[r] = g->serial << 2 | cur | pts;
     return true;
 }
 
 /* A register of class c for fixed(R), from one byte: reserved ones a
  * quarter of the time (when the class has any). */
-static uint32_t pick_fixed_reg(gen *g, uint32_t c)
+static inline uint32_t pick_fixed_reg(gen *g, uint32_t c)
 {
     const rv_gen_mach *gm = g->gm;
     uint32_t y = below(g, 256);
@@ -411,28 +442,36 @@ static uint32_t pick_fixed_reg(gen *g, uint32_t c)
     return gm->alloc[c][(y - 64) * gm->nalloc[c] / 192];
 }
 
-/* Draws a constraint from one byte: mostly `reg`; `fixed`, `any`, `stack`
- * and the non-default positions when enabled (never early defs or late
- * uses on clobbering instructions or safepoints: S5). */
-static gop draw(gen *g, const ginst *I, uint32_t c, bool def)
+/* Draws a constraint from one byte (ctab): mostly `reg`; `fixed`, `any`,
+ * `stack` and the non-default positions when enabled (never early defs or
+ * late uses on clobbering instructions or safepoints: S5). */
+enum { CT_SPAN = 8 };
+static inline gop draw(gen *g, const ginst *I, uint32_t c, bool def)
 {
-    uint32_t x = below(g, 256);
-    gop o = {RAVEL_C_REG, RAVEL_POS_DEFAULT, 0};
-    if (x < g->fix_hi) {
-        o.kind = RAVEL_C_FIXED;
-        o.arg = (uint16_t)pick_fixed_reg(g, c);
-    } else if (x >= 36 && x < g->any_hi) {
-        o.kind = RAVEL_C_ANY;
-    } else if (x >= 67 && x < g->stack_hi) {
-        o.kind = RAVEL_C_STACK;
-    }
-    if (x >= g->span_lo && !I->no_span) o.pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+    uint32_t t = g->ctab[below(g, 256)];
+    gop o = {(uint8_t)(t & 7u), RAVEL_POS_DEFAULT, 0};
+    if (o.kind == RAVEL_C_FIXED) o.arg = (uint16_t)pick_fixed_reg(g, c);
+    if ((t & CT_SPAN) && !I->no_span) o.pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
     return o;
+}
+
+/* The constraint table of draw, from the features: of 256 bytes, 36 mean
+ * `fixed`, 31 `any`, 15 `stack`, the rest `reg` (features off: `reg`);
+ * the top 20 also mean the non-default position. */
+static void init_ctab(gen *g)
+{
+    memset(g->ctab, RAVEL_C_REG, sizeof g->ctab);
+    if (has(g, RV_GEN_FIXED)) memset(g->ctab, RAVEL_C_FIXED, 36);
+    if (has(g, RV_GEN_ANY_STACK)) {
+        memset(g->ctab + 36, RAVEL_C_ANY, 67 - 36);
+        memset(g->ctab + 67, RAVEL_C_STACK, 82 - 67);
+    }
+    if (has(g, RV_GEN_EARLY_LATE)) memset(g->ctab + 236, RAVEL_C_REG | CT_SPAN, 256 - 236);
 }
 
 /* Places *o under the budget: as drawn, else `reg` at the default
  * position, else `any` (when enabled). False if nothing fits. */
-static bool place(gen *g, ginst *I, uint32_t c, bool def, gop *o)
+static inline bool place(gen *g, ginst *I, uint32_t c, bool def, gop *o)
 {
     if (o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK) return true; /* S6 */
     if (budget(g, I, c, o, op_pts[def][o->pos])) return true;
@@ -453,7 +492,7 @@ static const uint8_t op_flags[2][3] = {
 };
 
 /* Appends an operand (room reserved by gi_init). */
-static void push_op(ravel_func *f, uint32_t vreg, gop o, bool def)
+static inline void push_op(ravel_func *f, uint32_t vreg, gop o, bool def)
 {
     rv_operand *x = &f->ops.data[f->ops.len++];
     x->vreg = vreg;
@@ -464,36 +503,32 @@ static void push_op(ravel_func *f, uint32_t vreg, gop o, bool def)
 }
 
 /* A vreg of type t (class * 2 + ref) with the next number. */
-static uint32_t new_vreg(ravel_func *f, uint32_t t)
+static inline uint32_t new_vreg(ravel_func *f, uint32_t t)
 {
     rv_vec_reserve(f->vregs, 1);
-    rv_vreg *v = &f->vregs.data[f->vregs.len];
-    v->num = f->next_num++;
-    v->cls = (uint8_t)(t / 2);
-    v->ref = (t & 1) != 0;
-    v->has_class = true;
+    f->vregs.data[f->vregs.len] = (rv_vreg){f->next_num++, (uint8_t)(t / 2), (t & 1) != 0, true};
     return f->vregs.len++;
 }
 
 /* Adds a def (a new vreg of class c) with constraint o, if it fits. Defs
  * precede uses. */
-static bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, gop o)
+static inline bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, gop o)
 {
     if (I->nd >= GI_DEFS || I->nu || !place(g, I, c, true, &o)) return false;
     push_op(g->f, new_vreg(g->f, c * 2u + (ref ? 1u : 0u)), o, true);
     I->nd++;
     return true;
 }
-static bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, draw(g, I, c, true)); }
+static inline bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, draw(g, I, c, true)); }
 
-static bool add_use_as(gen *g, ginst *I, uint32_t v, gop o)
+static inline bool add_use_as(gen *g, ginst *I, uint32_t v, gop o)
 {
     if (I->nu >= GI_USES || v == RAVEL_NONE || !place(g, I, g->f->vregs.data[v].cls, false, &o)) return false;
     push_op(g->f, v, o, false);
     I->nu++;
     return true;
 }
-static bool add_use(gen *g, ginst *I, uint32_t v)
+static inline bool add_use(gen *g, ginst *I, uint32_t v)
 {
     if (v == RAVEL_NONE) return false;
     return add_use_as(g, I, v, draw(g, I, g->f->vregs.data[v].cls, false));
@@ -503,7 +538,7 @@ static gop fixed_op(uint32_t reg) { return (gop){RAVEL_C_FIXED, RAVEL_POS_DEFAUL
 static gop kind_op(ravel_constraint k) { return (gop){(uint8_t)k, RAVEL_POS_DEFAULT, 0}; }
 
 /* An immediate after the uses added so far. */
-static void add_imm(gen *g, ginst *I, int64_t x)
+static inline void add_imm(gen *g, ginst *I, int64_t x)
 {
     if (I->ni >= GI_IMMS) return;
     rv_imm *im = &g->f->imms.data[g->f->imms.len++];
@@ -516,9 +551,11 @@ static void add_imm(gen *g, ginst *I, int64_t x)
  * class (the budget is unchanged: both are non-fixed late registers). */
 static void maybe_reuse(gen *g, ginst *I)
 {
-    if (!has(g, RV_GEN_REUSE) || !I->nd || !I->nu || !chance(g, 35)) return;
+    if (!has(g, RV_GEN_REUSE) || !I->nd || !I->nu) return;
+    uint32_t x = rv_gen_u16(g->s); /* 35%; which def */
+    if ((x >> 8) >= 90) return;
     const ravel_func *f = g->f;
-    rv_operand *ops = f->ops.data + I->first_op, *d = &ops[below(g, I->nd)];
+    rv_operand *ops = f->ops.data + I->first_op, *d = &ops[((x & 255) * I->nd) >> 8];
     if (d->kind != RAVEL_C_REG || !rv_op_is_late(d)) return;
     uint32_t dc = f->vregs.data[d->vreg].cls, k = below(g, I->nu);
     for (uint32_t i = 0; i < I->nu; i++, k = k + 1 == I->nu ? 0 : k + 1) {
@@ -575,27 +612,20 @@ static uint32_t name_sym(gen *g, uint32_t nm)
     return g->syms[nm];
 }
 
-/* Appends regs[0..n) to f->u32 sorted and without repeats (the lists made
- * here are sorted already, so this is one comparison per register). */
+/* Appends a clobber list to f->u32. The builder keeps such lists sorted
+ * and unique; the lists made here already are (random_clobbers and the
+ * machine's default list go in register order), so this is a copy. */
 static uint32_t push_clobbers(ravel_func *f, const uint32_t *regs, uint32_t n)
 {
     rv_vec_reserve(f->u32, n);
-    uint32_t *dst = f->u32.data + f->u32.len, w = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t x = regs[i], k = w;
-        while (k > 0 && dst[k - 1] > x) k--;
-        if (k > 0 && dst[k - 1] == x) continue;
-        if (k < w) memmove(dst + k + 1, dst + k, (w - k) * sizeof *dst);
-        dst[k] = x;
-        w++;
-    }
-    f->u32.len += w;
-    return w;
+    if (n) memcpy(f->u32.data + f->u32.len, regs, n * sizeof *regs);
+    f->u32.len += n;
+    return n;
 }
 
 /* Writes the instruction built in I (its operands and immediates are in
  * place) and leaves it open. */
-static void emit_begin(gen *g, const ginst *I)
+static inline void emit_begin(gen *g, const ginst *I)
 {
     ravel_func *f = g->f;
     rv_vec_reserve(f->insts, 1);
@@ -624,7 +654,7 @@ static void emit_begin(gen *g, const ginst *I)
 }
 
 /* Closes the open instruction (what ravel_inst_end does). */
-static void end_inst(ravel_func *f)
+static inline void end_inst(ravel_func *f)
 {
     f->cur_inst = RAVEL_NONE;
     f->building_uses = false;
@@ -644,7 +674,7 @@ static void add_succ(ravel_func *f, uint32_t block, const uint32_t *args, uint32
 
 /* Emits a non-terminator; its defs come into scope. Returns the first def's
  * vreg (or RAVEL_NONE). */
-static uint32_t emit(gen *g, const ginst *I)
+static inline uint32_t emit(gen *g, const ginst *I)
 {
     emit_begin(g, I);
     end_inst(g->f);
@@ -660,8 +690,8 @@ static uint32_t emit(gen *g, const ginst *I)
 /* ---- instruction kinds (each returns false if it could not be built;
  * the caller then drops it and emits a const, which always fits) ---- */
 
-static uint32_t pick_class(gen *g) { return below(g, g->gm->ncls); }
-static bool maybe_ref(gen *g, uint32_t pct) { return has(g, RV_GEN_SAFEPOINTS) && chance(g, pct); }
+static inline uint32_t pick_class(gen *g) { return below(g, g->gm->ncls); }
+static inline bool maybe_ref(gen *g, uint32_t pct) { return has(g, RV_GEN_SAFEPOINTS) && chance(g, pct); }
 
 static void inst_const(gen *g)
 {
@@ -673,15 +703,18 @@ static void inst_const(gen *g)
     emit(g, &I);
 }
 
-static bool inst_arith(gen *g, ginst *I)
+/* `add`..`le` (opb: a byte that picks which). The second input is an
+ * immediate a quarter of the time, else a value, usually of the class. */
+static bool inst_arith(gen *g, ginst *I, uint32_t opb)
 {
-    gi_init(g, I, (ravel_opcode)(RAVEL_OP_ADD + below(g, RAVEL_OP_LE - RAVEL_OP_ADD + 1)), NM_NONE);
+    gi_init(g, I, (ravel_opcode)(RAVEL_OP_ADD + ((opb * (RAVEL_OP_LE - RAVEL_OP_ADD + 1)) >> 8)), NM_NONE);
     uint32_t v0 = pick_val(g, -1, -1);
     if (v0 == RAVEL_NONE) return false;
     uint32_t c = g->f->vregs.data[v0].cls;
     if (!add_def(g, I, c, maybe_ref(g, 4))) return false;
     if (!add_use(g, I, v0)) add_imm(g, I, pick_imm(g));
-    if (chance(g, 25) || !add_use(g, I, pick_val(g, chance(g, 80) ? (int)c : -1, -1))) add_imm(g, I, pick_imm(g));
+    uint32_t x = below(g, 256); /* < 64: an immediate (25%); else 80% of the rest: same class */
+    if (x < 64 || !add_use(g, I, pick_val(g, x < 64 + 154 ? (int)c : -1, -1))) add_imm(g, I, pick_imm(g));
     maybe_reuse(g, I);
     emit(g, I);
     return true;
@@ -719,8 +752,7 @@ static void inst_keepalive(gen *g)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = pick_type(g);
         if (t == NTYPES) break;
-        const uint32_t *vals = g->avail[t].data;
-        add_use(g, &I, vals[below(g, g->avail[t].len)]);
+        add_use(g, &I, g->avail[t][below(g, g->navail[t])]);
     }
     if (I.nu) emit(g, &I);
     else gi_abandon(g, &I);
@@ -840,9 +872,9 @@ static void gen_inst(gen *g)
 {
     ginst I;
     gi_mark(g, &I);
-    uint32_t x = below(g, 100);
+    uint32_t u = rv_gen_u16(g->s), x = ((u >> 8) * 100) >> 8; /* the kind; the low byte: arith's op */
     bool ok;
-    if (x < 40) ok = inst_arith(g, &I);
+    if (x < 40) ok = inst_arith(g, &I, u & 255);
     else if (x < 48) ok = false; /* const */
     else if (x < 56) ok = has(g, RV_GEN_COPY) && inst_copy(g, &I);
     else if (x < 64) ok = inst_out(g, &I);
@@ -924,10 +956,15 @@ static uint32_t new_block(gen *g)
 {
     char buf[16], *p = buf + sizeof buf;
     uint32_t n = g->nblocks++;
-    *--p = 0;
     do *--p = (char)('0' + n % 10); while ((n /= 10) != 0);
     *--p = 'b';
-    return ravel_block_new(g->f, p);
+    ravel_func *f = g->f; /* what ravel_block_new does with a (new, unique) name */
+    rv_vec_reserve(f->blocks, 1);
+    rv_block *b = &f->blocks.data[f->blocks.len];
+    memset(b, 0, sizeof *b);
+    b->name = rv_sym_intern(&f->syms, p, (size_t)(buf + sizeof buf - p));
+    b->first_param = f->u32.len;
+    return f->blocks.len++;
 }
 
 /* Creates n params of types in scope for block b; returns how many. */
@@ -1257,22 +1294,28 @@ static uint32_t pick_target(gen *g)
     return t < min ? min : t;
 }
 
-/* Grows the function's arrays once to the expected size (amortized
- * doubling would otherwise reallocate each of them a dozen times). */
-static void reserve_builder(gen *g)
+/* The function, its arrays sized once for the target: what ravel_func_new
+ * does (ir/func.c), without reserving one element of each first (growing
+ * them later would reallocate every one of them). */
+static ravel_func *new_func(gen *g)
 {
-    ravel_func *f = g->f;
-    uint32_t n = g->target;
+    ravel_func *f = rv_xcalloc(1, sizeof *f);
+    uint32_t n = g->target, nb = (g->o->max_blocks < n ? g->o->max_blocks : n) + 1u;
+    f->mach = g->gm->m;
+    rv_vec_reserve(f->syms.strs, 1u + nb + NM_COUNT); /* the name, blocks, mnemonics */
+    rv_vec_reserve(f->syms.lens, 1u + nb + NM_COUNT);
+    f->name = rv_sym_intern(&f->syms, "f", 1);
+    f->cur_block = RAVEL_NONE;
+    f->cur_inst = RAVEL_NONE;
     rv_vec_reserve(f->insts, n);
     rv_vec_reserve(f->ops, n * 3u);
     rv_vec_reserve(f->vregs, n * 2u);
     rv_vec_reserve(f->u32, n);
     rv_vec_reserve(f->imms, n / 2u + 1u);
-    uint32_t nb = (g->o->max_blocks < n ? g->o->max_blocks : n) + 1u;
     rv_vec_reserve(f->blocks, nb);
     rv_vec_reserve(f->layout, nb);
     rv_vec_reserve(f->succs, 2u * nb);
-    for (int t = 0; t < NTYPES; t++) rv_vec_reserve(g->avail[t], n / 2u + 1u);
+    return f;
 }
 
 ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm)
@@ -1286,14 +1329,12 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.o = o;
     g.gm = gm;
     g.feat = o->features;
-    g.fix_hi = has(&g, RV_GEN_FIXED) ? 36 : 0;
-    g.any_hi = has(&g, RV_GEN_ANY_STACK) ? 67 : 0;
-    g.stack_hi = has(&g, RV_GEN_ANY_STACK) ? 82 : 0;
-    g.span_lo = has(&g, RV_GEN_EARLY_LATE) ? 236 : 256;
+    init_ctab(&g);
+    for (uint32_t c = 0; c < gm->ncls; c++) g.free0[c] = FREE_GUARD | gm->nalloc[c] | gm->nalloc[c] << 16;
     g.far256 = o->pressure * 256u / 100u;
-    g.f = ravel_func_new(gm->m, "f");
     g.target = pick_target(&g);
-    reserve_builder(&g);
+    g.f = new_func(&g);
+    avail_grow(&g, g.target / 2u + 1u);
     g.weight = 1;
     g.max_weight = 200000u / g.target;
     if (g.max_weight > 64) g.max_weight = 64;
@@ -1314,6 +1355,6 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.reserved--;
     emit_ret(&g);
     ravel_func_finish(g.f);
-    for (int t = 0; t < NTYPES; t++) rv_vec_free(g.avail[t]);
+    free(g.avail_mem);
     return g.f;
 }
