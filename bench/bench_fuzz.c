@@ -22,7 +22,20 @@
  * --only TEXT runs the targets whose name contains TEXT; --config one of the
  * two configurations; --count N makes every run exactly N executions (for
  * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast
- * --config 250 --runs 1 --count 300`). */
+ * --config 250 --runs 1 --count 300`).
+ *
+ * Profile of one fuzz_alloc_fast execution (callgrind, Release, 300 inputs
+ * of ~260 instructions, thousands of instructions executed per input;
+ * 2026-11-22, before -> after the harness work):
+ *   generate (bytes -> function)             287 ->  287   15%
+ *   validate the generated function (--ssa)  125 ->  123    6%
+ *   allocate (fast)                          626 ->  614   32%
+ *     of which rv_func_clone                  30 ->   21
+ *     of which rv_cfg_build                   12 ->   11
+ *   validate the allocated output            116 ->    0   (the checker covers it)
+ *   check                                    909 ->  856   45%   (checker work)
+ *   seed hash, freeing                        19 ->   19    1%
+ *   total                                   2092 -> 1908 */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"
 
