@@ -57,9 +57,12 @@ typedef struct ck_vh {
     uint32_t head, last;
 } ck_vh;
 
-/* A node of a vreg's holder chain. */
+/* A node of vreg v's holder chain: location li, next node (the head before
+ * it was pushed). A tombstone (li == CK_NIL) records a reset of v's chain
+ * and is never linked. Rolling back a node restores vh[v].head = next, so
+ * chain heads need no log entries. */
 typedef struct ck_hnode {
-    uint32_t li, next;
+    uint32_t li, next, v;
 } ck_hnode;
 
 /* Interned immutable sets of >= 2 vregs (hash-consed). */
@@ -79,7 +82,7 @@ typedef struct ck_list {
     uint32_t start, len;
 } ck_list;
 
-/* Undo log entry: key is a location index, or a vreg | bit 31 (a chain head). */
+/* Undo log entry: a location index and its old value. */
 typedef struct ck_logent {
     uint32_t key, old;
 } ck_logent;
@@ -101,6 +104,7 @@ typedef struct ck_frame {
     bool iterating;       /* a header iterating its loop (phase 1), errors not recorded (fast: recorded, dropped per round) */
     bool outside_only;    /* fast: the loop's last round was at the fixpoint; only children outside it remain */
     uint32_t errs0;       /* fast: errors before the header's current round */
+    uint32_t visits0;     /* fast: ck->visits.len when the header's current round began */
     ravel_report *saved_rep;
     ck_mark mark_entry, mark_exit;
 } ck_frame;
@@ -181,6 +185,9 @@ struct ravel_checker {
      * visited again; any error sends the caller to the exact walk */
     bool fast;
     struct ravel_report *frep;
+    RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
+    RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
+    uint32_t bstamp;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
     ck_buf explain;    /* explain dump target */
@@ -270,6 +277,9 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
 
 /* ck_xfer.c */
 void ck_xfer_block(ravel_checker *ck, uint32_t b);
+
+/* ck_loop.c: the fast walk's loop shortcut (see there). */
+bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0);
 
 /* ck_flow.c */
 void ck_flow(ravel_checker *ck, bool fresh);

@@ -105,7 +105,7 @@ static void record_edges(ravel_checker *ck, uint32_t x)
         uint32_t pst, ast, st = ck_next_stamp(ck);
         ck->tmp_locs.len = 0;
         for (uint32_t i = m.log; i < ck->log.len; i++)
-            if (!(ck->log.data[i].key & 0x80000000u)) mark_loc(ck, ck->log.data[i].key, st);
+            mark_loc(ck, ck->log.data[i].key, st);
         edge_prepare(ck, e, &pst, &ast);
         if (e->nargs) {
             const uint32_t *params = ck_params(f, &f->blocks.data[e->block]), *args = ck_args(f, e);
@@ -227,6 +227,7 @@ static void enter_block(ravel_checker *ck, uint32_t idx)
 {
     uint32_t x = ck->frames.data[idx].block;
     ck->berr.data[x] = ck->rep ? ck->rep->errs.len : 0;
+    if (ck->fast) rv_vec_push(ck->visits, x);
     compute_entry(ck, x);
     ck->bpatch.data[x] = (ck_list){ck->ppool.len, ck->patch.len};
     rv_vec_reserve(ck->ppool, ck->patch.len);
@@ -251,6 +252,7 @@ static void push_frame(ravel_checker *ck, uint32_t x, uint32_t restrict_to)
     fr.restrict_to = restrict_to;
     fr.saved_rep = ck->rep;
     fr.errs0 = ck->rep ? ck->rep->errs.len : 0;
+    fr.visits0 = ck->visits.len;
     if (ck->is_header.data[x]) {
         fr.iterating = true;
         if (!ck->fast) ck->rep = NULL;
@@ -306,21 +308,23 @@ static bool frame_done(ravel_checker *ck)
     ck_frame *fr = &ck->frames.data[idx];
     uint32_t b = fr->block;
     if (fr->iterating) { /* loop header: is its entry stable? */
+        bool quick = ck->fast && !ck->deep_exit.data[b];
         ck_rollback(ck, fr->mark_entry);
         compute_entry(ck, b);
-        bool changed = entry_changed(ck, b);
-        if (ck->fast && !changed && !ck->deep_exit.data[b]) {
+        bool fixed = !entry_changed(ck, b) || (ck->fast && ck_loop_shortcut(ck, b, fr->visits0));
+        if (quick && fixed) {
             finish_loop_fast(ck, idx);
             return true;
         }
         if (ck->fast && ck->rep) ck_truncate_errors(ck->rep, fr->errs0); /* the round is redone */
-        if (!changed || fr->rounds >= MAX_ROUNDS) {
-            if (changed) ck->diverged = true;
+        if (fixed || fr->rounds >= MAX_ROUNDS) {
+            if (!fixed) ck->diverged = true;
             fr->iterating = false; /* final visit, with everything, errors recorded */
             ck->rep = fr->saved_rep;
         }
         fr->rounds++;
         fr->child = 0;
+        fr->visits0 = ck->visits.len;
         enter_block(ck, idx);
         return true;
     }
@@ -389,8 +393,12 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck_truncate_errors(ck->frep, 0);
     ck->rep = ck->frep;
     ck->fast = true;
+    ck->visits.len = 0;
     ck_flow(ck, true);
     ck->fast = false;
+    rv_vec_free(ck->visits); /* the loop shortcut's scratch lives for one walk */
+    rv_vec_free(ck->bscr);
+    ck->bstamp = 0;
     ck->rep = rep;
     bool ok = !ck->frep->errs.len && !ck->diverged;
     ck_truncate_errors(ck->frep, 0);

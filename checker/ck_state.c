@@ -6,7 +6,8 @@
  * returns to a dominator's exit state by rolling the log back, in time
  * proportional to what changed; no block state is ever copied whole.
  * A def of v must remove v from every location holding it: every vreg has a
- * chain of its holders (singly linked nodes, head changes logged), appended
+ * chain of its holders (singly linked nodes; rolling a node back restores
+ * the head it replaced, and a reset pushes an unlinked tombstone), appended
  * to whenever a location receives v; chains may hold stale nodes, so every
  * walk re-checks membership. A pseudo-vreg (index nvregs) chains every
  * location that received a .ref vreg, for the safepoint effect. No operation
@@ -118,22 +119,20 @@ static ck_val val_plus(ravel_checker *ck, ck_val val, uint32_t v)
     return ck_set_intern(&ck->sets, ck->setbuf.data, ck->setbuf.len);
 }
 
-/* ---- the log ---- */
+/* ---- the log and the holder chains ---- */
 
-#define LOG_VBIT 0x80000000u /* entry restores a chain head, else a location */
-
-static inline void set_head(ravel_checker *ck, uint32_t v, uint32_t head, uint32_t li)
+/* Resets v's chain (a tombstone node remembers the old head). */
+static inline void reset_chain(ravel_checker *ck, uint32_t v)
 {
-    rv_vec_push(ck->log, ((ck_logent){v | LOG_VBIT, ck->vh[v].head}));
-    ck->vh[v] = (ck_vh){head, li};
+    rv_vec_push(ck->hnodes, ((ck_hnode){CK_NIL, ck->vh[v].head, v}));
+    ck->vh[v] = (ck_vh){CK_NIL, CK_NIL};
 }
 
 static inline void push_holder(ravel_checker *ck, uint32_t li, uint32_t v)
 {
     ck_vh *h = &ck->vh[v];
     if (h->last == li) return; /* already the newest holder */
-    rv_vec_push(ck->hnodes, ((ck_hnode){li, h->head}));
-    rv_vec_push(ck->log, ((ck_logent){v | LOG_VBIT, h->head}));
+    rv_vec_push(ck->hnodes, ((ck_hnode){li, h->head, v}));
     *h = (ck_vh){ck->hnodes.len - 1, li};
 }
 
@@ -152,13 +151,15 @@ static void push_holders(ravel_checker *ck, uint32_t li, ck_val val)
 
 ck_mark ck_mark_now(const ravel_checker *ck) { return (ck_mark){ck->log.len, ck->hnodes.len}; }
 
+/* Values and chain heads are independent: each is restored from its own
+ * stack, newest first. */
 void ck_rollback(ravel_checker *ck, ck_mark m)
 {
-    while (ck->log.len > m.log) {
-        ck_logent e = ck->log.data[--ck->log.len];
-        if (e.key & LOG_VBIT) ck->vh[e.key & ~LOG_VBIT] = (ck_vh){e.old, CK_NIL};
-        else ck->lval[e.key] = e.old;
-    }
+    const ck_logent *log = ck->log.data;
+    for (uint32_t i = ck->log.len; i > m.log; i--) ck->lval[log[i - 1].key] = log[i - 1].old;
+    ck->log.len = m.log;
+    const ck_hnode *nd = ck->hnodes.data;
+    for (uint32_t i = ck->hnodes.len; i > m.nodes; i--) ck->vh[nd[i - 1].v] = (ck_vh){nd[i - 1].next, CK_NIL};
     ck->hnodes.len = m.nodes;
 }
 
@@ -195,7 +196,7 @@ void ck_kill_vreg(ravel_checker *ck, uint32_t v)
         uint32_t li = ck->hnodes.data[h].li;
         if (ck_val_has(&ck->sets, ck->lval[li], v)) set_shrunk(ck, li, val_minus(ck, ck->lval[li], v));
     }
-    set_head(ck, v, CK_NIL, CK_NIL);
+    reset_chain(ck, v);
 }
 
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li)
@@ -269,6 +270,6 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted)
         if (ck->lst3[li] != listed) drop_refs(ck, li, rooted);
         if (has_ref(ck, ck->lval[li])) rv_vec_push(ck->tmp_locs, li);
     }
-    set_head(ck, rc, CK_NIL, CK_NIL);
+    reset_chain(ck, rc);
     for (uint32_t i = ck->tmp_locs.len; i-- > 0;) push_holder(ck, ck->tmp_locs.data[i], rc);
 }
