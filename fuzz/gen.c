@@ -52,6 +52,11 @@ uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n)
 uint64_t rv_gen_bits(rv_gen_src *s)
 {
     uint64_t x = 0;
+    if (s->end - s->p >= 8) { /* the common case: no refill in between */
+        for (int i = 0; i < 8; i++) x = x << 8 | s->p[i];
+        s->p += 8;
+        return x;
+    }
     for (int i = 0; i < 8; i++) x = x << 8 | rv_gen_byte(s);
     return x;
 }
@@ -257,13 +262,34 @@ static ravel_module *gen_module(rv_gen_src *ms, rv_gen_src *fs, const rv_gen_opt
     return mod;
 }
 
+/* A hash of data[0..n), eight bytes (read little-endian) per step: fuzz
+ * inputs run to kilobytes, and a byte-wise hash of them cost as much as
+ * generating a small function. */
+static uint64_t hash_input(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&w, p + i, 8);
+#else
+        for (int k = 7; k >= 0; k--) w = w << 8 | p[i + (size_t)k];
+#endif
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 31;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return rv_hash64(h);
+}
+
 ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_opts *o)
 {
     if (!data) size = 0;
-    uint64_t h = rv_hash_bytes(data, size);
+    uint64_t h = hash_input(data, size);
     size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
     rv_gen_src ms, fs;
-    rv_gen_src_init(&ms, data, mb, rv_hash64(rv_hash_bytes(data, mb) ^ 0x6d616368ULL));
+    rv_gen_src_init(&ms, data, mb, rv_hash64(hash_input(data, mb) ^ 0x6d616368ULL));
     rv_gen_src_init(&fs, data ? data + mb : NULL, size - mb, h);
     return gen_module(&ms, &fs, o);
 }

@@ -110,6 +110,17 @@ static inline uint32_t rv_gen_u16(rv_gen_src *s)
     uint32_t x = rv_gen_byte(s) << 8;
     return x | rv_gen_byte(s);
 }
+/* The next four bytes, big-endian (the decisions about one operand). */
+static inline uint32_t rv_gen_u32(rv_gen_src *s)
+{
+    if (s->end - s->p >= 4) {
+        uint32_t x = (uint32_t)s->p[0] << 24 | (uint32_t)s->p[1] << 16 | (uint32_t)s->p[2] << 8 | s->p[3];
+        s->p += 4;
+        return x;
+    }
+    uint32_t x = rv_gen_u16(s) << 16;
+    return x | rv_gen_u16(s);
+}
 uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
 /* A choice in [0, n) (0, and no byte used, if n <= 1). One byte decides it
  * when n <= 256 (two when n <= 65536, four above), so that a mutated input

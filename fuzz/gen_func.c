@@ -213,14 +213,15 @@ static const uint8_t near_tab[5][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 1},
  * live ranges, many values live at once), else one of the newest four.
  * Two bytes decide: the first far or near, the second which value (two
  * more when far and n > 256). */
-static inline uint32_t pick_of_type(gen *g, uint32_t t)
+static inline uint32_t pick_of_type_u(gen *g, uint32_t t, uint32_t u)
 {
-    uint32_t n = g->navail[t], u = rv_gen_u16(g->s), i;
+    uint32_t n = g->navail[t], i;
     if ((u >> 8) >= g->far256) i = n - 1 - near_tab[n < 4 ? n : 4][u & 3];
     else if (n <= 256) i = ((u & 255) * n) >> 8;
     else i = below(g, n);
     return g->avail[t][i];
 }
+static inline uint32_t pick_of_type(gen *g, uint32_t t) { return pick_of_type_u(g, t, rv_gen_u16(g->s)); }
 
 /* For a set of candidate types (bit t: type t), type_weight[mask] is their
  * total weight (3 per non-reference type, even bits; 1 per reference type,
@@ -301,24 +302,25 @@ static const uint8_t type_at[1u << NTYPES][12] = {
 };
 
 
-/* A value of class cls (-1: any) and ref-ness ref (-1: either), or
- * RAVEL_NONE when none is in scope. Non-reference types weigh three times
- * as much as reference types; a single candidate type costs no draw. */
-static inline uint32_t pick_val(gen *g, int cls, int ref)
+/* A type of class cls (-1: any) and ref-ness ref (-1: either) that has a
+ * value in scope, or NTYPES when there is none. Non-reference types weigh
+ * three times as much as reference types; a single candidate type costs no
+ * draw. */
+static inline uint32_t pick_type(gen *g, int cls, int ref)
 {
     uint32_t mask = g->nonempty;
     if (cls >= 0) mask &= 3u << (2 * cls);
     if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
-    if (!mask) return RAVEL_NONE;
+    if (!mask) return NTYPES;
     uint32_t k = mask & (mask - 1) ? below(g, type_weight[mask]) : 0;
-    return pick_of_type(g, type_at[mask][k]);
+    return type_at[mask][k];
 }
 
-/* A type that has a value in scope (for parameters), or NTYPES if none. */
-static uint32_t pick_type(gen *g)
+/* A value of class cls and ref-ness ref (as pick_type), or RAVEL_NONE. */
+static inline uint32_t pick_val(gen *g, int cls, int ref)
 {
-    uint32_t v = pick_val(g, -1, -1);
-    return v == RAVEL_NONE ? NTYPES : vtype(g, v);
+    uint32_t t = pick_type(g, cls, ref);
+    return t == NTYPES ? RAVEL_NONE : pick_of_type(g, t);
 }
 
 static int64_t pick_imm(gen *g)
@@ -355,6 +357,7 @@ typedef struct ginst {
     uint32_t first_op, first_imm, first_vreg, first_num; /* f's lengths when it began */
     uint32_t nd, nu, ni;
     uint32_t nclob;          /* explicit clobbers, in g->clob_buf */
+    uint8_t dtype[GI_DEFS];  /* the defs' types (for emit) */
     /* budget (S3), per class: the registers still free at the early point
      * (A - |F| - N_E, low half) and at the late point (A - |F| - N_L, high
      * half), each with a guard bit (FREE_GUARD) that an overdraft clears */
@@ -446,14 +449,15 @@ static inline uint32_t pick_fixed_reg(gen *g, uint32_t c)
  * `stack` and the non-default positions when enabled (never early defs or
  * late uses on clobbering instructions or safepoints: S5). */
 enum { CT_SPAN = 8 };
-static inline gop draw(gen *g, const ginst *I, uint32_t c, bool def)
+static inline gop draw_x(gen *g, const ginst *I, uint32_t c, bool def, uint32_t x)
 {
-    uint32_t t = g->ctab[below(g, 256)];
+    uint32_t t = g->ctab[x];
     gop o = {(uint8_t)(t & 7u), RAVEL_POS_DEFAULT, 0};
     if (o.kind == RAVEL_C_FIXED) o.arg = (uint16_t)pick_fixed_reg(g, c);
     if ((t & CT_SPAN) && !I->no_span) o.pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
     return o;
 }
+static inline gop draw(gen *g, const ginst *I, uint32_t c, bool def) { return draw_x(g, I, c, def, below(g, 256)); }
 
 /* The constraint table of draw, from the features: of 256 bytes, 36 mean
  * `fixed`, 31 `any`, 15 `stack`, the rest `reg` (features off: `reg`);
@@ -515,23 +519,46 @@ static inline uint32_t new_vreg(ravel_func *f, uint32_t t)
 static inline bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, gop o)
 {
     if (I->nd >= GI_DEFS || I->nu || !place(g, I, c, true, &o)) return false;
-    push_op(g->f, new_vreg(g->f, c * 2u + (ref ? 1u : 0u)), o, true);
-    I->nd++;
+    ravel_func *f = g->f;
+    uint32_t t = c * 2u + (ref ? 1u : 0u), v = f->vregs.len++; /* room reserved by gi_init */
+    f->vregs.data[v] = (rv_vreg){f->next_num++, (uint8_t)c, ref, true};
+    push_op(f, v, o, true);
+    I->dtype[I->nd++] = (uint8_t)t;
     return true;
 }
 static inline bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, draw(g, I, c, true)); }
 
-static inline bool add_use_as(gen *g, ginst *I, uint32_t v, gop o)
+/* Adds a use of v (of class c) with constraint o, if it fits. */
+static inline bool add_use_c(gen *g, ginst *I, uint32_t v, uint32_t c, gop o)
 {
-    if (I->nu >= GI_USES || v == RAVEL_NONE || !place(g, I, g->f->vregs.data[v].cls, false, &o)) return false;
+    if (I->nu >= GI_USES || !place(g, I, c, false, &o)) return false;
     push_op(g->f, v, o, false);
     I->nu++;
     return true;
 }
+static inline bool add_use_as(gen *g, ginst *I, uint32_t v, gop o)
+{
+    return v != RAVEL_NONE && add_use_c(g, I, v, g->f->vregs.data[v].cls, o);
+}
+/* A use of v (RAVEL_NONE: none) with a drawn constraint. */
 static inline bool add_use(gen *g, ginst *I, uint32_t v)
 {
     if (v == RAVEL_NONE) return false;
-    return add_use_as(g, I, v, draw(g, I, g->f->vregs.data[v].cls, false));
+    uint32_t c = g->f->vregs.data[v].cls;
+    return add_use_c(g, I, v, c, draw(g, I, c, false));
+}
+/* A use of a value picked as pick_val does, with a drawn constraint: four
+ * bytes decide the type, far or near, which value and the constraint. */
+static inline bool use_pick(gen *g, ginst *I, int cls, int ref)
+{
+    uint32_t mask = g->nonempty;
+    if (cls >= 0) mask &= 3u << (2 * cls);
+    if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
+    if (!mask) return false;
+    uint32_t r = rv_gen_u32(g->s);
+    uint32_t t = type_at[mask][((r >> 24) * type_weight[mask]) >> 8];
+    uint32_t v = pick_of_type_u(g, t, (r >> 8) & 0xffffu);
+    return add_use_c(g, I, v, t >> 1, draw_x(g, I, t >> 1, false, r & 255u));
 }
 
 static gop fixed_op(uint32_t reg) { return (gop){RAVEL_C_FIXED, RAVEL_POS_DEFAULT, (uint16_t)reg}; }
@@ -679,11 +706,7 @@ static inline uint32_t emit(gen *g, const ginst *I)
     emit_begin(g, I);
     end_inst(g->f);
     const rv_operand *ops = g->f->ops.data + I->first_op;
-    const rv_vreg *vr = g->f->vregs.data;
-    for (uint32_t i = 0; i < I->nd; i++) {
-        uint32_t v = ops[i].vreg;
-        make_avail_t(g, v, vr[v].cls * 2u + (vr[v].ref ? 1u : 0u));
-    }
+    for (uint32_t i = 0; i < I->nd; i++) make_avail_t(g, ops[i].vreg, I->dtype[i]);
     return I->nd ? ops[0].vreg : RAVEL_NONE;
 }
 
@@ -714,7 +737,7 @@ static bool inst_arith(gen *g, ginst *I, uint32_t opb)
     if (!add_def(g, I, c, maybe_ref(g, 4))) return false;
     if (!add_use(g, I, v0)) add_imm(g, I, pick_imm(g));
     uint32_t x = below(g, 256); /* < 64: an immediate (25%); else 80% of the rest: same class */
-    if (x < 64 || !add_use(g, I, pick_val(g, x < 64 + 154 ? (int)c : -1, -1))) add_imm(g, I, pick_imm(g));
+    if (x < 64 || !use_pick(g, I, x < 64 + 154 ? (int)c : -1, -1)) add_imm(g, I, pick_imm(g));
     maybe_reuse(g, I);
     emit(g, I);
     return true;
@@ -735,7 +758,7 @@ static bool inst_out(gen *g, ginst *I)
 {
     gi_init(g, I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 2 + g->o->pressure / 16);
-    for (uint32_t i = 0; i < n; i++) add_use(g, I, pick_val(g, -1, -1));
+    for (uint32_t i = 0; i < n; i++) use_pick(g, I, -1, -1);
     if (!I->nu) return false;
     emit(g, I);
     return true;
@@ -750,7 +773,7 @@ static void inst_keepalive(gen *g)
     gi_init(g, &I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 1 + g->o->pressure / 4);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t t = pick_type(g);
+        uint32_t t = pick_type(g, -1, -1);
         if (t == NTYPES) break;
         add_use(g, &I, g->avail[t][below(g, g->navail[t])]);
     }
@@ -802,13 +825,17 @@ static bool inst_opaque(gen *g, ginst *I)
     if (has(g, RV_GEN_CALLS) && chance(g, 8)) random_clobbers(g, I, below(g, 3));
     if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 8)) I->safepoint = I->no_span = true;
     uint32_t nd = below(g, 4), nu = below(g, 6), ni = below(g, 3);
-    for (uint32_t i = 0; i < nd; i++) add_def(g, I, pick_class(g), maybe_ref(g, 10));
+    for (uint32_t i = 0; i < nd; i++) { /* class, ref (10%), constraint: one read */
+        uint32_t r = rv_gen_u32(g->s), c = ((r >> 24) * g->gm->ncls) >> 8;
+        bool ref = has(g, RV_GEN_SAFEPOINTS) && ((r >> 16) & 255u) < 26;
+        add_def_as(g, I, c, ref, draw_x(g, I, c, true, r & 255u));
+    }
     for (uint32_t i = 0; i < nu; i++) {
         if (ni && chance(g, 30)) {
             add_imm(g, I, pick_imm(g));
             ni--;
         }
-        add_use(g, I, pick_val(g, -1, -1));
+        use_pick(g, I, -1, -1);
     }
     for (; ni; ni--) add_imm(g, I, pick_imm(g));
     maybe_reuse(g, I);
@@ -844,7 +871,7 @@ static bool inst_callsite(gen *g, ginst *I)
             uint32_t v = dup != RAVEL_NONE && chance(g, 40) ? dup : pick_val(g, (int)c, -1);
             if (v == RAVEL_NONE) break;
             if (dup == RAVEL_NONE) dup = v; /* passed again in a later register */
-            add_use_as(g, I, v, fixed_op(reg));
+            add_use_c(g, I, v, c, fixed_op(reg));
         }
     }
     if (has(g, RV_GEN_ANY_STACK)) {
@@ -862,7 +889,7 @@ static bool inst_gcpoll(gen *g, ginst *I)
     gi_init(g, I, RAVEL_OP_OTHER, NM_GCPOLL);
     I->safepoint = I->no_span = true;
     uint32_t n = below(g, 3);
-    for (uint32_t i = 0; i < n; i++) add_use(g, I, pick_val(g, -1, 1));
+    for (uint32_t i = 0; i < n; i++) use_pick(g, I, -1, 1);
     emit(g, I);
     return true;
 }
@@ -972,7 +999,7 @@ static uint32_t make_params(gen *g, uint32_t b, uint32_t n, uint32_t *params)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t t = pick_type(g);
+        uint32_t t = pick_type(g, -1, -1);
         if (t == NTYPES) break;
         params[k] = new_vreg(g->f, t);
         ravel_block_add_param(g->f, b, params[k]);
