@@ -10,7 +10,6 @@
  * verdict and its messages) and the verdicts stay those of the validator. */
 #include "ck.h"
 
-#include <stddef.h>
 #include <string.h>
 
 /* ---- guard ---- */
@@ -20,11 +19,8 @@ typedef struct guard {
     const ravel_func *f;
     ravel_report *rep;
     uint32_t maxslot; /* 1 + highest slot number seen */
-    uint32_t dst;     /* stamp: gdef[v] == dst means v has a definition */
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
-    bool fast;        /* the fast path may be used (rk covers every register) */
-    uint16_t rk[RV_MAX_REGS]; /* per register: its class, | RK_RESERVED if reserved; RK_BAD: no such class */
 } guard;
 
 #define RK_RESERVED 0x100u
@@ -51,13 +47,19 @@ static void note_slot(guard *g, ravel_loc l)
         g->maxslot = ravel_loc_slot(l) + 1;
 }
 
+/* ck->gdef, per vreg of the function guarded: its class key (GV_BAD: no
+ * class, or one the machine does not have), | GV_DEF once a definition of
+ * it has been seen. Rewritten for every function (guard_scratch). */
+#define GV_BAD 0xffu
+#define GV_DEF 0x10000u
+
 /* A definition of v (def) or a read of v: reads of vregs not yet seen
- * defined are checked once every definition is known (guard_pending). */
+ * defined are checked once every definition is known (guard_finish). */
 static void note_vreg(guard *g, uint32_t v, bool def)
 {
     ravel_checker *ck = g->ck;
-    if (def) ck->gdef[v] = g->dst;
-    else if (ck->gdef[v] != g->dst) rv_vec_push(ck->gpend, v);
+    if (def) ck->gdef[v] |= GV_DEF;
+    else if (!(ck->gdef[v] & GV_DEF)) rv_vec_push(ck->gpend, v);
 }
 
 /* The terminator's shape as ravel_validate wants it; successor classes. */
@@ -169,7 +171,7 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
     (void)b;
 }
 
-/* Sizes the guard's scratch for f and takes a fresh definition stamp. */
+/* Sizes the guard's scratch for f and sets gdef (requires f->mach). */
 static void guard_scratch(guard *g)
 {
     ravel_checker *ck = g->ck;
@@ -183,11 +185,13 @@ static void guard_scratch(guard *g)
         ck->gvcap = n;
     }
     if (ck->gstamp > 0xffffffffu - f->layout.len - 2) { /* wrap: clear every mark once */
-        memset(ck->gdef, 0, (size_t)ck->gvcap * sizeof *ck->gdef);
         memset(ck->gpar, 0, (size_t)ck->gvcap * sizeof *ck->gpar);
         ck->gstamp = 0;
     }
-    g->dst = ++ck->gstamp;
+    uint32_t ncls = f->mach->classes.len;
+    const rv_vreg *vr = f->vregs.data;
+    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) /* no branches: a vectorizable loop */
+        ck->gdef[v] = (vr[v].has_class & (vr[v].cls < ncls)) ? vr[v].cls : GV_BAD;
     ck->gpend.len = 0;
     rv_vec_reserve(ck->gnpred, f->layout.len);
     ck->gnpred.len = f->layout.len;
@@ -214,7 +218,7 @@ static void guard_finish(guard *g)
     ravel_checker *ck = g->ck;
     const ravel_func *f = g->f;
     for (uint32_t i = 0; i < ck->gpend.len; i++)
-        if (ck->gdef[ck->gpend.data[i]] != g->dst) g->suspect = true;
+        if (!(ck->gdef[ck->gpend.data[i]] & GV_DEF)) g->suspect = true;
     for (uint32_t b = 0; b < f->layout.len && !g->suspect; b++) {
         const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
         uint32_t ns = rv_inst_nsuccs(t);
@@ -235,202 +239,381 @@ static void guard_finish(guard *g)
  * nlocs is set) iff its number is <= RAVEL_MAX_SLOT (slot_ok), and a
  * register location iff it is < nregs. */
 
-enum { G_SLOW, G_UNCLEAN, G_CLEAN };
+/* What the fast path of one instruction found: G_SLOW (guard_inst must
+ * look; what was done it repeats harmlessly: definitions, reads, slots and
+ * suspicion are idempotent), G_UNCLEAN (the guard's work is done, a rule
+ * may fire) or G_CLEAN (done, no rule can fire); with G_SUSPECT set when
+ * ravel_validate may reject the function, and above G_SLOTS, 1 + the
+ * highest slot number the instruction names (0: none). */
+enum { G_SLOW = 0, G_UNCLEAN = 1, G_CLEAN = 2, G_ANY = 3, G_STATUS = 3, G_SUSPECT = 4, G_SLOTS = 3 };
 
-/* The fast path's view of one function, a local copy of what it reads in
- * every instruction (so that the stores to gdef cannot make the compiler
- * reload it). */
+/* The fast path's view of one function. */
 typedef struct gfast {
     const rv_operand *ops;
     const rv_vreg *vregs;
     const uint32_t *u32;
-    const uint16_t *rk;
     uint32_t *gdef;
     ravel_checker *ck;
-    uint32_t nops, nimms, nvregs, nregs, ncls, nu32, dst;
-    uint32_t maxslot; /* guard.maxslot while the fast path runs */
-    bool suspect;     /* guard.suspect, idem */
+    guard *g;
+    uint32_t b; /* the block being guarded */
+    uint32_t nops, nimms, nvregs, nregs, ncls, nu32;
+    uint16_t rk[RV_MAX_REGS]; /* per register: its class, | RK_RESERVED if reserved; RK_BAD: no such class or register */
 } gfast;
 
+/* Slot location l names a slot the guard accepts (also: not RAVEL_LOC_NONE). */
 static inline bool slot_ok(ravel_loc l) { return l - RAVEL_SLOT_BIT <= RAVEL_MAX_SLOT; }
 
-static inline void note_slot_ok(gfast *x, ravel_loc l) /* requires slot_ok(l) */
-{
-    if (l - RAVEL_SLOT_BIT >= x->maxslot) x->maxslot = l - RAVEL_SLOT_BIT + 1;
-}
+/* 1 + the slot number of l if it is a slot the guard accepts, else 0. */
+static inline uint32_t slot_end(ravel_loc l) { return slot_ok(l) ? l - RAVEL_SLOT_BIT + 1 : 0; }
 
-/* An edit that is not its block's last instruction: G_CLEAN (guard_inst's
- * work done) when it moves between locations of the kinds its opcode
- * names, else G_SLOW (nothing done). */
-static inline int guard_fast_edit(gfast *x, const rv_inst *in)
-{
-    ravel_loc d = in->u.edit.dst, s = in->u.edit.src;
-    switch (in->op) {
-    case RAVEL_OP_SPILL:
-        if (!slot_ok(d) || s >= x->nregs) return G_SLOW;
-        note_slot_ok(x, d);
-        return G_CLEAN;
-    case RAVEL_OP_RELOAD:
-        if (d >= x->nregs || !slot_ok(s)) return G_SLOW;
-        note_slot_ok(x, s);
-        return G_CLEAN;
-    default: /* RAVEL_OP_MOVE */
-        return d < x->nregs && s < x->nregs ? G_CLEAN : G_SLOW;
-    }
-}
+static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
-/* Operand op (a def if isdef) of a plain instruction whose uses are
- * uses[0..nuses): when no check of guard_operands fails on it, notes its
- * slot and returns true, clearing *clean if operand_clean would fail on it;
- * else returns false. Definitions and reads are the caller's. */
-static inline bool guard_fast_op(gfast *x, const rv_operand *op, const rv_operand *uses, uint32_t nuses, bool isdef,
-                                 uint32_t *clean)
+/* Register l may hold a value of class cls without fixed(R): rk covers
+ * RV_MAX_REGS registers (RK_BAD past the machine's), and rk[l] == cls
+ * implies that cls is a valid class. */
+static inline bool reg_fits(const uint16_t *rk, ravel_loc l, uint32_t cls) { return l < RV_MAX_REGS && rk[l] == cls; }
+
+/* The usual operand: a register of its vreg's class that its constraint
+ * allows without looking further (reg or any: not reserved; fixed: the
+ * register named). */
+static inline bool op_usual(const uint16_t *rk, const rv_operand *op, uint32_t cls)
 {
-    uint32_t v = op->vreg, kind = op->kind;
     ravel_loc l = op->loc;
-    if (v >= x->nvregs || !x->vregs[v].has_class) return false;
-    uint32_t cls = x->vregs[v].cls;
-    if (l < x->nregs) { /* the usual cases: a register of the class (rk[l] == cls: a valid class) */
-        if (kind <= RAVEL_C_ANY && x->rk[l] == cls) return true;
-        if (kind == RAVEL_C_FIXED && l == op->arg && (x->rk[l] & ~RK_RESERVED) == cls) return true;
-    }
-    if (cls >= x->ncls) return false;
-    uint32_t c;
-    switch (kind) {
-    case RAVEL_C_REG: c = 0; break; /* not in a fitting register */
-    case RAVEL_C_ANY:
+    if (op->kind <= RAVEL_C_ANY) return reg_fits(rk, l, cls);
+    return op->kind == RAVEL_C_FIXED && l == op->arg && l < RV_MAX_REGS && (rk[l] & ~RK_RESERVED) == cls;
+}
+
+/* Any other operand op (a def if isdef; uses[0..nuses) the instruction's
+ * uses) of vreg class cls: G_SLOW when some check of guard_operands may
+ * fail on it; else G_CLEAN if operand_clean holds, else G_UNCLEAN, with
+ * its slot (G_SLOTS). */
+static uint32_t op_other(const gfast *x, const rv_operand *op, const rv_operand *uses, uint32_t nuses, bool isdef, uint32_t cls)
+{
+    ravel_loc l = op->loc;
+    bool c;
+    if (cls >= x->ncls) return G_SLOW;
+    switch (op->kind) {
+    case RAVEL_C_REG: c = reg_fits(x->rk, l, cls); break;
+    case RAVEL_C_ANY: c = reg_fits(x->rk, l, cls) || slot_ok(l); break;
     case RAVEL_C_STACK: c = slot_ok(l); break;
     case RAVEL_C_FIXED:
-        if (op->arg >= x->nregs || (x->rk[op->arg] & ~RK_RESERVED) != cls) return false;
+        if (op->arg >= x->nregs || (x->rk[op->arg] & ~RK_RESERVED) != cls) return G_SLOW;
         c = l == op->arg;
         break;
     case RAVEL_C_REUSE: {
-        if (!isdef || !(op->flags & RV_OPF_DEF) || op->arg >= nuses) return false;
+        if (!isdef || !(op->flags & RV_OPF_DEF) || op->arg >= nuses) return G_SLOW;
         const rv_operand *u = &uses[op->arg];
-        if (u->vreg >= x->nvregs || x->vregs[u->vreg].cls != cls) return false;
-        c = l < x->nregs && x->rk[l] == cls && u->loc == l;
+        if (u->vreg >= x->nvregs || x->vregs[u->vreg].cls != cls) return G_SLOW;
+        c = reg_fits(x->rk, l, cls) && u->loc == l;
         break;
     }
-    default: return false;
+    default: return G_SLOW;
     }
-    if (slot_ok(l)) note_slot_ok(x, l);
-    *clean &= c;
-    return true;
+    return (c ? G_CLEAN : G_UNCLEAN) | slot_end(l) << G_SLOTS;
 }
 
-/* The attributes of a plain instruction (guard_inst's checks after the
- * operands): false when guard_inst must look at them. A safepoint
- * without a stackmap is not clean (its rule fires). */
-static inline bool guard_fast_attrs(gfast *x, const rv_inst *in, uint32_t *clean)
+/* The rarer parts of a plain instruction: a copy's shape, and the
+ * attributes (guard_inst's checks after the operands), in the form of
+ * guard_plain's result (a safepoint without a stackmap is not clean: its
+ * rule fires). */
+static uint32_t inst_other(const gfast *x, const rv_inst *in)
 {
     unsigned fl = in->flags;
+    uint32_t r = G_CLEAN, end = 0;
+    if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1 || in->nimms)) return G_SLOW;
     if (fl & RV_IF_CLOBBERS) {
-        if ((uint64_t)in->first_clob + in->nclob > x->nu32) return false;
+        if ((uint64_t)in->first_clob + in->nclob > x->nu32) return G_SLOW;
         for (uint32_t k = 0; k < in->nclob; k++)
-            if (x->u32[in->first_clob + k] >= x->nregs) return false;
+            if (x->u32[in->first_clob + k] >= x->nregs) return G_SLOW;
     }
     if (fl & RV_IF_STACKMAP) {
-        if ((uint64_t)in->u.smap.first + in->u.smap.n > x->nu32) return false;
+        if ((uint64_t)in->u.smap.first + in->u.smap.n > x->nu32) return G_SLOW;
         for (uint32_t k = 0; k < in->u.smap.n; k++) {
             uint32_t sl = x->u32[in->u.smap.first + k];
-            if (sl > RAVEL_MAX_SLOT) return false;
-            note_slot_ok(x, ravel_slot(sl));
+            if (sl > RAVEL_MAX_SLOT) return G_SLOW;
+            end = max_u32(end, sl + 1);
         }
-        if (!(fl & RV_IF_SAFEPOINT)) x->suspect = true;
+        if (!(fl & RV_IF_SAFEPOINT)) r |= G_SUSPECT;
     } else if (fl & RV_IF_SAFEPOINT) {
-        *clean = 0;
+        r = G_UNCLEAN;
+    }
+    return r | end << G_SLOTS;
+}
+
+/* Def d shares its location with no def before it (from o). */
+static bool no_def_overlap(const rv_operand *o, const rv_operand *d)
+{
+    for (const rv_operand *p = o; p < d; p++)
+        if (p->loc == d->loc) return false;
+    return true;
+}
+
+/* Use r shares its location with no def of o..u that is early, or at all
+ * if r is late. */
+static bool no_use_overlap(const rv_operand *o, const rv_operand *u, const rv_operand *r)
+{
+    for (const rv_operand *p = o; p < u; p++)
+        if (p->loc == r->loc && (rv_op_is_early(p) || rv_op_is_late(r))) return false;
+    return true;
+}
+
+/* guard_plain for any operation: every operand kind, attributes, reads
+ * not yet defined, overlaps. The overlap rules compare locations only
+ * where a 64-bit filter of the defs' locations says they may be equal. */
+static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
+{
+    uint32_t nd = in->ndefs, nu = in->nuses, res = G_CLEAN, slots = 0;
+    if ((uint64_t)in->first_op + nd + nu > x->nops || (uint64_t)in->first_imm + in->nimms > x->nimms) return G_SLOW;
+    if (in->flags || in->op == RAVEL_OP_COPY) {
+        res = inst_other(x, in);
+        if (!(res & G_STATUS)) return G_SLOW;
+    }
+    if (!(nd | nu)) return res;
+    const rv_vreg *vregs = x->vregs;
+    const uint16_t *rk = x->rk;
+    uint32_t *gdef = x->gdef, nvregs = x->nvregs, clean = (res & G_STATUS) == G_CLEAN;
+    const rv_operand *o = x->ops + in->first_op, *u = o + nd, *e = u + nu;
+    uint64_t dmask = 0;
+    for (const rv_operand *d = o; d < u; d++) {
+        uint32_t v = d->vreg;
+        if (v >= nvregs || !vregs[v].has_class) return G_SLOW;
+        uint32_t cls = vregs[v].cls;
+        if (!op_usual(rk, d, cls)) {
+            uint32_t r = op_other(x, d, u, nu, true, cls);
+            if (!(r & G_STATUS)) return G_SLOW;
+            clean &= (r & G_STATUS) == G_CLEAN;
+            slots = max_u32(slots, r >> G_SLOTS);
+        }
+        gdef[v] |= GV_DEF;
+        uint64_t bit = 1ull << (d->loc & 63);
+        if ((dmask & bit) && !no_def_overlap(o, d)) clean = 0; /* def-overlap */
+        dmask |= bit;
+    }
+    for (const rv_operand *r = u; r < e; r++) {
+        uint32_t v = r->vreg;
+        if (v >= nvregs || !vregs[v].has_class) return G_SLOW;
+        uint32_t cls = vregs[v].cls;
+        if (!op_usual(rk, r, cls)) {
+            uint32_t q = op_other(x, r, u, nu, false, cls);
+            if (!(q & G_STATUS)) return G_SLOW;
+            clean &= (q & G_STATUS) == G_CLEAN;
+            slots = max_u32(slots, q >> G_SLOTS);
+        }
+        if (!(gdef[v] & GV_DEF)) rv_vec_push(x->ck->gpend, v);
+        if (((dmask >> (r->loc & 63)) & 1) && !no_use_overlap(o, u, r)) clean = 0; /* early-def-overlap, late-use-overwritten */
+    }
+    return (clean ? G_CLEAN : G_UNCLEAN) | (res & G_SUSPECT) | max_u32(slots, res >> G_SLOTS) << G_SLOTS;
+}
+
+/* What the fast path leaves to guard_inst (slow) and what the rules must
+ * visit; false if the guard failed. */
+static bool guard_inst_other(guard *g, uint32_t b, const rv_inst *in, bool last, bool slow)
+{
+    ravel_checker *ck = g->ck;
+    if (slow) {
+        guard_inst(g, b, in, last);
+        if (!g->ok) return false;
+    }
+    if (ck->grecord) {
+        rv_vec_reserve(ck->rtodo, 2);
+        ck->rtodo.data[ck->rtodo.len++] = b;
+        ck->rtodo.data[ck->rtodo.len++] = (uint32_t)(in - g->f->insts.data);
     }
     return true;
 }
 
-/* An operation (not an edit, not a terminator) that is not its block's
- * last instruction: G_SLOW when guard_inst must look at it (what was done
- * guard_inst repeats harmlessly: definitions, reads, slots and suspicion
- * are idempotent), else guard_inst's work is done and the result tells
- * whether it is clean. The overlap rules compare locations only where a
- * 64-bit filter of the defs' locations says they may be equal. */
-static inline int guard_fast_plain(gfast *x, const rv_inst *in)
+/* An instruction the fast path did not finish (r: G_SLOW, G_UNCLEAN, or
+ * G_ANY for an operation guard_plain_any must look at): its guard, and the
+ * rules' list. False if the guard failed. */
+static bool guard_inst_rare(const gfast *x, const rv_inst *in, uint32_t r)
 {
-    uint32_t nd = in->ndefs, nu = in->nuses, n = nd + nu, clean = 1;
-    if ((uint64_t)in->first_op + n > x->nops || (uint64_t)in->first_imm + in->nimms > x->nimms) return G_SLOW;
-    if (in->op == RAVEL_OP_COPY && (nd != 1 || nu != 1 || in->nimms)) return G_SLOW;
-    if (in->flags && !guard_fast_attrs(x, in, &clean)) return G_SLOW;
-    if (!n) return clean ? G_CLEAN : G_UNCLEAN;
-    const rv_operand *o = x->ops + in->first_op, *u = o + nd;
-    uint32_t dst = x->dst, *gdef = x->gdef;
+    guard *g = x->g;
+    if (r == G_ANY) {
+        r = guard_plain_any(x, in);
+        g->maxslot = max_u32(g->maxslot, r >> G_SLOTS);
+        if (r & G_SUSPECT) g->suspect = true;
+        if ((r & G_STATUS) == G_CLEAN) return true;
+    }
+    return guard_inst_other(g, x->b, in, false, (r & G_STATUS) == G_SLOW);
+}
+
+/* One usual operand (not reuse): a register that fits, or any/stack in a
+ * slot (raising *top). Sets *w to gdef of its vreg. */
+static inline bool op_fast(const gfast *x, const rv_operand *p, ravel_loc *top, uint32_t *w)
+{
+    uint32_t v = p->vreg, kind = p->kind;
+    ravel_loc l = p->loc;
+    if (v >= x->nvregs) return false;
+    uint32_t cls = (*w = x->gdef[v]) & 0xff;
+    if (l < RV_MAX_REGS)
+        return kind <= RAVEL_C_ANY ? x->rk[l] == cls : kind == RAVEL_C_FIXED && l == p->arg && (x->rk[l] & ~RK_RESERVED) == cls;
+    if (!slot_ok(l) || (kind != RAVEL_C_ANY && kind != RAVEL_C_STACK) || cls == GV_BAD) return false;
+    *top = l > *top ? l : *top;
+    return true;
+}
+
+/* A usual reuse(K) def p (uses u[0..nu)): K in range, the use in the same
+ * register, which fits, and of the same class. Sets *w as op_fast. */
+static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_operand *u, uint32_t nu, uint32_t *w)
+{
+    uint32_t v = p->vreg;
+    ravel_loc l = p->loc;
+    if (p->kind != RAVEL_C_REUSE || !(p->flags & RV_OPF_DEF) || p->arg >= nu || v >= x->nvregs) return false;
+    uint32_t cls = (*w = x->gdef[v]) & 0xff;
+    const rv_operand *q = &u[p->arg];
+    return l < RV_MAX_REGS && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
+}
+
+/* The operands of operation in (in range, at least one) when all are
+ * usual: registers that fit, any/stack in a slot, reads of vregs defined
+ * before, no overlap that matters. Returns G_CLEAN (raising *top to the
+ * highest slot location named) with guard_operands' work done, or G_ANY
+ * (work possibly half done) when guard_plain_any must look. Calls
+ * nothing. A 64-bit filter of the defs' locations tells where the
+ * overlap rules need a comparison. */
+static inline uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *top)
+{
+    const rv_operand *o = x->ops + in->first_op, *u = o + in->ndefs, *e = u + in->nuses;
     uint64_t dmask = 0;
-    for (uint32_t k = 0; k < nd; k++) {
-        if (!guard_fast_op(x, &o[k], u, nu, true, &clean)) return G_SLOW;
-        gdef[o[k].vreg] = dst;
-        uint64_t bit = 1ull << (o[k].loc & 63);
-        if (dmask & bit)
-            for (uint32_t j = 0; j < k; j++) clean &= o[j].loc != o[k].loc; /* def-overlap */
+    uint32_t w;
+    for (const rv_operand *p = o; p < u; p++) { /* defs */
+        if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
+        x->gdef[p->vreg] = w | GV_DEF;
+        uint64_t bit = 1ull << (p->loc & 63);
+        if (dmask & bit) return G_ANY; /* maybe a def-overlap */
         dmask |= bit;
     }
-    for (uint32_t k = 0; k < nu; k++) {
-        if (!guard_fast_op(x, &u[k], u, nu, false, &clean)) return G_SLOW;
-        if (gdef[u[k].vreg] != dst) rv_vec_push(x->ck->gpend, u[k].vreg);
-        if ((dmask >> (u[k].loc & 63)) & 1) /* early-def-overlap, late-use-overwritten */
-            for (uint32_t j = 0; j < nd; j++)
-                clean &= o[j].loc != u[k].loc || (!rv_op_is_early(&o[j]) && !rv_op_is_late(&u[k]));
+    for (const rv_operand *p = u; p < e; p++) { /* uses */
+        if (!op_fast(x, p, top, &w) || !(w & GV_DEF)) return G_ANY;
+        if ((dmask >> (p->loc & 63)) & 1) /* early-def-overlap, late-use-overwritten? */
+            for (const rv_operand *q = o; q < u; q++)
+                if (q->loc == p->loc && (rv_op_is_early(q) || rv_op_is_late(p))) return G_ANY;
     }
-    return clean ? G_CLEAN : G_UNCLEAN;
+    return G_CLEAN;
+}
+
+/* The fast path of an operation (not an edit, not a terminator) that is
+ * not its block's last instruction: G_CLEAN (guard_inst's work done, no
+ * rule can fire), G_SLOW (guard_inst must look), or G_ANY (guard_plain_any
+ * must look: attributes other than clobbers, anything unusual). */
+static inline uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc *top)
+{
+    uint32_t nd = in->ndefs, nu = in->nuses, fl = in->flags;
+    if ((fl & ~RV_IF_CLOBBERS) || (in->op == RAVEL_OP_COPY && (nd != 1 || nu != 1 || in->nimms))) return G_ANY;
+    if ((uint64_t)in->first_op + nd + nu > x->nops || (uint64_t)in->first_imm + in->nimms > x->nimms) return G_SLOW;
+    if (fl) { /* clobbers only */
+        if ((uint64_t)in->first_clob + in->nclob > x->nu32) return G_SLOW;
+        for (uint32_t k = 0; k < in->nclob; k++)
+            if (x->u32[in->first_clob + k] >= x->nregs) return G_SLOW;
+    }
+    return nd | nu ? plain_ops(x, in, top) : G_CLEAN;
 }
 
 /* The instructions of block b (whose range the caller checked), in order,
- * until the guard fails: the fast path where it applies, else guard_inst;
- * what is not clean goes to ck->rtodo. */
-static void guard_insts(guard *g, uint32_t b, const rv_block *bl)
+ * until the guard fails: the fast path where it applies (the usual edits
+ * and operations), else guard_inst; what is not clean goes to ck->rtodo.
+ * Out of line, with everything rare out of line too: its loop has the
+ * registers. */
+static __attribute__((noinline)) void guard_insts(const gfast *x, const rv_block *bl)
 {
-    ravel_checker *ck = g->ck;
-    const ravel_func *f = g->f;
-    gfast x = {f->ops.data, f->vregs.data, f->u32.data, g->rk, ck->gdef, ck, f->ops.len, f->imms.len, f->vregs.len,
-               f->mach->regs.len, f->mach->classes.len, f->u32.len, g->dst, g->maxslot, g->suspect};
-    const rv_inst *first = rv_inst_at(f, bl->first_inst), *last = first + bl->ninsts - 1;
-    for (const rv_inst *in = first; in <= last; in++) {
-        int r = G_SLOW;
-        if (in < last && g->fast) {
-            if ((uint32_t)in->op - RAVEL_OP_SPILL <= RAVEL_OP_MOVE - RAVEL_OP_SPILL) r = guard_fast_edit(&x, in);
-            else if (in->op < RAVEL_OP_JUMP) r = guard_fast_plain(&x, in);
+    const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
+    ravel_loc top = 0; /* the highest slot location the fast path saw */
+    for (; in < last; in++) {
+        uint32_t r = G_SLOW;
+        ravel_loc d = in->u.edit.dst, s = in->u.edit.src; /* edits only */
+        switch (in->op) {
+        case RAVEL_OP_SPILL:
+            if (slot_ok(d) && s < x->nregs) {
+                top = d > top ? d : top;
+                continue;
+            }
+            break;
+        case RAVEL_OP_RELOAD:
+            if (slot_ok(s) && d < x->nregs) {
+                top = s > top ? s : top;
+                continue;
+            }
+            break;
+        case RAVEL_OP_MOVE:
+            if (d < x->nregs && s < x->nregs) continue;
+            break;
+        default:
+            if (in->op >= RAVEL_OP_JUMP) break;
+            r = guard_plain(x, in, &top);
+            if (r == G_CLEAN) continue;
         }
-        if (r == G_CLEAN) continue;
-        if (r == G_SLOW) {
-            g->maxslot = x.maxslot;
-            g->suspect = x.suspect;
-            guard_inst(g, b, in, in == last);
-            x.maxslot = g->maxslot;
-            x.suspect = g->suspect;
-            if (!g->ok) break;
-        }
-        if (ck->grecord) {
-            rv_vec_reserve(ck->rtodo, 2);
-            ck->rtodo.data[ck->rtodo.len++] = b;
-            ck->rtodo.data[ck->rtodo.len++] = bl->first_inst + (uint32_t)(in - first);
-        }
+        if (!guard_inst_rare(x, in, r)) break;
     }
-    g->maxslot = x.maxslot;
-    g->suspect = x.suspect;
+    if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
+    if (in == last) guard_inst_other(x->g, x->b, last, true, true); /* the terminator */
 }
 
-/* The fast path's register table (requires f->mach). */
-static void guard_fast_init(guard *g)
+/* The fast path's register table rk (RV_MAX_REGS entries); false if the
+ * machine has more registers than that (no fast path). */
+static bool guard_fast_init(const ravel_machine *m, uint16_t *rk)
 {
-    const ravel_machine *m = g->f->mach;
-    g->fast = m->regs.len <= RV_MAX_REGS;
-    for (uint32_t r = 0; g->fast && r < m->regs.len; r++)
-        g->rk[r] = m->regs.data[r].cls >= m->classes.len
-                       ? RK_BAD
-                       : (uint16_t)(m->regs.data[r].cls | (m->regs.data[r].reserved ? RK_RESERVED : 0));
+    if (m->regs.len > RV_MAX_REGS) return false;
+    for (uint32_t r = 0; r < m->regs.len; r++)
+        rk[r] = m->regs.data[r].cls >= m->classes.len
+                    ? RK_BAD
+                    : (uint16_t)(m->regs.data[r].cls | (m->regs.data[r].reserved ? RK_RESERVED : 0));
+    for (uint32_t r = m->regs.len; r < RV_MAX_REGS; r++) rk[r] = RK_BAD;
+    return true;
+}
+
+/* Block b's own checks and its parameters: 1 if its instructions are to be
+ * guarded, 0 if not, -1 if no later block is to be looked at. */
+static int guard_block_head(guard *g, uint32_t b, const rv_block *bl)
+{
+    const ravel_func *f = g->f;
+    if (f->layout.data[b] != b) {
+        gfail(g, NULL, "blocks not finished (call ravel_func_finish)");
+        return -1;
+    }
+    if (!range_ok(bl->first_inst, bl->ninsts, f->insts.len) || bl->ninsts == 0) {
+        ck_bad_input(g->rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
+                     bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
+        g->ok = false;
+        return 0;
+    }
+    if (!range_ok(bl->first_param, bl->nparams, f->u32.len)) {
+        gfail(g, NULL, "parameter list out of range");
+        return 0;
+    }
+    if (b == 0 && bl->nparams) gfail(g, NULL, "the entry block has parameters");
+    for (uint32_t p = 0; p < bl->nparams; p++)
+        if (ck_params(f, bl)[p] >= f->vregs.len) gfail(g, NULL, "parameter vreg out of range");
+    guard_params(g, bl);
+    return g->ok;
+}
+
+/* Every block in layout order. */
+static void guard_blocks(guard *g)
+{
+    const ravel_func *f = g->f;
+    ravel_checker *ck = g->ck;
+    gfast x = {f->ops.data, f->vregs.data, f->u32.data, ck->gdef, ck, g, 0, f->ops.len, f->imms.len, f->vregs.len,
+               f->mach->regs.len, f->mach->classes.len, f->u32.len, {0}};
+    bool fast = guard_fast_init(f->mach, x.rk);
+    for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        int h = guard_block_head(g, b, bl);
+        if (h < 0) break;
+        if (h == 0) continue;
+        if (fast) {
+            x.b = b;
+            guard_insts(&x, bl);
+        } else {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
+            for (; in <= last; in++)
+                if (!guard_inst_other(g, b, in, in == last, true)) break;
+        }
+    }
 }
 
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
 {
-    guard g;
-    memset(&g, 0, offsetof(guard, rk)); /* rk: filled for the machine's registers only */
-    g.ck = ck;
-    g.f = f;
-    g.rep = rep;
-    g.ok = true;
+    guard g = {ck, f, rep, 0, true, false};
     *suspect = false;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
@@ -439,24 +622,8 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
     if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
-    guard_fast_init(&g);
     if (ck->grecord) ck->rtodo.len = 0;
-    for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        if (f->layout.data[b] != b) { gfail(&g, NULL, "blocks not finished (call ravel_func_finish)"); break; }
-        if (!range_ok(bl->first_inst, bl->ninsts, f->insts.len) || bl->ninsts == 0) {
-            ck_bad_input(rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
-                         bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
-            g.ok = false;
-            continue;
-        }
-        if (!range_ok(bl->first_param, bl->nparams, f->u32.len)) { gfail(&g, NULL, "parameter list out of range"); continue; }
-        if (b == 0 && bl->nparams) gfail(&g, NULL, "the entry block has parameters");
-        for (uint32_t p = 0; p < bl->nparams; p++)
-            if (ck_params(f, bl)[p] >= f->vregs.len) gfail(&g, NULL, "parameter vreg out of range");
-        guard_params(&g, bl);
-        if (g.ok) guard_insts(&g, b, bl);
-    }
+    guard_blocks(&g);
     *nslots = g.maxslot;
     if (g.ok) guard_finish(&g);
     *suspect = g.suspect;
