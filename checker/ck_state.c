@@ -21,6 +21,51 @@
 
 static void grow_u32(uint32_t **p, uint32_t n) { *p = rv_xrealloc(*p, (size_t)n * sizeof **p); }
 
+static inline void set_need(ravel_checker *ck, uint32_t v) { ck->vneed[v >> 6] |= 1ull << (v & 63); }
+
+/* vneed: the vregs whose holders must be chained. A chain serves to kill
+ * stale copies at a def, to find where a copy's source or a branch
+ * argument is, and to find a block parameter's copies when an edge
+ * substitutes it. A vreg with a single definition (op or copy def) in a
+ * block outside every loop, never a parameter, argument or copy source,
+ * is held nowhere when its definition runs (a location only receives v
+ * from a definition of v or from a copy of a location holding it) and its
+ * definition runs at most once on a path: its chain would never be read,
+ * and skipping it saves the holder node and a random access per write.
+ * With an irreducible cycle in the function every vreg is chained.
+ * Requires: ck_cfg_build (loops, retreating edges). */
+static void compute_need(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    size_t nw = ((size_t)ck->nvregs + 64) / 64;
+    bool all = false;
+    for (uint32_t b = 0; b < ck->nblocks && !all; b++) all = ck->retreat.data[b] != 0;
+    memset(ck->vneed, all ? 0xff : 0, nw * sizeof *ck->vneed);
+    if (all) return;
+    uint32_t sd = ck_next_stamp(ck);
+    for (uint32_t b = 0; b < ck->nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        bool loop = ck->loop_of.data[b] != CK_NIL;
+        for (uint32_t p = 0; p < bl->nparams; p++) set_need(ck, ck_params(f, bl)[p]);
+        for (uint32_t i = 0; i < bl->ninsts; i++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
+            if (rv_is_edit(in)) continue;
+            const rv_operand *d = ck_defs(f, in);
+            for (uint32_t k = 0; k < in->ndefs; k++) {
+                uint32_t v = d[k].vreg;
+                if (loop || ck->vst2[v] == sd) set_need(ck, v);
+                ck->vst2[v] = sd;
+            }
+            if (in->op == RAVEL_OP_COPY)
+                for (uint32_t k = 0; k < in->nuses; k++) set_need(ck, ck_uses(f, in)[k].vreg);
+            for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
+                const rv_succ *e = &rv_inst_succs(f, in)[k];
+                for (uint32_t a = 0; a < e->nargs; a++) set_need(ck, ck_args(f, e)[a]);
+            }
+        }
+    }
+}
+
 /* Sizes the per-location and per-vreg arrays for ck->f and resets the
  * state: O(locations + vregs) of the function, nothing more. */
 void ck_state_init(ravel_checker *ck)
@@ -40,7 +85,7 @@ void ck_state_init(ravel_checker *ck)
     if (ck->nvregs + 1 > ck->vreg_cap) {
         uint32_t n = ck->nvregs + ck->nvregs / 2 + 16;
         ck->vh = rv_xrealloc(ck->vh, (size_t)n * sizeof *ck->vh);
-        ck->vref = rv_xrealloc(ck->vref, ((size_t)n + 63) / 64 * sizeof *ck->vref);
+        ck->vref = rv_xrealloc(ck->vref, 2 * (((size_t)n + 63) / 64) * sizeof *ck->vref); /* refs, then vneed */
         grow_u32(&ck->vst, n);
         grow_u32(&ck->vst2, n);
         grow_u32(&ck->vaux, n);
@@ -48,6 +93,8 @@ void ck_state_init(ravel_checker *ck)
         memset(ck->vst2, 0, n * sizeof *ck->vst2);
         ck->vreg_cap = n;
     }
+    ck->vneed = ck->vref + ((size_t)ck->vreg_cap + 63) / 64;
+    compute_need(ck);
     for (uint32_t i = 0; i < ck->nlocs; i++) ck->lval[i] = CK_V_UNKNOWN;
     for (uint32_t v = 0; v <= ck->nvregs; v++) ck->vh[v] = (ck_vh){CK_NIL, CK_NIL};
     memset(ck->vref, 0, ((size_t)ck->nvregs + 1 + 63) / 64 * sizeof *ck->vref);
@@ -130,13 +177,14 @@ static inline void reset_chain(ravel_checker *ck, uint32_t v)
 
 static inline void push_holder(ravel_checker *ck, uint32_t li, uint32_t v)
 {
+    if (!ck_needs_chain(ck, v)) return;
     ck_vh *h = &ck->vh[v];
     if (h->last == li) return; /* already the newest holder */
     rv_vec_push(ck->hnodes, ((ck_hnode){li, h->head, v}));
     *h = (ck_vh){ck->hnodes.len - 1, li};
 }
 
-static void push_holders(ravel_checker *ck, uint32_t li, ck_val val)
+static void push_members(ravel_checker *ck, uint32_t li, ck_val val)
 {
     uint32_t one;
     const uint32_t *m;
@@ -165,18 +213,17 @@ void ck_rollback(ravel_checker *ck, ck_mark m)
 
 /* ---- state operations ---- */
 
-/* Fast paths: unknown/empty/conflicted have no holders; a singleton is
- * the vreg itself (no set lookup). */
-void ck_set_changed(ravel_checker *ck, uint32_t li, ck_val val)
+void ck_log_grow(ravel_checker *ck) { rv_vec_reserve(ck->log, 1); }
+
+/* The holders' side of ck_set_changed: a singleton is the vreg itself (no
+ * set lookup); unknown/empty/conflicted have no holders. */
+void ck_push_holders(ravel_checker *ck, uint32_t li, ck_val val)
 {
-    ck_val old = ck->lval[li];
-    rv_vec_push(ck->log, ((ck_logent){li, old}));
-    ck->lval[li] = val;
     if (val < CK_V_SETBIT) {
         push_holder(ck, li, val);
         if (ck->has_refs && ck_is_ref(ck, val)) push_holder(ck, li, ck->nvregs);
     } else if (val < CK_V_UNKNOWN) {
-        push_holders(ck, li, val);
+        push_members(ck, li, val);
     }
 }
 
@@ -191,7 +238,7 @@ static void set_shrunk(ravel_checker *ck, uint32_t li, ck_val val)
 /* Removes v from every location (its stale copies die). */
 void ck_kill_vreg(ravel_checker *ck, uint32_t v)
 {
-    if (ck->vh[v].head == CK_NIL) return;
+    if (!ck_needs_chain(ck, v) || ck->vh[v].head == CK_NIL) return;
     for (uint32_t h = ck->vh[v].head; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
         if (ck_val_has(&ck->sets, ck->lval[li], v)) set_shrunk(ck, li, val_minus(ck, ck->lval[li], v));
@@ -205,10 +252,6 @@ void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li)
     if (li != CK_NIL) ck_set(ck, li, v);
 }
 
-void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
-{
-    if (dst != src) ck_set(ck, dst, ck->lval[src]);
-}
 
 /* Every location holding u also holds d (d was just removed everywhere). */
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u)

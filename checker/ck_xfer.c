@@ -172,6 +172,37 @@ static void xfer_op(ravel_checker *ck, ck_site *s, const rv_inst *in)
     uses_at(ck, s, in, true, NULL);                /* 5. late uses */
 }
 
+/* The common op: no early def, no late use, not a copy, no clobbers, no
+ * safepoint or stackmap (so steps 1 and 3-5 reduce to: check the uses,
+ * then write the defs). */
+static bool op_plain(const ravel_func *f, const rv_inst *in)
+{
+    if ((in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_CALL || in->op == RAVEL_OP_COPY)
+        return false;
+    const rv_operand *o = ck_ops(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (!rv_op_is_late(&o[k])) return false;
+    for (uint32_t k = in->ndefs; k < (uint32_t)in->ndefs + in->nuses; k++)
+        if (rv_op_is_late(&o[k])) return false;
+    return true;
+}
+
+static void xfer_plain(ravel_checker *ck, ck_site *s, const rv_inst *in)
+{
+    const rv_operand *o = ck_ops(ck->f, in);
+    uint32_t nd = in->ndefs, n = nd + in->nuses;
+    for (uint32_t k = nd; k < n; k++) {
+        uint32_t li = ck_li(ck, o[k].loc);
+        if (li == CK_NIL || ck_val_has(&ck->sets, ck->lval[li], o[k].vreg) || !ck->rep) continue;
+        s->role = "use";
+        s->k = (int32_t)(k - nd);
+        s->op = &o[k];
+        s->order = 65536u + (k - nd);
+        read_use(ck, s, &o[k]); /* records the error */
+    }
+    for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_li(ck, o[k].loc));
+}
+
 static void xfer(ravel_checker *ck, ck_site *s, const rv_inst *in)
 {
     if (rv_is_edit(in)) {
@@ -181,7 +212,8 @@ static void xfer(ravel_checker *ck, ck_site *s, const rv_inst *in)
         else ck_copy_loc(ck, dst, src);
         return;
     }
-    xfer_op(ck, s, in);
+    if (op_plain(ck->f, in)) xfer_plain(ck, s, in);
+    else xfer_op(ck, s, in);
 }
 
 /* Runs the instructions of block b on the current state (errors go to
