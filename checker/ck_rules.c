@@ -594,7 +594,7 @@ static void guard_blocks(guard *g)
     ravel_checker *ck = g->ck;
     gfast x = {f->ops.data, f->vregs.data, f->u32.data, ck->gdef, ck, g, 0, f->ops.len, f->imms.len, f->vregs.len,
                f->mach->regs.len, f->mach->classes.len, f->u32.len, {0}};
-    bool fast = guard_fast_init(f->mach, x.rk);
+    bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         int h = guard_block_head(g, b, bl);

@@ -1,0 +1,206 @@
+/* test_guard_fast.c - the guard's fast path (ck_rules.c) against the guard
+ * without it (CK_OPT_NO_FAST_GUARD: guard_inst on every instruction, the
+ * rules on every instruction - the checker before the guard and the rules'
+ * operand scan were fused). For generated functions allocated by every
+ * allocator, each allocation is mutated harshly: locations (none, past the
+ * registers, past RAVEL_MAX_SLOT, slots never used), constraint kinds and
+ * arguments, positions, vregs, overlapping operands, edit opcodes, opcodes
+ * (terminators, edits and bad ones in the middle of a block), attributes,
+ * stackmap slots and clobbers. Every mutant is checked with and without
+ * the original function, with and without the validator, by both
+ * contexts; verdicts and report texts must be identical. Prints how many
+ * checks gave each verdict; fails if any differ or a verdict never occurs.
+ * Usage: test_guard_fast [NFUNCS] [MUTANTS_PER_ALLOCATION] */
+#define _POSIX_C_SOURCE 200809L
+#include "checker/ck.h"
+#include "fuzz/gen.h"
+#include "ir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static uint32_t below(uint64_t *s, uint32_t n) { return n ? (uint32_t)(rng_next(s) % n) : 0; }
+
+/* Mostly real locations, sometimes none or ones that do not exist. */
+static ravel_loc random_loc(const ravel_func *f, uint64_t *s)
+{
+    uint32_t nslots = f->nslots ? f->nslots : 1;
+    switch (below(s, 12)) {
+    case 0: return RAVEL_LOC_NONE;
+    case 1: return f->mach->regs.len + below(s, 3);
+    case 2: return ravel_slot(RAVEL_MAX_SLOT + below(s, 3));
+    case 3: return ravel_slot(nslots + below(s, 3));
+    case 4: case 5: case 6: return ravel_slot(below(s, nslots));
+    default: return below(s, f->mach->regs.len);
+    }
+}
+
+/* Applies one random mutation (vreg ids stay in range: reuse(K) reads the
+ * class of use K before the use itself is checked). */
+static void mutate(ravel_func *f, uint64_t *s)
+{
+    for (int tries = 0; tries < 40; tries++) {
+        rv_inst *in = &f->insts.data[below(s, f->insts.len)];
+        uint32_t n = (uint32_t)in->ndefs + in->nuses;
+        bool plain = !rv_is_edit(in) && !rv_is_term(in);
+        rv_operand *o = n && !rv_is_edit(in) ? &f->ops.data[in->first_op + below(s, n)] : NULL;
+        switch (below(s, 14)) {
+        case 0: case 1:
+            if (!o) continue;
+            o->loc = random_loc(f, s);
+            return;
+        case 2:
+            if (!rv_is_edit(in)) continue;
+            if (below(s, 2)) in->u.edit.src = random_loc(f, s);
+            else in->u.edit.dst = random_loc(f, s);
+            return;
+        case 3:
+            if (!rv_is_edit(in)) continue;
+            in->op = (uint8_t)(RAVEL_OP_SPILL + below(s, 3));
+            return;
+        case 4:
+            if (!o) continue;
+            o->kind = (uint8_t)below(s, 6);
+            if (o->kind == RAVEL_C_FIXED) o->arg = (uint16_t)below(s, f->mach->regs.len + 1);
+            if (o->kind == RAVEL_C_REUSE) o->arg = (uint16_t)below(s, in->nuses + 1u);
+            return;
+        case 5:
+            if (!o) continue;
+            o->flags ^= (uint8_t)(1u << below(s, 2)); /* def / late */
+            return;
+        case 6:
+            if (!o) continue;
+            o->vreg = below(s, f->vregs.len);
+            return;
+        case 7:
+            if (!o) continue;
+            o->loc = f->ops.data[in->first_op + below(s, n)].loc; /* overlaps */
+            return;
+        case 8:
+            if (!plain) continue;
+            in->flags ^= (uint8_t)(1u << below(s, 3));
+            if ((in->flags & RV_IF_STACKMAP) && in->u.smap.first + in->u.smap.n > f->u32.len) in->u.smap.n = 0;
+            if ((in->flags & RV_IF_CLOBBERS) && in->first_clob + in->nclob > f->u32.len) in->nclob = 0;
+            return;
+        case 9:
+            if (!plain) continue;
+            in->op = (uint8_t)(below(s, 4) ? below(s, RAVEL_OP_JUMP) : below(s, RAVEL_OP_COUNT_ + 1));
+            return;
+        case 10:
+            if (!rv_is_edit(in)) continue;
+            in->op = (uint8_t)below(s, RAVEL_OP_COUNT_ + 1);
+            if (!rv_is_edit(in)) {
+                in->ndefs = in->nuses = in->nimms = 0;
+                in->flags = 0;
+                in->u.succ.n = 0;
+            }
+            return;
+        case 11:
+            if (!plain || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n) continue;
+            f->u32.data[in->u.smap.first + below(s, in->u.smap.n)] = below(s, 3) ? below(s, f->nslots + 2) : RAVEL_MAX_SLOT + 1;
+            return;
+        case 12:
+            if (!plain || !(in->flags & RV_IF_CLOBBERS) || !in->nclob) continue;
+            f->u32.data[in->first_clob + below(s, in->nclob)] = below(s, f->mach->regs.len + 2);
+            return;
+        case 13:
+            if (!o) continue;
+            o->arg = (uint16_t)below(s, f->mach->regs.len + 2);
+            return;
+        }
+    }
+}
+
+static char *report_text(const ravel_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return NULL;
+    if (r) ravel_report_print(m, r);
+    fclose(m);
+    return buf;
+}
+
+typedef struct stats {
+    uint64_t checks, ok, efail, einval, differ;
+} stats;
+
+/* ravel_check by ck and by ref (the same options but no fast guard). */
+static void check_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, const ravel_func *orig, stats *st)
+{
+    ravel_report *a = NULL, *b = NULL;
+    int rc = ravel_check(ck, g, orig, &a), rr = ravel_check(ref, g, orig, &b);
+    char *ta = report_text(a), *tb = report_text(b);
+    st->checks++;
+    if (rc == RAVEL_OK) st->ok++;
+    else if (rc == RAVEL_EFAIL) st->efail++;
+    else if (rc == RAVEL_EINVAL) st->einval++;
+    if (rc != rr || !ta || !tb || strcmp(ta, tb) != 0) {
+        if (st->differ++ < 3) {
+            fprintf(stderr, "fast and plain guards differ (%d vs %d):\n--- fast\n%s--- plain\n%s", rc, rr, ta ? ta : "?", tb ? tb : "?");
+            ravel_print_machine(stderr, g->mach);
+            ravel_print_func(stderr, g);
+        }
+    }
+    free(ta);
+    free(tb);
+    ravel_report_free(a);
+    ravel_report_free(b);
+}
+
+int main(int argc, char **argv)
+{
+    int nfuncs = argc > 1 ? atoi(argv[1]) : 40, nmut = argc > 2 ? atoi(argv[2]) : 30;
+    ravel_checker *ck[2], *ref[2];
+    for (int v = 0; v < 2; v++) { /* with and without the validator */
+        ck[v] = ravel_checker_new();
+        ref[v] = ravel_checker_new();
+        ravel_checker_set_options(ck[v], v ? RAVEL_CHECK_NO_VALIDATE : 0);
+        ravel_checker_set_options(ref[v], (v ? RAVEL_CHECK_NO_VALIDATE : 0) | CK_OPT_NO_FAST_GUARD);
+    }
+    stats st;
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < nfuncs; i++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 30 + (uint32_t)(i % 5) * 30;
+        o.max_blocks = 3 + (uint32_t)(i % 7);
+        o.min_regs = 2;
+        o.max_regs = 6;
+        ravel_module *mod = rv_gen_from_seed(5000 + (uint64_t)i, &o);
+        const ravel_func *f = ravel_module_func(mod, 0);
+        for (size_t a = 0; ravel_allocator_name(a); a++) {
+            ravel_func *g = NULL;
+            if (ravel_allocate(ravel_allocator_name(a), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g) {
+                uint64_t s = (uint64_t)i * 7919 + a;
+                check_both(ck[0], ref[0], g, f, &st);
+                for (int m = 0; m < nmut; m++) {
+                    ravel_func *h = rv_func_clone(g);
+                    int k = 1 + (int)below(&s, 3);
+                    for (int j = 0; j < k; j++) mutate(h, &s);
+                    check_both(ck[m & 1], ref[m & 1], h, (m & 2) ? f : NULL, &st);
+                    if (m % 5 == 0) check_both(ck[0], ref[0], f, h, &st); /* the mutant as the original */
+                    ravel_func_free(h);
+                }
+            }
+            ravel_func_free(g);
+        }
+        ravel_module_free(mod);
+    }
+    printf("%llu checks: %llu verified, %llu with errors, %llu bad input; %llu differ without the fast guard\n",
+           (unsigned long long)st.checks, (unsigned long long)st.ok, (unsigned long long)st.efail,
+           (unsigned long long)st.einval, (unsigned long long)st.differ);
+    for (int v = 0; v < 2; v++) {
+        ravel_checker_free(ck[v]);
+        ravel_checker_free(ref[v]);
+    }
+    return st.differ != 0 || !st.ok || !st.efail || !st.einval;
+}
