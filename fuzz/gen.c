@@ -5,7 +5,9 @@
  * Guarantees: a module with one machine (1-3 classes named int, float, vec;
  * min_regs..max_regs allocatable registers each; sometimes reserved
  * registers; a default clobber set; gc moving or nonmoving) and one
- * function built by gen_func.c. Deterministic in (bytes, options).
+ * function built by gen_func.c. Deterministic in (bytes, options); the
+ * same on every platform (multi-byte values are assembled byte by byte or
+ * read little-endian explicitly).
  */
 #define RV_GEN_INTERNAL
 #include "fuzz/gen.h"

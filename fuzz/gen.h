@@ -12,11 +12,12 @@
  *
  * Pipeline: bytes -> two rv_gen_src (the first 16 bytes for the machine,
  * the rest for the function; each continues with a PRNG seeded from a hash
- * of its bytes when they run out) -> gen.c: machine ->
- * gen_func.c: CFG, values, instructions through the public builder API ->
- * ravel_module. A choice among n <= 256 takes one byte, so a mutated byte
- * changes one decision (and what follows it), never the machine when it
- * lies in the function's part.
+ * of its bytes when they run out) -> gen.c: machine (written straight into
+ * its arrays) -> gen_func.c: CFG, values, instructions (written straight
+ * into the function's arrays) -> ravel_module. A choice among n <= 256
+ * takes one byte (the decisions about one operand are read as four bytes
+ * at once), so a mutated byte changes one decision (and what follows it),
+ * never the machine when it lies in the function's part.
  */
 #ifndef RAVEL_GEN_H
 #define RAVEL_GEN_H

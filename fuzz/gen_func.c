@@ -1,6 +1,7 @@
 /* gen_func.c - the generator's function builder: a structured CFG, SSA
  * values drawn from dominating definitions, and instructions with random
- * but satisfiable constraints, built through the public builder API.
+ * but satisfiable constraints, written straight into the function's arrays
+ * (the builder's invariants kept; see "emitting").
  *
  * Requires: a machine from gen.c (rv_gen_mach) and clamped options.
  * Guarantees (every input):
@@ -62,18 +63,27 @@
  *      and need no register.
  *   S7 `ret` and `br` operands follow the same rules; `copy` has exactly
  *      one def and one vreg use.
- * The code below tracks S1-S3 per instruction in a small budget (fits /
- * take) and only adds an operand that keeps them; gen_sat.c re-checks the
- * rules on the finished function with independent code.
+ * The code below tracks S1-S3 per instruction in a small budget (free
+ * registers per class and point, fixed registers stamped with the
+ * instruction's serial number: see budget) and only adds an operand that
+ * keeps them; gen_sat.c re-checks the rules on the finished function with
+ * independent code.
  *
- * COST (this runs once per fuzz execution): no allocation per instruction
- * (the function's arrays are sized from the target up front), names are
- * interned once per function, instructions are written straight into the
- * function's arrays (see "emitting" below), value picks are O(1) (per-type
- * scopes, table-driven weights), and random choices are branch-light where
- * that is cheap (mispredicted branches are a large part of the time).
- * Measure with tests/gen/gen_speed (CPU time, or under callgrind).
- */
+ * COST (this runs once per fuzz execution; measure with tests/gen/gen_speed,
+ * CPU time or under callgrind): an instruction is built in place (operands
+ * appended to f->ops as they are chosen, dropped by resetting lengths if it
+ * cannot be finished), nothing is allocated per instruction (the function's
+ * arrays and symbol lists are sized from the target up front; the six value
+ * lists share one slab), names are interned once per function, value picks
+ * are O(1) (per-type scopes, table-driven weights), a constraint is one
+ * table lookup, and the decisions about one operand (type, far or near,
+ * which value, constraint) come from one four-byte read of the choice
+ * stream. What remains per generated instruction (~790 machine
+ * instructions at the default options, 2.5 operands each): ~95 for the
+ * machine and the function's setup (mostly interning ~27 register names and
+ * ~28 allocations), ~55 for interning block names and mnemonics, ~15% for
+ * reading the choice stream, the rest the operand pipeline (pick, draw,
+ * budget, append; ~100-130 each) and the CFG structure. */
 #define RV_GEN_INTERNAL
 #include "fuzz/gen.h"
 
@@ -306,14 +316,27 @@ static const uint8_t type_at[1u << NTYPES][12] = {
  * value in scope, or NTYPES when there is none. Non-reference types weigh
  * three times as much as reference types; a single candidate type costs no
  * draw. */
-static inline uint32_t pick_type(gen *g, int cls, int ref)
+static inline uint32_t type_mask(const gen *g, int cls, int ref)
 {
     uint32_t mask = g->nonempty;
     if (cls >= 0) mask &= 3u << (2 * cls);
     if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
+    return mask;
+}
+static inline uint32_t pick_type(gen *g, int cls, int ref)
+{
+    uint32_t mask = type_mask(g, cls, ref);
     if (!mask) return NTYPES;
     uint32_t k = mask & (mask - 1) ? below(g, type_weight[mask]) : 0;
     return type_at[mask][k];
+}
+
+/* A value of one of the types in mask (not empty) from three random bytes
+ * r (the type, far or near, which value); *t gets its type. */
+static inline uint32_t pick_in(gen *g, uint32_t mask, uint32_t r, uint32_t *t)
+{
+    *t = type_at[mask][((r >> 16) * type_weight[mask]) >> 8];
+    return pick_of_type_u(g, *t, r & 0xffffu);
 }
 
 /* A value of class cls and ref-ness ref (as pick_type), or RAVEL_NONE. */
@@ -551,13 +574,10 @@ static inline bool add_use(gen *g, ginst *I, uint32_t v)
  * bytes decide the type, far or near, which value and the constraint. */
 static inline bool use_pick(gen *g, ginst *I, int cls, int ref)
 {
-    uint32_t mask = g->nonempty;
-    if (cls >= 0) mask &= 3u << (2 * cls);
-    if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
+    uint32_t mask = type_mask(g, cls, ref), t;
     if (!mask) return false;
     uint32_t r = rv_gen_u32(g->s);
-    uint32_t t = type_at[mask][((r >> 24) * type_weight[mask]) >> 8];
-    uint32_t v = pick_of_type_u(g, t, (r >> 8) & 0xffffu);
+    uint32_t v = pick_in(g, mask, r >> 8, &t);
     return add_use_c(g, I, v, t >> 1, draw_x(g, I, t >> 1, false, r & 255u));
 }
 
@@ -731,12 +751,16 @@ static void inst_const(gen *g)
 static bool inst_arith(gen *g, ginst *I, uint32_t opb)
 {
     gi_init(g, I, (ravel_opcode)(RAVEL_OP_ADD + ((opb * (RAVEL_OP_LE - RAVEL_OP_ADD + 1)) >> 8)), NM_NONE);
-    uint32_t v0 = pick_val(g, -1, -1);
-    if (v0 == RAVEL_NONE) return false;
-    uint32_t c = g->f->vregs.data[v0].cls;
-    if (!add_def(g, I, c, maybe_ref(g, 4))) return false;
-    if (!add_use(g, I, v0)) add_imm(g, I, pick_imm(g));
-    uint32_t x = below(g, 256); /* < 64: an immediate (25%); else 80% of the rest: same class */
+    uint32_t mask = type_mask(g, -1, -1), t;
+    if (!mask) return false;
+    /* r: the first input (three bytes), ref (4%); r2: the def's and the use's
+     * constraints, the second input (< 64: an immediate, 25%; else 80% of the
+     * rest: a value of the same class) */
+    uint32_t r = rv_gen_u32(g->s), r2 = rv_gen_u32(g->s);
+    uint32_t v0 = pick_in(g, mask, r >> 8, &t), c = t >> 1, x = (r2 >> 8) & 255u;
+    bool ref = has(g, RV_GEN_SAFEPOINTS) && (r & 255u) < 10;
+    if (!add_def_as(g, I, c, ref, draw_x(g, I, c, true, r2 >> 24))) return false;
+    if (!add_use_c(g, I, v0, c, draw_x(g, I, c, false, (r2 >> 16) & 255u))) add_imm(g, I, pick_imm(g));
     if (x < 64 || !use_pick(g, I, x < 64 + 154 ? (int)c : -1, -1)) add_imm(g, I, pick_imm(g));
     maybe_reuse(g, I);
     emit(g, I);
@@ -802,16 +826,16 @@ static bool inst_call(gen *g, ginst *I)
     }
     memset(next, 0, sizeof next);
     uint32_t nargs = below(g, 6);
-    for (uint32_t i = 0; i < nargs; i++) {
-        uint32_t v = pick_val(g, -1, -1);
-        if (v == RAVEL_NONE) break;
-        uint32_t c = g->f->vregs.data[v].cls;
+    uint32_t mask = type_mask(g, -1, -1);
+    for (uint32_t i = 0; i < nargs && mask; i++) {
+        uint32_t r = rv_gen_u32(g->s), t; /* the value (three bytes); fixed 85%, else stack or any */
+        uint32_t v = pick_in(g, mask, r >> 8, &t), c = t >> 1, y = r & 255u;
         gop w = kind_op(RAVEL_C_REG);
-        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c] && chance(g, 85))
+        if (has(g, RV_GEN_FIXED) && next[c] < gm->nalloc[c] && y < 218)
             w = fixed_op(gm->alloc[c][next[c]++]);
         else if (has(g, RV_GEN_ANY_STACK))
-            w = kind_op(chance(g, 60) ? RAVEL_C_STACK : RAVEL_C_ANY);
-        add_use_as(g, I, v, w);
+            w = kind_op((y & 1) ? RAVEL_C_STACK : RAVEL_C_ANY);
+        add_use_c(g, I, v, c, w);
     }
     emit(g, I);
     return true;
@@ -868,8 +892,9 @@ static bool inst_callsite(gen *g, ginst *I)
         uint32_t n = below(g, (nregs < 6 ? nregs : 6) + 1), k = below(g, nregs), dup = RAVEL_NONE;
         for (uint32_t i = 0; i < n; i++, k = k + 1 == nregs ? 0 : k + 1) {
             uint32_t reg = k < gm->nalloc[c] ? gm->alloc[c][k] : gm->res[c][k - gm->nalloc[c]];
-            uint32_t v = dup != RAVEL_NONE && chance(g, 40) ? dup : pick_val(g, (int)c, -1);
-            if (v == RAVEL_NONE) break;
+            uint32_t mask = type_mask(g, (int)c, -1), r = rv_gen_u32(g->s), t; /* dup 40%, else a value */
+            if (!mask) break;
+            uint32_t v = dup != RAVEL_NONE && (r & 255u) < 102 ? dup : pick_in(g, mask, r >> 8, &t);
             if (dup == RAVEL_NONE) dup = v; /* passed again in a later register */
             add_use_c(g, I, v, c, fixed_op(reg));
         }

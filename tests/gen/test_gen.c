@@ -431,6 +431,43 @@ TEST(pressure_knob)
     CHECK(mean[1] > 1.8 * mean[0]);
 }
 
+/* The machine is written straight into its arrays (gen.c), not through
+ * ravel_machine_add_*: it must keep machine.c's invariants, so that the
+ * public API (names, classes, clobbers) works on it. */
+TEST(machine_invariants)
+{
+    for (uint64_t seed = 0; seed < 300; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        if (seed % 3 == 1) o.min_regs = o.max_regs = 64; /* the largest machines */
+        ravel_module *mod = rv_gen_from_seed(seed, &o);
+        const ravel_machine *m = mod->mach;
+        int ok = m->name_reg.len == m->names.strs.len && m->name_class.len == m->names.strs.len;
+        for (uint32_t r = 0; r < m->regs.len; r++) {
+            ok &= ravel_machine_find_reg(m, m->regs.data[r].name) == (int)r;
+            ok &= ravel_machine_find_class(m, m->regs.data[r].name) == -1;
+            ok &= m->regs.data[r].cls < m->classes.len;
+        }
+        for (uint32_t c = 0; c < m->classes.len; c++) {
+            const rv_class *k = &m->classes.data[c];
+            uint32_t nalloc = 0;
+            ok &= ravel_machine_find_class(m, k->name) == (int)c && ravel_machine_find_reg(m, k->name) == -1;
+            for (uint32_t r = 0; r < m->regs.len; r++) nalloc += m->regs.data[r].cls == c && !m->regs.data[r].reserved;
+            ok &= k->alloc.len == nalloc && nalloc >= 1;
+            for (uint32_t i = 0; i < k->alloc.len; i++)
+                ok &= m->regs.data[k->alloc.data[i]].cls == c && !m->regs.data[k->alloc.data[i]].reserved;
+        }
+        for (uint32_t i = 0; i < m->clobbers.len; i++) /* sorted, unique, real registers */
+            ok &= m->clobbers.data[i] < m->regs.len && (i == 0 || m->clobbers.data[i - 1] < m->clobbers.data[i]);
+        ravel_module_free(mod);
+        if (!ok) {
+            fprintf(stderr, "seed %llu: machine breaks an invariant\n", (unsigned long long)seed);
+            CHECK(0);
+            return;
+        }
+    }
+}
+
 /* ---- determinism, round trip, termination, sizes ---- */
 
 TEST(deterministic)
@@ -563,6 +600,7 @@ int main(void)
     RUN(every_feature_appears);
     RUN(feature_switches);
     RUN(pressure_knob);
+    RUN(machine_invariants);
     RUN(deterministic);
     RUN(print_parse_round_trip);
     RUN(terminates);
