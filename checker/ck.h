@@ -166,6 +166,7 @@ struct ravel_checker {
     uint32_t vreg_cap;
     ck_vh *vh;                    /* holder chains (index nvregs: .ref holders) */
     uint64_t *vref;               /* bitmap: vreg is a .ref */
+    uint64_t *vneed;              /* bitmap (in vref's allocation): vreg's holders are chained (ck_state.c) */
     bool has_refs;                /* the function has .ref vregs */
     uint32_t *vst, *vst2;         /* stamp marks */
     uint32_t *vaux;               /* per-vreg data valid where vst2 == stamp */
@@ -255,6 +256,8 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
 static inline ck_val ck_get(const ravel_checker *ck, uint32_t li) { return ck->lval[li]; }
 static inline bool ck_is_ref(const ravel_checker *ck, uint32_t v) { return (ck->vref[v >> 6] >> (v & 63)) & 1; }
+/* The pseudo-vreg nvregs (holders of .ref vregs) is always chained. */
+static inline bool ck_needs_chain(const ravel_checker *ck, uint32_t v) { return v == ck->nvregs || ((ck->vneed[v >> 6] >> (v & 63)) & 1); }
 bool ck_set_has(const ck_sets *s, ck_val val, uint32_t v); /* val an interned set */
 static inline bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
 {
@@ -265,14 +268,28 @@ static inline bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
 static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck->lval[li], v); }
 ck_mark ck_mark_now(const ravel_checker *ck);
 void ck_rollback(ravel_checker *ck, ck_mark m);
-void ck_set_changed(ravel_checker *ck, uint32_t li, ck_val val); /* lval[li] != val */
+void ck_log_grow(ravel_checker *ck);                             /* cold */
+void ck_push_holders(ravel_checker *ck, uint32_t li, ck_val val); /* li now holds val's members */
+/* lval[li] := val, logged; chains li to the members that need it. The hot
+ * path of the whole analysis: inline, calls only on its rare branches. */
+static inline void ck_set_changed(ravel_checker *ck, uint32_t li, ck_val val)
+{
+    if (__builtin_expect(ck->log.len == ck->log.cap, 0)) ck_log_grow(ck);
+    ck->log.data[ck->log.len++] = (ck_logent){li, ck->lval[li]};
+    ck->lval[li] = val;
+    if (val < CK_V_SETBIT ? ck_needs_chain(ck, val) || (ck->has_refs && ck_is_ref(ck, val)) : val < CK_V_UNKNOWN)
+        ck_push_holders(ck, li, val);
+}
 static inline void ck_set(ravel_checker *ck, uint32_t li, ck_val val)
 {
     if (ck->lval[li] != val) ck_set_changed(ck, li, val);
 }
 void ck_kill_vreg(ravel_checker *ck, uint32_t v);
 void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li); /* li may be CK_NIL */
-void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src);
+static inline void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
+{
+    if (dst != src) ck_set(ck, dst, ck->lval[src]);
+}
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u);
 void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
 
