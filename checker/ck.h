@@ -256,8 +256,8 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
 static inline ck_val ck_get(const ravel_checker *ck, uint32_t li) { return ck->lval[li]; }
 static inline bool ck_is_ref(const ravel_checker *ck, uint32_t v) { return (ck->vref[v >> 6] >> (v & 63)) & 1; }
-/* The pseudo-vreg nvregs (holders of .ref vregs) is always chained. */
-static inline bool ck_needs_chain(const ravel_checker *ck, uint32_t v) { return v == ck->nvregs || ((ck->vneed[v >> 6] >> (v & 63)) & 1); }
+/* (The pseudo-vreg nvregs, holders of .ref vregs, is always chained.) */
+static inline bool ck_needs_chain(const ravel_checker *ck, uint32_t v) { return (ck->vneed[v >> 6] >> (v & 63)) & 1; }
 bool ck_set_has(const ck_sets *s, ck_val val, uint32_t v); /* val an interned set */
 static inline bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
 {

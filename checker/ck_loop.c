@@ -296,6 +296,12 @@ static bool lp_block(lp *P, uint32_t i, bool *changed)
     const ravel_func *f = P->f;
     const rv_block *bl = &f->blocks.data[P->blk[i]];
     if (!lp_enter(P, i)) return false;
+    if (!P->touched.len) { /* nothing tainted: nothing to read, move or spread */
+        if (P->outbits.data[i] != 0) *changed = true;
+        P->outbits.data[i] = 0;
+        P->out.data[i] = (ck_list){0, 0};
+        return true;
+    }
     P->work += bl->ninsts;
     if (P->work > LP_MAX_WORK) return false;
     for (uint32_t k = 0; k < bl->ninsts; k++) {

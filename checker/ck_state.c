@@ -41,6 +41,7 @@ static void compute_need(ravel_checker *ck)
     bool all = false;
     for (uint32_t b = 0; b < ck->nblocks && !all; b++) all = ck->retreat.data[b] != 0;
     memset(ck->vneed, all ? 0xff : 0, nw * sizeof *ck->vneed);
+    set_need(ck, ck->nvregs); /* the .ref holders' pseudo-vreg */
     if (all) return;
     uint32_t sd = ck_next_stamp(ck);
     for (uint32_t b = 0; b < ck->nblocks; b++) {

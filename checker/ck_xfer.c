@@ -187,23 +187,20 @@ static bool op_plain(const ravel_func *f, const rv_inst *in)
     return true;
 }
 
-static void xfer_plain(ravel_checker *ck, ck_site *s, const rv_inst *in)
+static void xfer_plain(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     const rv_operand *o = ck_ops(ck->f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     for (uint32_t k = nd; k < n; k++) {
         uint32_t li = ck_li(ck, o[k].loc);
         if (li == CK_NIL || ck_val_has(&ck->sets, ck->lval[li], o[k].vreg) || !ck->rep) continue;
-        s->role = "use";
-        s->k = (int32_t)(k - nd);
-        s->op = &o[k];
-        s->order = 65536u + (k - nd);
-        read_use(ck, s, &o[k]); /* records the error */
+        ck_site s = {b, ii, "use", (int32_t)(k - nd), &o[k], 65536u + (k - nd)};
+        read_use(ck, &s, &o[k]); /* records the error */
     }
     for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_li(ck, o[k].loc));
 }
 
-static void xfer(ravel_checker *ck, ck_site *s, const rv_inst *in)
+static void xfer(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     if (rv_is_edit(in)) {
         uint32_t dst = ck_li(ck, in->u.edit.dst), src = ck_li(ck, in->u.edit.src);
@@ -212,8 +209,12 @@ static void xfer(ravel_checker *ck, ck_site *s, const rv_inst *in)
         else ck_copy_loc(ck, dst, src);
         return;
     }
-    if (op_plain(ck->f, in)) xfer_plain(ck, s, in);
-    else xfer_op(ck, s, in);
+    if (op_plain(ck->f, in)) {
+        xfer_plain(ck, b, ii, in);
+        return;
+    }
+    ck_site s = {b, ii, NULL, -1, NULL, 0};
+    xfer_op(ck, &s, in);
 }
 
 /* Runs the instructions of block b on the current state (errors go to
@@ -225,9 +226,8 @@ void ck_xfer_block(ravel_checker *ck, uint32_t b)
     if (dump) ck->explain.len = ck->explain_base; /* a loop visits b again: the last visit wins */
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         uint32_t ii = bl->first_inst + i;
-        ck_site s = {b, ii, NULL, -1, NULL, 0};
         if (dump) ck_dump_state(ck, b, ii);
-        xfer(ck, &s, rv_inst_at(ck->f, ii));
+        xfer(ck, b, ii, rv_inst_at(ck->f, ii));
     }
     if (dump) ck_dump_state(ck, b, CK_NIL);
 }
