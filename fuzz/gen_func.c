@@ -225,11 +225,11 @@ static const uint8_t near_tab[5][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 1},
  * more when far and n > 256). */
 static inline uint32_t pick_of_type_u(gen *g, uint32_t t, uint32_t u)
 {
-    uint32_t n = g->navail[t], i;
-    if ((u >> 8) >= g->far256) i = n - 1 - near_tab[n < 4 ? n : 4][u & 3];
-    else if (n <= 256) i = ((u & 255) * n) >> 8;
-    else i = below(g, n);
-    return g->avail[t][i];
+    uint32_t n = g->navail[t];
+    bool far = (u >> 8) < g->far256; /* a coin toss at pressure 50: selected, not branched on */
+    if (far && n > 256) return g->avail[t][below(g, n)];
+    uint32_t near = n - 1 - near_tab[n < 4 ? n : 4][u & 3], anywhere = ((u & 255) * n) >> 8;
+    return g->avail[t][far ? anywhere : near];
 }
 static inline uint32_t pick_of_type(gen *g, uint32_t t) { return pick_of_type_u(g, t, rv_gen_u16(g->s)); }
 
@@ -442,7 +442,7 @@ static const uint32_t pts_cost[4] = {0, FREE_E, FREE_L, FREE_E | FREE_L};
  * for the same vreg. */
 static inline bool budget(gen *g, ginst *I, uint32_t c, const gop *o, unsigned pts)
 {
-    uint32_t cost = pts_cost[pts], x, r = 0, cur = 0;
+    uint32_t cost = o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK ? 0 : pts_cost[pts], x, r = 0, cur = 0; /* S6 */
     if (o->kind == RAVEL_C_FIXED) {
         r = o->arg;
         x = g->fixed[r];
@@ -500,8 +500,7 @@ static void init_ctab(gen *g)
  * position, else `any` (when enabled). False if nothing fits. */
 static inline bool place(gen *g, ginst *I, uint32_t c, bool def, gop *o)
 {
-    if (o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK) return true; /* S6 */
-    if (budget(g, I, c, o, op_pts[def][o->pos])) return true;
+    if (budget(g, I, c, o, op_pts[def][o->pos])) return true; /* `any` and `stack` always fit */
     *o = (gop){RAVEL_C_REG, RAVEL_POS_DEFAULT, 0};
     if (budget(g, I, c, o, def ? PT_L : PT_E)) return true;
     if (!has(g, RV_GEN_ANY_STACK)) return false;
