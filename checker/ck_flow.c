@@ -398,6 +398,11 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck->fast = false;
     rv_vec_free(ck->visits); /* the loop shortcut's scratch lives for one walk */
     rv_vec_free(ck->bscr);
+    rv_vec_free(ck->lp_touched);
+    rv_vec_free(ck->lp_in0);
+    rv_vec_free(ck->lp_pool);
+    rv_vec_free(ck->lp_out);
+    rv_vec_free(ck->lp_sums);
     ck->bstamp = 0;
     ck->rep = rep;
     bool ok = !ck->frep->errs.len && !ck->diverged;

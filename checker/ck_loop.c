@@ -66,8 +66,8 @@ typedef struct lp {
     ck_u32vec touched;         /* locations given a taint in the current block */
     RV_VEC(lp_ent) in0, pool;  /* the header's entry taint; out states of the blocks */
     RV_VEC(ck_list) out;       /* per loop block: its out state in pool */
-    RV_VEC(ck_ent) hpatch;     /* H's patch sorted by location */
-    ck_u32vec outbits;         /* per loop block: bits in its out state (CK_NIL: not computed) */
+    RV_VEC(uint64_t) outsum;   /* per loop block: sum of its out state's masks (UINT64_MAX: not computed) */
+    uint32_t sn;               /* lst3[li] == sn: li is in H's patch (ck->patch) */
     uint32_t work;
     bool retreat;              /* a block read an out state not computed yet (an inner cycle) */
 } lp;
@@ -192,16 +192,15 @@ static bool lp_op(lp *P, const rv_inst *in)
     return lp_uses(P, in, true);
 }
 
-/* H's value of li (the new entry: hpatch, sorted, over the state). */
+/* H's value of li (the new entry: ck->patch over the state; only asked
+ * for the few tainted locations at a latch). */
 static ck_val lp_hval(const lp *P, uint32_t li)
 {
-    uint32_t lo = 0, hi = P->hpatch.len;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (P->hpatch.data[mid].li < li) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < P->hpatch.len && P->hpatch.data[lo].li == li ? P->hpatch.data[lo].val : P->ck->lval[li];
+    const ravel_checker *ck = P->ck;
+    if (ck->lst3[li] == P->sn)
+        for (uint32_t i = 0; i < ck->patch.len; i++)
+            if (ck->patch.data[i].li == li) return ck->patch.data[i].val;
+    return ck->lval[li];
 }
 
 /* A back edge e (into h): after its substitution (h's parameters removed,
@@ -277,7 +276,7 @@ static bool lp_enter(lp *P, uint32_t i)
         if (!ck_reachable(ck, q)) continue;
         if (ck->bscr.data[2 * q] != P->bst) return false;
         uint32_t j = ck->bscr.data[2 * q + 1];
-        if (P->outbits.data[j] == CK_NIL) {
+        if (P->outsum.data[j] == UINT64_MAX) {
             P->retreat = true;
             continue;
         }
@@ -297,8 +296,8 @@ static bool lp_block(lp *P, uint32_t i, bool *changed)
     const rv_block *bl = &f->blocks.data[P->blk[i]];
     if (!lp_enter(P, i)) return false;
     if (!P->touched.len) { /* nothing tainted: nothing to read, move or spread */
-        if (P->outbits.data[i] != 0) *changed = true;
-        P->outbits.data[i] = 0;
+        if (P->outsum.data[i] != 0) *changed = true;
+        P->outsum.data[i] = 0;
         P->out.data[i] = (ck_list){0, 0};
         return true;
     }
@@ -313,15 +312,16 @@ static bool lp_block(lp *P, uint32_t i, bool *changed)
         if (!lp_op(P, in)) return false;
         if (rv_is_term(in) && !lp_term(P, in)) return false;
     }
-    uint32_t start = P->pool.len, bits = 0;
+    uint32_t start = P->pool.len;
+    uint64_t sum = 0;
     for (uint32_t k = 0; k < P->touched.len; k++) {
         uint32_t li = P->touched.data[k], m = P->ck->lacc[li];
         if (!m) continue;
         rv_vec_push(P->pool, ((lp_ent){li, m}));
-        bits += (uint32_t)__builtin_popcount(m);
+        sum += m;
     }
-    if (P->outbits.data[i] != bits) *changed = true; /* taints only grow: more bits = changed */
-    P->outbits.data[i] = bits;
+    if (P->outsum.data[i] != sum) *changed = true; /* taints only grow: a bit more is a larger sum */
+    P->outsum.data[i] = sum;
     P->out.data[i] = (ck_list){start, P->pool.len - start};
     return true;
 }
@@ -430,20 +430,28 @@ static bool lp_diff(lp *P, uint32_t so, uint32_t sn)
     return true;
 }
 
-static int cmp_ent(const void *a, const void *b)
-{
-    uint32_t x = ((const ck_ent *)a)->li, y = ((const ck_ent *)b)->li;
-    return x < y ? -1 : x > y;
-}
+/* The vectors live in the checker between attempts (one walk; element
+ * sizes match: lp_ent and ck_list are 8 bytes like uint64_t). */
+#define LP_SWAP(a, b)                                                                                                  \
+    do {                                                                                                               \
+        void *d_ = (a).data;                                                                                           \
+        uint32_t c_ = (a).cap;                                                                                         \
+        (a).data = (void *)(b).data;                                                                                   \
+        (a).cap = (b).cap;                                                                                             \
+        (b).data = d_;                                                                                                 \
+        (b).cap = c_;                                                                                                  \
+        (a).len = (b).len = 0;                                                                                         \
+    } while (0)
 
-static void lp_free(lp *P)
+_Static_assert(sizeof(lp_ent) == sizeof(uint64_t) && sizeof(ck_list) == sizeof(uint64_t), "scratch element sizes");
+
+static void lp_scratch(lp *P, ravel_checker *ck)
 {
-    rv_vec_free(P->hpatch);
-    rv_vec_free(P->touched);
-    rv_vec_free(P->in0);
-    rv_vec_free(P->pool);
-    rv_vec_free(P->out);
-    rv_vec_free(P->outbits);
+    LP_SWAP(P->touched, ck->lp_touched);
+    LP_SWAP(P->in0, ck->lp_in0);
+    LP_SWAP(P->pool, ck->lp_pool);
+    LP_SWAP(P->out, ck->lp_out);
+    LP_SWAP(P->outsum, ck->lp_sums);
 }
 
 bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
@@ -453,21 +461,17 @@ bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
     P.ck = ck;
     P.f = ck->f;
     P.h = h;
+    lp_scratch(&P, ck);
     uint32_t so = ck_next_stamp(ck), sn = ck_next_stamp(ck);
+    P.sn = sn;
     P.st = ck_next_stamp(ck);
     P.sv = ck_next_stamp(ck);
     bool ok = lp_diff(&P, so, sn) && lp_blocks(&P, visits0);
     if (ok) {
         rv_vec_reserve(P.out, P.nb);
-        rv_vec_reserve(P.outbits, P.nb);
-        P.out.len = P.outbits.len = P.nb;
-        for (uint32_t i = 0; i < P.nb; i++) P.outbits.data[i] = CK_NIL;
-        rv_vec_reserve(P.hpatch, ck->patch.len);
-        P.hpatch.len = ck->patch.len;
-        if (ck->patch.len) {
-            memcpy(P.hpatch.data, ck->patch.data, ck->patch.len * sizeof *ck->patch.data);
-            qsort(P.hpatch.data, P.hpatch.len, sizeof *P.hpatch.data, cmp_ent);
-        }
+        rv_vec_reserve(P.outsum, P.nb);
+        P.out.len = P.outsum.len = P.nb;
+        for (uint32_t i = 0; i < P.nb; i++) P.outsum.data[i] = UINT64_MAX;
         bool changed = true;
         for (uint32_t i = 0; ok && i < P.nb; i++) ok = lp_block(&P, i, &changed);
         while (ok && P.retreat && changed) { /* an inner cycle: iterate to the (may) fixpoint */
@@ -476,6 +480,6 @@ bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
         }
         lp_clear(&P);
     }
-    lp_free(&P);
+    lp_scratch(&P, ck); /* back to the checker */
     return ok;
 }
