@@ -11,7 +11,8 @@
  * accepted. Every check is also done by a reference context (the full
  * validator and the exact walk only, CK_OPT_EXACT: the checker before its
  * fast paths); verdicts and report texts must be identical.
- * Usage: test_mutants [NFUNCS] [MUTANTS_PER_ALLOCATION] */
+ * Usage: test_mutants [NFUNCS] [MUTANTS_PER_ALLOCATION] [SCALE] (SCALE
+ * multiplies the functions' sizes and block counts: deeper loop nests). */
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
 #include "fuzz/gen.h"
@@ -179,6 +180,8 @@ static void one_allocation(ravel_checker *ck, ravel_checker *ref, const ravel_fu
 int main(int argc, char **argv)
 {
     int nfuncs = argc > 1 ? atoi(argv[1]) : 60, nmut = argc > 2 ? atoi(argv[2]) : 40;
+    uint32_t scale = argc > 3 ? (uint32_t)atoi(argv[3]) : 1; /* bigger functions, deeper loop nests */
+    if (scale < 1) scale = 1;
     ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
     ravel_checker_set_options(ref, RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT);
     stats st;
@@ -186,8 +189,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < nfuncs; i++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
-        o.max_insts = 40 + (uint32_t)(i % 5) * 30;
-        o.max_blocks = 4 + (uint32_t)(i % 7);
+        o.max_insts = (40 + (uint32_t)(i % 5) * 30) * scale;
+        o.max_blocks = (4 + (uint32_t)(i % 7)) * scale;
         o.min_regs = 2;
         o.max_regs = 6;
         ravel_module *mod = rv_gen_from_seed(1000 + (uint64_t)i, &o);
