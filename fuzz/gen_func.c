@@ -227,9 +227,9 @@ static inline uint32_t pick_of_type_u(gen *g, uint32_t t, uint32_t u)
 {
     uint32_t n = g->navail[t];
     bool far = (u >> 8) < g->far256; /* a coin toss at pressure 50: selected, not branched on */
-    if (far && n > 256) return g->avail[t][below(g, n)];
+    if (n > 256 && far) return g->avail[t][below(g, n)]; /* n first: rarely true, well predicted */
     uint32_t near = n - 1 - near_tab[n < 4 ? n : 4][u & 3], anywhere = ((u & 255) * n) >> 8;
-    return g->avail[t][far ? anywhere : near];
+    return g->avail[t][near ^ ((near ^ anywhere) & (0u - far))]; /* far ? anywhere : near, by mask */
 }
 static inline uint32_t pick_of_type(gen *g, uint32_t t) { return pick_of_type_u(g, t, rv_gen_u16(g->s)); }
 
@@ -433,6 +433,10 @@ static const uint8_t op_pts[2][3] = {
 };
 /* What a register operand at those points takes from the budget. */
 static const uint32_t pts_cost[4] = {0, FREE_E, FREE_L, FREE_E | FREE_L};
+/* Which kinds need a register (S6: `any` and `stack` cost nothing), as a
+ * mask: the kind is random, so it is not branched on. */
+static const uint32_t kind_needs_reg[5] = {
+    [RAVEL_C_REG] = ~0u, [RAVEL_C_ANY] = 0, [RAVEL_C_STACK] = 0, [RAVEL_C_FIXED] = ~0u, [RAVEL_C_REUSE] = ~0u};
 
 /* S2/S3: if an operand of class c that needs a register (o: `reg`, or
  * `fixed` to o->arg) at points pts keeps the budget, counts it and returns
@@ -442,7 +446,7 @@ static const uint32_t pts_cost[4] = {0, FREE_E, FREE_L, FREE_E | FREE_L};
  * for the same vreg. */
 static inline bool budget(gen *g, ginst *I, uint32_t c, const gop *o, unsigned pts)
 {
-    uint32_t cost = o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK ? 0 : pts_cost[pts], x, r = 0, cur = 0; /* S6 */
+    uint32_t cost = pts_cost[pts] & kind_needs_reg[o->kind], x, r = 0, cur = 0;
     if (o->kind == RAVEL_C_FIXED) {
         r = o->arg;
         x = g->fixed[r];
