@@ -79,7 +79,7 @@ static inline uint32_t lp_get(const lp *P, uint32_t li)
     return li != CK_NIL && P->ck->lst2[li] == P->st ? P->ck->lacc[li] : 0;
 }
 
-static void lp_set(lp *P, uint32_t li, uint32_t m)
+static inline void lp_set(lp *P, uint32_t li, uint32_t m)
 {
     ravel_checker *ck = P->ck;
     if (li == CK_NIL) return;
@@ -171,6 +171,11 @@ static bool lp_op(lp *P, const rv_inst *in)
 {
     ravel_checker *ck = P->ck;
     const ravel_func *f = P->f;
+    if (ck_op_plain(f, in)) { /* uses, then defs */
+        if (!lp_uses(P, in, false)) return false;
+        lp_defs(P, in, true);
+        return true;
+    }
     bool copy = in->op == RAVEL_OP_COPY && in->ndefs == 1 && in->nuses == 1;
     lp_defs(P, in, false);
     if (!lp_uses(P, in, false)) return false;

@@ -172,21 +172,6 @@ static void xfer_op(ravel_checker *ck, ck_site *s, const rv_inst *in)
     uses_at(ck, s, in, true, NULL);                /* 5. late uses */
 }
 
-/* The common op: no early def, no late use, not a copy, no clobbers, no
- * safepoint or stackmap (so steps 1 and 3-5 reduce to: check the uses,
- * then write the defs). */
-static bool op_plain(const ravel_func *f, const rv_inst *in)
-{
-    if ((in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_CALL || in->op == RAVEL_OP_COPY)
-        return false;
-    const rv_operand *o = ck_ops(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (!rv_op_is_late(&o[k])) return false;
-    for (uint32_t k = in->ndefs; k < (uint32_t)in->ndefs + in->nuses; k++)
-        if (rv_op_is_late(&o[k])) return false;
-    return true;
-}
-
 static void xfer_plain(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     const rv_operand *o = ck_ops(ck->f, in);
@@ -209,7 +194,7 @@ static void xfer(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
         else ck_copy_loc(ck, dst, src);
         return;
     }
-    if (op_plain(ck->f, in)) {
+    if (ck_op_plain(ck->f, in)) {
         xfer_plain(ck, b, ii, in);
         return;
     }
