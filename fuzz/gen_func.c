@@ -78,12 +78,15 @@
  * are O(1) (per-type scopes, table-driven weights), a constraint is one
  * table lookup, and the decisions about one operand (type, far or near,
  * which value, constraint) come from one four-byte read of the choice
- * stream. What remains per generated instruction (~790 machine
- * instructions at the default options, 2.5 operands each): ~95 for the
- * machine and the function's setup (mostly interning ~27 register names and
- * ~28 allocations), ~55 for interning block names and mnemonics, ~15% for
- * reading the choice stream, the rest the operand pipeline (pick, draw,
- * budget, append; ~100-130 each) and the CFG structure. */
+ * stream. Random data steers few branches where a select does (far or
+ * near pick, any/stack budget): mispredicted branches are about half of the
+ * CPU time. What remains per generated instruction (~820 machine
+ * instructions at the default options, 2.5 operands each; ~1,300 before
+ * these changes): ~95 for the machine and the function's setup (13.4k per
+ * function, mostly interning ~27 register names and ~28 allocations), ~55
+ * for interning block names and mnemonics, ~15% for reading the choice
+ * stream, the rest the operand pipeline (pick, draw, budget, append;
+ * ~100-130 each) and the CFG structure. */
 #define RV_GEN_INTERNAL
 #include "fuzz/gen.h"
 
