@@ -7,7 +7,10 @@
  * every condition under which ravel_validate (without SSA) may answer
  * RAVEL_EINVAL - a superset, checked in the same O(function) pass - so
  * ravel_check runs the full validator only for suspect input (to give its
- * verdict and its messages) and the verdicts stay those of the validator. */
+ * verdict and its messages) and the verdicts stay those of the validator.
+ * The guard of the allocated function and the rules' operand scan are one
+ * pass: the guard lists the instructions on which a rule may fire
+ * (ck->rtodo) and ck_rules visits only those. */
 #include "ck.h"
 
 #include <string.h>
@@ -22,9 +25,6 @@ typedef struct guard {
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
 } guard;
-
-#define RK_RESERVED 0x100u
-#define RK_BAD 0x400u
 
 static void gfail(guard *g, const rv_inst *in, const char *msg)
 {
@@ -234,18 +234,33 @@ static void guard_finish(guard *g)
  * of rule_edit, rule_operand, rule_overlap or the stackmap rule can fire on
  * it. Clean instructions are not visited again; the others go to ck->rtodo
  * (when ck->grecord), and ck_rules runs on that list only.
+ * Three levels, each handing what it does not know to the next (which
+ * repeats the work: definitions, reads, slots and suspicion are
+ * idempotent, and nothing fails before the last level):
+ *   guard_insts     the loop; usual edits inline
+ *   guard_plain     a usual operation (a leaf, so that it keeps everything
+ *                   in registers): every operand a register of its class
+ *                   that its constraint allows, or any/stack in a slot
+ *   guard_plain_any any operation: every kind, attributes, overlaps
+ *   guard_inst      everything (the guard's reference; its failures and
+ *                   messages are the only ones)
  * Locations: the guard notes every slot the function names (maxslot), so
  * for the function guarded a slot location exists (ck_li != CK_NIL once
  * nlocs is set) iff its number is <= RAVEL_MAX_SLOT (slot_ok), and a
- * register location iff it is < nregs. */
+ * register location iff it is < nregs. CK_OPT_NO_FAST_GUARD turns the
+ * fast path off (tests compare). */
 
 /* What the fast path of one instruction found: G_SLOW (guard_inst must
- * look; what was done it repeats harmlessly: definitions, reads, slots and
- * suspicion are idempotent), G_UNCLEAN (the guard's work is done, a rule
- * may fire) or G_CLEAN (done, no rule can fire); with G_SUSPECT set when
- * ravel_validate may reject the function, and above G_SLOTS, 1 + the
- * highest slot number the instruction names (0: none). */
+ * look), G_ANY (guard_plain_any must look), G_UNCLEAN (the guard's work is
+ * done, a rule may fire) or G_CLEAN (done, no rule can fire); with
+ * G_SUSPECT set when ravel_validate may reject the function, and above
+ * G_SLOTS, 1 + the highest slot number the instruction names (0: none). */
 enum { G_SLOW = 0, G_UNCLEAN = 1, G_CLEAN = 2, G_ANY = 3, G_STATUS = 3, G_SUSPECT = 4, G_SLOTS = 3 };
+
+/* rk: per register its class, | RK_RESERVED if reserved; RK_BAD for a
+ * class the machine does not have and past its registers. */
+#define RK_RESERVED 0x100u
+#define RK_BAD 0x400u
 
 /* The fast path's view of one function. */
 typedef struct gfast {
@@ -257,7 +272,7 @@ typedef struct gfast {
     guard *g;
     uint32_t b; /* the block being guarded */
     uint32_t nops, nimms, nvregs, nregs, ncls, nu32;
-    uint16_t rk[RV_MAX_REGS]; /* per register: its class, | RK_RESERVED if reserved; RK_BAD: no such class or register */
+    uint16_t rk[RV_MAX_REGS]; /* see RK_* */
 } gfast;
 
 /* Slot location l names a slot the guard accepts (also: not RAVEL_LOC_NONE). */
@@ -496,7 +511,7 @@ static inline uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *t
  * not its block's last instruction: G_CLEAN (guard_inst's work done, no
  * rule can fire), G_SLOW (guard_inst must look), or G_ANY (guard_plain_any
  * must look: attributes other than clobbers, anything unusual). */
-static inline uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc *top)
+static __attribute__((noinline)) uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc *top)
 {
     uint32_t nd = in->ndefs, nu = in->nuses, fl = in->flags;
     if ((fl & ~RV_IF_CLOBBERS) || (in->op == RAVEL_OP_COPY && (nd != 1 || nu != 1 || in->nimms))) return G_ANY;
@@ -537,10 +552,15 @@ static __attribute__((noinline)) void guard_insts(const gfast *x, const rv_block
         case RAVEL_OP_MOVE:
             if (d < x->nregs && s < x->nregs) continue;
             break;
-        default:
-            if (in->op >= RAVEL_OP_JUMP) break;
+        case RAVEL_OP_OTHER: case RAVEL_OP_ARGS: case RAVEL_OP_CONST: case RAVEL_OP_COPY: /* every operation: */
+        case RAVEL_OP_ADD: case RAVEL_OP_SUB: case RAVEL_OP_MUL: case RAVEL_OP_AND: /* a dense switch */
+        case RAVEL_OP_OR: case RAVEL_OP_XOR: case RAVEL_OP_SHL: case RAVEL_OP_SHR: case RAVEL_OP_SAR:
+        case RAVEL_OP_EQ: case RAVEL_OP_NE: case RAVEL_OP_LT: case RAVEL_OP_LE: case RAVEL_OP_OUT: case RAVEL_OP_CALL:
             r = guard_plain(x, in, &top);
             if (r == G_CLEAN) continue;
+            break;
+        default: /* a terminator or a bad opcode before the block's end */
+            break;
         }
         if (!guard_inst_rare(x, in, r)) break;
     }
