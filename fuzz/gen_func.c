@@ -677,8 +677,8 @@ static uint32_t push_clobbers(ravel_func *f, const uint32_t *regs, uint32_t n)
 }
 
 /* Writes the instruction built in I (its operands and immediates are in
- * place) and leaves it open. */
-static inline void emit_begin(gen *g, const ginst *I)
+ * place); returns its id. */
+static inline uint32_t write_inst(gen *g, const ginst *I)
 {
     ravel_func *f = g->f;
     rv_vec_reserve(f->insts, 1);
@@ -701,9 +701,16 @@ static inline void emit_begin(gen *g, const ginst *I)
     if (I->safepoint) in->flags |= RV_IF_SAFEPOINT;
     f->insts.len++;
     f->blocks.data[f->cur_block].ninsts++;
-    f->cur_inst = id;
-    f->building_uses = I->nu + I->ni > 0;
     g->ninsts++;
+    return id;
+}
+
+/* Writes a terminator and leaves it open for its successors. */
+static inline void emit_begin(gen *g, const ginst *I)
+{
+    uint32_t id = write_inst(g, I);
+    g->f->cur_inst = id;
+    g->f->building_uses = I->nu + I->ni > 0;
 }
 
 /* Closes the open instruction (what ravel_inst_end does). */
@@ -729,11 +736,9 @@ static void add_succ(ravel_func *f, uint32_t block, const uint32_t *args, uint32
  * vreg (or RAVEL_NONE). */
 static inline uint32_t emit(gen *g, const ginst *I)
 {
-    emit_begin(g, I);
-    end_inst(g->f);
-    const rv_operand *ops = g->f->ops.data + I->first_op;
-    for (uint32_t i = 0; i < I->nd; i++) make_avail_t(g, ops[i].vreg, I->dtype[i]);
-    return I->nd ? ops[0].vreg : RAVEL_NONE;
+    write_inst(g, I); /* and closed at once: the builder state stays "no instruction open" */
+    for (uint32_t i = 0; i < I->nd; i++) make_avail_t(g, I->first_vreg + i, I->dtype[i]); /* defs: consecutive vregs */
+    return I->nd ? I->first_vreg : RAVEL_NONE;
 }
 
 /* ---- instruction kinds (each returns false if it could not be built;
