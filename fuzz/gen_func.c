@@ -602,11 +602,15 @@ static inline void add_imm(gen *g, ginst *I, int64_t x)
 
 /* S4: turns one late `reg` def into reuse(K) of an early `reg` use of its
  * class (the budget is unchanged: both are non-fixed late registers). */
-static void maybe_reuse(gen *g, ginst *I)
+static void make_reuse(gen *g, ginst *I, uint32_t x);
+static inline void maybe_reuse(gen *g, ginst *I)
 {
     if (!has(g, RV_GEN_REUSE) || !I->nd || !I->nu) return;
     uint32_t x = rv_gen_u16(g->s); /* 35%; which def */
-    if ((x >> 8) >= 90) return;
+    if ((x >> 8) < 90) make_reuse(g, I, x);
+}
+static void make_reuse(gen *g, ginst *I, uint32_t x)
+{
     const ravel_func *f = g->f;
     rv_operand *ops = f->ops.data + I->first_op, *d = &ops[((x & 255) * I->nd) >> 8];
     if (d->kind != RAVEL_C_REG || !rv_op_is_late(d)) return;
@@ -856,14 +860,16 @@ static bool inst_call(gen *g, ginst *I)
  * sometimes explicit clobbers or a safepoint. */
 static bool inst_opaque(gen *g, ginst *I)
 {
-    gi_init(g, I, RAVEL_OP_OTHER, NM_OPAQUE + below(g, NM_NOPAQUE));
-    if (has(g, RV_GEN_CALLS) && chance(g, 8)) random_clobbers(g, I, below(g, 3));
-    if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 8)) I->safepoint = I->no_span = true;
-    uint32_t nd = below(g, 4), nu = below(g, 6), ni = below(g, 3);
+    /* r: the mnemonic, clobbers (8%), safepoint (8%), defs 0-3; r2: uses 0-5, immediates 0-2 */
+    uint32_t r = rv_gen_u32(g->s), r2 = rv_gen_u16(g->s);
+    gi_init(g, I, RAVEL_OP_OTHER, NM_OPAQUE + (((r >> 24) * NM_NOPAQUE) >> 8));
+    if (has(g, RV_GEN_CALLS) && ((r >> 16) & 255u) < 21) random_clobbers(g, I, below(g, 3));
+    if (has(g, RV_GEN_SAFEPOINTS) && ((r >> 8) & 255u) < 21) I->safepoint = I->no_span = true;
+    uint32_t nd = ((r & 255u) * 4) >> 8, nu = ((r2 >> 8) * 6) >> 8, ni = ((r2 & 255u) * 3) >> 8;
     for (uint32_t i = 0; i < nd; i++) { /* class, ref (10%), constraint: one read */
-        uint32_t r = rv_gen_u32(g->s), c = ((r >> 24) * g->gm->ncls) >> 8;
-        bool ref = has(g, RV_GEN_SAFEPOINTS) && ((r >> 16) & 255u) < 26;
-        add_def_as(g, I, c, ref, draw_x(g, I, c, true, r & 255u));
+        uint32_t d = rv_gen_u32(g->s), c = ((d >> 24) * g->gm->ncls) >> 8;
+        bool ref = has(g, RV_GEN_SAFEPOINTS) && ((d >> 16) & 255u) < 26;
+        add_def_as(g, I, c, ref, draw_x(g, I, c, true, d & 255u));
     }
     for (uint32_t i = 0; i < nu; i++) {
         if (ni && chance(g, 30)) {
