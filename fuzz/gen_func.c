@@ -80,7 +80,7 @@
  * which value, constraint) come from one four-byte read of the choice
  * stream. Random data steers few branches where a select does (far or
  * near pick, any/stack budget): mispredicted branches are about half of the
- * CPU time. What remains per generated instruction (~820 machine
+ * CPU time. What remains per generated instruction (~800 machine
  * instructions at the default options, 2.5 operands each; ~1,300 before
  * these changes): ~95 for the machine and the function's setup (13.4k per
  * function, mostly interning ~27 register names and ~28 allocations), ~55
