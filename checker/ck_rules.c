@@ -260,7 +260,7 @@ enum { G_SLOW = 0, G_UNCLEAN = 1, G_CLEAN = 2, G_ANY = 3, G_STATUS = 3, G_SUSPEC
 /* rk: per register its class, | RK_RESERVED if reserved; RK_BAD for a
  * class the machine does not have and past its registers. */
 #define RK_RESERVED 0x100u
-#define RK_BAD 0x400u
+#define RK_BAD 0xffffu /* all bytes 0xff (memset); never a class, with or without RK_RESERVED */
 
 /* The fast path's view of one function. */
 typedef struct gfast {
@@ -511,7 +511,7 @@ static inline uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *t
  * not its block's last instruction: G_CLEAN (guard_inst's work done, no
  * rule can fire), G_SLOW (guard_inst must look), or G_ANY (guard_plain_any
  * must look: attributes other than clobbers, anything unusual). */
-static __attribute__((noinline)) uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc *top)
+static inline uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc *top)
 {
     uint32_t nd = in->ndefs, nu = in->nuses, fl = in->flags;
     if ((fl & ~RV_IF_CLOBBERS) || (in->op == RAVEL_OP_COPY && (nd != 1 || nu != 1 || in->nimms))) return G_ANY;
@@ -524,48 +524,69 @@ static __attribute__((noinline)) uint32_t guard_plain(const gfast *x, const rv_i
     return nd | nu ? plain_ops(x, in, top) : G_CLEAN;
 }
 
-/* The instructions of block b (whose range the caller checked), in order,
- * until the guard fails: the fast path where it applies (the usual edits
- * and operations), else guard_inst; what is not clean goes to ck->rtodo.
- * Out of line, with everything rare out of line too: its loop has the
+/* The usual instructions from in on, before last: returns the first one
+ * the fast path does not finish (or last), with *res what it found there
+ * (G_SLOW, G_ANY or G_UNCLEAN), raising *top to the highest slot location
+ * seen. A leaf that calls nothing, so that its loops keep everything in
  * registers. */
-static __attribute__((noinline)) void guard_insts(const gfast *x, const rv_block *bl)
+static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const rv_inst *in, const rv_inst *last,
+                                                         ravel_loc *top, uint32_t *res)
 {
-    const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
-    ravel_loc top = 0; /* the highest slot location the fast path saw */
+    ravel_loc t = *top;
+    uint32_t r = G_SLOW, nregs = x->nregs;
     for (; in < last; in++) {
-        uint32_t r = G_SLOW;
         ravel_loc d = in->u.edit.dst, s = in->u.edit.src; /* edits only */
+        r = G_SLOW;
         switch (in->op) {
         case RAVEL_OP_SPILL:
-            if (slot_ok(d) && s < x->nregs) {
-                top = d > top ? d : top;
+            if (slot_ok(d) && s < nregs) {
+                t = d > t ? d : t;
                 continue;
             }
             break;
         case RAVEL_OP_RELOAD:
-            if (slot_ok(s) && d < x->nregs) {
-                top = s > top ? s : top;
+            if (slot_ok(s) && d < nregs) {
+                t = s > t ? s : t;
                 continue;
             }
             break;
         case RAVEL_OP_MOVE:
-            if (d < x->nregs && s < x->nregs) continue;
+            if (d < nregs && s < nregs) continue;
             break;
         case RAVEL_OP_OTHER: case RAVEL_OP_ARGS: case RAVEL_OP_CONST: case RAVEL_OP_COPY: /* every operation: */
         case RAVEL_OP_ADD: case RAVEL_OP_SUB: case RAVEL_OP_MUL: case RAVEL_OP_AND: /* a dense switch */
         case RAVEL_OP_OR: case RAVEL_OP_XOR: case RAVEL_OP_SHL: case RAVEL_OP_SHR: case RAVEL_OP_SAR:
         case RAVEL_OP_EQ: case RAVEL_OP_NE: case RAVEL_OP_LT: case RAVEL_OP_LE: case RAVEL_OP_OUT: case RAVEL_OP_CALL:
-            r = guard_plain(x, in, &top);
+            r = guard_plain(x, in, &t);
             if (r == G_CLEAN) continue;
             break;
         default: /* a terminator or a bad opcode before the block's end */
             break;
         }
-        if (!guard_inst_rare(x, in, r)) break;
+        break; /* r: what guard_inst_rare is to do with in */
+    }
+    *top = t;
+    *res = r;
+    return in;
+}
+
+/* The instructions of block b (whose range the caller checked), in order,
+ * until the guard fails: runs of usual ones in guard_run, each other one
+ * through guard_inst_rare; what is not clean goes to ck->rtodo. */
+static void guard_insts(const gfast *x, const rv_block *bl)
+{
+    const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
+    ravel_loc top = 0; /* the highest slot location the fast path saw */
+    bool ok = true;
+    while (ok) {
+        uint32_t r;
+        in = guard_run(x, in, last, &top, &r);
+        if (in == last) break;
+        ok = guard_inst_rare(x, in, r);
+        in++;
     }
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
-    if (in == last) guard_inst_other(x->g, x->b, last, true, true); /* the terminator */
+    if (ok) guard_inst_other(x->g, x->b, last, true, true); /* the terminator */
 }
 
 /* The fast path's register table rk (RV_MAX_REGS entries); false if the
@@ -577,7 +598,7 @@ static bool guard_fast_init(const ravel_machine *m, uint16_t *rk)
         rk[r] = m->regs.data[r].cls >= m->classes.len
                     ? RK_BAD
                     : (uint16_t)(m->regs.data[r].cls | (m->regs.data[r].reserved ? RK_RESERVED : 0));
-    for (uint32_t r = m->regs.len; r < RV_MAX_REGS; r++) rk[r] = RK_BAD;
+    memset(rk + m->regs.len, 0xff, (RV_MAX_REGS - m->regs.len) * sizeof *rk); /* RK_BAD */
     return true;
 }
 
@@ -612,8 +633,20 @@ static void guard_blocks(guard *g)
 {
     const ravel_func *f = g->f;
     ravel_checker *ck = g->ck;
-    gfast x = {f->ops.data, f->vregs.data, f->u32.data, ck->gdef, ck, g, 0, f->ops.len, f->imms.len, f->vregs.len,
-               f->mach->regs.len, f->mach->classes.len, f->u32.len, {0}};
+    gfast x; /* rk: guard_fast_init */
+    x.ops = f->ops.data;
+    x.vregs = f->vregs.data;
+    x.u32 = f->u32.data;
+    x.gdef = ck->gdef;
+    x.ck = ck;
+    x.g = g;
+    x.b = 0;
+    x.nops = f->ops.len;
+    x.nimms = f->imms.len;
+    x.nvregs = f->vregs.len;
+    x.nregs = f->mach->regs.len;
+    x.ncls = f->mach->classes.len;
+    x.nu32 = f->u32.len;
     bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
