@@ -77,7 +77,7 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_
     return ck_set_intern(&ck->sets, ck->setbuf.data, w);
 }
 
-static void mark_loc(ravel_checker *ck, uint32_t li, uint32_t st)
+static inline void mark_loc(ravel_checker *ck, uint32_t li, uint32_t st)
 {
     if (ck->lst1[li] == st) return;
     ck->lst1[li] = st;
