@@ -47,9 +47,10 @@ static void note_slot(guard *g, ravel_loc l)
         g->maxslot = ravel_loc_slot(l) + 1;
 }
 
-/* ck->gdef, per vreg of the function guarded: its class key (GV_BAD: no
- * class, or one the machine does not have), | GV_DEF once a definition of
- * it has been seen. Rewritten for every function (guard_scratch). */
+/* ck->gdef, per vreg of the function guarded: its class (GV_BAD: none; the
+ * class may be one the machine does not have: only rk says which exist),
+ * | GV_DEF once a definition of it has been seen. Rewritten for every
+ * function (guard_scratch). */
 #define GV_BAD 0xffu
 #define GV_DEF 0x10000u
 
@@ -188,10 +189,8 @@ static void guard_scratch(guard *g)
         memset(ck->gpar, 0, (size_t)ck->gvcap * sizeof *ck->gpar);
         ck->gstamp = 0;
     }
-    uint32_t ncls = f->mach->classes.len;
     const rv_vreg *vr = f->vregs.data;
-    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) /* no branches: a vectorizable loop */
-        ck->gdef[v] = (vr[v].has_class & (vr[v].cls < ncls)) ? vr[v].cls : GV_BAD;
+    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) ck->gdef[v] = vr[v].has_class ? vr[v].cls : GV_BAD;
     ck->gpend.len = 0;
     rv_vec_reserve(ck->gnpred, f->layout.len);
     ck->gnpred.len = f->layout.len;
@@ -462,7 +461,7 @@ static inline bool op_fast(const gfast *x, const rv_operand *p, ravel_loc *top, 
     uint32_t cls = (*w = x->gdef[v]) & 0xff;
     if (l < RV_MAX_REGS)
         return kind <= RAVEL_C_ANY ? x->rk[l] == cls : kind == RAVEL_C_FIXED && l == p->arg && (x->rk[l] & ~RK_RESERVED) == cls;
-    if (!slot_ok(l) || (kind != RAVEL_C_ANY && kind != RAVEL_C_STACK) || cls == GV_BAD) return false;
+    if (!slot_ok(l) || (kind != RAVEL_C_ANY && kind != RAVEL_C_STACK) || cls >= x->ncls) return false;
     *top = l > *top ? l : *top;
     return true;
 }
@@ -570,6 +569,57 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
     return in;
 }
 
+/* Successor s of a terminator when guard_inst finds nothing wrong with it
+ * and guard_term_shape nothing suspect: the target exists and is not the
+ * entry, its parameters and the arguments match in number, lie in range
+ * and in class (each argument has a class; a parameter with one has the
+ * same, and the same .ref). */
+static bool succ_usual(const gfast *x, const ravel_func *f, const rv_succ *s)
+{
+    if (s->block == 0 || s->block >= f->layout.len || s->block >= f->blocks.len) return false;
+    const rv_block *t = &f->blocks.data[s->block];
+    if (s->nargs != t->nparams || (uint64_t)s->first_arg + s->nargs > x->nu32 || (uint64_t)t->first_param + t->nparams > x->nu32)
+        return false;
+    for (uint32_t a = 0; a < s->nargs; a++) {
+        uint32_t v = x->u32[s->first_arg + a], p = x->u32[t->first_param + a];
+        if (v >= x->nvregs || p >= x->nvregs) return false;
+        const rv_vreg *va = &x->vregs[v], *vp = &x->vregs[p];
+        if (!va->has_class || (vp->has_class && (va->cls != vp->cls || va->ref != vp->ref))) return false;
+    }
+    return true;
+}
+
+/* The fast path of block b's terminator: G_CLEAN or G_UNCLEAN with
+ * guard_inst's work done (guard_term_shape's counts of in-edges and reads
+ * of the arguments, done last: they are not idempotent), or G_SLOW with
+ * nothing done that guard_inst would not repeat harmlessly. */
+static uint32_t guard_term(const gfast *x, const rv_inst *in, ravel_loc *top)
+{
+    const ravel_func *f = x->g->f;
+    uint32_t nd = in->ndefs, nu = in->nuses, ns = rv_inst_nsuccs(in), r = G_CLEAN;
+    if (in->flags || nd || (in->op == RAVEL_OP_JUMP && (ns != 1 || nu || in->nimms)) ||
+        (in->op == RAVEL_OP_BR && (ns < 2 || in->nimms || nu > 1)))
+        return G_SLOW;
+    if ((uint64_t)in->first_op + nu > x->nops || (uint64_t)in->first_imm + in->nimms > x->nimms) return G_SLOW;
+    if ((uint64_t)in->u.succ.first + ns > f->succs.len) return G_SLOW;
+    const rv_succ *succ = ns ? rv_inst_succs(f, in) : NULL;
+    for (uint32_t k = 0; k < ns; k++)
+        if (!succ_usual(x, f, &succ[k])) return G_SLOW;
+    if (nu) {
+        r = plain_ops(x, in, top);
+        if (r == G_ANY) return G_SLOW;
+    }
+    ravel_checker *ck = x->ck;
+    for (uint32_t k = 0; k < ns; k++) {
+        ck->gnpred.data[succ[k].block]++;
+        for (uint32_t a = 0; a < succ[k].nargs; a++) {
+            uint32_t v = x->u32[succ[k].first_arg + a];
+            if (!(x->gdef[v] & GV_DEF)) rv_vec_push(ck->gpend, v);
+        }
+    }
+    return r;
+}
+
 /* The instructions of block b (whose range the caller checked), in order,
  * until the guard fails: runs of usual ones in guard_run, each other one
  * through guard_inst_rare; what is not clean goes to ck->rtodo. */
@@ -585,8 +635,13 @@ static void guard_insts(const gfast *x, const rv_block *bl)
         ok = guard_inst_rare(x, in, r);
         in++;
     }
+    if (!ok) {
+        if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
+        return;
+    }
+    uint32_t r = rv_is_term(last) ? guard_term(x, last, &top) : G_SLOW;
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
-    if (ok) guard_inst_other(x->g, x->b, last, true, true); /* the terminator */
+    if (r != G_CLEAN) guard_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
 }
 
 /* The fast path's register table rk (RV_MAX_REGS entries); false if the

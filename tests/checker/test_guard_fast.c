@@ -51,7 +51,7 @@ static void mutate(ravel_func *f, uint64_t *s)
         uint32_t n = (uint32_t)in->ndefs + in->nuses;
         bool plain = !rv_is_edit(in) && !rv_is_term(in);
         rv_operand *o = n && !rv_is_edit(in) ? &f->ops.data[in->first_op + below(s, n)] : NULL;
-        switch (below(s, 14)) {
+        switch (below(s, 16)) {
         case 0: case 1:
             if (!o) continue;
             o->loc = random_loc(f, s);
@@ -113,6 +113,24 @@ static void mutate(ravel_func *f, uint64_t *s)
         case 13:
             if (!o) continue;
             o->arg = (uint16_t)below(s, f->mach->regs.len + 2);
+            return;
+        case 14: /* a successor: its block, an argument, the number of arguments */
+            if (rv_inst_nsuccs(in) == 0) continue;
+            {
+                uint32_t k = in->u.succ.first + below(s, rv_inst_nsuccs(in));
+                if (k >= f->succs.len) continue;
+                rv_succ *sc = &f->succs.data[k];
+                uint32_t w = below(s, 4);
+                if (w == 0) sc->block = below(s, f->blocks.len + 1);
+                else if (w == 1 && sc->nargs && sc->first_arg + sc->nargs <= f->u32.len)
+                    f->u32.data[sc->first_arg + below(s, sc->nargs)] = below(s, f->vregs.len);
+                else if (w == 2 && sc->nargs) sc->nargs--;
+                else in->u.succ.n = (uint32_t)below(s, 4);
+            }
+            return;
+        case 15: /* a terminator becomes an operation or another terminator */
+            if (!rv_is_term(in)) continue;
+            in->op = (uint8_t)(below(s, 2) ? below(s, RAVEL_OP_JUMP) : RAVEL_OP_JUMP + below(s, 3));
             return;
         }
     }
