@@ -111,7 +111,8 @@ static void guard_operands(guard *g, const rv_inst *in)
             gfail(g, in, "fixed(R) of another class or unknown register");
         if (o[k].kind == RAVEL_C_REUSE &&
             (!def || o[k].arg >= in->nuses ||
-             f->vregs.data[ck_uses(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls))
+             (ck_uses(f, in)[o[k].arg].vreg < f->vregs.len && /* else that use fails */
+              f->vregs.data[ck_uses(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls)))
             gfail(g, in, "reuse(K) out of range, on a use, or across classes");
         note_slot(g, o[k].loc);
     }

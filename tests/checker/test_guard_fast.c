@@ -42,16 +42,16 @@ static ravel_loc random_loc(const ravel_func *f, uint64_t *s)
     }
 }
 
-/* Applies one random mutation (vreg ids stay in range: reuse(K) reads the
- * class of use K before the use itself is checked). */
+/* Applies one random mutation. */
 static void mutate(ravel_func *f, uint64_t *s)
 {
     for (int tries = 0; tries < 40; tries++) {
         rv_inst *in = &f->insts.data[below(s, f->insts.len)];
         uint32_t n = (uint32_t)in->ndefs + in->nuses;
         bool plain = !rv_is_edit(in) && !rv_is_term(in);
-        rv_operand *o = n && !rv_is_edit(in) ? &f->ops.data[in->first_op + below(s, n)] : NULL;
-        switch (below(s, 16)) {
+        bool in_range = (uint64_t)in->first_op + n <= f->ops.len; /* (the mutations themselves break ranges) */
+        rv_operand *o = n && !rv_is_edit(in) && in_range ? &f->ops.data[in->first_op + below(s, n)] : NULL;
+        switch (below(s, 17)) {
         case 0: case 1:
             if (!o) continue;
             o->loc = random_loc(f, s);
@@ -77,7 +77,7 @@ static void mutate(ravel_func *f, uint64_t *s)
             return;
         case 6:
             if (!o) continue;
-            o->vreg = below(s, f->vregs.len);
+            o->vreg = below(s, f->vregs.len + 2); /* sometimes out of range */
             return;
         case 7:
             if (!o) continue;
@@ -103,11 +103,13 @@ static void mutate(ravel_func *f, uint64_t *s)
             }
             return;
         case 11:
-            if (!plain || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n) continue;
+            if (!plain || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n || (uint64_t)in->u.smap.first + in->u.smap.n > f->u32.len)
+                continue;
             f->u32.data[in->u.smap.first + below(s, in->u.smap.n)] = below(s, 3) ? below(s, f->nslots + 2) : RAVEL_MAX_SLOT + 1;
             return;
         case 12:
-            if (!plain || !(in->flags & RV_IF_CLOBBERS) || !in->nclob) continue;
+            if (!plain || !(in->flags & RV_IF_CLOBBERS) || !in->nclob || (uint64_t)in->first_clob + in->nclob > f->u32.len)
+                continue;
             f->u32.data[in->first_clob + below(s, in->nclob)] = below(s, f->mach->regs.len + 2);
             return;
         case 13:
@@ -130,7 +132,17 @@ static void mutate(ravel_func *f, uint64_t *s)
             return;
         case 15: /* a terminator becomes an operation or another terminator */
             if (!rv_is_term(in)) continue;
-            in->op = (uint8_t)(below(s, 2) ? below(s, RAVEL_OP_JUMP) : RAVEL_OP_JUMP + below(s, 3));
+            in->op = (uint8_t)(below(s, 2) ? below(s, RAVEL_OP_JUMP) : RAVEL_OP_JUMP + below(s, 6)); /* edits too */
+            return;
+        case 16: /* a range that does not fit */
+            switch (below(s, 6)) {
+            case 0: in->first_op = f->ops.len - below(s, 2); break;
+            case 1: in->first_imm = f->imms.len + below(s, 2); in->nimms = (uint16_t)(in->nimms + 1); break;
+            case 2: in->first_clob = f->u32.len - below(s, 2); in->nclob += 1; break;
+            case 3: in->u.smap.first = f->u32.len - below(s, 2); break;
+            case 4: in->u.succ.first = f->succs.len - below(s, 2); break;
+            default: in->first_op = 0xfffffff0u; break;
+            }
             return;
         }
     }
