@@ -703,7 +703,9 @@ static void guard_blocks(guard *g)
     x.nregs = f->mach->regs.len;
     x.ncls = f->mach->classes.len;
     x.nu32 = f->u32.len;
-    bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
+    /* The fast path only where cleanness matters: the original function's
+     * operands have no locations, every one would go the general way. */
+    bool fast = ck->grecord && !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         int h = guard_block_head(g, b, bl);
