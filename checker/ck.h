@@ -190,7 +190,7 @@ struct ravel_checker {
     RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
     RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
     RV_VEC(uint32_t) lp_touched;                        /* loop shortcut scratch (ck_loop.c): element */
-    RV_VEC(uint64_t) lp_in0, lp_pool, lp_out, lp_sums;  /* sizes as there; freed per walk */
+    RV_VEC(uint64_t) lp_in0, lp_pool, lp_out, lp_sums, lp_insums; /* sizes as there; freed per walk */
     uint32_t bstamp;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */

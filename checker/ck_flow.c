@@ -403,6 +403,7 @@ bool ck_flow_verdict(ravel_checker *ck)
     rv_vec_free(ck->lp_pool);
     rv_vec_free(ck->lp_out);
     rv_vec_free(ck->lp_sums);
+    rv_vec_free(ck->lp_insums);
     ck->bstamp = 0;
     ck->rep = rep;
     bool ok = !ck->frep->errs.len && !ck->diverged;

@@ -39,7 +39,8 @@
  * entered. Uses the scratch lst1..3, lacc, vst2, vaux, bscr (no stamp is
  * taken after the first ones, so a stamp wrap cannot clear a mark in use).
  * Cost: about one cheap pass over the loop's instructions per attempt
- * (more with inner cycles), no allocation per instruction. */
+ * (a second one, until stable, only when an inner latch carries taint),
+ * no allocation per instruction. */
 #include "ck.h"
 
 #include <stdlib.h>
@@ -67,9 +68,10 @@ typedef struct lp {
     RV_VEC(lp_ent) in0, pool;  /* the header's entry taint; out states of the blocks */
     RV_VEC(ck_list) out;       /* per loop block: its out state in pool */
     RV_VEC(uint64_t) outsum;   /* per loop block: sum of its out state's masks (UINT64_MAX: not computed) */
+    RV_VEC(uint64_t) insum;    /* per loop block: the same of its entry state when last run */
     uint32_t sn;               /* lst3[li] == sn: li is in H's patch (ck->patch) */
     uint32_t work;
-    bool retreat;              /* a block read an out state not computed yet (an inner cycle) */
+    ck_u32vec late;            /* first pass: out states read before they were computed (inner latches) */
 } lp;
 
 /* ---- the taint state of the current block ---- */
@@ -282,7 +284,7 @@ static bool lp_enter(lp *P, uint32_t i)
         if (ck->bscr.data[2 * q] != P->bst) return false;
         uint32_t j = ck->bscr.data[2 * q + 1];
         if (P->outsum.data[j] == UINT64_MAX) {
-            P->retreat = true;
+            rv_vec_push(P->late, j);
             continue;
         }
         ck_list o = P->out.data[j];
@@ -300,6 +302,10 @@ static bool lp_block(lp *P, uint32_t i, bool *changed)
     const ravel_func *f = P->f;
     const rv_block *bl = &f->blocks.data[P->blk[i]];
     if (!lp_enter(P, i)) return false;
+    uint64_t entry = 0; /* taints only grow: the same sum is the same entry, so the same out */
+    for (uint32_t k = 0; k < P->touched.len; k++) entry += P->ck->lacc[P->touched.data[k]];
+    if (P->insum.data[i] == entry) return true;
+    P->insum.data[i] = entry;
     if (!P->touched.len) { /* nothing tainted: nothing to read, move or spread */
         if (P->outsum.data[i] != 0) *changed = true;
         P->outsum.data[i] = 0;
@@ -457,6 +463,7 @@ static void lp_scratch(lp *P, ravel_checker *ck)
     LP_SWAP(P->pool, ck->lp_pool);
     LP_SWAP(P->out, ck->lp_out);
     LP_SWAP(P->outsum, ck->lp_sums);
+    LP_SWAP(P->insum, ck->lp_insums);
 }
 
 bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
@@ -475,15 +482,19 @@ bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
     if (ok) {
         rv_vec_reserve(P.out, P.nb);
         rv_vec_reserve(P.outsum, P.nb);
-        P.out.len = P.outsum.len = P.nb;
-        for (uint32_t i = 0; i < P.nb; i++) P.outsum.data[i] = UINT64_MAX;
-        bool changed = true;
+        rv_vec_reserve(P.insum, P.nb);
+        P.out.len = P.outsum.len = P.insum.len = P.nb;
+        for (uint32_t i = 0; i < P.nb; i++) P.outsum.data[i] = P.insum.data[i] = UINT64_MAX;
+        bool changed = false, again = false;
         for (uint32_t i = 0; ok && i < P.nb; i++) ok = lp_block(&P, i, &changed);
-        while (ok && P.retreat && changed) { /* an inner cycle: iterate to the (may) fixpoint */
+        for (uint32_t i = 0; i < P.late.len; i++) again |= P.outsum.data[P.late.data[i]] != 0;
+        changed = again; /* an inner latch carried taint its header did not see: iterate to the (may) fixpoint */
+        while (ok && changed) {
             changed = false;
             for (uint32_t i = 0; ok && i < P.nb; i++) ok = lp_block(&P, i, &changed);
         }
         lp_clear(&P);
+        rv_vec_free(P.late);
     }
     lp_scratch(&P, ck); /* back to the checker */
     return ok;
