@@ -188,6 +188,7 @@ struct ravel_checker {
     bool fast;
     struct ravel_report *frep;
     RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
+    bool locs_ok;            /* fast walk, no rule error: every location named exists (ck_lix) */
     RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
     RV_VEC(uint32_t) lp_touched;                        /* loop shortcut scratch (ck_loop.c): element */
     RV_VEC(uint64_t) lp_in0, lp_pool, lp_out, lp_sums, lp_insums; /* sizes as there; freed per walk */
@@ -269,6 +270,13 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
         return s < ck->nlocs - ck->nregs ? ck->nregs + s : CK_NIL;
     }
     return l < ck->nregs ? l : CK_NIL;
+}
+/* ck_li without range checks while locs_ok (the fast walk of a function
+ * whose rules found nothing: every location it names exists). */
+static inline uint32_t ck_lix(const ravel_checker *ck, ravel_loc l)
+{
+    if (ck->locs_ok) return (l & RAVEL_SLOT_BIT) ? ck->nregs + (l & ~RAVEL_SLOT_BIT) : l;
+    return ck_li(ck, l);
 }
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);
 static inline ck_val ck_get(const ravel_checker *ck, uint32_t li) { return ck->lval[li]; }

@@ -393,9 +393,11 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck_truncate_errors(ck->frep, 0);
     ck->rep = ck->frep;
     ck->fast = true;
+    ck->locs_ok = rep && rep->errs.len == 0; /* the rules report every location that does not exist */
     ck->visits.len = 0;
     ck_flow(ck, true);
     ck->fast = false;
+    ck->locs_ok = false;
     rv_vec_free(ck->visits); /* the loop shortcut's scratch lives for one walk */
     rv_vec_free(ck->bscr);
     rv_vec_free(ck->lp_touched);

@@ -177,18 +177,18 @@ static void xfer_plain(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst
     const rv_operand *o = ck_ops(ck->f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     for (uint32_t k = nd; k < n; k++) {
-        uint32_t li = ck_li(ck, o[k].loc);
+        uint32_t li = ck_lix(ck, o[k].loc);
         if (li == CK_NIL || ck_val_has(&ck->sets, ck->lval[li], o[k].vreg) || !ck->rep) continue;
         ck_site s = {b, ii, "use", (int32_t)(k - nd), &o[k], 65536u + (k - nd)};
         read_use(ck, &s, &o[k]); /* records the error */
     }
-    for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_li(ck, o[k].loc));
+    for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_lix(ck, o[k].loc));
 }
 
 static void xfer(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     if (rv_is_edit(in)) {
-        uint32_t dst = ck_li(ck, in->u.edit.dst), src = ck_li(ck, in->u.edit.src);
+        uint32_t dst = ck_lix(ck, in->u.edit.dst), src = ck_lix(ck, in->u.edit.src);
         if (dst == CK_NIL) return;
         if (src == CK_NIL) ck_set(ck, dst, CK_V_UNKNOWN);
         else ck_copy_loc(ck, dst, src);
