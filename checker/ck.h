@@ -167,6 +167,7 @@ struct ravel_checker {
     ck_vh *vh;                    /* holder chains (index nvregs: .ref holders) */
     uint64_t *vref;               /* bitmap: vreg is a .ref */
     uint64_t *vneed;              /* bitmap (in vref's allocation): vreg's holders are chained (ck_state.c) */
+    size_t vwords;                /* words per bitmap in vref's allocation (refs, vneed, scratch) */
     bool has_refs;                /* the function has .ref vregs */
     uint32_t *vst, *vst2;         /* stamp marks */
     uint32_t *vaux;               /* per-vreg data valid where vst2 == stamp */

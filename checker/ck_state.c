@@ -38,31 +38,34 @@ static void compute_need(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
     size_t nw = ((size_t)ck->nvregs + 64) / 64;
+    uint64_t *need = ck->vneed, *seen = ck->vneed + ck->vwords; /* seen: has a definition */
     bool all = false;
     for (uint32_t b = 0; b < ck->nblocks && !all; b++) all = ck->retreat.data[b] != 0;
-    memset(ck->vneed, all ? 0xff : 0, nw * sizeof *ck->vneed);
+    memset(need, all ? 0xff : 0, nw * sizeof *need);
     set_need(ck, ck->nvregs); /* the .ref holders' pseudo-vreg */
     if (all) return;
-    uint32_t sd = ck_next_stamp(ck);
+    memset(seen, 0, nw * sizeof *seen);
+    const rv_operand *ops = f->ops.data;
     for (uint32_t b = 0; b < ck->nblocks; b++) {
         const rv_block *bl = &f->blocks.data[b];
         bool loop = ck->loop_of.data[b] != CK_NIL;
         for (uint32_t p = 0; p < bl->nparams; p++) set_need(ck, ck_params(f, bl)[p]);
-        for (uint32_t i = 0; i < bl->ninsts; i++) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
+        const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
+        for (; in <= last; in++) {
             if (rv_is_edit(in)) continue;
-            const rv_operand *d = ck_defs(f, in);
+            const rv_operand *d = ops + in->first_op;
             for (uint32_t k = 0; k < in->ndefs; k++) {
-                uint32_t v = d[k].vreg;
-                if (loop || ck->vst2[v] == sd) set_need(ck, v);
-                ck->vst2[v] = sd;
+                uint32_t v = d[k].vreg, w = v >> 6;
+                uint64_t bit = 1ull << (v & 63);
+                if (loop || (seen[w] & bit)) need[w] |= bit;
+                seen[w] |= bit;
             }
             if (in->op == RAVEL_OP_COPY)
-                for (uint32_t k = 0; k < in->nuses; k++) set_need(ck, ck_uses(f, in)[k].vreg);
-            for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
-                const rv_succ *e = &rv_inst_succs(f, in)[k];
-                for (uint32_t a = 0; a < e->nargs; a++) set_need(ck, ck_args(f, e)[a]);
-            }
+                for (uint32_t k = 0; k < in->nuses; k++) set_need(ck, d[in->ndefs + k].vreg);
+        }
+        for (uint32_t k = 0; k < rv_inst_nsuccs(last); k++) {
+            const rv_succ *e = &rv_inst_succs(f, last)[k];
+            for (uint32_t a = 0; a < e->nargs; a++) set_need(ck, ck_args(f, e)[a]);
         }
     }
 }
@@ -86,7 +89,7 @@ void ck_state_init(ravel_checker *ck)
     if (ck->nvregs + 1 > ck->vreg_cap) {
         uint32_t n = ck->nvregs + ck->nvregs / 2 + 16;
         ck->vh = rv_xrealloc(ck->vh, (size_t)n * sizeof *ck->vh);
-        ck->vref = rv_xrealloc(ck->vref, 2 * (((size_t)n + 63) / 64) * sizeof *ck->vref); /* refs, then vneed */
+        ck->vref = rv_xrealloc(ck->vref, 3 * (((size_t)n + 63) / 64) * sizeof *ck->vref); /* refs, vneed, seen */
         grow_u32(&ck->vst, n);
         grow_u32(&ck->vst2, n);
         grow_u32(&ck->vaux, n);
@@ -94,7 +97,8 @@ void ck_state_init(ravel_checker *ck)
         memset(ck->vst2, 0, n * sizeof *ck->vst2);
         ck->vreg_cap = n;
     }
-    ck->vneed = ck->vref + ((size_t)ck->vreg_cap + 63) / 64;
+    ck->vwords = ((size_t)ck->vreg_cap + 63) / 64;
+    ck->vneed = ck->vref + ck->vwords;
     compute_need(ck);
     for (uint32_t i = 0; i < ck->nlocs; i++) ck->lval[i] = CK_V_UNKNOWN;
     for (uint32_t v = 0; v <= ck->nvregs; v++) ck->vh[v] = (ck_vh){CK_NIL, CK_NIL};
