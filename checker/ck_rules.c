@@ -929,10 +929,37 @@ void ck_rules(ravel_checker *ck)
 /* ---- --orig: the allocated function must be the original plus locations,
  * edits and stackmaps ---- */
 
-static bool sym_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+/* The match's view of the two functions: their symbol tables agree on ids
+ * below agree (an allocator's output is usually a clone of its input:
+ * then names compare by id), and they may share one machine (registers
+ * compare by id). */
+typedef struct omatch {
+    const ravel_func *a, *b;
+    uint32_t agree;
+    bool same_mach;
+} omatch;
+
+static bool sym_eq(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+{
+    return a->syms.lens.data[x] == b->syms.lens.data[y] &&
+           memcmp(rv_sym_str(&a->syms, x), rv_sym_str(&b->syms, y), a->syms.lens.data[x]) == 0;
+}
+
+static void omatch_init(omatch *m, const ravel_func *a, const ravel_func *b)
+{
+    m->a = a;
+    m->b = b;
+    m->same_mach = a->mach == b->mach;
+    uint32_t n = a->syms.strs.len < b->syms.strs.len ? a->syms.strs.len : b->syms.strs.len, i = 0;
+    while (i < n && sym_eq(a, i, b, i)) i++;
+    m->agree = i;
+}
+
+static bool sym_same(const omatch *m, uint32_t x, uint32_t y)
 {
     if (x == RAVEL_NONE || y == RAVEL_NONE) return x == y;
-    return strcmp(rv_sym_str(&a->syms, x), rv_sym_str(&b->syms, y)) == 0;
+    if (x == y && x < m->agree) return true;
+    return sym_eq(m->a, x, m->b, y);
 }
 
 static bool vreg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
@@ -942,23 +969,26 @@ static bool vreg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint
     return p->num == q->num && p->cls == q->cls && p->ref == q->ref;
 }
 
-static bool reg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+static bool reg_same(const omatch *m, uint32_t x, uint32_t y)
 {
+    const ravel_func *a = m->a, *b = m->b;
     if (x >= a->mach->regs.len || y >= b->mach->regs.len) return false;
+    if (m->same_mach) return x == y;
     return strcmp(a->mach->regs.data[x].name, b->mach->regs.data[y].name) == 0;
 }
 
 /* Returns NULL if the instructions match, else what differs. */
-static const char *inst_diff(const ravel_func *a, const rv_inst *x, const ravel_func *b, const rv_inst *y)
+static const char *inst_diff(const omatch *m, const rv_inst *x, const rv_inst *y)
 {
-    if (x->op != y->op || !sym_same(a, x->name, b, y->name)) return "a different mnemonic";
+    const ravel_func *a = m->a, *b = m->b;
+    if (x->op != y->op || !sym_same(m, x->name, y->name)) return "a different mnemonic";
     if (x->ndefs != y->ndefs || x->nuses != y->nuses || x->nimms != y->nimms) return "a different number of operands";
     const rv_operand *p = ck_ops(a, x), *q = ck_ops(b, y);
     for (uint32_t k = 0; k < (uint32_t)x->ndefs + x->nuses; k++) {
         if (!vreg_same(a, p[k].vreg, b, q[k].vreg)) return "a different vreg";
         if (p[k].kind != q[k].kind || (p[k].flags & (RV_OPF_DEF | RV_OPF_LATE)) != (q[k].flags & (RV_OPF_DEF | RV_OPF_LATE)))
             return "a different constraint or position";
-        if (p[k].kind == RAVEL_C_FIXED && !reg_same(a, p[k].arg, b, q[k].arg)) return "a different fixed register";
+        if (p[k].kind == RAVEL_C_FIXED && !reg_same(m, p[k].arg, q[k].arg)) return "a different fixed register";
         if (p[k].kind == RAVEL_C_REUSE && p[k].arg != q[k].arg) return "a different reuse index";
     }
     for (uint32_t k = 0; k < x->nimms; k++) {
@@ -970,13 +1000,13 @@ static const char *inst_diff(const ravel_func *a, const rv_inst *x, const ravel_
     if (x->flags & RV_IF_CLOBBERS) {
         if (x->nclob != y->nclob) return "a different clobber list";
         for (uint32_t k = 0; k < x->nclob; k++)
-            if (!reg_same(a, a->u32.data[x->first_clob + k], b, b->u32.data[y->first_clob + k])) return "a different clobber list";
+            if (!reg_same(m, a->u32.data[x->first_clob + k], b->u32.data[y->first_clob + k])) return "a different clobber list";
     }
     if (rv_is_term(x)) {
         if (rv_inst_nsuccs(x) != rv_inst_nsuccs(y)) return "different successors";
         for (uint32_t k = 0; k < rv_inst_nsuccs(x); k++) {
             const rv_succ *s = &rv_inst_succs(a, x)[k], *t = &rv_inst_succs(b, y)[k];
-            if (t->block >= b->blocks.len || !sym_same(a, a->blocks.data[s->block].name, b, b->blocks.data[t->block].name))
+            if (t->block >= b->blocks.len || !sym_same(m, a->blocks.data[s->block].name, b->blocks.data[t->block].name))
                 return "different successors";
             if (s->nargs != t->nargs) return "different block arguments";
             for (uint32_t i = 0; i < s->nargs; i++)
@@ -992,12 +1022,12 @@ static void orig_err(ravel_checker *ck, uint32_t b, uint32_t ii, const char *wha
     ck_err_rule(ck, &s, "orig-mismatch", RAVEL_LOC_NONE, CK_NIL, "does not match the original function: %s", what);
 }
 
-static bool orig_block(ravel_checker *ck, const ravel_func *o, uint32_t b)
+static bool orig_block(ravel_checker *ck, const omatch *m, uint32_t b)
 {
-    const ravel_func *f = ck->f;
+    const ravel_func *f = m->a, *o = m->b;
     const rv_block *x = &f->blocks.data[b], *y = &o->blocks.data[b];
     char tmp[160];
-    if (!sym_same(f, x->name, o, y->name) || x->nparams != y->nparams) {
+    if (!sym_same(m, x->name, y->name) || x->nparams != y->nparams) {
         orig_err(ck, b, CK_NIL, "a different block name or parameter count");
         return false;
     }
@@ -1016,7 +1046,7 @@ static bool orig_block(ravel_checker *ck, const ravel_func *o, uint32_t b)
             return false;
         }
         const rv_inst *on = rv_inst_at(o, y->first_inst + j);
-        const char *d = rv_is_edit(on) ? "the original has an edit here" : inst_diff(f, in, o, on);
+        const char *d = rv_is_edit(on) ? "the original has an edit here" : inst_diff(m, in, on);
         if (d) {
             if (on->line) snprintf(tmp, sizeof tmp, "%s (original line %u)", d, on->line);
             else snprintf(tmp, sizeof tmp, "%s (original inst %u)", d, y->first_inst + j);
@@ -1040,10 +1070,12 @@ void ck_match_orig(ravel_checker *ck, const ravel_func *o)
         orig_err(ck, CK_NIL, CK_NIL, "a different number of blocks");
         return;
     }
-    if (!sym_same(f, f->name, o, o->name)) {
+    omatch m;
+    omatch_init(&m, f, o);
+    if (!sym_same(&m, f->name, o->name)) {
         orig_err(ck, CK_NIL, CK_NIL, "a different function name");
         return;
     }
     for (uint32_t b = 0; b < f->layout.len; b++)
-        if (!orig_block(ck, o, b)) return;
+        if (!orig_block(ck, &m, b)) return;
 }
