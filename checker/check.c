@@ -24,6 +24,7 @@ void ravel_checker_free(ravel_checker *ck)
 {
     if (!ck) return;
     free(ck->gdef);
+    free(ck->gn);
     free(ck->gpar);
     rv_vec_free(ck->gpend);
     rv_vec_free(ck->gnpred);

@@ -36,7 +36,16 @@
 #define CK_MAX_PROVENANCE 64u /* errors per function that get a provenance */
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
 #define CK_OPT_EXACT 0x80000000u /* internal option (tests): the exact walk only, no fast verdict walk */
+#define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
+/* What the allocated function's guard notes of a vreg for compute_need. */
+typedef struct ck_gn {
+    uint32_t tag;   /* guard stamp << 3 | GN_* */
+    uint32_t ii, b; /* instruction and block of its (last) definition */
+} ck_gn;
+#define GN_DEF 1u   /* gn tag: has a definition */
+#define GN_MULTI 2u /* gn tag: definitions at two instructions */
+#define GN_CHAIN 4u /* gn tag: a parameter, a branch argument or a copy source */
 #define CK_V_SETBIT 0x80000000u
 #define CK_V_UNKNOWN 0xfffffffdu /* dense state only: never stored */
 #define CK_V_EMPTY 0xfffffffeu
@@ -157,6 +166,10 @@ struct ravel_checker {
     /* [rules/s2] the rules' work list, filled by the guard of the allocated function */
     RV_VEC(uint32_t) rtodo; /* (block, inst) pairs: every instruction a rule may fire on */
     bool grecord;           /* set by ravel_check around that guard only (not the original's) */
+    /* the same guard's facts for compute_need (ck_state.c); valid while gnf_ok */
+    struct ck_gn *gn;     /* per vreg */
+    uint32_t gnstamp;     /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
+    bool gnf_ok;
     /* the state (ck_state.c), grow-only arrays */
     uint32_t loc_cap;
     uint32_t *lval;               /* value of each location */

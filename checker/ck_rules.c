@@ -22,6 +22,7 @@ typedef struct guard {
     const ravel_func *f;
     ravel_report *rep;
     uint32_t maxslot; /* 1 + highest slot number seen */
+    uint32_t b, ii;   /* the block and instruction being guarded (for gn_def) */
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
 } guard;
@@ -54,13 +55,44 @@ static void note_slot(guard *g, ravel_loc l)
 #define GV_BAD 0xffu
 #define GV_DEF 0x10000u
 
+/* For compute_need (ck_state.c), the allocated function's guard notes per
+ * vreg whether it is defined, at two instructions (the fast and the general
+ * path may both look at one instruction: that is not two), where, and
+ * whether it is a parameter, a branch argument or a copy source. Every
+ * path through the guard notes them, so compute_need needs no pass of its
+ * own over the instructions. */
+static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b, uint32_t ii) /* grecord */
+{
+    ck_gn *n = &ck->gn[v];
+    uint32_t st = ck->gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
+    if ((fl & GN_DEF) && n->ii != ii) fl |= GN_MULTI;
+    *n = (ck_gn){st | fl | GN_DEF, ii, b};
+}
+
+static inline void gn_def(ravel_checker *ck, uint32_t v, uint32_t b, uint32_t ii)
+{
+    if (ck->grecord) gn_def_rec(ck, v, b, ii);
+}
+
+static inline void gn_chain(ravel_checker *ck, uint32_t v)
+{
+    if (!ck->grecord) return;
+    ck_gn *n = &ck->gn[v];
+    uint32_t st = ck->gnstamp << 3;
+    n->tag = (n->tag & ~7u) == st ? n->tag | GN_CHAIN : st | GN_CHAIN;
+}
+
 /* A definition of v (def) or a read of v: reads of vregs not yet seen
  * defined are checked once every definition is known (guard_finish). */
 static void note_vreg(guard *g, uint32_t v, bool def)
 {
     ravel_checker *ck = g->ck;
-    if (def) ck->gdef[v] |= GV_DEF;
-    else if (!(ck->gdef[v] & GV_DEF)) rv_vec_push(ck->gpend, v);
+    if (def) {
+        ck->gdef[v] |= GV_DEF;
+        gn_def(ck, v, g->b, g->ii);
+    } else if (!(ck->gdef[v] & GV_DEF)) {
+        rv_vec_push(ck->gpend, v);
+    }
 }
 
 /* The terminator's shape as ravel_validate wants it; successor classes. */
@@ -84,6 +116,7 @@ static void guard_term_shape(guard *g, const rv_inst *in)
             uint32_t v = ck_args(f, s)[a], p = ck_params(f, t)[a];
             if (v >= f->vregs.len || p >= f->vregs.len) continue;
             note_vreg(g, v, false);
+            gn_chain(g->ck, v);
             const rv_vreg *va = &f->vregs.data[v], *vp = &f->vregs.data[p];
             if (!va->has_class || (vp->has_class && (va->cls != vp->cls || va->ref != vp->ref))) g->suspect = true;
         }
@@ -103,6 +136,7 @@ static void guard_operands(guard *g, const rv_inst *in)
         bool def = k < in->ndefs;
         if (o[k].vreg >= f->vregs.len) { gfail(g, in, "operand vreg out of range"); continue; }
         note_vreg(g, o[k].vreg, def);
+        if (!def && in->op == RAVEL_OP_COPY) gn_chain(g->ck, o[k].vreg);
         if (o[k].kind == RAVEL_C_REUSE && def != rv_op_is_def(&o[k])) g->suspect = true;
         if (!f->vregs.data[o[k].vreg].has_class || f->vregs.data[o[k].vreg].cls >= m->classes.len)
             gfail(g, in, "vreg without a valid class (used but defined nowhere?)");
@@ -124,6 +158,8 @@ static void guard_operands(guard *g, const rv_inst *in)
 static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
 {
     const ravel_func *f = g->f;
+    g->b = b;
+    g->ii = (uint32_t)(in - f->insts.data);
     if (rv_is_term(in) != last) {
         gfail(g, in, last ? "block does not end with a terminator" : "instruction after a terminator");
         return;
@@ -184,7 +220,16 @@ static void guard_scratch(guard *g)
         ck->gpar = rv_xrealloc(ck->gpar, (size_t)n * sizeof *ck->gpar);
         memset(ck->gdef, 0, (size_t)n * sizeof *ck->gdef);
         memset(ck->gpar, 0, (size_t)n * sizeof *ck->gpar);
+        /* kept (realloc) when the original function's guard grows it; the
+         * new part's tags are zero, a stamp never taken */
+        uint32_t old = ck->gvcap;
+        ck->gn = rv_xrealloc(ck->gn, (size_t)n * sizeof *ck->gn);
+        memset(ck->gn + old, 0, (size_t)(n - old) * sizeof *ck->gn);
         ck->gvcap = n;
+    }
+    if (ck->grecord && ++ck->gnstamp >= (1u << 29)) { /* stamps are 29 bits: wrap, clear once */
+        memset(ck->gn, 0, (size_t)ck->gvcap * sizeof *ck->gn);
+        ck->gnstamp = 1;
     }
     if (ck->gstamp > 0xffffffffu - f->layout.len - 2) { /* wrap: clear every mark once */
         memset(ck->gpar, 0, (size_t)ck->gvcap * sizeof *ck->gpar);
@@ -209,6 +254,7 @@ static void guard_params(guard *g, const rv_block *bl)
         if (!f->vregs.data[v].has_class || g->ck->gpar[v] == st) g->suspect = true;
         g->ck->gpar[v] = st;
         note_vreg(g, v, true);
+        gn_chain(g->ck, v);
     }
 }
 
@@ -264,6 +310,7 @@ enum { G_SLOW = 0, G_UNCLEAN = 1, G_CLEAN = 2, G_ANY = 3, G_STATUS = 3, G_SUSPEC
 
 /* The fast path's view of one function. */
 typedef struct gfast {
+    const rv_inst *insts; /* the function's, for instruction indices */
     const rv_operand *ops;
     const rv_vreg *vregs;
     const uint32_t *u32;
@@ -400,6 +447,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             slots = max_u32(slots, r >> G_SLOTS);
         }
         gdef[v] |= GV_DEF;
+        gn_def(x->ck, v, x->b, (uint32_t)(in - x->g->f->insts.data));
         uint64_t bit = 1ull << (d->loc & 63);
         if ((dmask & bit) && !no_def_overlap(o, d)) clean = 0; /* def-overlap */
         dmask |= bit;
@@ -415,6 +463,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             slots = max_u32(slots, q >> G_SLOTS);
         }
         if (!(gdef[v] & GV_DEF)) rv_vec_push(x->ck->gpend, v);
+        if (in->op == RAVEL_OP_COPY) gn_chain(x->ck, v);
         if (((dmask >> (r->loc & 63)) & 1) && !no_use_overlap(o, u, r)) clean = 0; /* early-def-overlap, late-use-overwritten */
     }
     return (clean ? G_CLEAN : G_UNCLEAN) | (res & G_SUSPECT) | max_u32(slots, res >> G_SLOTS) << G_SLOTS;
@@ -494,10 +543,12 @@ static inline uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *t
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
         x->gdef[p->vreg] = w | GV_DEF;
+        gn_def_rec(x->ck, p->vreg, x->b, (uint32_t)(in - x->insts)); /* the fast path runs with grecord */
         uint64_t bit = 1ull << (p->loc & 63);
         if (dmask & bit) return G_ANY; /* maybe a def-overlap */
         dmask |= bit;
     }
+    if (in->op == RAVEL_OP_COPY && u < e && u->vreg < x->nvregs) gn_chain(x->ck, u->vreg); /* a copy's source */
     for (const rv_operand *p = u; p < e; p++) { /* uses */
         if (!op_fast(x, p, top, &w) || !(w & GV_DEF)) return G_ANY;
         if ((dmask >> (p->loc & 63)) & 1) /* early-def-overlap, late-use-overwritten? */
@@ -616,6 +667,7 @@ static uint32_t guard_term(const gfast *x, const rv_inst *in, ravel_loc *top)
         for (uint32_t a = 0; a < succ[k].nargs; a++) {
             uint32_t v = x->u32[succ[k].first_arg + a];
             if (!(x->gdef[v] & GV_DEF)) rv_vec_push(ck->gpend, v);
+            gn_chain(ck, v);
         }
     }
     return r;
@@ -690,6 +742,7 @@ static void guard_blocks(guard *g)
     const ravel_func *f = g->f;
     ravel_checker *ck = g->ck;
     gfast x; /* rk: guard_fast_init */
+    x.insts = f->insts.data;
     x.ops = f->ops.data;
     x.vregs = f->vregs.data;
     x.u32 = f->u32.data;
@@ -724,7 +777,7 @@ static void guard_blocks(guard *g)
 
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
 {
-    guard g = {ck, f, rep, 0, true, false};
+    guard g = {ck, f, rep, 0, 0, 0, true, false};
     *suspect = false;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
@@ -733,8 +786,9 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
     if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
-    if (ck->grecord) ck->rtodo.len = 0;
+    if (ck->grecord) ck->rtodo.len = 0, ck->gnf_ok = false;
     guard_blocks(&g);
+    if (ck->grecord) ck->gnf_ok = g.ok;
     *nslots = g.maxslot;
     if (g.ok) guard_finish(&g);
     *suspect = g.suspect;

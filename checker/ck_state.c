@@ -32,7 +32,11 @@ static inline void set_need(ravel_checker *ck, uint32_t v) { ck->vneed[v >> 6] |
  * from a definition of v or from a copy of a location holding it) and its
  * definition runs at most once on a path: its chain would never be read,
  * and skipping it saves the holder node and a random access per write.
- * With an irreducible cycle in the function every vreg is chained.
+ * With an irreducible cycle in the function every vreg is chained. The
+ * allocated function's guard notes these facts in its own pass (gnf_ok);
+ * the scan below is the fallback, and the reference of the tests
+ * (CK_OPT_NEED_SCAN), so that a fact the guard failed to note shows as a
+ * verdict or report that differs.
  * Requires: ck_cfg_build (loops, retreating edges). */
 static void compute_need(ravel_checker *ck)
 {
@@ -44,6 +48,15 @@ static void compute_need(ravel_checker *ck)
     memset(need, all ? 0xff : 0, nw * sizeof *need);
     set_need(ck, ck->nvregs); /* the .ref holders' pseudo-vreg */
     if (all) return;
+    if (ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN)) { /* the guard noted what it takes (ck_rules.c: gn_def, gn_chain) */
+        const ck_gn *gn = ck->gn;
+        const uint32_t *loop = ck->loop_of.data, st = ck->gnstamp << 3;
+        for (uint32_t v = 0; v < ck->nvregs; v++) {
+            uint32_t fl = (gn[v].tag & ~7u) == st ? gn[v].tag & 7u : 0;
+            if ((fl & (GN_MULTI | GN_CHAIN)) || ((fl & GN_DEF) && loop[gn[v].b] != CK_NIL)) set_need(ck, v);
+        }
+        return;
+    }
     memset(seen, 0, nw * sizeof *seen);
     const rv_operand *ops = f->ops.data;
     for (uint32_t b = 0; b < ck->nblocks; b++) {

@@ -167,7 +167,7 @@ static char *report_dump(const ravel_report *r)
 static bool same_as_reference(const ravel_func *f, const ravel_func *o, unsigned opts, int rc, const ravel_report *rep)
 {
     ravel_checker *ref = ravel_checker_new();
-    ravel_checker_set_options(ref, opts | RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT);
+    ravel_checker_set_options(ref, opts | RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT | CK_OPT_NEED_SCAN);
     ravel_report *rr = NULL;
     int rc2 = ravel_check(ref, f, o, &rr);
     char *a = report_dump(rep), *b = report_dump(rr);

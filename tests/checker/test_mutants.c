@@ -183,7 +183,7 @@ int main(int argc, char **argv)
     uint32_t scale = argc > 3 ? (uint32_t)atoi(argv[3]) : 1; /* bigger functions, deeper loop nests */
     if (scale < 1) scale = 1;
     ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
-    ravel_checker_set_options(ref, RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT);
+    ravel_checker_set_options(ref, RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT | CK_OPT_NEED_SCAN);
     stats st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < nfuncs; i++) {
