@@ -238,13 +238,14 @@ static inline const rv_operand *ck_uses(const ravel_func *f, const rv_inst *i)
 static inline const uint32_t *ck_params(const ravel_func *f, const rv_block *b) { return b->nparams ? &f->u32.data[b->first_param] : NULL; }
 static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { return s->nargs ? &f->u32.data[s->first_arg] : NULL; }
 
-/* The common op: no early def, no late use, not a copy, no clobbers, no
- * safepoint or stackmap, not a call; its transfer reduces to: check the
- * uses, then write the defs (ck_xfer.c, ck_loop.c). */
+/* The common op: no early def, no late use, not a copy, no safepoint or
+ * stackmap; its transfer reduces to: check the uses, make the clobbered
+ * registers unknown, write the defs (ck_xfer.c, ck_loop.c). (A clobbered
+ * register the op defines is written by its late def right after: the
+ * same state as FORMAT's "except those the instruction defines".) */
 static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
 {
-    if ((in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_CALL || in->op == RAVEL_OP_COPY)
-        return false;
+    if ((in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_COPY) return false;
     const rv_operand *o = ck_ops(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++)
         if (!rv_op_is_late(&o[k])) return false;

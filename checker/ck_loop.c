@@ -173,8 +173,13 @@ static bool lp_op(lp *P, const rv_inst *in)
 {
     ravel_checker *ck = P->ck;
     const ravel_func *f = P->f;
-    if (ck_op_plain(f, in)) { /* uses, then defs */
+    if (ck_op_plain(f, in)) { /* uses, clobbers, defs */
         if (!lp_uses(P, in, false)) return false;
+        if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) {
+            const uint32_t *regs;
+            uint32_t n = rv_inst_clobbers(f, in, &regs);
+            for (uint32_t k = 0; k < n; k++) lp_set(P, ck_li(ck, regs[k]), 0);
+        }
         lp_defs(P, in, true);
         return true;
     }

@@ -182,6 +182,14 @@ static void xfer_plain(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst
         ck_site s = {b, ii, "use", (int32_t)(k - nd), &o[k], 65536u + (k - nd)};
         read_use(ck, &s, &o[k]); /* records the error */
     }
+    if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) {
+        const uint32_t *regs;
+        uint32_t nc = rv_inst_clobbers(ck->f, in, &regs);
+        for (uint32_t k = 0; k < nc; k++) {
+            uint32_t li = ck_lix(ck, regs[k]);
+            if (li != CK_NIL) ck_set(ck, li, CK_V_UNKNOWN);
+        }
+    }
     for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_lix(ck, o[k].loc));
 }
 
