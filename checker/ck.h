@@ -40,11 +40,11 @@
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
-    uint32_t tag;   /* guard stamp << 3 | GN_* */
-    uint32_t ii, b; /* instruction and block of its (last) definition */
+    uint32_t tag; /* guard stamp << 3 | GN_* */
+    uint32_t b;   /* block of its (last) definition */
 } ck_gn;
 #define GN_DEF 1u   /* gn tag: has a definition */
-#define GN_MULTI 2u /* gn tag: definitions at two instructions */
+#define GN_MULTI 2u /* gn tag: defined again (or the same instruction looked at twice: more chains, never fewer) */
 #define GN_CHAIN 4u /* gn tag: a parameter, a branch argument or a copy source */
 #define CK_V_SETBIT 0x80000000u
 #define CK_V_UNKNOWN 0xfffffffdu /* dense state only: never stored */

@@ -22,7 +22,7 @@ typedef struct guard {
     const ravel_func *f;
     ravel_report *rep;
     uint32_t maxslot; /* 1 + highest slot number seen */
-    uint32_t b, ii;   /* the block and instruction being guarded (for gn_def) */
+    uint32_t b;       /* the block being guarded (for gn_def) */
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
 } guard;
@@ -56,22 +56,22 @@ static void note_slot(guard *g, ravel_loc l)
 #define GV_DEF 0x10000u
 
 /* For compute_need (ck_state.c), the allocated function's guard notes per
- * vreg whether it is defined, at two instructions (the fast and the general
- * path may both look at one instruction: that is not two), where, and
- * whether it is a parameter, a branch argument or a copy source. Every
- * path through the guard notes them, so compute_need needs no pass of its
- * own over the instructions. */
-static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b, uint32_t ii) /* grecord */
+ * vreg whether it is defined, defined again (also when the fast and the
+ * general path both look at one instruction, which is rare: that only
+ * chains one more vreg), where, and whether it is a parameter, a branch
+ * argument or a copy source. Every path through the guard notes them, so
+ * compute_need needs no pass of its own over the instructions. */
+static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b) /* grecord */
 {
     ck_gn *n = &ck->gn[v];
     uint32_t st = ck->gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
-    if ((fl & GN_DEF) && n->ii != ii) fl |= GN_MULTI;
-    *n = (ck_gn){st | fl | GN_DEF, ii, b};
+    if (fl & GN_DEF) fl |= GN_MULTI;
+    *n = (ck_gn){st | fl | GN_DEF, b};
 }
 
-static inline void gn_def(ravel_checker *ck, uint32_t v, uint32_t b, uint32_t ii)
+static inline void gn_def(ravel_checker *ck, uint32_t v, uint32_t b)
 {
-    if (ck->grecord) gn_def_rec(ck, v, b, ii);
+    if (ck->grecord) gn_def_rec(ck, v, b);
 }
 
 static inline void gn_chain(ravel_checker *ck, uint32_t v)
@@ -89,7 +89,7 @@ static void note_vreg(guard *g, uint32_t v, bool def)
     ravel_checker *ck = g->ck;
     if (def) {
         ck->gdef[v] |= GV_DEF;
-        gn_def(ck, v, g->b, g->ii);
+        gn_def(ck, v, g->b);
     } else if (!(ck->gdef[v] & GV_DEF)) {
         rv_vec_push(ck->gpend, v);
     }
@@ -159,7 +159,6 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
 {
     const ravel_func *f = g->f;
     g->b = b;
-    g->ii = (uint32_t)(in - f->insts.data);
     if (rv_is_term(in) != last) {
         gfail(g, in, last ? "block does not end with a terminator" : "instruction after a terminator");
         return;
@@ -447,7 +446,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             slots = max_u32(slots, r >> G_SLOTS);
         }
         gdef[v] |= GV_DEF;
-        gn_def(x->ck, v, x->b, (uint32_t)(in - x->g->f->insts.data));
+        gn_def(x->ck, v, x->b);
         uint64_t bit = 1ull << (d->loc & 63);
         if ((dmask & bit) && !no_def_overlap(o, d)) clean = 0; /* def-overlap */
         dmask |= bit;
@@ -535,7 +534,7 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
  * (work possibly half done) when guard_plain_any must look. Calls
  * nothing. A 64-bit filter of the defs' locations tells where the
  * overlap rules need a comparison. */
-static inline uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *top)
+static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *top)
 {
     const rv_operand *o = x->ops + in->first_op, *u = o + in->ndefs, *e = u + in->nuses;
     uint64_t dmask = 0;
@@ -543,7 +542,7 @@ static inline uint32_t plain_ops(const gfast *x, const rv_inst *in, ravel_loc *t
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
         x->gdef[p->vreg] = w | GV_DEF;
-        gn_def_rec(x->ck, p->vreg, x->b, (uint32_t)(in - x->insts)); /* the fast path runs with grecord */
+        gn_def_rec(x->ck, p->vreg, x->b); /* the fast path runs with grecord */
         uint64_t bit = 1ull << (p->loc & 63);
         if (dmask & bit) return G_ANY; /* maybe a def-overlap */
         dmask |= bit;
@@ -777,7 +776,7 @@ static void guard_blocks(guard *g)
 
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
 {
-    guard g = {ck, f, rep, 0, 0, 0, true, false};
+    guard g = {ck, f, rep, 0, 0, true, false};
     *suspect = false;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
