@@ -160,7 +160,8 @@ struct ravel_checker {
     RV_VEC(uint8_t) deep_exit; /* header: a block outside its loop has its idom inside, not the header
                                   (or a child of the header in the loop has a retreating in-edge) */
     /* the guard (ck_rules.c): per-vreg stamps, grow-only */
-    uint32_t *gdef, *gpar; /* class key | defined bit (ck_rules.c); parameter of the block being guarded */
+    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
+    uint32_t *gpar;        /* parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     RV_VEC(uint32_t) gpend, gnpred; /* reads not yet seen defined; in-edges per block */
     /* [rules/s2] the rules' work list, filled by the guard of the allocated function */

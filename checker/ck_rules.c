@@ -53,7 +53,7 @@ static void note_slot(guard *g, ravel_loc l)
  * | GV_DEF once a definition of it has been seen. Rewritten for every
  * function (guard_scratch). */
 #define GV_BAD 0xffu
-#define GV_DEF 0x10000u
+#define GV_DEF 0x100u
 
 /* For compute_need (ck_state.c), the allocated function's guard notes per
  * vreg whether it is defined, defined again (also when the fast and the
@@ -235,7 +235,7 @@ static void guard_scratch(guard *g)
         ck->gstamp = 0;
     }
     const rv_vreg *vr = f->vregs.data;
-    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) ck->gdef[v] = vr[v].has_class ? vr[v].cls : GV_BAD;
+    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) ck->gdef[v] = (uint16_t)(vr[v].has_class ? vr[v].cls : GV_BAD);
     ck->gpend.len = 0;
     rv_vec_reserve(ck->gnpred, f->layout.len);
     ck->gnpred.len = f->layout.len;
@@ -313,7 +313,7 @@ typedef struct gfast {
     const rv_operand *ops;
     const rv_vreg *vregs;
     const uint32_t *u32;
-    uint32_t *gdef;
+    uint16_t *gdef;
     ravel_checker *ck;
     guard *g;
     uint32_t b; /* the block being guarded */
@@ -432,7 +432,8 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
     if (!(nd | nu)) return res;
     const rv_vreg *vregs = x->vregs;
     const uint16_t *rk = x->rk;
-    uint32_t *gdef = x->gdef, nvregs = x->nvregs, clean = (res & G_STATUS) == G_CLEAN;
+    uint16_t *gdef = x->gdef;
+    uint32_t nvregs = x->nvregs, clean = (res & G_STATUS) == G_CLEAN;
     const rv_operand *o = x->ops + in->first_op, *u = o + nd, *e = u + nu;
     uint64_t dmask = 0;
     for (const rv_operand *d = o; d < u; d++) {
@@ -541,7 +542,7 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     uint32_t w;
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
-        x->gdef[p->vreg] = w | GV_DEF;
+        x->gdef[p->vreg] = (uint16_t)(w | GV_DEF);
         gn_def_rec(x->ck, p->vreg, x->b); /* the fast path runs with grecord */
         uint64_t bit = 1ull << (p->loc & 63);
         if (dmask & bit) return G_ANY; /* maybe a def-overlap */
