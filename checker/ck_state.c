@@ -5,10 +5,12 @@
  * logged (location, old value), so the dominator-tree walk of ck_flow.c
  * returns to a dominator's exit state by rolling the log back, in time
  * proportional to what changed; no block state is ever copied whole.
- * A def of v must remove v from every location holding it: every vreg has a
- * chain of its holders (singly linked nodes; rolling a node back restores
- * the head it replaced, and a reset pushes an unlinked tombstone), appended
- * to whenever a location receives v; chains may hold stale nodes, so every
+ * A def of v must remove v from every location holding it: a vreg that
+ * may be held when it is defined again (or whose holders are looked up:
+ * parameters, arguments, copy sources; see compute_need) has a chain of
+ * its holders (singly linked nodes; rolling a node back restores the head
+ * it replaced, and a reset pushes an unlinked tombstone), appended to
+ * whenever a location receives it; chains may hold stale nodes, so every
  * walk re-checks membership. A pseudo-vreg (index nvregs) chains every
  * location that received a .ref vreg, for the safepoint effect. No operation
  * scans every location.
