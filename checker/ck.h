@@ -8,7 +8,8 @@
  *   flow (ck_flow.c)      forward abstract interpretation to a fixpoint as a
  *                         walk of the dominator tree over one state with an
  *                         undo log (ck_state.c), transfer in ck_xfer.c;
- *                         value errors are recorded at the fixpoint
+ *                         value errors are recorded at the fixpoint; the
+ *                         fast verdict walk's loop shortcut in ck_loop.c
  *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
  *
  * Glossary: a *location index* (li) is a dense number for a location:
