@@ -59,6 +59,20 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_
     if (!(val & CK_V_SETBIT) && ck->vst[val] != pst && ck->vst2[val] != ast) return val; /* untouched singleton */
     const ravel_func *f = ck->f;
     const uint32_t *params = ck_params(f, &f->blocks.data[e->block]);
+    if (!(val & CK_V_SETBIT)) { /* a singleton (the usual case): itself unless a parameter, plus what it feeds */
+        uint32_t sm[8], sn = 0, v = val;
+        if (ck->vst[v] != pst) sm[sn++] = v;
+        bool fits = true;
+        if (ck->vst2[v] == ast)
+            for (uint32_t p = ck->vaux[v]; p != CK_NIL && (fits = sn < 8); p = ck->setbuf2.data[p]) sm[sn++] = params[p];
+        if (fits) {
+            ck_sort_u32(sm, sn);
+            uint32_t w = 0;
+            for (uint32_t i = 0; i < sn; i++)
+                if (!w || sm[w - 1] != sm[i]) sm[w++] = sm[i];
+            return ck_set_intern(&ck->sets, sm, w);
+        }
+    }
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
@@ -160,6 +174,20 @@ static void compute_entry(ravel_checker *ck, uint32_t x)
 {
     ck->patch.len = 0;
     if (x == 0) return;
+    uint32_t nin = 0, one = 0;
+    FOR_IN_EDGES(ck, x, eid, {
+        nin++;
+        one = eid;
+    });
+    if (nin == 1) { /* one edge (the usual case): its delta is the patch (locations unique) */
+        const ck_edelta *ed = &ck->edelta.data[one];
+        if (ed->len) {
+            rv_vec_reserve(ck->patch, ed->len);
+            memcpy(ck->patch.data, &ck->dpool.data[ed->start], ed->len * sizeof *ck->patch.data);
+            ck->patch.len = ed->len;
+        }
+        return;
+    }
     uint32_t st = ck_next_stamp(ck);
     ck->tmp_locs.len = 0;
     FOR_IN_EDGES(ck, x, eid, {
