@@ -60,7 +60,6 @@ static void compute_need(ravel_checker *ck)
         return;
     }
     memset(seen, 0, nw * sizeof *seen);
-    const rv_operand *ops = f->ops.data;
     for (uint32_t b = 0; b < ck->nblocks; b++) {
         const rv_block *bl = &f->blocks.data[b];
         bool loop = ck->loop_of.data[b] != CK_NIL;
@@ -68,7 +67,7 @@ static void compute_need(ravel_checker *ck)
         const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
         for (; in <= last; in++) {
             if (rv_is_edit(in)) continue;
-            const rv_operand *d = ops + in->first_op;
+            const rv_operand *d = ck_defs(f, in), *u = ck_uses(f, in); /* NULL-safe */
             for (uint32_t k = 0; k < in->ndefs; k++) {
                 uint32_t v = d[k].vreg, w = v >> 6;
                 uint64_t bit = 1ull << (v & 63);
@@ -76,7 +75,7 @@ static void compute_need(ravel_checker *ck)
                 seen[w] |= bit;
             }
             if (in->op == RAVEL_OP_COPY)
-                for (uint32_t k = 0; k < in->nuses; k++) set_need(ck, d[in->ndefs + k].vreg);
+                for (uint32_t k = 0; k < in->nuses; k++) set_need(ck, u[k].vreg);
         }
         for (uint32_t k = 0; k < rv_inst_nsuccs(last); k++) {
             const rv_succ *e = &rv_inst_succs(f, last)[k];
