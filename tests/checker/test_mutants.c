@@ -14,6 +14,7 @@
  * Usage: test_mutants [NFUNCS] [MUTANTS_PER_ALLOCATION] [SCALE] (SCALE
  * multiplies the functions' sizes and block counts: deeper loop nests). */
 #define _POSIX_C_SOURCE 200809L
+#include "allocator/alloc.h" /* rv_rng_next */
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
@@ -21,14 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static uint32_t below(uint64_t *s, uint32_t n) { return n ? (uint32_t)(rng_next(s) % n) : 0; }
+static uint32_t below(uint64_t *s, uint32_t n) { return n ? rv_rng_below(s, n) : 0; } /* 0 for an empty range */
 
 /* A random location of the function's machine: a register or a used slot. */
 static ravel_loc random_loc(const ravel_func *f, uint64_t *s)

@@ -8,6 +8,7 @@
  *   - determinism, print -> parse round trip, termination under the
  *     interpreter, large sizes. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include "allocator/alloc.h" /* rv_rng_next (header only) */
 #include "fuzz/gen.h"
 #include "tests/test.h"
 
@@ -15,14 +16,6 @@
 #include <string.h>
 
 /* ---- helpers ---- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static char *print_module(const ravel_module *mod)
 {
@@ -118,8 +111,8 @@ TEST(valid_random_inputs)
     static uint8_t buf[1 << 17];
     uint64_t s = 1;
     for (int i = 0; i < 1500; i++) {
-        size_t n = rng_next(&s) % (i < 1400 ? 400 : sizeof buf);
-        for (size_t k = 0; k < n; k++) buf[k] = (uint8_t)rng_next(&s);
+        size_t n = rv_rng_next(&s) % (i < 1400 ? 400 : sizeof buf);
+        for (size_t k = 0; k < n; k++) buf[k] = (uint8_t)rv_rng_next(&s);
         if (!check_bytes(buf, n, NULL, "random")) {
             CHECK(0);
             return;
@@ -132,12 +125,12 @@ static rv_gen_opts random_opts(uint64_t *s)
 {
     rv_gen_opts o;
     rv_gen_opts_default(&o);
-    o.max_insts = 1 + (uint32_t)(rng_next(s) % (rng_next(s) % 2 ? 12 : 400));
-    o.max_blocks = 1 + (uint32_t)(rng_next(s) % 40);
-    o.min_regs = 1 + (uint32_t)(rng_next(s) % 4);
-    o.max_regs = o.min_regs + (uint32_t)(rng_next(s) % 8);
-    o.pressure = (uint32_t)(rng_next(s) % 101);
-    o.features = rng_next(s) % 3 ? (unsigned)rng_next(s) & RV_GEN_ALL : RV_GEN_ALL;
+    o.max_insts = 1 + (uint32_t)(rv_rng_next(s) % (rv_rng_next(s) % 2 ? 12 : 400));
+    o.max_blocks = 1 + (uint32_t)(rv_rng_next(s) % 40);
+    o.min_regs = 1 + (uint32_t)(rv_rng_next(s) % 4);
+    o.max_regs = o.min_regs + (uint32_t)(rv_rng_next(s) % 8);
+    o.pressure = (uint32_t)(rv_rng_next(s) % 101);
+    o.features = rv_rng_next(s) % 3 ? (unsigned)rv_rng_next(s) & RV_GEN_ALL : RV_GEN_ALL;
     return o;
 }
 
@@ -491,7 +484,7 @@ TEST(deterministic)
      * machine; one in the machine's bytes changes it */
     uint8_t in[200];
     uint64_t st = 99;
-    for (size_t i = 0; i < sizeof in; i++) in[i] = (uint8_t)rng_next(&st);
+    for (size_t i = 0; i < sizeof in; i++) in[i] = (uint8_t)rv_rng_next(&st);
     ravel_module *m0 = rv_gen_from_bytes(in, sizeof in, NULL);
     in[60] ^= 0x5a;
     ravel_module *m1 = rv_gen_from_bytes(in, sizeof in, NULL);
