@@ -206,8 +206,7 @@ struct ravel_checker {
     RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
     bool locs_ok;            /* fast walk, no rule error: every location named exists (ck_lix) */
     RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
-    RV_VEC(uint32_t) lp_touched;                        /* loop shortcut scratch (ck_loop.c): element */
-    RV_VEC(uint64_t) lp_in0, lp_pool, lp_out, lp_sums, lp_insums; /* sizes as there; freed per walk */
+    struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); freed per walk */
     uint32_t bstamp;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
@@ -338,8 +337,10 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
 /* ck_xfer.c */
 void ck_xfer_block(ravel_checker *ck, uint32_t b);
 
-/* ck_loop.c: the fast walk's loop shortcut (see there). */
+/* ck_loop.c: the fast walk's loop shortcut (see there); its scratch lives
+ * for one walk (ck_loop_free: after it). */
 bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0);
+void ck_loop_free(ravel_checker *ck);
 
 /* ck_flow.c */
 void ck_flow(ravel_checker *ck, bool fresh);

@@ -52,6 +52,16 @@ static void edge_prepare(ravel_checker *ck, const rv_succ *e, uint32_t *pst, uin
 
 /* The value location li carries along edge e: all parameters substituted
  * at once (each removed, then added where its argument was). */
+/* The set of the n vregs in m (any order, repeats allowed; sorts m in place). */
+static ck_val intern_list(ravel_checker *ck, uint32_t *m, uint32_t n)
+{
+    ck_sort_u32(m, n);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!w || m[w - 1] != m[i]) m[w++] = m[i];
+    return ck_set_intern(&ck->sets, m, w);
+}
+
 static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_t pst, uint32_t ast)
 {
     ck_val val = ck->lval[li];
@@ -65,13 +75,7 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_
         bool fits = true;
         if (ck->vst2[v] == ast)
             for (uint32_t p = ck->vaux[v]; p != CK_NIL && (fits = sn < 8); p = ck->setbuf2.data[p]) sm[sn++] = params[p];
-        if (fits) {
-            ck_sort_u32(sm, sn);
-            uint32_t w = 0;
-            for (uint32_t i = 0; i < sn; i++)
-                if (!w || sm[w - 1] != sm[i]) sm[w++] = sm[i];
-            return ck_set_intern(&ck->sets, sm, w);
-        }
+        if (fits) return intern_list(ck, sm, sn);
     }
     uint32_t one;
     const uint32_t *m;
@@ -83,12 +87,7 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_
         if (ck->vst2[v] == ast)
             for (uint32_t p = ck->vaux[v]; p != CK_NIL; p = ck->setbuf2.data[p]) rv_vec_push(ck->setbuf, params[p]);
     }
-    uint32_t w = 0;
-    n = ck->setbuf.len;
-    ck_sort_u32(ck->setbuf.data, n);
-    for (uint32_t i = 0; i < n; i++)
-        if (!w || ck->setbuf.data[w - 1] != ck->setbuf.data[i]) ck->setbuf.data[w++] = ck->setbuf.data[i];
-    return ck_set_intern(&ck->sets, ck->setbuf.data, w);
+    return intern_list(ck, ck->setbuf.data, ck->setbuf.len);
 }
 
 static inline void mark_loc(ravel_checker *ck, uint32_t li, uint32_t st)
@@ -426,15 +425,7 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck_flow(ck, true);
     ck->fast = false;
     ck->locs_ok = false;
-    rv_vec_free(ck->visits); /* the loop shortcut's scratch lives for one walk */
-    rv_vec_free(ck->bscr);
-    rv_vec_free(ck->lp_touched);
-    rv_vec_free(ck->lp_in0);
-    rv_vec_free(ck->lp_pool);
-    rv_vec_free(ck->lp_out);
-    rv_vec_free(ck->lp_sums);
-    rv_vec_free(ck->lp_insums);
-    ck->bstamp = 0;
+    ck_loop_free(ck); /* the loop shortcut's scratch lives for one walk */
     ck->rep = rep;
     bool ok = !ck->frep->errs.len && !ck->diverged;
     ck_truncate_errors(ck->frep, 0);

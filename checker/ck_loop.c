@@ -54,6 +54,15 @@ typedef struct lp_ent {
     uint32_t li, mask;
 } lp_ent;
 
+struct ck_lpscratch {
+    ck_u32vec touched;         /* locations given a taint in the current block */
+    RV_VEC(lp_ent) in0, pool;  /* the header's entry taint; out states of the blocks */
+    RV_VEC(ck_list) out;       /* per loop block: its out state in pool */
+    RV_VEC(uint64_t) outsum;   /* per loop block: sum of its out state's masks (UINT64_MAX: not computed) */
+    RV_VEC(uint64_t) insum;    /* per loop block: the same of its entry state when last run */
+    ck_u32vec late;            /* first pass: out states read before they were computed (inner latches) */
+};
+
 typedef struct lp {
     ravel_checker *ck;
     const ravel_func *f;
@@ -64,14 +73,9 @@ typedef struct lp {
     uint32_t *blk, nb;         /* loop blocks, header first, reverse post-order */
     uint32_t lostv[LP_MAXV];   /* the lost vregs */
     uint32_t nlost;
-    ck_u32vec touched;         /* locations given a taint in the current block */
-    RV_VEC(lp_ent) in0, pool;  /* the header's entry taint; out states of the blocks */
-    RV_VEC(ck_list) out;       /* per loop block: its out state in pool */
-    RV_VEC(uint64_t) outsum;   /* per loop block: sum of its out state's masks (UINT64_MAX: not computed) */
-    RV_VEC(uint64_t) insum;    /* per loop block: the same of its entry state when last run */
     uint32_t sn;               /* lst3[li] == sn: li is in H's patch (ck->patch) */
     uint32_t work;
-    ck_u32vec late;            /* first pass: out states read before they were computed (inner latches) */
+    struct ck_lpscratch *s;    /* the vectors, kept in the checker for the walk */
 } lp;
 
 /* ---- the taint state of the current block ---- */
@@ -88,15 +92,15 @@ static inline void lp_set(lp *P, uint32_t li, uint32_t m)
     if (ck->lst2[li] != P->st) {
         if (!m) return;
         ck->lst2[li] = P->st;
-        rv_vec_push(P->touched, li);
+        rv_vec_push(P->s->touched, li);
     }
     ck->lacc[li] = m;
 }
 
 static void lp_clear(lp *P)
 {
-    for (uint32_t i = 0; i < P->touched.len; i++) P->ck->lst2[P->touched.data[i]] = 0;
-    P->touched.len = 0;
+    for (uint32_t i = 0; i < P->s->touched.len; i++) P->ck->lst2[P->s->touched.data[i]] = 0;
+    P->s->touched.len = 0;
 }
 
 static inline uint32_t lp_bit(const lp *P, uint32_t v)
@@ -107,7 +111,7 @@ static inline uint32_t lp_bit(const lp *P, uint32_t v)
 static uint32_t lp_union(const lp *P) /* every taint bit in the state */
 {
     uint32_t m = 0;
-    for (uint32_t i = 0; i < P->touched.len; i++) m |= P->ck->lacc[P->touched.data[i]];
+    for (uint32_t i = 0; i < P->s->touched.len; i++) m |= P->ck->lacc[P->s->touched.data[i]];
     return m;
 }
 
@@ -116,7 +120,7 @@ static void lp_kill(lp *P, uint32_t v)
 {
     uint32_t bit = lp_bit(P, v);
     if (!bit) return;
-    for (uint32_t i = 0; i < P->touched.len; i++) P->ck->lacc[P->touched.data[i]] &= ~bit;
+    for (uint32_t i = 0; i < P->s->touched.len; i++) P->ck->lacc[P->s->touched.data[i]] &= ~bit;
 }
 
 /* ---- transfer (the order of ck_xfer.c) ---- */
@@ -151,8 +155,8 @@ static bool lp_spread(lp *P, uint32_t a, uint32_t p)
     uint32_t ab = lp_bit(P, a), pb;
     if (!ab || !(lp_union(P) & ab)) return true;
     if (!lp_lost_bit(P, p, &pb)) return false;
-    for (uint32_t i = 0; i < P->touched.len; i++)
-        if (P->ck->lacc[P->touched.data[i]] & ab) P->ck->lacc[P->touched.data[i]] |= pb;
+    for (uint32_t i = 0; i < P->s->touched.len; i++)
+        if (P->ck->lacc[P->s->touched.data[i]] & ab) P->ck->lacc[P->s->touched.data[i]] |= pb;
     return true;
 }
 
@@ -227,8 +231,8 @@ static bool lp_latch_ok(const lp *P, const rv_succ *e)
     const uint32_t *params = ck_params(f, &f->blocks.data[P->h]), *args = ck_args(f, e);
     uint32_t pmask = 0;
     for (uint32_t i = 0; i < e->nargs; i++) pmask |= lp_bit(P, params[i]);
-    for (uint32_t i = 0; i < P->touched.len; i++) {
-        uint32_t li = P->touched.data[i], m = ck->lacc[li];
+    for (uint32_t i = 0; i < P->s->touched.len; i++) {
+        uint32_t li = P->s->touched.data[i], m = ck->lacc[li];
         if (!m) continue;
         ck_val x = lp_hval(P, li);
         if (x >= CK_V_UNKNOWN) continue; /* H holds nothing there: nothing to lose */
@@ -279,7 +283,7 @@ static bool lp_enter(lp *P, uint32_t i)
     ravel_checker *ck = P->ck;
     lp_clear(P);
     if (i == 0) {
-        for (uint32_t k = 0; k < P->in0.len; k++) lp_set(P, P->in0.data[k].li, P->in0.data[k].mask);
+        for (uint32_t k = 0; k < P->s->in0.len; k++) lp_set(P, P->s->in0.data[k].li, P->s->in0.data[k].mask);
         return true;
     }
     uint32_t b = P->blk[i];
@@ -288,13 +292,13 @@ static bool lp_enter(lp *P, uint32_t i)
         if (!ck_reachable(ck, q)) continue;
         if (ck->bscr.data[2 * q] != P->bst) return false;
         uint32_t j = ck->bscr.data[2 * q + 1];
-        if (P->outsum.data[j] == UINT64_MAX) {
-            rv_vec_push(P->late, j);
+        if (P->s->outsum.data[j] == UINT64_MAX) {
+            rv_vec_push(P->s->late, j);
             continue;
         }
-        ck_list o = P->out.data[j];
+        ck_list o = P->s->out.data[j];
         for (uint32_t k = 0; k < o.len; k++) {
-            lp_ent e = P->pool.data[o.start + k];
+            lp_ent e = P->s->pool.data[o.start + k];
             lp_set(P, e.li, lp_get(P, e.li) | e.mask);
         }
     }
@@ -308,13 +312,13 @@ static bool lp_block(lp *P, uint32_t i, bool *changed)
     const rv_block *bl = &f->blocks.data[P->blk[i]];
     if (!lp_enter(P, i)) return false;
     uint64_t entry = 0; /* taints only grow: the same sum is the same entry, so the same out */
-    for (uint32_t k = 0; k < P->touched.len; k++) entry += P->ck->lacc[P->touched.data[k]];
-    if (P->insum.data[i] == entry) return true;
-    P->insum.data[i] = entry;
-    if (!P->touched.len) { /* nothing tainted: nothing to read, move or spread */
-        if (P->outsum.data[i] != 0) *changed = true;
-        P->outsum.data[i] = 0;
-        P->out.data[i] = (ck_list){0, 0};
+    for (uint32_t k = 0; k < P->s->touched.len; k++) entry += P->ck->lacc[P->s->touched.data[k]];
+    if (P->s->insum.data[i] == entry) return true;
+    P->s->insum.data[i] = entry;
+    if (!P->s->touched.len) { /* nothing tainted: nothing to read, move or spread */
+        if (P->s->outsum.data[i] != 0) *changed = true;
+        P->s->outsum.data[i] = 0;
+        P->s->out.data[i] = (ck_list){0, 0};
         return true;
     }
     P->work += bl->ninsts;
@@ -328,17 +332,17 @@ static bool lp_block(lp *P, uint32_t i, bool *changed)
         if (!lp_op(P, in)) return false;
         if (rv_is_term(in) && !lp_term(P, in)) return false;
     }
-    uint32_t start = P->pool.len;
+    uint32_t start = P->s->pool.len;
     uint64_t sum = 0;
-    for (uint32_t k = 0; k < P->touched.len; k++) {
-        uint32_t li = P->touched.data[k], m = P->ck->lacc[li];
+    for (uint32_t k = 0; k < P->s->touched.len; k++) {
+        uint32_t li = P->s->touched.data[k], m = P->ck->lacc[li];
         if (!m) continue;
-        rv_vec_push(P->pool, ((lp_ent){li, m}));
+        rv_vec_push(P->s->pool, ((lp_ent){li, m}));
         sum += m;
     }
-    if (P->outsum.data[i] != sum) *changed = true; /* taints only grow: a bit more is a larger sum */
-    P->outsum.data[i] = sum;
-    P->out.data[i] = (ck_list){start, P->pool.len - start};
+    if (P->s->outsum.data[i] != sum) *changed = true; /* taints only grow: a bit more is a larger sum */
+    P->s->outsum.data[i] = sum;
+    P->s->out.data[i] = (ck_list){start, P->s->pool.len - start};
     return true;
 }
 
@@ -419,7 +423,7 @@ static bool lp_taint(lp *P, uint32_t li, ck_val was, ck_val now)
         }
         if (!mask) return false; /* now is not a subset of was: never, the meet only descends */
     }
-    rv_vec_push(P->in0, ((lp_ent){li, mask}));
+    rv_vec_push(P->s->in0, ((lp_ent){li, mask}));
     return true;
 }
 
@@ -446,29 +450,22 @@ static bool lp_diff(lp *P, uint32_t so, uint32_t sn)
     return true;
 }
 
-/* The vectors live in the checker between attempts (one walk; element
- * sizes match: lp_ent and ck_list are 8 bytes like uint64_t). */
-#define LP_SWAP(a, b)                                                                                                  \
-    do {                                                                                                               \
-        void *d_ = (a).data;                                                                                           \
-        uint32_t c_ = (a).cap;                                                                                         \
-        (a).data = (void *)(b).data;                                                                                   \
-        (a).cap = (b).cap;                                                                                             \
-        (b).data = d_;                                                                                                 \
-        (b).cap = c_;                                                                                                  \
-        (a).len = (b).len = 0;                                                                                         \
-    } while (0)
-
-_Static_assert(sizeof(lp_ent) == sizeof(uint64_t) && sizeof(ck_list) == sizeof(uint64_t), "scratch element sizes");
-
-static void lp_scratch(lp *P, ravel_checker *ck)
+void ck_loop_free(ravel_checker *ck)
 {
-    LP_SWAP(P->touched, ck->lp_touched);
-    LP_SWAP(P->in0, ck->lp_in0);
-    LP_SWAP(P->pool, ck->lp_pool);
-    LP_SWAP(P->out, ck->lp_out);
-    LP_SWAP(P->outsum, ck->lp_sums);
-    LP_SWAP(P->insum, ck->lp_insums);
+    rv_vec_free(ck->visits);
+    rv_vec_free(ck->bscr);
+    ck->bstamp = 0;
+    struct ck_lpscratch *x = ck->lps;
+    if (!x) return;
+    rv_vec_free(x->touched);
+    rv_vec_free(x->in0);
+    rv_vec_free(x->pool);
+    rv_vec_free(x->out);
+    rv_vec_free(x->outsum);
+    rv_vec_free(x->insum);
+    rv_vec_free(x->late);
+    free(x);
+    ck->lps = NULL;
 }
 
 bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
@@ -478,29 +475,29 @@ bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0)
     P.ck = ck;
     P.f = ck->f;
     P.h = h;
-    lp_scratch(&P, ck);
+    if (!ck->lps) ck->lps = rv_xcalloc(1, sizeof *ck->lps);
+    P.s = ck->lps;
+    P.s->touched.len = P.s->in0.len = P.s->pool.len = P.s->out.len = P.s->outsum.len = P.s->insum.len = P.s->late.len = 0;
     uint32_t so = ck_next_stamp(ck), sn = ck_next_stamp(ck);
     P.sn = sn;
     P.st = ck_next_stamp(ck);
     P.sv = ck_next_stamp(ck);
     bool ok = lp_diff(&P, so, sn) && lp_blocks(&P, visits0);
     if (ok) {
-        rv_vec_reserve(P.out, P.nb);
-        rv_vec_reserve(P.outsum, P.nb);
-        rv_vec_reserve(P.insum, P.nb);
-        P.out.len = P.outsum.len = P.insum.len = P.nb;
-        for (uint32_t i = 0; i < P.nb; i++) P.outsum.data[i] = P.insum.data[i] = UINT64_MAX;
+        rv_vec_reserve(P.s->out, P.nb);
+        rv_vec_reserve(P.s->outsum, P.nb);
+        rv_vec_reserve(P.s->insum, P.nb);
+        P.s->out.len = P.s->outsum.len = P.s->insum.len = P.nb;
+        for (uint32_t i = 0; i < P.nb; i++) P.s->outsum.data[i] = P.s->insum.data[i] = UINT64_MAX;
         bool changed = false, again = false;
         for (uint32_t i = 0; ok && i < P.nb; i++) ok = lp_block(&P, i, &changed);
-        for (uint32_t i = 0; i < P.late.len; i++) again |= P.outsum.data[P.late.data[i]] != 0;
+        for (uint32_t i = 0; i < P.s->late.len; i++) again |= P.s->outsum.data[P.s->late.data[i]] != 0;
         changed = again; /* an inner latch carried taint its header did not see: iterate to the (may) fixpoint */
         while (ok && changed) {
             changed = false;
             for (uint32_t i = 0; ok && i < P.nb; i++) ok = lp_block(&P, i, &changed);
         }
         lp_clear(&P);
-        rv_vec_free(P.late);
     }
-    lp_scratch(&P, ck); /* back to the checker */
     return ok;
 }

@@ -61,6 +61,19 @@ static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
     return false;
 }
 
+/* Step 3's clobbers: the registers become unknown, except (keep_defined)
+ * those the instruction defines - the plain transfer writes its late defs
+ * right after, which gives the same state without the search. */
+static void clobber(ravel_checker *ck, const rv_inst *in, bool keep_defined)
+{
+    const uint32_t *regs;
+    uint32_t n = rv_inst_clobbers(ck->f, in, &regs);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t li = ck_lix(ck, regs[k]);
+        if (li != CK_NIL && !(keep_defined && defines_loc(ck->f, in, regs[k]))) ck_set(ck, li, CK_V_UNKNOWN);
+    }
+}
+
 /* gc moving: every unlisted location loses its .ref vregs. gc nonmoving: a
  * .ref vreg held by no listed slot is removed everywhere. */
 static void safepoint_effect(ravel_checker *ck, const rv_inst *in)
@@ -152,12 +165,7 @@ static void xfer_op(ravel_checker *ck, ck_site *s, const rv_inst *in)
     }
     if (!rv_is_term(in)) {                         /* 3. stackmap, clobbers, gc */
         if (in->flags & RV_IF_STACKMAP) check_stackmap(ck, s, in);
-        const uint32_t *regs;
-        uint32_t n = rv_inst_clobbers(f, in, &regs);
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t li = ck_li(ck, regs[k]);
-            if (li != CK_NIL && !defines_loc(f, in, regs[k])) ck_set(ck, li, CK_V_UNKNOWN);
-        }
+        clobber(ck, in, true);
         if (in->flags & RV_IF_SAFEPOINT) {
             safepoint_effect(ck, in);
             if (copy_ok) {
@@ -182,14 +190,7 @@ static void xfer_plain(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst
         ck_site s = {b, ii, "use", (int32_t)(k - nd), &o[k], 65536u + (k - nd)};
         read_use(ck, &s, &o[k]); /* records the error */
     }
-    if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) {
-        const uint32_t *regs;
-        uint32_t nc = rv_inst_clobbers(ck->f, in, &regs);
-        for (uint32_t k = 0; k < nc; k++) {
-            uint32_t li = ck_lix(ck, regs[k]);
-            if (li != CK_NIL) ck_set(ck, li, CK_V_UNKNOWN);
-        }
-    }
+    if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) clobber(ck, in, false);
     for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_lix(ck, o[k].loc));
 }
 
