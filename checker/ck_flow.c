@@ -19,6 +19,10 @@
  * only descends, so this reaches the same fixpoint as a worklist.
  * Errors are recorded during the walk; those of a visit that is redone are
  * dropped, so the report reflects the fixpoint only.
+ * Rollbacks are lazy: a finished frame leaves its writes in the log, and
+ * whoever uses the state next (a sibling's visit, a parent's entry or
+ * retreating-edge recomputation) rolls back to its own mark, which lies
+ * below them; the log left when the walk ends is never undone.
  * Requires: ck_cfg_build (rpo, preds, idom, dominator-tree children). */
 #include "ck.h"
 
@@ -298,6 +302,7 @@ static uint32_t first_changed_child(ravel_checker *ck, const ck_frame *fr)
     for (uint32_t i = ck->dchild_start.data[b]; i < ck->dchild_start.data[b + 1]; i++) {
         uint32_t c = ck->dchild.data[i];
         if (!ck->retreat.data[c] || !child_allowed(ck, fr, c)) continue;
+        ck_rollback(ck, fr->mark_exit); /* b's exit state (a no-op after the first) */
         compute_entry(ck, c);
         if (entry_changed(ck, c)) return i - ck->dchild_start.data[b];
     }
@@ -355,7 +360,6 @@ static bool frame_done(ravel_checker *ck)
         enter_block(ck, idx);
         return true;
     }
-    ck_rollback(ck, fr->mark_exit);
     uint32_t i = first_changed_child(ck, fr);
     if (i != CK_NIL && fr->rounds < MAX_ROUNDS) {
         fr->rounds++;
@@ -383,8 +387,7 @@ static void walk(ravel_checker *ck)
         }
         if (frame_done(ck)) continue;
         fr = &ck->frames.data[ck->frames.len - 1];
-        ck_rollback(ck, fr->mark_entry);
-        ck->rep = fr->saved_rep;
+        ck->rep = fr->saved_rep; /* no rollback: whoever uses the state next rolls back to its own mark */
         ck->frames.len--;
     }
 }
