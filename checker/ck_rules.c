@@ -318,6 +318,8 @@ typedef struct gfast {
     guard *g;
     uint32_t b; /* the block being guarded */
     uint32_t nops, nimms, nvregs, nregs, ncls, nu32;
+    bool record; /* the allocated function's guard (ck->grecord): notes for compute_need and the rules */
+    bool noloc;  /* the original function's guard: an operand without a location is usual */
     uint16_t rk[RV_MAX_REGS]; /* see RK_* */
 } gfast;
 
@@ -501,8 +503,18 @@ static bool guard_inst_rare(const gfast *x, const rv_inst *in, uint32_t r)
     return guard_inst_other(g, x->b, in, false, (r & G_STATUS) == G_SLOW);
 }
 
+/* An operand without a location in the original function (x->noloc) of
+ * class cls: what guard_operands asks of its constraint. */
+static bool op_noloc(const gfast *x, const rv_operand *p, uint32_t cls)
+{
+    if (!x->noloc) return false;
+    if (p->kind <= RAVEL_C_STACK) return cls < x->ncls;
+    return p->kind == RAVEL_C_FIXED && p->arg < RV_MAX_REGS && (x->rk[p->arg] & ~RK_RESERVED) == cls;
+}
+
 /* One usual operand (not reuse): a register that fits, or any/stack in a
- * slot (raising *top). Sets *w to gdef of its vreg. */
+ * slot (raising *top), or (x->noloc) no location. Sets *w to gdef of its
+ * vreg. */
 static inline bool op_fast(const gfast *x, const rv_operand *p, ravel_loc *top, uint32_t *w)
 {
     uint32_t v = p->vreg, kind = p->kind;
@@ -511,13 +523,15 @@ static inline bool op_fast(const gfast *x, const rv_operand *p, ravel_loc *top, 
     uint32_t cls = (*w = x->gdef[v]) & 0xff;
     if (l < RV_MAX_REGS)
         return kind <= RAVEL_C_ANY ? x->rk[l] == cls : kind == RAVEL_C_FIXED && l == p->arg && (x->rk[l] & ~RK_RESERVED) == cls;
+    if (l == RAVEL_LOC_NONE) return op_noloc(x, p, cls);
     if (!slot_ok(l) || (kind != RAVEL_C_ANY && kind != RAVEL_C_STACK) || cls >= x->ncls) return false;
     *top = l > *top ? l : *top;
     return true;
 }
 
 /* A usual reuse(K) def p (uses u[0..nu)): K in range, the use in the same
- * register, which fits, and of the same class. Sets *w as op_fast. */
+ * register, which fits, and of the same class (or, x->noloc, both without
+ * a location). Sets *w as op_fast. */
 static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_operand *u, uint32_t nu, uint32_t *w)
 {
     uint32_t v = p->vreg;
@@ -525,6 +539,8 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
     if (p->kind != RAVEL_C_REUSE || !(p->flags & RV_OPF_DEF) || p->arg >= nu || v >= x->nvregs) return false;
     uint32_t cls = (*w = x->gdef[v]) & 0xff;
     const rv_operand *q = &u[p->arg];
+    if (l == RAVEL_LOC_NONE)
+        return x->noloc && cls < x->ncls && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
     return l < RV_MAX_REGS && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
 }
 
@@ -543,8 +559,8 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
         x->gdef[p->vreg] = (uint16_t)(w | GV_DEF);
-        gn_def_rec(x->ck, p->vreg, x->b); /* the fast path runs with grecord */
-        uint64_t bit = 1ull << (p->loc & 63);
+        if (x->record) gn_def_rec(x->ck, p->vreg, x->b);
+        uint64_t bit = (uint64_t)(p->loc != RAVEL_LOC_NONE) << (p->loc & 63); /* (none: x->noloc, no overlap) */
         if (dmask & bit) return G_ANY; /* maybe a def-overlap */
         dmask |= bit;
     }
@@ -756,9 +772,9 @@ static void guard_blocks(guard *g)
     x.nregs = f->mach->regs.len;
     x.ncls = f->mach->classes.len;
     x.nu32 = f->u32.len;
-    /* The fast path only where cleanness matters: the original function's
-     * operands have no locations, every one would go the general way. */
-    bool fast = ck->grecord && !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
+    x.record = ck->grecord;
+    x.noloc = !ck->grecord; /* the original function (--orig): its operands have no locations */
+    bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         int h = guard_block_head(g, b, bl);

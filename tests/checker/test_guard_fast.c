@@ -11,7 +11,8 @@
  * contexts; verdicts and report texts must be identical, and so must the
  * guard's own verdict, diagnostics, slot count and suspicion. Prints how
  * many checks gave each verdict; fails if any differ or a verdict (or a
- * suspect guard) never occurs.
+ * suspect guard) never occurs. Mutated originals (unallocated: the guard's
+ * fast path for operands without locations) are compared the same way.
  * Usage: test_guard_fast [NFUNCS] [MUTANTS_PER_ALLOCATION] */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h" /* rv_rng_next */
@@ -47,7 +48,7 @@ static void mutate(ravel_func *f, uint64_t *s)
         bool plain = !rv_is_edit(in) && !rv_is_term(in);
         bool in_range = (uint64_t)in->first_op + n <= f->ops.len; /* (the mutations themselves break ranges) */
         rv_operand *o = n && !rv_is_edit(in) && in_range ? &f->ops.data[in->first_op + below(s, n)] : NULL;
-        switch (below(s, 17)) {
+        switch (below(s, 18)) {
         case 0: case 1:
             if (!o) continue;
             o->loc = random_loc(f, s);
@@ -126,6 +127,11 @@ static void mutate(ravel_func *f, uint64_t *s)
                 else in->u.succ.n = (uint32_t)below(s, 4);
             }
             return;
+        case 17: /* an operand's vreg loses its class, or gets one the machine does not have */
+            if (!o || o->vreg >= f->vregs.len) continue;
+            if (below(s, 2)) f->vregs.data[o->vreg].has_class = false;
+            else f->vregs.data[o->vreg].cls = f->mach->classes.len + below(s, 2);
+            return;
         case 15: /* a terminator becomes an operation or another terminator */
             if (!rv_is_term(in)) continue;
             in->op = (uint8_t)(below(s, 2) ? below(s, RAVEL_OP_JUMP) : RAVEL_OP_JUMP + below(s, 6)); /* edits too */
@@ -160,14 +166,15 @@ typedef struct stats {
 } stats;
 
 /* The guard alone (ck_guard, as ravel_check calls it for the allocated
- * function) by ck and by ref: the same verdict, diagnostics, slot count and
- * suspicion (the validator runs exactly as often). */
-static void guard_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, stats *st)
+ * function with record, for the original without) by ck and by ref: the
+ * same verdict, diagnostics, slot count and suspicion (the validator runs
+ * exactly as often). */
+static void guard_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, bool record, stats *st)
 {
     ravel_report *a = ck_report_new(), *b = ck_report_new();
     uint32_t na = 0, nb = 0;
     bool sa = false, sb = false;
-    ck->grecord = ref->grecord = true;
+    ck->grecord = ref->grecord = record;
     bool oa = ck_guard(ck, g, a, &na, &sa), ob = ck_guard(ref, g, b, &nb, &sb);
     ck->grecord = ref->grecord = false;
     bool same = oa == ob && na == nb && sa == sb && a->bad_input.len == b->bad_input.len;
@@ -234,9 +241,16 @@ int main(int argc, char **argv)
                     int k = 1 + (int)below(&s, 3);
                     for (int j = 0; j < k; j++) mutate(h, &s);
                     check_both(ck[m & 1], ref[m & 1], h, (m & 2) ? f : NULL, &st);
-                    guard_both(ck[0], ref[0], h, &st);
+                    guard_both(ck[0], ref[0], h, true, &st);
                     if (m % 5 == 0) check_both(ck[0], ref[0], f, h, &st); /* the mutant as the original */
                     ravel_func_free(h);
+                    if (m % 3 == 0) { /* a mutated original (unallocated, mostly without locations) */
+                        ravel_func *u = rv_func_clone(f);
+                        for (int j = 0; j < k; j++) mutate(u, &s);
+                        check_both(ck[m & 1], ref[m & 1], g, u, &st);
+                        guard_both(ck[0], ref[0], u, false, &st);
+                        ravel_func_free(u);
+                    }
                 }
             }
             ravel_func_free(g);
