@@ -331,7 +331,7 @@ static inline void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
 {
     if (dst != src) ck_set(ck, dst, ck->lval[src]);
 }
-void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u);
+void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u, ck_val pair); /* pair: {u, d} or CK_NIL */
 void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
 
 /* ck_xfer.c */

@@ -272,8 +272,10 @@ void ck_write_def(ravel_checker *ck, uint32_t v, uint32_t li)
 }
 
 
-/* Every location holding u also holds d (d was just removed everywhere). */
-void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u)
+/* Every location holding u also holds d (d was just removed everywhere).
+ * pair is the set {u, d} when the caller has it (CK_NIL if not): a holder
+ * of u alone (the usual case) then takes it without a set lookup. */
+void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u, ck_val pair)
 {
     if (d == u) return;
     uint32_t h = ck->vh[u].head;
@@ -281,7 +283,10 @@ void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u)
         uint32_t li = ck->hnodes.data[h].li;
         h = ck->hnodes.data[h].next;
         ck_val val = ck->lval[li];
-        if (ck_val_has(&ck->sets, val, u) && !ck_val_has(&ck->sets, val, d)) {
+        if (val == u && pair != CK_NIL) {
+            set_shrunk(ck, li, pair);
+            push_holder(ck, li, d);
+        } else if (ck_val_has(&ck->sets, val, u) && !ck_val_has(&ck->sets, val, d)) {
             set_shrunk(ck, li, val_plus(ck, val, d));
             push_holder(ck, li, d);
         }

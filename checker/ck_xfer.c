@@ -108,12 +108,27 @@ static void snapshot_src(ravel_checker *ck, uint32_t li)
     for (uint32_t i = 0; i < n; i++) rv_vec_push(ck->srcset, m[i]);
 }
 
+/* alias_def when the source location held u alone (d != u): the set
+ * {u, d} is interned once, for d's location and u's other holders. */
+static void alias_single(ravel_checker *ck, uint32_t d, uint32_t u, uint32_t ld)
+{
+    uint32_t m[2] = {u < d ? u : d, u < d ? d : u};
+    ck_kill_vreg(ck, d);
+    ck_val pair = ck_set_intern(&ck->sets, m, 2);
+    ck_alias(ck, d, u, pair);
+    if (ld != CK_NIL) ck_set(ck, ld, pair);
+}
+
 /* copy d <- u whose read succeeded (source set in ck->srcset): every
  * location holding u also holds d; d's location := source set plus d. */
 static void alias_def(ravel_checker *ck, uint32_t d, uint32_t u, uint32_t ld)
 {
+    if (ck->srcset.len == 1 && ck->srcset.data[0] == u && d != u) {
+        alias_single(ck, d, u, ld);
+        return;
+    }
     ck_kill_vreg(ck, d);
-    ck_alias(ck, d, u);
+    ck_alias(ck, d, u, CK_NIL);
     if (ld == CK_NIL) return;
     uint32_t w = 0;
     bool has_d = false;
@@ -194,6 +209,20 @@ static void xfer_plain(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst
     for (uint32_t k = 0; k < nd; k++) ck_write_def(ck, o[k].vreg, ck_lix(ck, o[k].loc));
 }
 
+/* The usual copy d <- u (no attributes, late def, early use) whose source
+ * location holds u alone: xfer_op's steps without their generality (the
+ * read succeeds, nothing is clobbered, then alias_def's usual case). False
+ * (nothing done) for any other copy. */
+static bool xfer_copy(ravel_checker *ck, const rv_inst *in)
+{
+    if (in->flags || in->ndefs != 1 || in->nuses != 1) return false;
+    const rv_operand *o = ck_ops(ck->f, in);
+    uint32_t d = o[0].vreg, u = o[1].vreg, lu = ck_lix(ck, o[1].loc);
+    if (!rv_op_is_late(&o[0]) || rv_op_is_late(&o[1]) || lu == CK_NIL || ck->lval[lu] != u || d == u) return false;
+    alias_single(ck, d, u, ck_lix(ck, o[0].loc));
+    return true;
+}
+
 static void xfer(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     if (rv_is_edit(in)) {
@@ -207,6 +236,7 @@ static void xfer(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
         xfer_plain(ck, b, ii, in);
         return;
     }
+    if (in->op == RAVEL_OP_COPY && xfer_copy(ck, in)) return;
     ck_site s = {b, ii, NULL, -1, NULL, 0};
     xfer_op(ck, &s, in);
 }
