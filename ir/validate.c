@@ -23,6 +23,7 @@
  * (3) edges: critical edges and branches into the entry; (4) with
  * RAVEL_VALIDATE_SSA: single definitions and dominance (cfg.c). */
 #include "ir.h"
+#include "validate.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,11 +158,13 @@ static bool check_vreg(vctx *c, uint32_t v, uint32_t blk, uint32_t inst)
     return true;
 }
 
-static bool loc_in_range(const vctx *c, ravel_loc l)
+static bool loc_in_range_m(const ravel_machine *m, ravel_loc l)
 {
     if (l == RAVEL_LOC_NONE) return false;
-    return ravel_loc_is_slot(l) ? ravel_loc_slot(l) <= RAVEL_MAX_SLOT : l < c->m->regs.len;
+    return ravel_loc_is_slot(l) ? ravel_loc_slot(l) <= RAVEL_MAX_SLOT : l < m->regs.len;
 }
+
+static bool loc_in_range(const vctx *c, ravel_loc l) { return loc_in_range_m(c->m, l); }
 
 static void check_constraint(vctx *c, uint32_t blk, uint32_t i, uint32_t k, const rv_operand *o, const char *what)
 {
@@ -496,7 +499,8 @@ static void flush_sorted(ravel_diags *from, ravel_diags *to)
     free(from);
 }
 
-int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
+/* The careful passes 1-4: every error, with its message. */
+int rv_validate_careful(const ravel_func *f, unsigned flags, ravel_diags *d)
 {
     if (!f || !f->mach) return RAVEL_EINVAL;
     vctx c;
@@ -526,4 +530,342 @@ int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
     free(c.stamp);
     flush_sorted(c.d, d);
     return c.einval ? RAVEL_EINVAL : c.efail ? RAVEL_EFAIL : RAVEL_OK;
+}
+
+/* ---- the fast path ----
+ *
+ * Most functions validated are valid (the fuzzer validates every generated
+ * function), and for them the passes above cost ~1,150 machine instructions
+ * per IR instruction: five per-call arrays, a CFG with loops, per-operand
+ * calls, idom queries through a function. rv_validate_fast proves instead
+ * that the careful passes would report nothing, in three scans without any
+ * text: (F1) terminators and edges, (F2) reverse post-order, dominators and
+ * a dominator-tree interval per block, critical edges, (F3) every block in
+ * RPO, each instruction's uses, then its defs and its shape.
+ *
+ * What it proves is "well formed AND strict SSA": each vreg is defined once,
+ * every use is dominated by its definition. With RAVEL_VALIDATE_SSA that is
+ * exactly what the careful passes accept; without, it is sufficient (they
+ * check less). Visiting blocks in RPO makes dominance one test per use: a
+ * definition dominating a use was visited before it (a dominator precedes in
+ * RPO; within a block, uses are checked before the instruction's defs are
+ * recorded), so each vreg keeps the dominator-tree interval [lo, lo + span)
+ * of its block once defined (span 0: not defined yet), and the use in a
+ * block numbered L is dominated iff L - lo < span (unsigned).
+ *
+ * It gives up (false; the careful passes run and report) at the first
+ * check that fails, and on valid but unusual shapes: a block unreachable
+ * from the entry, an irreducible CFG, a vreg defined twice (valid without
+ * RAVEL_VALIDATE_SSA), and, for a function without any location, edit or
+ * stackmap, instructions or operands not laid out in order (then
+ * rv_func_is_allocated decides, as the careful path does).
+ *
+ * One allocation per call (ravel_validate has no context to keep scratch). */
+
+typedef struct fdef {
+    uint32_t lo, span; /* dominator-tree interval of the defining block; span 0: undefined */
+} fdef;
+
+typedef struct fctx {
+    const ravel_func *f;
+    const ravel_machine *m;
+    uint32_t nb, nv;
+    fdef *def;        /* vreg -> interval of its definition's block */
+    uint32_t *npred;  /* block -> predecessor edges */
+    uint32_t *succ0;  /* block -> its terminator's first successor in f->succs */
+    uint32_t *nsucc;  /* block -> successor edges */
+    uint32_t *rpo;    /* RPO index -> block */
+    uint32_t *rpoi;   /* block -> RPO index (RAVEL_NONE while unvisited) */
+    uint32_t *idom;   /* RPO index -> RPO index of the immediate dominator */
+    uint32_t *pre;    /* RPO index -> dominator-tree preorder number */
+    uint32_t *size;   /* RPO index -> dominator subtree size */
+    uint32_t *work;   /* DFS stack, then per-node preorder cursor */
+    uint32_t *cur;    /* block -> next successor to visit (DFS) */
+    uint32_t *op_lo, *op_hi; /* block -> f->ops range of its instructions (if in order) */
+    uint32_t nmissing; /* operands without a location */
+    uint32_t nosmap;   /* safepoints (not terminators) without a stackmap */
+    bool alloc_seen;   /* a location, edit or stackmap was seen */
+    bool in_order;     /* blocks and operands laid out back to back */
+} fctx;
+
+/* F1: every block ends with a terminator (and only its last instruction is
+ * one, checked in F3), every successor is a block of the layout other than
+ * the entry; counts predecessor edges. */
+static bool fast_edges(fctx *x)
+{
+    const ravel_func *f = x->f;
+    uint32_t next = 0;
+    for (uint32_t b = 0; b < x->nb; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        if (!bl->ninsts) return false;
+        x->in_order &= bl->first_inst == next;
+        next = bl->first_inst + bl->ninsts;
+        const rv_inst *t = rv_inst_at(f, next - 1);
+        if (!rv_is_term(t)) return false;
+        uint32_t ns = rv_inst_nsuccs(t);
+        x->nsucc[b] = ns;
+        x->succ0[b] = ns ? t->u.succ.first : 0;
+        for (uint32_t k = 0; k < ns; k++) {
+            uint32_t s = f->succs.data[t->u.succ.first + k].block;
+            if (s == 0 || s >= x->nb) return false; /* the entry has no preds; undefined block */
+            x->npred[s]++;
+        }
+    }
+    x->in_order &= next == f->insts.len;
+    return true;
+}
+
+/* F2a: reverse post-order by an iterative DFS from the entry; also rejects
+ * critical edges (every edge is seen once). False if a block is unreachable. */
+static bool fast_rpo(fctx *x)
+{
+    const rv_succ *succs = x->f->succs.data;
+    uint32_t *stk = x->work, sp = 0, top = x->nb;
+    for (uint32_t b = 0; b < x->nb; b++) x->rpoi[b] = RAVEL_NONE;
+    stk[sp++] = 0;
+    x->cur[0] = 0;
+    x->rpoi[0] = 0;
+    while (sp) {
+        uint32_t b = stk[sp - 1];
+        if (x->cur[b] == x->nsucc[b]) {
+            x->rpo[--top] = b;
+            sp--;
+            continue;
+        }
+        uint32_t s = succs[x->succ0[b] + x->cur[b]++].block;
+        if (x->nsucc[b] >= 2 && x->npred[s] >= 2) return false; /* critical edge */
+        if (x->rpoi[s] != RAVEL_NONE) continue;
+        x->rpoi[s] = 0;
+        x->cur[s] = 0;
+        stk[sp++] = s;
+    }
+    if (top != 0) return false; /* unreachable blocks */
+    for (uint32_t i = 0; i < x->nb; i++) x->rpoi[x->rpo[i]] = i;
+    return true;
+}
+
+/* Nearest common dominator of RPO indices a and b (Cooper, Harvey, Kennedy). */
+static uint32_t fast_intersect(const uint32_t *idom, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (a > b) a = idom[a];
+        while (b > a) b = idom[b];
+    }
+    return a;
+}
+
+/* F2b: dominators of the forward edges in one RPO sweep (a block's forward
+ * predecessors all precede it), subtree sizes, then nested preorder
+ * intervals: a dominates b iff pre[b] - pre[a] < size[a]. The forward-edge
+ * dominators are the dominators when every retreating edge p -> h has h
+ * dominating p (reducible CFG), which is verified; false otherwise. */
+static bool fast_dominators(fctx *x)
+{
+    const rv_succ *succs = x->f->succs.data;
+    uint32_t n = x->nb, *idom = x->idom, *pre = x->pre, *size = x->size, *next = x->work;
+    bool retreating = false;
+    idom[0] = 0;
+    for (uint32_t i = 1; i < n; i++) idom[i] = RAVEL_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = x->rpo[i];
+        for (uint32_t k = 0; k < x->nsucc[b]; k++) {
+            uint32_t j = x->rpoi[succs[x->succ0[b] + k].block];
+            if (j <= i) retreating = true;
+            else idom[j] = idom[j] == RAVEL_NONE ? i : fast_intersect(idom, i, idom[j]);
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) size[i] = 1;
+    for (uint32_t i = n; i-- > 1;) size[idom[i]] += size[i];
+    pre[0] = 0;
+    next[0] = 1;
+    for (uint32_t i = 1; i < n; i++) { /* a parent precedes its children in RPO */
+        pre[i] = next[idom[i]];
+        next[idom[i]] += size[i];
+        next[i] = pre[i] + 1;
+    }
+    for (uint32_t i = 0; retreating && i < n; i++) {
+        uint32_t b = x->rpo[i];
+        for (uint32_t k = 0; k < x->nsucc[b]; k++) {
+            uint32_t j = x->rpoi[succs[x->succ0[b] + k].block];
+            if (j <= i && pre[i] - pre[j] >= size[j]) return false; /* irreducible */
+        }
+    }
+    return true;
+}
+
+/* check_constraint and check_operand_loc for an operand whose vreg is known
+ * to exist with a class: true if they would report nothing. */
+static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o)
+{
+    const ravel_machine *m = x->m;
+    uint8_t cls = x->f->vregs.data[o->vreg].cls;
+    if (o->kind == RAVEL_C_FIXED) {
+        if (o->arg >= m->regs.len || m->regs.data[o->arg].cls != cls) return false;
+    } else if (o->kind == RAVEL_C_REUSE) {
+        if (!rv_op_is_def(o) || o->arg >= in->nuses) return false;
+        uint32_t u = rv_inst_uses(x->f, in)[o->arg].vreg;
+        if (u >= x->nv) return false; /* reported as a use */
+        const rv_vreg *du = &x->f->vregs.data[u];
+        if (du->has_class && du->cls != cls) return false;
+    } else if (o->kind > RAVEL_C_REUSE) {
+        return false;
+    }
+    ravel_loc l = o->loc;
+    if (l == RAVEL_LOC_NONE) {
+        x->nmissing++;
+        return true;
+    }
+    x->alloc_seen = true;
+    if (ravel_loc_is_slot(l)) return ravel_loc_slot(l) <= RAVEL_MAX_SLOT;
+    if (l >= m->regs.len) return false;
+    const rv_reg *r = &m->regs.data[l];
+    return r->cls == cls && (!r->reserved || (o->kind == RAVEL_C_FIXED && o->arg == l));
+}
+
+/* A plain operand (reg, any or stack; no location) needs no more checks. */
+static inline bool fast_plain(const rv_operand *o)
+{
+    return o->kind <= RAVEL_C_STACK && o->loc == RAVEL_LOC_NONE;
+}
+
+/* A definition of v in a block with interval here: v exists, has a class,
+ * and was not defined before. */
+static bool fast_def(fctx *x, uint32_t v, fdef here)
+{
+    if (v >= x->nv) return false;
+    const rv_vreg *r = &x->f->vregs.data[v];
+    if (!r->has_class || r->cls >= x->m->classes.len || x->def[v].span) return false;
+    x->def[v] = here;
+    return true;
+}
+
+/* A use of v in the block numbered L: defined, and dominated by its def. */
+static inline bool fast_dominated(const fctx *x, uint32_t v, uint32_t L)
+{
+    return v < x->nv && L - x->def[v].lo < x->def[v].span;
+}
+
+static bool fast_edit(const fctx *x, const rv_inst *in)
+{
+    ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
+    if (!loc_in_range_m(x->m, dst) || !loc_in_range_m(x->m, src)) return false;
+    bool ds = ravel_loc_is_slot(dst), ss = ravel_loc_is_slot(src);
+    if (in->op == RAVEL_OP_SPILL) return ds && !ss;
+    if (in->op == RAVEL_OP_RELOAD) return !ds && ss;
+    return !ds && !ss;
+}
+
+/* check_term_shape and check_succ: the shape, then each edge's arguments
+ * (count, dominated, class and .ref of the parameter). */
+static bool fast_term(const fctx *x, const rv_inst *in, uint32_t L)
+{
+    const ravel_func *f = x->f;
+    uint32_t ns = rv_inst_nsuccs(in);
+    if (in->ndefs) return false;
+    if (in->op == RAVEL_OP_JUMP && (ns != 1 || in->nuses || in->nimms)) return false;
+    if (in->op == RAVEL_OP_BR && (ns < 2 || in->nimms || in->nuses > 1)) return false;
+    for (uint32_t k = 0; k < ns; k++) {
+        const rv_succ *s = &f->succs.data[in->u.succ.first + k];
+        const rv_block *t = &f->blocks.data[s->block];
+        if (s->nargs != t->nparams) return false;
+        const uint32_t *args = rv_succ_args(f, s), *params = rv_block_params(f, t);
+        for (uint32_t a = 0; a < s->nargs; a++) {
+            uint32_t v = args[a], p = params[a];
+            if (!fast_dominated(x, v, L) || p >= x->nv) return false;
+            const rv_vreg *va = &f->vregs.data[v], *vp = &f->vregs.data[p];
+            if (va->cls != vp->cls || va->ref != vp->ref) return false;
+        }
+    }
+    return true;
+}
+
+/* One instruction that is not an edit, in the block numbered L (interval here). */
+static bool fast_inst(fctx *x, const rv_inst *in, fdef here)
+{
+    const rv_operand *o = rv_inst_ops(x->f, in), *uses = o + in->ndefs, *end = uses + in->nuses;
+    for (const rv_operand *u = uses; u < end; u++) { /* before the defs: an inst's def does not reach its uses */
+        if (!fast_dominated(x, u->vreg, here.lo)) return false;
+        if (fast_plain(u)) x->nmissing++;
+        else if (!fast_operand(x, in, u)) return false;
+    }
+    for (; o < uses; o++) {
+        if (!fast_def(x, o->vreg, here)) return false;
+        if (fast_plain(o)) x->nmissing++;
+        else if (!fast_operand(x, in, o)) return false;
+    }
+    if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1 || in->nimms)) return false;
+    if (rv_is_term(in)) return fast_term(x, in, here.lo);
+    if ((in->flags & RV_IF_STACKMAP) && !(in->flags & RV_IF_SAFEPOINT)) return false;
+    x->nosmap += (in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP);
+    return true;
+}
+
+/* F3: one block, the RPO-th (its parameters, then its instructions). */
+static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
+{
+    const ravel_func *f = x->f;
+    const rv_block *bl = &f->blocks.data[b];
+    fdef here = {x->pre[rpo_index], x->size[rpo_index]};
+    if (b == 0 && bl->nparams) return false;
+    for (uint32_t k = 0; k < bl->nparams; k++)
+        if (!fast_def(x, rv_block_params(f, bl)[k], here)) return false;
+    uint32_t first = bl->first_inst, last = first + bl->ninsts - 1;
+    uint32_t op = rv_inst_at(f, first)->first_op;
+    x->op_lo[b] = op;
+    for (uint32_t i = first; i <= last; i++) {
+        const rv_inst *in = rv_inst_at(f, i);
+        x->in_order &= in->first_op == op;
+        op += (uint32_t)in->ndefs + in->nuses;
+        if (in->flags & RV_IF_STACKMAP) x->alloc_seen = true;
+        if (rv_is_edit(in)) {
+            x->alloc_seen = true;
+            if (!fast_edit(x, in)) return false;
+            continue;
+        }
+        if (i != last && rv_is_term(in)) return false; /* instruction after the terminator */
+        if (!fast_inst(x, in, here)) return false;
+    }
+    x->op_hi[b] = op;
+    return true;
+}
+
+/* Whether the careful path would treat f as allocated (rv_func_is_allocated),
+ * known here without its scan when every instruction and operand was seen. */
+static bool fast_allocated(const fctx *x)
+{
+    if (x->alloc_seen) return true;
+    bool seen_all = x->in_order && x->op_lo[0] == 0 && x->op_hi[x->nb - 1] == x->f->ops.len;
+    for (uint32_t b = 1; seen_all && b < x->nb; b++) seen_all = x->op_lo[b] == x->op_hi[b - 1];
+    return seen_all ? false : rv_func_is_allocated(x->f);
+}
+
+static bool fast_run(fctx *x)
+{
+    if (!fast_edges(x) || !fast_rpo(x) || !fast_dominators(x)) return false;
+    for (uint32_t i = 0; i < x->nb; i++)
+        if (!fast_block(x, x->rpo[i], i)) return false;
+    /* without an allocation, missing locations and stackmaps are not errors */
+    return !(x->nmissing || x->nosmap) || !fast_allocated(x);
+}
+
+bool rv_validate_fast(const ravel_func *f)
+{
+    fctx x = {.f = f, .m = f->mach, .nb = f->layout.len, .nv = f->vregs.len, .in_order = true};
+    if (x.nb == 0) return false;
+    uint32_t **arrays[] = {&x.npred, &x.succ0, &x.nsucc, &x.rpo, &x.rpoi, &x.idom, &x.pre,
+                           &x.size, &x.work, &x.cur, &x.op_lo, &x.op_hi};
+    size_t nb = x.nb, narrays = sizeof arrays / sizeof *arrays;
+    uint32_t *mem = rv_xcalloc(2 * (size_t)x.nv + narrays * nb, sizeof *mem), *p = mem + 2 * (size_t)x.nv;
+    x.def = (fdef *)mem;
+    for (size_t k = 0; k < narrays; k++, p += nb) *arrays[k] = p;
+    bool ok = fast_run(&x);
+    free(mem);
+    return ok;
+}
+
+int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
+{
+    if (!f || !f->mach) return RAVEL_EINVAL;
+    if (rv_validate_fast(f)) return RAVEL_OK;
+    return rv_validate_careful(f, flags, d);
 }
