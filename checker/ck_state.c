@@ -311,8 +311,9 @@ static void drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted)
     set_shrunk(ck, li, ck_set_intern(&ck->sets, ck->setbuf2.data, ck->setbuf2.len));
 }
 
-static bool has_ref(const ravel_checker *ck, ck_val val)
+static inline bool has_ref(const ravel_checker *ck, ck_val val)
 {
+    if (val < CK_V_SETBIT) return ck_is_ref(ck, val); /* a singleton: the vreg itself */
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
@@ -332,8 +333,14 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted)
     ck->tmp_locs.len = 0;
     for (uint32_t h = ck->vh[rc].head; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
-        if (ck->lst1[li] == st || !has_ref(ck, ck->lval[li])) continue;
+        ck_val val = ck->lval[li];
+        if (ck->lst1[li] == st || !has_ref(ck, val)) continue;
         ck->lst1[li] = st;
+        if (val < CK_V_SETBIT) { /* a single .ref vreg (the usual holder): kept or gone */
+            if (ck->lst3[li] == listed || (rooted && ck->vst[val] == rooted)) rv_vec_push(ck->tmp_locs, li);
+            else set_shrunk(ck, li, CK_V_EMPTY);
+            continue;
+        }
         if (ck->lst3[li] != listed) drop_refs(ck, li, rooted);
         if (has_ref(ck, ck->lval[li])) rv_vec_push(ck->tmp_locs, li);
     }

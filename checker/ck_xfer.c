@@ -29,6 +29,7 @@ static bool read_use(ravel_checker *ck, const ck_site *s, const rv_operand *o)
 
 static bool holds_ref(const ravel_checker *ck, ck_val val)
 {
+    if (val < CK_V_SETBIT) return is_ref(ck, val); /* a singleton: the vreg itself */
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
