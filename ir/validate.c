@@ -582,7 +582,8 @@ typedef struct fctx {
     uint32_t *work;   /* DFS stack, then per-node preorder cursor */
     uint32_t *cur;    /* block -> next successor to visit (DFS) */
     uint32_t *op_lo, *op_hi; /* block -> f->ops range of its instructions (if in order) */
-    uint32_t nmissing; /* operands without a location */
+    uint32_t nops;     /* operands of the instructions that are not edits */
+    uint32_t located;  /* of which with a location */
     uint32_t nosmap;   /* safepoints (not terminators) without a stackmap */
     bool alloc_seen;   /* a location, edit or stackmap was seen */
     bool in_order;     /* blocks and operands laid out back to back */
@@ -693,12 +694,12 @@ static bool fast_dominators(fctx *x)
     return true;
 }
 
-/* check_constraint and check_operand_loc for an operand whose vreg is known
- * to exist with a class: true if they would report nothing. */
-static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o)
+/* check_constraint and check_operand_loc for an operand that is not plain
+ * (fast_plain) and whose vreg exists with class cls: true if they would
+ * report nothing. Counts the operand in x->located if it has a location. */
+static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o, uint8_t cls)
 {
     const ravel_machine *m = x->m;
-    uint8_t cls = x->f->vregs.data[o->vreg].cls;
     if (o->kind == RAVEL_C_FIXED) {
         if (o->arg >= m->regs.len || m->regs.data[o->arg].cls != cls) return false;
     } else if (o->kind == RAVEL_C_REUSE) {
@@ -711,10 +712,8 @@ static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o)
         return false;
     }
     ravel_loc l = o->loc;
-    if (l == RAVEL_LOC_NONE) {
-        x->nmissing++;
-        return true;
-    }
+    if (l == RAVEL_LOC_NONE) return true;
+    x->located++;
     x->alloc_seen = true;
     if (ravel_loc_is_slot(l)) return ravel_loc_slot(l) <= RAVEL_MAX_SLOT;
     if (l >= m->regs.len) return false;
@@ -722,15 +721,16 @@ static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o)
     return r->cls == cls && (!r->reserved || (o->kind == RAVEL_C_FIXED && o->arg == l));
 }
 
-/* A plain operand (reg, any or stack; no location) needs no more checks. */
+/* A plain operand (reg, any or stack; no location) needs no check beyond
+ * its vreg's. */
 static inline bool fast_plain(const rv_operand *o)
 {
     return o->kind <= RAVEL_C_STACK && o->loc == RAVEL_LOC_NONE;
 }
 
-/* A definition of v in a block with interval here: v exists, has a class,
- * and was not defined before. */
-static bool fast_def(fctx *x, uint32_t v, fdef here)
+/* A block parameter v of a block with interval here: v exists, has a
+ * class, and was not defined before; it is from now on. */
+static bool fast_param(fctx *x, uint32_t v, fdef here)
 {
     if (v >= x->nv) return false;
     const rv_vreg *r = &x->f->vregs.data[v];
@@ -745,6 +745,39 @@ static inline bool fast_dominated(const fctx *x, uint32_t v, uint32_t L)
     return v < x->nv && L - x->def[v].lo < x->def[v].span;
 }
 
+/* The uses of an instruction in the block numbered L: each vreg exists and
+ * its definition (visited already) dominates the use. */
+static inline __attribute__((always_inline)) bool fast_uses(fctx *x, const rv_inst *in, uint32_t L)
+{
+    const fdef *def = x->def;
+    const rv_vreg *vregs = x->f->vregs.data;
+    uint32_t nv = x->nv;
+    const rv_operand *u = rv_inst_uses(x->f, in), *end = u + in->nuses;
+    for (; u < end; u++) {
+        uint32_t v = u->vreg;
+        if (v >= nv || L - def[v].lo >= def[v].span) return false;
+        if (!fast_plain(u) && !fast_operand(x, in, u, vregs[v].cls)) return false;
+    }
+    return true;
+}
+
+/* The defs of an instruction in a block with interval here: each vreg
+ * exists, has a class and was not defined before; it is from now on. */
+static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const rv_inst *in, fdef here)
+{
+    fdef *def = x->def;
+    const rv_vreg *vregs = x->f->vregs.data;
+    uint32_t nv = x->nv, ncls = x->m->classes.len;
+    const rv_operand *o = rv_inst_defs(x->f, in), *end = o + in->ndefs;
+    for (; o < end; o++) {
+        uint32_t v = o->vreg;
+        if (v >= nv || !vregs[v].has_class || vregs[v].cls >= ncls || def[v].span) return false;
+        def[v] = here;
+        if (!fast_plain(o) && !fast_operand(x, in, o, vregs[v].cls)) return false;
+    }
+    return true;
+}
+
 static bool fast_edit(const fctx *x, const rv_inst *in)
 {
     ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
@@ -755,13 +788,14 @@ static bool fast_edit(const fctx *x, const rv_inst *in)
     return !ds && !ss;
 }
 
-/* check_term_shape and check_succ: the shape, then each edge's arguments
- * (count, dominated, class and .ref of the parameter). */
-static bool fast_term(const fctx *x, const rv_inst *in, uint32_t L)
+/* The terminator of the block numbered L: no defs, its uses, then
+ * check_term_shape and check_succ (argument count; each argument dominated,
+ * of its parameter's class and .ref). */
+static bool fast_term(fctx *x, const rv_inst *in, uint32_t L)
 {
     const ravel_func *f = x->f;
     uint32_t ns = rv_inst_nsuccs(in);
-    if (in->ndefs) return false;
+    if (in->ndefs || !fast_uses(x, in, L)) return false;
     if (in->op == RAVEL_OP_JUMP && (ns != 1 || in->nuses || in->nimms)) return false;
     if (in->op == RAVEL_OP_BR && (ns < 2 || in->nimms || in->nuses > 1)) return false;
     for (uint32_t k = 0; k < ns; k++) {
@@ -779,28 +813,22 @@ static bool fast_term(const fctx *x, const rv_inst *in, uint32_t L)
     return true;
 }
 
-/* One instruction that is not an edit, in the block numbered L (interval here). */
-static bool fast_inst(fctx *x, const rv_inst *in, fdef here)
+/* An instruction that is neither an edit nor a terminator, in a block with
+ * interval here: its uses before its defs (an instruction's def does not
+ * reach its own uses), copy's shape, safepoint and stackmap. */
+static inline __attribute__((always_inline)) bool fast_inst(fctx *x, const rv_inst *in, fdef here)
 {
-    const rv_operand *o = rv_inst_ops(x->f, in), *uses = o + in->ndefs, *end = uses + in->nuses;
-    for (const rv_operand *u = uses; u < end; u++) { /* before the defs: an inst's def does not reach its uses */
-        if (!fast_dominated(x, u->vreg, here.lo)) return false;
-        if (fast_plain(u)) x->nmissing++;
-        else if (!fast_operand(x, in, u)) return false;
-    }
-    for (; o < uses; o++) {
-        if (!fast_def(x, o->vreg, here)) return false;
-        if (fast_plain(o)) x->nmissing++;
-        else if (!fast_operand(x, in, o)) return false;
-    }
+    if (!fast_uses(x, in, here.lo) || !fast_defs(x, in, here)) return false;
     if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1 || in->nimms)) return false;
-    if (rv_is_term(in)) return fast_term(x, in, here.lo);
-    if ((in->flags & RV_IF_STACKMAP) && !(in->flags & RV_IF_SAFEPOINT)) return false;
-    x->nosmap += (in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP);
+    if (!(in->flags & (RV_IF_STACKMAP | RV_IF_SAFEPOINT))) return true;
+    if (!(in->flags & RV_IF_SAFEPOINT)) return false; /* a stackmap without a safepoint */
+    if (in->flags & RV_IF_STACKMAP) x->alloc_seen = true;
+    else x->nosmap++;
     return true;
 }
 
-/* F3: one block, the RPO-th (its parameters, then its instructions). */
+/* F3: one block, the RPO-th: its parameters, then its instructions (the
+ * last is its terminator, F1; no other is one). */
 static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
 {
     const ravel_func *f = x->f;
@@ -808,25 +836,29 @@ static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
     fdef here = {x->pre[rpo_index], x->size[rpo_index]};
     if (b == 0 && bl->nparams) return false;
     for (uint32_t k = 0; k < bl->nparams; k++)
-        if (!fast_def(x, rv_block_params(f, bl)[k], here)) return false;
-    uint32_t first = bl->first_inst, last = first + bl->ninsts - 1;
-    uint32_t op = rv_inst_at(f, first)->first_op;
+        if (!fast_param(x, rv_block_params(f, bl)[k], here)) return false;
+    const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
+    uint32_t op = in->first_op, nops = 0;
+    bool ordered = true;
     x->op_lo[b] = op;
-    for (uint32_t i = first; i <= last; i++) {
-        const rv_inst *in = rv_inst_at(f, i);
-        x->in_order &= in->first_op == op;
-        op += (uint32_t)in->ndefs + in->nuses;
-        if (in->flags & RV_IF_STACKMAP) x->alloc_seen = true;
+    for (; in <= last; in++) {
+        uint32_t n = (uint32_t)in->ndefs + in->nuses;
+        ordered &= in->first_op == op;
+        op += n;
         if (rv_is_edit(in)) {
-            x->alloc_seen = true;
             if (!fast_edit(x, in)) return false;
+            x->alloc_seen = true;
             continue;
         }
-        if (i != last && rv_is_term(in)) return false; /* instruction after the terminator */
-        if (!fast_inst(x, in, here)) return false;
+        nops += n;
+        if (in == last) break;
+        if (rv_is_term(in) || !fast_inst(x, in, here)) return false; /* a terminator before the last */
     }
+    if (last->flags & RV_IF_STACKMAP) x->alloc_seen = true;
     x->op_hi[b] = op;
-    return true;
+    x->nops += nops;
+    x->in_order &= ordered;
+    return fast_term(x, last, here.lo);
 }
 
 /* Whether the careful path would treat f as allocated (rv_func_is_allocated),
@@ -844,8 +876,9 @@ static bool fast_run(fctx *x)
     if (!fast_edges(x) || !fast_rpo(x) || !fast_dominators(x)) return false;
     for (uint32_t i = 0; i < x->nb; i++)
         if (!fast_block(x, x->rpo[i], i)) return false;
-    /* without an allocation, missing locations and stackmaps are not errors */
-    return !(x->nmissing || x->nosmap) || !fast_allocated(x);
+    /* operands without a location and safepoints without a stackmap are
+     * errors only in an allocated function */
+    return (x->nops == x->located && !x->nosmap) || !fast_allocated(x);
 }
 
 bool rv_validate_fast(const ravel_func *f)
@@ -855,7 +888,8 @@ bool rv_validate_fast(const ravel_func *f)
     uint32_t **arrays[] = {&x.npred, &x.succ0, &x.nsucc, &x.rpo, &x.rpoi, &x.idom, &x.pre,
                            &x.size, &x.work, &x.cur, &x.op_lo, &x.op_hi};
     size_t nb = x.nb, narrays = sizeof arrays / sizeof *arrays;
-    uint32_t *mem = rv_xcalloc(2 * (size_t)x.nv + narrays * nb, sizeof *mem), *p = mem + 2 * (size_t)x.nv;
+    uint32_t *mem = rv_xmalloc(sizeof *mem * (2 * (size_t)x.nv + narrays * nb)), *p = mem + 2 * (size_t)x.nv;
+    memset(mem, 0, sizeof *mem * (2 * (size_t)x.nv + nb)); /* def and npred (the first array) */
     x.def = (fdef *)mem;
     for (size_t k = 0; k < narrays; k++, p += nb) *arrays[k] = p;
     bool ok = fast_run(&x);
