@@ -1040,11 +1040,12 @@ static bool vreg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint
     return p->num == q->num && p->cls == q->cls && p->ref == q->ref;
 }
 
+/* (Both functions passed the guard: their registers exist.) */
 static bool reg_same(const omatch *m, uint32_t x, uint32_t y)
 {
     const ravel_func *a = m->a, *b = m->b;
-    if (x >= a->mach->regs.len || y >= b->mach->regs.len) return false;
     if (m->same_mach) return x == y;
+    if (x >= a->mach->regs.len || y >= b->mach->regs.len) return false;
     return strcmp(a->mach->regs.data[x].name, b->mach->regs.data[y].name) == 0;
 }
 
@@ -1070,8 +1071,13 @@ static const char *inst_diff(const omatch *m, const rv_inst *x, const rv_inst *y
         return "different attributes";
     if (x->flags & RV_IF_CLOBBERS) {
         if (x->nclob != y->nclob) return "a different clobber list";
-        for (uint32_t k = 0; k < x->nclob; k++)
-            if (!reg_same(m, a->u32.data[x->first_clob + k], b->u32.data[y->first_clob + k])) return "a different clobber list";
+        if (m->same_mach) { /* register ids compare as they are */
+            if (x->nclob && memcmp(&a->u32.data[x->first_clob], &b->u32.data[y->first_clob], x->nclob * sizeof(uint32_t)))
+                return "a different clobber list";
+        } else {
+            for (uint32_t k = 0; k < x->nclob; k++)
+                if (!reg_same(m, a->u32.data[x->first_clob + k], b->u32.data[y->first_clob + k])) return "a different clobber list";
+        }
     }
     if (rv_is_term(x)) {
         if (rv_inst_nsuccs(x) != rv_inst_nsuccs(y)) return "different successors";
