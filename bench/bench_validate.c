@@ -2,7 +2,7 @@
  * functions (the fuzzer's validation of every generated function), through
  * the fast path and through the careful path alone (ir/validate.h).
  *
- *   bench_validate [--funcs N] [--max-insts M] [--runs R] [--seconds S] [--careful-only]
+ *   bench_validate [--funcs N] [--max-insts M] [--runs R] [--seconds S] [--careful-only | --fast-only]
  *
  * Generates N functions (default 300; seeds 1..N; max_insts default 381,
  * which averages ~250 instructions like bench_fuzz --config 250), then for
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     size_t nfuncs = 300;
     unsigned runs = 5;
     double seconds = 0.3;
-    bool careful_only = false;
+    bool careful_only = false, fast_only = false;
     rv_gen_opts o;
     rv_gen_opts_default(&o);
     o.max_insts = 381;
@@ -90,8 +90,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--careful-only")) careful_only = true;
+        else if (!strcmp(argv[i], "--fast-only")) fast_only = true;
         else {
-            fprintf(stderr, "usage: bench_validate [--funcs N] [--max-insts M] [--runs R] [--seconds S] [--careful-only]\n");
+            fprintf(stderr, "usage: bench_validate [--funcs N] [--max-insts M] [--runs R] [--seconds S] [--careful-only | --fast-only]\n");
             return 2;
         }
     }
@@ -105,9 +106,10 @@ int main(int argc, char **argv)
     }
     printf("%zu functions, %.1f instructions on average, fast path accepts %zu\n", nfuncs,
            nfuncs ? (double)insts / (double)nfuncs : 0.0, accepted);
-    double careful = measure(&fs, true, runs, seconds, &bad);
-    printf("careful path   %8.2f us/validation  %8.1f ns/instruction\n", careful,
-           insts ? careful * 1e3 * (double)nfuncs / (double)insts : 0.0);
+    double careful = fast_only ? 0 : measure(&fs, true, runs, seconds, &bad);
+    if (!fast_only)
+        printf("careful path   %8.2f us/validation  %8.1f ns/instruction\n", careful,
+               insts ? careful * 1e3 * (double)nfuncs / (double)insts : 0.0);
     if (!careful_only) {
         double fast = measure(&fs, false, runs, seconds, &bad);
         printf("ravel_validate %8.2f us/validation  %8.1f ns/instruction  (%.2fx)\n", fast,

@@ -728,6 +728,14 @@ static inline bool fast_plain(const rv_operand *o)
     return o->kind <= RAVEL_C_STACK && o->loc == RAVEL_LOC_NONE;
 }
 
+/* fast_operand, with its most common case inline: fixed(R) without a
+ * location (R must exist and be of class cls). */
+static inline bool fast_fixed_or_operand(fctx *x, const rv_inst *in, const rv_operand *o, uint8_t cls)
+{
+    if (o->kind != RAVEL_C_FIXED || o->loc != RAVEL_LOC_NONE) return fast_operand(x, in, o, cls);
+    return o->arg < x->m->regs.len && x->m->regs.data[o->arg].cls == cls;
+}
+
 /* A block parameter v of a block with interval here: v exists, has a
  * class, and was not defined before; it is from now on. */
 static bool fast_param(fctx *x, uint32_t v, fdef here)
@@ -756,7 +764,7 @@ static inline __attribute__((always_inline)) bool fast_uses(fctx *x, const rv_in
     for (; u < end; u++) {
         uint32_t v = u->vreg;
         if (v >= nv || L - def[v].lo >= def[v].span) return false;
-        if (!fast_plain(u) && !fast_operand(x, in, u, vregs[v].cls)) return false;
+        if (!fast_plain(u) && !fast_fixed_or_operand(x, in, u, vregs[v].cls)) return false;
     }
     return true;
 }
@@ -773,7 +781,7 @@ static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const rv_in
         uint32_t v = o->vreg;
         if (v >= nv || !vregs[v].has_class || vregs[v].cls >= ncls || def[v].span) return false;
         def[v] = here;
-        if (!fast_plain(o) && !fast_operand(x, in, o, vregs[v].cls)) return false;
+        if (!fast_plain(o) && !fast_fixed_or_operand(x, in, o, vregs[v].cls)) return false;
     }
     return true;
 }
