@@ -697,7 +697,7 @@ static bool fast_dominators(fctx *x)
 /* check_constraint and check_operand_loc for an operand that is not plain
  * (fast_plain) and whose vreg exists with class cls: true if they would
  * report nothing. Counts the operand in x->located if it has a location. */
-static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o, uint8_t cls)
+__attribute__((cold)) static bool fast_operand(fctx *x, const rv_inst *in, const rv_operand *o, uint8_t cls)
 {
     const ravel_machine *m = x->m;
     if (o->kind == RAVEL_C_FIXED) {
@@ -786,7 +786,7 @@ static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const rv_in
     return true;
 }
 
-static bool fast_edit(const fctx *x, const rv_inst *in)
+__attribute__((cold)) static bool fast_edit(const fctx *x, const rv_inst *in)
 {
     ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
     if (!loc_in_range_m(x->m, dst) || !loc_in_range_m(x->m, src)) return false;
@@ -846,7 +846,7 @@ static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
     for (uint32_t k = 0; k < bl->nparams; k++)
         if (!fast_param(x, rv_block_params(f, bl)[k], here)) return false;
     const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
-    uint32_t op = in->first_op, nops = 0;
+    uint32_t op = in->first_op, edit_ops = 0;
     bool ordered = true;
     x->op_lo[b] = op;
     for (; in <= last; in++) {
@@ -856,15 +856,15 @@ static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
         if (rv_is_edit(in)) {
             if (!fast_edit(x, in)) return false;
             x->alloc_seen = true;
+            edit_ops += n;
             continue;
         }
-        nops += n;
         if (in == last) break;
         if (rv_is_term(in) || !fast_inst(x, in, here)) return false; /* a terminator before the last */
     }
     if (last->flags & RV_IF_STACKMAP) x->alloc_seen = true;
     x->op_hi[b] = op;
-    x->nops += nops;
+    x->nops += op - x->op_lo[b] - edit_ops; /* operands of the block's instructions that are not edits */
     x->in_order &= ordered;
     return fast_term(x, last, here.lo);
 }
