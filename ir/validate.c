@@ -18,9 +18,16 @@
  * class, constraints name registers of the right class, and (allocated) every
  * operand has an in-range location of its class.
  *
- * Passes: (1) count definitions and record the first definition of each vreg;
- * (2) per block: parameters, instructions, operands, successors, terminator;
- * (3) edges: critical edges and branches into the entry; (4) with
+ * Two paths. ravel_validate first runs the fast path (end of this file):
+ * three scans without any text that prove a function valid when it is well
+ * formed and in strict SSA form (the usual case: every generated function),
+ * and give up at the first doubt. Only then do the careful passes run; they
+ * alone report, so verdicts and messages are theirs on every input
+ * (ir/validate.h; tests/validate/test_validate_fast.c compares the two).
+ *
+ * Careful passes: (1) count definitions and record the first definition of
+ * each vreg; (2) per block: parameters, instructions, operands, successors,
+ * terminator; (3) edges: critical edges and branches into the entry; (4) with
  * RAVEL_VALIDATE_SSA: single definitions and dominance (cfg.c). */
 #include "ir.h"
 #include "validate.h"
@@ -560,7 +567,10 @@ int rv_validate_careful(const ravel_func *f, unsigned flags, ravel_diags *d)
  * stackmap, instructions or operands not laid out in order (then
  * rv_func_is_allocated decides, as the careful path does).
  *
- * One allocation per call (ravel_validate has no context to keep scratch). */
+ * One allocation per call (ravel_validate has no context to keep scratch).
+ * Cost on generated functions of ~250 instructions (callgrind, bench_fuzz
+ * --config 250): 144k machine instructions per validation by the careful
+ * passes, 40k by the fast path. */
 
 typedef struct fdef {
     uint32_t lo, span; /* dominator-tree interval of the defining block; span 0: undefined */
