@@ -8,6 +8,7 @@
  *     valid allocated functions, also accepted by the fast path),
  *   - the same functions printed and read back (source positions, quoted
  *     source lines),
+ *   - the outputs of every built-in allocator (edits, stackmaps),
  *   - thousands of mutants of all of these, one or two random edits each
  *     (vregs, classes, successors, arguments, parameters, constraints,
  *     locations, flags, opcodes, operand counts, instruction order), most of
@@ -441,6 +442,35 @@ TEST(mutants_answer_as_the_careful_path)
     CHECK(st.careful_ok >= st.fast_ok);
 }
 
+/* The allocators' outputs (edits, stackmaps, real locations): valid, taken
+ * by the fast path, and their mutants answered as by the careful path. */
+TEST(allocated_outputs)
+{
+    stats st = {0};
+    unsigned outputs = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        rv_gen_opts o;
+        options(&o, seed);
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        const ravel_func *f = ravel_module_func(m, 0);
+        for (size_t a = 0; ravel_allocator_name(a); a++) {
+            ravel_func *out = NULL;
+            char *err = NULL;
+            if (ravel_allocate(ravel_allocator_name(a), f, seed, &out, &err) == RAVEL_OK && out) {
+                outputs++;
+                CHECK(rv_validate_fast(out));
+                CHECK(same_answers(out, &st, ravel_allocator_name(a), seed));
+                mutants(out, seed * 31 + a, 4, &st, "allocator output mutant");
+            }
+            ravel_func_free(out);
+            free(err);
+        }
+        ravel_module_free(m);
+    }
+    CHECK(outputs >= 40);
+    CHECK_EQ_INT(st.mismatches, 0);
+}
+
 /* b0: v0 = args; v1 = add v0, v0; ret v1 - operands 0 | 1 2 3 | 4. */
 static ravel_func *small(const ravel_machine *m)
 {
@@ -499,6 +529,7 @@ TEST(unread_operands_with_locations)
 int main(void)
 {
     RUN(unread_operands_with_locations);
+    RUN(allocated_outputs);
     RUN(generated_functions_take_the_fast_path);
     RUN(mutants_answer_as_the_careful_path);
     return TEST_SUMMARY();
