@@ -570,7 +570,7 @@ int rv_validate_careful(const ravel_func *f, unsigned flags, ravel_diags *d)
  * One allocation per call (ravel_validate has no context to keep scratch).
  * Cost on generated functions of ~250 instructions (callgrind, bench_fuzz
  * --config 250): 144k machine instructions per validation by the careful
- * passes, 40k by the fast path. */
+ * passes, 39k by the fast path. */
 
 typedef struct fdef {
     uint32_t lo, span; /* dominator-tree interval of the defining block; span 0: undefined */
@@ -763,35 +763,40 @@ static inline bool fast_dominated(const fctx *x, uint32_t v, uint32_t L)
     return v < x->nv && L - x->def[v].lo < x->def[v].span;
 }
 
-/* The uses of an instruction in the block numbered L: each vreg exists and
- * its definition (visited already) dominates the use. */
-static inline __attribute__((always_inline)) bool fast_uses(fctx *x, const rv_inst *in, uint32_t L)
+/* What the operand loops of one block read, copied out of fctx so that it
+ * stays in registers (stores into def[] could alias fctx's counters). */
+typedef struct fblk {
+    fdef *def;
+    const rv_vreg *vregs;
+    uint32_t nv, ncls;
+    fdef here; /* the block's interval; here.lo numbers it */
+} fblk;
+
+/* The uses of an instruction of block h: each vreg exists and its
+ * definition (visited already) dominates the use. */
+static inline __attribute__((always_inline)) bool fast_uses(fctx *x, const fblk *h, const rv_inst *in)
 {
-    const fdef *def = x->def;
-    const rv_vreg *vregs = x->f->vregs.data;
-    uint32_t nv = x->nv;
     const rv_operand *u = rv_inst_uses(x->f, in), *end = u + in->nuses;
     for (; u < end; u++) {
         uint32_t v = u->vreg;
-        if (v >= nv || L - def[v].lo >= def[v].span) return false;
-        if (!fast_plain(u) && !fast_fixed_or_operand(x, in, u, vregs[v].cls)) return false;
+        if (v >= h->nv || h->here.lo - h->def[v].lo >= h->def[v].span) return false;
+        if (!fast_plain(u) && !fast_fixed_or_operand(x, in, u, h->vregs[v].cls)) return false;
     }
     return true;
 }
 
-/* The defs of an instruction in a block with interval here: each vreg
- * exists, has a class and was not defined before; it is from now on. */
-static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const rv_inst *in, fdef here)
+/* The defs of an instruction of block h: each vreg exists, has a class and
+ * was not defined before; it is from now on. */
+static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const fblk *h, const rv_inst *in)
 {
-    fdef *def = x->def;
-    const rv_vreg *vregs = x->f->vregs.data;
-    uint32_t nv = x->nv, ncls = x->m->classes.len;
     const rv_operand *o = rv_inst_defs(x->f, in), *end = o + in->ndefs;
     for (; o < end; o++) {
         uint32_t v = o->vreg;
-        if (v >= nv || !vregs[v].has_class || vregs[v].cls >= ncls || def[v].span) return false;
-        def[v] = here;
-        if (!fast_plain(o) && !fast_fixed_or_operand(x, in, o, vregs[v].cls)) return false;
+        if (v >= h->nv) return false;
+        const rv_vreg *r = &h->vregs[v];
+        if (!r->has_class || r->cls >= h->ncls || h->def[v].span) return false;
+        h->def[v] = h->here;
+        if (!fast_plain(o) && !fast_fixed_or_operand(x, in, o, r->cls)) return false;
     }
     return true;
 }
@@ -806,14 +811,14 @@ __attribute__((cold)) static bool fast_edit(const fctx *x, const rv_inst *in)
     return !ds && !ss;
 }
 
-/* The terminator of the block numbered L: no defs, its uses, then
+/* The terminator of block h: no defs, its uses, then
  * check_term_shape and check_succ (argument count; each argument dominated,
  * of its parameter's class and .ref). */
-static bool fast_term(fctx *x, const rv_inst *in, uint32_t L)
+static bool fast_term(fctx *x, const fblk *h, const rv_inst *in)
 {
     const ravel_func *f = x->f;
-    uint32_t ns = rv_inst_nsuccs(in);
-    if (in->ndefs || !fast_uses(x, in, L)) return false;
+    uint32_t ns = rv_inst_nsuccs(in), L = h->here.lo;
+    if (in->ndefs || !fast_uses(x, h, in)) return false;
     if (in->op == RAVEL_OP_JUMP && (ns != 1 || in->nuses || in->nimms)) return false;
     if (in->op == RAVEL_OP_BR && (ns < 2 || in->nimms || in->nuses > 1)) return false;
     for (uint32_t k = 0; k < ns; k++) {
@@ -831,12 +836,12 @@ static bool fast_term(fctx *x, const rv_inst *in, uint32_t L)
     return true;
 }
 
-/* An instruction that is neither an edit nor a terminator, in a block with
- * interval here: its uses before its defs (an instruction's def does not
- * reach its own uses), copy's shape, safepoint and stackmap. */
-static inline __attribute__((always_inline)) bool fast_inst(fctx *x, const rv_inst *in, fdef here)
+/* An instruction of block h that is neither an edit nor a terminator: its
+ * uses before its defs (an instruction's def does not reach its own uses),
+ * copy's shape, safepoint and stackmap. */
+static inline __attribute__((always_inline)) bool fast_inst(fctx *x, const fblk *h, const rv_inst *in)
 {
-    if (!fast_uses(x, in, here.lo) || !fast_defs(x, in, here)) return false;
+    if (!fast_uses(x, h, in) || !fast_defs(x, h, in)) return false;
     if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1 || in->nimms)) return false;
     if (!(in->flags & (RV_IF_STACKMAP | RV_IF_SAFEPOINT))) return true;
     if (!(in->flags & RV_IF_SAFEPOINT)) return false; /* a stackmap without a safepoint */
@@ -856,6 +861,7 @@ static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
     for (uint32_t k = 0; k < bl->nparams; k++)
         if (!fast_param(x, rv_block_params(f, bl)[k], here)) return false;
     const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
+    const fblk h = {x->def, f->vregs.data, x->nv, x->m->classes.len, here};
     uint32_t op = in->first_op, edit_ops = 0;
     bool ordered = true;
     x->op_lo[b] = op;
@@ -870,13 +876,13 @@ static bool fast_block(fctx *x, uint32_t b, uint32_t rpo_index)
             continue;
         }
         if (in == last) break;
-        if (rv_is_term(in) || !fast_inst(x, in, here)) return false; /* a terminator before the last */
+        if (rv_is_term(in) || !fast_inst(x, &h, in)) return false; /* a terminator before the last */
     }
     if (last->flags & RV_IF_STACKMAP) x->alloc_seen = true;
     x->op_hi[b] = op;
     x->nops += op - x->op_lo[b] - edit_ops; /* operands of the block's instructions that are not edits */
     x->in_order &= ordered;
-    return fast_term(x, last, here.lo);
+    return fast_term(x, &h, last);
 }
 
 /* Whether the careful path would treat f as allocated (rv_func_is_allocated),
