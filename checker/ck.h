@@ -255,6 +255,11 @@ static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
     return true;
 }
 
+/* Prefetches the record n records after p in an array being streamed
+ * (an address computed as an integer: p + n may lie past the array's end,
+ * where forming the pointer itself would be undefined). */
+#define CK_PREFETCH_AHEAD(p, n) __builtin_prefetch((const void *)((uintptr_t)(p) + (n) * sizeof *(p)))
+
 /* ck_sets (ck_sets.c) */
 void ck_sets_reset(ck_sets *s);
 void ck_sets_free(ck_sets *s);

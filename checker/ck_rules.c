@@ -602,7 +602,7 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
     ravel_loc t = *top;
     uint32_t r = G_SLOW, nregs = x->nregs;
     for (; in < last; in++) {
-        __builtin_prefetch(in + 12); /* the instruction stream (44-byte records): measured -4% at 10^6 */
+        CK_PREFETCH_AHEAD(in, 12); /* the instruction stream (44-byte records): measured -4% at 10^6 */
         ravel_loc d = in->u.edit.dst, s = in->u.edit.src; /* edits only */
         r = G_SLOW;
         switch (in->op) {

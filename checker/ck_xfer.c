@@ -252,7 +252,7 @@ void ck_xfer_block(ravel_checker *ck, uint32_t b)
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         uint32_t ii = bl->first_inst + i;
         if (dump) ck_dump_state(ck, b, ii);
-        __builtin_prefetch(rv_inst_at(ck->f, ii) + 12); /* the instruction stream, as in the guard */
+        CK_PREFETCH_AHEAD(rv_inst_at(ck->f, ii), 12); /* the instruction stream, as in the guard */
         xfer(ck, b, ii, rv_inst_at(ck->f, ii));
     }
     if (dump) ck_dump_state(ck, b, CK_NIL);
