@@ -38,6 +38,7 @@
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
 #define CK_OPT_EXACT 0x80000000u /* internal option (tests): the exact walk only, no fast verdict walk */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
+#define CK_OPT_NO_REPLAY 0x10000000u /* internal option (tests): a stable loop's final visit iterates its inner loops again */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
@@ -112,6 +113,7 @@ typedef struct ck_edelta {
 typedef struct ck_frame {
     uint32_t block, child, rounds;
     uint32_t restrict_to; /* innermost loop being iterated (children outside it wait), or CK_NIL */
+    uint32_t replay_of;   /* the loop whose final visit this block is part of (its blocks are at their fixpoint), or CK_NIL */
     bool iterating;       /* a header iterating its loop (phase 1), errors not recorded (fast: recorded, dropped per round) */
     bool outside_only;    /* fast: the loop's last round was at the fixpoint; only children outside it remain */
     uint32_t errs0;       /* fast: errors before the header's current round */
@@ -205,6 +207,7 @@ struct ravel_checker {
     struct ravel_report *frep;
     RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
     bool locs_ok;            /* fast walk, no rule error: every location named exists (ck_lix) */
+    uint64_t nvisits;        /* block visits of the last ravel_check (both walks): tests bound the work */
     RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
     struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); freed per walk */
     uint32_t bstamp;

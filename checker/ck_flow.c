@@ -257,6 +257,7 @@ static bool child_allowed(const ravel_checker *ck, const ck_frame *fr, uint32_t 
 static void enter_block(ravel_checker *ck, uint32_t idx)
 {
     uint32_t x = ck->frames.data[idx].block;
+    ck->nvisits++;
     ck->berr.data[x] = ck->rep ? ck->rep->errs.len : 0;
     if (ck->fast) rv_vec_push(ck->visits, x);
     compute_entry(ck, x);
@@ -284,7 +285,12 @@ static void push_frame(ravel_checker *ck, uint32_t x, uint32_t restrict_to)
     fr.saved_rep = ck->rep;
     fr.errs0 = ck->rep ? ck->rep->errs.len : 0;
     fr.visits0 = ck->visits.len;
-    if (ck->is_header.data[x]) {
+    fr.replay_of = CK_NIL;
+    if (ck->frames.len) { /* inside a stable loop's final visit: its blocks, inner loops included, are at their fixpoint */
+        uint32_t r = ck->frames.data[ck->frames.len - 1].replay_of;
+        if (r != CK_NIL && ck_in_loop(ck, x, r)) fr.replay_of = r;
+    }
+    if (ck->is_header.data[x] && fr.replay_of == CK_NIL) {
         fr.iterating = true;
         if (!ck->fast) ck->rep = NULL;
     }
@@ -352,6 +358,7 @@ static bool frame_done(ravel_checker *ck)
         if (fixed || fr->rounds >= MAX_ROUNDS) {
             if (!fixed) ck->diverged = true;
             fr->iterating = false; /* final visit, with everything, errors recorded */
+            if (fixed && !(ck->opts & CK_OPT_NO_REPLAY)) fr->replay_of = b; /* a replay: inner loops do not iterate again */
             ck->rep = fr->saved_rep;
         }
         fr->rounds++;
