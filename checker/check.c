@@ -117,6 +117,21 @@ static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, 
     return rc != RAVEL_EINVAL;
 }
 
+/* The walk passed CK_MAX_SET_POOL: locations that would have held a new
+ * set held nothing. That only removes facts, so no error means the
+ * allocation is correct; but value errors may be artefacts, so they are
+ * replaced by a bad-input diagnostic (the rules' errors stand). */
+static void drop_undecided(ravel_checker *ck, ravel_report *rep)
+{
+    uint32_t nvalue = 0;
+    for (uint32_t i = 0; i < rep->errs.len; i++) nvalue += rep->errs.data[i].value;
+    if (!nvalue) return;
+    ck_drop_value_errors(rep);
+    ck_bad_input(rep, "%s: error: func %s: beyond the checker's limit: its vreg sets would hold more than %u members in "
+                 "all (a location holding thousands of aliases of one value); %u value error%s not decided",
+                 ck->f->file ? ck->f->file : "<input>", rv_func_name(ck->f), ck->sets.limit, nvalue, nvalue == 1 ? "" : "s");
+}
+
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
     ravel_report *rep = ck_report_new();
@@ -140,6 +155,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     if (orig) ck_match_orig(ck, orig);
     if ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck)) ck_flow(ck, true); /* errors: the exact walk, for the report */
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
+    if (ck->sets.overflow) drop_undecided(ck, rep);
     ck_finish_report(ck);
     ck->rep = NULL;
     ck->f = NULL;

@@ -87,7 +87,16 @@ typedef struct ck_sets {
     RV_VEC(ck_setrec) recs;
     uint32_t *tab; /* open addressing: set id + 1, 0 = free */
     uint32_t cap;
+    uint32_t limit; /* members in all: CK_MAX_SET_POOL, or ck->set_limit (tests) */
+    bool overflow;  /* a set was not made: the pool would pass the limit (see ck_set_intern) */
 } ck_sets;
+/* Members the interned sets of one walk may hold in all (256 MiB; every
+ * real function measured stays far below: ~45 bytes of scratch per
+ * instruction in all). Sets grow one member per aliasing copy, so a chain
+ * of n copies of one value in one location takes n^2/2: past ~11,500 such
+ * copies the checker stops making sets (ck_set_intern) instead of running
+ * out of memory. */
+#define CK_MAX_SET_POOL (1u << 26)
 
 /* A sparse list in some pool: [start, start+len). */
 typedef struct ck_list {
@@ -208,6 +217,7 @@ struct ravel_checker {
     RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
     bool locs_ok;            /* fast walk, no rule error: every location named exists (ck_lix) */
     uint64_t nvisits;        /* block visits of the last ravel_check (both walks): tests bound the work */
+    uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
     RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
     struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); freed per walk */
     uint32_t bstamp;
@@ -376,6 +386,7 @@ void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_lo
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void ck_bad_input(ravel_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ck_truncate_errors(ravel_report *rep, uint32_t n);
+void ck_drop_value_errors(ravel_report *rep); /* keeps the rules' errors */
 void ck_dump_state(ravel_checker *ck, uint32_t b, uint32_t ii);
 void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v);
 void ck_finish_report(ravel_checker *ck); /* sort, dedupe, explain */

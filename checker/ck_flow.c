@@ -408,6 +408,7 @@ void ck_flow(ravel_checker *ck, bool fresh)
     uint32_t n = ck->nblocks;
     if (fresh) {
         ck_sets_reset(&ck->sets);
+        if (ck->set_limit) ck->sets.limit = ck->set_limit;
         ck->dpool.len = 0;
         rv_vec_reserve(ck->edelta, f->succs.len);
         ck->edelta.len = f->succs.len;

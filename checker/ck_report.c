@@ -317,6 +317,17 @@ void ck_truncate_errors(ravel_report *rep, uint32_t n)
     if (!rep->errs.len && !rep->bad_input.len) rep->status = RAVEL_OK;
 }
 
+void ck_drop_value_errors(ravel_report *rep)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < rep->errs.len; i++) {
+        if (rep->errs.data[i].value) free_err(&rep->errs.data[i]);
+        else rep->errs.data[w++] = rep->errs.data[i];
+    }
+    rep->errs.len = w;
+    if (!rep->errs.len && !rep->bad_input.len) rep->status = RAVEL_OK;
+}
+
 static void free_err(ck_err *e)
 {
     free((char *)e->pub.loc);

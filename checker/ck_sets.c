@@ -23,6 +23,8 @@ void ck_sort_u32(uint32_t *a, uint32_t n)
 
 void ck_sets_reset(ck_sets *s)
 {
+    s->overflow = false;
+    s->limit = CK_MAX_SET_POOL;
     for (uint32_t i = 0; i < s->recs.len; i++) s->tab[s->recs.data[i].slot] = 0;
     s->recs.len = 0;
     s->pool.len = 0;
@@ -79,6 +81,10 @@ ck_val ck_set_intern(ck_sets *s, const uint32_t *m, uint32_t n)
         h = (h + 1) & (s->cap - 1);
     }
     if (s->recs.len >= 0x7ffffff0u) rv_oom();
+    if (n > s->limit - s->pool.len) { /* over the limit: the set is not made, its location holds nothing */
+        s->overflow = true; /* (fewer facts: a verdict without errors stays sound; errors are not decided) */
+        return CK_V_CONFLICT;
+    }
     ck_setrec r = {s->pool.len, n, h};
     rv_vec_reserve(s->pool, n);
     memcpy(s->pool.data + s->pool.len, m, n * sizeof *m);

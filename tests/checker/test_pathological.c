@@ -1,16 +1,24 @@
-/* test_nesting.c - the checker's work on deep loop nests is polynomial in
- * the depth. Each level of the nest is a loop whose latch rotates eight
- * registers (so the first round never holds: every loop needs a second),
- * leaving either from its header or from its body (then the block after
- * the loop hangs off the body in the dominator tree: a "deep exit"), with
- * or without a read of a rotated register in each header (then every
+/* test_pathological.c - bounded work and memory on pathological shapes.
+ *
+ * Deep loop nests: each level of the nest is a loop whose latch rotates
+ * eight registers (so the first round never holds: every loop needs a
+ * second), leaving either from its header or from its body (then the block
+ * after the loop hangs off the body in the dominator tree: a "deep exit"),
+ * with or without a read of a rotated register in each header (then every
  * level has an error and the exact walk runs for the report). A stable
  * loop's final visit used to iterate every inner loop again, which doubled
- * the visits per level (2^depth); this test bounds the block visits of one
- * ravel_check (ck->nvisits) by a cubic in the depth, checks the verdict and
- * the number of errors, and compares the report with the reference walk
- * (CK_OPT_NO_REPLAY) where that one is still cheap. Work, not time, is
- * measured: the bound cannot depend on the machine. */
+ * the visits per level (2^depth); the block visits of one ravel_check
+ * (ck->nvisits) are bounded here by a cubic in the depth, with the verdict,
+ * the number of errors, and the report of the reference walk
+ * (CK_OPT_NO_REPLAY) where that one is still cheap.
+ *
+ * Long copy chains: n copies of one value kept in one register make sets
+ * of 2..n+1 vregs, n^2/2 members in all. Past the limit on interned sets
+ * (CK_MAX_SET_POOL; lowered here through ck->set_limit) the checker stops
+ * making sets: a verdict without value errors stands (only facts were
+ * lost), value errors become one bad-input diagnostic.
+ *
+ * Work, not time, is measured: the bounds cannot depend on the machine. */
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
 #include "tests/test.h"
@@ -163,10 +171,78 @@ TEST(reports_as_the_reference_walk)
     }
 }
 
+/* A chain of n copies of v0 in r0, then (reread) reads of v0 and vn in r0,
+ * or (redefine) r0 written anew and only that read. */
+static char *chain(int n, bool reread)
+{
+    text t = {malloc(256), 0, 256};
+    if (!t.s) abort();
+    put(&t, "machine\n  class int r0 r1\nend\n\nfunc f\nb0:\n  v0:int @r0 = const 1\n");
+    for (int i = 1; i <= n; i++) put(&t, "  v%d:int @r0 = copy v%d @r0\n", i, i - 1);
+    if (reread) put(&t, "  out v%d @r0\n  out v0 @r0\n", n);
+    else put(&t, "  v%d:int @r0 = const 5\n  out v%d @r0\n", n + 1, n + 1);
+    put(&t, "  ret\nend\n");
+    return t.s;
+}
+
+/* Checks the chain with the sets limited to limit members (0: the
+ * default); returns the status, *msg the report's text. */
+static int check_chain(int n, bool reread, uint32_t limit, char **msg)
+{
+    char *src = chain(n, reread);
+    ravel_diags *dg = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(src, strlen(src), "chain.ra", dg);
+    CHECK(m != NULL);
+    int rc = -1;
+    if (m) {
+        ravel_checker *ck = ravel_checker_new();
+        ck->set_limit = limit;
+        ravel_report *rep = NULL;
+        rc = ravel_check(ck, ravel_module_func(m, 0), NULL, &rep);
+        *msg = report_text(rep);
+        ravel_report_free(rep);
+        ravel_checker_free(ck);
+        ravel_module_free(m);
+    }
+    ravel_diags_free(dg);
+    free(src);
+    return rc;
+}
+
+TEST(copy_chains_within_the_limit)
+{
+    char *msg = NULL;
+    CHECK_EQ_INT(check_chain(300, true, 0, &msg), RAVEL_OK); /* 45,450 members: far below the default */
+    free(msg);
+    CHECK_EQ_INT(check_chain(300, true, 45450, &msg), RAVEL_OK); /* just enough */
+    free(msg);
+}
+
+/* Copy i makes the set of i + 1 vregs: 45,149 members up to copy 299, so
+ * with a limit of 45,300 only the last copy's set is not made. */
+TEST(copy_chains_past_the_limit)
+{
+    char *msg = NULL;
+    /* the reads of the location whose set was not made cannot be decided */
+    CHECK_EQ_INT(check_chain(300, true, 45300, &msg), RAVEL_EINVAL);
+    CHECK(msg && strstr(msg, "chain.ra: error: func f: beyond the checker's limit") && strstr(msg, "2 value errors not decided"));
+    free(msg);
+    CHECK_EQ_INT(check_chain(300, true, 45449, &msg), RAVEL_EINVAL);
+    free(msg);
+    CHECK_EQ_INT(check_chain(300, true, 20000, &msg), RAVEL_EINVAL); /* the chain's own reads fail from there on */
+    free(msg);
+    /* nothing read from it: the verdict stands */
+    CHECK_EQ_INT(check_chain(300, false, 45300, &msg), RAVEL_OK);
+    CHECK(msg && !strstr(msg, "error"));
+    free(msg);
+}
+
 int main(void)
 {
     RUN(deep_nests_cost_polynomial_work);
     RUN(exact_walk_on_deep_nests);
     RUN(reports_as_the_reference_walk);
+    RUN(copy_chains_within_the_limit);
+    RUN(copy_chains_past_the_limit);
     return TEST_SUMMARY();
 }
