@@ -44,6 +44,10 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->dpost);
     rv_vec_free(ck->loop_of);
     rv_vec_free(ck->loop_parent);
+    rv_vec_free(ck->lpre);
+    rv_vec_free(ck->lpost);
+    rv_vec_free(ck->lchild_start);
+    rv_vec_free(ck->lchild);
     rv_vec_free(ck->is_header);
     free(ck->lval);
     free(ck->lacc);

@@ -112,11 +112,19 @@ typedef struct ck_mark {
     uint32_t log, nodes;
 } ck_mark;
 
-/* The delta an edge carries relative to its target's idom's exit state. */
+/* The delta an edge carries relative to its target's idom's exit state.
+ * A visit that records it again reuses its room (cap entries at start)
+ * when it fits, so the pool grows with the largest deltas, not with the
+ * number of visits (deep loop nests visit blocks many times). */
 typedef struct ck_edelta {
-    uint32_t start, len; /* in dpool */
+    uint32_t start, len, cap; /* in dpool */
     bool recorded;
 } ck_edelta;
+
+/* A block's entry patch of its last visit in ppool, with its room. */
+typedef struct ck_span {
+    uint32_t start, len, cap;
+} ck_span;
 
 /* A node of the dominator-tree walk. */
 typedef struct ck_frame {
@@ -167,6 +175,8 @@ struct ravel_checker {
     RV_VEC(uint32_t) idom, dchild_start, dchild;
     RV_VEC(uint32_t) dpre, dpost;           /* dominator-tree numbering */
     RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */
+    RV_VEC(uint32_t) lpre, lpost;           /* loop-tree numbering of the headers (ck_in_loop in O(1)) */
+    RV_VEC(uint32_t) lchild_start, lchild;  /* the loop tree's children lists (scratch of ck_cfg.c) */
     RV_VEC(uint8_t) is_header;
     RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge */
     RV_VEC(uint8_t) deep_exit; /* header: a block outside its loop has its idom inside, not the header
@@ -204,7 +214,7 @@ struct ravel_checker {
     ck_sets sets;
     RV_VEC(ck_ent) dpool, patch, ppool;
     RV_VEC(ck_edelta) edelta;     /* per edge (index into f->succs) */
-    RV_VEC(ck_list) bpatch;       /* per block: the entry patch of its last visit */
+    RV_VEC(ck_span) bpatch;       /* per block: the entry patch of its last visit */
     RV_VEC(ck_frame) frames;
     RV_VEC(uint32_t) frame_of, berr;
     ck_u32vec setbuf, setbuf2, srcset;
@@ -285,12 +295,14 @@ void ck_sort_u32(uint32_t *a, uint32_t n);
 /* ck_cfg.c */
 void ck_cfg_build(ravel_checker *ck);
 static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->rpo_index.data[b] != CK_NIL; }
-/* True if block b is in the natural loop headed by h. */
+/* True if block b is in the natural loop headed by h: h is b's innermost
+ * header or one enclosing it (an ancestor in the loop tree, by its
+ * pre/post numbers: O(1) however deep the nest). */
 static inline bool ck_in_loop(const ravel_checker *ck, uint32_t b, uint32_t h)
 {
-    for (uint32_t x = ck->loop_of.data[b]; x != CK_NIL; x = ck->loop_parent.data[x])
-        if (x == h) return true;
-    return false;
+    uint32_t x = ck->loop_of.data[b];
+    if (x == CK_NIL || !ck->is_header.data[h]) return false;
+    return ck->lpre.data[h] <= ck->lpre.data[x] && ck->lpost.data[x] <= ck->lpost.data[h];
 }
 
 /* ck_state.c: the current state with its undo log */

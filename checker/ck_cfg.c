@@ -220,6 +220,48 @@ static void build_loops(ravel_checker *ck)
     }
 }
 
+/* Numbers the loop tree (headers, parent loop_parent) in pre- and
+ * post-order, for ck_in_loop. */
+static void number_loops(ravel_checker *ck)
+{
+    uint32_t n = ck->nblocks;
+    rv_vec_reserve(ck->lpre, n);
+    rv_vec_reserve(ck->lpost, n);
+    rv_vec_reserve(ck->lchild_start, n + 1);
+    rv_vec_reserve(ck->lchild, n);
+    rv_vec_reserve(ck->dfs_stack, n);
+    rv_vec_reserve(ck->dfs_next, n);
+    ck->lpre.len = ck->lpost.len = n;
+    uint32_t *start = ck->lchild_start.data, *child = ck->lchild.data, *stack = ck->dfs_stack.data, *next = ck->dfs_next.data;
+    for (uint32_t b = 0; b <= n; b++) start[b] = 0;
+    for (uint32_t h = 0; h < n; h++)
+        if (ck->is_header.data[h] && ck->loop_parent.data[h] != CK_NIL) start[ck->loop_parent.data[h] + 1]++;
+    for (uint32_t b = 0; b < n; b++) start[b + 1] += start[b];
+    for (uint32_t b = 0; b < n; b++) next[b] = start[b];
+    for (uint32_t h = 0; h < n; h++)
+        if (ck->is_header.data[h] && ck->loop_parent.data[h] != CK_NIL) child[next[ck->loop_parent.data[h]]++] = h;
+    uint32_t pre = 0, post = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        if (!ck->is_header.data[r] || ck->loop_parent.data[r] != CK_NIL) continue;
+        uint32_t sp = 0;
+        stack[sp++] = r;
+        ck->lpre.data[r] = pre++;
+        next[r] = start[r];
+        while (sp) {
+            uint32_t h = stack[sp - 1];
+            if (next[h] < start[h + 1]) {
+                uint32_t c = child[next[h]++];
+                ck->lpre.data[c] = pre++;
+                next[c] = start[c];
+                stack[sp++] = c;
+            } else {
+                ck->lpost.data[h] = post++;
+                sp--;
+            }
+        }
+    }
+}
+
 /* deep_exit[h]: the loop of h has a block outside it whose idom is a loop
  * block other than h (the loop is left from its body), or a dominator-tree
  * child of h in the loop has an irreducible retreating in-edge. Only loops
@@ -245,5 +287,6 @@ void ck_cfg_build(ravel_checker *ck)
     build_dom(ck);
     number_dom(ck);
     build_loops(ck);
+    number_loops(ck);
     build_deep_exits(ck);
 }

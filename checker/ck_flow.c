@@ -132,13 +132,18 @@ static void record_edges(ravel_checker *ck, uint32_t x)
             }
         }
         ck_edelta *ed = &ck->edelta.data[eid];
-        ed->start = ck->dpool.len;
-        ed->len = ck->tmp_locs.len;
+        uint32_t n = ck->tmp_locs.len;
+        if (!ed->recorded || n > ed->cap) { /* new room at the pool's end (the old one is left) */
+            rv_vec_reserve(ck->dpool, n);
+            ed->start = ck->dpool.len;
+            ed->cap = n;
+            ck->dpool.len += n;
+        }
+        ed->len = n;
         ed->recorded = true;
-        rv_vec_reserve(ck->dpool, ck->tmp_locs.len);
-        for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
+        for (uint32_t i = 0; i < n; i++) {
             uint32_t li = ck->tmp_locs.data[i];
-            ck->dpool.data[ck->dpool.len++] = (ck_ent){li, edge_val(ck, e, li, pst, ast)};
+            ck->dpool.data[ed->start + i] = (ck_ent){li, edge_val(ck, e, li, pst, ast)};
         }
     }
 }
@@ -223,7 +228,7 @@ static void compute_entry(ravel_checker *ck, uint32_t x)
  * x was last visited with (both against the current state). */
 static bool entry_changed(ravel_checker *ck, uint32_t x)
 {
-    const ck_list old = ck->bpatch.data[x];
+    const ck_span old = ck->bpatch.data[x];
     uint32_t so = ck_next_stamp(ck), sn = ck_next_stamp(ck);
     for (uint32_t i = 0; i < old.len; i++) {
         ck_ent e = ck->ppool.data[old.start + i];
@@ -261,10 +266,16 @@ static void enter_block(ravel_checker *ck, uint32_t idx)
     ck->berr.data[x] = ck->rep ? ck->rep->errs.len : 0;
     if (ck->fast) rv_vec_push(ck->visits, x);
     compute_entry(ck, x);
-    ck->bpatch.data[x] = (ck_list){ck->ppool.len, ck->patch.len};
-    rv_vec_reserve(ck->ppool, ck->patch.len);
+    ck_span *bp = &ck->bpatch.data[x];
+    if (ck->patch.len > bp->cap) { /* as record_edges: the room of an earlier visit when it fits */
+        rv_vec_reserve(ck->ppool, ck->patch.len);
+        bp->start = ck->ppool.len;
+        bp->cap = ck->patch.len;
+        ck->ppool.len += ck->patch.len;
+    }
+    bp->len = ck->patch.len;
     for (uint32_t i = 0; i < ck->patch.len; i++) {
-        ck->ppool.data[ck->ppool.len++] = ck->patch.data[i];
+        ck->ppool.data[bp->start + i] = ck->patch.data[i];
         ck_set(ck, ck->patch.data[i].li, ck->patch.data[i].val);
     }
     ck_xfer_block(ck, x);
@@ -412,7 +423,7 @@ void ck_flow(ravel_checker *ck, bool fresh)
         ck->dpool.len = 0;
         rv_vec_reserve(ck->edelta, f->succs.len);
         ck->edelta.len = f->succs.len;
-        for (uint32_t i = 0; i < f->succs.len; i++) ck->edelta.data[i] = (ck_edelta){0, 0, false};
+        for (uint32_t i = 0; i < f->succs.len; i++) ck->edelta.data[i] = (ck_edelta){0, 0, 0, false};
     }
     ck->ppool.len = 0;
     ck->diverged = false;
@@ -420,6 +431,7 @@ void ck_flow(ravel_checker *ck, bool fresh)
     rv_vec_reserve(ck->frame_of, n);
     rv_vec_reserve(ck->berr, n);
     ck->bpatch.len = ck->frame_of.len = ck->berr.len = n;
+    for (uint32_t b = 0; b < n; b++) ck->bpatch.data[b] = (ck_span){0, 0, 0}; /* ppool starts empty */
     ck_state_init(ck);
     if (ck->rpo.len) walk(ck);
 }

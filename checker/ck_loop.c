@@ -432,7 +432,7 @@ static bool lp_taint(lp *P, uint32_t li, ck_val was, ck_val now)
 static bool lp_diff(lp *P, uint32_t so, uint32_t sn)
 {
     ravel_checker *ck = P->ck;
-    const ck_list old = ck->bpatch.data[P->h];
+    const ck_span old = ck->bpatch.data[P->h];
     const ck_ent *xold = old.len ? &ck->ppool.data[old.start] : NULL;
     for (uint32_t i = 0; i < old.len; i++) {
         ck->lst1[xold[i].li] = so;

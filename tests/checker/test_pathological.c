@@ -10,7 +10,9 @@
  * the visits per level (2^depth); the block visits of one ravel_check
  * (ck->nvisits) are bounded here by a cubic in the depth, with the verdict,
  * the number of errors, and the report of the reference walk
- * (CK_OPT_NO_REPLAY) where that one is still cheap.
+ * (CK_OPT_NO_REPLAY) where that one is still cheap. The edge deltas and
+ * entry patches must not grow with the visits either (each reuses its
+ * room: they used to take hundreds of megabytes on a nest of depth 400).
  *
  * Long copy chains: n copies of one value kept in one register make sets
  * of 2..n+1 vregs, n^2/2 members in all. Past the limit on interned sets
@@ -119,6 +121,11 @@ static uint64_t check_nest(int d, bool body_exit, bool reads, unsigned opts, cha
         CHECK_EQ_INT(rc, reads ? RAVEL_EFAIL : RAVEL_OK);
         CHECK_EQ_INT(ravel_report_count(rep), reads ? d : 0); /* one conflicted read per header */
         visits = ck->nvisits;
+        /* memory follows the size, not the visits: each edge's delta and
+         * each block's patch reuse their room (at most every location) */
+        const ravel_func *f = ravel_module_func(m, 0);
+        CHECK(ck->dpool.len <= (uint64_t)f->succs.len * ck->nlocs);
+        CHECK(ck->ppool.len <= (uint64_t)f->layout.len * ck->nlocs);
         if (rtext) *rtext = report_text(rep);
         ravel_report_free(rep);
         ravel_checker_free(ck);
