@@ -30,13 +30,13 @@
  * validator and checker work that followed):
  *   generate (bytes -> function)             287 ->  287 ->  180   12%
  *   validate the generated function (--ssa)  125 ->  123 ->   42    3%
- *   allocate (fast)                          626 ->  614 ->  646   42%
+ *   allocate (fast)                          626 ->  614 ->  645   42%
  *     of which rv_func_clone                  30 ->   21
  *     of which rv_cfg_build                   12 ->   11
  *   validate the allocated output            116 ->    0 ->    0   (the checker covers it)
- *   check                                    909 ->  856 ->  657   43%   (checker work)
+ *   check                                    909 ->  856 ->  635   42%   (checker work)
  *   seed hash, freeing                        19 ->   19 ->   19    1%
- *   total                                   2092 -> 1908 -> 1545 */
+ *   total                                   2092 -> 1908 -> 1522 */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"
 
