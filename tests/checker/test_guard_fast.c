@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h" /* rv_rng_next */
 #include "checker/ck.h"
+#include "tests/checker/report_text.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 
@@ -150,16 +151,6 @@ static void mutate(ravel_func *f, uint64_t *s)
     }
 }
 
-static char *report_text(const ravel_report *r)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) return NULL;
-    if (r) ravel_report_print(m, r);
-    fclose(m);
-    return buf;
-}
 
 typedef struct stats {
     uint64_t checks, ok, efail, einval, differ, suspect;

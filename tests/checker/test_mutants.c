@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h" /* rv_rng_next */
 #include "checker/ck.h"
+#include "tests/checker/report_text.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 
@@ -110,17 +111,6 @@ static bool agrees(const ravel_func *orig, const ravel_func *f, char *msg, size_
     return true;
 }
 
-/* The report as text ("" when none). */
-static char *report_text(const ravel_report *r)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) return NULL;
-    if (r) ravel_report_print(m, r);
-    fclose(m);
-    return buf;
-}
 
 /* ravel_check by ck, compared with the reference context ref. */
 static int check_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, const ravel_func *orig, stats *st)

@@ -23,6 +23,7 @@
  * Work, not time, is measured: the bounds cannot depend on the machine. */
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
+#include "tests/checker/report_text.h"
 #include "tests/test.h"
 
 #include <stdarg.h>
@@ -94,16 +95,6 @@ static char *nest(int d, bool body_exit, bool reads)
     return t.s;
 }
 
-static char *report_text(const ravel_report *r)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) return NULL;
-    if (r) ravel_report_print(m, r);
-    fclose(m);
-    return buf;
-}
 
 /* Checks the nest of depth d with the options; returns the visits. */
 static uint64_t check_nest(int d, bool body_exit, bool reads, unsigned opts, char **rtext)
