@@ -378,6 +378,26 @@ static bool frame_done(ravel_checker *ck)
         enter_block(ck, idx);
         return true;
     }
+    if (fr->replay_of != CK_NIL && fr->replay_of != b && ck->is_header.data[b]) {
+        /* An inner header visited once in a replay: that visit is the old
+         * walk's first round of it, and if its entry is stable the old walk's
+         * final visit would repeat it exactly. If not (the states before it
+         * differ from the round that converged, e.g. an earlier inner loop
+         * finished by the shortcut from another entry), iterate as usual. */
+        ck_rollback(ck, fr->mark_entry);
+        compute_entry(ck, b);
+        if (entry_changed(ck, b)) {
+            if (ck->rep) ck_truncate_errors(ck->rep, fr->errs0);
+            fr->replay_of = CK_NIL;
+            fr->iterating = true;
+            if (!ck->fast) ck->rep = NULL;
+            fr->rounds++;
+            fr->child = 0;
+            fr->visits0 = ck->visits.len;
+            enter_block(ck, idx);
+            return true;
+        }
+    }
     uint32_t i = first_changed_child(ck, fr);
     if (i != CK_NIL && fr->rounds < MAX_ROUNDS) {
         fr->rounds++;
