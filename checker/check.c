@@ -157,7 +157,9 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    if ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck)) ck_flow(ck, true); /* errors: the exact walk, for the report */
+    /* errors: the exact walk, for the report; also when the fast walk hit
+     * the set limit (its loop shortcut assumes sets are always made) */
+    if ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow) ck_flow(ck, true);
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (ck->sets.overflow) drop_undecided(ck, rep);
     ck_finish_report(ck);
