@@ -336,6 +336,17 @@ static inline bool ck_val_has(const ck_sets *s, ck_val val, uint32_t v)
     if (!(val & CK_V_SETBIT) || val >= CK_V_UNKNOWN) return false;
     return ck_set_has(s, val, v);
 }
+/* val holds a .ref vreg (a singleton is the vreg itself: no set lookup). */
+static inline bool ck_holds_ref(const ravel_checker *ck, ck_val val)
+{
+    if (val < CK_V_SETBIT) return ck_is_ref(ck, val);
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
+    for (uint32_t i = 0; i < n; i++)
+        if (ck_is_ref(ck, m[i])) return true;
+    return false;
+}
 static inline bool ck_loc_has(const ravel_checker *ck, uint32_t li, uint32_t v) { return ck_val_has(&ck->sets, ck->lval[li], v); }
 ck_mark ck_mark_now(const ravel_checker *ck);
 void ck_rollback(ravel_checker *ck, ck_mark m);

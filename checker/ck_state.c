@@ -311,17 +311,6 @@ static void drop_refs(ravel_checker *ck, uint32_t li, uint32_t rooted)
     set_shrunk(ck, li, ck_set_intern(&ck->sets, ck->setbuf2.data, ck->setbuf2.len));
 }
 
-static inline bool has_ref(const ravel_checker *ck, ck_val val)
-{
-    if (val < CK_V_SETBIT) return ck_is_ref(ck, val); /* a singleton: the vreg itself */
-    uint32_t one;
-    const uint32_t *m;
-    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
-    for (uint32_t i = 0; i < n; i++)
-        if (ck_is_ref(ck, m[i])) return true;
-    return false;
-}
-
 /* The safepoint effect. Locations listed (lst3 == listed) keep their refs;
  * gc moving: every other location loses its .ref vregs; gc nonmoving: refs
  * rooted by a listed slot (vst == rooted) survive everywhere. The ref chain
@@ -334,7 +323,7 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted)
     for (uint32_t h = ck->vh[rc].head; h != CK_NIL; h = ck->hnodes.data[h].next) {
         uint32_t li = ck->hnodes.data[h].li;
         ck_val val = ck->lval[li];
-        if (ck->lst1[li] == st || !has_ref(ck, val)) continue;
+        if (ck->lst1[li] == st || !ck_holds_ref(ck, val)) continue;
         ck->lst1[li] = st;
         if (val < CK_V_SETBIT) { /* a single .ref vreg (the usual holder): kept or gone */
             if (ck->lst3[li] == listed || (rooted && ck->vst[val] == rooted)) rv_vec_push(ck->tmp_locs, li);
@@ -342,7 +331,7 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted)
             continue;
         }
         if (ck->lst3[li] != listed) drop_refs(ck, li, rooted);
-        if (has_ref(ck, ck->lval[li])) rv_vec_push(ck->tmp_locs, li);
+        if (ck_holds_ref(ck, ck->lval[li])) rv_vec_push(ck->tmp_locs, li);
     }
     reset_chain(ck, rc);
     for (uint32_t i = ck->tmp_locs.len; i-- > 0;) push_holder(ck, ck->tmp_locs.data[i], rc);

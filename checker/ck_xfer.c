@@ -27,23 +27,12 @@ static bool read_use(ravel_checker *ck, const ck_site *s, const rv_operand *o)
     return false;
 }
 
-static bool holds_ref(const ravel_checker *ck, ck_val val)
-{
-    if (val < CK_V_SETBIT) return is_ref(ck, val); /* a singleton: the vreg itself */
-    uint32_t one;
-    const uint32_t *m;
-    uint32_t n = ck_val_members(&ck->sets, val, &m, &one);
-    for (uint32_t i = 0; i < n; i++)
-        if (is_ref(ck, m[i])) return true;
-    return false;
-}
-
 static void check_stackmap(ravel_checker *ck, ck_site *s, const rv_inst *in)
 {
     const ravel_func *f = ck->f;
     for (uint32_t k = 0; k < in->u.smap.n; k++) {
         uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li == CK_NIL || holds_ref(ck, ck_get(ck, li)) || !ck->rep) continue;
+        if (li == CK_NIL || ck_holds_ref(ck, ck_get(ck, li)) || !ck->rep) continue;
         s->role = "stackmap";
         s->k = (int32_t)k;
         s->op = NULL;
