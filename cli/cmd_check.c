@@ -19,7 +19,8 @@ static void usage(FILE *out)
           "  --explain     print the state of each location at every point of each\n"
           "                block where an error occurs\n"
           "\n"
-          "exit status: 0 verified, 1 errors found, 2 unreadable input or bad usage\n",
+          "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, or a\n"
+          "function beyond the checker's limit (docs/format.md section 8)\n",
           out);
 }
 
