@@ -62,6 +62,7 @@ typedef struct ck_ent {
     uint32_t li;
     ck_val val;
 } ck_ent;
+typedef RV_VEC(ck_ent) ck_entvec;
 
 /* A vreg's holder chain: head node, and the location of the head node when
  * known (CK_NIL otherwise; a hint that saves reading the node). */
@@ -212,7 +213,7 @@ struct ravel_checker {
     RV_VEC(uint32_t) tmp_locs;
     /* the walk (ck_flow.c) */
     ck_sets sets;
-    RV_VEC(ck_ent) dpool, patch, ppool;
+    ck_entvec dpool, patch, ppool;
     RV_VEC(ck_edelta) edelta;     /* per edge (index into f->succs) */
     RV_VEC(ck_span) bpatch;       /* per block: the entry patch of its last visit */
     RV_VEC(ck_frame) frames;

@@ -110,6 +110,18 @@ static void mark_holders(ravel_checker *ck, uint32_t v, uint32_t st)
     }
 }
 
+/* Room for n entries in pool at *start: the room of an earlier recording
+ * (*cap entries) when it fits (had: there is one), else new room at the
+ * pool's end (the old one is left). */
+static void pool_room(ck_entvec *pool, uint32_t *start, uint32_t *cap, uint32_t n, bool had)
+{
+    if (had && n <= *cap) return;
+    rv_vec_reserve(*pool, n);
+    *start = pool->len;
+    *cap = n;
+    pool->len += n;
+}
+
 /* Records the delta of every edge leaving x (x's exit state is current). */
 static void record_edges(ravel_checker *ck, uint32_t x)
 {
@@ -133,12 +145,7 @@ static void record_edges(ravel_checker *ck, uint32_t x)
         }
         ck_edelta *ed = &ck->edelta.data[eid];
         uint32_t n = ck->tmp_locs.len;
-        if (!ed->recorded || n > ed->cap) { /* new room at the pool's end (the old one is left) */
-            rv_vec_reserve(ck->dpool, n);
-            ed->start = ck->dpool.len;
-            ed->cap = n;
-            ck->dpool.len += n;
-        }
+        pool_room(&ck->dpool, &ed->start, &ed->cap, n, ed->recorded);
         ed->len = n;
         ed->recorded = true;
         for (uint32_t i = 0; i < n; i++) {
@@ -267,12 +274,7 @@ static void enter_block(ravel_checker *ck, uint32_t idx)
     if (ck->fast) rv_vec_push(ck->visits, x);
     compute_entry(ck, x);
     ck_span *bp = &ck->bpatch.data[x];
-    if (ck->patch.len > bp->cap) { /* as record_edges: the room of an earlier visit when it fits */
-        rv_vec_reserve(ck->ppool, ck->patch.len);
-        bp->start = ck->ppool.len;
-        bp->cap = ck->patch.len;
-        ck->ppool.len += ck->patch.len;
-    }
+    pool_room(&ck->ppool, &bp->start, &bp->cap, ck->patch.len, true); /* cap 0 until the first visit */
     bp->len = ck->patch.len;
     for (uint32_t i = 0; i < ck->patch.len; i++) {
         ck->ppool.data[bp->start + i] = ck->patch.data[i];
