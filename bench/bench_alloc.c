@@ -6,14 +6,18 @@
  *      times 10^loop-depth) summed over the corpus and over generated
  *      functions (register files of 1..32 registers per class), counting
  *      only functions every allocator allocates.
- * Safepoints are left out of the timing functions unless --safepoints: a
- * stackmap lists every .ref live across its safepoint, so with many
- * long-lived refs the OUTPUT grows as safepoints x live refs and dominates.
+ * The timing functions have realistic pressure: a use drawn for pressure
+ * picks among the --window N (default 32) newest values of its type in
+ * scope (rv_gen_opts.window), so tens of values are live at once at every
+ * size. Safepoints are left out unless --safepoints: a stackmap lists every
+ * .ref live across its safepoint, so with --window 0 (any value in scope,
+ * thousands of long-lived refs at 10^5) the OUTPUT grows as safepoints x
+ * live refs and dominates.
  *   3. with --funcs N: microseconds per fuzz-sized function (N generated
  *      functions of ~250 instructions, max_insts 367 as in bench_fuzz),
  *      allocation only, for every allocator (or only --alloc NAME); this
  *      mode alone is what `valgrind --tool=callgrind` profiles well.
- * Usage: bench_alloc [--runs N] [--max N] [--gen N] [--corpus DIR] [--safepoints] [--quick]
+ * Usage: bench_alloc [--runs N] [--max N] [--window N] [--gen N] [--corpus DIR] [--safepoints] [--quick]
  *                    [--funcs N [--alloc NAME]]
  * Run it from a Release build; --quick is the small smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
@@ -52,11 +56,11 @@ static uint32_t nallocs(void)
 }
 
 /* Part 1: time per instruction. */
-static void bench_time(int runs, uint32_t max_size, bool safepoints)
+static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t window)
 {
     uint32_t na = nallocs();
     bool gave_up[MAX_ALLOCS] = {0};
-    printf("allocation time (CPU), ns per instruction (median of %d)%s\n", runs,
+    printf("allocation time (CPU), ns per instruction (median of %d), window %u%s\n", runs, window,
            safepoints ? "" : ", generated functions without safepoints (--safepoints to include them)");
     printf("%10s %8s", "insts", "blocks");
     for (uint32_t a = 0; a < na; a++) printf(" %12s", rv_allocators[a].name);
@@ -68,6 +72,7 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints)
         o.min_insts = size - size / 10; /* rows of the size they are labelled with */
         o.max_blocks = size / 40 > 24 ? size / 40 : 24;
         o.min_regs = o.max_regs = 16;
+        o.window = window;
         if (!safepoints) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS;
         ravel_module *m = rv_gen_from_seed(size, &o);
         const ravel_func *f = ravel_module_func(m, 0);
@@ -245,7 +250,7 @@ static void bench_funcs(uint32_t count, const char *only)
 int main(int argc, char **argv)
 {
     int runs = 5;
-    uint32_t max_size = 1000000, ngen = 500;
+    uint32_t max_size = 1000000, ngen = 500, window = 32;
 #ifdef RAVEL_DEFAULT_CORPUS
     const char *corpus = RAVEL_DEFAULT_CORPUS; /* the source tree's corpus/ra */
 #else
@@ -261,6 +266,8 @@ int main(int argc, char **argv)
             ngen = 20;
         } else if (strcmp(argv[i], "--safepoints") == 0) {
             safepoints = true;
+        } else if (i + 1 < argc && strcmp(argv[i], "--window") == 0) {
+            window = (uint32_t)strtoul(argv[++i], NULL, 0);
         } else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0) {
             runs = atoi(argv[++i]);
         } else if (i + 1 < argc && strcmp(argv[i], "--max") == 0) {
@@ -280,7 +287,7 @@ int main(int argc, char **argv)
         bench_funcs(nfuncs, only);
         return 0;
     }
-    bench_time(runs, max_size, safepoints);
+    bench_time(runs, max_size, safepoints, window);
     cost_sum cc, cg;
     memset(&cc, 0, sizeof cc);
     memset(&cg, 0, sizeof cg);

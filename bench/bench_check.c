@@ -8,7 +8,13 @@
  *   - the ratio checker / fastest allocator, also without ravel_validate
  *     (RAVEL_CHECK_NO_VALIDATE: the validator's share is not the checker's),
  *   - the checker context's peak scratch memory, bytes per instruction.
- * Usage: bench_check [--runs N] [--max N] [--safepoints] [--quick] [--small]
+ * Realistic pressure: a use drawn for pressure picks among the 32 newest
+ * values of its type in scope (rv_gen_opts.window), so that tens of values
+ * are live at once at every size; --window 0 lifts that (any value in
+ * scope: thousands live at 10^5, and with --safepoints every stackmap lists
+ * thousands of references, so the input grows as safepoints x live refs).
+ * Usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N]
+ *                    [--safepoints] [--quick] [--small]
  * (--small: per-call costs on many small functions, see bench_small)
  * Run it from a Release build; --quick is the smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
@@ -151,18 +157,19 @@ static int bench_small(int runs)
 int main(int argc, char **argv)
 {
     int runs = 5, check_runs = 0;
-    uint32_t max = 1000000, min = 1000;
+    uint32_t max = 1000000, min = 1000, window = 32;
     bool safepoints = false, small = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--min") == 0 && i + 1 < argc) min = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--check-runs") == 0 && i + 1 < argc) check_runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--window") == 0 && i + 1 < argc) window = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--safepoints") == 0) safepoints = true;
         else if (strcmp(argv[i], "--quick") == 0) runs = 1, max = 10000;
         else if (strcmp(argv[i], "--small") == 0) small = true;
         else {
-            fprintf(stderr, "usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--safepoints] [--quick] [--small]\n");
+            fprintf(stderr, "usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N] [--safepoints] [--quick] [--small]\n");
             return 2;
         }
     }
@@ -172,7 +179,8 @@ int main(int argc, char **argv)
     if (small) return bench_small(runs);
     uint32_t na = 0;
     while (rv_allocators[na].name && na < MAX_ALLOCS) na++;
-    printf("checker vs allocators, CPU time, median of %d runs%s\n", runs, safepoints ? ", with safepoints" : "");
+    printf("checker vs allocators, CPU time, median of %d runs, %s, window %u%s\n", runs,
+           safepoints ? "with safepoints" : "no safepoints", window, window ? "" : " (any value in scope)");
     printf("%9s %9s %7s %6s", "orig", "alloc'd", "blocks", "slots");
     for (uint32_t a = 0; a < na; a++) printf(" %9s", rv_allocators[a].name);
     printf(" | %9s %9s %9s %7s %9s %9s %7s  %s\n", "check", "ns/inst", "ns/orig", "ratio", "novalid", "ns/inst", "ratio", "B/inst  verdict");
@@ -188,6 +196,7 @@ int main(int argc, char **argv)
         o.min_insts = size - size / 10; /* rows of the size they are labelled with */
         o.max_blocks = size / 40 > 24 ? size / 40 : 24;
         o.min_regs = o.max_regs = 16;
+        o.window = window;
         if (!safepoints) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS;
         ravel_module *m = rv_gen_from_seed(size, &o);
         const ravel_func *f = ravel_module_func(m, 0);

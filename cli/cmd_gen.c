@@ -15,7 +15,7 @@
 static void gen_usage(FILE *out)
 {
     fputs("usage: ravel gen [--seed S] [--from FILE [--skip N]] [--insts N] [--blocks N] [--regs MIN..MAX]\n"
-          "                 [--pressure P] [--no-FEATURE ...] [--count K] [-o DIR|FILE]\n"
+          "                 [--pressure P] [--window N] [--no-FEATURE ...] [--count K] [-o DIR|FILE]\n"
           "Prints random valid SSA functions (one machine and one function per module)\n"
           "in .ra text. The same seed and options always give the same text.\n"
           "  --seed S        first seed (default 0)\n"
@@ -30,6 +30,10 @@ static void gen_usage(FILE *out)
           "  --regs MIN..MAX allocatable registers per class (default 1..32, at most 64;\n"
           "                  or one number)\n"
           "  --pressure P    0..100, how many values are kept live at once (default 50)\n"
+          "  --window N      a use drawn for pressure picks among the N newest values\n"
+          "                  of its type in scope only (default 0: any value in scope,\n"
+          "                  so large functions keep thousands of values live; N keeps\n"
+          "                  them in the tens to hundreds at any size)\n"
           "  --no-FEATURE    never use FEATURE; FEATURE is one of:\n"
           "                 ",
           out);
@@ -103,7 +107,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||
-                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
+                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
         if (!takes) return bad("unknown option", o);
         if (!v) return bad("missing value for", o);
         i++;
@@ -114,6 +118,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
         else if (!strcmp(o, "--blocks")) err = get_u32(v, &a->opts.max_blocks) || a->opts.max_blocks == 0;
         else if (!strcmp(o, "--regs")) err = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0;
         else if (!strcmp(o, "--pressure")) err = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100;
+        else if (!strcmp(o, "--window")) err = get_u32(v, &a->opts.window);
         else if (!strcmp(o, "--count")) err = cli_parse_u64(v, &a->count) || a->count == 0;
         else if (!strcmp(o, "--skip")) err = cli_parse_u64(v, &a->skip);
         else a->out = v;

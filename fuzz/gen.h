@@ -47,6 +47,12 @@ typedef struct rv_gen_opts {
     unsigned features;       /* RV_GEN_* (default RV_GEN_ALL) */
     uint32_t min_insts;      /* lower bound of the size aimed at (0 = none, the default; benchmarks
                                 set it to get functions of a given size); clamped to max_insts */
+    uint32_t window;         /* 0 (the default): a use drawn for pressure may pick any value in
+                                scope, so in a large function thousands of values are live at
+                                once; N: only among the N newest values of its type in scope, so
+                                live values stay in the tens to hundreds whatever the size (the
+                                checker benchmark's "realistic pressure"). Functions whose scopes
+                                never exceed N values are the same either way */
 } rv_gen_opts;
 
 void rv_gen_opts_default(rv_gen_opts *o);

@@ -157,6 +157,7 @@ typedef struct gen {
      * far256 picks a value anywhere in scope (pressure). */
     uint8_t ctab[256];
     uint32_t far256;
+    uint32_t window;                /* rv_gen_opts.window: far picks among the newest window values (0: all) */
     uint32_t free0[RV_GEN_MAX_CLASSES]; /* a fresh instruction's budget (see ginst.free) */
     /* the instruction being built (rule S2): fixed[r] == serial << 2 | points
      * means register r is fixed at those points; stale serials mean none */
@@ -223,16 +224,22 @@ static void make_avail(gen *g, uint32_t v) { make_avail_t(g, v, vtype(g, v)); }
 static const uint8_t near_tab[5][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 1}, {0, 1, 2, 0}, {0, 1, 2, 3}};
 
 /* A value of type t: with probability `pressure` anywhere in scope (long
- * live ranges, many values live at once), else one of the newest four.
+ * live ranges, many values live at once; with a window, anywhere among the
+ * newest window values of the type), else one of the newest four.
  * Two bytes decide: the first far or near, the second which value (two
  * more when far and n > 256). */
 static inline uint32_t pick_of_type_u(gen *g, uint32_t t, uint32_t u)
 {
     uint32_t n = g->navail[t];
+    const uint32_t *av = g->avail[t];
+    if (g->window && n > g->window) { /* far picks among the newest window values only */
+        av += n - g->window;
+        n = g->window;
+    }
     bool far = (u >> 8) < g->far256; /* a coin toss at pressure 50: selected, not branched on */
-    if (n > 256 && far) return g->avail[t][below(g, n)]; /* n first: rarely true, well predicted */
+    if (n > 256 && far) return av[below(g, n)]; /* n first: rarely true, well predicted */
     uint32_t near = n - 1 - near_tab[n < 4 ? n : 4][u & 3], anywhere = ((u & 255) * n) >> 8;
-    return g->avail[t][near ^ ((near ^ anywhere) & (0u - far))]; /* far ? anywhere : near, by mask */
+    return av[near ^ ((near ^ anywhere) & (0u - far))]; /* far ? anywhere : near, by mask */
 }
 static inline uint32_t pick_of_type(gen *g, uint32_t t) { return pick_of_type_u(g, t, rv_gen_u16(g->s)); }
 
@@ -1401,6 +1408,7 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     init_ctab(&g);
     for (uint32_t c = 0; c < gm->ncls; c++) g.free0[c] = FREE_GUARD | gm->nalloc[c] | gm->nalloc[c] << 16;
     g.far256 = o->pressure * 256u / 100u;
+    g.window = o->window;
     g.target = pick_target(&g);
     g.f = new_func(&g);
     avail_grow(&g, g.target / 2u + 1u);

@@ -131,6 +131,7 @@ static rv_gen_opts random_opts(uint64_t *s)
     o.max_regs = o.min_regs + (uint32_t)(rv_rng_next(s) % 8);
     o.pressure = (uint32_t)(rv_rng_next(s) % 101);
     o.features = rv_rng_next(s) % 3 ? (unsigned)rv_rng_next(s) & RV_GEN_ALL : RV_GEN_ALL;
+    o.window = rv_rng_next(s) % 3 ? 0 : (uint32_t)(rv_rng_next(s) % 40);
     return o;
 }
 
@@ -150,9 +151,9 @@ TEST(valid_seeds_and_options)
         }
     }
     /* extreme options are clamped, not trusted */
-    rv_gen_opts o = {0, 0, 0, 0, 1000, ~0u, 0};
+    rv_gen_opts o = {0, 0, 0, 0, 1000, ~0u, 0, ~0u};
     CHECK(check_bytes((const uint8_t *)"x", 1, &o, "zero opts"));
-    o = (rv_gen_opts){5, 1000, 500, 100, 100, RV_GEN_ALL, 0};
+    o = (rv_gen_opts){5, 1000, 500, 100, 100, RV_GEN_ALL, 0, 1};
     ravel_module *mod = rv_gen_from_seed(3, &o);
     CHECK(mod && mod->mach->classes.data[0].alloc.len <= 64);
     ravel_module_free(mod);
@@ -424,6 +425,48 @@ TEST(pressure_knob)
     CHECK(mean[1] > 1.8 * mean[0]);
 }
 
+/* rv_gen_opts.window bounds how many values a large function keeps live
+ * at once (the checker benchmark's "realistic pressure"); without it the
+ * number grows with the size. A window no scope reaches changes nothing. */
+TEST(window_knob)
+{
+    uint32_t most[2][2]; /* [window 0 / 32][size 2000 / 20000] */
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < 2; k++) {
+            rv_gen_opts o;
+            rv_gen_opts_default(&o);
+            o.max_insts = k ? 20000 : 2000;
+            o.min_insts = o.max_insts - o.max_insts / 10;
+            o.max_blocks = o.max_insts / 40;
+            o.min_regs = o.max_regs = 16;
+            o.window = w ? 32 : 0;
+            ravel_module *mod = rv_gen_from_seed(7 + (uint64_t)k, &o);
+            CHECK(good_module(mod, &o, "window"));
+            live_scan(mod->funcs.data[0], &most[w][k]);
+            ravel_module_free(mod);
+        }
+    printf("most values live at once, 2000 / 20000 instructions: window 0: %u / %u, window 32: %u / %u\n", most[0][0],
+           most[0][1], most[1][0], most[1][1]);
+    CHECK(most[0][1] > 4 * most[0][0]); /* grows with the size without a window */
+    CHECK(most[1][1] < 2 * most[1][0]); /* flat with one */
+    CHECK(most[1][1] * 4 < most[0][1]);
+    /* scopes of a 60-instruction function never hold 1000 values of a type */
+    for (uint64_t seed = 0; seed < 50; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 60;
+        ravel_module *a = rv_gen_from_seed(seed, &o);
+        o.window = 1000;
+        ravel_module *b = rv_gen_from_seed(seed, &o);
+        char *ta = print_module(a), *tb = print_module(b);
+        CHECK(ta && tb && strcmp(ta, tb) == 0);
+        free(ta);
+        free(tb);
+        ravel_module_free(a);
+        ravel_module_free(b);
+    }
+}
+
 /* The machine is written straight into its arrays (gen.c), not through
  * ravel_machine_add_*: it must keep machine.c's invariants, so that the
  * public API (names, classes, clobbers) works on it. */
@@ -593,6 +636,7 @@ int main(void)
     RUN(every_feature_appears);
     RUN(feature_switches);
     RUN(pressure_knob);
+    RUN(window_knob);
     RUN(machine_invariants);
     RUN(deterministic);
     RUN(print_parse_round_trip);
