@@ -35,6 +35,8 @@ static void fuzz_usage(FILE *out)
           "      --regs N           generator: at most N registers per class (1..32)\n"
           "      --min-regs N       generator: at least N registers per class\n"
           "      --pressure P       generator: register pressure 0..100\n"
+          "      --window N         generator: pressure picks among the N newest values of\n"
+          "                         a type (default 0: any in scope; see ravel gen --help)\n"
           "      --max-files N      failure files per allocator (default 20)\n"
           "      --stall-timeout S  a worker that makes no progress for S seconds is killed\n"
           "                         and its case written as a failure (default 60)\n"
@@ -78,7 +80,7 @@ static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
     return val && !cli_parse_u64(val, v) && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Generator knobs: --insts --blocks --regs --min-regs --pressure. Returns
+/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window. Returns
  * 1 if argv[*i] was one (-1 if its value is bad), 0 if not. */
 static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
@@ -100,6 +102,9 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
     } else if (opt(argc, argv, i, NULL, "--pressure", &val)) {
         if (num(val, 0, 100, &v)) return -1;
         g->pressure = (uint32_t)v;
+    } else if (opt(argc, argv, i, NULL, "--window", &val)) {
+        if (num(val, 0, UINT32_MAX, &v)) return -1;
+        g->window = (uint32_t)v;
     } else {
         return 0;
     }

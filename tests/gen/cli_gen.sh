@@ -29,6 +29,12 @@ n=$(grep -c "^  " "$T/s.ra")
 "$R" validate --ssa "$T/s.ra" > /dev/null || fail "small not valid"
 "$R" gen --seed 5 --insts 5000 --blocks 400 --regs 1..2 > "$T/l.ra" || fail "large"
 "$R" validate --ssa "$T/l.ra" > /dev/null || fail "large not valid"
+# --window: valid, and a change only where scopes outgrow it
+"$R" gen --seed 5 --insts 5000 --blocks 400 --regs 1..2 --window 8 > "$T/w.ra" || fail "--window"
+"$R" validate --ssa "$T/w.ra" > /dev/null || fail "--window not valid"
+cmp -s "$T/l.ra" "$T/w.ra" && fail "--window 8 changed nothing in a large function"
+"$R" gen --seed 5 --insts 12 --blocks 3 --window 1000 > "$T/sw.ra" || fail "--window small"
+cmp -s "$T/s.ra" "$T/sw.ra" || fail "--window 1000 changed a 12-instruction function"
 
 # -o DIR, --from FILE
 mkdir "$T/d"
@@ -47,7 +53,7 @@ cmp -s "$T/f1.ra" "$T/f3.ra" || fail "--skip 1 does not drop the first byte"
 "$R" gen --from "$T/empty.bin" | "$R" validate --ssa - > /dev/null || fail "--from empty"
 
 # usage errors exit 2
-for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--bogus" "--count 2 -o $T/s.ra" "--skip 1"; do
+for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--window" "--window x" "--bogus" "--count 2 -o $T/s.ra" "--skip 1"; do
   "$R" gen $bad > /dev/null 2>&1
   [ $? -eq 2 ] || fail "'$bad' should exit 2"
 done
