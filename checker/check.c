@@ -76,6 +76,7 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->srcset);
     free(ck->explain.s);
     ravel_report_free(ck->frep);
+    ck_loop_free(ck);
     free(ck);
 }
 

@@ -225,12 +225,12 @@ struct ravel_checker {
      * visited again; any error sends the caller to the exact walk */
     bool fast;
     struct ravel_report *frep;
-    RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); freed per walk */
+    RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); emptied per walk */
     bool locs_ok;            /* fast walk, no rule error: every location named exists (ck_lix) */
     uint64_t nvisits;        /* block visits of the last ravel_check (both walks): tests bound the work */
     uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
-    RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); freed per walk */
-    struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); freed per walk */
+    RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); emptied per walk */
+    struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); kept between checks */
     uint32_t bstamp;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
@@ -379,9 +379,12 @@ void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
 /* ck_xfer.c */
 void ck_xfer_block(ravel_checker *ck, uint32_t b);
 
-/* ck_loop.c: the fast walk's loop shortcut (see there); its scratch lives
- * for one walk (ck_loop_free: after it). */
+/* ck_loop.c: the fast walk's loop shortcut (see there); its scratch is
+ * emptied after each walk (ck_loop_reset, keeping its room for the next
+ * check, as the context's other vectors do) and freed with the context
+ * (ck_loop_free). */
 bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0);
+void ck_loop_reset(ravel_checker *ck);
 void ck_loop_free(ravel_checker *ck);
 
 /* ck_flow.c */

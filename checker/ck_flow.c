@@ -470,7 +470,7 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck_flow(ck, true);
     ck->fast = false;
     ck->locs_ok = false;
-    ck_loop_free(ck); /* the loop shortcut's scratch lives for one walk */
+    ck_loop_reset(ck); /* the loop shortcut's scratch: empty, its room kept */
     ck->rep = rep;
     bool ok = !ck->frep->errs.len && !ck->diverged;
     ck_truncate_errors(ck->frep, 0);

@@ -450,6 +450,13 @@ static bool lp_diff(lp *P, uint32_t so, uint32_t sn)
     return true;
 }
 
+void ck_loop_reset(ravel_checker *ck)
+{
+    ck->visits.len = 0;
+    ck->bscr.len = 0; /* lp_blocks zeroes it again as it grows it: no stale stamp survives */
+    ck->bstamp = 0;
+}
+
 void ck_loop_free(ravel_checker *ck)
 {
     rv_vec_free(ck->visits);
