@@ -1311,6 +1311,18 @@ static bool gen_loop(gen *g, uint32_t depth)
     return true;
 }
 
+/* The longest straight run to draw now: 8, or twice the instructions left
+ * per block left when that is more. Loops and diamonds take blocks, runs
+ * take none; with runs of at most 8 a large budget outlived its blocks and
+ * the rest piled up in the last one (about 90% of a 10^5-instruction
+ * function in one block). Pacing spreads the instructions over the blocks
+ * instead, so large functions have loops throughout. */
+static uint32_t run_max(const gen *g)
+{
+    uint32_t per = (uint32_t)((2ull * room(g)) / (block_room(g) + 1u));
+    return per > 8 ? per : 8;
+}
+
 /* A region: items (straight runs, diamonds, loops) in the open block, which
  * is open again at the end. The top level runs until the budget is spent. */
 static void gen_region(gen *g, uint32_t depth)
@@ -1321,7 +1333,7 @@ static void gen_region(gen *g, uint32_t depth)
         bool done = false;
         if (depth < MAX_DEPTH && w < 2) done = gen_loop(g, depth);
         else if (depth < MAX_DEPTH && w < 4) done = gen_diamond(g, depth);
-        if (!done) gen_insts(g, 1 + below(g, 8));
+        if (!done) gen_insts(g, 1 + below(g, run_max(g)));
     }
 }
 
