@@ -467,6 +467,30 @@ TEST(window_knob)
     }
 }
 
+/* A large budget spreads over the blocks: straight runs are paced by the
+ * instructions left per block left, so no block collects the rest (it used
+ * to hold ~90% of a large function). */
+TEST(spread_over_blocks)
+{
+    for (uint64_t seed = 0; seed < 4; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 20000;
+        o.min_insts = 18000;
+        o.max_blocks = 500;
+        ravel_module *mod = rv_gen_from_seed(seed, &o);
+        const ravel_func *f = mod->funcs.data[0];
+        uint32_t big = 0;
+        for (uint32_t b = 0; b < f->blocks.len; b++)
+            if (f->blocks.data[b].ninsts > big) big = f->blocks.data[b].ninsts;
+        printf("seed %llu: %u instructions, %u blocks, the largest %u\n", (unsigned long long)seed, f->insts.len,
+               f->layout.len, big);
+        CHECK(f->layout.len > 400);
+        CHECK(big * 4 < f->insts.len);
+        ravel_module_free(mod);
+    }
+}
+
 /* The machine is written straight into its arrays (gen.c), not through
  * ravel_machine_add_*: it must keep machine.c's invariants, so that the
  * public API (names, classes, clobbers) works on it. */
@@ -637,6 +661,7 @@ int main(void)
     RUN(feature_switches);
     RUN(pressure_knob);
     RUN(window_knob);
+    RUN(spread_over_blocks);
     RUN(machine_invariants);
     RUN(deterministic);
     RUN(print_parse_round_trip);
