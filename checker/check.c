@@ -31,6 +31,7 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->rtodo);
     rv_vec_free(ck->pred_start);
     rv_vec_free(ck->pred);
+    rv_vec_free(ck->pedge);
     rv_vec_free(ck->rpo);
     rv_vec_free(ck->rpo_index);
     rv_vec_free(ck->dfs_stack);

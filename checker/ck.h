@@ -173,6 +173,7 @@ struct ravel_checker {
     uint32_t nregs, nlocs, nblocks, nvregs;
     /* cfg (ck_cfg.c) */
     RV_VEC(uint32_t) pred_start, pred, rpo, rpo_index, dfs_stack, dfs_next;
+    RV_VEC(uint32_t) pedge; /* pedge[p]: the edge (index into f->succs) of in-edge p = pred[p] -> its block */
     RV_VEC(uint32_t) idom, dchild_start, dchild;
     RV_VEC(uint32_t) dpre, dpost;           /* dominator-tree numbering */
     RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */

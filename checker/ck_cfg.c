@@ -23,13 +23,20 @@ static void build_preds(ravel_checker *ck)
     ck->pred.len = 0;
     rv_vec_reserve(ck->pred, ck->pred_start.data[n]);
     ck->pred.len = ck->pred_start.data[n];
-    /* fill using dfs_next as a cursor */
+    rv_vec_reserve(ck->pedge, ck->pred.len);
+    ck->pedge.len = ck->pred.len;
+    /* fill using dfs_next as a cursor: per block its in-edges by source
+     * block, then by successor index */
     ck->dfs_next.len = 0;
     rv_vec_reserve(ck->dfs_next, n);
     for (uint32_t b = 0; b < n; b++) ck->dfs_next.data[b] = ck->pred_start.data[b];
     for (uint32_t b = 0; b < n; b++) {
         const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
-        for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) ck->pred.data[ck->dfs_next.data[rv_inst_succs(f, t)[k].block]++] = b;
+        for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+            uint32_t p = ck->dfs_next.data[rv_inst_succs(f, t)[k].block]++;
+            ck->pred.data[p] = b;
+            ck->pedge.data[p] = t->u.succ.first + k;
+        }
     }
 }
 

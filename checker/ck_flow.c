@@ -165,21 +165,15 @@ static inline ck_val meet2(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
     return ck_val_meet(s, a, b, tmp);
 }
 
-/* Calls fn for every recorded edge into x. */
+/* Runs body for every recorded edge eid into x (each edge once; in the
+ * order of ck->pred: by source block q_, then successor index). */
 #define FOR_IN_EDGES(ck, x, eid, body)                                                     \
     do {                                                                                   \
-        uint32_t last_ = CK_NIL;                                                           \
         for (uint32_t p_ = (ck)->pred_start.data[x]; p_ < (ck)->pred_start.data[(x) + 1]; p_++) { \
-            uint32_t q_ = (ck)->pred.data[p_];                                             \
-            if (q_ == last_ || !ck_reachable(ck, q_)) continue;                            \
-            last_ = q_;                                                                    \
-            const rv_inst *t_ = rv_block_term((ck)->f, &(ck)->f->blocks.data[q_]);         \
-            for (uint32_t k_ = 0; k_ < rv_inst_nsuccs(t_); k_++) {                         \
-                if (rv_inst_succs((ck)->f, t_)[k_].block != (x)) continue;                 \
-                uint32_t eid = t_->u.succ.first + k_;                                      \
-                if (!(ck)->edelta.data[eid].recorded) continue;                            \
-                body                                                                       \
-            }                                                                              \
+            uint32_t eid = (ck)->pedge.data[p_], q_ = (ck)->pred.data[p_];                 \
+            if (!(ck)->edelta.data[eid].recorded || !ck_reachable(ck, q_)) continue;       \
+            (void)q_;                                                                      \
+            body                                                                           \
         }                                                                                  \
     } while (0)
 
@@ -508,7 +502,7 @@ static void prov_join(ravel_checker *ck, ck_buf *b, uint32_t x, uint32_t li)
         for (uint32_t i = 0; i < ed->len; i++)
             if (ck->dpool.data[ed->start + i].li == li) v = ck->dpool.data[ed->start + i].val;
         ck_bprintf(b, "  from %s (", rv_block_name(f, q_));
-        where(b, f, (uint32_t)(t_ - f->insts.data));
+        where(b, f, (uint32_t)(rv_block_term(f, &f->blocks.data[q_]) - f->insts.data));
         ck_bprintf(b, "): %s %s ", lb, v < CK_V_UNKNOWN ? "holds" : "is");
         ck_val_text(b, ck, v);
         ck_bprintf(b, "\n");
