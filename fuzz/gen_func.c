@@ -925,8 +925,10 @@ static bool inst_callsite(gen *g, ginst *I)
     }
     if (has(g, RV_GEN_ANY_STACK)) {
         uint32_t n = below(g, 4);
-        for (uint32_t i = 0; i < n; i++)
-            add_use_as(g, I, pick_val(g, -1, -1), kind_op(chance(g, 50) ? RAVEL_C_STACK : RAVEL_C_ANY));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = pick_val(g, -1, -1); /* two draws: in this order whatever the compiler */
+            add_use_as(g, I, v, kind_op(chance(g, 50) ? RAVEL_C_STACK : RAVEL_C_ANY));
+        }
     }
     emit(g, I);
     return true;
