@@ -78,6 +78,7 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck->explain.s);
     ravel_report_free(ck->frep);
     ck_loop_free(ck);
+    free(ck->evmemo);
     free(ck);
 }
 

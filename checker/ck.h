@@ -213,6 +213,8 @@ struct ravel_checker {
     RV_VEC(ck_logent) log;
     RV_VEC(uint32_t) tmp_locs;
     /* the walk (ck_flow.c) */
+    struct ck_evmemo *evmemo;     /* edge values computed this walk, by (edge, value): see edge_val */
+    uint32_t evgen;               /* evmemo entries of other generations are empty (new per fresh walk) */
     ck_sets sets;
     ck_entvec dpool, patch, ppool;
     RV_VEC(ck_edelta) edelta;     /* per edge (index into f->succs) */

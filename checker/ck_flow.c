@@ -66,11 +66,31 @@ static ck_val intern_list(ravel_checker *ck, uint32_t *m, uint32_t n)
     return ck_set_intern(&ck->sets, m, w);
 }
 
-static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t li, uint32_t pst, uint32_t ast)
+/* The substituted values of one walk: the value a location carries along
+ * an edge depends on the edge and the value only (the sets keep their ids
+ * for the walk), and loops record the same edges again and again. A small
+ * direct-mapped table; generation evgen is the current walk's. */
+#define CK_EVMEMO 1024u
+struct ck_evmemo {
+    uint32_t gen, eid, val, res;
+};
+
+static ck_val edge_val_compute(ravel_checker *ck, const rv_succ *e, ck_val val, uint32_t pst, uint32_t ast);
+
+static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t eid, uint32_t li, uint32_t pst, uint32_t ast)
 {
     ck_val val = ck->lval[li];
     if (val >= CK_V_UNKNOWN || !e->nargs) return val;
     if (!(val & CK_V_SETBIT) && ck->vst[val] != pst && ck->vst2[val] != ast) return val; /* untouched singleton */
+    struct ck_evmemo *m = &ck->evmemo[(eid * 0x9e3779b1u ^ val * 0x85ebca6bu) >> 22]; /* 10 bits: CK_EVMEMO */
+    if (m->gen == ck->evgen && m->eid == eid && m->val == val) return m->res;
+    ck_val res = edge_val_compute(ck, e, val, pst, ast);
+    *m = (struct ck_evmemo){ck->evgen, eid, val, res};
+    return res;
+}
+
+static ck_val edge_val_compute(ravel_checker *ck, const rv_succ *e, ck_val val, uint32_t pst, uint32_t ast)
+{
     const ravel_func *f = ck->f;
     const uint32_t *params = ck_params(f, &f->blocks.data[e->block]);
     if (!(val & CK_V_SETBIT)) { /* a singleton (the usual case): itself unless a parameter, plus what it feeds */
@@ -150,7 +170,7 @@ static void record_edges(ravel_checker *ck, uint32_t x)
         ed->recorded = true;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t li = ck->tmp_locs.data[i];
-            ck->dpool.data[ed->start + i] = (ck_ent){li, edge_val(ck, e, li, pst, ast)};
+            ck->dpool.data[ed->start + i] = (ck_ent){li, edge_val(ck, e, eid, li, pst, ast)};
         }
     }
 }
@@ -434,7 +454,12 @@ void ck_flow(ravel_checker *ck, bool fresh)
     const ravel_func *f = ck->f;
     uint32_t n = ck->nblocks;
     if (fresh) {
-        ck_sets_reset(&ck->sets);
+        ck_sets_reset(&ck->sets); /* set ids start again: so do the memoized edge values */
+        if (!ck->evmemo) ck->evmemo = rv_xcalloc(CK_EVMEMO, sizeof *ck->evmemo);
+        if (++ck->evgen == 0) { /* wrapped: generation 0 is "empty" */
+            memset(ck->evmemo, 0, CK_EVMEMO * sizeof *ck->evmemo);
+            ck->evgen = 1;
+        }
         if (ck->set_limit) ck->sets.limit = ck->set_limit;
         ck->dpool.len = 0;
         rv_vec_reserve(ck->edelta, f->succs.len);
