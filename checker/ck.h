@@ -214,6 +214,7 @@ struct ravel_checker {
     RV_VEC(uint32_t) tmp_locs;
     /* the walk (ck_flow.c) */
     struct ck_evmemo *evmemo;     /* edge values computed this walk, by (edge, value): see edge_val */
+    struct ck_evmemo *mtmemo;     /* meets computed this walk, by value pair (in evmemo's allocation) */
     uint32_t evgen;               /* evmemo entries of other generations are empty (new per fresh walk) */
     ck_sets sets;
     ck_entvec dpool, patch, ppool;

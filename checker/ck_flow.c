@@ -177,12 +177,20 @@ static void record_edges(ravel_checker *ck, uint32_t x)
 
 /* ---- entry states ---- */
 
-static inline ck_val meet2(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
+/* The meet of two values at a join; meets that need the sets are
+ * memoized for the walk like the edge values (the meet is symmetric: the
+ * pair is keyed in order; eid field = the smaller value + 1, never 0). */
+static inline ck_val meet2(ravel_checker *ck, ck_val a, ck_val b)
 {
     if (a == CK_V_UNKNOWN || b == CK_V_UNKNOWN) return CK_V_UNKNOWN;
     if (a == b) return a;
     if (a < CK_V_SETBIT && b < CK_V_SETBIT) return CK_V_CONFLICT; /* two different singletons */
-    return ck_val_meet(s, a, b, tmp);
+    ck_val x = a < b ? a : b, y = a < b ? b : a;
+    struct ck_evmemo *m = &ck->mtmemo[(x * 0x9e3779b1u ^ y * 0x85ebca6bu) >> 22];
+    if (m->gen == ck->evgen && m->eid == x + 1 && m->val == y) return m->res;
+    ck_val res = ck_val_meet(&ck->sets, x, y, &ck->setbuf);
+    *m = (struct ck_evmemo){ck->evgen, x + 1, y, res};
+    return res;
 }
 
 /* Runs body for every recorded edge eid into x (each edge once; in the
@@ -230,11 +238,11 @@ static void compute_entry(ravel_checker *ck, uint32_t x)
         for (uint32_t i = 0; i < ed->len; i++) {
             ck_ent d = ck->dpool.data[ed->start + i];
             ck->lst2[d.li] = se;
-            ck->lacc[d.li] = first ? d.val : meet2(&ck->sets, ck->lacc[d.li], d.val, &ck->setbuf);
+            ck->lacc[d.li] = first ? d.val : meet2(ck, ck->lacc[d.li], d.val);
         }
         for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
             uint32_t li = ck->tmp_locs.data[i];
-            if (ck->lst2[li] != se) ck->lacc[li] = first ? ck->lval[li] : meet2(&ck->sets, ck->lacc[li], ck->lval[li], &ck->setbuf);
+            if (ck->lst2[li] != se) ck->lacc[li] = first ? ck->lval[li] : meet2(ck, ck->lacc[li], ck->lval[li]);
         }
         first = false;
     });
@@ -455,9 +463,10 @@ void ck_flow(ravel_checker *ck, bool fresh)
     uint32_t n = ck->nblocks;
     if (fresh) {
         ck_sets_reset(&ck->sets); /* set ids start again: so do the memoized edge values */
-        if (!ck->evmemo) ck->evmemo = rv_xcalloc(CK_EVMEMO, sizeof *ck->evmemo);
+        if (!ck->evmemo) ck->evmemo = rv_xcalloc(2 * CK_EVMEMO, sizeof *ck->evmemo); /* edge values, then meets */
+        ck->mtmemo = ck->evmemo + CK_EVMEMO;
         if (++ck->evgen == 0) { /* wrapped: generation 0 is "empty" */
-            memset(ck->evmemo, 0, CK_EVMEMO * sizeof *ck->evmemo);
+            memset(ck->evmemo, 0, 2 * CK_EVMEMO * sizeof *ck->evmemo);
             ck->evgen = 1;
         }
         if (ck->set_limit) ck->sets.limit = ck->set_limit;
