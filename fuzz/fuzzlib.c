@@ -911,7 +911,8 @@ static void mv_build(mv_case *c, bytes *b)
         c->moves[c->n++] = mv;
     }
     /* scratch: registers named by no move, each kept with probability 1/2 */
-    uint64_t used = 0, bits = (uint64_t)take(b) << 8 | take(b);
+    uint64_t used = 0, bits = (uint64_t)take(b) << 8; /* two takes: in this order whatever the compiler */
+    bits |= take(b);
     for (uint32_t k = 0; k < c->n; k++) {
         if (ravel_loc_is_reg(c->moves[k].dst)) used |= 1ull << c->moves[k].dst;
         if (ravel_loc_is_reg(c->moves[k].src)) used |= 1ull << c->moves[k].src;
