@@ -72,7 +72,7 @@ static ck_val intern_list(ravel_checker *ck, uint32_t *m, uint32_t n)
  * direct-mapped table; generation evgen is the current walk's. */
 #define CK_EVMEMO 1024u
 struct ck_evmemo {
-    uint32_t gen, eid, val, res;
+    uint32_t gen, a, b, res; /* res for key (a, b) if gen is the walk's */
 };
 
 static ck_val edge_val_compute(ravel_checker *ck, const rv_succ *e, ck_val val, uint32_t pst, uint32_t ast);
@@ -83,7 +83,7 @@ static ck_val edge_val(ravel_checker *ck, const rv_succ *e, uint32_t eid, uint32
     if (val >= CK_V_UNKNOWN || !e->nargs) return val;
     if (!(val & CK_V_SETBIT) && ck->vst[val] != pst && ck->vst2[val] != ast) return val; /* untouched singleton */
     struct ck_evmemo *m = &ck->evmemo[(eid * 0x9e3779b1u ^ val * 0x85ebca6bu) >> 22]; /* 10 bits: CK_EVMEMO */
-    if (m->gen == ck->evgen && m->eid == eid && m->val == val) return m->res;
+    if (m->gen == ck->evgen && m->a == eid && m->b == val) return m->res;
     ck_val res = edge_val_compute(ck, e, val, pst, ast);
     *m = (struct ck_evmemo){ck->evgen, eid, val, res};
     return res;
@@ -179,7 +179,7 @@ static void record_edges(ravel_checker *ck, uint32_t x)
 
 /* The meet of two values at a join; meets that need the sets are
  * memoized for the walk like the edge values (the meet is symmetric: the
- * pair is keyed in order; eid field = the smaller value + 1, never 0). */
+ * pair is keyed in order). */
 static inline ck_val meet2(ravel_checker *ck, ck_val a, ck_val b)
 {
     if (a == CK_V_UNKNOWN || b == CK_V_UNKNOWN) return CK_V_UNKNOWN;
@@ -187,9 +187,9 @@ static inline ck_val meet2(ravel_checker *ck, ck_val a, ck_val b)
     if (a < CK_V_SETBIT && b < CK_V_SETBIT) return CK_V_CONFLICT; /* two different singletons */
     ck_val x = a < b ? a : b, y = a < b ? b : a;
     struct ck_evmemo *m = &ck->mtmemo[(x * 0x9e3779b1u ^ y * 0x85ebca6bu) >> 22];
-    if (m->gen == ck->evgen && m->eid == x + 1 && m->val == y) return m->res;
+    if (m->gen == ck->evgen && m->a == x && m->b == y) return m->res;
     ck_val res = ck_val_meet(&ck->sets, x, y, &ck->setbuf);
-    *m = (struct ck_evmemo){ck->evgen, x + 1, y, res};
+    *m = (struct ck_evmemo){ck->evgen, x, y, res};
     return res;
 }
 
@@ -463,8 +463,10 @@ void ck_flow(ravel_checker *ck, bool fresh)
     uint32_t n = ck->nblocks;
     if (fresh) {
         ck_sets_reset(&ck->sets); /* set ids start again: so do the memoized edge values */
-        if (!ck->evmemo) ck->evmemo = rv_xcalloc(2 * CK_EVMEMO, sizeof *ck->evmemo); /* edge values, then meets */
-        ck->mtmemo = ck->evmemo + CK_EVMEMO;
+        if (!ck->evmemo) { /* edge values, then meets */
+            ck->evmemo = rv_xcalloc(2 * CK_EVMEMO, sizeof *ck->evmemo);
+            ck->mtmemo = ck->evmemo + CK_EVMEMO;
+        }
         if (++ck->evgen == 0) { /* wrapped: generation 0 is "empty" */
             memset(ck->evmemo, 0, 2 * CK_EVMEMO * sizeof *ck->evmemo);
             ck->evgen = 1;

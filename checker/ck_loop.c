@@ -320,12 +320,9 @@ static inline bool lp_quiet(const lp *P, const rv_inst *in)
     if ((in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_COPY || rv_is_term(in)) return false;
     const ravel_checker *ck = P->ck;
     const rv_operand *o = ck_ops(P->f, in);
-    const uint32_t *lst2 = ck->lst2, *vst2 = ck->vst2, st = P->st, sv = P->sv;
     uint32_t nd = in->ndefs, n = nd + in->nuses;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = ck_lix(ck, o[k].loc);
-        if ((li != CK_NIL && lst2[li] == st) || (k < nd && vst2[o[k].vreg] == sv)) return false;
-    }
+    for (uint32_t k = 0; k < n; k++)
+        if (lp_on(P, ck_lix(ck, o[k].loc)) || (k < nd && lp_bit(P, o[k].vreg))) return false;
     if (!(in->flags & RV_IF_CLOBBERS) && in->op != RAVEL_OP_CALL) return true; /* (rv_inst_clobbers: none) */
     const uint32_t *regs;
     uint32_t nc = rv_inst_clobbers(P->f, in, &regs);
