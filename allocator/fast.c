@@ -118,8 +118,9 @@ typedef struct fa {
     RV_VEC(uint32_t) gen;
     uint32_t *snap_start, *snap_len; /* per block: (reg, vreg) pairs left at its end */
     RV_VEC(uint32_t) snap;
-    /* safepoints: refs live across each safepoint, CSR by instruction */
-    uint32_t *sp_start; /* NULL when the function has no safepoints with live refs */
+    /* safepoints: refs live across safepoint i are sp_list[sp_first[i] ..
+     * + sp_n[i]) (set for safepoints only) */
+    uint32_t *sp_first, *sp_n; /* NULL when the function has no safepoints */
     RV_VEC(uint32_t) sp_list;
 } fa;
 
@@ -157,7 +158,7 @@ static uint32_t new_scratch_slot(void *ctx)
     return a->scratch_slot[k];
 }
 
-static void touch(fa *a, uint32_t r, uint8_t flag)
+static inline void touch(fa *a, uint32_t r, uint8_t flag)
 {
     if (!(a->rf[r] & RF_TOUCHED)) {
         a->rf[r] = RF_TOUCHED;
@@ -166,6 +167,12 @@ static void touch(fa *a, uint32_t r, uint8_t flag)
     }
     a->rf[r] |= flag;
 }
+
+/* Constraint kinds by position, as bits of the masks of fa_inst: bit K for
+ * an early operand of kind K, bit 8 + K for a late one. */
+static uint32_t kinds_at(uint32_t kind, int late) { return 1u << (kind + (late ? 8 : 0)); }
+static uint32_t kinds_any(uint32_t kind) { return kinds_at(kind, 0) | kinds_at(kind, 1); }
+static uint32_t kind_bit(const rv_operand *o) { return kinds_at(o->kind & 7, rv_op_is_late(o)); }
 
 /* True if the vreg's value is needed after instruction i. */
 static bool live_after(const fa *a, uint32_t v, uint32_t i) { return a->vs[v].kill_at != i; }
@@ -216,6 +223,7 @@ static void upward_uses(fa *a, const uint32_t *def_block)
     uint32_t n = a->cfg.nblocks;
     a->gen_start = rv_xmalloc(sizeof(uint32_t) * (n + 1));
     a->heir_src = rv_xmalloc(sizeof(uint32_t) * (n + 1));
+    rv_vec_reserve(a->gen, f->ops.len + 1); /* at most one entry per use: no regrowth */
     for (uint32_t b = 0; b < n; b++) {
         const rv_block *bl = &f->blocks.data[b];
         a->gen_start[b] = a->gen.len;
@@ -253,7 +261,8 @@ static void prepass(fa *a)
         }
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            for (uint32_t d = 0; d < in->ndefs; d++) def_block[rv_ops_of(f, in)[d].vreg] = b;
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t d = 0; d < in->ndefs; d++) def_block[ops[d].vreg] = b;
         }
     }
     upward_uses(a, def_block);
@@ -410,11 +419,9 @@ static bool ref_gen_kill(const ref_ctx *c, uint32_t b)
 /* Dense sets cost nblocks x global refs bits (four times): refuse beyond this. */
 #define FA_MAX_REF_BITS ((uint64_t)1 << 31)
 
-/* Records, for safepoint i, the refs live across it (backward walk of
- * block b from its live-out set in `live`). */
-typedef RV_VEC(uint32_t) u32_vec;
-static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, const uint32_t *rvreg, uint32_t *cnt,
-                           u32_vec *tmp)
+/* Records, for each safepoint of block b, the refs live across it in
+ * sp_list (backward walk of the block from its live-out set in `live`). */
+static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, const uint32_t *rvreg)
 {
     const ravel_func *f = a->f;
     const rv_block *bl = &f->blocks.data[b];
@@ -423,22 +430,18 @@ static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, 
         const rv_inst *in = rv_inst_at(f, i);
         if (in->flags & RV_IF_SAFEPOINT) {
             const rv_operand *ops = rv_ops_of(f, in);
+            a->sp_first[i] = a->sp_list.len;
             for (uint32_t w = 0; w < c->nw; w++)
                 for (uint64_t bits = live[w]; bits; bits &= bits - 1) {
                     uint32_t v = rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
                     bool defined_here = false;
                     for (uint32_t d = 0; d < in->ndefs; d++) defined_here |= ops[d].vreg == v;
-                    if (defined_here) continue;
-                    rv_vec_push(*tmp, i);
-                    rv_vec_push(*tmp, v);
-                    cnt[i]++;
+                    if (!defined_here) rv_vec_push(a->sp_list, v);
                 }
             for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
-                if (rv_op_is_late(&ops[u]) && c->ridx[ops[u].vreg] != RAVEL_NONE && !rv_bs_test(live, c->ridx[ops[u].vreg])) {
-                    rv_vec_push(*tmp, i);
-                    rv_vec_push(*tmp, ops[u].vreg);
-                    cnt[i]++;
-                }
+                if (rv_op_is_late(&ops[u]) && c->ridx[ops[u].vreg] != RAVEL_NONE && !rv_bs_test(live, c->ridx[ops[u].vreg]))
+                    rv_vec_push(a->sp_list, ops[u].vreg);
+            a->sp_n[i] = a->sp_list.len - a->sp_first[i];
         }
         ref_step_inst(c, in, live);
     }
@@ -447,10 +450,9 @@ static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, 
 static bool safepoint_refs(fa *a)
 {
     const ravel_func *f = a->f;
-    uint32_t nrefs = 0, ng = 0, nb = a->cfg.nblocks;
-    bool any_sp = false;
-    for (uint32_t i = 0; i < f->insts.len; i++) any_sp |= (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
-    if (!any_sp) return true;
+    uint32_t nrefs = 0, ng = 0, nb = a->cfg.nblocks, nsp = 0;
+    for (uint32_t i = 0; i < f->insts.len; i++) nsp += (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
+    if (!nsp) return true;
     for (uint32_t v = 0; v < f->vregs.len; v++)
         if (f->vregs.data[v].ref) {
             nrefs++;
@@ -480,27 +482,18 @@ static bool safepoint_refs(fa *a)
     df.transfer = ref_transfer;
     df.ctx = &c;
     rv_dataflow_solve(&df);
-    a->sp_start = rv_xcalloc(f->insts.len + 1, sizeof(uint32_t));
-    uint32_t *cnt = rv_xcalloc(f->insts.len + 1, sizeof(uint32_t));
+    a->sp_first = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
+    a->sp_n = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c.nw + 1));
-    u32_vec tmp = {0}; /* (inst, vreg) pairs */
     for (uint32_t b = 0; b < nb; b++) {
         if (!has_sp[b]) continue;
         memset(live, 0, sizeof(uint64_t) * c.nw);
         if (c.gw) memcpy(live, df.out + (size_t)b * c.gw, c.gw * sizeof *live);
-        ref_walk_block(a, &c, b, live, rvreg, cnt, &tmp);
+        ref_walk_block(a, &c, b, live, rvreg);
     }
-    for (uint32_t i = 0; i < f->insts.len; i++) a->sp_start[i + 1] = a->sp_start[i] + cnt[i];
-    rv_vec_reserve(a->sp_list, a->sp_start[f->insts.len] + 1);
-    a->sp_list.len = a->sp_start[f->insts.len];
-    memset(cnt, 0, sizeof(uint32_t) * (f->insts.len + 1));
-    for (uint32_t k = 0; k < tmp.len; k += 2) {
-        uint32_t i = tmp.data[k];
-        a->sp_list.data[a->sp_start[i] + cnt[i]++] = tmp.data[k + 1];
-    }
-    rv_vec_free(tmp);
+    /* the stackmaps: inst, count, then the live refs and the rare early .ref defs */
+    rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * nsp);
     free(live);
-    free(cnt);
     free(rvreg);
     free(has_sp);
     free(c.gen);
@@ -574,13 +567,12 @@ static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool f
 /* ---- one instruction ---- */
 
 /* Step 1: clobbers, fixed uses and defs, reuse of fixed uses; conflicts. */
-static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in)
+static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t ukinds, uint32_t dkinds)
 {
-    const rv_operand *ops = rv_ops_of(a->f, in);
     const uint32_t *clob;
     uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
     for (uint32_t k = 0; k < nclob; k++) touch(a, clob[k], RF_CLOB);
-    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+    for (uint32_t u = in->ndefs; (ukinds & kinds_any(RAVEL_C_FIXED)) && u < (uint32_t)in->ndefs + in->nuses; u++) {
         const rv_operand *o = &ops[u];
         if (o->kind != RAVEL_C_FIXED) continue;
         uint32_t r = o->arg;
@@ -592,7 +584,7 @@ static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in)
         a->tgt[r] = o->vreg;
         a->loc[in->first_op + u] = r;
     }
-    for (uint32_t d = 0; d < in->ndefs; d++) {
+    for (uint32_t d = 0; (dkinds & (kinds_any(RAVEL_C_FIXED) | kinds_any(RAVEL_C_REUSE))) && d < in->ndefs; d++) {
         const rv_operand *o = &ops[d];
         uint32_t r;
         if (o->kind == RAVEL_C_FIXED) r = o->arg;
@@ -623,9 +615,8 @@ static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
 }
 
 /* Places use operand u (non-fixed). */
-static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
+static bool place_use(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t u)
 {
-    const rv_operand *ops = rv_ops_of(a->f, in);
     const rv_operand *o = &ops[u];
     uint32_t v = o->vreg, opi = in->first_op + u;
     bool late = rv_op_is_late(o), sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
@@ -675,9 +666,9 @@ static bool place_use(fa *a, uint32_t i, const rv_inst *in, uint32_t u)
 }
 
 /* Places def operand d (not fixed, not reuse). */
-static bool place_def(fa *a, uint32_t i, const rv_inst *in, uint32_t d)
+static bool place_def(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t d)
 {
-    const rv_operand *o = &rv_ops_of(a->f, in)[d];
+    const rv_operand *o = &ops[d];
     uint32_t v = o->vreg, opi = in->first_op + d;
     bool early = rv_op_is_early(o);
     bool sp_ref = early && (in->flags & RV_IF_SAFEPOINT) && vref(a, v);
@@ -768,16 +759,15 @@ static bool shuffle(fa *a, uint32_t i)
 }
 
 /* Step 5: register state after the instruction. */
-static void update_state(fa *a, uint32_t i, const rv_inst *in)
+static void update_state(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops)
 {
-    const rv_operand *ops = rv_ops_of(a->f, in);
     bool sp = (in->flags & RV_IF_SAFEPOINT) != 0;
     /* pass 1: registers overwritten or given another value lose their content */
     for (uint32_t t = 0; t < a->ntouched; t++) {
         uint32_t r = a->touched[t];
         uint8_t fl = a->rf[r];
         bool keeps = (fl & RF_TGT) && !(fl & (RF_DEF | RF_CLOB)) && a->tgt[r] == a->content[r];
-        if (!keeps) set_content(a, r, RAVEL_NONE);
+        if (!keeps && a->content[r] != RAVEL_NONE) set_content(a, r, RAVEL_NONE);
     }
     /* pass 2: a value moved into an unharmed register lives there unless it
      * still has a home (reserved registers are never homes) */
@@ -801,9 +791,8 @@ static void update_state(fa *a, uint32_t i, const rv_inst *in)
 
 /* Step 6: defs land; global defs are spilled, dead ones forgotten, defs in
  * reserved registers moved to a free register or spilled. */
-static void land_defs(fa *a, uint32_t i, const rv_inst *in)
+static void land_defs(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops)
 {
-    const rv_operand *ops = rv_ops_of(a->f, in);
     for (uint32_t d = 0; d < in->ndefs; d++) {
         uint32_t v = ops[d].vreg, opi = in->first_op + d;
         ravel_loc l = a->loc[opi];
@@ -839,16 +828,15 @@ static void land_defs(fa *a, uint32_t i, const rv_inst *in)
 
 /* The stackmap of safepoint i: slots of the refs live across it and of the
  * early .ref defs placed in slots. Spills them first if needed. */
-static bool safepoint(fa *a, uint32_t i, const rv_inst *in)
+static bool safepoint(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops)
 {
     a->smap.len = 0;
-    if (a->sp_start)
-        for (uint32_t k = a->sp_start[i]; k < a->sp_start[i + 1]; k++) {
+    if (a->sp_first)
+        for (uint32_t k = a->sp_first[i]; k < a->sp_first[i] + a->sp_n[i]; k++) {
             uint32_t v = a->sp_list.data[k];
             if (!ensure_spilled(a, v, i)) return false;
             rv_vec_push(a->smap, a->vs[v].slot);
         }
-    const rv_operand *ops = rv_ops_of(a->f, in);
     for (uint32_t d = 0; d < in->ndefs; d++) {
         ravel_loc l = a->loc[in->first_op + d];
         if (!rv_op_is_early(&ops[d]) || !vref(a, ops[d].vreg)) continue;
@@ -901,45 +889,47 @@ static bool fa_inst(fa *a, uint32_t i)
     if (a->random) random_noise(a, i);
     a->moves.len = 0;
     a->ntouched = 0;
-    for (uint32_t u = nd; u < nops; u++)
-        if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
-    /* which constraint kinds occur among the uses / defs: steps for absent
-     * kinds are skipped (most instructions have one or two kinds) */
+    /* which constraint kinds occur at which position among the uses / defs:
+     * the steps below skip the absent ones (most instructions have one or
+     * two) */
     uint32_t ukinds = 0, dkinds = 0;
-    for (uint32_t d = 0; d < nd; d++) dkinds |= 1u << (ops[d].kind & 31);
-    for (uint32_t u = nd; u < nops; u++) ukinds |= 1u << (ops[u].kind & 31);
-    bool reuse = (dkinds & (1u << RAVEL_C_REUSE)) != 0; /* else reuser_of() is always RAVEL_NONE */
-    bool ok = claim_fixed(a, i, in);
+    for (uint32_t d = 0; d < nd; d++) dkinds |= kind_bit(&ops[d]);
+    for (uint32_t u = nd; u < nops; u++) {
+        if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
+        ukinds |= kind_bit(&ops[u]);
+    }
+    bool reuse = (dkinds & kinds_any(RAVEL_C_REUSE)) != 0; /* else reuser_of() is always RAVEL_NONE */
+    bool ok = claim_fixed(a, i, in, ops, ukinds, dkinds);
     /* register uses (late first: they avoid every def), then register
      * defs (early first), then the flexible any/stack operands */
-    for (int late = 1; late >= 0 && (ukinds & (1u << RAVEL_C_REG)); late--)
-        for (uint32_t u = nd; ok && u < nops; u++)
-            if (ops[u].kind == RAVEL_C_REG && rv_op_is_late(&ops[u]) == (late != 0)) ok = place_use(a, i, in, u);
-    for (uint32_t u = nd; ok && u < nops && (ukinds & (1u << RAVEL_C_FIXED)); u++) /* fixed uses: remember the target for rescue */
+    for (int late = 1; late >= 0; late--)
+        for (uint32_t u = nd; ok && u < nops && (ukinds & kinds_at(RAVEL_C_REG, late)); u++)
+            if (ops[u].kind == RAVEL_C_REG && rv_op_is_late(&ops[u]) == (late != 0)) ok = place_use(a, i, in, ops, u);
+    for (uint32_t u = nd; ok && u < nops && (ukinds & kinds_any(RAVEL_C_FIXED)); u++) /* fixed uses: remember the target for rescue */
         if (ops[u].kind == RAVEL_C_FIXED && !reg_reserved(a, ops[u].arg) && a->vs[ops[u].vreg].tgt_stamp != i) {
             a->vs[ops[u].vreg].tgt_stamp = i;
             a->vs[ops[u].vreg].tgt_of = ops[u].arg;
         }
-    for (uint32_t u = nd; ok && reuse && u < nops; u++) /* uses reused by a def need a register now */
-        if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, u);
-    for (int pass = 0; pass < 2 && ok && (dkinds & (1u << RAVEL_C_REG)); pass++)
-        for (uint32_t d = 0; ok && d < nd; d++)
-            if (ops[d].kind == RAVEL_C_REG && rv_op_is_early(&ops[d]) == (pass == 0)) ok = place_def(a, i, in, d);
-    for (int late = 1; late >= 0 && (ukinds & ((1u << RAVEL_C_STACK) | (1u << RAVEL_C_ANY))); late--)
-        for (uint32_t u = nd; ok && u < nops; u++)
+    for (uint32_t u = nd; ok && reuse && u < nops && (ukinds & kinds_any(RAVEL_C_ANY)); u++) /* uses reused by a def need a register now */
+        if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, ops, u);
+    for (int late = 0; late < 2; late++)
+        for (uint32_t d = 0; ok && d < nd && (dkinds & kinds_at(RAVEL_C_REG, late)); d++)
+            if (ops[d].kind == RAVEL_C_REG && rv_op_is_late(&ops[d]) == (late != 0)) ok = place_def(a, i, in, ops, d);
+    for (int late = 1; late >= 0; late--)
+        for (uint32_t u = nd; ok && u < nops && (ukinds & (kinds_at(RAVEL_C_STACK, late) | kinds_at(RAVEL_C_ANY, late))); u++)
             if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && (!reuse || reuser_of(in, ops, u) == RAVEL_NONE))) &&
                 rv_op_is_late(&ops[u]) == (late != 0))
-                ok = place_use(a, i, in, u);
-    for (uint32_t d = 0; ok && d < nd && (dkinds & ((1u << RAVEL_C_STACK) | (1u << RAVEL_C_ANY))); d++)
-        if (ops[d].kind == RAVEL_C_ANY || ops[d].kind == RAVEL_C_STACK) ok = place_def(a, i, in, d);
-    for (uint32_t d = 0; ok && d < nd; d++)
+                ok = place_use(a, i, in, ops, u);
+    for (uint32_t d = 0; ok && d < nd && (dkinds & (kinds_any(RAVEL_C_STACK) | kinds_any(RAVEL_C_ANY))); d++)
+        if (ops[d].kind == RAVEL_C_ANY || ops[d].kind == RAVEL_C_STACK) ok = place_def(a, i, in, ops, d);
+    for (uint32_t d = 0; ok && reuse && d < nd; d++) /* other defs are placed by now */
         if (a->loc[in->first_op + d] == RAVEL_LOC_NONE) ok = fail(a, i, "unsatisfiable: bad reuse", ops[d].vreg);
-    if (ok && (in->flags & RV_IF_SAFEPOINT)) ok = safepoint(a, i, in);
+    if (ok && (in->flags & RV_IF_SAFEPOINT)) ok = safepoint(a, i, in, ops);
     if (ok) ok = rescue(a, i);
     if (ok) ok = shuffle(a, i);
     if (ok) {
-        update_state(a, i, in);
-        land_defs(a, i, in);
+        update_state(a, i, in, ops);
+        land_defs(a, i, in, ops);
     }
     for (uint32_t t = 0; t < a->ntouched; t++) a->rf[a->touched[t]] = 0;
     a->ntouched = 0;
@@ -1020,7 +1010,8 @@ static void inherit(fa *a, uint32_t b)
 static bool fa_block(fa *a, uint32_t b)
 {
     const rv_block *bl = &a->f->blocks.data[b];
-    for (uint32_t r = 0; r < a->nregs; r++) set_content(a, r, RAVEL_NONE);
+    for (uint32_t r = 0; r < a->nregs; r++)
+        if (a->content[r] != RAVEL_NONE) set_content(a, r, RAVEL_NONE);
     inherit(a, b);
     for (uint32_t p = 0; p < bl->nparams; p++) {
         uint32_t v = rv_block_params(a->f, bl)[p];
@@ -1086,7 +1077,8 @@ static void fa_free(fa *a)
     free(a->tgt);
     free(a->touched);
     free(a->scratch_bs);
-    free(a->sp_start);
+    free(a->sp_first);
+    free(a->sp_n);
     free(a->heir_src);
     free(a->gen_start);
     free(a->snap_start);

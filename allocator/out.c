@@ -44,9 +44,10 @@ void rv_out_copy(rv_out *o, uint32_t anchor, ravel_loc dst, ravel_loc src)
 
 void rv_out_edits(rv_out *o, uint32_t anchor, const rv_pmove *pm)
 {
+    rv_vec_reserve(o->edits, pm->out.len);
     for (uint32_t k = 0; k < pm->out.len; k++) {
         rv_out_edit_rec e = {anchor, pm->out.data[k]};
-        rv_vec_push(o->edits, e);
+        o->edits.data[o->edits.len++] = e;
     }
 }
 
@@ -78,28 +79,22 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void note_slot(ravel_func *g, ravel_loc l)
+/* 1 + the highest slot among top - 1 and l (slot numbers as in nslots). */
+static uint32_t slot_top(uint32_t top, ravel_loc l)
 {
-    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) >= g->nslots) g->nslots = ravel_loc_slot(l) + 1;
+    return ravel_loc_is_slot(l) && ravel_loc_slot(l) >= top ? ravel_loc_slot(l) + 1 : top;
 }
 
-/* Attaches the stackmaps recorded in o to g's instructions (same ids as f). */
-static void attach_stackmaps(rv_out *o, ravel_func *g)
+/* Attaches the stackmaps recorded in o to g's instructions: insts[pos[i]]
+ * is instruction i of f (RAVEL_NONE: not placed). Every safepoint already
+ * carries an empty one. Returns slot_top over their slots. */
+static uint32_t attach_stackmaps(rv_out *o, ravel_func *g, rv_inst *insts, const uint32_t *pos, uint32_t top)
 {
-    for (uint32_t i = 0; i < g->insts.len; i++) {
-        rv_inst *in = &g->insts.data[i];
-        if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_term(in)) {
-            in->flags |= RV_IF_STACKMAP;
-            in->u.smap.first = in->u.smap.n = 0;
-        }
-    }
     for (uint32_t p = 0; p < o->smap.len;) {
         uint32_t i = o->smap.data[p], n = o->smap.data[p + 1];
         const uint32_t *slots = &o->smap.data[p + 2];
         p += 2 + n;
-        if (i >= g->insts.len) continue;
-        rv_inst *in = &g->insts.data[i];
-        in->flags |= RV_IF_STACKMAP;
+        if (i >= o->f->insts.len) continue;
         uint32_t first = g->u32.len;
         rv_vec_reserve(g->u32, n + 1);
         uint32_t *dst = g->u32.data + first;
@@ -115,10 +110,14 @@ static void attach_stackmaps(rv_out *o, ravel_func *g)
         for (uint32_t k = 0; k < n; k++)
             if (!w || dst[w - 1] != dst[k]) dst[w++] = dst[k];
         g->u32.len += w;
+        for (uint32_t k = 0; k < w; k++) top = slot_top(top, ravel_slot(dst[k]));
+        if (pos[i] == RAVEL_NONE) continue;
+        rv_inst *in = &insts[pos[i]];
+        in->flags |= RV_IF_STACKMAP;
         in->u.smap.first = first;
         in->u.smap.n = w;
-        for (uint32_t k = 0; k < w; k++) note_slot(g, ravel_slot(dst[k]));
     }
+    return top;
 }
 
 /* Edits sorted by anchor (stable), bucketed by a counting sort: returns
@@ -143,22 +142,15 @@ static rv_out_edit_rec *sort_edits(const rv_out *o, uint32_t ninsts, uint32_t **
     return sorted;
 }
 
-/* Writes edits e[from, to) as instructions at dst; returns how many. */
-static uint32_t put_edits(ravel_func *g, rv_inst *dst, const rv_out_edit_rec *e, uint32_t from, uint32_t to)
+/* Writes edit e as an instruction at dst (a copy of tmpl, an edit without
+ * operands); returns slot_top(top) over its locations. */
+static inline uint32_t put_edit(const rv_inst *tmpl, rv_inst *dst, const rv_edit *e, uint32_t top)
 {
-    for (uint32_t k = from; k < to; k++) {
-        rv_inst *in = &dst[k - from];
-        memset(in, 0, sizeof *in);
-        in->op = e[k].e.kind;
-        in->first_op = g->ops.len;
-        in->first_imm = g->imms.len;
-        in->name = RAVEL_NONE;
-        in->u.edit.dst = e[k].e.dst;
-        in->u.edit.src = e[k].e.src;
-        note_slot(g, e[k].e.dst);
-        note_slot(g, e[k].e.src);
-    }
-    return to - from;
+    *dst = *tmpl;
+    dst->op = e->kind;
+    dst->u.edit.dst = e->dst;
+    dst->u.edit.src = e->src;
+    return slot_top(slot_top(top, e->dst), e->src);
 }
 
 /* True if the edits were added in anchor order (allocators that walk the
@@ -173,16 +165,24 @@ static bool edits_in_order(const rv_out *o)
 ravel_func *rv_out_finish(rv_out *o)
 {
     const ravel_func *f = o->f;
-    ravel_func *g = rv_func_clone(f);
-    g->nslots = 0;
-    for (uint32_t k = 0; k < g->ops.len; k++) {
-        g->ops.data[k].loc = o->loc[k];
-        note_slot(g, o->loc[k]);
-    }
-    attach_stackmaps(o, g);
+    /* a clone of everything but the instructions and operands, which are
+     * written once below with their allocation (cloning them too would copy
+     * them twice, the largest arrays of the function) */
+    ravel_func shell = *f;
+    shell.insts.len = 0;
+    shell.ops.len = 0;
+    ravel_func *g = rv_func_clone(&shell);
+    uint32_t top = 0; /* becomes g->nslots */
     /* never NULL arrays, even when empty: pointer arithmetic on them stays defined */
+    rv_vec_reserve(g->ops, f->ops.len + 1);
+    for (uint32_t k = 0; k < f->ops.len; k++) {
+        rv_operand op = f->ops.data[k];
+        op.loc = o->loc[k];
+        g->ops.data[k] = op;
+        top = slot_top(top, op.loc);
+    }
+    g->ops.len = f->ops.len;
     rv_vec_reserve(g->u32, 1);
-    rv_vec_reserve(g->ops, 1);
     rv_vec_reserve(g->imms, 1);
     rv_vec_reserve(g->succs, 1);
     /* edits in anchor order: as added (cursor), else bucketed (start[]) */
@@ -190,8 +190,16 @@ ravel_func *rv_out_finish(rv_out *o)
     const rv_out_edit_rec *e = o->edits.data;
     rv_out_edit_rec *sorted = NULL;
     if (!edits_in_order(o)) e = sorted = sort_edits(o, f->insts.len, &start);
-    uint32_t ne = o->edits.len, cur = 0, cap = g->insts.len + ne + 1;
+    uint32_t ne = o->edits.len, cur = 0, cap = f->insts.len + ne + 1;
     rv_inst *insts = rv_xmalloc(sizeof(rv_inst) * cap);
+    uint32_t *pos = o->smap.len ? rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1)) : NULL; /* inst -> index in insts */
+    if (pos)
+        for (uint32_t i = 0; i < f->insts.len; i++) pos[i] = RAVEL_NONE;
+    rv_inst tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    tmpl.first_op = g->ops.len;
+    tmpl.first_imm = g->imms.len;
+    tmpl.name = RAVEL_NONE;
     uint32_t n = 0;
     for (uint32_t b = 0; b < g->layout.len; b++) {
         rv_block *bl = &g->blocks.data[b];
@@ -206,17 +214,27 @@ ravel_func *rv_out_finish(rv_out *o)
                 for (mid = cur; cur < ne && e[cur].anchor < 4 * i + 4; cur++) {}
                 to = cur;
             }
-            n += put_edits(g, insts + n, e, from, mid);
-            insts[n++] = g->insts.data[i];
-            n += put_edits(g, insts + n, e, mid, to);
+            for (uint32_t k = from; k < mid; k++) top = put_edit(&tmpl, &insts[n++], &e[k].e, top);
+            rv_inst *in = &insts[n];
+            *in = f->insts.data[i];
+            if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_term(in)) { /* empty unless one was recorded */
+                in->flags |= RV_IF_STACKMAP;
+                in->u.smap.first = in->u.smap.n = 0;
+            }
+            if (pos) pos[i] = n;
+            n++;
+            for (uint32_t k = mid; k < to; k++) top = put_edit(&tmpl, &insts[n++], &e[k].e, top);
         }
         bl->first_inst = first;
         bl->ninsts = n - first;
     }
+    top = attach_stackmaps(o, g, insts, pos, top);
+    g->nslots = top;
     free(g->insts.data);
     g->insts.data = insts;
     g->insts.len = n;
     g->insts.cap = cap;
+    free(pos);
     free(sorted);
     free(start);
     return g;

@@ -125,32 +125,37 @@ bool rv_pmove_simple(rv_pmove *pm, const rv_move *moves, uint32_t n)
         rv_vec_push(pm->out, e);
         return true;
     }
-    uint32_t pend[12], np = 0;
+    /* the pending moves (dst != src), compacted */
+    ravel_loc dst[12], src[12];
+    uint32_t np = 0;
     for (uint32_t k = 0; k < n; k++) {
         if (moves[k].dst == moves[k].src) continue;
         if (ravel_loc_is_slot(moves[k].dst) && ravel_loc_is_slot(moves[k].src)) return false;
-        pend[np++] = k;
+        dst[np] = moves[k].dst;
+        src[np++] = moves[k].src;
     }
     for (uint32_t k = 0; k < n; k++) /* distinct dsts (dst == src moves included) */
         for (uint32_t j = k + 1; j < n; j++)
             if (moves[j].dst == moves[k].dst) return false;
+    rv_vec_reserve(pm->out, np);
     while (np) {
-        /* emit the first pending move whose dst no other pending move reads */
-        uint32_t pick = RAVEL_NONE;
-        for (uint32_t x = 0; x < np && pick == RAVEL_NONE; x++) {
-            ravel_loc d = moves[pend[x]].dst;
-            bool read = false;
-            for (uint32_t y = 0; y < np && !read; y++) read = y != x && moves[pend[y]].src == d;
-            if (!read) pick = x;
+        /* emit the first pending move whose dst no other pending move reads
+         * (a move never reads its own dst) */
+        uint32_t pick = 0;
+        for (; pick < np; pick++) {
+            uint32_t y = 0;
+            while (y < np && src[y] != dst[pick]) y++;
+            if (y == np) break;
         }
-        if (pick == RAVEL_NONE) { /* a cycle */
+        if (pick == np) { /* a cycle */
             pm->out.len = 0;
             return false;
         }
-        const rv_move *mv = &moves[pend[pick]];
-        rv_edit e = {(uint8_t)rv_edit_kind(mv->dst, mv->src), mv->dst, mv->src};
-        rv_vec_push(pm->out, e);
-        pend[pick] = pend[--np]; /* any order of the rest is fine */
+        rv_edit e = {(uint8_t)rv_edit_kind(dst[pick], src[pick]), dst[pick], src[pick]};
+        pm->out.data[pm->out.len++] = e;
+        np--; /* any order of the rest is fine */
+        dst[pick] = dst[np];
+        src[pick] = src[np];
     }
     return true;
 }
