@@ -51,18 +51,6 @@ uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n)
     return (uint32_t)((x * n) >> 32);
 }
 
-uint64_t rv_gen_bits(rv_gen_src *s)
-{
-    uint64_t x = 0;
-    if (s->end - s->p >= 8) { /* the common case: no refill in between */
-        for (int i = 0; i < 8; i++) x = x << 8 | s->p[i];
-        s->p += 8;
-        return x;
-    }
-    for (int i = 0; i < 8; i++) x = x << 8 | rv_gen_byte(s);
-    return x;
-}
-
 /* ---- options and feature names ---- */
 
 void rv_gen_opts_default(rv_gen_opts *o)

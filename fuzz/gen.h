@@ -90,7 +90,6 @@ typedef struct rv_gen_src {
  * PRNG seeded with seed. The source points into itself: do not copy it. */
 void rv_gen_src_init(rv_gen_src *s, const uint8_t *data, size_t size, uint64_t seed);
 void rv_gen_refill(rv_gen_src *s);                 /* p == end: the next PRNG pool */
-uint64_t rv_gen_bits(rv_gen_src *s);               /* 64 random bits: the next 8 bytes */
 /* The PRNG alone (splitmix64; also immediates). */
 static inline uint64_t rv_gen_u64(rv_gen_src *s)
 {
@@ -127,6 +126,20 @@ static inline uint32_t rv_gen_u32(rv_gen_src *s)
     }
     uint32_t x = rv_gen_u16(s) << 16;
     return x | rv_gen_u16(s);
+}
+/* The next eight bytes, big-endian (64 random bits; two operands'
+ * decisions, or a register set). */
+static inline uint64_t rv_gen_bits(rv_gen_src *s)
+{
+    if (s->end - s->p >= 8) { /* the common case: no refill in between */
+        const uint8_t *p = s->p;
+        uint64_t x = (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
+                     (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | p[7];
+        s->p += 8;
+        return x;
+    }
+    uint64_t x = (uint64_t)rv_gen_u32(s) << 32;
+    return x | rv_gen_u32(s);
 }
 uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
 /* A choice in [0, n) (0, and no byte used, if n <= 1). One byte decides it

@@ -78,15 +78,21 @@
  * are O(1) (per-type scopes, table-driven weights), a constraint is one
  * table lookup, and the decisions about one operand (type, far or near,
  * which value, constraint) come from one four-byte read of the choice
- * stream. Random data steers few branches where a select does (far or
- * near pick, any/stack budget): mispredicted branches are about half of the
- * CPU time. What remains per generated instruction (~800 machine
- * instructions at the default options, 2.5 operands each; ~1,300 before
- * these changes): ~95 for the machine and the function's setup (13.4k per
- * function, mostly interning ~27 register names and ~28 allocations), ~55
- * for interning block names and mnemonics, ~15% for reading the choice
- * stream, the rest the operand pipeline (pick, draw, budget, append;
- * ~100-130 each) and the CFG structure. */
+ * stream (two operands' from one eight-byte read in arith). The room in
+ * f's arrays is checked once per many instructions (gi_room), a clobber
+ * list is drawn straight into f->u32, and a run of instructions knows its
+ * length up front (gen_insts). Random data steers few branches where a
+ * select does (far or near pick, any/stack budget): mispredicted branches
+ * are about half of the CPU time (so a select must stay a select even where
+ * a branch would execute fewer instructions). What remains per generated
+ * instruction (~800 machine instructions at the default options, 2.5
+ * operands each; ~1,300 before these changes; ~660 at ~250 instructions
+ * per function after the batching above, from ~720): ~95 for the machine
+ * and the function's setup (13.4k per function, mostly interning ~27
+ * register names and ~28 allocations), ~55 for interning block names and
+ * mnemonics, ~15% for reading the choice stream, the rest the operand
+ * pipeline (pick, draw, budget, append; ~100-130 each) and the CFG
+ * structure. */
 #define RV_GEN_INTERNAL
 #include "fuzz/gen.h"
 
@@ -157,15 +163,16 @@ typedef struct gen {
      * far256 picks a value anywhere in scope (pressure). */
     uint8_t ctab[256];
     uint32_t far256;
-    uint32_t window;                /* rv_gen_opts.window: far picks among the newest window values (0: all) */
+    uint32_t window;                /* rv_gen_opts.window: far picks among the newest window values
+                                       (UINT32_MAX for 0, all: one comparison per pick) */
     uint32_t free0[RV_GEN_MAX_CLASSES]; /* a fresh instruction's budget (see ginst.free) */
     /* the instruction being built (rule S2): fixed[r] == serial << 2 | points
      * means register r is fixed at those points; stale serials mean none */
     uint32_t serial;
+    uint32_t gi_room;               /* instructions that fit in f's arrays without a check (gi_reserve) */
     uint32_t fixed[NREGS];
     bool resv[NREGS];               /* register r is reserved */
     uint32_t syms[NM_COUNT];        /* mnemonics[i]'s symbol in f, RAVEL_NONE until used */
-    uint32_t clob_buf[NREGS];
 } gen;
 
 static inline uint32_t below(gen *g, uint32_t n) { return rv_gen_below(g->s, n); }
@@ -232,7 +239,7 @@ static inline uint32_t pick_of_type_u(gen *g, uint32_t t, uint32_t u)
 {
     uint32_t n = g->navail[t];
     const uint32_t *av = g->avail[t];
-    if (g->window && n > g->window) { /* far picks among the newest window values only */
+    if (n > g->window) { /* far picks among the newest window values only */
         av += n - g->window;
         n = g->window;
     }
@@ -365,13 +372,17 @@ static int64_t pick_imm(gen *g)
 }
 
 /* ---- one instruction: operands under the satisfiability budget ----
- * An instruction is built in place: gi_init marks where it starts; its defs
+ * An instruction is built in place: gi_mark records where it starts and
+ * gi_start resets its budget (gi_init does both); its defs
  * (each a new vreg) and then its uses are appended straight to f->ops, its
  * immediates to f->imms (with their position among the uses), and each
  * operand is added only if the budget (rules S1-S3) still holds. emit()
  * then writes the rv_inst; gi_abandon() drops an unfinished one. Only one
  * instruction is under construction at a time: nothing else may append
  * to f->ops, f->imms or f->vregs in between (values may be picked). */
+
+/* ctab[x] (see draw): a ravel_constraint, | CT_SPAN for an early def / late use */
+enum { CT_SPAN = 8 };
 
 #define GI_DEFS 8
 #define GI_USES 40
@@ -385,11 +396,12 @@ typedef struct gop {
 
 typedef struct ginst {
     uint8_t op;              /* ravel_opcode */
-    bool safepoint, clob_attr, no_span;
+    uint8_t iflags;          /* rv_inst.flags: RV_IF_SAFEPOINT, RV_IF_CLOBBERS (explicit list) */
+    uint8_t span;            /* CT_SPAN, or 0 (S5: no early defs, no late uses) */
     uint32_t name;           /* mnemonic / callee: index into mnemonics[], or NM_NONE */
     uint32_t first_op, first_imm, first_vreg, first_num; /* f's lengths when it began */
     uint32_t nd, nu, ni;
-    uint32_t nclob;          /* explicit clobbers, in g->clob_buf */
+    uint32_t nclob;          /* explicit clobbers, at clob_room(g) until written */
     uint8_t dtype[GI_DEFS];  /* the defs' types (for emit) */
     /* budget (S3), per class: the registers still free at the early point
      * (A - |F| - N_E, low half) and at the late point (A - |F| - N_L, high
@@ -411,19 +423,39 @@ static inline void gi_mark(const gen *g, ginst *I)
     I->first_num = f->next_num;
 }
 
-static inline void gi_init(gen *g, ginst *I, ravel_opcode op, uint32_t name)
+/* Room for gi_room more instructions in f->ops, f->vregs and f->imms (at
+ * least one): checked once per many instructions instead of three times
+ * per instruction. */
+static void gi_reserve(gen *g)
 {
     ravel_func *f = g->f;
     rv_vec_reserve(f->ops, GI_DEFS + GI_USES);
     rv_vec_reserve(f->vregs, GI_DEFS);
     rv_vec_reserve(f->imms, GI_IMMS);
+    uint32_t n = (f->ops.cap - f->ops.len) / (GI_DEFS + GI_USES), nv = (f->vregs.cap - f->vregs.len) / GI_DEFS,
+             ni = (f->imms.cap - f->imms.len) / GI_IMMS;
+    if (nv < n) n = nv;
+    g->gi_room = ni < n ? ni : n;
+}
+
+/* Starts an instruction whose start gi_mark has recorded. */
+static inline void gi_start(gen *g, ginst *I, ravel_opcode op, uint32_t name)
+{
+    if (g->gi_room == 0) gi_reserve(g);
+    g->gi_room--;
     I->op = (uint8_t)op;
     I->name = name;
-    I->safepoint = I->clob_attr = I->no_span = false;
-    gi_mark(g, I);
-    I->nd = I->nu = I->ni = I->nclob = 0;
+    I->iflags = 0;
+    I->span = CT_SPAN;
+    I->nd = I->nu = I->ni = 0; /* nclob: set with RV_IF_CLOBBERS */
     for (int c = 0; c < RV_GEN_MAX_CLASSES; c++) I->free[c] = g->free0[c];
     g->serial++; /* forgets the previous instruction's fixed registers */
+}
+
+static inline void gi_init(gen *g, ginst *I, ravel_opcode op, uint32_t name)
+{
+    gi_mark(g, I);
+    gi_start(g, I, op, name);
 }
 
 /* Drops everything the unfinished instruction appended. */
@@ -441,23 +473,28 @@ static const uint8_t op_pts[2][3] = {
     [0] = {[RAVEL_POS_DEFAULT] = PT_E, [RAVEL_POS_EARLY] = PT_E, [RAVEL_POS_LATE] = PT_E | PT_L},
     [1] = {[RAVEL_POS_DEFAULT] = PT_L, [RAVEL_POS_EARLY] = PT_E | PT_L, [RAVEL_POS_LATE] = PT_L},
 };
-/* What a register operand at those points takes from the budget. */
-static const uint32_t pts_cost[4] = {0, FREE_E, FREE_L, FREE_E | FREE_L};
+/* What a register operand takes from the budget at the points it occupies
+ * (op_pts): [def][ravel_pos]. */
+static const uint32_t pos_cost[2][3] = {
+    [0] = {[RAVEL_POS_DEFAULT] = FREE_E, [RAVEL_POS_EARLY] = FREE_E, [RAVEL_POS_LATE] = FREE_E | FREE_L},
+    [1] = {[RAVEL_POS_DEFAULT] = FREE_L, [RAVEL_POS_EARLY] = FREE_E | FREE_L, [RAVEL_POS_LATE] = FREE_L},
+};
 /* Which kinds need a register (S6: `any` and `stack` cost nothing), as a
  * mask: the kind is random, so it is not branched on. */
 static const uint32_t kind_needs_reg[5] = {
     [RAVEL_C_REG] = ~0u, [RAVEL_C_ANY] = 0, [RAVEL_C_STACK] = 0, [RAVEL_C_FIXED] = ~0u, [RAVEL_C_REUSE] = ~0u};
 
-/* S2/S3: if an operand of class c that needs a register (o: `reg`, or
- * `fixed` to o->arg) at points pts keeps the budget, counts it and returns
- * true. A new allocatable fixed register is taken at both points (it is in
- * F); a non-fixed one at its own points. Stricter than S2: a register
+/* S2/S3: if operand o (a def or a use) of class c keeps the budget, counts
+ * it and returns true (`any` and `stack` always do: they cost nothing). A
+ * new allocatable fixed register is taken at both points (it is in F); a
+ * non-fixed one at its own points. Stricter than S2: a register
  * already fixed at a point is never named again at that point, not even
  * for the same vreg. */
-static inline bool budget(gen *g, ginst *I, uint32_t c, const gop *o, unsigned pts)
+static inline bool budget(gen *g, ginst *I, uint32_t c, const gop *o, bool def)
 {
-    uint32_t cost = pts_cost[pts] & kind_needs_reg[o->kind], x, r = 0, cur = 0;
+    uint32_t cost = pos_cost[def][o->pos] & kind_needs_reg[o->kind], x, r = 0, cur = 0, pts = 0;
     if (o->kind == RAVEL_C_FIXED) {
+        pts = op_pts[def][o->pos];
         r = o->arg;
         x = g->fixed[r];
         cur = (x >> 2) == g->serial ? x & 3u : 0u;
@@ -485,13 +522,12 @@ static inline uint32_t pick_fixed_reg(gen *g, uint32_t c)
 /* Draws a constraint from one byte (ctab): mostly `reg`; `fixed`, `any`,
  * `stack` and the non-default positions when enabled (never early defs or
  * late uses on clobbering instructions or safepoints: S5). */
-enum { CT_SPAN = 8 };
 static inline gop draw_x(gen *g, const ginst *I, uint32_t c, bool def, uint32_t x)
 {
     uint32_t t = g->ctab[x];
     gop o = {(uint8_t)(t & 7u), RAVEL_POS_DEFAULT, 0};
     if (o.kind == RAVEL_C_FIXED) o.arg = (uint16_t)pick_fixed_reg(g, c);
-    if ((t & CT_SPAN) && !I->no_span) o.pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+    if (t & I->span) o.pos = def ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
     return o;
 }
 static inline gop draw(gen *g, const ginst *I, uint32_t c, bool def) { return draw_x(g, I, c, def, below(g, 256)); }
@@ -514,9 +550,9 @@ static void init_ctab(gen *g)
  * position, else `any` (when enabled). False if nothing fits. */
 static inline bool place(gen *g, ginst *I, uint32_t c, bool def, gop *o)
 {
-    if (budget(g, I, c, o, op_pts[def][o->pos])) return true; /* `any` and `stack` always fit */
+    if (budget(g, I, c, o, def)) return true;
     *o = (gop){RAVEL_C_REG, RAVEL_POS_DEFAULT, 0};
-    if (budget(g, I, c, o, def ? PT_L : PT_E)) return true;
+    if (budget(g, I, c, o, def)) return true;
     if (!has(g, RV_GEN_ANY_STACK)) return false;
     o->kind = RAVEL_C_ANY;
     return true;
@@ -531,20 +567,18 @@ static const uint8_t op_flags[2][3] = {
            [RAVEL_POS_LATE] = RV_OPF_DEF | RV_OPF_EXPLICIT_POS | RV_OPF_LATE},
 };
 
-/* Appends an operand (room reserved by gi_init). */
+/* Appends an operand (room reserved by gi_start). */
 static inline void push_op(ravel_func *f, uint32_t vreg, gop o, bool def)
 {
-    rv_operand *x = &f->ops.data[f->ops.len++];
-    x->vreg = vreg;
-    x->loc = RAVEL_LOC_NONE;
-    x->kind = o.kind;
-    x->flags = op_flags[def][o.pos];
-    x->arg = o.arg;
+    f->ops.data[f->ops.len++] = (rv_operand){vreg, RAVEL_LOC_NONE, o.kind, op_flags[def][o.pos], o.arg};
 }
 
-/* A vreg of type t (class * 2 + ref) with the next number. */
-static inline uint32_t new_vreg(ravel_func *f, uint32_t t)
+/* A vreg of type t (class * 2 + ref) with the next number (outside an
+ * instruction: a block parameter). */
+static inline uint32_t new_vreg(gen *g, uint32_t t)
 {
+    ravel_func *f = g->f;
+    g->gi_room = 0; /* it may take the room gi_reserve counted */
     rv_vec_reserve(f->vregs, 1);
     f->vregs.data[f->vregs.len] = (rv_vreg){f->next_num++, (uint8_t)(t / 2), (t & 1) != 0, true};
     return f->vregs.len++;
@@ -556,7 +590,7 @@ static inline bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, gop o)
 {
     if (I->nd >= GI_DEFS || I->nu || !place(g, I, c, true, &o)) return false;
     ravel_func *f = g->f;
-    uint32_t t = c * 2u + (ref ? 1u : 0u), v = f->vregs.len++; /* room reserved by gi_init */
+    uint32_t t = c * 2u + (ref ? 1u : 0u), v = f->vregs.len++; /* room reserved by gi_start */
     f->vregs.data[v] = (rv_vreg){f->next_num++, (uint8_t)c, ref, true};
     push_op(f, v, o, true);
     I->dtype[I->nd++] = (uint8_t)t;
@@ -564,8 +598,11 @@ static inline bool add_def_as(gen *g, ginst *I, uint32_t c, bool ref, gop o)
 }
 static inline bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_def_as(g, I, c, ref, draw(g, I, c, true)); }
 
-/* Adds a use of v (of class c) with constraint o, if it fits. */
-static inline bool add_use_c(gen *g, ginst *I, uint32_t v, uint32_t c, gop o)
+/* Adds a use of v (of class c) with constraint o, if it fits. Always
+ * inlined: without it gcc -O3 keeps it out of line and inlines less of the
+ * operand pipeline around it (8% more instructions per generated function
+ * under callgrind). */
+static inline __attribute__((always_inline)) bool add_use_c(gen *g, ginst *I, uint32_t v, uint32_t c, gop o)
 {
     if (I->nu >= GI_USES || !place(g, I, c, false, &o)) return false;
     push_op(g->f, v, o, false);
@@ -635,25 +672,33 @@ static void make_reuse(gen *g, ginst *I, uint32_t x)
     }
 }
 
+/* Where the clobber list of the instruction being built goes: the free room
+ * of f->u32, which write_inst takes over (nothing else appends to f->u32
+ * while an instruction is built), so the list is never copied. */
+static inline uint32_t *clob_room(gen *g)
+{
+    rv_vec_reserve(g->f->u32, NREGS);
+    return g->f->u32.data + g->f->u32.len;
+}
+
 /* A random explicit clobber list (possibly empty): per class a random
  * subset of the allocatable registers (density: 0 none, 1 a quarter,
  * 2 half, 3 three quarters), a reserved one rarely. Sorted by register id. */
 static void random_clobbers(gen *g, ginst *I, uint32_t density)
 {
     const rv_gen_mach *gm = g->gm;
-    I->clob_attr = true;
-    I->no_span = true;
-    I->nclob = 0;
+    uint32_t *clob = clob_room(g), n = 0;
+    I->iflags |= RV_IF_CLOBBERS;
+    I->span = 0;
     for (uint32_t c = 0; c < gm->ncls && density; c++) {
         uint64_t bits = rv_gen_bits(g->s);
         if (density == 1) bits &= rv_gen_bits(g->s);
         if (density == 3) bits |= rv_gen_bits(g->s);
-        for (uint32_t i = 0; i < gm->nalloc[c]; i++) { /* branch-free: the bits are random */
-            g->clob_buf[I->nclob] = gm->alloc[c][i];
-            I->nclob += (uint32_t)(bits >> i) & 1u;
-        }
-        if (gm->nres[c] && chance(g, 5)) g->clob_buf[I->nclob++] = gm->res[c][0];
+        if (gm->nalloc[c] < 64) bits &= (1ull << gm->nalloc[c]) - 1;
+        for (; bits; bits &= bits - 1) clob[n++] = gm->alloc[c][__builtin_ctzll(bits)]; /* the set bits, in order */
+        if (gm->nres[c] && chance(g, 5)) clob[n++] = gm->res[c][0];
     }
+    I->nclob = n;
 }
 
 /* ---- emitting: straight into the function's arrays ----
@@ -676,17 +721,6 @@ static uint32_t name_sym(gen *g, uint32_t nm)
     return g->syms[nm];
 }
 
-/* Appends a clobber list to f->u32. The builder keeps such lists sorted
- * and unique; the lists made here already are (random_clobbers and the
- * machine's default list go in register order), so this is a copy. */
-static uint32_t push_clobbers(ravel_func *f, const uint32_t *regs, uint32_t n)
-{
-    rv_vec_reserve(f->u32, n);
-    if (n) memcpy(f->u32.data + f->u32.len, regs, n * sizeof *regs);
-    f->u32.len += n;
-    return n;
-}
-
 /* Writes the instruction built in I (its operands and immediates are in
  * place); returns its id. */
 static inline uint32_t write_inst(gen *g, const ginst *I)
@@ -694,22 +728,16 @@ static inline uint32_t write_inst(gen *g, const ginst *I)
     ravel_func *f = g->f;
     rv_vec_reserve(f->insts, 1);
     uint32_t id = f->insts.len;
+    uint32_t name = I->name == NM_NONE ? RAVEL_NONE : name_sym(g, I->name);
     rv_inst *in = &f->insts.data[id];
-    memset(in, 0, sizeof *in);
-    in->op = I->op;
-    in->ndefs = (uint16_t)I->nd;
-    in->nuses = (uint16_t)I->nu;
-    in->nimms = (uint16_t)I->ni;
-    in->first_op = I->first_op;
-    in->first_imm = I->first_imm;
-    in->name = I->name == NM_NONE ? RAVEL_NONE : name_sym(g, I->name);
+    *in = (rv_inst){.op = I->op, .flags = I->iflags, .ndefs = (uint16_t)I->nd, .nuses = (uint16_t)I->nu,
+                    .nimms = (uint16_t)I->ni, .first_op = I->first_op, .first_imm = I->first_imm, .name = name};
     if (I->op == RAVEL_OP_JUMP || I->op == RAVEL_OP_BR) in->u.succ.first = f->succs.len;
-    if (I->clob_attr) {
-        in->flags |= RV_IF_CLOBBERS;
-        in->first_clob = f->u32.len;
-        in->nclob = push_clobbers(f, g->clob_buf, I->nclob);
+    if (I->iflags & RV_IF_CLOBBERS) {
+        in->first_clob = f->u32.len; /* the list is there already (clob_room) */
+        in->nclob = I->nclob;
+        f->u32.len += I->nclob;
     }
-    if (I->safepoint) in->flags |= RV_IF_SAFEPOINT;
     f->insts.len++;
     f->blocks.data[f->cur_block].ninsts++;
     g->ninsts++;
@@ -772,13 +800,14 @@ static void inst_const(gen *g)
  * immediate a quarter of the time, else a value, usually of the class. */
 static bool inst_arith(gen *g, ginst *I, uint32_t opb)
 {
-    gi_init(g, I, (ravel_opcode)(RAVEL_OP_ADD + ((opb * (RAVEL_OP_LE - RAVEL_OP_ADD + 1)) >> 8)), NM_NONE);
+    gi_start(g, I, (ravel_opcode)(RAVEL_OP_ADD + ((opb * (RAVEL_OP_LE - RAVEL_OP_ADD + 1)) >> 8)), NM_NONE);
     uint32_t mask = type_mask(g, -1, -1), t;
     if (!mask) return false;
     /* r: the first input (three bytes), ref (4%); r2: the def's and the use's
      * constraints, the second input (< 64: an immediate, 25%; else 80% of the
      * rest: a value of the same class) */
-    uint32_t r = rv_gen_u32(g->s), r2 = rv_gen_u32(g->s);
+    uint64_t rr = rv_gen_bits(g->s); /* both in one read */
+    uint32_t r = (uint32_t)(rr >> 32), r2 = (uint32_t)rr;
     uint32_t v0 = pick_in(g, mask, r >> 8, &t), c = t >> 1, x = (r2 >> 8) & 255u;
     bool ref = has(g, RV_GEN_SAFEPOINTS) && (r & 255u) < 10;
     if (!add_def_as(g, I, c, ref, draw_x(g, I, c, true, r2 >> 24))) return false;
@@ -791,7 +820,7 @@ static bool inst_arith(gen *g, ginst *I, uint32_t opb)
 
 static bool inst_copy(gen *g, ginst *I)
 {
-    gi_init(g, I, RAVEL_OP_COPY, NM_NONE);
+    gi_start(g, I, RAVEL_OP_COPY, NM_NONE);
     uint32_t v = pick_val(g, -1, -1);
     if (v == RAVEL_NONE) return false;
     const rv_vreg *r = &g->f->vregs.data[v];
@@ -802,7 +831,7 @@ static bool inst_copy(gen *g, ginst *I)
 
 static bool inst_out(gen *g, ginst *I)
 {
-    gi_init(g, I, RAVEL_OP_OUT, NM_NONE);
+    gi_start(g, I, RAVEL_OP_OUT, NM_NONE);
     uint32_t n = 1 + below(g, 2 + g->o->pressure / 16);
     for (uint32_t i = 0; i < n; i++) use_pick(g, I, -1, -1);
     if (!I->nu) return false;
@@ -833,11 +862,11 @@ static void inst_keepalive(gen *g)
 static bool inst_call(gen *g, ginst *I)
 {
     const rv_gen_mach *gm = g->gm;
-    gi_init(g, I, RAVEL_OP_CALL, NM_CALLEE + below(g, NM_NCALLEE));
-    I->no_span = true; /* S5 */
+    gi_start(g, I, RAVEL_OP_CALL, NM_CALLEE + below(g, NM_NCALLEE));
+    I->span = 0; /* S5 */
     uint32_t mode = below(g, 10);
     if (mode >= 6) random_clobbers(g, I, mode == 9 ? 0 : 1 + below(g, 3));
-    I->safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 30);
+    if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 30)) I->iflags |= RV_IF_SAFEPOINT;
     uint32_t next[RV_GEN_MAX_CLASSES] = {0};
     uint32_t nres = below(g, 3);
     for (uint32_t i = 0; i < nres; i++) {
@@ -869,9 +898,12 @@ static bool inst_opaque(gen *g, ginst *I)
 {
     /* r: the mnemonic, clobbers (8%), safepoint (8%), defs 0-3; r2: uses 0-5, immediates 0-2 */
     uint32_t r = rv_gen_u32(g->s), r2 = rv_gen_u16(g->s);
-    gi_init(g, I, RAVEL_OP_OTHER, NM_OPAQUE + (((r >> 24) * NM_NOPAQUE) >> 8));
+    gi_start(g, I, RAVEL_OP_OTHER, NM_OPAQUE + (((r >> 24) * NM_NOPAQUE) >> 8));
     if (has(g, RV_GEN_CALLS) && ((r >> 16) & 255u) < 21) random_clobbers(g, I, below(g, 3));
-    if (has(g, RV_GEN_SAFEPOINTS) && ((r >> 8) & 255u) < 21) I->safepoint = I->no_span = true;
+    if (has(g, RV_GEN_SAFEPOINTS) && ((r >> 8) & 255u) < 21) {
+        I->iflags |= RV_IF_SAFEPOINT;
+        I->span = 0;
+    }
     uint32_t nd = ((r & 255u) * 4) >> 8, nu = ((r2 >> 8) * 6) >> 8, ni = ((r2 & 255u) * 3) >> 8;
     for (uint32_t i = 0; i < nd; i++) { /* class, ref (10%), constraint: one read */
         uint32_t d = rv_gen_u32(g->s), c = ((d >> 24) * g->gm->ncls) >> 8;
@@ -897,14 +929,16 @@ static bool inst_opaque(gen *g, ginst *I)
 static bool inst_callsite(gen *g, ginst *I)
 {
     const rv_gen_mach *gm = g->gm;
-    gi_init(g, I, RAVEL_OP_OTHER, NM_CALLSITE + below(g, NM_NCALLSITE));
+    gi_start(g, I, RAVEL_OP_OTHER, NM_CALLSITE + below(g, NM_NCALLSITE));
     if (chance(g, 50)) {
-        I->clob_attr = I->no_span = true; /* the machine default, written out */
-        for (uint32_t i = 0; i < gm->nclob; i++) g->clob_buf[I->nclob++] = gm->clob[i];
+        I->iflags |= RV_IF_CLOBBERS; /* the machine default, written out */
+        I->span = 0;
+        if (gm->nclob) memcpy(clob_room(g), gm->clob, gm->nclob * sizeof *gm->clob);
+        I->nclob = gm->nclob;
     } else {
         random_clobbers(g, I, 1 + below(g, 3));
     }
-    I->safepoint = has(g, RV_GEN_SAFEPOINTS) && chance(g, 50);
+    if (has(g, RV_GEN_SAFEPOINTS) && chance(g, 50)) I->iflags |= RV_IF_SAFEPOINT;
     uint32_t nres = 1 + below(g, 2);
     for (uint32_t i = 0; i < nres; i++) {
         uint32_t c = pick_class(g);
@@ -937,8 +971,9 @@ static bool inst_callsite(gen *g, ginst *I)
 /* A GC poll: a safepoint with a few uses. */
 static bool inst_gcpoll(gen *g, ginst *I)
 {
-    gi_init(g, I, RAVEL_OP_OTHER, NM_GCPOLL);
-    I->safepoint = I->no_span = true;
+    gi_start(g, I, RAVEL_OP_OTHER, NM_GCPOLL);
+    I->iflags = RV_IF_SAFEPOINT;
+    I->span = 0;
     uint32_t n = below(g, 3);
     for (uint32_t i = 0; i < n; i++) use_pick(g, I, -1, 1);
     emit(g, I);
@@ -965,9 +1000,14 @@ static void gen_inst(gen *g)
     inst_const(g);
 }
 
+/* Up to n instructions, while room is left. Each gen_inst writes exactly
+ * one instruction and leaves g->reserved alone, so the room is known up
+ * front. */
 static void gen_insts(gen *g, uint32_t n)
 {
-    for (uint32_t i = 0; i < n && room(g) > 0; i++) gen_inst(g);
+    uint32_t r = room(g);
+    if (n > r) n = r;
+    for (uint32_t i = 0; i < n; i++) gen_inst(g);
 }
 
 /* ---- terminators ---- */
@@ -1052,7 +1092,7 @@ static uint32_t make_params(gen *g, uint32_t b, uint32_t n, uint32_t *params)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = pick_type(g, -1, -1);
         if (t == NTYPES) break;
-        params[k] = new_vreg(g->f, t);
+        params[k] = new_vreg(g, t);
         ravel_block_add_param(g->f, b, params[k]);
         k++;
     }
@@ -1180,7 +1220,7 @@ static uint32_t loop_enter(gen *g, uint32_t head, bool counter, uint32_t *params
     uint32_t n = 0, init[MAX_PARAMS + 1];
     if (counter) {
         init[0] = emit_const0(g);
-        params[0] = new_vreg(g->f, 0);
+        params[0] = new_vreg(g, 0);
         ravel_block_add_param(g->f, head, params[0]);
         n = 1;
     }
@@ -1422,7 +1462,7 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     init_ctab(&g);
     for (uint32_t c = 0; c < gm->ncls; c++) g.free0[c] = FREE_GUARD | gm->nalloc[c] | gm->nalloc[c] << 16;
     g.far256 = o->pressure * 256u / 100u;
-    g.window = o->window;
+    g.window = o->window ? o->window : UINT32_MAX;
     g.target = pick_target(&g);
     g.f = new_func(&g);
     avail_grow(&g, g.target / 2u + 1u);
