@@ -136,30 +136,48 @@ static void build_dom(ravel_checker *ck)
     }
 }
 
+/* Pre- and post-order numbers of the tree under root whose children are
+ * child[start[x] .. start[x + 1]), depth first without recursion (stack
+ * and next: scratch, n entries), counting on from *pre and *post. Then x
+ * is in y's subtree iff pre[y] <= pre[x] && post[x] <= post[y]. */
+typedef struct tree_num {
+    const uint32_t *start, *child;
+    uint32_t *stack, *next, *pre, *post;
+    uint32_t npre, npost;
+} tree_num;
+
+static void number_tree(tree_num *t, uint32_t root)
+{
+    uint32_t sp = 0;
+    t->stack[sp++] = root;
+    t->pre[root] = t->npre++;
+    t->next[root] = t->start[root];
+    while (sp) {
+        uint32_t x = t->stack[sp - 1];
+        if (t->next[x] < t->start[x + 1]) {
+            uint32_t c = t->child[t->next[x]++];
+            t->pre[c] = t->npre++;
+            t->next[c] = t->start[c];
+            t->stack[sp++] = c;
+        } else {
+            t->post[x] = t->npost++;
+            sp--;
+        }
+    }
+}
+
 /* Pre/post numbers of the dominator tree: a dominates b iff
  * pre[a] <= pre[b] && post[b] <= post[a]. */
 static void number_dom(ravel_checker *ck)
 {
-    uint32_t n = ck->nblocks, t = 0;
+    uint32_t n = ck->nblocks;
     rv_vec_reserve(ck->dpre, n);
     rv_vec_reserve(ck->dpost, n);
     ck->dpre.len = ck->dpost.len = n;
     if (!ck->rpo.len) return;
-    uint32_t *stack = ck->dfs_stack.data, sp = 0;
-    for (uint32_t b = 0; b < n; b++) ck->dfs_next.data[b] = ck->dchild_start.data[b];
-    stack[sp++] = 0;
-    ck->dpre.data[0] = t++;
-    while (sp) {
-        uint32_t b = stack[sp - 1];
-        if (ck->dfs_next.data[b] < ck->dchild_start.data[b + 1]) {
-            uint32_t c = ck->dchild.data[ck->dfs_next.data[b]++];
-            ck->dpre.data[c] = t++;
-            stack[sp++] = c;
-        } else {
-            ck->dpost.data[b] = t++;
-            sp--;
-        }
-    }
+    tree_num t = {ck->dchild_start.data, ck->dchild.data, ck->dfs_stack.data, ck->dfs_next.data, ck->dpre.data, ck->dpost.data,
+                  0, 0};
+    number_tree(&t, 0);
 }
 
 static bool dominates(const ravel_checker *ck, uint32_t a, uint32_t b)
@@ -247,26 +265,9 @@ static void number_loops(ravel_checker *ck)
     for (uint32_t b = 0; b < n; b++) next[b] = start[b];
     for (uint32_t h = 0; h < n; h++)
         if (ck->is_header.data[h] && ck->loop_parent.data[h] != CK_NIL) child[next[ck->loop_parent.data[h]]++] = h;
-    uint32_t pre = 0, post = 0;
-    for (uint32_t r = 0; r < n; r++) {
-        if (!ck->is_header.data[r] || ck->loop_parent.data[r] != CK_NIL) continue;
-        uint32_t sp = 0;
-        stack[sp++] = r;
-        ck->lpre.data[r] = pre++;
-        next[r] = start[r];
-        while (sp) {
-            uint32_t h = stack[sp - 1];
-            if (next[h] < start[h + 1]) {
-                uint32_t c = child[next[h]++];
-                ck->lpre.data[c] = pre++;
-                next[c] = start[c];
-                stack[sp++] = c;
-            } else {
-                ck->lpost.data[h] = post++;
-                sp--;
-            }
-        }
-    }
+    tree_num t = {start, child, stack, next, ck->lpre.data, ck->lpost.data, 0, 0};
+    for (uint32_t r = 0; r < n; r++)
+        if (ck->is_header.data[r] && ck->loop_parent.data[r] == CK_NIL) number_tree(&t, r);
 }
 
 /* deep_exit[h]: the loop of h has a block outside it whose idom is a loop
