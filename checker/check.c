@@ -78,6 +78,7 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck->explain.s);
     ravel_report_free(ck->frep);
     ck_loop_free(ck);
+    ck_vn_free(ck);
     free(ck->evmemo);
     free(ck);
 }
@@ -162,7 +163,11 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     if (orig) ck_match_orig(ck, orig);
     /* errors: the exact walk, for the report; also when the fast walk hit
      * the set limit (its loop shortcut assumes sets are always made) */
-    if ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow) ck_flow(ck, true);
+    ck->diverged = false;
+    ck->sets.overflow = false;
+    bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN)) && ck_vn_verdict(ck);
+    ck->vn_proven = proven;
+    if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) ck_flow(ck, true);
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (ck->sets.overflow) drop_undecided(ck, rep);
     ck_finish_report(ck);
@@ -186,6 +191,7 @@ size_t ck_memory(const ravel_checker *ck)
                V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
                V(sets.recs) + V(gpend) + V(gnpred) + V(rtodo);
 #undef V
+    n += ck_vn_memory(ck);
     n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4 + (size_t)ck->gvcap * 8;
     return n;
 }

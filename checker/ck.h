@@ -39,6 +39,7 @@
 #define CK_OPT_EXACT 0x80000000u /* internal option (tests): the exact walk only, no fast verdict walk */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_REPLAY 0x10000000u /* internal option (tests): a stable loop's final visit iterates its inner loops again */
+#define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the fast walk decides */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
@@ -235,6 +236,8 @@ struct ravel_checker {
     uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
     RV_VEC(uint32_t) bscr;   /* fast: per block a stamp and an index (loop shortcut); emptied per walk */
     struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); kept between checks */
+    struct ck_vn *vn;         /* the value-numbering verdict's scratch (ck_vn.c); kept between checks */
+    bool vn_proven;           /* the last ravel_check was decided by the value-numbering verdict (tests) */
     uint32_t bstamp;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
@@ -390,6 +393,12 @@ void ck_xfer_block(ravel_checker *ck, uint32_t b);
 bool ck_loop_shortcut(ravel_checker *ck, uint32_t h, uint32_t visits0);
 void ck_loop_reset(ravel_checker *ck);
 void ck_loop_free(ravel_checker *ck);
+
+/* ck_vn.c: the value-numbering verdict. True: the fixpoint records no
+ * value error (proven in one pass); false: not proven (the walks decide). */
+bool ck_vn_verdict(ravel_checker *ck);
+void ck_vn_free(ravel_checker *ck);
+size_t ck_vn_memory(const ravel_checker *ck);
 
 /* ck_flow.c */
 void ck_flow(ravel_checker *ck, bool fresh);

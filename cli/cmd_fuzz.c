@@ -37,6 +37,9 @@ static void fuzz_usage(FILE *out)
           "      --pressure P       generator: register pressure 0..100\n"
           "      --window N         generator: pressure picks among the N newest values of\n"
           "                         a type (default 0: any in scope; see ravel gen --help)\n"
+          "      --no-FEATURE       generator: never use FEATURE (as ravel gen: loops multiway\n"
+          "                         params fixed reuse early-late any-stack calls safepoints\n"
+          "                         copy classes)\n"
           "      --max-files N      failure files per allocator (default 20)\n"
           "      --stall-timeout S  a worker that makes no progress for S seconds is killed\n"
           "                         and its case written as a failure (default 60)\n"
@@ -80,12 +83,18 @@ static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
     return val && !cli_parse_u64(val, v) && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window. Returns
+/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --no-FEATURE. Returns
  * 1 if argv[*i] was one (-1 if its value is bad), 0 if not. */
 static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
     const char *val;
     uint64_t v;
+    if (strncmp(argv[*i], "--no-", 5) == 0) {
+        unsigned bit = rv_gen_feature_bit(argv[*i] + 5);
+        if (!bit) return -1;
+        g->features &= ~bit;
+        return 1;
+    }
     if (opt(argc, argv, i, NULL, "--insts", &val)) {
         if (num(val, 1, 100000, &v)) return -1;
         g->max_insts = (uint32_t)v;

@@ -85,7 +85,8 @@ static bool mutate(ravel_func *f, uint64_t *s)
 }
 
 typedef struct stats {
-    uint64_t allocs, alloc_rejected, mutants, rejected, accepted, wrong, differ;
+    uint64_t allocs, alloc_rejected, mutants, rejected, accepted, wrong, differ, vn_proven;
+    ravel_checker *fw; /* the fast walk alone (CK_OPT_NO_VN): also compared with the exact walk */
 } stats;
 
 /* True if f and orig agree on a few input vectors (both collector models). */
@@ -117,7 +118,18 @@ static int check_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g
 {
     ravel_report *a = NULL, *b = NULL;
     int rc = ravel_check(ck, g, orig, &a), rr = ravel_check(ref, g, orig, &b);
+    st->vn_proven += ck->vn_proven;
     char *ta = report_text(a), *tb = report_text(b);
+    ravel_report *c = NULL;
+    int rf = ravel_check(st->fw, g, orig, &c);
+    char *tc = report_text(c);
+    if (rf != rr || !tc || !tb || strcmp(tc, tb) != 0) {
+        if (st->differ++ < 3)
+            fprintf(stderr, "the fast walk (no value numbering) and the exact walk differ (%d vs %d):\n--- fast\n%s--- exact\n%s", rf,
+                    rr, tc ? tc : "?", tb ? tb : "?");
+    }
+    free(tc);
+    ravel_report_free(c);
     if (rc != rr || !ta || !tb || strcmp(ta, tb) != 0) {
         if (st->differ++ < 3) {
             fprintf(stderr, "fast and exact checks differ (%d vs %d):\n--- fast\n%s--- exact\n%s", rc, rr, ta ? ta : "?",
@@ -172,6 +184,8 @@ int main(int argc, char **argv)
     ravel_checker_set_options(ref, RAVEL_CHECK_FULL_VALIDATE | CK_OPT_EXACT | CK_OPT_NEED_SCAN | CK_OPT_NO_REPLAY);
     stats st;
     memset(&st, 0, sizeof st);
+    st.fw = ravel_checker_new();
+    ravel_checker_set_options(st.fw, CK_OPT_NO_VN);
     for (int i = 0; i < nfuncs; i++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
@@ -179,6 +193,7 @@ int main(int argc, char **argv)
         o.max_blocks = (4 + (uint32_t)(i % 7)) * scale;
         o.min_regs = 2;
         o.max_regs = 6;
+        if (i % 3 == 2) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS; /* the value-numbering verdict's ground */
         ravel_module *mod = rv_gen_from_seed(1000 + (uint64_t)i, &o);
         const ravel_func *f = ravel_module_func(mod, 0);
         for (size_t a = 0; ravel_allocator_name(a); a++) {
@@ -190,11 +205,12 @@ int main(int argc, char **argv)
         ravel_module_free(mod);
     }
     printf("%llu allocations (%llu rejected as they are), %llu mutants: %llu rejected, %llu accepted, %llu accepted but wrong; "
-           "%llu differ from the exact walk\n",
+           "%llu differ from the exact walk; %llu checks proven by the value-numbering verdict\n",
            (unsigned long long)st.allocs, (unsigned long long)st.alloc_rejected, (unsigned long long)st.mutants,
            (unsigned long long)st.rejected, (unsigned long long)st.accepted, (unsigned long long)st.wrong,
-           (unsigned long long)st.differ);
+           (unsigned long long)st.differ, (unsigned long long)st.vn_proven);
+    ravel_checker_free(st.fw);
     ravel_checker_free(ck);
     ravel_checker_free(ref);
-    return st.wrong != 0 || st.rejected == 0 || st.differ != 0;
+    return st.wrong != 0 || st.rejected == 0 || st.differ != 0 || st.vn_proven == 0;
 }

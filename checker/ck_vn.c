@@ -1,0 +1,751 @@
+/* ck_vn.c - the value-numbering verdict: one pass over the function that
+ * proves "the fixpoint reports no value error" for the usual allocation,
+ * or answers "not proven" (the walks of ck_flow.c then decide, and report).
+ *
+ * Idea. A state of FORMAT section 6 says, per location, which vregs it
+ * holds. Here every vreg and every location (both are *vars*) carries a
+ * *name* instead, and location L holds vreg v iff name(L) == name(v) (0,
+ * the unknown name, holds nothing). The transfer needs no sets at all:
+ *   def v at L          v := fresh leaf, L := the same leaf (every stale
+ *                       copy keeps the old name, so it no longer holds v)
+ *   edit D <- S         D := name(S)
+ *   copy d <- u (at S)  d := name(u), its location := name(S)
+ *   clobber R           R := 0
+ *   edge arguments      each parameter := name of its argument (at once)
+ *   use of v at L       name(L) == name(v) != 0, or the pair is related
+ *                       (below)
+ * At a join every var whose name differs between the incoming edges gets
+ * a phi name, hash-consed on (block, names on each edge): two vars share it
+ * iff they agree on every edge, which is the meet's intersection exactly.
+ * The walk is the dominator tree in reverse post-order with one dense
+ * state and an undo log (as ck_flow.c); an edge into a join carries the
+ * vars changed since the join's idom (its delta).
+ *
+ * Loops without iteration. A loop header h gives every var the loop may
+ * write (M(h): defs, locations written or clobbered, parameters of its
+ * blocks, inner loops included) its own placeholder phi, whose operands on
+ * the back edges are filled in at the latches. Vars the loop never writes
+ * keep their names around it. Inside the loop a read may then compare two
+ * different names that may still denote the same value (a placeholder
+ * against the value it keeps, two placeholders of vars that move together):
+ * such a pair is *assumed* equal (union-find) and checked after the walk:
+ * the assumed relation must be closed - for each assumed pair and each
+ * block where one of them is a phi, their operands on each in-edge are
+ * related too (a name that is no phi of the block is its own operand), no
+ * class holds two different leaves, no class holds the unknown name. Then
+ * the state it induces (L holds v iff their names are related) is a post-
+ * fixpoint of FORMAT's equations, so it lies below the greatest fixpoint
+ * the walks compute: every read proven here is proven there, and the
+ * fixpoint records no value error. Any read of two different leaves, or of
+ * the unknown name, or an assumption that fails, answers "not proven".
+ *
+ * Not handled (answers "not proven" at once): safepoints and stackmaps
+ * (their effect removes some vregs of a value and keeps others), a copy
+ * of a vreg to itself, irreducible control flow, an M(h) larger than the
+ * budget (deep nests of big loops).
+ * Requires: ck_cfg_build, the guard (well-formed function). Uses its own
+ * scratch (ck->vn), kept between calls. */
+#include "ck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define VN_LEAF 0x80000000u   /* name: a def (leaf number in the low bits) */
+#define VN_SKIP 0xffffffffu   /* phi operand: unreachable in-edge */
+#define VN_SELF 0xfffffffeu   /* phi operand: the phi itself (a var the loop keeps) */
+
+typedef struct vn_ent {
+    uint32_t var, name;
+} vn_ent;
+
+typedef struct vn_frame {
+    uint32_t block, next, mark;
+} vn_frame;
+
+struct ck_vn {
+    uint32_t var_cap;
+    uint32_t *cur;          /* name of each var: locations 0..nlocs-1, vreg v at nlocs + v */
+    uint32_t *st, *aux;     /* stamp marks and a per-var index */
+    uint32_t *st2, *aux2;
+    uint32_t stamp;
+    RV_VEC(vn_ent) log;     /* (var, old name) */
+    RV_VEC(uint32_t) nblk, nops; /* per phi node (index 0 unused): block, first operand in ops */
+    RV_VEC(uint32_t) ops;
+    RV_VEC(uint32_t) uf, ufleaf; /* union-find over phi nodes; a class's leaf (0: none) */
+    uint32_t *htab, hcap, hsize; /* the current join's phis: node + 1 (hcap used of hsize) */
+    RV_VEC(ck_list) edl;    /* per edge (index into f->succs): its delta in dpool */
+    RV_VEC(vn_ent) dpool;
+    RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
+    RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
+    RV_VEC(uint32_t) mpool, qbase;
+    RV_VEC(ck_list) wlist;  /* per block: the vars it writes, in wpool */
+    RV_VEC(uint32_t) wpool, own, own_start, rows, rowvar;
+    RV_VEC(vn_frame) frames;
+    RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
+    uint32_t nleaves;
+};
+
+static uint32_t next_stamp(struct ck_vn *V)
+{
+    if (++V->stamp == 0) {
+        memset(V->st, 0, (size_t)V->var_cap * sizeof *V->st);
+        memset(V->st2, 0, (size_t)V->var_cap * sizeof *V->st2);
+        V->stamp = 1;
+    }
+    return V->stamp;
+}
+
+void ck_vn_free(ravel_checker *ck)
+{
+    struct ck_vn *V = ck->vn;
+    if (!V) return;
+    free(V->cur);
+    free(V->st);
+    free(V->aux);
+    free(V->st2);
+    free(V->aux2);
+    free(V->htab);
+    rv_vec_free(V->log);
+    rv_vec_free(V->nblk);
+    rv_vec_free(V->nops);
+    rv_vec_free(V->ops);
+    rv_vec_free(V->uf);
+    rv_vec_free(V->ufleaf);
+    rv_vec_free(V->edl);
+    rv_vec_free(V->dpool);
+    rv_vec_free(V->mexit);
+    rv_vec_free(V->mlist);
+    rv_vec_free(V->mpool);
+    rv_vec_free(V->qbase);
+    rv_vec_free(V->wlist);
+    rv_vec_free(V->wpool);
+    rv_vec_free(V->own);
+    rv_vec_free(V->own_start);
+    rv_vec_free(V->rows);
+    rv_vec_free(V->rowvar);
+    rv_vec_free(V->frames);
+    rv_vec_free(V->pairs);
+    free(V);
+    ck->vn = NULL;
+}
+
+size_t ck_vn_memory(const ravel_checker *ck)
+{
+    const struct ck_vn *V = ck->vn;
+    if (!V) return 0;
+#define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
+    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) +
+           M(edl) + M(dpool) + M(mexit) + M(mlist) + M(mpool) + M(qbase) + M(wlist) + M(wpool) + M(own) + M(own_start) +
+           M(rows) + M(rowvar) + M(frames) + M(pairs);
+#undef M
+}
+
+/* ---- the state ---- */
+
+typedef struct vn {
+    ravel_checker *ck;
+    struct ck_vn *V;
+    const ravel_func *f;
+    uint32_t nlocs;
+    uint32_t *cur;
+} vn;
+
+static inline void vset(vn *W, uint32_t x, uint32_t name)
+{
+    struct ck_vn *V = W->V;
+    if (W->cur[x] == name) return;
+    if (__builtin_expect(V->log.len == V->log.cap, 0)) rv_vec_reserve(V->log, 1);
+    V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]};
+    W->cur[x] = name;
+}
+
+static void rollback(vn *W, uint32_t mark)
+{
+    struct ck_vn *V = W->V;
+    for (uint32_t i = V->log.len; i > mark; i--) W->cur[V->log.data[i - 1].var] = V->log.data[i - 1].name;
+    V->log.len = mark;
+}
+
+static inline uint32_t new_leaf(vn *W)
+{
+    return VN_LEAF | (W->V->nleaves++ & ~VN_LEAF);
+}
+
+/* ---- phi nodes and the assumed relation ---- */
+
+static uint32_t new_node(vn *W, uint32_t b, uint32_t nops)
+{
+    struct ck_vn *V = W->V;
+    uint32_t id = V->nblk.len;
+    rv_vec_push(V->nblk, b);
+    rv_vec_push(V->nops, V->ops.len);
+    rv_vec_push(V->uf, id);
+    rv_vec_push(V->ufleaf, 0);
+    rv_vec_reserve(V->ops, nops);
+    V->ops.len += nops;
+    return id;
+}
+
+static uint32_t hash_ops(uint32_t b, const uint32_t *o, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ b;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ o[i]) * 0xff51afd7ed558ccdull;
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+/* The phis of one join are hash-consed among themselves only (a phi
+ * belongs to its block, and each block is entered once): a small table
+ * per join, cleared for it, that stays in the cache. */
+static void htab_prepare(struct ck_vn *V, uint32_t nrows)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * nrows) cap *= 2;
+    if (cap > V->hsize) {
+        free(V->htab);
+        V->htab = rv_xcalloc(cap, sizeof *V->htab);
+        V->hsize = cap;
+    } else {
+        memset(V->htab, 0, (size_t)cap * sizeof *V->htab);
+    }
+    V->hcap = cap;
+}
+
+/* The phi of block b (the block being joined) with operands o[0..n)
+ * (VN_SELF for back edges the var keeps, VN_SKIP for unreachable
+ * in-edges), made once. */
+static uint32_t phi_of(vn *W, uint32_t b, const uint32_t *o, uint32_t n)
+{
+    struct ck_vn *V = W->V;
+    uint32_t h = hash_ops(b, o, n) & (V->hcap - 1);
+    for (uint32_t e; (e = V->htab[h]) != 0; h = (h + 1) & (V->hcap - 1)) {
+        uint32_t id = e - 1;
+        if (!memcmp(&V->ops.data[V->nops.data[id]], o, n * sizeof *o)) return id;
+    }
+    uint32_t id = new_node(W, b, n);
+    memcpy(&V->ops.data[V->nops.data[id]], o, n * sizeof *o);
+    V->htab[h] = id + 1;
+    return id;
+}
+
+static uint32_t uf_find(struct ck_vn *V, uint32_t x)
+{
+    uint32_t *p = V->uf.data;
+    while (p[x] != x) {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    return x;
+}
+
+/* Assumes a == b (names); false if that cannot hold. */
+static bool relate(struct ck_vn *V, uint32_t a, uint32_t b)
+{
+    if (a == b) return a != 0;
+    if (!a || !b) return false;
+    if ((a & b) & VN_LEAF) return false; /* two different leaves */
+    if (a & VN_LEAF) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    uint32_t ra = uf_find(V, a);
+    if (b & VN_LEAF) {
+        uint32_t l = V->ufleaf.data[ra];
+        if (l == b) return true;
+        if (l) return false;
+        V->ufleaf.data[ra] = b;
+    } else {
+        uint32_t rb = uf_find(V, b);
+        if (ra == rb) return true;
+        uint32_t la = V->ufleaf.data[ra], lb = V->ufleaf.data[rb];
+        if (la && lb && la != lb) return false;
+        if (ra < rb) { /* the older node is the root */
+            V->uf.data[rb] = ra;
+            V->ufleaf.data[ra] = la ? la : lb;
+        } else {
+            V->uf.data[ra] = rb;
+            V->ufleaf.data[rb] = la ? la : lb;
+        }
+    }
+    rv_vec_push(V->pairs, a);
+    rv_vec_push(V->pairs, b);
+    return true;
+}
+
+static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->pred_start.data[b + 1] - ck->pred_start.data[b]; }
+
+/* The operand of name x on in-edge k of block b: its own operand if x is
+ * a phi of b, else x itself. */
+static inline uint32_t proj(const struct ck_vn *V, uint32_t x, uint32_t b, uint32_t k)
+{
+    if ((x & VN_LEAF) || V->nblk.data[x] != b) return x;
+    uint32_t o = V->ops.data[V->nops.data[x] + k];
+    return o == VN_SELF ? x : o;
+}
+
+static bool expand(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_t b, uint32_t blk)
+{
+    uint32_t n = npreds(ck, blk);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t pa = proj(V, a, blk, k), pb = proj(V, b, blk, k);
+        if (pa == VN_SKIP || pb == VN_SKIP) continue;
+        if (!relate(V, pa, pb)) return false;
+    }
+    return true;
+}
+
+/* Closes the assumed relation (see the head of the file). */
+static bool verify(const ravel_checker *ck, struct ck_vn *V)
+{
+    for (uint32_t i = 0; i < V->pairs.len; i += 2) {
+        uint32_t a = V->pairs.data[i], b = V->pairs.data[i + 1];
+        uint32_t ba = (a & VN_LEAF) ? CK_NIL : V->nblk.data[a], bb = (b & VN_LEAF) ? CK_NIL : V->nblk.data[b];
+        if (ba != CK_NIL && !expand(ck, V, a, b, ba)) return false;
+        if (bb != CK_NIL && bb != ba && !expand(ck, V, a, b, bb)) return false;
+    }
+    return true;
+}
+
+/* ---- transfer ---- */
+
+static inline uint32_t vreg_var(const vn *W, uint32_t v) { return W->nlocs + v; }
+
+/* A read of v at location li: proven, or assumed (false: not proven). */
+static inline bool vread(vn *W, uint32_t li, uint32_t v)
+{
+    if (li == CK_NIL) return true; /* a structural error: the rules report it, it is no value error */
+    uint32_t a = W->cur[vreg_var(W, v)], b = W->cur[li];
+    if (a == b) return a != 0;
+    return relate(W->V, a, b);
+}
+
+static inline void vdef(vn *W, uint32_t v, uint32_t li)
+{
+    uint32_t n = new_leaf(W);
+    vset(W, vreg_var(W, v), n);
+    if (li != CK_NIL) vset(W, li, n);
+}
+
+static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
+{
+    const rv_operand *d = ck_defs(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (d[k].loc == reg) return true;
+    return false;
+}
+
+static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
+{
+    const uint32_t *regs;
+    uint32_t n = rv_inst_clobbers(W->f, in, &regs);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t li = ck_li(W->ck, regs[k]);
+        if (li != CK_NIL && !(keep_defined && defines_loc(W->f, in, regs[k]))) vset(W, li, 0);
+    }
+}
+
+/* The order of ck_xfer.c's xfer_op: early defs, early uses, clobbers, late
+ * defs, late uses; a copy whose read is proven aliases. */
+static bool vop(vn *W, const rv_inst *in)
+{
+    ravel_checker *ck = W->ck;
+    const ravel_func *f = W->f;
+    if (in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) return false;
+    const rv_operand *o = ck_ops(f, in);
+    uint32_t nd = in->ndefs, n = nd + in->nuses;
+    if (ck_op_plain(f, in)) {
+        for (uint32_t k = nd; k < n; k++)
+            if (!vread(W, ck_li(ck, o[k].loc), o[k].vreg)) return false;
+        if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) vclobber(W, in, false);
+        for (uint32_t k = 0; k < nd; k++) vdef(W, o[k].vreg, ck_li(ck, o[k].loc));
+        return true;
+    }
+    /* a copy aliases when its use is read at step 2 (a late use makes it a
+     * plain def, as in ck_xfer.c) */
+    bool copy = in->op == RAVEL_OP_COPY && nd == 1 && in->nuses >= 1 && !rv_op_is_late(&o[1]);
+    uint32_t srcname = 0, uname = 0;
+    for (uint32_t k = 0; k < nd; k++)
+        if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, ck_li(ck, o[k].loc));
+    for (uint32_t k = nd; k < n; k++) {
+        if (rv_op_is_late(&o[k])) continue;
+        uint32_t li = ck_li(ck, o[k].loc);
+        if (!vread(W, li, o[k].vreg)) return false;
+        if (copy && k == nd) {
+            if (li == CK_NIL || o[0].vreg == o[k].vreg) return false;
+            srcname = W->cur[li];
+            uname = W->cur[vreg_var(W, o[k].vreg)];
+        }
+    }
+    if (copy && !rv_op_is_late(&o[0])) { /* an early-def copy aliases right after its read */
+        uint32_t li = ck_li(ck, o[0].loc);
+        vset(W, vreg_var(W, o[0].vreg), uname);
+        if (li != CK_NIL) vset(W, li, srcname);
+    }
+    if (!rv_is_term(in)) vclobber(W, in, true);
+    for (uint32_t k = 0; k < nd; k++) {
+        if (!rv_op_is_late(&o[k])) continue;
+        uint32_t li = ck_li(ck, o[k].loc);
+        if (copy) {
+            vset(W, vreg_var(W, o[k].vreg), uname);
+            if (li != CK_NIL) vset(W, li, srcname);
+        } else {
+            vdef(W, o[k].vreg, li);
+        }
+    }
+    for (uint32_t k = nd; k < n; k++)
+        if (rv_op_is_late(&o[k]) && !vread(W, ck_li(ck, o[k].loc), o[k].vreg)) return false;
+    return true;
+}
+
+static bool vblock(vn *W, uint32_t b)
+{
+    const ravel_func *f = W->f;
+    const rv_block *bl = &f->blocks.data[b];
+    const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
+    for (; in < end; in++) {
+        CK_PREFETCH_AHEAD(in, 12);
+        if (rv_is_edit(in)) {
+            uint32_t d = ck_li(W->ck, in->u.edit.dst), s = ck_li(W->ck, in->u.edit.src);
+            if (d != CK_NIL) vset(W, d, s == CK_NIL ? 0 : W->cur[s]);
+            continue;
+        }
+        if (!vop(W, in)) return false;
+    }
+    return true;
+}
+
+/* ---- M(h): the vars each loop may write ---- */
+
+static void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
+{
+    if (V->st[x] == st) return;
+    V->st[x] = st;
+    rv_vec_push(V->wpool, x);
+}
+
+/* W(b) for every reachable block in a loop, then M(h) for every header,
+ * inner loops first (their M is part of the enclosing one's). False past
+ * the budget. */
+static bool build_m(vn *W)
+{
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    uint32_t n = ck->nblocks;
+    V->wlist.len = V->mlist.len = V->qbase.len = 0;
+    rv_vec_reserve(V->wlist, n);
+    rv_vec_reserve(V->mlist, n);
+    rv_vec_reserve(V->qbase, n);
+    V->wlist.len = V->mlist.len = V->qbase.len = n;
+    V->wpool.len = V->mpool.len = 0;
+    bool any = false;
+    for (uint32_t b = 0; b < n; b++) {
+        V->wlist.data[b] = V->mlist.data[b] = (ck_list){0, 0};
+        if (!ck_reachable(ck, b) || ck->loop_of.data[b] == CK_NIL) continue;
+        any = true;
+        uint32_t st = next_stamp(V), start = V->wpool.len;
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+        const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
+        for (; in < end; in++) {
+            if (rv_is_edit(in)) {
+                uint32_t d = ck_li(ck, in->u.edit.dst);
+                if (d != CK_NIL) add_var(V, st, d);
+                continue;
+            }
+            const rv_operand *d = ck_defs(f, in);
+            for (uint32_t k = 0; k < in->ndefs; k++) {
+                add_var(V, st, W->nlocs + d[k].vreg);
+                uint32_t li = ck_li(ck, d[k].loc);
+                if (li != CK_NIL) add_var(V, st, li);
+            }
+            if (!rv_is_term(in)) {
+                const uint32_t *regs;
+                uint32_t nc = rv_inst_clobbers(f, in, &regs);
+                for (uint32_t k = 0; k < nc; k++) {
+                    uint32_t li = ck_li(ck, regs[k]);
+                    if (li != CK_NIL) add_var(V, st, li);
+                }
+            }
+        }
+        V->wlist.data[b] = (ck_list){start, V->wpool.len - start};
+    }
+    if (!any) return true;
+    /* each header's own blocks (innermost loop), CSR */
+    V->own_start.len = 0;
+    rv_vec_reserve(V->own_start, n + 1);
+    V->own_start.len = n + 1;
+    memset(V->own_start.data, 0, (size_t)(n + 1) * sizeof *V->own_start.data);
+    for (uint32_t b = 0; b < n; b++)
+        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own_start.data[ck->loop_of.data[b] + 1]++;
+    for (uint32_t b = 0; b < n; b++) V->own_start.data[b + 1] += V->own_start.data[b];
+    V->own.len = 0;
+    rv_vec_reserve(V->own, V->own_start.data[n]);
+    V->own.len = V->own_start.data[n];
+    rv_vec_reserve(V->rows, n);
+    for (uint32_t b = 0; b < n; b++) V->rows.data[b] = V->own_start.data[b];
+    for (uint32_t b = 0; b < n; b++)
+        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own.data[V->rows.data[ck->loop_of.data[b]]++] = b;
+    /* budget: the lists of all headers together */
+    uint64_t budget = 8ull * f->insts.len + 4096;
+    for (uint32_t i = ck->rpo.len; i-- > 0;) { /* inner headers come later in reverse post-order */
+        uint32_t h = ck->rpo.data[i];
+        if (!ck->is_header.data[h]) continue;
+        uint32_t st = next_stamp(V), start = V->mpool.len;
+        for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
+            ck_list w = V->wlist.data[V->own.data[j]];
+            for (uint32_t k = 0; k < w.len; k++) {
+                uint32_t x = V->wpool.data[w.start + k];
+                if (V->st[x] != st) {
+                    V->st[x] = st;
+                    rv_vec_push(V->mpool, x);
+                }
+            }
+        }
+        for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
+            ck_list m = V->mlist.data[ck->lchild.data[j]];
+            for (uint32_t k = 0; k < m.len; k++) {
+                uint32_t x = V->mpool.data[m.start + k];
+                if (V->st[x] != st) {
+                    V->st[x] = st;
+                    rv_vec_push(V->mpool, x);
+                }
+            }
+        }
+        V->mlist.data[h] = (ck_list){start, V->mpool.len - start};
+        if (V->mpool.len > budget) return false;
+    }
+    return true;
+}
+
+/* ---- edges ---- */
+
+/* The names of e's arguments (read before any parameter is written). */
+static void arg_names(vn *W, const rv_succ *e, uint32_t *out)
+{
+    const uint32_t *args = ck_args(W->f, e);
+    for (uint32_t a = 0; a < e->nargs; a++) out[a] = W->cur[vreg_var(W, args[a])];
+}
+
+/* Edge e of block b into join t: the vars changed since t's idom's exit,
+ * with their names at the end of e (parameters substituted). */
+static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
+{
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    uint32_t t = e->block, from = V->mexit.data[ck->idom.data[t]];
+    uint32_t st = next_stamp(V), start = V->dpool.len;
+    const uint32_t *params = ck_params(W->f, &W->f->blocks.data[t]), *args = ck_args(W->f, e);
+    rv_vec_reserve(V->dpool, e->nargs);
+    for (uint32_t a = 0; a < e->nargs; a++) { /* parameters first: their names win */
+        uint32_t x = vreg_var(W, params[a]);
+        V->dpool.data[V->dpool.len++] = (vn_ent){x, W->cur[vreg_var(W, args[a])]};
+    }
+    for (uint32_t a = 0; a < e->nargs; a++) V->st[vreg_var(W, params[a])] = st;
+    for (uint32_t i = from; i < V->log.len; i++) {
+        uint32_t x = V->log.data[i].var;
+        if (V->st[x] == st) continue;
+        V->st[x] = st;
+        rv_vec_push(V->dpool, ((vn_ent){x, W->cur[x]}));
+    }
+    V->edl.data[eidx] = (ck_list){start, V->dpool.len - start};
+}
+
+/* A back edge e (pred number k of header t): the operands of t's
+ * placeholders on it. */
+static void latch(vn *W, uint32_t k, const rv_succ *e)
+{
+    struct ck_vn *V = W->V;
+    uint32_t t = e->block;
+    uint32_t st = next_stamp(V);
+    const uint32_t *params = ck_params(W->f, &W->f->blocks.data[t]), *args = ck_args(W->f, e);
+    for (uint32_t a = 0; a < e->nargs; a++) {
+        uint32_t x = vreg_var(W, params[a]);
+        V->st[x] = st;
+        V->aux[x] = W->cur[vreg_var(W, args[a])];
+    }
+    ck_list m = V->mlist.data[t];
+    uint32_t q = V->qbase.data[t];
+    for (uint32_t i = 0; i < m.len; i++) {
+        uint32_t x = V->mpool.data[m.start + i];
+        V->ops.data[V->nops.data[q + i] + k] = V->st[x] == st ? V->aux[x] : W->cur[x];
+    }
+}
+
+/* Block b's entry from its in-edges (b a join or a loop header; the state
+ * is its idom's exit). */
+static void join(vn *W, uint32_t b)
+{
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    uint32_t p0 = ck->pred_start.data[b], np = npreds(ck, b), rb = ck->rpo_index.data[b];
+    bool header = ck->is_header.data[b];
+    uint32_t st = next_stamp(V), nrows = 0;
+    V->rowvar.len = 0;
+    V->rows.len = 0;
+    /* a row per var: its name on each in-edge (VN_SKIP: unreachable; back
+     * edges: 0 until a latch fills a placeholder's) */
+#define NEW_ROW(x)                                                                                   \
+    do {                                                                                             \
+        V->st[x] = st;                                                                               \
+        V->aux[x] = nrows++;                                                                         \
+        rv_vec_push(V->rowvar, x);                                                                   \
+        rv_vec_reserve(V->rows, np);                                                                 \
+        for (uint32_t k_ = 0; k_ < np; k_++) {                                                       \
+            uint32_t q_ = ck->pred.data[p0 + k_];                                                    \
+            V->rows.data[V->rows.len + k_] = !ck_reachable(ck, q_) ? VN_SKIP                        \
+                                           : ck->rpo_index.data[q_] >= rb ? 0 : W->cur[x];          \
+        }                                                                                            \
+        V->rows.len += np;                                                                           \
+    } while (0)
+    ck_list m = header ? V->mlist.data[b] : (ck_list){0, 0};
+    for (uint32_t i = 0; i < m.len; i++) NEW_ROW(V->mpool.data[m.start + i]);
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t q = ck->pred.data[p0 + k];
+        if (!ck_reachable(ck, q) || ck->rpo_index.data[q] >= rb) continue;
+        ck_list d = V->edl.data[ck->pedge.data[p0 + k]];
+        for (uint32_t i = 0; i < d.len; i++) {
+            vn_ent e = V->dpool.data[d.start + i];
+            if (V->st[e.var] != st) NEW_ROW(e.var);
+            V->rows.data[V->aux[e.var] * np + k] = e.name;
+        }
+    }
+#undef NEW_ROW
+    if (header) V->qbase.data[b] = V->nblk.len;
+    htab_prepare(V, nrows - m.len);
+    for (uint32_t r = 0; r < nrows; r++) {
+        uint32_t x = V->rowvar.data[r], *row = &V->rows.data[r * np];
+        if (r < m.len) { /* a placeholder (M(h) rows come first, in order) */
+            uint32_t id = new_node(W, b, np);
+            memcpy(&V->ops.data[V->nops.data[id]], row, np * sizeof *row);
+            vset(W, x, id);
+            continue;
+        }
+        uint32_t same = VN_SKIP;
+        bool all = true, unk = false;
+        for (uint32_t k = 0; k < np; k++) {
+            uint32_t q = ck->pred.data[p0 + k];
+            if (row[k] == VN_SKIP || ck->rpo_index.data[q] >= rb) continue;
+            unk |= row[k] == 0;
+            if (same == VN_SKIP) same = row[k];
+            else all &= row[k] == same;
+        }
+        if (unk || same == VN_SKIP) {
+            vset(W, x, 0);
+            continue;
+        }
+        if (all) {
+            vset(W, x, same);
+            continue;
+        }
+        for (uint32_t k = 0; k < np; k++) /* a var the loop keeps: itself on the back edges */
+            if (row[k] != VN_SKIP && ck->rpo_index.data[ck->pred.data[p0 + k]] >= rb) row[k] = VN_SELF;
+        vset(W, x, phi_of(W, b, row, np));
+    }
+}
+
+/* b has one in-edge (from its idom): its parameters take the arguments'
+ * names. */
+static void enter_single(vn *W, uint32_t b)
+{
+    ravel_checker *ck = W->ck;
+    const rv_block *bl = &W->f->blocks.data[b];
+    if (!bl->nparams) return;
+    uint32_t p0 = ck->pred_start.data[b];
+    for (uint32_t k = p0; k < ck->pred_start.data[b + 1]; k++) {
+        if (!ck_reachable(ck, ck->pred.data[k])) continue;
+        const rv_succ *e = &W->f->succs.data[ck->pedge.data[k]];
+        struct ck_vn *V = W->V;
+        rv_vec_reserve(V->rows, e->nargs);
+        arg_names(W, e, V->rows.data);
+        const uint32_t *params = ck_params(W->f, bl);
+        for (uint32_t a = 0; a < e->nargs; a++) vset(W, vreg_var(W, params[a]), V->rows.data[a]);
+        return;
+    }
+}
+
+static void size_arrays(vn *W)
+{
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    uint32_t nv = ck->nlocs + ck->nvregs;
+    if (nv > V->var_cap) {
+        uint32_t c = nv + nv / 2 + 16;
+        V->cur = rv_xrealloc(V->cur, (size_t)c * sizeof *V->cur);
+        V->aux = rv_xrealloc(V->aux, (size_t)c * sizeof *V->aux);
+        V->aux2 = rv_xrealloc(V->aux2, (size_t)c * sizeof *V->aux2);
+        free(V->st);
+        free(V->st2);
+        V->st = rv_xcalloc(c, sizeof *V->st);
+        V->st2 = rv_xcalloc(c, sizeof *V->st2);
+        V->var_cap = c;
+    }
+    memset(V->cur, 0, (size_t)nv * sizeof *V->cur);
+    V->log.len = 0;
+    V->nblk.len = V->nops.len = V->ops.len = V->uf.len = V->ufleaf.len = 0;
+    new_node(W, CK_NIL, 0); /* node 0: the unknown name, never a phi */
+    V->dpool.len = 0;
+    V->pairs.len = 0;
+    V->nleaves = 0;
+    uint32_t ne = W->f->succs.len, n = ck->nblocks;
+    V->edl.len = 0;
+    rv_vec_reserve(V->edl, ne);
+    V->edl.len = ne;
+    V->mexit.len = 0;
+    rv_vec_reserve(V->mexit, n);
+    V->mexit.len = n;
+}
+
+bool ck_vn_verdict(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
+    for (uint32_t b = 0; b < ck->nblocks; b++)
+        if (ck->retreat.data[b]) return false;
+    if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
+    vn W = {ck, ck->vn, f, ck->nlocs, NULL};
+    struct ck_vn *V = W.V;
+    size_arrays(&W);
+    W.cur = V->cur;
+    if (!build_m(&W)) return false;
+    V->frames.len = 0;
+    rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0}));
+    bool first = true;
+    while (V->frames.len) {
+        vn_frame *fr = &V->frames.data[V->frames.len - 1];
+        uint32_t b = fr->block;
+        if (first) { /* entering b */
+            first = false;
+            ck->nvisits++;
+            if (b != 0) {
+                if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(&W, b);
+                else enter_single(&W, b);
+            }
+            if (!vblock(&W, b)) return false;
+            V->mexit.data[b] = V->log.len;
+            const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
+            for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+                uint32_t eidx = t->u.succ.first + k;
+                const rv_succ *e = &f->succs.data[eidx];
+                uint32_t s = e->block;
+                if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a back edge (reducible: s dominates b) */
+                    uint32_t p0 = ck->pred_start.data[s], j = 0;
+                    while (ck->pedge.data[p0 + j] != eidx) j++;
+                    latch(&W, j, e);
+                } else if (npreds(ck, s) > 1 || ck->is_header.data[s]) {
+                    record_delta(&W, eidx, e);
+                }
+            }
+            fr = &V->frames.data[V->frames.len - 1];
+        }
+        if (fr->next < ck->dchild_start.data[b + 1]) {
+            uint32_t c = ck->dchild.data[fr->next++];
+            rv_vec_push(V->frames, ((vn_frame){c, ck->dchild_start.data[c], V->log.len}));
+            first = true;
+            continue;
+        }
+        rollback(&W, fr->mark);
+        V->frames.len--;
+    }
+    return verify(ck, V);
+}
