@@ -71,7 +71,8 @@ struct ck_vn {
     RV_VEC(vn_ent) log;     /* (var, old name) */
     RV_VEC(uint32_t) nblk, nops; /* per phi node (index 0 unused): block, first operand in ops */
     RV_VEC(uint32_t) ops;
-    RV_VEC(uint32_t) uf, ufleaf; /* union-find over phi nodes; a class's leaf (0: none) */
+    RV_VEC(uint32_t) uf, ufleaf; /* union-find over phi nodes, the root its class's oldest phi; the class's leaf (0: none) */
+    RV_VEC(uint32_t) lblk;  /* per leaf: the block of its def */
     uint32_t *htab, hcap, hsize; /* the current join's phis: node + 1 (hcap used of hsize) */
     RV_VEC(ck_list) edl;    /* per edge (index into f->succs): its delta in dpool */
     RV_VEC(vn_ent) dpool;
@@ -111,6 +112,7 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->ops);
     rv_vec_free(V->uf);
     rv_vec_free(V->ufleaf);
+    rv_vec_free(V->lblk);
     rv_vec_free(V->edl);
     rv_vec_free(V->dpool);
     rv_vec_free(V->mexit);
@@ -134,7 +136,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     const struct ck_vn *V = ck->vn;
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
-    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) +
+    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(lblk) +
            M(edl) + M(dpool) + M(mexit) + M(mlist) + M(mpool) + M(qbase) + M(wlist) + M(wpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
@@ -148,6 +150,7 @@ typedef struct vn {
     const ravel_func *f;
     uint32_t nlocs;
     uint32_t *cur;
+    uint32_t block; /* the block being run */
 } vn;
 
 static inline void vset(vn *W, uint32_t x, uint32_t name)
@@ -168,7 +171,9 @@ static void rollback(vn *W, uint32_t mark)
 
 static inline uint32_t new_leaf(vn *W)
 {
-    return VN_LEAF | (W->V->nleaves++ & ~VN_LEAF);
+    struct ck_vn *V = W->V;
+    rv_vec_push(V->lblk, W->block);
+    return VN_LEAF | (V->nleaves++ & ~VN_LEAF);
 }
 
 /* ---- phi nodes and the assumed relation ---- */
@@ -237,8 +242,39 @@ static uint32_t uf_find(struct ck_vn *V, uint32_t x)
     return x;
 }
 
-/* Assumes a == b (names); false if that cannot hold. */
-static bool relate(struct ck_vn *V, uint32_t a, uint32_t b)
+/* The block where name x is made (a phi's block, a leaf's def). */
+static inline uint32_t name_block(const struct ck_vn *V, uint32_t x)
+{
+    return (x & VN_LEAF) ? V->lblk.data[x & ~VN_LEAF] : V->nblk.data[x];
+}
+
+/* Age of two names both in use at one point (so their blocks lie on one
+ * chain of dominators): < 0 if x is older (made at a strict dominator of
+ * y's block, or a phi of the block of leaf y), > 0 if y is older, 0 for
+ * two phis of one block; CK_NIL-like 2 if the blocks are not comparable
+ * (never expected: then nothing is assumed). */
+static int age_cmp(const ravel_checker *ck, const struct ck_vn *V, uint32_t x, uint32_t y)
+{
+    uint32_t bx = name_block(V, x), by = name_block(V, y);
+    if (bx == by) return (x & VN_LEAF) ? ((y & VN_LEAF) ? 2 : 1) : ((y & VN_LEAF) ? -1 : 0);
+    const uint32_t *pre = ck->dpre.data, *post = ck->dpost.data;
+    if (pre[bx] <= pre[by] && post[by] <= post[bx]) return -1;
+    if (pre[by] <= pre[bx] && post[bx] <= post[by]) return 1;
+    return 2;
+}
+
+static void obligation(struct ck_vn *V, uint32_t young, uint32_t old)
+{
+    rv_vec_push(V->pairs, young);
+    rv_vec_push(V->pairs, old);
+}
+
+/* Assumes names a and b, both in use at one point, equal; false if that
+ * cannot hold. Classes: a union-find over phis whose root is the class's
+ * oldest phi, and maybe a leaf older than all of them (ufleaf). Each union
+ * records one obligation, checked by verify: the younger top equals the
+ * older one (its operands on each in-edge of its block do). */
+static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_t b)
 {
     if (a == b) return a != 0;
     if (!a || !b) return false;
@@ -249,26 +285,31 @@ static bool relate(struct ck_vn *V, uint32_t a, uint32_t b)
         b = t;
     }
     uint32_t ra = uf_find(V, a);
+    uint32_t la = V->ufleaf.data[ra];
     if (b & VN_LEAF) {
-        uint32_t l = V->ufleaf.data[ra];
-        if (l == b) return true;
-        if (l) return false;
+        if (la) return la == b;
+        if (age_cmp(ck, V, b, ra) != -1) return false; /* a leaf equal to an older value: never */
         V->ufleaf.data[ra] = b;
-    } else {
-        uint32_t rb = uf_find(V, b);
-        if (ra == rb) return true;
-        uint32_t la = V->ufleaf.data[ra], lb = V->ufleaf.data[rb];
-        if (la && lb && la != lb) return false;
-        if (ra < rb) { /* the older node is the root */
-            V->uf.data[rb] = ra;
-            V->ufleaf.data[ra] = la ? la : lb;
-        } else {
-            V->uf.data[ra] = rb;
-            V->ufleaf.data[rb] = la ? la : lb;
-        }
+        obligation(V, ra, b);
+        return true;
     }
-    rv_vec_push(V->pairs, a);
-    rv_vec_push(V->pairs, b);
+    uint32_t rb = uf_find(V, b);
+    if (ra == rb) return true;
+    uint32_t lb = V->ufleaf.data[rb];
+    int c = age_cmp(ck, V, ra, rb);
+    if (c == 2) return false;
+    uint32_t root = c <= 0 ? ra : rb, other = root == ra ? rb : ra;
+    if (la && lb) {
+        if (la != lb) return false; /* both equal one leaf: no obligation */
+    } else if (la || lb) {
+        uint32_t l = la ? la : lb, young = la ? rb : ra; /* the phi top of the class without the leaf */
+        if (age_cmp(ck, V, l, young) != -1) return false;
+        obligation(V, young, l);
+    } else {
+        obligation(V, other, root); /* (two phis of one block: operand by operand) */
+    }
+    V->uf.data[other] = root;
+    V->ufleaf.data[root] = la ? la : lb;
     return true;
 }
 
@@ -283,25 +324,20 @@ static inline uint32_t proj(const struct ck_vn *V, uint32_t x, uint32_t b, uint3
     return o == VN_SELF ? x : o;
 }
 
-static bool expand(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_t b, uint32_t blk)
-{
-    uint32_t n = npreds(ck, blk);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t pa = proj(V, a, blk, k), pb = proj(V, b, blk, k);
-        if (pa == VN_SKIP || pb == VN_SKIP) continue;
-        if (!relate(V, pa, pb)) return false;
-    }
-    return true;
-}
-
-/* Closes the assumed relation (see the head of the file). */
+/* Obligation (y, o): y, a phi, equals the older (or same-block) name o:
+ * on each reachable in-edge of y's block, y's operand equals o's (o's
+ * own operand if o is a phi of that block too, else o itself). */
 static bool verify(const ravel_checker *ck, struct ck_vn *V)
 {
     for (uint32_t i = 0; i < V->pairs.len; i += 2) {
-        uint32_t a = V->pairs.data[i], b = V->pairs.data[i + 1];
-        uint32_t ba = (a & VN_LEAF) ? CK_NIL : V->nblk.data[a], bb = (b & VN_LEAF) ? CK_NIL : V->nblk.data[b];
-        if (ba != CK_NIL && !expand(ck, V, a, b, ba)) return false;
-        if (bb != CK_NIL && bb != ba && !expand(ck, V, a, b, bb)) return false;
+        uint32_t y = V->pairs.data[i], o = V->pairs.data[i + 1];
+        if (y & VN_LEAF) return false; /* (never recorded) */
+        uint32_t blk = V->nblk.data[y], n = npreds(ck, blk);
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t py = proj(V, y, blk, k), po = proj(V, o, blk, k);
+            if (py == VN_SKIP || po == VN_SKIP) continue;
+            if (!relate(ck, V, py, po)) return false;
+        }
     }
     return true;
 }
@@ -316,7 +352,7 @@ static inline bool vread(vn *W, uint32_t li, uint32_t v)
     if (li == CK_NIL) return true; /* a structural error: the rules report it, it is no value error */
     uint32_t a = W->cur[vreg_var(W, v)], b = W->cur[li];
     if (a == b) return a != 0;
-    return relate(W->V, a, b);
+    return relate(W->ck, W->V, a, b);
 }
 
 static inline void vdef(vn *W, uint32_t v, uint32_t li)
@@ -687,6 +723,7 @@ static void size_arrays(vn *W)
     V->dpool.len = 0;
     V->pairs.len = 0;
     V->nleaves = 0;
+    V->lblk.len = 0;
     uint32_t ne = W->f->succs.len, n = ck->nblocks;
     V->edl.len = 0;
     rv_vec_reserve(V->edl, ne);
@@ -703,7 +740,7 @@ bool ck_vn_verdict(ravel_checker *ck)
     for (uint32_t b = 0; b < ck->nblocks; b++)
         if (ck->retreat.data[b]) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    vn W = {ck, ck->vn, f, ck->nlocs, NULL};
+    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0};
     struct ck_vn *V = W.V;
     size_arrays(&W);
     W.cur = V->cur;
@@ -721,6 +758,7 @@ bool ck_vn_verdict(ravel_checker *ck)
                 if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(&W, b);
                 else enter_single(&W, b);
             }
+            W.block = b;
             if (!vblock(&W, b)) return false;
             V->mexit.data[b] = V->log.len;
             const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
