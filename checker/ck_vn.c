@@ -78,7 +78,9 @@ struct ck_vn {
     RV_VEC(vn_ent) dpool;
     RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
-    RV_VEC(uint32_t) mpool, qbase;
+    RV_VEC(uint32_t) mpool;
+    RV_VEC(ck_list) qlist;  /* per header: its placeholders in qpool */
+    RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
     RV_VEC(ck_list) wlist;  /* per block: the vars it writes, in wpool */
     RV_VEC(uint32_t) wpool, own, own_start, rows, rowvar;
     RV_VEC(vn_frame) frames;
@@ -118,7 +120,8 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->mexit);
     rv_vec_free(V->mlist);
     rv_vec_free(V->mpool);
-    rv_vec_free(V->qbase);
+    rv_vec_free(V->qlist);
+    rv_vec_free(V->qpool);
     rv_vec_free(V->wlist);
     rv_vec_free(V->wpool);
     rv_vec_free(V->own);
@@ -137,7 +140,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(lblk) +
-           M(edl) + M(dpool) + M(mexit) + M(mlist) + M(mpool) + M(qbase) + M(wlist) + M(wpool) + M(own) + M(own_start) +
+           M(edl) + M(dpool) + M(mexit) + M(mlist) + M(mpool) + M(qlist) + M(qpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
 }
@@ -459,6 +462,23 @@ static void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
     rv_vec_push(V->wpool, x);
 }
 
+/* v has one assignment in the function: one def, never a parameter (nor
+ * an argument or a copy source: the guard's notes do not tell those
+ * apart). Then in the walk v's name is 0 at every block its def's block B
+ * does not dominate (by induction in reverse post-order: the entry has 0;
+ * a block with one in-edge has its idom's, not dominated by B either; a
+ * join or header has an in-edge (a forward one) from a block B does not
+ * dominate, whose 0 the meet keeps), so at the header of every loop
+ * holding B, and at B itself if it is the header, where its forward edges
+ * bring 0: a loop that writes v needs no placeholder for it (join() would
+ * give it 0 anyway), and leaving v out of M(h) saves the bookkeeping. */
+static inline bool single_def(const ravel_checker *ck, uint32_t v)
+{
+    if (!ck->gnf_ok || (ck->opts & CK_OPT_NEED_SCAN)) return false;
+    uint32_t t = ck->gn[v].tag;
+    return (t & ~7u) == ck->gnstamp << 3 && (t & 7u) == GN_DEF;
+}
+
 /* W(b) for every reachable block in a loop, then M(h) for every header,
  * inner loops first (their M is part of the enclosing one's). False past
  * the budget. */
@@ -468,11 +488,12 @@ static bool build_m(vn *W)
     struct ck_vn *V = W->V;
     const ravel_func *f = W->f;
     uint32_t n = ck->nblocks;
-    V->wlist.len = V->mlist.len = V->qbase.len = 0;
+    V->wlist.len = V->mlist.len = V->qlist.len = 0;
+    V->qpool.len = 0;
     rv_vec_reserve(V->wlist, n);
     rv_vec_reserve(V->mlist, n);
-    rv_vec_reserve(V->qbase, n);
-    V->wlist.len = V->mlist.len = V->qbase.len = n;
+    rv_vec_reserve(V->qlist, n);
+    V->wlist.len = V->mlist.len = V->qlist.len = n;
     V->wpool.len = V->mpool.len = 0;
     bool any = false;
     for (uint32_t b = 0; b < n; b++) {
@@ -491,7 +512,7 @@ static bool build_m(vn *W)
             }
             const rv_operand *d = ck_defs(f, in);
             for (uint32_t k = 0; k < in->ndefs; k++) {
-                add_var(V, st, W->nlocs + d[k].vreg);
+                if (!single_def(ck, d[k].vreg)) add_var(V, st, W->nlocs + d[k].vreg);
                 uint32_t li = ck_li(ck, d[k].loc);
                 if (li != CK_NIL) add_var(V, st, li);
             }
@@ -600,11 +621,10 @@ static void latch(vn *W, uint32_t k, const rv_succ *e)
         V->st[x] = st;
         V->aux[x] = W->cur[vreg_var(W, args[a])];
     }
-    ck_list m = V->mlist.data[t];
-    uint32_t q = V->qbase.data[t];
-    for (uint32_t i = 0; i < m.len; i++) {
-        uint32_t x = V->mpool.data[m.start + i];
-        V->ops.data[V->nops.data[q + i] + k] = V->st[x] == st ? V->aux[x] : W->cur[x];
+    ck_list q = V->qlist.data[t];
+    for (uint32_t i = 0; i < q.len; i++) {
+        vn_ent qe = V->qpool.data[q.start + i];
+        V->ops.data[V->nops.data[qe.name] + k] = V->st[qe.var] == st ? V->aux[qe.var] : W->cur[qe.var];
     }
 }
 
@@ -616,7 +636,7 @@ static void join(vn *W, uint32_t b)
     struct ck_vn *V = W->V;
     uint32_t p0 = ck->pred_start.data[b], np = npreds(ck, b), rb = ck->rpo_index.data[b];
     bool header = ck->is_header.data[b];
-    uint32_t st = next_stamp(V), nrows = 0;
+    uint32_t st = next_stamp(V), sm = next_stamp(V), nrows = 0; /* (both first: a wrap clears the marks) */
     V->rowvar.len = 0;
     V->rows.len = 0;
     /* a row per var: its name on each in-edge (VN_SKIP: unreachable; back
@@ -634,8 +654,6 @@ static void join(vn *W, uint32_t b)
         }                                                                                            \
         V->rows.len += np;                                                                           \
     } while (0)
-    ck_list m = header ? V->mlist.data[b] : (ck_list){0, 0};
-    for (uint32_t i = 0; i < m.len; i++) NEW_ROW(V->mpool.data[m.start + i]);
     for (uint32_t k = 0; k < np; k++) {
         uint32_t q = ck->pred.data[p0 + k];
         if (!ck_reachable(ck, q) || ck->rpo_index.data[q] >= rb) continue;
@@ -646,14 +664,34 @@ static void join(vn *W, uint32_t b)
             V->rows.data[V->aux[e.var] * np + k] = e.name;
         }
     }
+    /* the vars the loop may write: a placeholder each, unless unknown on
+     * an edge into the loop (not in any delta and 0 now: 0 on every one) */
+    uint32_t nm = 0;
+    ck_list m = header ? V->mlist.data[b] : (ck_list){0, 0};
+    for (uint32_t i = 0; i < m.len; i++) {
+        uint32_t x = V->mpool.data[m.start + i];
+        if (V->st[x] != st) {
+            if (!W->cur[x]) continue;
+            NEW_ROW(x);
+        }
+        V->st2[x] = sm;
+        nm++;
+    }
 #undef NEW_ROW
-    if (header) V->qbase.data[b] = V->nblk.len;
-    htab_prepare(V, nrows - m.len);
+    uint32_t q0 = V->qpool.len;
+    htab_prepare(V, nrows - nm);
     for (uint32_t r = 0; r < nrows; r++) {
         uint32_t x = V->rowvar.data[r], *row = &V->rows.data[r * np];
-        if (r < m.len) { /* a placeholder (M(h) rows come first, in order) */
-            uint32_t id = new_node(W, b, np);
+        if (V->st2[x] == sm) { /* a var the loop may write */
+            bool unk = false;
+            for (uint32_t k = 0; k < np; k++) unk |= row[k] == 0 && ck->rpo_index.data[ck->pred.data[p0 + k]] < rb;
+            if (unk) { /* unknown on an edge into the loop: unknown at h for good (the meet) */
+                vset(W, x, 0);
+                continue;
+            }
+            uint32_t id = new_node(W, b, np); /* its placeholder: back operands filled by the latches */
             memcpy(&V->ops.data[V->nops.data[id]], row, np * sizeof *row);
+            rv_vec_push(V->qpool, ((vn_ent){x, id}));
             vset(W, x, id);
             continue;
         }
@@ -678,6 +716,7 @@ static void join(vn *W, uint32_t b)
             if (row[k] != VN_SKIP && ck->rpo_index.data[ck->pred.data[p0 + k]] >= rb) row[k] = VN_SELF;
         vset(W, x, phi_of(W, b, row, np));
     }
+    if (header) V->qlist.data[b] = (ck_list){q0, V->qpool.len - q0};
 }
 
 /* b has one in-edge (from its idom): its parameters take the arguments'
