@@ -39,10 +39,15 @@
  * fixpoint records no value error. Any read of two different leaves, or of
  * the unknown name, or an assumption that fails, answers "not proven".
  *
- * Not handled (answers "not proven" at once): safepoints and stackmaps
- * (their effect removes some vregs of a value and keeps others), a copy
- * of a vreg to itself, irreducible control flow, an M(h) larger than the
- * budget (deep nests of big loops).
+ * Safepoints. A name is of .ref vregs only or of others only (a leaf
+ * takes its vreg's kind, a phi mixing both kinds is unknown, and no
+ * assumption relates two kinds), so the collector empties a location
+ * holding a .ref name or leaves it (vsafepoint); a stackmap slot must hold
+ * a .ref name that some vreg has (vstackmap: a witness vreg).
+ *
+ * Not handled (answers "not proven" at once): a copy at a safepoint (its
+ * source set loses some vregs), a copy of a vreg to itself, irreducible
+ * control flow, an M(h) larger than the budget (deep nests of big loops).
  * Requires: ck_cfg_build, the guard (well-formed function). Uses its own
  * scratch (ck->vn), kept between calls. */
 #include "ck.h"
@@ -50,7 +55,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VN_LEAF 0x80000000u   /* name: a def (leaf number in the low bits) */
+#define VN_LEAF 0x80000000u   /* name: a def (leaf number in the low bits), else a phi node */
+#define VN_REF 0x40000000u    /* name: of .ref vregs (every name is of .ref vregs only or of others only) */
+#define VN_IDX 0x3fffffffu    /* name: the leaf number or the phi node */
 #define VN_SKIP 0xffffffffu   /* phi operand: unreachable in-edge */
 #define VN_SELF 0xfffffffeu   /* phi operand: the phi itself (a var the loop keeps) */
 
@@ -59,7 +66,7 @@ typedef struct vn_ent {
 } vn_ent;
 
 typedef struct vn_frame {
-    uint32_t block, next, mark;
+    uint32_t block, next, mark, rlmark;
 } vn_frame;
 
 struct ck_vn {
@@ -72,12 +79,21 @@ struct ck_vn {
     RV_VEC(uint32_t) nblk, nops; /* per phi node (index 0 unused): block, first operand in ops */
     RV_VEC(uint32_t) ops;
     RV_VEC(uint32_t) uf, ufleaf; /* union-find over phi nodes, the root its class's oldest phi; the class's leaf (0: none) */
-    RV_VEC(uint32_t) lblk;  /* per leaf: the block of its def */
+    RV_VEC(uint32_t) lblk, lwit; /* per leaf: the block of its def, its vreg */
+    RV_VEC(uint32_t) nwit;  /* per phi node: a vreg that had it (CK_NIL: none known) */
+    RV_VEC(uint32_t) lnew, nnew; /* per leaf, per phi node: the vreg last given it (CK_NIL: none) */
+    RV_VEC(uint32_t) rl;    /* locations given .ref names; those from cur[refvar] on may hold one */
+    RV_VEC(uint32_t) keep, roots; /* safepoint scratch */
+    RV_VEC(uint32_t) soft;  /* stackmap reads to settle: (slot's name, first candidate, count), flat */
+    RV_VEC(uint32_t) cand;  /* their candidates: names vregs had there */
+    RV_VEC(uint32_t) snap;  /* settle_stackmaps: the union-find saved */
     uint32_t *htab, hcap, hsize; /* the current join's phis: node + 1 (hcap used of hsize) */
     RV_VEC(ck_list) edl;    /* per edge (index into f->succs): its delta in dpool */
     RV_VEC(vn_ent) dpool;
     RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
+    RV_VEC(uint32_t) hmark; /* per block: log length after its entry (its names made) */
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
+    RV_VEC(uint8_t) bsp, lsp; /* per block: it has a safepoint; per header: its loop has one */
     RV_VEC(uint32_t) mpool;
     RV_VEC(ck_list) qlist;  /* per header: its placeholders in qpool */
     RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
@@ -115,10 +131,23 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->uf);
     rv_vec_free(V->ufleaf);
     rv_vec_free(V->lblk);
+    rv_vec_free(V->lwit);
+    rv_vec_free(V->nwit);
+    rv_vec_free(V->lnew);
+    rv_vec_free(V->nnew);
+    rv_vec_free(V->rl);
+    rv_vec_free(V->keep);
+    rv_vec_free(V->roots);
+    rv_vec_free(V->soft);
+    rv_vec_free(V->cand);
+    rv_vec_free(V->snap);
     rv_vec_free(V->edl);
     rv_vec_free(V->dpool);
     rv_vec_free(V->mexit);
+    rv_vec_free(V->hmark);
     rv_vec_free(V->mlist);
+    rv_vec_free(V->bsp);
+    rv_vec_free(V->lsp);
     rv_vec_free(V->mpool);
     rv_vec_free(V->qlist);
     rv_vec_free(V->qpool);
@@ -139,8 +168,8 @@ size_t ck_vn_memory(const ravel_checker *ck)
     const struct ck_vn *V = ck->vn;
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
-    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(lblk) +
-           M(edl) + M(dpool) + M(mexit) + M(mlist) + M(mpool) + M(qlist) + M(qpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
+    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(lblk) + M(lwit) + M(nwit) + M(lnew) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(snap) +
+           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
 }
@@ -153,7 +182,8 @@ typedef struct vn {
     const ravel_func *f;
     uint32_t nlocs;
     uint32_t *cur;
-    uint32_t block; /* the block being run */
+    uint32_t block;  /* the block being run */
+    uint32_t refvar; /* pseudo-var: where the live part of V->rl starts (logged like a var) */
 } vn;
 
 static inline void vset(vn *W, uint32_t x, uint32_t name)
@@ -163,6 +193,12 @@ static inline void vset(vn *W, uint32_t x, uint32_t name)
     if (__builtin_expect(V->log.len == V->log.cap, 0)) rv_vec_reserve(V->log, 1);
     V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]};
     W->cur[x] = name;
+    if (x < W->nlocs) {
+        if (name & VN_REF) rv_vec_push(V->rl, x);
+    } else if (name && x < W->refvar) { /* the newest vreg given the name: a stackmap's witness */
+        if (name & VN_LEAF) V->lnew.data[name & VN_IDX] = x - W->nlocs;
+        else V->nnew.data[name & VN_IDX] = x - W->nlocs;
+    }
 }
 
 static void rollback(vn *W, uint32_t mark)
@@ -172,11 +208,13 @@ static void rollback(vn *W, uint32_t mark)
     V->log.len = mark;
 }
 
-static inline uint32_t new_leaf(vn *W)
+static inline uint32_t new_leaf(vn *W, uint32_t v)
 {
     struct ck_vn *V = W->V;
     rv_vec_push(V->lblk, W->block);
-    return VN_LEAF | (V->nleaves++ & ~VN_LEAF);
+    rv_vec_push(V->lwit, v);
+    rv_vec_push(V->lnew, CK_NIL);
+    return VN_LEAF | (W->f->vregs.data[v].ref ? VN_REF : 0) | (V->nleaves++ & VN_IDX);
 }
 
 /* ---- phi nodes and the assumed relation ---- */
@@ -189,6 +227,8 @@ static uint32_t new_node(vn *W, uint32_t b, uint32_t nops)
     rv_vec_push(V->nops, V->ops.len);
     rv_vec_push(V->uf, id);
     rv_vec_push(V->ufleaf, 0);
+    rv_vec_push(V->nwit, CK_NIL);
+    rv_vec_push(V->nnew, CK_NIL);
     rv_vec_reserve(V->ops, nops);
     V->ops.len += nops;
     return id;
@@ -221,18 +261,24 @@ static void htab_prepare(struct ck_vn *V, uint32_t nrows)
 /* The phi of block b (the block being joined) with operands o[0..n)
  * (VN_SELF for back edges the var keeps, VN_SKIP for unreachable
  * in-edges), made once. */
-static uint32_t phi_of(vn *W, uint32_t b, const uint32_t *o, uint32_t n)
+static uint32_t htab_find(const struct ck_vn *V, uint32_t b, const uint32_t *o, uint32_t n, uint32_t *slot)
+{
+    uint32_t h = hash_ops(b, o, n) & (V->hcap - 1);
+    for (uint32_t e; (e = V->htab[h]) != 0; h = (h + 1) & (V->hcap - 1))
+        if (!memcmp(&V->ops.data[V->nops.data[e - 1]], o, n * sizeof *o)) return e - 1;
+    *slot = h;
+    return CK_NIL;
+}
+
+static uint32_t phi_of(vn *W, uint32_t b, const uint32_t *o, uint32_t n, uint32_t ref)
 {
     struct ck_vn *V = W->V;
-    uint32_t h = hash_ops(b, o, n) & (V->hcap - 1);
-    for (uint32_t e; (e = V->htab[h]) != 0; h = (h + 1) & (V->hcap - 1)) {
-        uint32_t id = e - 1;
-        if (!memcmp(&V->ops.data[V->nops.data[id]], o, n * sizeof *o)) return id;
-    }
-    uint32_t id = new_node(W, b, n);
+    uint32_t h = 0, id = htab_find(V, b, o, n, &h);
+    if (id != CK_NIL) return id | ref; /* (same operands: same ref bit) */
+    id = new_node(W, b, n);
     memcpy(&V->ops.data[V->nops.data[id]], o, n * sizeof *o);
     V->htab[h] = id + 1;
-    return id;
+    return id | ref;
 }
 
 static uint32_t uf_find(struct ck_vn *V, uint32_t x)
@@ -248,7 +294,7 @@ static uint32_t uf_find(struct ck_vn *V, uint32_t x)
 /* The block where name x is made (a phi's block, a leaf's def). */
 static inline uint32_t name_block(const struct ck_vn *V, uint32_t x)
 {
-    return (x & VN_LEAF) ? V->lblk.data[x & ~VN_LEAF] : V->nblk.data[x];
+    return (x & VN_LEAF) ? V->lblk.data[x & VN_IDX] : V->nblk.data[x & VN_IDX];
 }
 
 /* Age of two names both in use at one point (so their blocks lie on one
@@ -281,22 +327,24 @@ static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_
 {
     if (a == b) return a != 0;
     if (!a || !b) return false;
+    if ((a ^ b) & VN_REF) return false;  /* .ref vregs and others never share a name */
     if ((a & b) & VN_LEAF) return false; /* two different leaves */
     if (a & VN_LEAF) {
         uint32_t t = a;
         a = b;
         b = t;
     }
-    uint32_t ra = uf_find(V, a);
+    uint32_t ref = a & VN_REF; /* (classes are of one kind: roots and leaves carry it) */
+    uint32_t ra = uf_find(V, a & VN_IDX);
     uint32_t la = V->ufleaf.data[ra];
     if (b & VN_LEAF) {
         if (la) return la == b;
         if (age_cmp(ck, V, b, ra) != -1) return false; /* a leaf equal to an older value: never */
         V->ufleaf.data[ra] = b;
-        obligation(V, ra, b);
+        obligation(V, ra | ref, b);
         return true;
     }
-    uint32_t rb = uf_find(V, b);
+    uint32_t rb = uf_find(V, b & VN_IDX);
     if (ra == rb) return true;
     uint32_t lb = V->ufleaf.data[rb];
     int c = age_cmp(ck, V, ra, rb);
@@ -307,9 +355,9 @@ static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_
     } else if (la || lb) {
         uint32_t l = la ? la : lb, young = la ? rb : ra; /* the phi top of the class without the leaf */
         if (age_cmp(ck, V, l, young) != -1) return false;
-        obligation(V, young, l);
+        obligation(V, young | ref, l);
     } else {
-        obligation(V, other, root); /* (two phis of one block: operand by operand) */
+        obligation(V, other | ref, root | ref); /* (two phis of one block: operand by operand) */
     }
     V->uf.data[other] = root;
     V->ufleaf.data[root] = la ? la : lb;
@@ -322,20 +370,28 @@ static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->
  * a phi of b, else x itself. */
 static inline uint32_t proj(const struct ck_vn *V, uint32_t x, uint32_t b, uint32_t k)
 {
-    if ((x & VN_LEAF) || V->nblk.data[x] != b) return x;
-    uint32_t o = V->ops.data[V->nops.data[x] + k];
+    if ((x & VN_LEAF) || V->nblk.data[x & VN_IDX] != b) return x;
+    uint32_t o = V->ops.data[V->nops.data[x & VN_IDX] + k];
     return o == VN_SELF ? x : o;
+}
+
+/* A name's class so far: its leaf, or its root phi (0, SKIP: themselves). */
+static uint32_t canon(struct ck_vn *V, uint32_t x)
+{
+    if (!x || x == VN_SKIP || x == VN_SELF || (x & VN_LEAF)) return x;
+    uint32_t r = uf_find(V, x & VN_IDX);
+    return V->ufleaf.data[r] ? V->ufleaf.data[r] : r | (x & VN_REF);
 }
 
 /* Obligation (y, o): y, a phi, equals the older (or same-block) name o:
  * on each reachable in-edge of y's block, y's operand equals o's (o's
  * own operand if o is a phi of that block too, else o itself). */
-static bool verify(const ravel_checker *ck, struct ck_vn *V)
+static bool verify(const ravel_checker *ck, struct ck_vn *V, uint32_t from)
 {
-    for (uint32_t i = 0; i < V->pairs.len; i += 2) {
+    for (uint32_t i = from; i < V->pairs.len; i += 2) {
         uint32_t y = V->pairs.data[i], o = V->pairs.data[i + 1];
         if (y & VN_LEAF) return false; /* (never recorded) */
-        uint32_t blk = V->nblk.data[y], n = npreds(ck, blk);
+        uint32_t blk = V->nblk.data[y & VN_IDX], n = npreds(ck, blk);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t py = proj(V, y, blk, k), po = proj(V, o, blk, k);
             if (py == VN_SKIP || po == VN_SKIP) continue;
@@ -360,7 +416,7 @@ static inline bool vread(vn *W, uint32_t li, uint32_t v)
 
 static inline void vdef(vn *W, uint32_t v, uint32_t li)
 {
-    uint32_t n = new_leaf(W);
+    uint32_t n = new_leaf(W, v);
     vset(W, vreg_var(W, v), n);
     if (li != CK_NIL) vset(W, li, n);
 }
@@ -383,13 +439,146 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
     }
 }
 
+/* A vreg known to have had name x (following first operands when none
+ * was noted), or CK_NIL. */
+static uint32_t witness(const struct ck_vn *V, uint32_t x)
+{
+    for (int depth = 0; depth < 16 && x; depth++) {
+        if (x & VN_LEAF) return V->lwit.data[x & VN_IDX];
+        uint32_t i = x & VN_IDX;
+        if (V->nwit.data[i] != CK_NIL) return V->nwit.data[i];
+        uint32_t n = (i + 1 < V->nops.len ? V->nops.data[i + 1] : V->ops.len) - V->nops.data[i], next = 0;
+        for (uint32_t k = 0; k < n && !next; k++) {
+            uint32_t o = V->ops.data[V->nops.data[i] + k];
+            if (o != VN_SKIP && o != VN_SELF) next = o;
+        }
+        x = next;
+    }
+    return CK_NIL;
+}
+
+/* Stackmap: every listed slot holds a .ref vreg - a .ref name that a vreg
+ * has (a witness whose name is, or is assumed, the same). */
+static bool vstackmap(vn *W, const rv_inst *in)
+{
+    const ravel_func *f = W->f;
+    for (uint32_t k = 0; k < in->u.smap.n; k++) {
+        uint32_t li = ck_li(W->ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
+        if (li == CK_NIL) continue; /* the rules report it */
+        uint32_t x = W->cur[li];
+        if (!(x & VN_REF)) return false;
+        struct ck_vn *V = W->V;
+        uint32_t i = x & VN_IDX, w1, w2;
+        w1 = (x & VN_LEAF) ? V->lnew.data[i] : V->nnew.data[i];
+        w2 = (x & VN_LEAF) ? V->lwit.data[i] : V->nwit.data[i];
+        if ((w1 != CK_NIL && W->cur[vreg_var(W, w1)] == x) || (w2 != CK_NIL && W->cur[vreg_var(W, w2)] == x))
+            continue; /* a vreg has that very name */
+        /* else one of a few vregs must have a name equal to it: which one
+         * is settled after the walk (settle_stackmaps) */
+        uint32_t c0 = V->cand.len;
+        if (w1 != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, w1)]);
+        if (w2 != CK_NIL && w2 != w1) rv_vec_push(V->cand, W->cur[vreg_var(W, w2)]);
+        if (!(x & VN_LEAF)) {
+            uint32_t n = (i + 1 < V->nops.len ? V->nops.data[i + 1] : V->ops.len) - V->nops.data[i];
+            for (uint32_t j = 0; j < n && V->cand.len - c0 < 8; j++) {
+                uint32_t o = V->ops.data[V->nops.data[i] + j], oi = o & VN_IDX, wo;
+                if (o == VN_SKIP || o == VN_SELF || !o) continue;
+                wo = (o & VN_LEAF) ? V->lnew.data[oi] : V->nnew.data[oi];
+                if (wo != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wo)]);
+                if ((wo = witness(V, o)) != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wo)]);
+            }
+        }
+        if (V->cand.len == c0) return false;
+        rv_vec_push(V->soft, x);
+        rv_vec_push(V->soft, c0);
+        rv_vec_push(V->soft, V->cand.len - c0);
+    }
+    return true;
+}
+
+/* After the walk's own assumptions hold: each stackmap read left open is
+ * settled by the first candidate whose assumed equality (with all it
+ * implies) holds; a failed try is undone. */
+static bool settle_stackmaps(const ravel_checker *ck, struct ck_vn *V)
+{
+    for (uint32_t s = 0; s < V->soft.len; s += 3) {
+        uint32_t x = V->soft.data[s], c0 = V->soft.data[s + 1], nc = V->soft.data[s + 2];
+        bool ok = false;
+        for (uint32_t j = 0; j < nc && !ok; j++) {
+            uint32_t c = V->cand.data[c0 + j];
+            if (!c || ((c ^ x) & VN_REF)) continue;
+            if (c == x || (!(c & VN_LEAF) && !(x & VN_LEAF) && uf_find(V, c & VN_IDX) == uf_find(V, x & VN_IDX))) {
+                ok = true;
+                break;
+            }
+            uint32_t nn = V->uf.len, p0 = V->pairs.len;
+            V->snap.len = 0;
+            rv_vec_reserve(V->snap, 2 * nn);
+            memcpy(V->snap.data, V->uf.data, nn * sizeof *V->uf.data);
+            memcpy(V->snap.data + nn, V->ufleaf.data, nn * sizeof *V->ufleaf.data);
+            ok = relate(ck, V, c, x) && verify(ck, V, p0);
+            if (!ok) {
+                memcpy(V->uf.data, V->snap.data, nn * sizeof *V->uf.data);
+                memcpy(V->ufleaf.data, V->snap.data + nn, nn * sizeof *V->ufleaf.data);
+                V->pairs.len = p0;
+            }
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The collector (FORMAT section 6; names are of .ref vregs only or of
+ * none, so a location loses all of its vregs or none): gc moving, every
+ * location outside the stackmap holding a .ref name is emptied; gc
+ * nonmoving, every one whose name no listed slot holds (fewer facts than
+ * the rule when a listed slot holds a name only assumed equal: sound).
+ * The live part of V->rl lists every location that may hold a .ref name;
+ * the survivors start a new one. */
+static bool vsafepoint(vn *W, const rv_inst *in)
+{
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    uint32_t n = (in->flags & RV_IF_STACKMAP) ? in->u.smap.n : 0;
+    bool moving = !f->mach->gc_nonmoving;
+    V->roots.len = 0;
+    uint32_t sl = next_stamp(V), sd = next_stamp(V); /* (both first: a wrap clears the marks) */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t li = ck_li(W->ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
+        if (li != CK_NIL) V->st2[li] = sl;
+        if (!moving && li != CK_NIL) rv_vec_push(V->roots, W->cur[li]);
+    }
+    ck_sort_u32(V->roots.data, V->roots.len);
+    V->keep.len = 0;
+    for (uint32_t i = W->cur[W->refvar], end = V->rl.len; i < end; i++) {
+        uint32_t li = V->rl.data[i], x = W->cur[li];
+        if (V->st[li] == sd || !(x & VN_REF)) continue;
+        V->st[li] = sd;
+        bool kept = moving && V->st2[li] == sl;
+        if (!moving) { /* the names the listed slots hold, sorted */
+            uint32_t lo = 0, hi = V->roots.len;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (V->roots.data[mid] < x) lo = mid + 1;
+                else hi = mid;
+            }
+            kept = lo < V->roots.len && V->roots.data[lo] == x;
+        }
+        if (kept) rv_vec_push(V->keep, li);
+        else vset(W, li, 0);
+    }
+    uint32_t base = V->rl.len;
+    for (uint32_t i = 0; i < V->keep.len; i++) rv_vec_push(V->rl, V->keep.data[i]);
+    vset(W, W->refvar, base);
+    return true;
+}
+
 /* The order of ck_xfer.c's xfer_op: early defs, early uses, clobbers, late
  * defs, late uses; a copy whose read is proven aliases. */
 static bool vop(vn *W, const rv_inst *in)
 {
     ravel_checker *ck = W->ck;
     const ravel_func *f = W->f;
-    if (in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) return false;
     const rv_operand *o = ck_ops(f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     if (ck_op_plain(f, in)) {
@@ -402,6 +591,7 @@ static bool vop(vn *W, const rv_inst *in)
     /* a copy aliases when its use is read at step 2 (a late use makes it a
      * plain def, as in ck_xfer.c) */
     bool copy = in->op == RAVEL_OP_COPY && nd == 1 && in->nuses >= 1 && !rv_op_is_late(&o[1]);
+    if (copy && (in->flags & RV_IF_SAFEPOINT)) return false; /* (its source set loses its .ref vregs: left to the walks) */
     uint32_t srcname = 0, uname = 0;
     for (uint32_t k = 0; k < nd; k++)
         if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, ck_li(ck, o[k].loc));
@@ -420,7 +610,11 @@ static bool vop(vn *W, const rv_inst *in)
         vset(W, vreg_var(W, o[0].vreg), uname);
         if (li != CK_NIL) vset(W, li, srcname);
     }
-    if (!rv_is_term(in)) vclobber(W, in, true);
+    if (!rv_is_term(in)) { /* step 3: the stackmap's reads, clobbers, the collector */
+        if ((in->flags & RV_IF_STACKMAP) && !vstackmap(W, in)) return false;
+        vclobber(W, in, true);
+        if ((in->flags & RV_IF_SAFEPOINT) && !vsafepoint(W, in)) return false;
+    }
     for (uint32_t k = 0; k < nd; k++) {
         if (!rv_op_is_late(&o[k])) continue;
         uint32_t li = ck_li(ck, o[k].loc);
@@ -496,6 +690,12 @@ static bool build_m(vn *W)
     V->wlist.len = V->mlist.len = V->qlist.len = n;
     V->wpool.len = V->mpool.len = 0;
     bool any = false;
+    V->bsp.len = V->lsp.len = 0;
+    rv_vec_reserve(V->bsp, n);
+    rv_vec_reserve(V->lsp, n);
+    V->bsp.len = V->lsp.len = n;
+    memset(V->bsp.data, 0, n);
+    memset(V->lsp.data, 0, n);
     for (uint32_t b = 0; b < n; b++) {
         V->wlist.data[b] = V->mlist.data[b] = (ck_list){0, 0};
         if (!ck_reachable(ck, b) || ck->loop_of.data[b] == CK_NIL) continue;
@@ -516,6 +716,7 @@ static bool build_m(vn *W)
                 uint32_t li = ck_li(ck, d[k].loc);
                 if (li != CK_NIL) add_var(V, st, li);
             }
+            if (in->flags & RV_IF_SAFEPOINT) V->bsp.data[b] = 1;
             if (!rv_is_term(in)) {
                 const uint32_t *regs;
                 uint32_t nc = rv_inst_clobbers(f, in, &regs);
@@ -550,6 +751,7 @@ static bool build_m(vn *W)
         if (!ck->is_header.data[h]) continue;
         uint32_t st = next_stamp(V), start = V->mpool.len;
         for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
+            V->lsp.data[h] |= V->bsp.data[V->own.data[j]];
             ck_list w = V->wlist.data[V->own.data[j]];
             for (uint32_t k = 0; k < w.len; k++) {
                 uint32_t x = V->wpool.data[w.start + k];
@@ -560,6 +762,7 @@ static bool build_m(vn *W)
             }
         }
         for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
+            V->lsp.data[h] |= V->lsp.data[ck->lchild.data[j]];
             ck_list m = V->mlist.data[ck->lchild.data[j]];
             for (uint32_t k = 0; k < m.len; k++) {
                 uint32_t x = V->mpool.data[m.start + k];
@@ -599,6 +802,7 @@ static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
         V->dpool.data[V->dpool.len++] = (vn_ent){x, W->cur[vreg_var(W, args[a])]};
     }
     for (uint32_t a = 0; a < e->nargs; a++) V->st[vreg_var(W, params[a])] = st;
+    V->st[W->refvar] = st; /* (not a var: the list of .ref holders is the dominator path's) */
     for (uint32_t i = from; i < V->log.len; i++) {
         uint32_t x = V->log.data[i].var;
         if (V->st[x] == st) continue;
@@ -610,11 +814,11 @@ static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
 
 /* A back edge e (pred number k of header t): the operands of t's
  * placeholders on it. */
-static void latch(vn *W, uint32_t k, const rv_succ *e)
+static bool latch(vn *W, uint32_t k, const rv_succ *e)
 {
     struct ck_vn *V = W->V;
     uint32_t t = e->block;
-    uint32_t st = next_stamp(V);
+    uint32_t st = next_stamp(V), sq = next_stamp(V), sd = next_stamp(V); /* (all first: a wrap clears the marks) */
     const uint32_t *params = ck_params(W->f, &W->f->blocks.data[t]), *args = ck_args(W->f, e);
     for (uint32_t a = 0; a < e->nargs; a++) {
         uint32_t x = vreg_var(W, params[a]);
@@ -624,8 +828,21 @@ static void latch(vn *W, uint32_t k, const rv_succ *e)
     ck_list q = V->qlist.data[t];
     for (uint32_t i = 0; i < q.len; i++) {
         vn_ent qe = V->qpool.data[q.start + i];
-        V->ops.data[V->nops.data[qe.name] + k] = V->st[qe.var] == st ? V->aux[qe.var] : W->cur[qe.var];
+        V->ops.data[V->nops.data[qe.name & VN_IDX] + k] = V->st[qe.var] == st ? V->aux[qe.var] : W->cur[qe.var];
+        V->st2[qe.var] = sq;
     }
+    /* The premise of the loop's names: a var without a placeholder comes
+     * back as it came in (or came in unknown). M(h) is built to ensure it;
+     * checked here over what the dominator path since h changed, so that
+     * a write M(h) missed costs a proof, never a wrong one. */
+    for (uint32_t i = V->hmark.data[t]; i < V->log.len; i++) {
+        uint32_t x = V->log.data[i].var, was = V->log.data[i].name;
+        if (V->st2[x] == sq || x == W->refvar) continue;
+        if (V->st2[x] == sd) continue;
+        V->st2[x] = sd; /* (the first entry since h holds h's name) */
+        if (was && (V->st[x] == st ? V->aux[x] : W->cur[x]) != was) return false;
+    }
+    return true;
 }
 
 /* Block b's entry from its in-edges (b a join or a loop header; the state
@@ -677,46 +894,97 @@ static void join(vn *W, uint32_t b)
         V->st2[x] = sm;
         nm++;
     }
+    if (header && V->lsp.data[b]) {
+        /* the collector writes too: in a loop with a safepoint every
+         * location that may hold a .ref name on entry (the live .ref list,
+         * the rows from the deltas) is one the loop may write */
+        for (uint32_t i = W->cur[W->refvar]; i < V->rl.len; i++) {
+            uint32_t x = V->rl.data[i];
+            if (V->st[x] != st) {
+                if (!(W->cur[x] & VN_REF)) continue;
+                NEW_ROW(x);
+            }
+            if (V->st2[x] != sm) V->st2[x] = sm, nm++;
+        }
+        for (uint32_t r = 0; r < nrows; r++) {
+            uint32_t x = V->rowvar.data[r];
+            if (x >= W->nlocs || V->st2[x] == sm) continue;
+            for (uint32_t k = 0; k < np; k++) {
+                uint32_t o = V->rows.data[r * np + k];
+                if (o != VN_SKIP && (o & VN_REF)) {
+                    V->st2[x] = sm;
+                    nm++;
+                    break;
+                }
+            }
+        }
+    }
 #undef NEW_ROW
     uint32_t q0 = V->qpool.len;
-    htab_prepare(V, nrows - nm);
+    htab_prepare(V, nrows);
     for (uint32_t r = 0; r < nrows; r++) {
         uint32_t x = V->rowvar.data[r], *row = &V->rows.data[r * np];
-        if (V->st2[x] == sm) { /* a var the loop may write */
-            bool unk = false;
-            for (uint32_t k = 0; k < np; k++) unk |= row[k] == 0 && ck->rpo_index.data[ck->pred.data[p0 + k]] < rb;
-            if (unk) { /* unknown on an edge into the loop: unknown at h for good (the meet) */
-                vset(W, x, 0);
-                continue;
-            }
-            uint32_t id = new_node(W, b, np); /* its placeholder: back operands filled by the latches */
-            memcpy(&V->ops.data[V->nops.data[id]], row, np * sizeof *row);
-            rv_vec_push(V->qpool, ((vn_ent){x, id}));
-            vset(W, x, id);
-            continue;
-        }
-        uint32_t same = VN_SKIP;
+        /* the forward edges: unknown on one (or .ref names and others: no
+         * vreg has that mix) makes it unknown here for good (the meet) */
+        uint32_t same = VN_SKIP, refs = 0, nrefs = 0;
         bool all = true, unk = false;
         for (uint32_t k = 0; k < np; k++) {
             uint32_t q = ck->pred.data[p0 + k];
             if (row[k] == VN_SKIP || ck->rpo_index.data[q] >= rb) continue;
             unk |= row[k] == 0;
+            refs |= row[k] & VN_REF;
+            nrefs |= ~row[k] & VN_REF;
             if (same == VN_SKIP) same = row[k];
             else all &= row[k] == same;
         }
-        if (unk || same == VN_SKIP) {
+        if (unk || same == VN_SKIP || (refs & nrefs)) {
             vset(W, x, 0);
             continue;
         }
-        if (all) {
+        uint32_t wit = x >= W->nlocs && x < W->refvar ? x - W->nlocs : CK_NIL, name;
+        if (V->st2[x] == sm) { /* a var the loop may write: its placeholder, back operands filled by the latches */
+            uint32_t id = new_node(W, b, np), h = 0;
+            memcpy(&V->ops.data[V->nops.data[id]], row, np * sizeof *row);
+            name = id | refs;
+            rv_vec_push(V->qpool, ((vn_ent){x, name}));
+            if (wit != CK_NIL && htab_find(V, b, row, np, &h) == CK_NIL) V->htab[h] = id + 1; /* (back operands 0: never a phi's) */
+        } else if (all) {
             vset(W, x, same);
             continue;
+        } else {
+            for (uint32_t k = 0; k < np; k++) /* a var the loop keeps: itself on the back edges */
+                if (row[k] != VN_SKIP && ck->rpo_index.data[ck->pred.data[p0 + k]] >= rb) row[k] = VN_SELF;
+            name = phi_of(W, b, row, np, refs);
         }
-        for (uint32_t k = 0; k < np; k++) /* a var the loop keeps: itself on the back edges */
-            if (row[k] != VN_SKIP && ck->rpo_index.data[ck->pred.data[p0 + k]] >= rb) row[k] = VN_SELF;
-        vset(W, x, phi_of(W, b, row, np));
+        if (wit != CK_NIL && V->nwit.data[name & VN_IDX] == CK_NIL) V->nwit.data[name & VN_IDX] = wit;
+        vset(W, x, name);
     }
     if (header) V->qlist.data[b] = (ck_list){q0, V->qpool.len - q0};
+    /* a location's placeholder's witness (for stackmaps): a vreg whose
+     * placeholder came in with the same names, or with names assumed equal
+     * so far (most likely the one the location carries around the loop) */
+    uint32_t nq = V->qpool.len - q0;
+    for (uint32_t i = q0; i < V->qpool.len; i++) {
+        vn_ent q = V->qpool.data[i];
+        uint32_t id = q.name & VN_IDX, h = 0, o;
+        if (q.var >= W->nlocs) continue;
+        const uint32_t *oq = &V->ops.data[V->nops.data[id]];
+        if ((o = htab_find(V, b, oq, np, &h)) != CK_NIL) {
+            V->nwit.data[id] = V->nwit.data[o];
+            continue;
+        }
+        for (uint32_t j = q0; j < V->qpool.len && nq <= 256; j++) {
+            vn_ent r = V->qpool.data[j];
+            if (r.var < W->nlocs || r.var >= W->refvar || ((r.name ^ q.name) & VN_REF)) continue;
+            const uint32_t *orr = &V->ops.data[V->nops.data[r.name & VN_IDX]];
+            bool same = true;
+            for (uint32_t k = 0; k < np && same; k++) same = canon(V, oq[k]) == canon(V, orr[k]);
+            if (same) {
+                V->nwit.data[id] = r.var - W->nlocs;
+                break;
+            }
+        }
+    }
 }
 
 /* b has one in-edge (from its idom): its parameters take the arguments'
@@ -743,7 +1011,7 @@ static void size_arrays(vn *W)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
-    uint32_t nv = ck->nlocs + ck->nvregs;
+    uint32_t nv = ck->nlocs + ck->nvregs + 1; /* (+1: the pseudo-var refvar) */
     if (nv > V->var_cap) {
         uint32_t c = nv + nv / 2 + 16;
         V->cur = rv_xrealloc(V->cur, (size_t)c * sizeof *V->cur);
@@ -757,19 +1025,20 @@ static void size_arrays(vn *W)
     }
     memset(V->cur, 0, (size_t)nv * sizeof *V->cur);
     V->log.len = 0;
-    V->nblk.len = V->nops.len = V->ops.len = V->uf.len = V->ufleaf.len = 0;
+    V->nblk.len = V->nops.len = V->ops.len = V->uf.len = V->ufleaf.len = V->nwit.len = V->nnew.len = 0;
     new_node(W, CK_NIL, 0); /* node 0: the unknown name, never a phi */
     V->dpool.len = 0;
     V->pairs.len = 0;
     V->nleaves = 0;
-    V->lblk.len = 0;
+    V->lblk.len = V->lwit.len = V->lnew.len = V->rl.len = V->soft.len = V->cand.len = 0;
     uint32_t ne = W->f->succs.len, n = ck->nblocks;
     V->edl.len = 0;
     rv_vec_reserve(V->edl, ne);
     V->edl.len = ne;
-    V->mexit.len = 0;
+    V->mexit.len = V->hmark.len = 0;
     rv_vec_reserve(V->mexit, n);
-    V->mexit.len = n;
+    rv_vec_reserve(V->hmark, n);
+    V->mexit.len = V->hmark.len = n;
 }
 
 bool ck_vn_verdict(ravel_checker *ck)
@@ -779,13 +1048,13 @@ bool ck_vn_verdict(ravel_checker *ck)
     for (uint32_t b = 0; b < ck->nblocks; b++)
         if (ck->retreat.data[b]) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0};
+    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs};
     struct ck_vn *V = W.V;
     size_arrays(&W);
     W.cur = V->cur;
     if (!build_m(&W)) return false;
     V->frames.len = 0;
-    rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0}));
+    rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0, 0}));
     bool first = true;
     while (V->frames.len) {
         vn_frame *fr = &V->frames.data[V->frames.len - 1];
@@ -797,6 +1066,7 @@ bool ck_vn_verdict(ravel_checker *ck)
                 if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(&W, b);
                 else enter_single(&W, b);
             }
+            V->hmark.data[b] = V->log.len;
             W.block = b;
             if (!vblock(&W, b)) return false;
             V->mexit.data[b] = V->log.len;
@@ -808,7 +1078,7 @@ bool ck_vn_verdict(ravel_checker *ck)
                 if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a back edge (reducible: s dominates b) */
                     uint32_t p0 = ck->pred_start.data[s], j = 0;
                     while (ck->pedge.data[p0 + j] != eidx) j++;
-                    latch(&W, j, e);
+                    if (!latch(&W, j, e)) return false;
                 } else if (npreds(ck, s) > 1 || ck->is_header.data[s]) {
                     record_delta(&W, eidx, e);
                 }
@@ -817,12 +1087,13 @@ bool ck_vn_verdict(ravel_checker *ck)
         }
         if (fr->next < ck->dchild_start.data[b + 1]) {
             uint32_t c = ck->dchild.data[fr->next++];
-            rv_vec_push(V->frames, ((vn_frame){c, ck->dchild_start.data[c], V->log.len}));
+            rv_vec_push(V->frames, ((vn_frame){c, ck->dchild_start.data[c], V->log.len, V->rl.len}));
             first = true;
             continue;
         }
         rollback(&W, fr->mark);
+        V->rl.len = fr->rlmark;
         V->frames.len--;
     }
-    return verify(ck, V);
+    return verify(ck, V, 0) && settle_stackmaps(ck, V);
 }
