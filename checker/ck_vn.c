@@ -97,6 +97,8 @@ struct ck_vn {
     RV_VEC(uint32_t) mpool;
     RV_VEC(ck_list) qlist;  /* per header: its placeholders in qpool */
     RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
+    RV_VEC(ck_list) jlist;  /* per block: the .ref vregs given a phi of it, in jpool */
+    RV_VEC(vn_ent) jpool;   /* (vreg, phi) */
     RV_VEC(ck_list) wlist;  /* per block: the vars it writes, in wpool */
     RV_VEC(uint32_t) wpool, own, own_start, rows, rowvar;
     RV_VEC(vn_frame) frames;
@@ -151,6 +153,8 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->mpool);
     rv_vec_free(V->qlist);
     rv_vec_free(V->qpool);
+    rv_vec_free(V->jlist);
+    rv_vec_free(V->jpool);
     rv_vec_free(V->wlist);
     rv_vec_free(V->wpool);
     rv_vec_free(V->own);
@@ -169,7 +173,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(lblk) + M(lwit) + M(nwit) + M(lnew) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(snap) +
-           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
+           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
 }
@@ -439,24 +443,6 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
     }
 }
 
-/* A vreg known to have had name x (following first operands when none
- * was noted), or CK_NIL. */
-static uint32_t witness(const struct ck_vn *V, uint32_t x)
-{
-    for (int depth = 0; depth < 16 && x; depth++) {
-        if (x & VN_LEAF) return V->lwit.data[x & VN_IDX];
-        uint32_t i = x & VN_IDX;
-        if (V->nwit.data[i] != CK_NIL) return V->nwit.data[i];
-        uint32_t n = (i + 1 < V->nops.len ? V->nops.data[i + 1] : V->ops.len) - V->nops.data[i], next = 0;
-        for (uint32_t k = 0; k < n && !next; k++) {
-            uint32_t o = V->ops.data[V->nops.data[i] + k];
-            if (o != VN_SKIP && o != VN_SELF) next = o;
-        }
-        x = next;
-    }
-    return CK_NIL;
-}
-
 /* Stackmap: every listed slot holds a .ref vreg - a .ref name that a vreg
  * has (a witness whose name is, or is assumed, the same). */
 static bool vstackmap(vn *W, const rv_inst *in)
@@ -474,18 +460,38 @@ static bool vstackmap(vn *W, const rv_inst *in)
         if ((w1 != CK_NIL && W->cur[vreg_var(W, w1)] == x) || (w2 != CK_NIL && W->cur[vreg_var(W, w2)] == x))
             continue; /* a vreg has that very name */
         /* else one of a few vregs must have a name equal to it: which one
-         * is settled after the walk (settle_stackmaps) */
-        uint32_t c0 = V->cand.len;
-        if (w1 != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, w1)]);
-        if (w2 != CK_NIL && w2 != w1) rv_vec_push(V->cand, W->cur[vreg_var(W, w2)]);
-        if (!(x & VN_LEAF)) {
-            uint32_t n = (i + 1 < V->nops.len ? V->nops.data[i + 1] : V->ops.len) - V->nops.data[i];
-            for (uint32_t j = 0; j < n && V->cand.len - c0 < 8; j++) {
-                uint32_t o = V->ops.data[V->nops.data[i] + j], oi = o & VN_IDX, wo;
-                if (o == VN_SKIP || o == VN_SELF || !o) continue;
-                wo = (o & VN_LEAF) ? V->lnew.data[oi] : V->nnew.data[oi];
-                if (wo != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wo)]);
-                if ((wo = witness(V, o)) != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wo)]);
+         * is settled after the walk (settle_stackmaps). The candidates:
+         * the vregs noted for x and for the names it is made of, breadth
+         * first (a location's placeholder stands for what came in). */
+        uint32_t c0 = V->cand.len, q[64], nq = 0;
+        q[nq++] = x;
+        for (uint32_t qi = 0; qi < nq && V->cand.len - c0 < 8; qi++) {
+            uint32_t y = q[qi], yi = y & VN_IDX;
+            uint32_t wa = (y & VN_LEAF) ? V->lnew.data[yi] : V->nnew.data[yi];
+            uint32_t wb = (y & VN_LEAF) ? V->lwit.data[yi] : V->nwit.data[yi];
+            if (wa != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wa)]);
+            if (wb != CK_NIL && wb != wa) rv_vec_push(V->cand, W->cur[vreg_var(W, wb)]);
+            if (y & VN_LEAF) continue;
+            uint32_t n = (yi + 1 < V->nops.len ? V->nops.data[yi + 1] : V->ops.len) - V->nops.data[yi];
+            /* .ref vregs still holding a phi of y's block whose operands may
+             * equal y's (no two different leaves side by side) */
+            ck_list jl = V->jlist.data[V->nblk.data[yi]];
+            for (uint32_t j = 0; j < jl.len && V->cand.len - c0 < 8; j++) {
+                vn_ent je = V->jpool.data[jl.start + j];
+                if (W->cur[vreg_var(W, je.var)] != je.name || je.name == y) continue;
+                const uint32_t *oa = &V->ops.data[V->nops.data[yi]], *ob = &V->ops.data[V->nops.data[je.name & VN_IDX]];
+                bool fits = true;
+                for (uint32_t kk = 0; kk < n && fits; kk++) {
+                    uint32_t ca = canon(V, oa[kk] == VN_SELF ? y : oa[kk]), cb = canon(V, ob[kk] == VN_SELF ? je.name : ob[kk]);
+                    fits = ca == cb || ca == VN_SKIP || cb == VN_SKIP || (ca && cb && !((ca & cb) & VN_LEAF) && !((ca ^ cb) & VN_REF));
+                }
+                if (fits) rv_vec_push(V->cand, je.name);
+            }
+            for (uint32_t j = 0; j < n && nq < 64; j++) {
+                uint32_t o = V->ops.data[V->nops.data[yi] + j];
+                bool seen = o == VN_SKIP || o == VN_SELF || !o;
+                for (uint32_t t = 0; t < nq && !seen; t++) seen = q[t] == o;
+                if (!seen) q[nq++] = o;
             }
         }
         if (V->cand.len == c0) return false;
@@ -920,7 +926,7 @@ static void join(vn *W, uint32_t b)
         }
     }
 #undef NEW_ROW
-    uint32_t q0 = V->qpool.len;
+    uint32_t q0 = V->qpool.len, j0 = V->jpool.len;
     htab_prepare(V, nrows);
     for (uint32_t r = 0; r < nrows; r++) {
         uint32_t x = V->rowvar.data[r], *row = &V->rows.data[r * np];
@@ -958,8 +964,10 @@ static void join(vn *W, uint32_t b)
         }
         if (wit != CK_NIL && V->nwit.data[name & VN_IDX] == CK_NIL) V->nwit.data[name & VN_IDX] = wit;
         vset(W, x, name);
+        if (wit != CK_NIL && (name & VN_REF)) rv_vec_push(V->jpool, ((vn_ent){wit, name}));
     }
     if (header) V->qlist.data[b] = (ck_list){q0, V->qpool.len - q0};
+    V->jlist.data[b] = (ck_list){j0, V->jpool.len - j0};
     /* a location's placeholder's witness (for stackmaps): a vreg whose
      * placeholder came in with the same names, or with names assumed equal
      * so far (most likely the one the location carries around the loop) */
@@ -1035,6 +1043,10 @@ static void size_arrays(vn *W)
     V->edl.len = 0;
     rv_vec_reserve(V->edl, ne);
     V->edl.len = ne;
+    V->jpool.len = V->jlist.len = 0;
+    rv_vec_reserve(V->jlist, n);
+    V->jlist.len = n;
+    memset(V->jlist.data, 0, (size_t)n * sizeof *V->jlist.data);
     V->mexit.len = V->hmark.len = 0;
     rv_vec_reserve(V->mexit, n);
     rv_vec_reserve(V->hmark, n);
