@@ -23,27 +23,42 @@
  *
  * Loops without iteration. A loop header h gives every var the loop may
  * write (M(h): defs, locations written or clobbered, parameters of its
- * blocks, inner loops included) its own placeholder phi, whose operands on
- * the back edges are filled in at the latches. Vars the loop never writes
- * keep their names around it. Inside the loop a read may then compare two
- * different names that may still denote the same value (a placeholder
- * against the value it keeps, two placeholders of vars that move together):
- * such a pair is *assumed* equal (union-find) and checked after the walk:
- * the assumed relation must be closed - for each assumed pair and each
- * block where one of them is a phi, their operands on each in-edge are
- * related too (a name that is no phi of the block is its own operand), no
- * class holds two different leaves, no class holds the unknown name. Then
- * the state it induces (L holds v iff their names are related) is a post-
- * fixpoint of FORMAT's equations, so it lies below the greatest fixpoint
- * the walks compute: every read proven here is proven there, and the
- * fixpoint records no value error. Any read of two different leaves, or of
- * the unknown name, or an assumption that fails, answers "not proven".
+ * blocks, inner loops included; in a loop with a safepoint also every
+ * location that may hold a .ref name, which the collector may empty) its
+ * own placeholder phi, whose operands on the back edges are filled in at
+ * the latches, unless the var is unknown on an edge into the loop (then it
+ * stays unknown: the meet). Vars the loop never writes keep their names
+ * around it; every latch checks that premise over what changed since h,
+ * so a write M(h) missed costs the proof, never soundness. Inside the loop
+ * a read may then compare two different names that may still denote the
+ * same value (a placeholder against the value it keeps, two placeholders
+ * of vars that move together): such a pair is *assumed* equal and checked
+ * after the walk. Both names are in use at the read, so their blocks lie
+ * on one chain of dominators: a class of assumed-equal names (union-find)
+ * has an oldest member, its top (a leaf, or the phi of the outermost
+ * block), and each union obliges only the younger top to equal the older
+ * one - its operand on each in-edge of its block equals the older name
+ * there (that name's own operand if it is a phi of the same block). verify
+ * closes the relation: every obligation holds under the others, no class
+ * holds two leaves (a leaf is a fresh value: it equals no older name) or
+ * the unknown name or names of both kinds (below). By induction over the
+ * unions, at every block all members of a class in use there have related
+ * operands on each in-edge, so the state the relation induces (L holds v
+ * iff their names are related) is a post-fixpoint of FORMAT's equations:
+ * it lies below the greatest fixpoint the walks compute, every read proven
+ * here is proven there, and the fixpoint records no value error. A read of
+ * two different leaves or of the unknown name, or an assumption that
+ * fails, answers "not proven".
  *
  * Safepoints. A name is of .ref vregs only or of others only (a leaf
  * takes its vreg's kind, a phi mixing both kinds is unknown, and no
  * assumption relates two kinds), so the collector empties a location
- * holding a .ref name or leaves it (vsafepoint); a stackmap slot must hold
- * a .ref name that some vreg has (vstackmap: a witness vreg).
+ * holding a .ref name or leaves it (vsafepoint; the live part of a list of
+ * the locations given .ref names says which may). A stackmap slot must
+ * hold a .ref name that some vreg has: the vreg last given the name, or,
+ * when it has another name now, one of a few candidates whose name at that
+ * point is assumed equal after the walk (settle_stackmaps: the first that
+ * holds with all it implies; a failed try is undone).
  *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
  * source set loses some vregs), a copy of a vreg to itself, irreducible
@@ -104,6 +119,7 @@ struct ck_vn {
     RV_VEC(vn_frame) frames;
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
     uint32_t nleaves;
+    bool full; /* more leaves or phis than a name can number: no verdict */
 };
 
 static uint32_t next_stamp(struct ck_vn *V)
@@ -218,6 +234,7 @@ static inline uint32_t new_leaf(vn *W, uint32_t v)
     rv_vec_push(V->lblk, W->block);
     rv_vec_push(V->lwit, v);
     rv_vec_push(V->lnew, CK_NIL);
+    V->full |= V->nleaves >= VN_IDX;
     return VN_LEAF | (W->f->vregs.data[v].ref ? VN_REF : 0) | (V->nleaves++ & VN_IDX);
 }
 
@@ -227,6 +244,7 @@ static uint32_t new_node(vn *W, uint32_t b, uint32_t nops)
 {
     struct ck_vn *V = W->V;
     uint32_t id = V->nblk.len;
+    V->full |= id >= VN_IDX;
     rv_vec_push(V->nblk, b);
     rv_vec_push(V->nops, V->ops.len);
     rv_vec_push(V->uf, id);
@@ -1038,6 +1056,7 @@ static void size_arrays(vn *W)
     V->dpool.len = 0;
     V->pairs.len = 0;
     V->nleaves = 0;
+    V->full = false;
     V->lblk.len = V->lwit.len = V->lnew.len = V->rl.len = V->soft.len = V->cand.len = 0;
     uint32_t ne = W->f->succs.len, n = ck->nblocks;
     V->edl.len = 0;
@@ -1107,5 +1126,5 @@ bool ck_vn_verdict(ravel_checker *ck)
         V->rl.len = fr->rlmark;
         V->frames.len--;
     }
-    return verify(ck, V, 0) && settle_stackmaps(ck, V);
+    return !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
 }
