@@ -80,6 +80,10 @@ typedef struct vn_ent {
     uint32_t var, name;
 } vn_ent;
 
+typedef struct vn_leaf {
+    uint32_t blk, wit, last; /* the block of its def, its vreg, the vreg last given it (CK_NIL: none) */
+} vn_leaf;
+
 typedef struct vn_frame {
     uint32_t block, next, mark, rlmark;
 } vn_frame;
@@ -94,9 +98,9 @@ struct ck_vn {
     RV_VEC(uint32_t) nblk, nops; /* per phi node (index 0 unused): block, first operand in ops */
     RV_VEC(uint32_t) ops;
     RV_VEC(uint32_t) uf, ufleaf; /* union-find over phi nodes, the root its class's oldest phi; the class's leaf (0: none) */
-    RV_VEC(uint32_t) lblk, lwit; /* per leaf: the block of its def, its vreg */
+    RV_VEC(vn_leaf) leaves; /* per leaf */
     RV_VEC(uint32_t) nwit;  /* per phi node: a vreg that had it (CK_NIL: none known) */
-    RV_VEC(uint32_t) lnew, nnew; /* per leaf, per phi node: the vreg last given it (CK_NIL: none) */
+    RV_VEC(uint32_t) nnew;  /* per phi node: the vreg last given it (CK_NIL: none) */
     RV_VEC(uint32_t) rl;    /* locations given .ref names; those from cur[refvar] on may hold one */
     RV_VEC(uint32_t) keep, roots; /* safepoint scratch */
     RV_VEC(uint32_t) soft;  /* stackmap reads to settle: (slot's name, first candidate, count), flat */
@@ -107,6 +111,7 @@ struct ck_vn {
     RV_VEC(vn_ent) dpool;
     RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
     RV_VEC(uint32_t) hmark; /* per block: log length after its entry (its names made) */
+    RV_VEC(uint8_t) sdef;   /* per var: a single-def vreg (single_def) */
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
     RV_VEC(uint8_t) bsp, lsp; /* per block: it has a safepoint; per header: its loop has one */
     RV_VEC(uint32_t) mpool;
@@ -148,10 +153,8 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->ops);
     rv_vec_free(V->uf);
     rv_vec_free(V->ufleaf);
-    rv_vec_free(V->lblk);
-    rv_vec_free(V->lwit);
+    rv_vec_free(V->leaves);
     rv_vec_free(V->nwit);
-    rv_vec_free(V->lnew);
     rv_vec_free(V->nnew);
     rv_vec_free(V->rl);
     rv_vec_free(V->keep);
@@ -163,6 +166,7 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->dpool);
     rv_vec_free(V->mexit);
     rv_vec_free(V->hmark);
+    rv_vec_free(V->sdef);
     rv_vec_free(V->mlist);
     rv_vec_free(V->bsp);
     rv_vec_free(V->lsp);
@@ -188,8 +192,8 @@ size_t ck_vn_memory(const ravel_checker *ck)
     const struct ck_vn *V = ck->vn;
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
-    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(lblk) + M(lwit) + M(nwit) + M(lnew) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(snap) +
-           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
+    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(snap) +
+           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
 }
@@ -204,7 +208,16 @@ typedef struct vn {
     uint32_t *cur;
     uint32_t block;  /* the block being run */
     uint32_t refvar; /* pseudo-var: where the live part of V->rl starts (logged like a var) */
+    uint32_t nregs;
+    bool locs_ok;    /* every location named exists (ck->locs_ok) */
 } vn;
+
+/* ck_lix with the context's fields at hand. */
+static inline uint32_t vlix(const vn *W, ravel_loc l)
+{
+    if (W->locs_ok) return (l & RAVEL_SLOT_BIT) ? W->nregs + (l & ~RAVEL_SLOT_BIT) : l;
+    return ck_li(W->ck, l);
+}
 
 static inline void vset(vn *W, uint32_t x, uint32_t name)
 {
@@ -216,7 +229,7 @@ static inline void vset(vn *W, uint32_t x, uint32_t name)
     if (x < W->nlocs) {
         if (name & VN_REF) rv_vec_push(V->rl, x);
     } else if (name && x < W->refvar) { /* the newest vreg given the name: a stackmap's witness */
-        if (name & VN_LEAF) V->lnew.data[name & VN_IDX] = x - W->nlocs;
+        if (name & VN_LEAF) V->leaves.data[name & VN_IDX].last = x - W->nlocs;
         else V->nnew.data[name & VN_IDX] = x - W->nlocs;
     }
 }
@@ -231,9 +244,7 @@ static void rollback(vn *W, uint32_t mark)
 static inline uint32_t new_leaf(vn *W, uint32_t v)
 {
     struct ck_vn *V = W->V;
-    rv_vec_push(V->lblk, W->block);
-    rv_vec_push(V->lwit, v);
-    rv_vec_push(V->lnew, CK_NIL);
+    rv_vec_push(V->leaves, ((vn_leaf){W->block, v, CK_NIL}));
     V->full |= V->nleaves >= VN_IDX;
     return VN_LEAF | (W->f->vregs.data[v].ref ? VN_REF : 0) | (V->nleaves++ & VN_IDX);
 }
@@ -316,7 +327,7 @@ static uint32_t uf_find(struct ck_vn *V, uint32_t x)
 /* The block where name x is made (a phi's block, a leaf's def). */
 static inline uint32_t name_block(const struct ck_vn *V, uint32_t x)
 {
-    return (x & VN_LEAF) ? V->lblk.data[x & VN_IDX] : V->nblk.data[x & VN_IDX];
+    return (x & VN_LEAF) ? V->leaves.data[x & VN_IDX].blk : V->nblk.data[x & VN_IDX];
 }
 
 /* Age of two names both in use at one point (so their blocks lie on one
@@ -438,9 +449,15 @@ static inline bool vread(vn *W, uint32_t li, uint32_t v)
 
 static inline void vdef(vn *W, uint32_t v, uint32_t li)
 {
-    uint32_t n = new_leaf(W, v);
-    vset(W, vreg_var(W, v), n);
-    if (li != CK_NIL) vset(W, li, n);
+    struct ck_vn *V = W->V;
+    uint32_t n = new_leaf(W, v), x = vreg_var(W, v);
+    if (__builtin_expect(V->log.len + 2 > V->log.cap, 0)) rv_vec_reserve(V->log, 2);
+    V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]}; /* (a fresh leaf: always a change; its witness is v) */
+    W->cur[x] = n;
+    if (li == CK_NIL) return;
+    V->log.data[V->log.len++] = (vn_ent){li, W->cur[li]};
+    W->cur[li] = n;
+    if (n & VN_REF) rv_vec_push(V->rl, li);
 }
 
 static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
@@ -456,7 +473,7 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(W->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = ck_li(W->ck, regs[k]);
+        uint32_t li = vlix(W, regs[k]);
         if (li != CK_NIL && !(keep_defined && defines_loc(W->f, in, regs[k]))) vset(W, li, 0);
     }
 }
@@ -467,14 +484,14 @@ static bool vstackmap(vn *W, const rv_inst *in)
 {
     const ravel_func *f = W->f;
     for (uint32_t k = 0; k < in->u.smap.n; k++) {
-        uint32_t li = ck_li(W->ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
+        uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         if (li == CK_NIL) continue; /* the rules report it */
         uint32_t x = W->cur[li];
         if (!(x & VN_REF)) return false;
         struct ck_vn *V = W->V;
         uint32_t i = x & VN_IDX, w1, w2;
-        w1 = (x & VN_LEAF) ? V->lnew.data[i] : V->nnew.data[i];
-        w2 = (x & VN_LEAF) ? V->lwit.data[i] : V->nwit.data[i];
+        w1 = (x & VN_LEAF) ? V->leaves.data[i].last : V->nnew.data[i];
+        w2 = (x & VN_LEAF) ? V->leaves.data[i].wit : V->nwit.data[i];
         if ((w1 != CK_NIL && W->cur[vreg_var(W, w1)] == x) || (w2 != CK_NIL && W->cur[vreg_var(W, w2)] == x))
             continue; /* a vreg has that very name */
         /* else one of a few vregs must have a name equal to it: which one
@@ -485,8 +502,8 @@ static bool vstackmap(vn *W, const rv_inst *in)
         q[nq++] = x;
         for (uint32_t qi = 0; qi < nq && V->cand.len - c0 < 8; qi++) {
             uint32_t y = q[qi], yi = y & VN_IDX;
-            uint32_t wa = (y & VN_LEAF) ? V->lnew.data[yi] : V->nnew.data[yi];
-            uint32_t wb = (y & VN_LEAF) ? V->lwit.data[yi] : V->nwit.data[yi];
+            uint32_t wa = (y & VN_LEAF) ? V->leaves.data[yi].last : V->nnew.data[yi];
+            uint32_t wb = (y & VN_LEAF) ? V->leaves.data[yi].wit : V->nwit.data[yi];
             if (wa != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wa)]);
             if (wb != CK_NIL && wb != wa) rv_vec_push(V->cand, W->cur[vreg_var(W, wb)]);
             if (y & VN_LEAF) continue;
@@ -568,7 +585,7 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     V->roots.len = 0;
     uint32_t sl = next_stamp(V), sd = next_stamp(V); /* (both first: a wrap clears the marks) */
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = ck_li(W->ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
+        uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         if (li != CK_NIL) V->st2[li] = sl;
         if (!moving && li != CK_NIL) rv_vec_push(V->roots, W->cur[li]);
     }
@@ -601,16 +618,24 @@ static bool vsafepoint(vn *W, const rv_inst *in)
  * defs, late uses; a copy whose read is proven aliases. */
 static bool vop(vn *W, const rv_inst *in)
 {
-    ravel_checker *ck = W->ck;
     const ravel_func *f = W->f;
     const rv_operand *o = ck_ops(f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
-    if (ck_op_plain(f, in)) {
-        for (uint32_t k = nd; k < n; k++)
-            if (!vread(W, ck_li(ck, o[k].loc), o[k].vreg)) return false;
-        if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) vclobber(W, in, false);
-        for (uint32_t k = 0; k < nd; k++) vdef(W, o[k].vreg, ck_li(ck, o[k].loc));
-        return true;
+    if (!(in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) && in->op != RAVEL_OP_COPY) {
+        /* the usual op (ck_op_plain): uses, clobbers, defs, in one pass
+         * over the operands while it stays usual (a read is repeated
+         * harmlessly by the general order below if it does not) */
+        bool plain = true;
+        for (uint32_t k = nd; k < n && plain; k++) {
+            if (rv_op_is_late(&o[k])) plain = false;
+            else if (!vread(W, vlix(W, o[k].loc), o[k].vreg)) return false;
+        }
+        for (uint32_t k = 0; k < nd && plain; k++) plain = rv_op_is_late(&o[k]);
+        if (plain) {
+            if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) vclobber(W, in, false);
+            for (uint32_t k = 0; k < nd; k++) vdef(W, o[k].vreg, vlix(W, o[k].loc));
+            return true;
+        }
     }
     /* a copy aliases when its use is read at step 2 (a late use makes it a
      * plain def, as in ck_xfer.c) */
@@ -618,10 +643,10 @@ static bool vop(vn *W, const rv_inst *in)
     if (copy && (in->flags & RV_IF_SAFEPOINT)) return false; /* (its source set loses its .ref vregs: left to the walks) */
     uint32_t srcname = 0, uname = 0;
     for (uint32_t k = 0; k < nd; k++)
-        if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, ck_li(ck, o[k].loc));
+        if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, vlix(W, o[k].loc));
     for (uint32_t k = nd; k < n; k++) {
         if (rv_op_is_late(&o[k])) continue;
-        uint32_t li = ck_li(ck, o[k].loc);
+        uint32_t li = vlix(W, o[k].loc);
         if (!vread(W, li, o[k].vreg)) return false;
         if (copy && k == nd) {
             if (li == CK_NIL || o[0].vreg == o[k].vreg) return false;
@@ -630,7 +655,7 @@ static bool vop(vn *W, const rv_inst *in)
         }
     }
     if (copy && !rv_op_is_late(&o[0])) { /* an early-def copy aliases right after its read */
-        uint32_t li = ck_li(ck, o[0].loc);
+        uint32_t li = vlix(W, o[0].loc);
         vset(W, vreg_var(W, o[0].vreg), uname);
         if (li != CK_NIL) vset(W, li, srcname);
     }
@@ -641,7 +666,7 @@ static bool vop(vn *W, const rv_inst *in)
     }
     for (uint32_t k = 0; k < nd; k++) {
         if (!rv_op_is_late(&o[k])) continue;
-        uint32_t li = ck_li(ck, o[k].loc);
+        uint32_t li = vlix(W, o[k].loc);
         if (copy) {
             vset(W, vreg_var(W, o[k].vreg), uname);
             if (li != CK_NIL) vset(W, li, srcname);
@@ -650,7 +675,7 @@ static bool vop(vn *W, const rv_inst *in)
         }
     }
     for (uint32_t k = nd; k < n; k++)
-        if (rv_op_is_late(&o[k]) && !vread(W, ck_li(ck, o[k].loc), o[k].vreg)) return false;
+        if (rv_op_is_late(&o[k]) && !vread(W, vlix(W, o[k].loc), o[k].vreg)) return false;
     return true;
 }
 
@@ -662,7 +687,7 @@ static bool vblock(vn *W, uint32_t b)
     for (; in < end; in++) {
         CK_PREFETCH_AHEAD(in, 12);
         if (rv_is_edit(in)) {
-            uint32_t d = ck_li(W->ck, in->u.edit.dst), s = ck_li(W->ck, in->u.edit.src);
+            uint32_t d = vlix(W, in->u.edit.dst), s = vlix(W, in->u.edit.src);
             if (d != CK_NIL) vset(W, d, s == CK_NIL ? 0 : W->cur[s]);
             continue;
         }
@@ -706,6 +731,12 @@ static bool build_m(vn *W)
     struct ck_vn *V = W->V;
     const ravel_func *f = W->f;
     uint32_t n = ck->nblocks;
+    uint32_t nv = W->refvar + 1;
+    V->sdef.len = 0;
+    rv_vec_reserve(V->sdef, nv);
+    V->sdef.len = nv;
+    memset(V->sdef.data, 0, nv);
+    for (uint32_t v = 0; v < ck->nvregs; v++) V->sdef.data[W->nlocs + v] = single_def(ck, v);
     V->wlist.len = V->mlist.len = V->qlist.len = 0;
     V->qpool.len = 0;
     rv_vec_reserve(V->wlist, n);
@@ -730,14 +761,14 @@ static bool build_m(vn *W)
         const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
         for (; in < end; in++) {
             if (rv_is_edit(in)) {
-                uint32_t d = ck_li(ck, in->u.edit.dst);
+                uint32_t d = vlix(W, in->u.edit.dst);
                 if (d != CK_NIL) add_var(V, st, d);
                 continue;
             }
             const rv_operand *d = ck_defs(f, in);
             for (uint32_t k = 0; k < in->ndefs; k++) {
-                if (!single_def(ck, d[k].vreg)) add_var(V, st, W->nlocs + d[k].vreg);
-                uint32_t li = ck_li(ck, d[k].loc);
+                if (!V->sdef.data[W->nlocs + d[k].vreg]) add_var(V, st, W->nlocs + d[k].vreg);
+                uint32_t li = vlix(W, d[k].loc);
                 if (li != CK_NIL) add_var(V, st, li);
             }
             if (in->flags & RV_IF_SAFEPOINT) V->bsp.data[b] = 1;
@@ -745,7 +776,7 @@ static bool build_m(vn *W)
                 const uint32_t *regs;
                 uint32_t nc = rv_inst_clobbers(f, in, &regs);
                 for (uint32_t k = 0; k < nc; k++) {
-                    uint32_t li = ck_li(ck, regs[k]);
+                    uint32_t li = vlix(W, regs[k]);
                     if (li != CK_NIL) add_var(V, st, li);
                 }
             }
@@ -827,10 +858,14 @@ static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
     }
     for (uint32_t a = 0; a < e->nargs; a++) V->st[vreg_var(W, params[a])] = st;
     V->st[W->refvar] = st; /* (not a var: the list of .ref holders is the dominator path's) */
+    const uint8_t *sdef = V->sdef.data;
     for (uint32_t i = from; i < V->log.len; i++) {
         uint32_t x = V->log.data[i].var;
         if (V->st[x] == st) continue;
         V->st[x] = st;
+        /* a single-def vreg defined since t's idom: its def's block does
+         * not dominate t, so t gives it 0 (single_def), as at the idom */
+        if (sdef[x]) continue;
         rv_vec_push(V->dpool, ((vn_ent){x, W->cur[x]}));
     }
     V->edl.data[eidx] = (ck_list){start, V->dpool.len - start};
@@ -1057,7 +1092,7 @@ static void size_arrays(vn *W)
     V->pairs.len = 0;
     V->nleaves = 0;
     V->full = false;
-    V->lblk.len = V->lwit.len = V->lnew.len = V->rl.len = V->soft.len = V->cand.len = 0;
+    V->leaves.len = V->rl.len = V->soft.len = V->cand.len = 0;
     uint32_t ne = W->f->succs.len, n = ck->nblocks;
     V->edl.len = 0;
     rv_vec_reserve(V->edl, ne);
@@ -1072,14 +1107,11 @@ static void size_arrays(vn *W)
     V->mexit.len = V->hmark.len = n;
 }
 
-bool ck_vn_verdict(ravel_checker *ck)
+/* The walk and the checks after it (ck_vn_verdict). */
+static bool vn_walk(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
-    if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
-    for (uint32_t b = 0; b < ck->nblocks; b++)
-        if (ck->retreat.data[b]) return false;
-    if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs};
+    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs, ck->locs_ok};
     struct ck_vn *V = W.V;
     size_arrays(&W);
     W.cur = V->cur;
@@ -1127,4 +1159,16 @@ bool ck_vn_verdict(ravel_checker *ck)
         V->frames.len--;
     }
     return !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
+}
+
+bool ck_vn_verdict(ravel_checker *ck)
+{
+    if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
+    for (uint32_t b = 0; b < ck->nblocks; b++)
+        if (ck->retreat.data[b]) return false;
+    if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
+    ck->locs_ok = ck->rep && ck->rep->errs.len == 0; /* the rules report every location that does not exist */
+    bool ok = vn_walk(ck);
+    ck->locs_ok = false;
+    return ok;
 }
