@@ -104,8 +104,10 @@ struct ck_vn {
     RV_VEC(uint32_t) rl;    /* locations given .ref names; those from cur[refvar] on may hold one */
     RV_VEC(uint32_t) keep, roots; /* safepoint scratch */
     RV_VEC(uint32_t) soft;  /* stackmap reads to settle: (slot's name, first candidate, count), flat */
-    RV_VEC(uint32_t) cand;  /* their candidates: names vregs had there */
-    RV_VEC(uint32_t) snap;  /* settle_stackmaps: the union-find saved */
+    RV_VEC(vn_ent) cand;    /* their candidates: (vreg, the name it had there) */
+    RV_VEC(uint32_t) nsoft; /* per phi node: its last soft record + 1 (0: none) */
+    RV_VEC(vn_ent) snap;    /* settle_stackmaps: a trial's union-find writes (node, old parent), (node, old leaf) */
+    bool trial;
     uint32_t *htab, hcap, hsize; /* the current join's phis: node + 1 (hcap used of hsize) */
     RV_VEC(ck_list) edl;    /* per edge (index into f->succs): its delta in dpool */
     RV_VEC(vn_ent) dpool;
@@ -161,6 +163,7 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->roots);
     rv_vec_free(V->soft);
     rv_vec_free(V->cand);
+    rv_vec_free(V->nsoft);
     rv_vec_free(V->snap);
     rv_vec_free(V->edl);
     rv_vec_free(V->dpool);
@@ -192,7 +195,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     const struct ck_vn *V = ck->vn;
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
-    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(snap) +
+    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
@@ -262,6 +265,7 @@ static uint32_t new_node(vn *W, uint32_t b, uint32_t nops)
     rv_vec_push(V->ufleaf, 0);
     rv_vec_push(V->nwit, CK_NIL);
     rv_vec_push(V->nnew, CK_NIL);
+    rv_vec_push(V->nsoft, 0);
     rv_vec_reserve(V->ops, nops);
     V->ops.len += nops;
     return id;
@@ -317,11 +321,23 @@ static uint32_t phi_of(vn *W, uint32_t b, const uint32_t *o, uint32_t n, uint32_
 static uint32_t uf_find(struct ck_vn *V, uint32_t x)
 {
     uint32_t *p = V->uf.data;
+    if (V->trial) { /* (no path halving: a trial undoes its own writes only) */
+        while (p[x] != x) x = p[x];
+        return x;
+    }
     while (p[x] != x) {
         p[x] = p[p[x]];
         x = p[x];
     }
     return x;
+}
+
+/* Before a union-find write during a trial: remember node i's fields. */
+static inline void uf_save(struct ck_vn *V, uint32_t i)
+{
+    if (!V->trial) return;
+    rv_vec_push(V->snap, ((vn_ent){i, V->uf.data[i]}));
+    rv_vec_push(V->snap, ((vn_ent){i, V->ufleaf.data[i]}));
 }
 
 /* The block where name x is made (a phi's block, a leaf's def). */
@@ -373,6 +389,7 @@ static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_
     if (b & VN_LEAF) {
         if (la) return la == b;
         if (age_cmp(ck, V, b, ra) != -1) return false; /* a leaf equal to an older value: never */
+        uf_save(V, ra);
         V->ufleaf.data[ra] = b;
         obligation(V, ra | ref, b);
         return true;
@@ -392,6 +409,8 @@ static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_
     } else {
         obligation(V, other | ref, root | ref); /* (two phis of one block: operand by operand) */
     }
+    uf_save(V, other);
+    uf_save(V, root);
     V->uf.data[other] = root;
     V->ufleaf.data[root] = la ? la : lb;
     return true;
@@ -499,13 +518,29 @@ static bool vstackmap(vn *W, const rv_inst *in)
          * the vregs noted for x and for the names it is made of, breadth
          * first (a location's placeholder stands for what came in). */
         uint32_t c0 = V->cand.len, q[64], nq = 0;
+        if (!(x & VN_LEAF) && V->nsoft.data[i]) {
+            /* checked before: the candidates of then that still have their
+             * names are candidates now (no search) */
+            uint32_t s0 = V->nsoft.data[i] - 1, p0 = V->soft.data[s0 + 1], pn = V->soft.data[s0 + 2];
+            for (uint32_t j = 0; j < pn; j++) {
+                vn_ent c = V->cand.data[p0 + j];
+                if (W->cur[vreg_var(W, c.var)] == c.name) rv_vec_push(V->cand, c);
+            }
+            if (V->cand.len > c0) {
+                V->nsoft.data[i] = V->soft.len + 1;
+                rv_vec_push(V->soft, x);
+                rv_vec_push(V->soft, c0);
+                rv_vec_push(V->soft, V->cand.len - c0);
+                continue;
+            }
+        }
         q[nq++] = x;
         for (uint32_t qi = 0; qi < nq && V->cand.len - c0 < 8; qi++) {
             uint32_t y = q[qi], yi = y & VN_IDX;
             uint32_t wa = (y & VN_LEAF) ? V->leaves.data[yi].last : V->nnew.data[yi];
             uint32_t wb = (y & VN_LEAF) ? V->leaves.data[yi].wit : V->nwit.data[yi];
-            if (wa != CK_NIL) rv_vec_push(V->cand, W->cur[vreg_var(W, wa)]);
-            if (wb != CK_NIL && wb != wa) rv_vec_push(V->cand, W->cur[vreg_var(W, wb)]);
+            if (wa != CK_NIL) rv_vec_push(V->cand, ((vn_ent){wa, W->cur[vreg_var(W, wa)]}));
+            if (wb != CK_NIL && wb != wa) rv_vec_push(V->cand, ((vn_ent){wb, W->cur[vreg_var(W, wb)]}));
             if (y & VN_LEAF) continue;
             uint32_t n = (yi + 1 < V->nops.len ? V->nops.data[yi + 1] : V->ops.len) - V->nops.data[yi];
             /* .ref vregs still holding a phi of y's block whose operands may
@@ -520,7 +555,7 @@ static bool vstackmap(vn *W, const rv_inst *in)
                     uint32_t ca = canon(V, oa[kk] == VN_SELF ? y : oa[kk]), cb = canon(V, ob[kk] == VN_SELF ? je.name : ob[kk]);
                     fits = ca == cb || ca == VN_SKIP || cb == VN_SKIP || (ca && cb && !((ca & cb) & VN_LEAF) && !((ca ^ cb) & VN_REF));
                 }
-                if (fits) rv_vec_push(V->cand, je.name);
+                if (fits) rv_vec_push(V->cand, je);
             }
             for (uint32_t j = 0; j < n && nq < 64; j++) {
                 uint32_t o = V->ops.data[V->nops.data[yi] + j];
@@ -530,6 +565,7 @@ static bool vstackmap(vn *W, const rv_inst *in)
             }
         }
         if (V->cand.len == c0) return false;
+        if (!(x & VN_LEAF)) V->nsoft.data[i] = V->soft.len + 1;
         rv_vec_push(V->soft, x);
         rv_vec_push(V->soft, c0);
         rv_vec_push(V->soft, V->cand.len - c0);
@@ -546,21 +582,23 @@ static bool settle_stackmaps(const ravel_checker *ck, struct ck_vn *V)
         uint32_t x = V->soft.data[s], c0 = V->soft.data[s + 1], nc = V->soft.data[s + 2];
         bool ok = false;
         for (uint32_t j = 0; j < nc && !ok; j++) {
-            uint32_t c = V->cand.data[c0 + j];
+            uint32_t c = V->cand.data[c0 + j].name;
             if (!c || ((c ^ x) & VN_REF)) continue;
             if (c == x || (!(c & VN_LEAF) && !(x & VN_LEAF) && uf_find(V, c & VN_IDX) == uf_find(V, x & VN_IDX))) {
                 ok = true;
                 break;
             }
-            uint32_t nn = V->uf.len, p0 = V->pairs.len;
+            uint32_t p0 = V->pairs.len;
             V->snap.len = 0;
-            rv_vec_reserve(V->snap, 2 * nn);
-            memcpy(V->snap.data, V->uf.data, nn * sizeof *V->uf.data);
-            memcpy(V->snap.data + nn, V->ufleaf.data, nn * sizeof *V->ufleaf.data);
+            V->trial = true;
             ok = relate(ck, V, c, x) && verify(ck, V, p0);
-            if (!ok) {
-                memcpy(V->uf.data, V->snap.data, nn * sizeof *V->uf.data);
-                memcpy(V->ufleaf.data, V->snap.data + nn, nn * sizeof *V->ufleaf.data);
+            V->trial = false;
+            if (!ok) { /* undo the trial's writes, newest first */
+                for (uint32_t t = V->snap.len; t >= 2; t -= 2) {
+                    vn_ent a = V->snap.data[t - 2], l = V->snap.data[t - 1];
+                    V->uf.data[a.var] = a.name;
+                    V->ufleaf.data[l.var] = l.name;
+                }
                 V->pairs.len = p0;
             }
         }
@@ -1086,7 +1124,7 @@ static void size_arrays(vn *W)
     }
     memset(V->cur, 0, (size_t)nv * sizeof *V->cur);
     V->log.len = 0;
-    V->nblk.len = V->nops.len = V->ops.len = V->uf.len = V->ufleaf.len = V->nwit.len = V->nnew.len = 0;
+    V->nblk.len = V->nops.len = V->ops.len = V->uf.len = V->ufleaf.len = V->nwit.len = V->nnew.len = V->nsoft.len = 0;
     new_node(W, CK_NIL, 0); /* node 0: the unknown name, never a phi */
     V->dpool.len = 0;
     V->pairs.len = 0;
