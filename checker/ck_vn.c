@@ -115,14 +115,13 @@ struct ck_vn {
     RV_VEC(uint32_t) hmark; /* per block: log length after its entry (its names made) */
     RV_VEC(uint8_t) sdef;   /* per var: a single-def vreg (single_def) */
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
-    RV_VEC(uint8_t) bsp, lsp; /* per block: it has a safepoint; per header: its loop has one */
+    RV_VEC(uint8_t) lsp;    /* per header: its loop has a safepoint */
     RV_VEC(uint32_t) mpool;
     RV_VEC(ck_list) qlist;  /* per header: its placeholders in qpool */
     RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
     RV_VEC(ck_list) jlist;  /* per block: the .ref vregs given a phi of it, in jpool */
     RV_VEC(vn_ent) jpool;   /* (vreg, phi) */
-    RV_VEC(ck_list) wlist;  /* per block: the vars it writes, in wpool */
-    RV_VEC(uint32_t) wpool, own, own_start, rows, rowvar;
+    RV_VEC(uint32_t) own, own_start, rows, rowvar;
     RV_VEC(vn_frame) frames;
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
     uint32_t nleaves;
@@ -171,15 +170,12 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->hmark);
     rv_vec_free(V->sdef);
     rv_vec_free(V->mlist);
-    rv_vec_free(V->bsp);
     rv_vec_free(V->lsp);
     rv_vec_free(V->mpool);
     rv_vec_free(V->qlist);
     rv_vec_free(V->qpool);
     rv_vec_free(V->jlist);
     rv_vec_free(V->jpool);
-    rv_vec_free(V->wlist);
-    rv_vec_free(V->wpool);
     rv_vec_free(V->own);
     rv_vec_free(V->own_start);
     rv_vec_free(V->rows);
@@ -196,7 +192,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
-           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(bsp) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(wlist) + M(wpool) + M(own) + M(own_start) +
+           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
 }
@@ -736,11 +732,11 @@ static bool vblock(vn *W, uint32_t b)
 
 /* ---- M(h): the vars each loop may write ---- */
 
-static void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
+static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
 {
     if (V->st[x] == st) return;
     V->st[x] = st;
-    rv_vec_push(V->wpool, x);
+    rv_vec_push(V->mpool, x);
 }
 
 /* v has one assignment in the function: one def, never a parameter (nor
@@ -774,61 +770,32 @@ static bool build_m(vn *W)
     rv_vec_reserve(V->sdef, nv);
     V->sdef.len = nv;
     memset(V->sdef.data, 0, nv);
-    for (uint32_t v = 0; v < ck->nvregs; v++) V->sdef.data[W->nlocs + v] = single_def(ck, v);
-    V->wlist.len = V->mlist.len = V->qlist.len = 0;
+    if (ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN)) { /* single_def for every vreg */
+        const ck_gn *gn = ck->gn;
+        uint32_t want = ck->gnstamp << 3 | GN_DEF;
+        uint8_t *sd = V->sdef.data + W->nlocs;
+        for (uint32_t v = 0; v < ck->nvregs; v++) sd[v] = gn[v].tag == want;
+    }
+    V->mlist.len = V->qlist.len = 0;
     V->qpool.len = 0;
-    rv_vec_reserve(V->wlist, n);
     rv_vec_reserve(V->mlist, n);
     rv_vec_reserve(V->qlist, n);
-    V->wlist.len = V->mlist.len = V->qlist.len = n;
-    V->wpool.len = V->mpool.len = 0;
-    bool any = false;
-    V->bsp.len = V->lsp.len = 0;
-    rv_vec_reserve(V->bsp, n);
+    V->mlist.len = V->qlist.len = n;
+    V->mpool.len = 0;
+    V->lsp.len = 0;
     rv_vec_reserve(V->lsp, n);
-    V->bsp.len = V->lsp.len = n;
-    memset(V->bsp.data, 0, n);
+    V->lsp.len = n;
     memset(V->lsp.data, 0, n);
-    for (uint32_t b = 0; b < n; b++) {
-        V->wlist.data[b] = V->mlist.data[b] = (ck_list){0, 0};
-        if (!ck_reachable(ck, b) || ck->loop_of.data[b] == CK_NIL) continue;
-        any = true;
-        uint32_t st = next_stamp(V), start = V->wpool.len;
-        const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
-        const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
-        for (; in < end; in++) {
-            if (rv_is_edit(in)) {
-                uint32_t d = vlix(W, in->u.edit.dst);
-                if (d != CK_NIL) add_var(V, st, d);
-                continue;
-            }
-            const rv_operand *d = ck_defs(f, in);
-            for (uint32_t k = 0; k < in->ndefs; k++) {
-                if (!V->sdef.data[W->nlocs + d[k].vreg]) add_var(V, st, W->nlocs + d[k].vreg);
-                uint32_t li = vlix(W, d[k].loc);
-                if (li != CK_NIL) add_var(V, st, li);
-            }
-            if (in->flags & RV_IF_SAFEPOINT) V->bsp.data[b] = 1;
-            if (!rv_is_term(in)) {
-                const uint32_t *regs;
-                uint32_t nc = rv_inst_clobbers(f, in, &regs);
-                for (uint32_t k = 0; k < nc; k++) {
-                    uint32_t li = vlix(W, regs[k]);
-                    if (li != CK_NIL) add_var(V, st, li);
-                }
-            }
-        }
-        V->wlist.data[b] = (ck_list){start, V->wpool.len - start};
-    }
-    if (!any) return true;
+    memset(V->mlist.data, 0, (size_t)n * sizeof *V->mlist.data);
     /* each header's own blocks (innermost loop), CSR */
     V->own_start.len = 0;
     rv_vec_reserve(V->own_start, n + 1);
     V->own_start.len = n + 1;
     memset(V->own_start.data, 0, (size_t)(n + 1) * sizeof *V->own_start.data);
+    bool any = false;
     for (uint32_t b = 0; b < n; b++)
-        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own_start.data[ck->loop_of.data[b] + 1]++;
+        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own_start.data[ck->loop_of.data[b] + 1]++, any = true;
+    if (!any) return true;
     for (uint32_t b = 0; b < n; b++) V->own_start.data[b + 1] += V->own_start.data[b];
     V->own.len = 0;
     rv_vec_reserve(V->own, V->own_start.data[n]);
@@ -837,34 +804,48 @@ static bool build_m(vn *W)
     for (uint32_t b = 0; b < n; b++) V->rows.data[b] = V->own_start.data[b];
     for (uint32_t b = 0; b < n; b++)
         if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own.data[V->rows.data[ck->loop_of.data[b]]++] = b;
-    /* budget: the lists of all headers together */
+    /* M(h): what h's own blocks write, then its inner loops' M (inner
+     * headers come later in reverse post-order); budget: all lists */
     uint64_t budget = 8ull * f->insts.len + 4096;
-    for (uint32_t i = ck->rpo.len; i-- > 0;) { /* inner headers come later in reverse post-order */
+    const uint8_t *sdef = V->sdef.data;
+    for (uint32_t i = ck->rpo.len; i-- > 0;) {
         uint32_t h = ck->rpo.data[i];
         if (!ck->is_header.data[h]) continue;
         uint32_t st = next_stamp(V), start = V->mpool.len;
+        bool sp = false;
         for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
-            V->lsp.data[h] |= V->bsp.data[V->own.data[j]];
-            ck_list w = V->wlist.data[V->own.data[j]];
-            for (uint32_t k = 0; k < w.len; k++) {
-                uint32_t x = V->wpool.data[w.start + k];
-                if (V->st[x] != st) {
-                    V->st[x] = st;
-                    rv_vec_push(V->mpool, x);
+            const rv_block *bl = &f->blocks.data[V->own.data[j]];
+            for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+            const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
+            for (; in < end; in++) {
+                if (rv_is_edit(in)) {
+                    uint32_t d = vlix(W, in->u.edit.dst);
+                    if (d != CK_NIL) add_var(V, st, d);
+                    continue;
+                }
+                const rv_operand *d = ck_defs(f, in);
+                for (uint32_t k = 0; k < in->ndefs; k++) {
+                    uint32_t x = W->nlocs + d[k].vreg, li = vlix(W, d[k].loc);
+                    if (!sdef[x]) add_var(V, st, x);
+                    if (li != CK_NIL) add_var(V, st, li);
+                }
+                sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
+                if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) { /* (rv_inst_clobbers: none otherwise) */
+                    const uint32_t *regs;
+                    uint32_t nc = rv_is_term(in) ? 0 : rv_inst_clobbers(f, in, &regs);
+                    for (uint32_t k = 0; k < nc; k++) {
+                        uint32_t li = vlix(W, regs[k]);
+                        if (li != CK_NIL) add_var(V, st, li);
+                    }
                 }
             }
         }
         for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
-            V->lsp.data[h] |= V->lsp.data[ck->lchild.data[j]];
+            sp |= V->lsp.data[ck->lchild.data[j]] != 0;
             ck_list m = V->mlist.data[ck->lchild.data[j]];
-            for (uint32_t k = 0; k < m.len; k++) {
-                uint32_t x = V->mpool.data[m.start + k];
-                if (V->st[x] != st) {
-                    V->st[x] = st;
-                    rv_vec_push(V->mpool, x);
-                }
-            }
+            for (uint32_t k = 0; k < m.len; k++) add_var(V, st, V->mpool.data[m.start + k]);
         }
+        V->lsp.data[h] = sp;
         V->mlist.data[h] = (ck_list){start, V->mpool.len - start};
         if (V->mpool.len > budget) return false;
     }
