@@ -113,7 +113,7 @@ struct ck_vn {
     RV_VEC(vn_ent) dpool;
     RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
     RV_VEC(uint32_t) hmark; /* per block: log length after its entry (its names made) */
-    RV_VEC(uint8_t) sdef;   /* per var: a single-def vreg (single_def) */
+    RV_VEC(uint8_t) sdef;   /* per var: a single-def vreg (see build_m) */
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
     RV_VEC(uint8_t) lsp;    /* per header: its loop has a safepoint */
     RV_VEC(uint32_t) mpool;
@@ -739,7 +739,8 @@ static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
     rv_vec_push(V->mpool, x);
 }
 
-/* v has one assignment in the function: one def, never a parameter (nor
+/* Single-def vregs (V->sdef). v has one assignment in the function: one
+ * def, never a parameter (nor
  * an argument or a copy source: the guard's notes do not tell those
  * apart). Then in the walk v's name is 0 at every block its def's block B
  * does not dominate (by induction in reverse post-order: the entry has 0;
@@ -748,17 +749,11 @@ static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
  * dominate, whose 0 the meet keeps), so at the header of every loop
  * holding B, and at B itself if it is the header, where its forward edges
  * bring 0: a loop that writes v needs no placeholder for it (join() would
- * give it 0 anyway), and leaving v out of M(h) saves the bookkeeping. */
-static inline bool single_def(const ravel_checker *ck, uint32_t v)
-{
-    if (!ck->gnf_ok || (ck->opts & CK_OPT_NEED_SCAN)) return false;
-    uint32_t t = ck->gn[v].tag;
-    return (t & ~7u) == ck->gnstamp << 3 && (t & 7u) == GN_DEF;
-}
+ * give it 0 anyway), and leaving v out of M(h) and out of join deltas
+ * saves the bookkeeping. */
 
-/* W(b) for every reachable block in a loop, then M(h) for every header,
- * inner loops first (their M is part of the enclosing one's). False past
- * the budget. */
+/* sdef, then M(h) for every header, inner loops first (their M is part of
+ * the enclosing one's). False past the budget. */
 static bool build_m(vn *W)
 {
     ravel_checker *ck = W->ck;
@@ -770,7 +765,7 @@ static bool build_m(vn *W)
     rv_vec_reserve(V->sdef, nv);
     V->sdef.len = nv;
     memset(V->sdef.data, 0, nv);
-    if (ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN)) { /* single_def for every vreg */
+    if (ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN)) { /* the single-def vregs (above), from the guard's notes */
         const ck_gn *gn = ck->gn;
         uint32_t want = ck->gnstamp << 3 | GN_DEF;
         uint8_t *sd = V->sdef.data + W->nlocs;
@@ -883,7 +878,7 @@ static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
         if (V->st[x] == st) continue;
         V->st[x] = st;
         /* a single-def vreg defined since t's idom: its def's block does
-         * not dominate t, so t gives it 0 (single_def), as at the idom */
+         * not dominate t, so t gives it 0 (see build_m), as at the idom */
         if (sdef[x]) continue;
         rv_vec_push(V->dpool, ((vn_ent){x, W->cur[x]}));
     }
