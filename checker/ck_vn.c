@@ -62,7 +62,8 @@
  *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
  * source set loses some vregs), a copy of a vreg to itself, irreducible
- * control flow, an M(h) larger than the budget (deep nests of big loops).
+ * control flow, an M(h) larger than the budget (deep nests of big loops),
+ * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
  * Requires: ck_cfg_build, the guard (well-formed function). Uses its own
  * scratch (ck->vn), kept between calls. */
 #include "ck.h"
@@ -125,6 +126,7 @@ struct ck_vn {
     RV_VEC(vn_frame) frames;
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
     uint32_t nleaves;
+    uint64_t scanned, scan_budget; /* log entries record_delta read, and its limit */
     bool full; /* more leaves or phis than a name can number: no verdict */
 };
 
@@ -858,11 +860,15 @@ static void arg_names(vn *W, const rv_succ *e, uint32_t *out)
 
 /* Edge e of block b into join t: the vars changed since t's idom's exit,
  * with their names at the end of e (parameters substituted). */
-static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
+static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
     uint32_t t = e->block, from = V->mexit.data[ck->idom.data[t]];
+    /* the log segments scanned for all edges together stay within a budget
+     * (deep nests of joins rescan their arms once per level) */
+    V->scanned += V->log.len - from;
+    if (V->scanned > V->scan_budget) return false;
     uint32_t st = next_stamp(V), start = V->dpool.len;
     const uint32_t *params = ck_params(W->f, &W->f->blocks.data[t]), *args = ck_args(W->f, e);
     rv_vec_reserve(V->dpool, e->nargs);
@@ -883,6 +889,7 @@ static void record_delta(vn *W, uint32_t eidx, const rv_succ *e)
         rv_vec_push(V->dpool, ((vn_ent){x, W->cur[x]}));
     }
     V->edl.data[eidx] = (ck_list){start, V->dpool.len - start};
+    return true;
 }
 
 /* A back edge e (pred number k of header t): the operands of t's
@@ -1105,6 +1112,8 @@ static void size_arrays(vn *W)
     V->dpool.len = 0;
     V->pairs.len = 0;
     V->nleaves = 0;
+    V->scanned = 0;
+    V->scan_budget = 16ull * W->f->insts.len + 65536;
     V->full = false;
     V->leaves.len = V->rl.len = V->soft.len = V->cand.len = 0;
     uint32_t ne = W->f->succs.len, n = ck->nblocks;
@@ -1157,7 +1166,7 @@ static bool vn_walk(ravel_checker *ck)
                     while (ck->pedge.data[p0 + j] != eidx) j++;
                     if (!latch(&W, j, e)) return false;
                 } else if (npreds(ck, s) > 1 || ck->is_header.data[s]) {
-                    record_delta(&W, eidx, e);
+                    if (!record_delta(&W, eidx, e)) return false;
                 }
             }
             fr = &V->frames.data[V->frames.len - 1];
