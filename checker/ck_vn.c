@@ -127,6 +127,8 @@ struct ck_vn {
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
     uint32_t nleaves;
     uint64_t scanned, scan_budget; /* log entries record_delta read, and its limit */
+    uint64_t *fset;         /* failed stackmap trials (key + 1; 0: free) */
+    uint32_t fcap, fcount;
     bool full; /* more leaves or phis than a name can number: no verdict */
 };
 
@@ -150,6 +152,7 @@ void ck_vn_free(ravel_checker *ck)
     free(V->st2);
     free(V->aux2);
     free(V->htab);
+    free(V->fset);
     rv_vec_free(V->log);
     rv_vec_free(V->nblk);
     rv_vec_free(V->nops);
@@ -193,7 +196,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     const struct ck_vn *V = ck->vn;
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
-    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
+    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(frames) + M(pairs);
 #undef M
@@ -524,6 +527,10 @@ static bool vstackmap(vn *W, const rv_inst *in)
                 vn_ent c = V->cand.data[p0 + j];
                 if (W->cur[vreg_var(W, c.var)] == c.name) rv_vec_push(V->cand, c);
             }
+            if (V->cand.len - c0 == pn) { /* all still current: that record settles this read too */
+                V->cand.len = c0;
+                continue;
+            }
             if (V->cand.len > c0) {
                 V->nsoft.data[i] = V->soft.len + 1;
                 rv_vec_push(V->soft, x);
@@ -571,6 +578,37 @@ static bool vstackmap(vn *W, const rv_inst *in)
     return true;
 }
 
+/* The stackmap trials that failed, by (candidate, slot's name). */
+static bool failed_has(const struct ck_vn *V, uint64_t key)
+{
+    if (!V->fcount) return false;
+    uint32_t m = V->fcap - 1, h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & m;
+    for (; V->fset[h]; h = (h + 1) & m)
+        if (V->fset[h] == key + 1) return true;
+    return false;
+}
+
+static void failed_add(struct ck_vn *V, uint64_t key)
+{
+    if (2 * (V->fcount + 1) > V->fcap) {
+        uint32_t ncap = V->fcap ? 2 * V->fcap : 256;
+        uint64_t *t = rv_xcalloc(ncap, sizeof *t);
+        for (uint32_t i = 0; i < V->fcap; i++) {
+            if (!V->fset[i]) continue;
+            uint32_t h = (uint32_t)(((V->fset[i] - 1) * 0x9e3779b97f4a7c15ull) >> 32) & (ncap - 1);
+            while (t[h]) h = (h + 1) & (ncap - 1);
+            t[h] = V->fset[i];
+        }
+        free(V->fset);
+        V->fset = t;
+        V->fcap = ncap;
+    }
+    uint32_t m = V->fcap - 1, h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & m;
+    while (V->fset[h]) h = (h + 1) & m;
+    V->fset[h] = key + 1; /* (names are never all ones: key + 1 is never 0) */
+    V->fcount++;
+}
+
 /* After the walk's own assumptions hold: each stackmap read left open is
  * settled by the first candidate whose assumed equality (with all it
  * implies) holds; a failed try is undone. */
@@ -582,10 +620,12 @@ static bool settle_stackmaps(const ravel_checker *ck, struct ck_vn *V)
         for (uint32_t j = 0; j < nc && !ok; j++) {
             uint32_t c = V->cand.data[c0 + j].name;
             if (!c || ((c ^ x) & VN_REF)) continue;
-            if (c == x || (!(c & VN_LEAF) && !(x & VN_LEAF) && uf_find(V, c & VN_IDX) == uf_find(V, x & VN_IDX))) {
+            if (canon(V, c) == canon(V, x)) { /* (equal already, or both equal to one leaf) */
                 ok = true;
                 break;
             }
+            uint64_t key = (uint64_t)c << 32 | x;
+            if (failed_has(V, key)) continue; /* (a failed assumption fails again: the relation only grows) */
             uint32_t p0 = V->pairs.len;
             V->snap.len = 0;
             V->trial = true;
@@ -598,6 +638,7 @@ static bool settle_stackmaps(const ravel_checker *ck, struct ck_vn *V)
                     V->ufleaf.data[l.var] = l.name;
                 }
                 V->pairs.len = p0;
+                failed_add(V, key);
             }
         }
         if (!ok) return false;
@@ -1113,6 +1154,8 @@ static void size_arrays(vn *W)
     V->pairs.len = 0;
     V->nleaves = 0;
     V->scanned = 0;
+    if (V->fcount) memset(V->fset, 0, (size_t)V->fcap * sizeof *V->fset);
+    V->fcount = 0;
     V->scan_budget = 16ull * W->f->insts.len + 65536;
     V->full = false;
     V->leaves.len = V->rl.len = V->soft.len = V->cand.len = 0;
