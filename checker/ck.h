@@ -286,6 +286,15 @@ static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
     return true;
 }
 
+/* in has a def in location reg (step 3's clobbers spare those). */
+static inline bool ck_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc reg)
+{
+    const rv_operand *d = ck_defs(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (d[k].loc == reg) return true;
+    return false;
+}
+
 /* Prefetches the record n records after p in an array being streamed
  * (an address computed as an integer: p + n may lie past the array's end,
  * where forming the pointer itself would be undefined). */

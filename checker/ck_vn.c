@@ -480,21 +480,13 @@ static inline void vdef(vn *W, uint32_t v, uint32_t li)
     if (n & VN_REF) rv_vec_push(V->rl, li);
 }
 
-static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
-{
-    const rv_operand *d = ck_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (d[k].loc == reg) return true;
-    return false;
-}
-
 static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
 {
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(W->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = vlix(W, regs[k]);
-        if (li != CK_NIL && !(keep_defined && defines_loc(W->f, in, regs[k]))) vset(W, li, 0);
+        if (li != CK_NIL && !(keep_defined && ck_defines_loc(W->f, in, regs[k]))) vset(W, li, 0);
     }
 }
 

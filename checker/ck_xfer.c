@@ -43,14 +43,6 @@ static void check_stackmap(ravel_checker *ck, ck_site *s, const rv_inst *in)
 
 /* ---- effects ---- */
 
-static bool defines_loc(const ravel_func *f, const rv_inst *in, uint32_t reg)
-{
-    const rv_operand *d = ck_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (d[k].loc == reg) return true;
-    return false;
-}
-
 /* Step 3's clobbers: the registers become unknown, except (keep_defined)
  * those the instruction defines - the plain transfer writes its late defs
  * right after, which gives the same state without the search. */
@@ -60,7 +52,7 @@ static void clobber(ravel_checker *ck, const rv_inst *in, bool keep_defined)
     uint32_t n = rv_inst_clobbers(ck->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = ck_lix(ck, regs[k]);
-        if (li != CK_NIL && !(keep_defined && defines_loc(ck->f, in, regs[k]))) ck_set(ck, li, CK_V_UNKNOWN);
+        if (li != CK_NIL && !(keep_defined && ck_defines_loc(ck->f, in, regs[k]))) ck_set(ck, li, CK_V_UNKNOWN);
     }
 }
 
