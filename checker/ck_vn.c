@@ -75,7 +75,9 @@
 #define VN_REF 0x40000000u    /* name: of .ref vregs (every name is of .ref vregs only or of others only) */
 #define VN_IDX 0x3fffffffu    /* name: the leaf number or the phi node */
 #define VN_SKIP 0xffffffffu   /* phi operand: unreachable in-edge */
-#define VN_SELF 0xfffffffeu   /* phi operand: the phi itself (a var the loop keeps) */
+#define VN_SELF 0xfffffffeu
+#define VN_SD_SINGLE 1u       /* sdef: a single-def vreg (see build_m) */
+#define VN_SD_REF 2u          /* sdef: a .ref vreg */   /* phi operand: the phi itself (a var the loop keeps) */
 
 typedef struct vn_ent {
     uint32_t var, name;
@@ -114,7 +116,7 @@ struct ck_vn {
     RV_VEC(vn_ent) dpool;
     RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
     RV_VEC(uint32_t) hmark; /* per block: log length after its entry (its names made) */
-    RV_VEC(uint8_t) sdef;   /* per var: a single-def vreg (see build_m) */
+    RV_VEC(uint8_t) sdef;   /* per var: VN_SD_* */
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
     RV_VEC(uint8_t) lsp;    /* per header: its loop has a safepoint */
     RV_VEC(uint32_t) mpool;
@@ -122,7 +124,7 @@ struct ck_vn {
     RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
     RV_VEC(ck_list) jlist;  /* per block: the .ref vregs given a phi of it, in jpool */
     RV_VEC(vn_ent) jpool;   /* (vreg, phi) */
-    RV_VEC(uint32_t) own, own_start, rows, rowvar;
+    RV_VEC(uint32_t) own, own_start, rows, rowvar, tmpl;
     RV_VEC(vn_frame) frames;
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
     uint32_t nleaves;
@@ -185,6 +187,7 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->own_start);
     rv_vec_free(V->rows);
     rv_vec_free(V->rowvar);
+    rv_vec_free(V->tmpl);
     rv_vec_free(V->frames);
     rv_vec_free(V->pairs);
     free(V);
@@ -198,7 +201,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
-           M(rows) + M(rowvar) + M(frames) + M(pairs);
+           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs);
 #undef M
 }
 
@@ -215,6 +218,17 @@ typedef struct vn {
     uint32_t nregs;
     bool locs_ok;    /* every location named exists (ck->locs_ok) */
 } vn;
+
+/* vset of a location (an edit's destination). */
+static inline void vset_loc(vn *W, uint32_t li, uint32_t name)
+{
+    struct ck_vn *V = W->V;
+    if (W->cur[li] == name) return;
+    if (__builtin_expect(V->log.len == V->log.cap, 0)) rv_vec_reserve(V->log, 1);
+    V->log.data[V->log.len++] = (vn_ent){li, W->cur[li]};
+    W->cur[li] = name;
+    if (name & VN_REF) rv_vec_push(V->rl, li);
+}
 
 /* ck_lix with the context's fields at hand. */
 static inline uint32_t vlix(const vn *W, ravel_loc l)
@@ -250,7 +264,7 @@ static inline uint32_t new_leaf(vn *W, uint32_t v)
     struct ck_vn *V = W->V;
     rv_vec_push(V->leaves, ((vn_leaf){W->block, v, CK_NIL}));
     V->full |= V->nleaves >= VN_IDX;
-    return VN_LEAF | (W->f->vregs.data[v].ref ? VN_REF : 0) | (V->nleaves++ & VN_IDX);
+    return VN_LEAF | ((V->sdef.data[W->nlocs + v] & VN_SD_REF) ? VN_REF : 0) | (V->nleaves++ & VN_IDX);
 }
 
 /* ---- phi nodes and the assumed relation ---- */
@@ -757,7 +771,7 @@ static bool vblock(vn *W, uint32_t b)
         CK_PREFETCH_AHEAD(in, 12);
         if (rv_is_edit(in)) {
             uint32_t d = vlix(W, in->u.edit.dst), s = vlix(W, in->u.edit.src);
-            if (d != CK_NIL) vset(W, d, s == CK_NIL ? 0 : W->cur[s]);
+            if (d != CK_NIL) vset_loc(W, d, s == CK_NIL ? 0 : W->cur[s]);
             continue;
         }
         if (!vop(W, in)) return false;
@@ -806,6 +820,8 @@ static bool build_m(vn *W)
         uint8_t *sd = V->sdef.data + W->nlocs;
         for (uint32_t v = 0; v < ck->nvregs; v++) sd[v] = gn[v].tag == want;
     }
+    const rv_vreg *vr = f->vregs.data;
+    for (uint32_t v = 0; v < ck->nvregs; v++) V->sdef.data[W->nlocs + v] |= vr[v].ref ? VN_SD_REF : 0;
     V->mlist.len = V->qlist.len = 0;
     V->qpool.len = 0;
     rv_vec_reserve(V->mlist, n);
@@ -856,7 +872,7 @@ static bool build_m(vn *W)
                 const rv_operand *d = ck_defs(f, in);
                 for (uint32_t k = 0; k < in->ndefs; k++) {
                     uint32_t x = W->nlocs + d[k].vreg, li = vlix(W, d[k].loc);
-                    if (!sdef[x]) add_var(V, st, x);
+                    if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
                     if (li != CK_NIL) add_var(V, st, li);
                 }
                 sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
@@ -918,7 +934,7 @@ static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
         V->st[x] = st;
         /* a single-def vreg defined since t's idom: its def's block does
          * not dominate t, so t gives it 0 (see build_m), as at the idom */
-        if (sdef[x]) continue;
+        if (sdef[x] & VN_SD_SINGLE) continue;
         rv_vec_push(V->dpool, ((vn_ent){x, W->cur[x]}));
     }
     V->edl.data[eidx] = (ck_list){start, V->dpool.len - start};
@@ -969,24 +985,29 @@ static void join(vn *W, uint32_t b)
     uint32_t st = next_stamp(V), sm = next_stamp(V), nrows = 0; /* (both first: a wrap clears the marks) */
     V->rowvar.len = 0;
     V->rows.len = 0;
-    /* a row per var: its name on each in-edge (VN_SKIP: unreachable; back
-     * edges: 0 until a latch fills a placeholder's) */
+    /* per in-edge: VN_SKIP (unreachable), 0 (a back edge: a latch fills a
+     * placeholder's operand), 1 (forward: the var's name there) */
+    V->tmpl.len = 0;
+    rv_vec_reserve(V->tmpl, np);
+    V->tmpl.len = np;
+    uint32_t *tmpl = V->tmpl.data;
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t q = ck->pred.data[p0 + k];
+        tmpl[k] = !ck_reachable(ck, q) ? VN_SKIP : ck->rpo_index.data[q] >= rb ? 0 : 1;
+    }
+    /* a row per var: its name on each in-edge */
 #define NEW_ROW(x)                                                                                   \
     do {                                                                                             \
         V->st[x] = st;                                                                               \
         V->aux[x] = nrows++;                                                                         \
         rv_vec_push(V->rowvar, x);                                                                   \
         rv_vec_reserve(V->rows, np);                                                                 \
-        for (uint32_t k_ = 0; k_ < np; k_++) {                                                       \
-            uint32_t q_ = ck->pred.data[p0 + k_];                                                    \
-            V->rows.data[V->rows.len + k_] = !ck_reachable(ck, q_) ? VN_SKIP                        \
-                                           : ck->rpo_index.data[q_] >= rb ? 0 : W->cur[x];          \
-        }                                                                                            \
+        uint32_t *r_ = &V->rows.data[V->rows.len], c_ = W->cur[x];                                   \
+        for (uint32_t k_ = 0; k_ < np; k_++) r_[k_] = tmpl[k_] == 1 ? c_ : tmpl[k_];                 \
         V->rows.len += np;                                                                           \
     } while (0)
     for (uint32_t k = 0; k < np; k++) {
-        uint32_t q = ck->pred.data[p0 + k];
-        if (!ck_reachable(ck, q) || ck->rpo_index.data[q] >= rb) continue;
+        if (tmpl[k] != 1) continue;
         ck_list d = V->edl.data[ck->pedge.data[p0 + k]];
         for (uint32_t i = 0; i < d.len; i++) {
             vn_ent e = V->dpool.data[d.start + i];
@@ -1042,8 +1063,7 @@ static void join(vn *W, uint32_t b)
         uint32_t same = VN_SKIP, refs = 0, nrefs = 0;
         bool all = true, unk = false;
         for (uint32_t k = 0; k < np; k++) {
-            uint32_t q = ck->pred.data[p0 + k];
-            if (row[k] == VN_SKIP || ck->rpo_index.data[q] >= rb) continue;
+            if (tmpl[k] != 1) continue;
             unk |= row[k] == 0;
             refs |= row[k] & VN_REF;
             nrefs |= ~row[k] & VN_REF;
@@ -1066,7 +1086,7 @@ static void join(vn *W, uint32_t b)
             continue;
         } else {
             for (uint32_t k = 0; k < np; k++) /* a var the loop keeps: itself on the back edges */
-                if (row[k] != VN_SKIP && ck->rpo_index.data[ck->pred.data[p0 + k]] >= rb) row[k] = VN_SELF;
+                if (tmpl[k] == 0) row[k] = VN_SELF;
             name = phi_of(W, b, row, np, refs);
         }
         if (wit != CK_NIL && V->nwit.data[name & VN_IDX] == CK_NIL) V->nwit.data[name & VN_IDX] = wit;
