@@ -165,7 +165,8 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
      * the set limit (its loop shortcut assumes sets are always made) */
     ck->diverged = false;
     ck->sets.overflow = false;
-    bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN)) && ck_vn_verdict(ck);
+    /* (explain dumps replay the walks' edge deltas: with it the walks run) */
+    bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
     ck->vn_proven = proven;
     if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) ck_flow(ck, true);
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));

@@ -118,9 +118,36 @@ TEST(option_turns_it_off)
     ravel_module_free(m);
 }
 
+/* --explain replays the walks for the blocks with errors: a function whose
+ * only errors are the rules' (here an unallocated one: no locations) gets
+ * the same report, dumps included, as from the exact walk. */
+TEST(explain_with_rule_errors_only)
+{
+    rv_gen_opts o;
+    rv_gen_opts_default(&o);
+    o.features &= ~rv_gen_feature_bit("copy"); /* (a copy without a location: no verdict) */
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        const ravel_func *f = ravel_module_func(m, 0);
+        for (unsigned ex = 0; ex < 2; ex++) {
+            ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
+            ravel_checker_set_options(ck, ex ? RAVEL_CHECK_EXPLAIN : 0);
+            ravel_checker_set_options(ref, (ex ? RAVEL_CHECK_EXPLAIN : 0) | CK_OPT_EXACT);
+            int rc;
+            CHECK(agree(ck, ref, f, &rc));
+            CHECK_EQ_INT(rc, RAVEL_EFAIL);
+            if (!ex) CHECK(ck->vn_proven); /* (the case this test is about) */
+            ravel_checker_free(ck);
+            ravel_checker_free(ref);
+        }
+        ravel_module_free(m);
+    }
+}
+
 int main(void)
 {
     RUN(proves_generated_allocations);
+    RUN(explain_with_rule_errors_only);
     RUN(option_turns_it_off);
     return TEST_SUMMARY();
 }
