@@ -486,7 +486,13 @@ static inline void vdef(vn *W, uint32_t v, uint32_t li)
     struct ck_vn *V = W->V;
     uint32_t n = new_leaf(W, v), x = vreg_var(W, v);
     if (__builtin_expect(V->log.len + 2 > V->log.cap, 0)) rv_vec_reserve(V->log, 2);
-    V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]}; /* (a fresh leaf: always a change; its witness is v) */
+    /* A single-def vreg's name is not logged (see build_m): left as it is
+     * once its def's subtree is done, it stands only where its def's block
+     * does not dominate, where no location can hold a name equal to it (the
+     * locations' writes are rolled back, and a leaf equals no older name
+     * nor one of a block it does not dominate); deltas, M(h) and the
+     * latches' premise leave such vregs out. */
+    if (!(V->sdef.data[x] & VN_SD_SINGLE)) V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]}; /* (a fresh leaf: always a change) */
     W->cur[x] = n;
     if (li == CK_NIL) return;
     V->log.data[V->log.len++] = (vn_ent){li, W->cur[li]};
@@ -966,7 +972,7 @@ static bool latch(vn *W, uint32_t k, const rv_succ *e)
      * a write M(h) missed costs a proof, never a wrong one. */
     for (uint32_t i = V->hmark.data[t]; i < V->log.len; i++) {
         uint32_t x = V->log.data[i].var, was = V->log.data[i].name;
-        if (V->st2[x] == sq || x == W->refvar) continue;
+        if (V->st2[x] == sq || x == W->refvar || (V->sdef.data[x] & VN_SD_SINGLE)) continue; /* (0 at every header of its loops) */
         if (V->st2[x] == sd) continue;
         V->st2[x] = sd; /* (the first entry since h holds h's name) */
         if (was && (V->st[x] == st ? V->aux[x] : W->cur[x]) != was) return false;
