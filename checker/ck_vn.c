@@ -75,9 +75,9 @@
 #define VN_REF 0x40000000u    /* name: of .ref vregs (every name is of .ref vregs only or of others only) */
 #define VN_IDX 0x3fffffffu    /* name: the leaf number or the phi node */
 #define VN_SKIP 0xffffffffu   /* phi operand: unreachable in-edge */
-#define VN_SELF 0xfffffffeu
+#define VN_SELF 0xfffffffeu   /* phi operand: the phi itself (a var the loop keeps) */
 #define VN_SD_SINGLE 1u       /* sdef: a single-def vreg (see build_m) */
-#define VN_SD_REF 2u          /* sdef: a .ref vreg */   /* phi operand: the phi itself (a var the loop keeps) */
+#define VN_SD_REF 2u          /* sdef: a .ref vreg */
 
 typedef struct vn_ent {
     uint32_t var, name;
@@ -95,7 +95,7 @@ struct ck_vn {
     uint32_t var_cap;
     uint32_t *cur;          /* name of each var: locations 0..nlocs-1, vreg v at nlocs + v */
     uint32_t *st, *aux;     /* stamp marks and a per-var index */
-    uint32_t *st2, *aux2;
+    uint32_t *st2;
     uint32_t stamp;
     RV_VEC(vn_ent) log;     /* (var, old name) */
     RV_VEC(uint32_t) nblk, nops; /* per phi node (index 0 unused): block, first operand in ops */
@@ -152,7 +152,6 @@ void ck_vn_free(ravel_checker *ck)
     free(V->st);
     free(V->aux);
     free(V->st2);
-    free(V->aux2);
     free(V->htab);
     free(V->fset);
     rv_vec_free(V->log);
@@ -199,7 +198,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     const struct ck_vn *V = ck->vn;
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
-    return (size_t)V->var_cap * 5 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
+    return (size_t)V->var_cap * 4 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs);
 #undef M
@@ -1157,7 +1156,6 @@ static void size_arrays(vn *W)
         uint32_t c = nv + nv / 2 + 16;
         V->cur = rv_xrealloc(V->cur, (size_t)c * sizeof *V->cur);
         V->aux = rv_xrealloc(V->aux, (size_t)c * sizeof *V->aux);
-        V->aux2 = rv_xrealloc(V->aux2, (size_t)c * sizeof *V->aux2);
         free(V->st);
         free(V->st2);
         V->st = rv_xcalloc(c, sizeof *V->st);
