@@ -218,15 +218,22 @@ typedef struct vn {
     bool locs_ok;    /* every location named exists (ck->locs_ok) */
 } vn;
 
-/* vset of a location (an edit's destination). */
-static inline void vset_loc(vn *W, uint32_t li, uint32_t name)
+/* Var x := name, logged for the rollback. */
+static inline void vwrite(vn *W, uint32_t x, uint32_t name)
 {
     struct ck_vn *V = W->V;
-    if (W->cur[li] == name) return;
     if (__builtin_expect(V->log.len == V->log.cap, 0)) rv_vec_reserve(V->log, 1);
-    V->log.data[V->log.len++] = (vn_ent){li, W->cur[li]};
-    W->cur[li] = name;
-    if (name & VN_REF) rv_vec_push(V->rl, li);
+    V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]};
+    W->cur[x] = name;
+}
+
+/* Location li := name (a location given a .ref name joins the list the
+ * collector looks at). */
+static inline void vset_loc(vn *W, uint32_t li, uint32_t name)
+{
+    if (W->cur[li] == name) return;
+    vwrite(W, li, name);
+    if (name & VN_REF) rv_vec_push(W->V->rl, li);
 }
 
 /* ck_lix with the context's fields at hand. */
@@ -236,19 +243,20 @@ static inline uint32_t vlix(const vn *W, ravel_loc l)
     return ck_li(W->ck, l);
 }
 
+/* Any var x := name (a vreg given a name is noted as its newest holder: a
+ * stackmap's witness). */
 static inline void vset(vn *W, uint32_t x, uint32_t name)
 {
-    struct ck_vn *V = W->V;
-    if (W->cur[x] == name) return;
-    if (__builtin_expect(V->log.len == V->log.cap, 0)) rv_vec_reserve(V->log, 1);
-    V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]};
-    W->cur[x] = name;
     if (x < W->nlocs) {
-        if (name & VN_REF) rv_vec_push(V->rl, x);
-    } else if (name && x < W->refvar) { /* the newest vreg given the name: a stackmap's witness */
-        if (name & VN_LEAF) V->leaves.data[name & VN_IDX].last = x - W->nlocs;
-        else V->nnew.data[name & VN_IDX] = x - W->nlocs;
+        vset_loc(W, x, name);
+        return;
     }
+    if (W->cur[x] == name) return;
+    vwrite(W, x, name);
+    if (!name || x >= W->refvar) return;
+    struct ck_vn *V = W->V;
+    if (name & VN_LEAF) V->leaves.data[name & VN_IDX].last = x - W->nlocs;
+    else V->nnew.data[name & VN_IDX] = x - W->nlocs;
 }
 
 static void rollback(vn *W, uint32_t mark)
@@ -484,19 +492,15 @@ static inline void vdef(vn *W, uint32_t v, uint32_t li)
 {
     struct ck_vn *V = W->V;
     uint32_t n = new_leaf(W, v), x = vreg_var(W, v);
-    if (__builtin_expect(V->log.len + 2 > V->log.cap, 0)) rv_vec_reserve(V->log, 2);
     /* A single-def vreg's name is not logged (see build_m): left as it is
      * once its def's subtree is done, it stands only where its def's block
      * does not dominate, where no location can hold a name equal to it (the
      * locations' writes are rolled back, and a leaf equals no older name
      * nor one of a block it does not dominate); deltas, M(h) and the
      * latches' premise leave such vregs out. */
-    if (!(V->sdef.data[x] & VN_SD_SINGLE)) V->log.data[V->log.len++] = (vn_ent){x, W->cur[x]}; /* (a fresh leaf: always a change) */
-    W->cur[x] = n;
-    if (li == CK_NIL) return;
-    V->log.data[V->log.len++] = (vn_ent){li, W->cur[li]};
-    W->cur[li] = n;
-    if (n & VN_REF) rv_vec_push(V->rl, li);
+    if (V->sdef.data[x] & VN_SD_SINGLE) W->cur[x] = n;
+    else vwrite(W, x, n); /* (a fresh leaf: always a change; its witness is v) */
+    if (li != CK_NIL) vset_loc(W, li, n);
 }
 
 static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
@@ -851,7 +855,7 @@ static bool build_m(vn *W)
     V->own.len = 0;
     rv_vec_reserve(V->own, V->own_start.data[n]);
     V->own.len = V->own_start.data[n];
-    rv_vec_reserve(V->rows, n);
+    rv_vec_reserve(V->rows, n); /* (rows: a fill cursor per header here) */
     for (uint32_t b = 0; b < n; b++) V->rows.data[b] = V->own_start.data[b];
     for (uint32_t b = 0; b < n; b++)
         if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own.data[V->rows.data[ck->loop_of.data[b]]++] = b;
