@@ -149,7 +149,8 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
         ck_bad_input(rep, "ravel_check: no checker or no function");
         return finish(rep, report);
     }
-    if (!input_ok(ck, alloc, rep, &nslots, true) || (orig && !input_ok(ck, orig, rep, &onslots, false)))
+    if (!input_ok(ck, alloc, rep, &nslots, true) ||
+        (orig && !(ck->opts & RAVEL_CHECK_ORIG_VALID) && !input_ok(ck, orig, rep, &onslots, false)))
         return finish(rep, report);
     ck->f = alloc;
     ck->nregs = alloc->mach->regs.len;

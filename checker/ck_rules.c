@@ -13,6 +13,7 @@
  * (ck->rtodo) and ck_rules visits only those. */
 #include "ck.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* ---- guard ---- */
@@ -1006,7 +1007,8 @@ void ck_rules(ravel_checker *ck)
  * compare by id). */
 typedef struct omatch {
     const ravel_func *a, *b;
-    uint32_t agree;
+    uint32_t agree;  /* symbols below this id are the same string in both */
+    uint32_t vagree; /* vregs below this id are the same vreg in both */
     bool same_mach;
 } omatch;
 
@@ -1024,6 +1026,12 @@ static void omatch_init(omatch *m, const ravel_func *a, const ravel_func *b)
     uint32_t n = a->syms.strs.len < b->syms.strs.len ? a->syms.strs.len : b->syms.strs.len, i = 0;
     while (i < n && sym_eq(a, i, b, i)) i++;
     m->agree = i;
+    /* an allocator usually keeps the vreg table: one pass here, then an
+     * operand's vreg compares by id */
+    const rv_vreg *p = a->vregs.data, *q = b->vregs.data;
+    n = a->vregs.len < b->vregs.len ? a->vregs.len : b->vregs.len;
+    for (i = 0; i < n && p[i].num == q[i].num && p[i].cls == q[i].cls && p[i].ref == q[i].ref;) i++;
+    m->vagree = i;
 }
 
 static bool sym_same(const omatch *m, uint32_t x, uint32_t y)
@@ -1033,8 +1041,10 @@ static bool sym_same(const omatch *m, uint32_t x, uint32_t y)
     return sym_eq(m->a, x, m->b, y);
 }
 
-static bool vreg_same(const ravel_func *a, uint32_t x, const ravel_func *b, uint32_t y)
+static bool vreg_same(const omatch *m, uint32_t x, uint32_t y)
 {
+    const ravel_func *a = m->a, *b = m->b;
+    if (x == y && x < m->vagree) return true;
     if (x >= a->vregs.len || y >= b->vregs.len) return false;
     const rv_vreg *p = &a->vregs.data[x], *q = &b->vregs.data[y];
     return p->num == q->num && p->cls == q->cls && p->ref == q->ref;
@@ -1049,15 +1059,35 @@ static bool reg_same(const omatch *m, uint32_t x, uint32_t y)
     return strcmp(a->mach->regs.data[x].name, b->mach->regs.data[y].name) == 0;
 }
 
+/* Whether two operands agree in what inst_diff compares besides the vreg
+ * (constraint, position, argument): one masked word (kind, flags, arg are
+ * adjacent; the mask is built from the struct, so byte order does not
+ * matter). */
+_Static_assert(offsetof(rv_operand, flags) == offsetof(rv_operand, kind) + 1 &&
+                   offsetof(rv_operand, arg) == offsetof(rv_operand, kind) + 2 && sizeof(((rv_operand *)0)->arg) == 2,
+               "op_same_key: kind, flags and arg fill one 32-bit word");
+static inline bool op_same_key(const rv_operand *p, const rv_operand *q)
+{
+    rv_operand mk = {0, 0, 0xff, RV_OPF_DEF | RV_OPF_LATE, 0xffff};
+    uint32_t x, y, mask;
+    memcpy(&mask, &mk.kind, sizeof mask);
+    memcpy(&x, &p->kind, sizeof x);
+    memcpy(&y, &q->kind, sizeof y);
+    return ((x ^ y) & mask) == 0;
+}
+
 /* Returns NULL if the instructions match, else what differs. */
 static const char *inst_diff(const omatch *m, const rv_inst *x, const rv_inst *y)
 {
     const ravel_func *a = m->a, *b = m->b;
-    if (x->op != y->op || !sym_same(m, x->name, y->name)) return "a different mnemonic";
+    if (x->op != y->op || ((x->name != y->name || x->name >= m->agree) && !sym_same(m, x->name, y->name)))
+        return "a different mnemonic";
     if (x->ndefs != y->ndefs || x->nuses != y->nuses || x->nimms != y->nimms) return "a different number of operands";
     const rv_operand *p = ck_ops(a, x), *q = ck_ops(b, y);
     for (uint32_t k = 0; k < (uint32_t)x->ndefs + x->nuses; k++) {
-        if (!vreg_same(a, p[k].vreg, b, q[k].vreg)) return "a different vreg";
+        if (p[k].vreg == q[k].vreg && p[k].vreg < m->vagree && m->same_mach && op_same_key(&p[k], &q[k]))
+            continue; /* the usual case: the same vreg, constraint, position and argument */
+        if (!vreg_same(m, p[k].vreg, q[k].vreg)) return "a different vreg";
         if (p[k].kind != q[k].kind || (p[k].flags & (RV_OPF_DEF | RV_OPF_LATE)) != (q[k].flags & (RV_OPF_DEF | RV_OPF_LATE)))
             return "a different constraint or position";
         if (p[k].kind == RAVEL_C_FIXED && !reg_same(m, p[k].arg, q[k].arg)) return "a different fixed register";
@@ -1087,7 +1117,7 @@ static const char *inst_diff(const omatch *m, const rv_inst *x, const rv_inst *y
                 return "different successors";
             if (s->nargs != t->nargs) return "different block arguments";
             for (uint32_t i = 0; i < s->nargs; i++)
-                if (!vreg_same(a, ck_args(a, s)[i], b, ck_args(b, t)[i])) return "different block arguments";
+                if (!vreg_same(m, ck_args(a, s)[i], ck_args(b, t)[i])) return "different block arguments";
         }
     }
     return NULL;
@@ -1109,7 +1139,7 @@ static bool orig_block(ravel_checker *ck, const omatch *m, uint32_t b)
         return false;
     }
     for (uint32_t p = 0; p < x->nparams; p++)
-        if (!vreg_same(f, ck_params(f, x)[p], o, ck_params(o, y)[p])) {
+        if (!vreg_same(m, ck_params(f, x)[p], ck_params(o, y)[p])) {
             orig_err(ck, b, CK_NIL, "different block parameters");
             return false;
         }

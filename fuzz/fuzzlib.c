@@ -260,6 +260,18 @@ static bool validate_first(const rv_fuzz *z)
 
 static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed);
 
+/* ravel_check of out against f, which the caller validated (the
+ * requirement of rv_fuzz_alloc and rv_fuzz_oracle): the checker need not
+ * look at f on its own (RAVEL_CHECK_ORIG_VALID). */
+static int check_out(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_report **rep)
+{
+    unsigned opts = ravel_checker_options(z->ck);
+    ravel_checker_set_options(z->ck, opts | RAVEL_CHECK_ORIG_VALID);
+    int rc = ravel_check(z->ck, out, f, rep);
+    ravel_checker_set_options(z->ck, opts);
+    return rc;
+}
+
 enum { V_OK, V_INVALID, V_REJECTED };
 
 /* The verdict on an allocated output: V_INVALID (the validator's messages
@@ -269,7 +281,7 @@ static int judge(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_r
     bool first = validate_first(z);
     uint64_t t0 = phase_start(z);
     if (!first) {
-        int rc = ravel_check(z->ck, out, f, rep);
+        int rc = check_out(z, out, f, rep);
         t0 = phase_end(z, RV_PH_CHECK, t0);
         if (rc == RAVEL_OK) return V_OK; /* then the validator accepts it too */
     }
@@ -278,7 +290,7 @@ static int judge(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_r
     t0 = phase_end(z, RV_PH_VALIDATE, t0);
     if (v != RAVEL_OK) return V_INVALID;
     if (!first) return V_REJECTED;
-    int rc = ravel_check(z->ck, out, f, rep);
+    int rc = check_out(z, out, f, rep);
     phase_end(z, RV_PH_CHECK, t0);
     return rc == RAVEL_OK ? V_OK : V_REJECTED;
 }
@@ -539,7 +551,7 @@ static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_
     int result = RV_FUZZ_PASS;
     char msg[1024];
     uint64_t t0 = phase_start(z);
-    bool accepted = napplied && ravel_check(z->ck, out, f, NULL) == RAVEL_OK;
+    bool accepted = napplied && check_out(z, out, f, NULL) == RAVEL_OK;
     phase_end(z, RV_PH_CHECK, t0);
     if (accepted) z->oracle_accepted++;
     else if (napplied) z->oracle_rejected++;
@@ -568,7 +580,7 @@ int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint6
     t0 = phase_end(z, RV_PH_ALLOCATE, t0);
     free(err);
     if (!out) return RV_FUZZ_SKIP;
-    int first = ravel_check(z->ck, out, f, NULL);
+    int first = check_out(z, out, f, NULL);
     phase_end(z, RV_PH_CHECK, t0);
     int result = first == RAVEL_OK ? oracle_on(z, f, out, a, seed) : RV_FUZZ_SKIP;
     ravel_func_free(out);

@@ -176,6 +176,10 @@ void ravel_checker_free(ravel_checker *ck);
                                       that would make the analysis unsafe */
 #define RAVEL_CHECK_FULL_VALIDATE 8u /* always run ravel_validate; by default it runs only when the
                                         guard sees a condition it may reject (same verdicts) */
+#define RAVEL_CHECK_ORIG_VALID 16u /* orig (the unallocated function) passed ravel_validate already
+                                      (e.g. it was just generated and validated): the checker's own
+                                      pass over it is skipped. An orig that does not validate is then
+                                      undefined behaviour; without the option it is a RAVEL_EINVAL */
 void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
 unsigned ravel_checker_options(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
