@@ -137,34 +137,43 @@ static void lex_punct(lexer *lx, int c, token *t)
 
 /* Next token. A newline is a T_EOL token; the end of input yields T_EOL once
  * if the last line had no newline, then T_EOF forever. */
-static token lex(lexer *lx)
+/* The next token into *t (every field written: the parser lexes into its
+ * current token in place, no 48-byte copy per token). */
+static void lex_into(lexer *lx, token *t)
 {
-    token t;
-    memset(&t, 0, sizeof t);
     skip_space(lx);
-    t.s = lx->p;
-    t.line = lx->line;
-    t.col = (uint32_t)(lx->p - lx->bol) + 1;
+    t->s = lx->p;
+    t->n = 0;
+    t->line = lx->line;
+    t->col = (uint32_t)(lx->p - lx->bol) + 1;
+    t->ival = 0;
+    t->bad = NULL;
     if (lx->p >= lx->end) {
-        t.k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
+        t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
         lx->bol = lx->end;
-        return t;
+        return;
     }
     int c = (unsigned char)*lx->p;
     if (c == '\n') {
         lx->p++;
         lx->line++;
         lx->bol = lx->p;
-        t.k = T_EOL;
+        t->k = T_EOL;
     } else if (is_id0(c)) {
         while (lx->p < lx->end && is_id(*lx->p)) lx->p++;
-        t.k = T_IDENT;
+        t->k = T_IDENT;
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
-        lex_int(lx, &t);
+        lex_int(lx, t);
     } else {
-        lex_punct(lx, c, &t);
+        lex_punct(lx, c, t);
     }
-    t.n = (uint32_t)(lx->p - t.s);
+    t->n = (uint32_t)(lx->p - t->s);
+}
+
+static token lex(lexer *lx)
+{
+    token t;
+    lex_into(lx, &t);
     return t;
 }
 
@@ -213,7 +222,7 @@ typedef struct parser {
     rv_symtab fnames;     /* names of the functions read so far */
 } parser;
 
-static void next(parser *P) { P->t = lex(&P->lx); }
+static void next(parser *P) { lex_into(&P->lx, &P->t); }
 
 static token peek(const parser *P)
 {

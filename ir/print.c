@@ -20,10 +20,75 @@
  * Returns 0, or RAVEL_EFAIL if the stream reports a write error. */
 #include "ir.h"
 
-static void print_loc(FILE *out, const ravel_machine *m, ravel_loc l)
+#include <string.h>
+
+/* Lines are built in a buffer and written in large pieces: printing the
+ * text of a function is on the path of the parse fuzz target and of every
+ * reproducer, and stdio's per-call costs (vfprintf, locking) were a third
+ * of that target's time. */
+typedef struct pbuf {
+    FILE *out;
+    size_t n;
+    char b[4096];
+} pbuf;
+
+static void pb_flush(pbuf *p)
+{
+    if (p->n) fwrite(p->b, 1, p->n, p->out);
+    p->n = 0;
+}
+
+static void pb_mem(pbuf *p, const char *s, size_t len)
+{
+    if (len > sizeof p->b - p->n) {
+        pb_flush(p);
+        if (len > sizeof p->b) {
+            fwrite(s, 1, len, p->out);
+            return;
+        }
+    }
+    memcpy(p->b + p->n, s, len);
+    p->n += len;
+}
+
+static void pb_str(pbuf *p, const char *s) { pb_mem(p, s, strlen(s)); }
+
+static void pb_chr(pbuf *p, char c)
+{
+    if (p->n == sizeof p->b) pb_flush(p);
+    p->b[p->n++] = c;
+}
+
+static void pb_u64(pbuf *p, unsigned long long v)
+{
+    char t[24];
+    size_t i = sizeof t;
+    do t[--i] = (char)('0' + v % 10);
+    while (v /= 10);
+    pb_mem(p, t + i, sizeof t - i);
+}
+
+static void pb_i64(pbuf *p, long long v)
+{
+    if (v < 0) {
+        pb_chr(p, '-');
+        pb_u64(p, 0ull - (unsigned long long)v);
+    } else {
+        pb_u64(p, (unsigned long long)v);
+    }
+}
+
+/* vN */
+static void pb_vreg(pbuf *p, const ravel_func *f, uint32_t vreg)
+{
+    pb_chr(p, 'v');
+    pb_u64(p, f->vregs.data[vreg].num);
+}
+
+static void print_loc(pbuf *p, const ravel_machine *m, ravel_loc l)
 {
     char buf[32];
-    fputs(rv_loc_str(m, l, buf), out);
+    pb_str(p, rv_loc_str(m, l, buf));
 }
 
 static const char *class_name(const ravel_machine *m, uint32_t cls)
@@ -31,128 +96,149 @@ static const char *class_name(const ravel_machine *m, uint32_t cls)
     return cls < m->classes.len ? m->classes.data[cls].name : "?";
 }
 
-static void print_vreg_class(FILE *out, const ravel_func *f, uint32_t vreg)
+static void print_vreg_class(pbuf *p, const ravel_func *f, uint32_t vreg)
 {
     const rv_vreg *v = &f->vregs.data[vreg];
-    fprintf(out, "v%u", v->num);
-    if (v->has_class) fprintf(out, ":%s%s", class_name(f->mach, v->cls), v->ref ? ".ref" : "");
+    pb_vreg(p, f, vreg);
+    if (v->has_class) {
+        pb_chr(p, ':');
+        pb_str(p, class_name(f->mach, v->cls));
+        if (v->ref) pb_mem(p, ".ref", 4);
+    }
 }
 
 /* [early|late] vN[:CLASS[.ref]] [any|stack|fixed(R)|reuse(K)] [@LOC] */
-static void print_operand(FILE *out, const ravel_func *f, const rv_operand *o)
+static void print_operand(pbuf *p, const ravel_func *f, const rv_operand *o)
 {
     bool def = rv_op_is_def(o);
-    if (def && !rv_op_is_late(o)) fputs("early ", out);
-    if (!def && rv_op_is_late(o)) fputs("late ", out);
-    if (def) print_vreg_class(out, f, o->vreg);
-    else fprintf(out, "v%u", f->vregs.data[o->vreg].num);
+    if (def && !rv_op_is_late(o)) pb_str(p, "early ");
+    if (!def && rv_op_is_late(o)) pb_str(p, "late ");
+    if (def) print_vreg_class(p, f, o->vreg);
+    else pb_vreg(p, f, o->vreg);
     switch (o->kind) {
-    case RAVEL_C_ANY: fputs(" any", out); break;
-    case RAVEL_C_STACK: fputs(" stack", out); break;
-    case RAVEL_C_FIXED: fputs(" fixed(", out); print_loc(out, f->mach, o->arg); fputc(')', out); break;
-    case RAVEL_C_REUSE: fprintf(out, " reuse(%u)", o->arg); break;
+    case RAVEL_C_ANY: pb_str(p, " any"); break;
+    case RAVEL_C_STACK: pb_str(p, " stack"); break;
+    case RAVEL_C_FIXED: pb_str(p, " fixed("); print_loc(p, f->mach, o->arg); pb_chr(p, ')'); break;
+    case RAVEL_C_REUSE: pb_str(p, " reuse("); pb_u64(p, o->arg); pb_chr(p, ')'); break;
     default: break;
     }
     if (o->loc != RAVEL_LOC_NONE) {
-        fputs(" @", out);
-        print_loc(out, f->mach, o->loc);
+        pb_str(p, " @");
+        print_loc(p, f->mach, o->loc);
     }
 }
 
 /* Uses and immediates, interleaved by position, comma-separated. */
-static void print_uses(FILE *out, const ravel_func *f, const rv_inst *in)
+static void print_uses(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
     /* (no pointer arithmetic on empty, possibly NULL, arrays) */
     const rv_operand *uses = in->nuses ? rv_inst_uses(f, in) : NULL;
     const rv_imm *imms = in->nimms ? &f->imms.data[in->first_imm] : NULL;
     uint32_t u = 0, k = 0, n = (uint32_t)in->nuses + in->nimms;
     for (uint32_t pos = 0; pos < n; pos++) {
-        fputs(pos ? ", " : " ", out);
+        pb_str(p, pos ? ", " : " ");
         if (k < in->nimms && (imms[k].pos == pos || u >= in->nuses))
-            fprintf(out, "%lld", (long long)imms[k++].value);
+            pb_i64(p, (long long)imms[k++].value);
         else
-            print_operand(out, f, &uses[u++]);
+            print_operand(p, f, &uses[u++]);
     }
 }
 
-static void print_list(FILE *out, const ravel_func *f, const char *name, uint32_t first, uint32_t n, bool slots)
+static void print_list(pbuf *p, const ravel_func *f, const char *name, uint32_t first, uint32_t n, bool slots)
 {
-    fprintf(out, " %s(", name);
+    pb_chr(p, ' ');
+    pb_str(p, name);
+    pb_chr(p, '(');
     for (uint32_t i = 0; i < n; i++) {
-        if (i) fputc(' ', out);
+        if (i) pb_chr(p, ' ');
         uint32_t x = f->u32.data[first + i];
-        print_loc(out, f->mach, slots ? ravel_slot(x) : x);
+        print_loc(p, f->mach, slots ? ravel_slot(x) : x);
     }
-    fputc(')', out);
+    pb_chr(p, ')');
 }
 
-static void print_term(FILE *out, const ravel_func *f, const rv_inst *in)
+static void print_term(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
-    fputs(rv_opcode_name((ravel_opcode)in->op), out);
+    pb_str(p, rv_opcode_name((ravel_opcode)in->op));
     if (in->op == RAVEL_OP_RET) {
-        print_uses(out, f, in);
+        print_uses(p, f, in);
         return;
     }
     if (in->nuses) {
-        fputc(' ', out);
-        print_operand(out, f, rv_inst_uses(f, in));
-        fputc(',', out);
+        pb_chr(p, ' ');
+        print_operand(p, f, rv_inst_uses(f, in));
+        pb_chr(p, ',');
     }
     for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
         const rv_succ *s = &rv_inst_succs(f, in)[k];
-        fprintf(out, "%s %s", k ? "," : "", rv_block_name(f, s->block));
+        pb_str(p, k ? ", " : " ");
+        pb_str(p, rv_block_name(f, s->block));
         if (!s->nargs) continue;
-        fputc('(', out);
-        for (uint32_t a = 0; a < s->nargs; a++)
-            fprintf(out, "%sv%u", a ? ", " : "", f->vregs.data[rv_succ_args(f, s)[a]].num);
-        fputc(')', out);
+        pb_chr(p, '(');
+        for (uint32_t a = 0; a < s->nargs; a++) {
+            if (a) pb_str(p, ", ");
+            pb_vreg(p, f, rv_succ_args(f, s)[a]);
+        }
+        pb_chr(p, ')');
     }
 }
 
-static void print_inst(FILE *out, const ravel_func *f, const rv_inst *in)
+static void print_inst(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
-    fputs("  ", out);
+    pb_str(p, "  ");
     if (rv_is_edit(in)) {
-        print_loc(out, f->mach, in->u.edit.dst);
-        fprintf(out, " = %s ", rv_opcode_name((ravel_opcode)in->op));
-        print_loc(out, f->mach, in->u.edit.src);
+        print_loc(p, f->mach, in->u.edit.dst);
+        pb_str(p, " = ");
+        pb_str(p, rv_opcode_name((ravel_opcode)in->op));
+        pb_chr(p, ' ');
+        print_loc(p, f->mach, in->u.edit.src);
     } else if (rv_is_term(in)) {
-        print_term(out, f, in);
+        print_term(p, f, in);
     } else {
         for (uint32_t k = 0; k < in->ndefs; k++) {
-            if (k) fputs(", ", out);
-            print_operand(out, f, &rv_inst_defs(f, in)[k]);
+            if (k) pb_str(p, ", ");
+            print_operand(p, f, &rv_inst_defs(f, in)[k]);
         }
-        if (in->ndefs) fputs(" = ", out);
-        if (in->op == RAVEL_OP_CALL) fprintf(out, "call %s", in->name != RAVEL_NONE ? rv_sym_str(&f->syms, in->name) : "?");
-        else fputs(rv_inst_mnemonic(f, in), out);
-        print_uses(out, f, in);
-        if (in->flags & RV_IF_CLOBBERS) print_list(out, f, "clobbers", in->first_clob, in->nclob, false);
-        if (in->flags & RV_IF_SAFEPOINT) fputs(" safepoint", out);
-        if (in->flags & RV_IF_STACKMAP) print_list(out, f, "stackmap", in->u.smap.first, in->u.smap.n, true);
+        if (in->ndefs) pb_str(p, " = ");
+        if (in->op == RAVEL_OP_CALL) {
+            pb_str(p, "call ");
+            pb_str(p, in->name != RAVEL_NONE ? rv_sym_str(&f->syms, in->name) : "?");
+        } else {
+            pb_str(p, rv_inst_mnemonic(f, in));
+        }
+        print_uses(p, f, in);
+        if (in->flags & RV_IF_CLOBBERS) print_list(p, f, "clobbers", in->first_clob, in->nclob, false);
+        if (in->flags & RV_IF_SAFEPOINT) pb_str(p, " safepoint");
+        if (in->flags & RV_IF_STACKMAP) print_list(p, f, "stackmap", in->u.smap.first, in->u.smap.n, true);
     }
-    fputc('\n', out);
+    pb_chr(p, '\n');
 }
 
 int ravel_print_func(FILE *out, const ravel_func *f)
 {
-    fprintf(out, "func %s\n", rv_func_name(f));
+    pbuf pb, *p = &pb;
+    p->out = out;
+    p->n = 0;
+    pb_str(p, "func ");
+    pb_str(p, rv_func_name(f));
+    pb_chr(p, '\n');
     for (uint32_t li = 0; li < f->layout.len; li++) {
         uint32_t b = f->layout.data[li];
         const rv_block *blk = &f->blocks.data[b];
-        fputs(rv_block_name(f, b), out);
+        pb_str(p, rv_block_name(f, b));
         if (blk->nparams) {
-            fputc('(', out);
-            for (uint32_t p = 0; p < blk->nparams; p++) {
-                if (p) fputs(", ", out);
-                print_vreg_class(out, f, rv_block_params(f, blk)[p]);
+            pb_chr(p, '(');
+            for (uint32_t k = 0; k < blk->nparams; k++) {
+                if (k) pb_str(p, ", ");
+                print_vreg_class(p, f, rv_block_params(f, blk)[k]);
             }
-            fputc(')', out);
+            pb_chr(p, ')');
         }
-        fputs(":\n", out);
-        for (uint32_t k = 0; k < blk->ninsts; k++) print_inst(out, f, &f->insts.data[blk->first_inst + k]);
+        pb_str(p, ":\n");
+        for (uint32_t k = 0; k < blk->ninsts; k++) print_inst(p, f, &f->insts.data[blk->first_inst + k]);
     }
-    fputs("end\n", out);
+    pb_str(p, "end\n");
+    pb_flush(p);
     return ferror(out) ? RAVEL_EFAIL : RAVEL_OK;
 }
 
