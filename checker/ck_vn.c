@@ -822,15 +822,17 @@ static bool build_m(vn *W)
     V->sdef.len = 0;
     rv_vec_reserve(V->sdef, nv);
     V->sdef.len = nv;
-    memset(V->sdef.data, 0, nv);
-    if (ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN)) { /* the single-def vregs (above), from the guard's notes */
+    memset(V->sdef.data, 0, W->nlocs);
+    V->sdef.data[W->refvar] = 0;
+    { /* the single-def vregs (above), from the guard's notes; the .ref vregs */
         const ck_gn *gn = ck->gn;
-        uint32_t want = ck->gnstamp << 3 | GN_DEF;
+        const rv_vreg *vr = f->vregs.data;
+        bool notes = ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN);
+        uint32_t want = notes ? ck->gnstamp << 3 | GN_DEF : 0;
         uint8_t *sd = V->sdef.data + W->nlocs;
-        for (uint32_t v = 0; v < ck->nvregs; v++) sd[v] = gn[v].tag == want;
+        for (uint32_t v = 0; v < ck->nvregs; v++)
+            sd[v] = (uint8_t)((notes && gn[v].tag == want) | (vr[v].ref ? VN_SD_REF : 0));
     }
-    const rv_vreg *vr = f->vregs.data;
-    for (uint32_t v = 0; v < ck->nvregs; v++) V->sdef.data[W->nlocs + v] |= vr[v].ref ? VN_SD_REF : 0;
     V->mlist.len = V->qlist.len = 0;
     V->qpool.len = 0;
     rv_vec_reserve(V->mlist, n);
