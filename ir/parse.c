@@ -135,10 +135,10 @@ static void lex_punct(lexer *lx, int c, token *t)
     }
 }
 
-/* Next token. A newline is a T_EOL token; the end of input yields T_EOL once
- * if the last line had no newline, then T_EOF forever. */
-/* The next token into *t (every field written: the parser lexes into its
- * current token in place, no 48-byte copy per token). */
+/* Next token into *t, every field written (the parser lexes into its
+ * current token in place: no 48-byte copy per token). A newline is a T_EOL
+ * token; the end of input yields T_EOL once if the last line had no
+ * newline, then T_EOF forever. */
 static void lex_into(lexer *lx, token *t)
 {
     skip_space(lx);
@@ -170,6 +170,7 @@ static void lex_into(lexer *lx, token *t)
     t->n = (uint32_t)(lx->p - t->s);
 }
 
+/* lex_into for lookahead on a copy of the lexer. */
 static token lex(lexer *lx)
 {
     token t;
