@@ -338,7 +338,7 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
  * whose rules found nothing: every location it names exists). */
 static inline uint32_t ck_lix(const ravel_checker *ck, ravel_loc l)
 {
-    if (ck->locs_ok) return (l & RAVEL_SLOT_BIT) ? ck->nregs + (l & ~RAVEL_SLOT_BIT) : l;
+    if (ck->locs_ok) return (l & ~RAVEL_SLOT_BIT) + (ck->nregs & (0u - (l >> 31))); /* (no branch) */
     return ck_li(ck, l);
 }
 ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li);

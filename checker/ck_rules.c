@@ -604,35 +604,22 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
     uint32_t r = G_SLOW, nregs = x->nregs;
     for (; in < last; in++) {
         CK_PREFETCH_AHEAD(in, 12); /* the instruction stream (44-byte records): measured -4% at 10^6 */
-        ravel_loc d = in->u.edit.dst, s = in->u.edit.src; /* edits only */
+        uint32_t op = in->op;
         r = G_SLOW;
-        switch (in->op) {
-        case RAVEL_OP_SPILL:
-            if (slot_ok(d) && s < nregs) {
-                t = d > t ? d : t;
-                continue;
-            }
-            break;
-        case RAVEL_OP_RELOAD:
-            if (slot_ok(s) && d < nregs) {
-                t = s > t ? s : t;
-                continue;
-            }
-            break;
-        case RAVEL_OP_MOVE:
-            if (d < nregs && s < nregs) continue;
-            break;
-        case RAVEL_OP_OTHER: case RAVEL_OP_ARGS: case RAVEL_OP_CONST: case RAVEL_OP_COPY: /* every operation: */
-        case RAVEL_OP_ADD: case RAVEL_OP_SUB: case RAVEL_OP_MUL: case RAVEL_OP_AND: /* a dense switch */
-        case RAVEL_OP_OR: case RAVEL_OP_XOR: case RAVEL_OP_SHL: case RAVEL_OP_SHR: case RAVEL_OP_SAR:
-        case RAVEL_OP_EQ: case RAVEL_OP_NE: case RAVEL_OP_LT: case RAVEL_OP_LE: case RAVEL_OP_OUT: case RAVEL_OP_CALL:
-            r = guard_plain(x, in, &t);
-            if (r == G_CLEAN) continue;
-            break;
-        default: /* a terminator or a bad opcode before the block's end */
-            break;
+        if (op >= RAVEL_OP_SPILL) { /* an edit (or a bad opcode), without a branch on its kind */
+            ravel_loc d = in->u.edit.dst, s = in->u.edit.src;
+            uint32_t dk = (uint32_t)(d < nregs) | (uint32_t)slot_ok(d) << 1; /* 1: register, 2: slot, 0: neither */
+            uint32_t sk = (uint32_t)(s < nregs) | (uint32_t)slot_ok(s) << 1;
+            uint32_t e = op - RAVEL_OP_SPILL; /* spill: slot <- register (9), reload (6), move (5) */
+            uint32_t want = e < 3 ? (0x569u >> (4 * e)) & 15u : 16u;
+            if ((dk << 2 | sk) != want) break;
+            ravel_loc hi = max_u32(d & (0u - (dk >> 1)), s & (0u - (sk >> 1))); /* the slot named, else 0 */
+            t = max_u32(t, hi);
+            continue;
         }
-        break; /* r: what guard_inst_rare is to do with in */
+        if (op >= RAVEL_OP_JUMP) break; /* a terminator before the block's end */
+        r = guard_plain(x, in, &t); /* an operation */
+        if (r != G_CLEAN) break;
     }
     *top = t;
     *res = r;

@@ -64,8 +64,10 @@
  * source set loses some vregs), a copy of a vreg to itself, irreducible
  * control flow, an M(h) larger than the budget (deep nests of big loops),
  * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
- * Requires: ck_cfg_build, the guard (well-formed function). Uses its own
- * scratch (ck->vn), kept between calls. */
+ * Requires: ck_cfg_build, the guard (well-formed function), the rules
+ * (with an error among them it answers "not proven" at once: then a
+ * location may not exist). Uses its own scratch (ck->vn), kept between
+ * calls. */
 #include "ck.h"
 
 #include <stdlib.h>
@@ -215,7 +217,6 @@ typedef struct vn {
     uint32_t block;  /* the block being run */
     uint32_t refvar; /* pseudo-var: where the live part of V->rl starts (logged like a var) */
     uint32_t nregs;
-    bool locs_ok;    /* every location named exists (ck->locs_ok) */
 } vn;
 
 /* Var x := name, logged for the rollback. */
@@ -236,12 +237,12 @@ static inline void vset_loc(vn *W, uint32_t li, uint32_t name)
     if (name & VN_REF) rv_vec_push(W->V->rl, li);
 }
 
-/* ck_lix with the context's fields at hand. */
-static inline uint32_t vlix(const vn *W, ravel_loc l)
-{
-    if (W->locs_ok) return (l & RAVEL_SLOT_BIT) ? W->nregs + (l & ~RAVEL_SLOT_BIT) : l;
-    return ck_li(W->ck, l);
-}
+/* The var of location l. Every location the function names exists (the
+ * walk runs only when the rules found nothing, ck_vn_verdict), so this is
+ * ck_li without its checks, and without a branch: registers and slots come
+ * in no predictable order. */
+_Static_assert(RAVEL_SLOT_BIT == 1u << 31, "vlix: the slot bit is the top bit");
+static inline uint32_t vlix(const vn *W, ravel_loc l) { return (l & ~RAVEL_SLOT_BIT) + (W->nregs & (0u - (l >> 31))); }
 
 /* Any var x := name (a vreg given a name is noted as its newest holder: a
  * stackmap's witness). */
@@ -482,7 +483,6 @@ static inline uint32_t vreg_var(const vn *W, uint32_t v) { return W->nlocs + v; 
 /* A read of v at location li: proven, or assumed (false: not proven). */
 static inline bool vread(vn *W, uint32_t li, uint32_t v)
 {
-    if (li == CK_NIL) return true; /* a structural error: the rules report it, it is no value error */
     uint32_t a = W->cur[vreg_var(W, v)], b = W->cur[li];
     if (a == b) return a != 0;
     return relate(W->ck, W->V, a, b);
@@ -500,7 +500,7 @@ static inline void vdef(vn *W, uint32_t v, uint32_t li)
      * latches' premise leave such vregs out. */
     if (V->sdef.data[x] & VN_SD_SINGLE) W->cur[x] = n;
     else vwrite(W, x, n); /* (a fresh leaf: always a change; its witness is v) */
-    if (li != CK_NIL) vset_loc(W, li, n);
+    vset_loc(W, li, n);
 }
 
 static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
@@ -508,8 +508,7 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(W->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = vlix(W, regs[k]);
-        if (li != CK_NIL && !(keep_defined && ck_defines_loc(W->f, in, regs[k]))) vset(W, li, 0);
+        if (!(keep_defined && ck_defines_loc(W->f, in, regs[k]))) vset(W, vlix(W, regs[k]), 0);
     }
 }
 
@@ -519,9 +518,7 @@ static bool vstackmap(vn *W, const rv_inst *in)
 {
     const ravel_func *f = W->f;
     for (uint32_t k = 0; k < in->u.smap.n; k++) {
-        uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li == CK_NIL) continue; /* the rules report it */
-        uint32_t x = W->cur[li];
+        uint32_t x = W->cur[vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]))];
         if (!(x & VN_REF)) return false;
         struct ck_vn *V = W->V;
         uint32_t i = x & VN_IDX, w1, w2;
@@ -678,8 +675,8 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     uint32_t sl = next_stamp(V), sd = next_stamp(V); /* (both first: a wrap clears the marks) */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
-        if (li != CK_NIL) V->st2[li] = sl;
-        if (!moving && li != CK_NIL) rv_vec_push(V->roots, W->cur[li]);
+        V->st2[li] = sl;
+        if (!moving) rv_vec_push(V->roots, W->cur[li]);
     }
     ck_sort_u32(V->roots.data, V->roots.len);
     V->keep.len = 0;
@@ -741,7 +738,7 @@ static bool vop(vn *W, const rv_inst *in)
         uint32_t li = vlix(W, o[k].loc);
         if (!vread(W, li, o[k].vreg)) return false;
         if (copy && k == nd) {
-            if (li == CK_NIL || o[0].vreg == o[k].vreg) return false;
+            if (o[0].vreg == o[k].vreg) return false;
             srcname = W->cur[li];
             uname = W->cur[vreg_var(W, o[k].vreg)];
         }
@@ -749,7 +746,7 @@ static bool vop(vn *W, const rv_inst *in)
     if (copy && !rv_op_is_late(&o[0])) { /* an early-def copy aliases right after its read */
         uint32_t li = vlix(W, o[0].loc);
         vset(W, vreg_var(W, o[0].vreg), uname);
-        if (li != CK_NIL) vset(W, li, srcname);
+        vset(W, li, srcname);
     }
     if (!rv_is_term(in)) { /* step 3: the stackmap's reads, clobbers, the collector */
         if ((in->flags & RV_IF_STACKMAP) && !vstackmap(W, in)) return false;
@@ -761,7 +758,7 @@ static bool vop(vn *W, const rv_inst *in)
         uint32_t li = vlix(W, o[k].loc);
         if (copy) {
             vset(W, vreg_var(W, o[k].vreg), uname);
-            if (li != CK_NIL) vset(W, li, srcname);
+            vset(W, li, srcname);
         } else {
             vdef(W, o[k].vreg, li);
         }
@@ -779,8 +776,7 @@ static bool vblock(vn *W, uint32_t b)
     for (; in < end; in++) {
         CK_PREFETCH_AHEAD(in, 12);
         if (rv_is_edit(in)) {
-            uint32_t d = vlix(W, in->u.edit.dst), s = vlix(W, in->u.edit.src);
-            if (d != CK_NIL) vset_loc(W, d, s == CK_NIL ? 0 : W->cur[s]);
+            vset_loc(W, vlix(W, in->u.edit.dst), W->cur[vlix(W, in->u.edit.src)]);
             continue;
         }
         if (!vop(W, in)) return false;
@@ -792,9 +788,12 @@ static bool vblock(vn *W, uint32_t b)
 
 static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
 {
-    if (V->st[x] == st) return;
+    /* without a branch on whether x is new (most are: no predictable
+     * order): written always, kept only if new */
+    rv_vec_reserve(V->mpool, 1);
+    V->mpool.data[V->mpool.len] = x;
+    V->mpool.len += V->st[x] != st;
     V->st[x] = st;
-    rv_vec_push(V->mpool, x);
 }
 
 /* Single-def vregs (V->sdef). v has one assignment in the function: one
@@ -876,23 +875,21 @@ static bool build_m(vn *W)
             const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
             for (; in < end; in++) {
                 if (rv_is_edit(in)) {
-                    uint32_t d = vlix(W, in->u.edit.dst);
-                    if (d != CK_NIL) add_var(V, st, d);
+                    add_var(V, st, vlix(W, in->u.edit.dst));
                     continue;
                 }
                 const rv_operand *d = ck_defs(f, in);
                 for (uint32_t k = 0; k < in->ndefs; k++) {
-                    uint32_t x = W->nlocs + d[k].vreg, li = vlix(W, d[k].loc);
+                    uint32_t x = W->nlocs + d[k].vreg;
                     if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
-                    if (li != CK_NIL) add_var(V, st, li);
+                    add_var(V, st, vlix(W, d[k].loc));
                 }
                 sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
                 if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) { /* (rv_inst_clobbers: none otherwise) */
                     const uint32_t *regs;
                     uint32_t nc = rv_is_term(in) ? 0 : rv_inst_clobbers(f, in, &regs);
                     for (uint32_t k = 0; k < nc; k++) {
-                        uint32_t li = vlix(W, regs[k]);
-                        if (li != CK_NIL) add_var(V, st, li);
+                        add_var(V, st, vlix(W, regs[k]));
                     }
                 }
             }
@@ -1199,7 +1196,7 @@ static void size_arrays(vn *W)
 static bool vn_walk(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
-    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs, ck->locs_ok};
+    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
     struct ck_vn *V = W.V;
     size_arrays(&W);
     W.cur = V->cur;
@@ -1254,8 +1251,12 @@ bool ck_vn_verdict(ravel_checker *ck)
     if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
     for (uint32_t b = 0; b < ck->nblocks; b++)
         if (ck->retreat.data[b]) return false;
+    /* The rules report every location that does not exist: the walk runs
+     * only when they found nothing (else the walks of ck_flow.c decide,
+     * and the report has errors anyway). */
+    if (!ck->rep || ck->rep->errs.len) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    ck->locs_ok = ck->rep && ck->rep->errs.len == 0; /* the rules report every location that does not exist */
+    ck->locs_ok = true;
     bool ok = vn_walk(ck);
     ck->locs_ok = false;
     return ok;
