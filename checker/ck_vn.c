@@ -212,6 +212,7 @@ typedef struct vn {
     ravel_checker *ck;
     struct ck_vn *V;
     const ravel_func *f;
+    const rv_operand *ops; /* f's operands (never NULL: the guard keeps every range within them) */
     uint32_t nlocs;
     uint32_t *cur;
     uint32_t block;  /* the block being run */
@@ -707,8 +708,7 @@ static bool vsafepoint(vn *W, const rv_inst *in)
  * defs, late uses; a copy whose read is proven aliases. */
 static bool vop(vn *W, const rv_inst *in)
 {
-    const ravel_func *f = W->f;
-    const rv_operand *o = ck_ops(f, in);
+    const rv_operand *o = W->ops + in->first_op;
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     if (!(in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) && in->op != RAVEL_OP_COPY) {
         /* the usual op (ck_op_plain): uses, clobbers, defs, in one pass
@@ -878,7 +878,7 @@ static bool build_m(vn *W)
                     add_var(V, st, vlix(W, in->u.edit.dst));
                     continue;
                 }
-                const rv_operand *d = ck_defs(f, in);
+                const rv_operand *d = W->ops + in->first_op;
                 for (uint32_t k = 0; k < in->ndefs; k++) {
                     uint32_t x = W->nlocs + d[k].vreg;
                     if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
@@ -1196,7 +1196,8 @@ static void size_arrays(vn *W)
 static bool vn_walk(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
-    vn W = {ck, ck->vn, f, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
+    static const rv_operand none; /* (a function without operands) */
+    vn W = {ck, ck->vn, f, f->ops.data ? f->ops.data : &none, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
     struct ck_vn *V = W.V;
     size_arrays(&W);
     W.cur = V->cur;
