@@ -936,15 +936,20 @@ static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
     for (uint32_t a = 0; a < e->nargs; a++) V->st[vreg_var(W, params[a])] = st;
     V->st[W->refvar] = st; /* (not a var: the list of .ref holders is the dominator path's) */
     const uint8_t *sdef = V->sdef.data;
-    for (uint32_t i = from; i < V->log.len; i++) {
-        uint32_t x = V->log.data[i].var;
-        if (V->st[x] == st) continue;
-        V->st[x] = st;
+    const vn_ent *log = V->log.data;
+    uint32_t *stv = V->st, end = V->log.len;
+    rv_vec_reserve(V->dpool, end - from);
+    vn_ent *dp = V->dpool.data;
+    size_t n = V->dpool.len;
+    for (uint32_t i = from; i < end; i++) { /* (without a branch per entry: written always, kept if new) */
+        uint32_t x = log[i].var;
+        dp[n] = (vn_ent){x, W->cur[x]};
         /* a single-def vreg defined since t's idom: its def's block does
          * not dominate t, so t gives it 0 (see build_m), as at the idom */
-        if (sdef[x] & VN_SD_SINGLE) continue;
-        rv_vec_push(V->dpool, ((vn_ent){x, W->cur[x]}));
+        n += (stv[x] != st) & !(sdef[x] & VN_SD_SINGLE);
+        stv[x] = st;
     }
+    V->dpool.len = n;
     V->edl.data[eidx] = (ck_list){start, V->dpool.len - start};
     return true;
 }
@@ -972,14 +977,18 @@ static bool latch(vn *W, uint32_t k, const rv_succ *e)
      * back as it came in (or came in unknown). M(h) is built to ensure it;
      * checked here over what the dominator path since h changed, so that
      * a write M(h) missed costs a proof, never a wrong one. */
-    for (uint32_t i = V->hmark.data[t]; i < V->log.len; i++) {
-        uint32_t x = V->log.data[i].var, was = V->log.data[i].name;
-        if (V->st2[x] == sq || x == W->refvar || (V->sdef.data[x] & VN_SD_SINGLE)) continue; /* (0 at every header of its loops) */
-        if (V->st2[x] == sd) continue;
-        V->st2[x] = sd; /* (the first entry since h holds h's name) */
-        if (was && (V->st[x] == st ? V->aux[x] : W->cur[x]) != was) return false;
+    const vn_ent *log = V->log.data;
+    const uint8_t *sdef = V->sdef.data;
+    const uint32_t *stv = V->st, *aux = V->aux, *cur = W->cur;
+    uint32_t *st2 = V->st2, bad = 0;
+    for (uint32_t i = V->hmark.data[t], end = V->log.len; i < end; i++) { /* (without a branch per entry) */
+        uint32_t x = log[i].var, was = log[i].name, s2 = st2[x];
+        uint32_t skip = (s2 == sq) | (x == W->refvar) | (sdef[x] & VN_SD_SINGLE); /* (0 at every header of its loops) */
+        uint32_t now = stv[x] == st ? aux[x] : cur[x];
+        bad |= !skip & (s2 != sd) & (was != 0) & (now != was); /* (the first entry since h holds h's name) */
+        st2[x] = s2 == sq ? sq : sd;
     }
-    return true;
+    return !bad;
 }
 
 /* Block b's entry from its in-edges (b a join or a loop header; the state
