@@ -335,7 +335,9 @@ static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
     return l < ck->nregs ? l : CK_NIL;
 }
 /* ck_li without range checks while locs_ok (the fast walk of a function
- * whose rules found nothing: every location it names exists). */
+ * whose rules found nothing: every location it names exists); a slot's
+ * var is nregs + its number, taken from the top bit without a branch. */
+_Static_assert(RAVEL_SLOT_BIT == 1u << 31, "ck_lix, vlix: the slot bit is the top bit");
 static inline uint32_t ck_lix(const ravel_checker *ck, ravel_loc l)
 {
     if (ck->locs_ok) return (l & ~RAVEL_SLOT_BIT) + (ck->nregs & (0u - (l >> 31))); /* (no branch) */

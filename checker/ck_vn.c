@@ -242,7 +242,6 @@ static inline void vset_loc(vn *W, uint32_t li, uint32_t name)
  * walk runs only when the rules found nothing, ck_vn_verdict), so this is
  * ck_li without its checks, and without a branch: registers and slots come
  * in no predictable order. */
-_Static_assert(RAVEL_SLOT_BIT == 1u << 31, "vlix: the slot bit is the top bit");
 static inline uint32_t vlix(const vn *W, ravel_loc l) { return (l & ~RAVEL_SLOT_BIT) + (W->nregs & (0u - (l >> 31))); }
 
 /* Any var x := name (a vreg given a name is noted as its newest holder: a
