@@ -1265,8 +1265,5 @@ bool ck_vn_verdict(ravel_checker *ck)
      * and the report has errors anyway). */
     if (!ck->rep || ck->rep->errs.len) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    ck->locs_ok = true;
-    bool ok = vn_walk(ck);
-    ck->locs_ok = false;
-    return ok;
+    return vn_walk(ck); /* (its own vlix: ck->locs_ok is the fast walk's) */
 }
