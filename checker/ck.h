@@ -189,6 +189,7 @@ struct ravel_checker {
     uint32_t *gpar;        /* parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     RV_VEC(uint32_t) gpend, gnpred; /* reads not yet seen defined; in-edges per block */
+    RV_VEC(ck_list) bsucc;  /* per block: its successors in f->succs (the allocated function's guard, once passed) */
     /* [rules/s2] the rules' work list, filled by the guard of the allocated function */
     RV_VEC(uint32_t) rtodo; /* (block, inst) pairs: every instruction a rule may fire on */
     bool grecord;           /* set by ravel_check around that guard only (not the original's) */
@@ -287,6 +288,15 @@ static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
 }
 
 /* in has a def in location reg (step 3's clobbers spare those). */
+/* Block b's successors in f->succs: from ck->bsucc for the allocated
+ * function's guard (ck->grecord), else from its terminator. */
+static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f, uint32_t b)
+{
+    if (ck->grecord) return ck->bsucc.data[b];
+    const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
+    return (ck_list){rv_inst_nsuccs(t) ? t->u.succ.first : 0, rv_inst_nsuccs(t)};
+}
+
 static inline bool ck_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc reg)
 {
     const rv_operand *d = ck_defs(f, in);

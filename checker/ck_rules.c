@@ -266,10 +266,9 @@ static void guard_finish(guard *g)
     for (uint32_t i = 0; i < ck->gpend.len; i++)
         if (!(ck->gdef[ck->gpend.data[i]] & GV_DEF)) g->suspect = true;
     for (uint32_t b = 0; b < f->layout.len && !g->suspect; b++) {
-        const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
-        uint32_t ns = rv_inst_nsuccs(t);
-        for (uint32_t k = 0; ns >= 2 && k < ns; k++)
-            if (ck->gnpred.data[rv_inst_succs(f, t)[k].block] >= 2) g->suspect = true;
+        ck_list s = ck_succ_list(ck, f, b);
+        for (uint32_t k = 0; s.len >= 2 && k < s.len; k++)
+            if (ck->gnpred.data[f->succs.data[s.start + k].block] >= 2) g->suspect = true;
     }
 }
 
@@ -764,6 +763,11 @@ static void guard_blocks(guard *g)
     x.record = ck->grecord;
     x.noloc = !ck->grecord; /* the original function (--orig): its operands have no locations */
     bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
+    if (ck->grecord) {
+        rv_vec_reserve(ck->bsucc, f->layout.len);
+        ck->bsucc.len = f->layout.len;
+        memset(ck->bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->bsucc.data);
+    }
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         int h = guard_block_head(g, b, bl);
@@ -776,6 +780,10 @@ static void guard_blocks(guard *g)
             const rv_inst *in = rv_inst_at(f, bl->first_inst), *last = in + bl->ninsts - 1;
             for (; in <= last; in++)
                 if (!guard_inst_other(g, b, in, in == last, true)) break;
+        }
+        if (ck->grecord) { /* (its terminator is in the cache now, and will not be later) */
+            const rv_inst *t = rv_inst_at(f, bl->first_inst + bl->ninsts - 1);
+            ck->bsucc.data[b] = (ck_list){t->u.succ.first, rv_inst_nsuccs(t)};
         }
     }
 }

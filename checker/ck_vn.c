@@ -787,9 +787,8 @@ static bool vblock(vn *W, uint32_t b)
 
 static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
 {
-    /* without a branch on whether x is new (most are: no predictable
-     * order): written always, kept only if new */
-    rv_vec_reserve(V->mpool, 1);
+    /* room reserved by the caller; without a branch on whether x is new
+     * (most are: no predictable order): written always, kept only if new */
     V->mpool.data[V->mpool.len] = x;
     V->mpool.len += V->st[x] != st;
     V->st[x] = st;
@@ -870,13 +869,23 @@ static bool build_m(vn *W)
         bool sp = false;
         for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
             const rv_block *bl = &f->blocks.data[V->own.data[j]];
+            /* room for add_var: the parameters, then 2 per instruction (an
+             * edit adds 1, a one-def operation 2); an instruction that may
+             * add more makes room for itself and the rest */
+            rv_vec_reserve(V->mpool, bl->nparams + 2 * (size_t)bl->ninsts);
             for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
             const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
             for (; in < end; in++) {
+                CK_PREFETCH_AHEAD(in, 12);
                 if (rv_is_edit(in)) {
                     add_var(V, st, vlix(W, in->u.edit.dst));
                     continue;
                 }
+                const uint32_t *regs = NULL;
+                uint32_t nc = 0;
+                if (((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) && !rv_is_term(in))
+                    nc = rv_inst_clobbers(f, in, &regs); /* (none otherwise) */
+                if (in->ndefs > 1 || nc) rv_vec_reserve(V->mpool, 2 * (size_t)in->ndefs + nc + 2 * (size_t)(end - in));
                 const rv_operand *d = W->ops + in->first_op;
                 for (uint32_t k = 0; k < in->ndefs; k++) {
                     uint32_t x = W->nlocs + d[k].vreg;
@@ -884,18 +893,13 @@ static bool build_m(vn *W)
                     add_var(V, st, vlix(W, d[k].loc));
                 }
                 sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
-                if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) { /* (rv_inst_clobbers: none otherwise) */
-                    const uint32_t *regs;
-                    uint32_t nc = rv_is_term(in) ? 0 : rv_inst_clobbers(f, in, &regs);
-                    for (uint32_t k = 0; k < nc; k++) {
-                        add_var(V, st, vlix(W, regs[k]));
-                    }
-                }
+                for (uint32_t k = 0; k < nc; k++) add_var(V, st, vlix(W, regs[k]));
             }
         }
         for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
             sp |= V->lsp.data[ck->lchild.data[j]] != 0;
             ck_list m = V->mlist.data[ck->lchild.data[j]];
+            rv_vec_reserve(V->mpool, m.len);
             for (uint32_t k = 0; k < m.len; k++) add_var(V, st, V->mpool.data[m.start + k]);
         }
         V->lsp.data[h] = sp;
