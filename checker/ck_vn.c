@@ -1026,18 +1026,30 @@ static void join(vn *W, uint32_t b)
         for (uint32_t k_ = 0; k_ < np; k_++) r_[k_] = tmpl[k_] == 1 ? c_ : tmpl[k_];                 \
         V->rows.len += np;                                                                           \
     } while (0)
-    for (uint32_t k = 0; k < np; k++) {
+    /* A var unknown at the idom's exit (cur 0) that an in-edge's delta
+     * leaves out is unknown on that edge, so here (the meet): only the
+     * first edge's delta, the shortest, makes rows for such vars (most
+     * rows of a join are of vars its arms define, unknown at the idom). */
+    uint32_t k0 = CK_NIL;
+    for (uint32_t k = 0; k < np; k++)
+        if (tmpl[k] == 1 &&
+            (k0 == CK_NIL || V->edl.data[ck->pedge.data[p0 + k]].len < V->edl.data[ck->pedge.data[p0 + k0]].len))
+            k0 = k;
+    for (uint32_t j = 0; j < np && k0 != CK_NIL; j++) {
+        uint32_t k = j == 0 ? k0 : j == k0 ? 0 : j; /* k0 first */
         if (tmpl[k] != 1) continue;
         ck_list d = V->edl.data[ck->pedge.data[p0 + k]];
         for (uint32_t i = 0; i < d.len; i++) {
             vn_ent e = V->dpool.data[d.start + i];
-            if (V->st[e.var] != st) NEW_ROW(e.var);
+            if (V->st[e.var] != st) {
+                if (j && !W->cur[e.var]) continue;
+                NEW_ROW(e.var);
+            }
             V->rows.data[V->aux[e.var] * np + k] = e.name;
         }
     }
     /* the vars the loop may write: a placeholder each, unless unknown on
      * an edge into the loop (not in any delta and 0 now: 0 on every one) */
-    uint32_t nm = 0;
     ck_list m = header ? V->mlist.data[b] : (ck_list){0, 0};
     for (uint32_t i = 0; i < m.len; i++) {
         uint32_t x = V->mpool.data[m.start + i];
@@ -1046,7 +1058,6 @@ static void join(vn *W, uint32_t b)
             NEW_ROW(x);
         }
         V->st2[x] = sm;
-        nm++;
     }
     if (header && V->lsp.data[b]) {
         /* the collector writes too: in a loop with a safepoint every
@@ -1058,7 +1069,7 @@ static void join(vn *W, uint32_t b)
                 if (!(W->cur[x] & VN_REF)) continue;
                 NEW_ROW(x);
             }
-            if (V->st2[x] != sm) V->st2[x] = sm, nm++;
+            V->st2[x] = sm;
         }
         for (uint32_t r = 0; r < nrows; r++) {
             uint32_t x = V->rowvar.data[r];
@@ -1067,7 +1078,6 @@ static void join(vn *W, uint32_t b)
                 uint32_t o = V->rows.data[r * np + k];
                 if (o != VN_SKIP && (o & VN_REF)) {
                     V->st2[x] = sm;
-                    nm++;
                     break;
                 }
             }
