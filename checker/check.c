@@ -28,6 +28,9 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck->gpar);
     rv_vec_free(ck->gpend);
     rv_vec_free(ck->gnpred);
+    rv_vec_free(ck->gw);
+    rv_vec_free(ck->gwslot);
+    rv_vec_free(ck->gwdef);
     rv_vec_free(ck->bsucc);
     rv_vec_free(ck->rtodo);
     rv_vec_free(ck->pred_start);
@@ -192,7 +195,8 @@ size_t ck_memory(const ravel_checker *ck)
     size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) +
                V(dchild) + V(retreat) + V(hnodes) + V(log) + V(tmp_locs) + V(dpool) + V(patch) + V(ppool) + V(edelta) +
                V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
-               V(sets.recs) + V(gpend) + V(gnpred) + V(bsucc) + V(rtodo);
+               V(sets.recs) + V(gpend) + V(gnpred) + V(bsucc) + V(rtodo) + V(gw) +
+               V(gwslot) + V(gwdef);
 #undef V
     n += ck_vn_memory(ck);
     n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4 + (size_t)ck->gvcap * 8;

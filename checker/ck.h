@@ -105,6 +105,12 @@ typedef struct ck_list {
     uint32_t start, len;
 } ck_list;
 
+/* A block is *noted* (ck->gw[b].len != CK_NIL) when the guard's fast path
+ * ran every one of its instructions: then every slot its instructions
+ * write is listed in ck->gwslot[gw[b].start ..], it has no safepoint, and
+ * each vreg its instructions define has its ck_gn note of that def (so a
+ * vreg defined once has the block in gn[v].b). */
+
 /* Undo log entry: a location index and its old value. */
 typedef struct ck_logent {
     uint32_t key, old;
@@ -197,6 +203,12 @@ struct ravel_checker {
     struct ck_gn *gn;     /* per vreg */
     uint32_t gnstamp;     /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
     bool gnf_ok;
+    /* and its notes of the slots each block writes, for M(h) (ck_vn.c:
+     * build_m); valid while gwf_ok */
+    RV_VEC(ck_list) gw;      /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
+    RV_VEC(uint32_t) gwslot; /* (repeats possible) */
+    RV_VEC(uint32_t) gwdef;  /* the block's defs in slots (scratch; at most cap, else not noted) */
+    bool gwf_ok, gwover;
     /* the state (ck_state.c), grow-only arrays */
     uint32_t loc_cap;
     uint32_t *lval;               /* value of each location */

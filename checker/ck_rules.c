@@ -544,6 +544,14 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
     return l < RV_MAX_REGS && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
 }
 
+/* A def in slot l, for the block's write notes (ck_gw); past the room
+ * made for the block, the block is not noted. */
+static void gw_slot_def(ravel_checker *ck, ravel_loc l)
+{
+    if (ck->gwdef.len < ck->gwdef.cap) ck->gwdef.data[ck->gwdef.len++] = l;
+    else ck->gwover = true;
+}
+
 /* The operands of operation in (in range, at least one) when all are
  * usual: registers that fit, any/stack in a slot, reads of vregs defined
  * before, no overlap that matters. Returns G_CLEAN (raising *top to the
@@ -559,7 +567,6 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
         x->gdef[p->vreg] = (uint16_t)(w | GV_DEF);
-        if (x->record) gn_def_rec(x->ck, p->vreg, x->b);
         uint64_t bit = (uint64_t)(p->loc != RAVEL_LOC_NONE) << (p->loc & 63); /* (none: x->noloc, no overlap) */
         if (dmask & bit) return G_ANY; /* maybe a def-overlap */
         dmask |= bit;
@@ -571,6 +578,11 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
             for (const rv_operand *q = o; q < u; q++)
                 if (q->loc == p->loc && (rv_op_is_early(q) || rv_op_is_late(p))) return G_ANY;
     }
+    if (x->record) /* the notes, once the instruction is done here (guard_plain_any noting a def again would make it GN_MULTI) */
+        for (const rv_operand *p = o; p < u; p++) {
+            gn_def_rec(x->ck, p->vreg, x->b);
+            if (p->loc & RAVEL_SLOT_BIT) gw_slot_def(x->ck, p->loc); /* (rare: any/stack in a slot) */
+        }
     return G_CLEAN;
 }
 
@@ -597,10 +609,11 @@ static inline uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc 
  * seen. A leaf that calls nothing, so that its loops keep everything in
  * registers. */
 static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const rv_inst *in, const rv_inst *last,
-                                                         ravel_loc *top, uint32_t *res)
+                                                         ravel_loc *top, uint32_t *res, uint32_t **wslots)
 {
     ravel_loc t = *top;
     uint32_t r = G_SLOW, nregs = x->nregs;
+    uint32_t *ws = *wslots; /* the slots edits write (room for one per instruction) */
     for (; in < last; in++) {
         CK_PREFETCH_AHEAD(in, 12); /* the instruction stream (44-byte records): measured -4% at 10^6 */
         uint32_t op = in->op;
@@ -614,6 +627,8 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
             if ((dk << 2 | sk) != want) break;
             ravel_loc hi = max_u32(d & (0u - (dk >> 1)), s & (0u - (sk >> 1))); /* the slot named, else 0 */
             t = max_u32(t, hi);
+            *ws = d; /* kept if a slot, without a branch */
+            ws += dk >> 1;
             continue;
         }
         if (op >= RAVEL_OP_JUMP) break; /* a terminator before the block's end */
@@ -622,6 +637,7 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
     }
     *top = t;
     *res = r;
+    *wslots = ws;
     return in;
 }
 
@@ -684,12 +700,19 @@ static void guard_insts(const gfast *x, const rv_block *bl)
 {
     const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
     ravel_loc top = 0; /* the highest slot location the fast path saw */
-    bool ok = true;
+    bool ok = true, noted = true;
+    ravel_checker *ck = x->ck;
+    /* the write notes (ck_gw): room for a slot per instruction */
+    rv_vec_reserve(ck->gwslot, bl->ninsts);
+    uint32_t *start = ck->gwslot.data + ck->gwslot.len, *ws = start;
+    ck->gwdef.len = 0;
+    ck->gwover = false;
     while (ok) {
         uint32_t r;
-        in = guard_run(x, in, last, &top, &r);
+        in = guard_run(x, in, last, &top, &r, &ws);
         if (in == last) break;
         ok = guard_inst_rare(x, in, r);
+        noted = false;
         in++;
     }
     if (!ok) {
@@ -699,6 +722,13 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     uint32_t r = rv_is_term(last) ? guard_term(x, last, &top) : G_SLOW;
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
     if (r != G_CLEAN) guard_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
+    if (noted && r == G_CLEAN && !ck->gwover && x->record) {
+        uint32_t n = (uint32_t)(ws - start), nd = ck->gwdef.len;
+        rv_vec_reserve(ck->gwslot, n + nd);
+        memcpy(ck->gwslot.data + ck->gwslot.len + n, ck->gwdef.data, (size_t)nd * sizeof *ck->gwdef.data);
+        ck->gw.data[x->b] = (ck_list){ck->gwslot.len, n + nd};
+        ck->gwslot.len += n + nd;
+    }
 }
 
 /* The fast path's register table rk (RV_MAX_REGS entries); false if the
@@ -733,6 +763,7 @@ static int guard_block_head(guard *g, uint32_t b, const rv_block *bl)
         gfail(g, NULL, "parameter list out of range");
         return 0;
     }
+    g->b = b; /* (the parameters' defs are noted in b) */
     if (b == 0 && bl->nparams) gfail(g, NULL, "the entry block has parameters");
     for (uint32_t p = 0; p < bl->nparams; p++)
         if (ck_params(f, bl)[p] >= f->vregs.len) gfail(g, NULL, "parameter vreg out of range");
@@ -763,6 +794,14 @@ static void guard_blocks(guard *g)
     x.record = ck->grecord;
     x.noloc = !ck->grecord; /* the original function (--orig): its operands have no locations */
     bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
+    if (ck->grecord) { /* the write notes (ck_gw): none until a block's fast path notes it */
+        rv_vec_reserve(ck->gw, f->layout.len);
+        ck->gw.len = f->layout.len;
+        for (uint32_t b = 0; b < f->layout.len; b++) ck->gw.data[b].len = CK_NIL;
+        ck->gwslot.len = 0;
+    }
+    ck->gwdef.len = 0;
+    rv_vec_reserve(ck->gwdef, 64); /* room for a block's defs in slots */
     if (ck->grecord) {
         rv_vec_reserve(ck->bsucc, f->layout.len);
         ck->bsucc.len = f->layout.len;
@@ -799,9 +838,9 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
     if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
-    if (ck->grecord) ck->rtodo.len = 0, ck->gnf_ok = false;
+    if (ck->grecord) ck->rtodo.len = 0, ck->gnf_ok = ck->gwf_ok = false;
     guard_blocks(&g);
-    if (ck->grecord) ck->gnf_ok = g.ok;
+    if (ck->grecord) ck->gnf_ok = ck->gwf_ok = g.ok;
     *nslots = g.maxslot;
     if (g.ok) guard_finish(&g);
     *suspect = g.suspect;

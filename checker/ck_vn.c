@@ -24,8 +24,9 @@
  * Loops without iteration. A loop header h gives every var the loop may
  * write (M(h): defs, locations written or clobbered, parameters of its
  * blocks, inner loops included; in a loop with a safepoint also every
- * location that may hold a .ref name, which the collector may empty) its
- * own placeholder phi, whose operands on the back edges are filled in at
+ * location that may hold a .ref name, which the collector may empty;
+ * build_m reads most of it from the guard's notes, taking every register)
+ * its own placeholder phi, whose operands on the back edges are filled in at
  * the latches, unless the var is unknown on an edge into the loop (then it
  * stays unknown: the meet). Vars the loop never writes keep their names
  * around it; every latch checks that premise over what changed since h,
@@ -122,6 +123,8 @@ struct ck_vn {
     RV_VEC(ck_list) mlist;  /* per header: M(h) in mpool */
     RV_VEC(uint8_t) lsp;    /* per header: its loop has a safepoint */
     RV_VEC(uint32_t) mpool;
+    RV_VEC(uint32_t) chead; /* per header: the vregs defined once in its own blocks, chained: a list in cpool */
+    RV_VEC(vn_ent) cpool;   /* (var, next entry or CK_NIL) */
     RV_VEC(ck_list) qlist;  /* per header: its placeholders in qpool */
     RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
     RV_VEC(ck_list) jlist;  /* per block: the .ref vregs given a phi of it, in jpool */
@@ -180,6 +183,8 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->mlist);
     rv_vec_free(V->lsp);
     rv_vec_free(V->mpool);
+    rv_vec_free(V->chead);
+    rv_vec_free(V->cpool);
     rv_vec_free(V->qlist);
     rv_vec_free(V->qpool);
     rv_vec_free(V->jlist);
@@ -201,7 +206,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
     if (!V) return 0;
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 4 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
-           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
+           M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(chead) + M(cpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
            M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs);
 #undef M
 }
@@ -821,14 +826,36 @@ static bool build_m(vn *W)
     V->sdef.len = nv;
     memset(V->sdef.data, 0, W->nlocs);
     V->sdef.data[W->refvar] = 0;
+    /* The guard's write notes (ck_gw) stand for a noted block's scan:
+     * its slots are listed, all registers are taken (a loop that does not
+     * write one keeps it: its placeholder comes back unchanged), and the
+     * vregs it defines that are not single-def are those defined once and
+     * chained (below, by their def's innermost loop; a vreg defined more
+     * than once, GN_MULTI, turns the notes off). */
+    bool notes = ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN), wnotes = notes && ck->gwf_ok;
+    V->chead.len = 0;
+    rv_vec_reserve(V->chead, n);
+    V->chead.len = n;
+    memset(V->chead.data, 0xff, (size_t)n * sizeof *V->chead.data);
+    V->cpool.len = 0;
     { /* the single-def vregs (above), from the guard's notes; the .ref vregs */
         const ck_gn *gn = ck->gn;
         const rv_vreg *vr = f->vregs.data;
-        bool notes = ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN);
-        uint32_t want = notes ? ck->gnstamp << 3 | GN_DEF : 0;
+        const uint32_t *loop = ck->loop_of.data;
+        uint32_t st = ck->gnstamp << 3, want = notes ? st | GN_DEF : 0, chained = st | GN_DEF | GN_CHAIN;
+        uint32_t multi = st | GN_DEF | GN_MULTI, anymulti = 0;
         uint8_t *sd = V->sdef.data + W->nlocs;
-        for (uint32_t v = 0; v < ck->nvregs; v++)
-            sd[v] = (uint8_t)((notes && gn[v].tag == want) | (vr[v].ref ? VN_SD_REF : 0));
+        for (uint32_t v = 0; v < ck->nvregs; v++) {
+            uint32_t t = gn[v].tag;
+            sd[v] = (uint8_t)((notes && t == want) | (vr[v].ref ? VN_SD_REF : 0));
+            anymulti |= (t & ~GN_CHAIN) == multi;
+            if (t == chained && loop[gn[v].b] != CK_NIL) {
+                uint32_t h = loop[gn[v].b];
+                rv_vec_push(V->cpool, ((vn_ent){W->nlocs + v, V->chead.data[h]}));
+                V->chead.data[h] = V->cpool.len - 1;
+            }
+        }
+        wnotes &= !anymulti;
     }
     V->mlist.len = V->qlist.len = 0;
     V->qpool.len = 0;
@@ -866,14 +893,23 @@ static bool build_m(vn *W)
         uint32_t h = ck->rpo.data[i];
         if (!ck->is_header.data[h]) continue;
         uint32_t st = next_stamp(V), start = V->mpool.len;
-        bool sp = false;
+        bool sp = false, allregs = false;
         for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
-            const rv_block *bl = &f->blocks.data[V->own.data[j]];
-            /* room for add_var: the parameters, then 2 per instruction (an
-             * edit adds 1, a one-def operation 2); an instruction that may
-             * add more makes room for itself and the rest */
-            rv_vec_reserve(V->mpool, bl->nparams + 2 * (size_t)bl->ninsts);
+            uint32_t b = V->own.data[j];
+            const rv_block *bl = &f->blocks.data[b];
+            rv_vec_reserve(V->mpool, bl->nparams); /* (add_var's room) */
             for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+            if (wnotes && ck->gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
+                const uint32_t *sl = ck->gwslot.data + ck->gw.data[b].start;
+                rv_vec_reserve(V->mpool, ck->gw.data[b].len);
+                for (uint32_t k = 0; k < ck->gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
+                allregs = true;
+                continue;
+            }
+            /* room: 2 per instruction (an edit adds 1, a one-def operation
+             * 2); an instruction that may add more makes room for itself
+             * and the rest */
+            rv_vec_reserve(V->mpool, 2 * (size_t)bl->ninsts);
             const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
             for (; in < end; in++) {
                 CK_PREFETCH_AHEAD(in, 12);
@@ -895,6 +931,12 @@ static bool build_m(vn *W)
                 sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
                 for (uint32_t k = 0; k < nc; k++) add_var(V, st, vlix(W, regs[k]));
             }
+        }
+        rv_vec_reserve(V->mpool, W->nregs);
+        for (uint32_t r = 0; allregs && r < W->nregs; r++) add_var(V, st, r); /* (register r: var r) */
+        for (uint32_t c = V->chead.data[h]; c != CK_NIL; c = V->cpool.data[c].name) {
+            rv_vec_reserve(V->mpool, 1);
+            add_var(V, st, V->cpool.data[c].var);
         }
         for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
             sp |= V->lsp.data[ck->lchild.data[j]] != 0;

@@ -6,6 +6,9 @@
  *   verdict.
  * - Agreement: on those functions and on single-edit corruptions of them,
  *   the checker with it and the exact walk alone give the same report.
+ * - The guard's notes (ck_gn, ck_gw) stand for build_m's scan: with the
+ *   scan (CK_OPT_NEED_SCAN) it proves the same allocations, and on these
+ *   SSA functions the notes are in use (no vreg noted twice, blocks noted).
  * - The internal option CK_OPT_NO_VN turns it off. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -53,9 +56,10 @@ static void corrupt_and_compare(ravel_checker *ck, ravel_checker *ref, const rav
 
 static void run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
 {
-    ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
+    ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new(), *scan = ravel_checker_new();
     ravel_checker_set_options(ref, CK_OPT_EXACT);
-    uint32_t checked = 0, proven = 0, differ = 0;
+    ravel_checker_set_options(scan, CK_OPT_NEED_SCAN);
+    uint32_t checked = 0, proven = 0, differ = 0, scan_proven = 0, noted = 0, multi = 0;
     for (uint32_t k = 0; k < nfuncs; k++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
@@ -76,18 +80,29 @@ static void run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
             CHECK_EQ_INT(rc, RAVEL_OK);
             checked++;
             proven += ck->vn_proven;
+            for (uint32_t b = 0; b < ck->gw.len; b++) noted += ck->gwf_ok && ck->gw.data[b].len != CK_NIL;
+            for (uint32_t v = 0; v < ck->nvregs; v++)
+                multi += ck->gn[v].tag == (ck->gnstamp << 3 | GN_DEF | GN_MULTI) ||
+                         ck->gn[v].tag == (ck->gnstamp << 3 | GN_DEF | GN_MULTI | GN_CHAIN);
+            CHECK_EQ_INT(ravel_check(scan, g, NULL, NULL), RAVEL_OK);
+            scan_proven += scan->vn_proven;
             if (k % 4 == 0) corrupt_and_compare(ck, ref, g, &differ);
             ravel_func_free(g);
         }
         ravel_module_free(m);
     }
-    printf("size %u%s: %u allocations, %u proven by value numbering, %u reports differ\n", size,
-           safepoints ? " with safepoints" : "", checked, proven, differ);
+    printf("size %u%s: %u allocations, %u proven by value numbering (%u with build_m's scan), %u reports differ; "
+           "%u blocks noted, %u vregs noted defined twice\n",
+           size, safepoints ? " with safepoints" : "", checked, proven, scan_proven, differ, noted, multi);
     CHECK(checked > 0);
     CHECK_EQ_INT(proven, checked);
+    CHECK_EQ_INT(scan_proven, checked);
     CHECK_EQ_INT(differ, 0);
+    CHECK(noted > 0);
+    CHECK_EQ_INT(multi, 0);
     ravel_checker_free(ck);
     ravel_checker_free(ref);
+    ravel_checker_free(scan);
 }
 
 TEST(proves_generated_allocations)
