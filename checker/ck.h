@@ -209,6 +209,8 @@ struct ravel_checker {
     RV_VEC(uint32_t) gwslot; /* (repeats possible) */
     RV_VEC(uint32_t) gwdef;  /* the block's defs in slots (scratch; at most cap, else not noted) */
     bool gwf_ok, gwover;
+    const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
+    uint32_t gnfast_k;
     /* the state (ck_state.c), grow-only arrays */
     uint32_t loc_cap;
     uint32_t *lval;               /* value of each location */

@@ -75,6 +75,16 @@ static inline void gn_def(ravel_checker *ck, uint32_t v, uint32_t b)
     if (ck->grecord) gn_def_rec(ck, v, b);
 }
 
+/* The note of a def the fast path noted already (ck->gnfast): the same
+ * def, so not GN_MULTI for it. */
+static inline void gn_def_again(ravel_checker *ck, uint32_t v, uint32_t b)
+{
+    if (!ck->grecord) return;
+    ck_gn *n = &ck->gn[v];
+    uint32_t st = ck->gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
+    *n = (ck_gn){st | fl | GN_DEF, b};
+}
+
 static inline void gn_chain(ravel_checker *ck, uint32_t v)
 {
     if (!ck->grecord) return;
@@ -435,6 +445,8 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
     const rv_vreg *vregs = x->vregs;
     const uint16_t *rk = x->rk;
     uint16_t *gdef = x->gdef;
+    uint32_t noted = x->ck->gnfast == in ? x->ck->gnfast_k : 0; /* defs plain_ops noted before giving up */
+    x->ck->gnfast = NULL;
     uint32_t nvregs = x->nvregs, clean = (res & G_STATUS) == G_CLEAN;
     const rv_operand *o = x->ops + in->first_op, *u = o + nd, *e = u + nu;
     uint64_t dmask = 0;
@@ -449,7 +461,8 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             slots = max_u32(slots, r >> G_SLOTS);
         }
         gdef[v] |= GV_DEF;
-        gn_def(x->ck, v, x->b);
+        if ((uint32_t)(d - o) < noted) gn_def_again(x->ck, v, x->b);
+        else gn_def(x->ck, v, x->b);
         uint64_t bit = 1ull << (d->loc & 63);
         if ((dmask & bit) && !no_def_overlap(o, d)) clean = 0; /* def-overlap */
         dmask |= bit;
@@ -564,25 +577,32 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     const rv_operand *o = x->ops + in->first_op, *u = o + in->ndefs, *e = u + in->nuses;
     uint64_t dmask = 0;
     uint32_t w;
+    /* giving up after noting the first k defs: guard_plain_any notes them again, not as GN_MULTI */
+#define GIVE_UP(k)                       \
+    do {                                 \
+        x->ck->gnfast = in;              \
+        x->ck->gnfast_k = (uint32_t)(k); \
+        return G_ANY;                    \
+    } while (0)
     for (const rv_operand *p = o; p < u; p++) { /* defs */
-        if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) return G_ANY;
+        if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) GIVE_UP(p - o);
         x->gdef[p->vreg] = (uint16_t)(w | GV_DEF);
+        if (x->record) {
+            gn_def_rec(x->ck, p->vreg, x->b);
+            if (p->loc & RAVEL_SLOT_BIT) gw_slot_def(x->ck, p->loc); /* (rare: any/stack in a slot) */
+        }
         uint64_t bit = (uint64_t)(p->loc != RAVEL_LOC_NONE) << (p->loc & 63); /* (none: x->noloc, no overlap) */
-        if (dmask & bit) return G_ANY; /* maybe a def-overlap */
+        if (dmask & bit) GIVE_UP(p - o + 1); /* maybe a def-overlap */
         dmask |= bit;
     }
     if (in->op == RAVEL_OP_COPY && u < e && u->vreg < x->nvregs) gn_chain(x->ck, u->vreg); /* a copy's source */
     for (const rv_operand *p = u; p < e; p++) { /* uses */
-        if (!op_fast(x, p, top, &w) || !(w & GV_DEF)) return G_ANY;
+        if (!op_fast(x, p, top, &w) || !(w & GV_DEF)) GIVE_UP(u - o);
         if ((dmask >> (p->loc & 63)) & 1) /* early-def-overlap, late-use-overwritten? */
             for (const rv_operand *q = o; q < u; q++)
-                if (q->loc == p->loc && (rv_op_is_early(q) || rv_op_is_late(p))) return G_ANY;
+                if (q->loc == p->loc && (rv_op_is_early(q) || rv_op_is_late(p))) GIVE_UP(u - o);
     }
-    if (x->record) /* the notes, once the instruction is done here (guard_plain_any noting a def again would make it GN_MULTI) */
-        for (const rv_operand *p = o; p < u; p++) {
-            gn_def_rec(x->ck, p->vreg, x->b);
-            if (p->loc & RAVEL_SLOT_BIT) gw_slot_def(x->ck, p->loc); /* (rare: any/stack in a slot) */
-        }
+#undef GIVE_UP
     return G_CLEAN;
 }
 
@@ -838,6 +858,7 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
     if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
+    ck->gnfast = NULL;
     if (ck->grecord) ck->rtodo.len = 0, ck->gnf_ok = ck->gwf_ok = false;
     guard_blocks(&g);
     if (ck->grecord) ck->gnf_ok = ck->gwf_ok = g.ok;
