@@ -105,12 +105,6 @@ typedef struct ck_list {
     uint32_t start, len;
 } ck_list;
 
-/* A block is *noted* (ck->gw[b].len != CK_NIL) when the guard's fast path
- * ran every one of its instructions: then every slot its instructions
- * write is listed in ck->gwslot[gw[b].start ..], it has no safepoint, and
- * each vreg its instructions define has its ck_gn note of that def (so a
- * vreg defined once has the block in gn[v].b). */
-
 /* Undo log entry: a location index and its old value. */
 typedef struct ck_logent {
     uint32_t key, old;
@@ -204,7 +198,12 @@ struct ravel_checker {
     uint32_t gnstamp;     /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
     bool gnf_ok;
     /* and its notes of the slots each block writes, for M(h) (ck_vn.c:
-     * build_m); valid while gwf_ok */
+     * build_m); valid while gwf_ok. A block is *noted* (gw[b].len !=
+     * CK_NIL) when the guard's fast path ran every one of its
+     * instructions: then every slot they write is listed in
+     * gwslot[gw[b].start ..], it has no safepoint, and each vreg they
+     * define has its ck_gn note of that def (so a vreg defined once has
+     * the block in gn[v].b). */
     RV_VEC(ck_list) gw;      /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
     RV_VEC(uint32_t) gwslot; /* (repeats possible) */
     RV_VEC(uint32_t) gwdef;  /* the block's defs in slots (scratch; at most cap, else not noted) */
@@ -301,7 +300,6 @@ static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
     return true;
 }
 
-/* in has a def in location reg (step 3's clobbers spare those). */
 /* Block b's successors in f->succs: from ck->bsucc for the allocated
  * function's guard (ck->grecord), else from its terminator. */
 static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f, uint32_t b)
@@ -311,6 +309,7 @@ static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f,
     return (ck_list){rv_inst_nsuccs(t) ? t->u.succ.first : 0, rv_inst_nsuccs(t)};
 }
 
+/* in has a def in location reg (step 3's clobbers spare those). */
 static inline bool ck_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc reg)
 {
     const rv_operand *d = ck_defs(f, in);

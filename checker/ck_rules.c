@@ -57,32 +57,26 @@ static void note_slot(guard *g, ravel_loc l)
 #define GV_DEF 0x100u
 
 /* For compute_need (ck_state.c), the allocated function's guard notes per
- * vreg whether it is defined, defined again (also when the fast and the
- * general path both look at one instruction, which is rare: that only
- * chains one more vreg), where, and whether it is a parameter, a branch
+ * vreg whether it is defined, defined again (also when guard_plain_any
+ * and guard_inst both look at one instruction, which is rare: that only
+ * chains one more vreg and has build_m scan; plain_ops giving up tells
+ * guard_plain_any which defs it noted, ck->gnfast, and those are noted
+ * again with `again`), where, and whether it is a parameter, a branch
  * argument or a copy source. Every path through the guard notes them, so
  * compute_need needs no pass of its own over the instructions. */
-static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b) /* grecord */
+static inline void gn_note_def(ravel_checker *ck, uint32_t v, uint32_t b, bool again) /* grecord */
 {
     ck_gn *n = &ck->gn[v];
     uint32_t st = ck->gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
-    if (fl & GN_DEF) fl |= GN_MULTI;
+    if ((fl & GN_DEF) && !again) fl |= GN_MULTI;
     *n = (ck_gn){st | fl | GN_DEF, b};
 }
+
+static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b) { gn_note_def(ck, v, b, false); }
 
 static inline void gn_def(ravel_checker *ck, uint32_t v, uint32_t b)
 {
     if (ck->grecord) gn_def_rec(ck, v, b);
-}
-
-/* The note of a def the fast path noted already (ck->gnfast): the same
- * def, so not GN_MULTI for it. */
-static inline void gn_def_again(ravel_checker *ck, uint32_t v, uint32_t b)
-{
-    if (!ck->grecord) return;
-    ck_gn *n = &ck->gn[v];
-    uint32_t st = ck->gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
-    *n = (ck_gn){st | fl | GN_DEF, b};
 }
 
 static inline void gn_chain(ravel_checker *ck, uint32_t v)
@@ -461,8 +455,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             slots = max_u32(slots, r >> G_SLOTS);
         }
         gdef[v] |= GV_DEF;
-        if ((uint32_t)(d - o) < noted) gn_def_again(x->ck, v, x->b);
-        else gn_def(x->ck, v, x->b);
+        if (x->ck->grecord) gn_note_def(x->ck, v, x->b, (uint32_t)(d - o) < noted);
         uint64_t bit = 1ull << (d->loc & 63);
         if ((dmask & bit) && !no_def_overlap(o, d)) clean = 0; /* def-overlap */
         dmask |= bit;
@@ -814,15 +807,13 @@ static void guard_blocks(guard *g)
     x.record = ck->grecord;
     x.noloc = !ck->grecord; /* the original function (--orig): its operands have no locations */
     bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
-    if (ck->grecord) { /* the write notes (ck_gw): none until a block's fast path notes it */
+    ck->gwdef.len = 0;
+    rv_vec_reserve(ck->gwdef, 64); /* room for a block's defs in slots */
+    if (ck->grecord) { /* the write notes (ck_gw): none until a block's fast path notes it; the successor lists */
         rv_vec_reserve(ck->gw, f->layout.len);
         ck->gw.len = f->layout.len;
         for (uint32_t b = 0; b < f->layout.len; b++) ck->gw.data[b].len = CK_NIL;
         ck->gwslot.len = 0;
-    }
-    ck->gwdef.len = 0;
-    rv_vec_reserve(ck->gwdef, 64); /* room for a block's defs in slots */
-    if (ck->grecord) {
         rv_vec_reserve(ck->bsucc, f->layout.len);
         ck->bsucc.len = f->layout.len;
         memset(ck->bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->bsucc.data);
