@@ -83,6 +83,25 @@ typedef struct fa_vreg {
     uint8_t vflags;     /* VF_* */
 } fa_vreg;
 
+/* Refs live across each safepoint (see the file comment). Liveness is
+ * separable per vreg, so only GLOBAL refs (those that can be live across a
+ * block boundary) go through the generic dataflow solver, with per-block
+ * gen/kill sets made by prepass's backward scan (the transfer is then
+ * O(words), not a walk over the block). A non-global ref is defined and
+ * used only in its block, never live out of it; the backward walk over
+ * each block that has a safepoint tracks every ref. Memory: 4 x nblocks x
+ * global refs bits. Ref indices: globals [0, ng), then locals. */
+typedef struct ref_ctx {
+    const ravel_func *f;
+    uint32_t *ridx;        /* vreg -> ref index or RAVEL_NONE */
+    uint32_t *rvreg;       /* ref index -> vreg */
+    uint32_t nw;           /* words of the walk set (every ref) */
+    uint32_t ng, gw;       /* global refs and words of the dataflow sets */
+    uint64_t *gen, *kill;  /* per block, gw words each */
+    bool *has_sp;          /* per block: it has a safepoint */
+    uint32_t nsp;          /* safepoints in the function (0: nothing else is set) */
+} ref_ctx;
+
 typedef struct fa {
     const ravel_func *f;
     const ravel_machine *m;
@@ -122,6 +141,7 @@ typedef struct fa {
      * + sp_n[i]) (set for safepoints only) */
     uint32_t *sp_first, *sp_n; /* NULL when the function has no safepoints */
     RV_VEC(uint32_t) sp_list;
+    ref_ctx refs; /* .ref liveness (safepoint_refs), from prepass */
 } fa;
 
 /* ---- small helpers ---- */
@@ -213,14 +233,29 @@ static bool ensure_spilled(fa *a, uint32_t v, uint32_t i)
 
 /* ---- pre-passes ---- */
 
-/* Per block, the vregs its operands read that are defined elsewhere (its
- * upward-exposed uses: in SSA, a use of a vreg defined in the same block
- * follows the def), and which blocks inherit their predecessor's registers:
- * those with one predecessor edge, from a block processed earlier. */
-static void upward_uses(fa *a, const uint32_t *def_block)
+/* Dense sets cost nblocks x global refs bits (four times): refuse beyond this. */
+#define FA_MAX_REF_BITS ((uint64_t)1 << 31)
+
+static void ref_ctx_free(ref_ctx *c)
+{
+    free(c->ridx);
+    free(c->rvreg);
+    free(c->gen);
+    free(c->kill);
+    free(c->has_sp);
+    memset(c, 0, sizeof *c);
+}
+
+/* Forward scan: where each vreg is defined, the GLOBAL and USED flags,
+ * each block's upward-exposed operand uses (in SSA a use of a vreg defined
+ * in its own block follows the def, so a use whose vreg has no def in the
+ * block so far reads a value from elsewhere) and whether it inherits its
+ * predecessor's registers (one predecessor edge, from a block processed
+ * earlier). Returns the number of safepoints; marks the blocks having one. */
+static uint32_t prepass_forward(fa *a, uint32_t *def_block, bool *has_sp)
 {
     const ravel_func *f = a->f;
-    uint32_t n = a->cfg.nblocks;
+    uint32_t n = a->cfg.nblocks, nsp = 0;
     a->gen_start = rv_xmalloc(sizeof(uint32_t) * (n + 1));
     a->heir_src = rv_xmalloc(sizeof(uint32_t) * (n + 1));
     rv_vec_reserve(a->gen, f->ops.len + 1); /* at most one entry per use: no regrowth */
@@ -230,77 +265,141 @@ static void upward_uses(fa *a, const uint32_t *def_block)
         uint32_t np = a->cfg.pred_start[b + 1] - a->cfg.pred_start[b];
         uint32_t q = np == 1 ? a->cfg.pred[a->cfg.pred_start[b]] : RAVEL_NONE;
         a->heir_src[b] = q != RAVEL_NONE && q < b ? q : RAVEL_NONE;
-        for (uint32_t j = 0; j < bl->ninsts; j++) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            const rv_operand *ops = rv_ops_of(f, in);
-            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
-                uint32_t v = ops[u].vreg;
-                if (def_block[v] == b || a->vs[v].stamp == b + 1) continue;
-                a->vs[v].stamp = b + 1;
-                rv_vec_push(a->gen, v);
-            }
-        }
-    }
-    a->gen_start[n] = a->gen.len;
-    for (uint32_t k = 0; k < a->gen.len; k++) a->vs[a->gen.data[k]].stamp = RAVEL_NONE;
-}
-
-/* Global vregs, use flags, and kill flags (backward per block). */
-static void prepass(fa *a)
-{
-    const ravel_func *f = a->f;
-    uint32_t nv = f->vregs.len;
-    uint32_t *def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
-    for (uint32_t v = 0; v < nv; v++) def_block[v] = RAVEL_NONE;
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        const rv_block *bl = &f->blocks.data[b];
         for (uint32_t p = 0; p < bl->nparams; p++) {
             uint32_t v = rv_block_params(f, bl)[p];
             def_block[v] = b;
             a->vs[v].vflags |= VF_GLOBAL;
         }
+        /* jump arguments: on the edge of a single-successor block the edge
+         * copies run before the jump, where a value of this block may still
+         * be in its register; else they must be in slots */
+        bool at_exit = a->cfg.succ_start[b + 1] - a->cfg.succ_start[b] == 1;
+        uint32_t bsp = 0;
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
             const rv_operand *ops = rv_ops_of(f, in);
+            bsp += (in->flags & RV_IF_SAFEPOINT) != 0;
+            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+                uint32_t v = ops[u].vreg;
+                a->vs[v].vflags |= VF_USED;
+                if (def_block[v] == b) continue;
+                a->vs[v].vflags |= VF_GLOBAL;
+                if (a->vs[v].stamp == b + 1) continue;
+                a->vs[v].stamp = b + 1;
+                rv_vec_push(a->gen, v);
+            }
             for (uint32_t d = 0; d < in->ndefs; d++) def_block[ops[d].vreg] = b;
-        }
-    }
-    upward_uses(a, def_block);
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        /* values an heir block reads stay in their registers to the end */
-        for (uint32_t e = a->cfg.succ_start[b]; e < a->cfg.succ_start[b + 1]; e++) {
-            uint32_t sb = a->cfg.succ[e];
-            if (a->heir_src[sb] != b) continue;
-            for (uint32_t k = a->gen_start[sb]; k < a->gen_start[sb + 1]; k++) a->vs[a->gen.data[k]].stamp = b + 1;
-        }
-        for (uint32_t j = bl->ninsts; j-- > 0;) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            /* jump arguments: on the edge of a single-successor block the
-             * edge copies run before the jump, where a value of this block
-             * may still be in its register; else they must be in slots */
-            bool at_exit = a->cfg.succ_start[b + 1] - a->cfg.succ_start[b] == 1;
             for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
                 for (uint32_t k = 0; k < sc->nargs; k++) {
                     uint32_t v = rv_succ_args(f, sc)[k];
                     a->vs[v].vflags |= VF_USED;
                     if (!at_exit || def_block[v] != b) a->vs[v].vflags |= VF_GLOBAL;
-                    else a->vs[v].stamp = b + 1; /* live to the end of the block */
+                }
+            }
+        }
+        if (has_sp) has_sp[b] = bsp != 0;
+        nsp += bsp;
+    }
+    a->gen_start[n] = a->gen.len;
+    for (uint32_t k = 0; k < a->gen.len; k++) a->vs[a->gen.data[k]].stamp = RAVEL_NONE;
+    return nsp;
+}
+
+/* The .ref indices (globals first, each part in vreg order) and room for
+ * the global refs' gen/kill sets; false if those would be too large. */
+static bool ref_index(fa *a, ref_ctx *c)
+{
+    const ravel_func *f = a->f;
+    uint32_t nrefs = 0, ng = 0, nv = f->vregs.len;
+    for (uint32_t v = 0; v < nv; v++)
+        if (f->vregs.data[v].ref) {
+            nrefs++;
+            ng += (a->vs[v].vflags & VF_GLOBAL) != 0;
+        }
+    if ((uint64_t)ng * a->cfg.nblocks > FA_MAX_REF_BITS)
+        return fail(a, RAVEL_NONE, "too large: .ref liveness over this many blocks and references exceeds the memory limit", RAVEL_NONE);
+    c->f = f;
+    c->ridx = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
+    c->rvreg = rv_xmalloc(sizeof(uint32_t) * (nrefs + 1));
+    c->nw = rv_bs_words(nrefs);
+    c->ng = ng;
+    c->gw = rv_bs_words(ng);
+    uint32_t gi = 0, li = ng;
+    for (uint32_t v = 0; v < nv; v++) {
+        c->ridx[v] = RAVEL_NONE;
+        if (!f->vregs.data[v].ref) continue;
+        c->ridx[v] = (a->vs[v].vflags & VF_GLOBAL) ? gi++ : li++;
+        c->rvreg[c->ridx[v]] = v;
+    }
+    size_t gsize = (size_t)a->cfg.nblocks * c->gw + 1;
+    c->gen = rv_xcalloc(gsize, sizeof(uint64_t));
+    c->kill = rv_xcalloc(gsize, sizeof(uint64_t));
+    return true;
+}
+
+/* Global vregs, use flags, kill flags (a backward scan per block), the
+ * blocks' upward-exposed uses and heirs, and, when the function has
+ * safepoints, the gen/kill sets of the global refs (a->refs): one forward
+ * and one backward scan of the function. False only when the .ref sets
+ * would be too large. */
+static bool prepass(fa *a)
+{
+    const ravel_func *f = a->f;
+    uint32_t nv = f->vregs.len, n = a->cfg.nblocks;
+    ref_ctx *c = &a->refs;
+    uint32_t *def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
+    for (uint32_t v = 0; v < nv; v++) def_block[v] = RAVEL_NONE;
+    c->has_sp = rv_xcalloc(n + 1, 1);
+    uint32_t nsp = prepass_forward(a, def_block, c->has_sp);
+    bool refs = nsp != 0;
+    c->nsp = nsp;
+    if (refs && !ref_index(a, c)) {
+        free(def_block);
+        return false;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        uint64_t *rg = refs ? c->gen + (size_t)b * c->gw : NULL, *rk = refs ? c->kill + (size_t)b * c->gw : NULL;
+        /* values an heir block reads stay in their registers to the end */
+        for (uint32_t e = a->cfg.succ_start[b]; e < a->cfg.succ_start[b + 1]; e++) {
+            uint32_t sb = a->cfg.succ[e];
+            if (a->heir_src[sb] != b) continue;
+            for (uint32_t k = a->gen_start[sb]; k < a->gen_start[sb + 1]; k++) a->vs[a->gen.data[k]].stamp = b + 1;
+        }
+        bool at_exit = a->cfg.succ_start[b + 1] - a->cfg.succ_start[b] == 1;
+        for (uint32_t j = bl->ninsts; j-- > 0;) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t d = 0; refs && d < in->ndefs; d++) { /* .ref gen/kill: the defs, then the reads */
+                uint32_t x = c->ridx[ops[d].vreg];
+                if (x < c->ng) {
+                    rv_bs_clear(rg, x);
+                    rv_bs_set(rk, x);
+                }
+            }
+            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t k = 0; k < sc->nargs; k++) {
+                    uint32_t v = rv_succ_args(f, sc)[k];
+                    if (at_exit && def_block[v] == b) a->vs[v].stamp = b + 1; /* live to the end of the block */
+                    if (refs && c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
                 }
             }
             for (uint32_t k = in->ndefs + in->nuses; k-- > 0;) {
                 uint32_t opi = in->first_op + k;
                 uint32_t v = f->ops.data[opi].vreg;
-                bool seen = a->vs[v].stamp == b + 1;
-                if (k >= in->ndefs) {
-                    a->vs[v].vflags |= VF_USED;
-                    if (def_block[v] != b) a->vs[v].vflags |= VF_GLOBAL;
-                    if (!seen) a->oflags[opi] |= OF_KILL;
-                    a->vs[v].stamp = b + 1;
-                } else if (!seen) {
-                    a->oflags[opi] |= OF_KILL;
-                }
+                if (a->vs[v].stamp != b + 1) a->oflags[opi] |= OF_KILL;
+                if (k < in->ndefs) continue;
+                a->vs[v].stamp = b + 1;
+                if (refs && c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
+            }
+        }
+        for (uint32_t p = 0; refs && p < bl->nparams; p++) {
+            uint32_t x = c->ridx[rv_block_params(f, bl)[p]];
+            if (x < c->ng) {
+                rv_bs_clear(rg, x);
+                rv_bs_set(rk, x);
             }
         }
     }
@@ -309,6 +408,7 @@ static void prepass(fa *a)
         a->vs[v].stamp = RAVEL_NONE;
     }
     free(def_block);
+    return true;
 }
 
 /* A block with one predecessor edge whose copies would go at its entry
@@ -341,21 +441,6 @@ static void share_param_slots(fa *a)
     }
 }
 
-/* Refs live across each safepoint (see the file comment). Liveness is
- * separable per vreg, so only GLOBAL refs (those that can be live across a
- * block boundary) go through the generic dataflow solver, with per-block
- * gen/kill sets computed in one scan (the transfer is then O(words), not a
- * walk over the block). A non-global ref is defined and used only in its
- * block, never live out of it; the backward walk over each block that has
- * a safepoint tracks every ref. Memory: 4 x nblocks x global refs bits. Ref indices: globals [0, ng), then locals. */
-typedef struct ref_ctx {
-    const ravel_func *f;
-    uint32_t *ridx;        /* vreg -> ref index or RAVEL_NONE */
-    uint32_t nw;           /* words of the walk set (every ref) */
-    uint32_t ng, gw;       /* global refs and words of the dataflow sets */
-    uint64_t *gen, *kill;  /* per block, gw words each */
-} ref_ctx;
-
 static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
 {
     const rv_operand *ops = rv_ops_of(c->f, in);
@@ -377,43 +462,6 @@ static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *sr
     const ref_ctx *c = vc;
     const uint64_t *g = c->gen + (size_t)b * c->gw, *k = c->kill + (size_t)b * c->gw;
     for (uint32_t w = 0; w < c->gw; w++) dst[w] = (src[w] & ~k[w]) | g[w];
-}
-
-/* A use of global ref v in block b: upward exposed unless defined before. */
-static void ref_gen(const ref_ctx *c, uint32_t b, uint32_t v)
-{
-    uint32_t x = c->ridx[v];
-    if (x >= c->ng || x == RAVEL_NONE) return;
-    uint64_t *k = c->kill + (size_t)b * c->gw;
-    if (!rv_bs_test(k, x)) rv_bs_set(c->gen + (size_t)b * c->gw, x);
-}
-
-/* gen/kill of block b over the global refs; true if b has a safepoint. */
-static bool ref_gen_kill(const ref_ctx *c, uint32_t b)
-{
-    const ravel_func *f = c->f;
-    const rv_block *bl = &f->blocks.data[b];
-    uint64_t *k = c->kill + (size_t)b * c->gw;
-    bool sp = false;
-    for (uint32_t p = 0; p < bl->nparams; p++) {
-        uint32_t x = c->ridx[rv_block_params(f, bl)[p]];
-        if (x < c->ng) rv_bs_set(k, x);
-    }
-    for (uint32_t j = 0; j < bl->ninsts; j++) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-        const rv_operand *ops = rv_ops_of(f, in);
-        sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
-        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) ref_gen(c, b, ops[u].vreg);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t a = 0; a < sc->nargs; a++) ref_gen(c, b, rv_succ_args(f, sc)[a]);
-        }
-        for (uint32_t d = 0; d < in->ndefs; d++) {
-            uint32_t x = c->ridx[ops[d].vreg];
-            if (x < c->ng) rv_bs_set(k, x);
-        }
-    }
-    return sp;
 }
 
 /* Dense sets cost nblocks x global refs bits (four times): refuse beyond this. */
@@ -447,60 +495,35 @@ static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, 
     }
 }
 
-static bool safepoint_refs(fa *a)
+/* The refs live across each safepoint (sp_first, sp_n, sp_list), from the
+ * gen/kill sets prepass made. */
+static void safepoint_refs(fa *a)
 {
     const ravel_func *f = a->f;
-    uint32_t nrefs = 0, ng = 0, nb = a->cfg.nblocks, nsp = 0;
-    for (uint32_t i = 0; i < f->insts.len; i++) nsp += (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
-    if (!nsp) return true;
-    for (uint32_t v = 0; v < f->vregs.len; v++)
-        if (f->vregs.data[v].ref) {
-            nrefs++;
-            ng += (a->vs[v].vflags & VF_GLOBAL) != 0;
-        }
-    if ((uint64_t)ng * nb > FA_MAX_REF_BITS)
-        return fail(a, RAVEL_NONE, "too large: .ref liveness over this many blocks and references exceeds the memory limit", RAVEL_NONE);
-    ref_ctx c = {f, rv_xmalloc(sizeof(uint32_t) * (f->vregs.len + 1)), rv_bs_words(nrefs), ng, rv_bs_words(ng), NULL, NULL};
-    uint32_t *rvreg = rv_xmalloc(sizeof(uint32_t) * (nrefs + 1));
-    uint32_t gi = 0, li = ng;
-    for (uint32_t v = 0; v < f->vregs.len; v++) {
-        c.ridx[v] = RAVEL_NONE;
-        if (!f->vregs.data[v].ref) continue;
-        c.ridx[v] = (a->vs[v].vflags & VF_GLOBAL) ? gi++ : li++;
-        rvreg[c.ridx[v]] = v;
-    }
-    size_t gsize = (size_t)nb * c.gw + 1;
-    c.gen = rv_xcalloc(gsize, sizeof(uint64_t));
-    c.kill = rv_xcalloc(gsize, sizeof(uint64_t));
-    bool *has_sp = rv_xcalloc(nb + 1, 1);
-    for (uint32_t b = 0; b < nb; b++) has_sp[b] = ref_gen_kill(&c, b);
+    ref_ctx *c = &a->refs;
+    uint32_t nb = a->cfg.nblocks;
+    if (!c->nsp) return;
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = &a->cfg;
-    df.nbits = ng;
+    df.nbits = c->ng;
     df.backward = true;
     df.transfer = ref_transfer;
-    df.ctx = &c;
+    df.ctx = c;
     rv_dataflow_solve(&df);
     a->sp_first = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     a->sp_n = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
-    uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c.nw + 1));
+    uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c->nw + 1));
     for (uint32_t b = 0; b < nb; b++) {
-        if (!has_sp[b]) continue;
-        memset(live, 0, sizeof(uint64_t) * c.nw);
-        if (c.gw) memcpy(live, df.out + (size_t)b * c.gw, c.gw * sizeof *live);
-        ref_walk_block(a, &c, b, live, rvreg);
+        if (!c->has_sp[b]) continue;
+        memset(live, 0, sizeof(uint64_t) * c->nw);
+        if (c->gw) memcpy(live, df.out + (size_t)b * c->gw, c->gw * sizeof *live);
+        ref_walk_block(a, c, b, live, c->rvreg);
     }
     /* the stackmaps: inst, count, then the live refs and the rare early .ref defs */
-    rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * nsp);
+    rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * c->nsp);
     free(live);
-    free(rvreg);
-    free(has_sp);
-    free(c.gen);
-    free(c.kill);
-    free(c.ridx);
     rv_dataflow_free(&df);
-    return true;
 }
 
 /* ---- register choice ---- */
@@ -1086,6 +1109,7 @@ static void fa_free(fa *a)
     rv_vec_free(a->gen);
     rv_vec_free(a->snap);
     rv_vec_free(a->sp_list);
+    ref_ctx_free(&a->refs);
     rv_vec_free(a->moves);
     rv_vec_free(a->smap);
     rv_cfg_free(&a->cfg);
@@ -1097,9 +1121,11 @@ static ravel_func *fa_run(const ravel_func *f, const rv_alloc_opts *o, char **er
 {
     fa a;
     fa_init(&a, f, o, random);
-    prepass(&a);
-    share_param_slots(&a);
-    bool ok = safepoint_refs(&a);
+    bool ok = prepass(&a);
+    if (ok) {
+        share_param_slots(&a);
+        safepoint_refs(&a);
+    }
     for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
     ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
     if (err) *err = a.err;
