@@ -25,8 +25,9 @@ const char *rv_opcode_name(ravel_opcode op) { return (unsigned)op < RAVEL_OP_COU
 
 ravel_opcode rv_opcode_from_name(const char *s, size_t n)
 {
-    for (int op = RAVEL_OP_ARGS; op <= RAVEL_OP_CALL; op++)
-        if (strlen(opnames[op]) == n && memcmp(opnames[op], s, n) == 0) return (ravel_opcode)op;
+    if (n == 0) return RAVEL_OP_OTHER;
+    for (int op = RAVEL_OP_ARGS; op <= RAVEL_OP_CALL; op++) /* the first byte first: few strlen calls */
+        if (opnames[op][0] == s[0] && strlen(opnames[op]) == n && memcmp(opnames[op], s, n) == 0) return (ravel_opcode)op;
     return RAVEL_OP_OTHER;
 }
 

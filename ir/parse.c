@@ -49,9 +49,13 @@ typedef struct lexer {
     uint32_t line;
 } lexer;
 
-static bool is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
-static bool is_id(int c) { return is_id0(c) || is_digit(c); }
+/* Character classes as range checks (c is a byte, possibly sign-extended:
+ * bytes >= 0x80 are in no class). (c | 32) folds 'A'..'Z' onto 'a'..'z'. */
+static inline bool is_id0(int c) { return (unsigned)((c | 32) - 'a') < 26u || c == '_'; }
+static inline bool is_digit(int c) { return (unsigned)(c - '0') < 10u; }
+static inline bool is_id(int c) { return is_id0(c) || is_digit(c); }
+/* Horizontal white space: ' ', \t, \v, \f, \r (\r for CR LF). */
+static inline bool is_hspace(int c) { return c == ' ' || ((unsigned)(c - '\t') < 5u && c != '\n'); }
 
 static int hexval(int c)
 {
@@ -100,12 +104,13 @@ static void lex_int(lexer *lx, token *t)
 /* Skips horizontal white space (\r included, for CR LF) and a comment. */
 static void skip_space(lexer *lx)
 {
-    while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\f' || *lx->p == '\v'))
-        lx->p++;
-    if (lx->p < lx->end && *lx->p == '#') {
-        const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
-        lx->p = nl ? nl : lx->end;
+    const char *p = lx->p, *end = lx->end;
+    while (p < end && is_hspace(*p)) p++;
+    if (p < end && *p == '#') {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl : end;
     }
+    lx->p = p;
 }
 
 /* Punctuation, or T_BAD for any other byte (c is *lx->p, consumed). */
@@ -160,7 +165,9 @@ static void lex_into(lexer *lx, token *t)
         lx->bol = lx->p;
         t->k = T_EOL;
     } else if (is_id0(c)) {
-        while (lx->p < lx->end && is_id(*lx->p)) lx->p++;
+        const char *p = lx->p + 1, *end = lx->end;
+        while (p < end && is_id(*p)) p++;
+        lx->p = p;
         t->k = T_IDENT;
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
         lex_int(lx, t);
@@ -883,12 +890,13 @@ static bool is_term_kw(const token *t) { return tok_is(t, "jump") || tok_is(t, "
  * the current token: the line has defs or is an edit. */
 static bool line_has_eq(const parser *P, const char **after)
 {
-    for (const char *p = P->t.s; p < P->lx.end && *p != '\n' && *p != '#'; p++)
-        if (*p == '=') {
-            *after = p + 1;
-            return true;
-        }
-    return false;
+    const char *p = P->t.s, *end = P->lx.end;
+    if (p >= end) return false;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *eq = memchr(p, '=', (size_t)((nl ? nl : end) - p));
+    if (!eq || memchr(p, '#', (size_t)(eq - p))) return false;
+    *after = eq + 1;
+    return true;
 }
 
 /* DEFS: operand (',' operand)* '=' -- collected in P->defs, handed to the
