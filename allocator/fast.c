@@ -298,7 +298,7 @@ static uint32_t prepass_forward(fa *a, uint32_t *def_block, bool *has_sp)
                 }
             }
         }
-        if (has_sp) has_sp[b] = bsp != 0;
+        has_sp[b] = bsp != 0;
         nsp += bsp;
     }
     a->gen_start[n] = a->gen.len;
@@ -338,6 +338,16 @@ static bool ref_index(fa *a, ref_ctx *c)
     return true;
 }
 
+/* A def of v, walking a block backward: a global ref is killed there and
+ * not upward exposed (rg, rk: the block's gen and kill sets). */
+static inline void ref_def(const ref_ctx *c, uint64_t *rg, uint64_t *rk, uint32_t v)
+{
+    uint32_t x = c->ridx[v];
+    if (x >= c->ng) return;
+    rv_bs_clear(rg, x);
+    rv_bs_set(rk, x);
+}
+
 /* Global vregs, use flags, kill flags (a backward scan per block), the
  * blocks' upward-exposed uses and heirs, and, when the function has
  * safepoints, the gen/kill sets of the global refs (a->refs): one forward
@@ -371,13 +381,7 @@ static bool prepass(fa *a)
         for (uint32_t j = bl->ninsts; j-- > 0;) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
             const rv_operand *ops = rv_ops_of(f, in);
-            for (uint32_t d = 0; refs && d < in->ndefs; d++) { /* .ref gen/kill: the defs, then the reads */
-                uint32_t x = c->ridx[ops[d].vreg];
-                if (x < c->ng) {
-                    rv_bs_clear(rg, x);
-                    rv_bs_set(rk, x);
-                }
-            }
+            for (uint32_t d = 0; refs && d < in->ndefs; d++) ref_def(c, rg, rk, ops[d].vreg); /* .ref gen/kill: defs, then reads */
             for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
                 for (uint32_t k = 0; k < sc->nargs; k++) {
@@ -395,13 +399,7 @@ static bool prepass(fa *a)
                 if (refs && c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
             }
         }
-        for (uint32_t p = 0; refs && p < bl->nparams; p++) {
-            uint32_t x = c->ridx[rv_block_params(f, bl)[p]];
-            if (x < c->ng) {
-                rv_bs_clear(rg, x);
-                rv_bs_set(rk, x);
-            }
-        }
+        for (uint32_t p = 0; refs && p < bl->nparams; p++) ref_def(c, rg, rk, rv_block_params(f, bl)[p]);
     }
     for (uint32_t v = 0; v < nv; v++) {
         if (a->vs[v].vflags & VF_GLOBAL) a->vs[v].vflags |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
@@ -464,12 +462,9 @@ static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *sr
     for (uint32_t w = 0; w < c->gw; w++) dst[w] = (src[w] & ~k[w]) | g[w];
 }
 
-/* Dense sets cost nblocks x global refs bits (four times): refuse beyond this. */
-#define FA_MAX_REF_BITS ((uint64_t)1 << 31)
-
 /* Records, for each safepoint of block b, the refs live across it in
  * sp_list (backward walk of the block from its live-out set in `live`). */
-static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, const uint32_t *rvreg)
+static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
 {
     const ravel_func *f = a->f;
     const rv_block *bl = &f->blocks.data[b];
@@ -481,7 +476,7 @@ static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live, 
             a->sp_first[i] = a->sp_list.len;
             for (uint32_t w = 0; w < c->nw; w++)
                 for (uint64_t bits = live[w]; bits; bits &= bits - 1) {
-                    uint32_t v = rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+                    uint32_t v = c->rvreg[w * 64 + (uint32_t)__builtin_ctzll(bits)];
                     bool defined_here = false;
                     for (uint32_t d = 0; d < in->ndefs; d++) defined_here |= ops[d].vreg == v;
                     if (!defined_here) rv_vec_push(a->sp_list, v);
@@ -518,7 +513,7 @@ static void safepoint_refs(fa *a)
         if (!c->has_sp[b]) continue;
         memset(live, 0, sizeof(uint64_t) * c->nw);
         if (c->gw) memcpy(live, df.out + (size_t)b * c->gw, c->gw * sizeof *live);
-        ref_walk_block(a, c, b, live, c->rvreg);
+        ref_walk_block(a, c, b, live);
     }
     /* the stackmaps: inst, count, then the live refs and the rare early .ref defs */
     rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * c->nsp);

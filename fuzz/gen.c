@@ -260,13 +260,7 @@ static uint64_t hash_input(const uint8_t *p, size_t n)
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        uint64_t w = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(&w, p + i, 8);
-#else
-        for (int k = 7; k >= 0; k--) w = w << 8 | p[i + (size_t)k];
-#endif
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+        h = (h ^ rv_load_le64(p + i)) * 0xbf58476d1ce4e5b9ULL;
         h ^= h >> 31;
     }
     for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ===== limits (docs/format.md "Implementation limits") ===================== */
 #define RV_MAX_INPUT_BYTES (256u << 20) /* 256 MiB of text */
@@ -78,6 +79,18 @@ void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
 void rv_map_free(rv_map *m);
 uint64_t rv_hash_bytes(const void *p, size_t n);
 uint64_t rv_hash64(uint64_t x); /* a good 64-bit finalizer */
+/* Eight bytes read little-endian whatever the host: hashes of bytes (and
+ * the fuzz seeds derived from them) are the same on every machine. */
+static inline uint64_t rv_load_le64(const unsigned char *s)
+{
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, s, 8);
+#else
+    for (int k = 7; k >= 0; k--) w = w << 8 | s[k];
+#endif
+    return w;
+}
 
 /* Symbol table: interned strings, ids from 0. */
 typedef struct rv_symtab {

@@ -106,19 +106,6 @@ uint64_t rv_hash64(uint64_t x)
     return x;
 }
 
-/* Eight bytes, little-endian whatever the host: hashes (and so the fuzz
- * seeds derived from input bytes) are the same on every machine. */
-static inline uint64_t load_le64(const unsigned char *s)
-{
-    uint64_t w = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&w, s, 8);
-#else
-    for (int k = 7; k >= 0; k--) w = w << 8 | s[k];
-#endif
-    return w;
-}
-
 /* Eight bytes per step (a fuzz input of a few KiB is hashed on every
  * execution): xor, multiply, fold the high half down so that every input
  * bit reaches every bit of the state; the tail's bytes and the length end it. */
@@ -128,7 +115,7 @@ uint64_t rv_hash_bytes(const void *p, size_t n)
     uint64_t h = 0xcbf29ce484222325ULL;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        h = (h ^ load_le64(s + i)) * 0x9e3779b97f4a7c15ULL;
+        h = (h ^ rv_load_le64(s + i)) * 0x9e3779b97f4a7c15ULL;
         h ^= h >> 32;
     }
     for (; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ULL;
