@@ -528,8 +528,8 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
 static void prov_join(ravel_checker *ck, ck_buf *b, uint32_t x, uint32_t li)
 {
     const ravel_func *f = ck->f;
-    char lb[32];
-    rv_loc_str(f->mach, ck_loc_of(ck, li), lb);
+    char lbuf[32];
+    const char *lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
     ck_val base = value_at(ck, li, ck->frames.data[ck->frame_of.data[x]].mark_entry.log);
     ck_bprintf(b, "at the entry of %s, %s is the meet of its incoming edges:\n", rv_block_name(f, x), lb);
     FOR_IN_EDGES(ck, x, eid, {
@@ -596,14 +596,15 @@ char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uin
 {
     const ravel_func *f = ck->f;
     ck_buf b = {0};
-    char lb[32], lb2[32], vb[32];
+    char lbuf[32], lb2[32], vb[32];
+    const char *lb = "";
     uint32_t blk = x, stop = ii + (late ? 1 : 0);
     for (int steps = 0; steps < 64; steps++) {
         const rv_block *bl = &f->blocks.data[blk];
         bool done = false;
         for (uint32_t i = stop; i-- > bl->first_inst && !done;) {
             const rv_inst *in = &f->insts.data[i];
-            rv_loc_str(f->mach, ck_loc_of(ck, li), lb);
+            lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
             if (rv_is_edit(in)) {
                 if (ck_li(ck, in->u.edit.dst) != li) continue;
                 ck_bprintf(&b, "%s was %s from %s at ", lb,
@@ -643,7 +644,7 @@ char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uin
                 }
         }
         if (done) break;
-        rv_loc_str(f->mach, ck_loc_of(ck, li), lb);
+        lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
         uint32_t q = CK_NIL, np = reached_in_edges(ck, blk, &q);
         if (blk == 0 || np == 0) {
             ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);

@@ -58,9 +58,9 @@ const char *ck_vname(const ravel_func *f, uint32_t v, char *buf)
     return buf;
 }
 
-static void loc_name(const ravel_checker *ck, uint32_t li, char *buf)
+static const char *loc_name(const ravel_checker *ck, uint32_t li, char *buf)
 {
-    rv_loc_str(ck->f->mach, ck_loc_of(ck, li), buf);
+    return rv_loc_str(ck->f->mach, ck_loc_of(ck, li), buf);
 }
 
 static void op_text(ck_buf *b, const ravel_func *f, const rv_operand *o)
@@ -204,10 +204,9 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
     }
     ck_err *e = new_err(ck, s, kind, expect);
     char lb[32], vb[32];
-    loc_name(ck, li, lb);
     e->li = li;
     e->value = true;
-    e->pub.loc = xstrdup(lb);
+    e->pub.loc = xstrdup(loc_name(ck, li, lb));
     ck_buf h = {0};
     held_text(&h, ck, li);
     e->pub.held = ck_bdetach(&h);
@@ -216,9 +215,9 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
     const char *verb = e->pub.held[0] == '{' ? "holds" : "is";
     (void)ck;
     if (expect != CK_NIL)
-        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", lb, ck_vname(ck->f, expect, vb), lb, verb, e->pub.held);
+        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", e->pub.loc, ck_vname(ck->f, expect, vb), e->pub.loc, verb, e->pub.held);
     else
-        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", lb, lb, verb, e->pub.held);
+        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", e->pub.loc, e->pub.loc, verb, e->pub.held);
     if (!strcmp(e->pub.held, "empty")) ck_bprintf(&m, " (every vreg it held was redefined or dropped)");
     e->pub.message = ck_bdetach(&m);
     /* provenance now, while the walk's state and stack are those of the
@@ -291,8 +290,7 @@ void ck_dump_state(ravel_checker *ck, uint32_t blk, uint32_t ii)
     block_locs(ck, blk);
     for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
         uint32_t li = ck->tmp_locs.data[i];
-        loc_name(ck, li, lb);
-        ck_bprintf(b, " %s=", lb);
+        ck_bprintf(b, " %s=", loc_name(ck, li, lb));
         held_text(b, ck, li);
     }
     ck_bprintf(b, "\n");

@@ -895,7 +895,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
     }
     if (!slot && m->regs.data[o->loc].reserved && o->kind != RAVEL_C_FIXED) {
         ck_err_rule(ck, s, "reserved-misuse", o->loc, o->vreg, "%s is reserved and may only be used under fixed(%s)",
-                    rv_loc_str(m, o->loc, lb), lb);
+                    m->regs.data[o->loc].name, m->regs.data[o->loc].name);
         return;
     }
     switch (o->kind) {

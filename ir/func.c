@@ -39,12 +39,11 @@ const char *rv_inst_mnemonic(const ravel_func *f, const rv_inst *i)
 
 const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf)
 {
+    if (m && l < m->regs.len) return m->regs.data[l].name; /* whole, whatever its length */
     if (l == RAVEL_LOC_NONE)
         strcpy(buf, "-");
     else if (ravel_loc_is_slot(l))
         snprintf(buf, 32, "s%u", ravel_loc_slot(l));
-    else if (m && l < m->regs.len)
-        snprintf(buf, 32, "%s", m->regs.data[l].name);
     else
         snprintf(buf, 32, "reg#%u", l);
     return buf;

@@ -279,7 +279,9 @@ uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t 
 const char *rv_inst_mnemonic(const ravel_func *f, const rv_inst *i);
 const char *rv_opcode_name(ravel_opcode op); /* NULL for OTHER */
 ravel_opcode rv_opcode_from_name(const char *s, size_t n); /* OTHER if not a built-in op (edits and terminators excluded) */
-/* Formats a location ("r3", "s7", "-") into buf (>= 32 bytes), returns buf. */
+/* The text of a location ("r3", "s7", "-"): a register's own name (of any
+ * length), else formatted into buf (>= 32 bytes). Use the returned pointer,
+ * not buf. */
 const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf);
 /* Finds or creates a vreg by number (parser). */
 uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num);
