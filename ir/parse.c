@@ -49,13 +49,25 @@ typedef struct lexer {
     uint32_t line;
 } lexer;
 
-/* Character classes as range checks (c is a byte, possibly sign-extended:
- * bytes >= 0x80 are in no class). (c | 32) folds 'A'..'Z' onto 'a'..'z'. */
-static inline bool is_id0(int c) { return (unsigned)((c | 32) - 'a') < 26u || c == '_'; }
-static inline bool is_digit(int c) { return (unsigned)(c - '0') < 10u; }
-static inline bool is_id(int c) { return is_id0(c) || is_digit(c); }
-/* Horizontal white space: ' ', \t, \v, \f, \r (\r for CR LF). */
-static inline bool is_hspace(int c) { return c == ' ' || ((unsigned)(c - '\t') < 5u && c != '\n'); }
+/* Character classes, one table lookup per byte (c is a byte, possibly
+ * sign-extended: bytes >= 0x80 and NUL are in no class, so that the NUL
+ * after the module's copy of the source stops every scan without a bound
+ * check). CC_SPACE: ' ', \t, \v, \f, \r (\r for CR LF). */
+enum { CC_ID0 = 1, CC_DIGIT = 2, CC_SPACE = 4 };
+#define CC_LETTERS(b) [b] = CC_ID0, [b + 1] = CC_ID0, [b + 2] = CC_ID0, [b + 3] = CC_ID0, [b + 4] = CC_ID0, \
+                      [b + 5] = CC_ID0, [b + 6] = CC_ID0, [b + 7] = CC_ID0, [b + 8] = CC_ID0, [b + 9] = CC_ID0, \
+                      [b + 10] = CC_ID0, [b + 11] = CC_ID0, [b + 12] = CC_ID0
+static const uint8_t cclass[256] = {
+    CC_LETTERS('a'), CC_LETTERS('n'), CC_LETTERS('A'), CC_LETTERS('N'), ['_'] = CC_ID0,
+    ['0'] = CC_DIGIT, ['1'] = CC_DIGIT, ['2'] = CC_DIGIT, ['3'] = CC_DIGIT, ['4'] = CC_DIGIT,
+    ['5'] = CC_DIGIT, ['6'] = CC_DIGIT, ['7'] = CC_DIGIT, ['8'] = CC_DIGIT, ['9'] = CC_DIGIT,
+    [' '] = CC_SPACE, ['\t'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE, ['\r'] = CC_SPACE,
+};
+#undef CC_LETTERS
+static inline bool is_id0(int c) { return cclass[(unsigned char)c] & CC_ID0; }
+static inline bool is_digit(int c) { return cclass[(unsigned char)c] & CC_DIGIT; }
+static inline bool is_id(int c) { return cclass[(unsigned char)c] & (CC_ID0 | CC_DIGIT); }
+static inline bool is_hspace(int c) { return cclass[(unsigned char)c] & CC_SPACE; }
 
 static int hexval(int c)
 {
@@ -105,7 +117,7 @@ static void lex_int(lexer *lx, token *t)
 static void skip_space(lexer *lx)
 {
     const char *p = lx->p, *end = lx->end;
-    while (p < end && is_hspace(*p)) p++;
+    while (is_hspace(*p)) p++; /* stops at the final NUL */
     if (p < end && *p == '#') {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl : end;
@@ -165,8 +177,8 @@ static void lex_into(lexer *lx, token *t)
         lx->bol = lx->p;
         t->k = T_EOL;
     } else if (is_id0(c)) {
-        const char *p = lx->p + 1, *end = lx->end;
-        while (p < end && is_id(*p)) p++;
+        const char *p = lx->p + 1;
+        while (is_id(*p)) p++; /* stops at the final NUL */
         lx->p = p;
         t->k = T_IDENT;
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
@@ -228,6 +240,7 @@ typedef struct parser {
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     char name[96];        /* a register name built from a range */
     rv_symtab fnames;     /* names of the functions read so far */
+    uint32_t *ntab, nmask; /* the machine's names once it is read (machine_names) */
 } parser;
 
 static void next(parser *P) { lex_into(&P->lx, &P->t); }
@@ -343,15 +356,51 @@ static bool bad_num_name(struct parser *P, const token *t, int rc, const char *w
                 t->s[0] == 'v' ? RV_MAX_VREG_NUM : RAVEL_MAX_SLOT);
 }
 
+/* The functions look up the machine's names (registers, classes) at most
+ * operands: once the machine is read they go through ntab, an open-
+ * addressing table of symbol id + 1 (0: empty) with a hash cheaper than the
+ * symbol table's, as names are short. */
+static uint32_t name_hash(const char *s, uint32_t n)
+{
+    uint32_t h = n * 0x9e3779b1u;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+    return h ^ (h >> 16);
+}
+
+static void machine_names(parser *P)
+{
+    const rv_symtab *t = &P->m->names;
+    uint32_t cap = 16;
+    while (cap < 2 * t->strs.len) cap *= 2;
+    P->ntab = rv_xcalloc(cap, sizeof *P->ntab);
+    P->nmask = cap - 1;
+    for (uint32_t id = 0; id < t->strs.len; id++) {
+        uint32_t i = name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
+        while (P->ntab[i]) i = (i + 1) & P->nmask;
+        P->ntab[i] = id + 1;
+    }
+}
+
+static uint32_t find_name(const parser *P, const char *s, uint32_t n)
+{
+    if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
+    const rv_symtab *t = &P->m->names;
+    for (uint32_t i = name_hash(s, n) & P->nmask; P->ntab[i]; i = (i + 1) & P->nmask) {
+        uint32_t id = P->ntab[i] - 1;
+        if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
+    }
+    return RAVEL_NONE;
+}
+
 static int find_reg(const parser *P, const char *s, uint32_t n)
 {
-    uint32_t sym = rv_sym_find(&P->m->names, s, n);
+    uint32_t sym = find_name(P, s, n);
     return sym == RAVEL_NONE ? -1 : P->m->name_reg.data[sym];
 }
 
 static int find_class(const parser *P, const char *s, uint32_t n)
 {
-    uint32_t sym = rv_sym_find(&P->m->names, s, n);
+    uint32_t sym = find_name(P, s, n);
     return sym == RAVEL_NONE ? -1 : P->m->name_class.data[sym];
 }
 
@@ -542,7 +591,9 @@ static bool parse_machine(parser *P)
     }
     if (P->nerr == nerr0 && P->m->classes.len == 0)
         return perr(P, P->t.line, P->t.col, "the machine declares no register class");
-    return P->nerr == nerr0;
+    if (P->nerr != nerr0) return false;
+    machine_names(P);
+    return true;
 }
 
 /* ---- functions: operands ----------------------------------------------------------- */
@@ -656,13 +707,12 @@ static bool parse_loc(parser *P, ravel_loc *loc)
     token t = P->t;
     uint32_t num = 0;
     if (t.k != T_IDENT) return unexpected(P, "a location (register or sN)");
-    int r = find_reg(P, t.s, t.n);
-    if (r >= 0) {
-        *loc = (ravel_loc)r;
-    } else if (is_slot_tok(&t, &num)) {
-        int rc = is_slot_tok(&t, &num);
+    int rc = is_slot_tok(&t, &num), r;
+    if (rc != NUMNAME_NO) { /* no register reads as a slot (define_reg) */
         if (rc < 0) return bad_num_name(P, &t, rc, "slot");
         *loc = ravel_slot(num);
+    } else if ((r = find_reg(P, t.s, t.n)) >= 0) {
+        *loc = (ravel_loc)r;
     } else if (is_vreg_tok(&t, &num)) {
         return perr(P, t.line, t.col, "expected a location (register or sN), found vreg '%.*s'", (int)t.n, t.s);
     } else {
@@ -953,9 +1003,14 @@ static bool parse_inst(parser *P)
     const char *after;
     bool has_eq = line_has_eq(P, &after);
     if (has_eq) {
-        lexer l = P->lx;
-        l.p = after;
-        token mn = lex(&l);
+        token mn = {.k = T_BAD}; /* the identifier after '=', if any (as lex_into reads it) */
+        while (is_hspace(*after)) after++;
+        if (is_id0(*after)) {
+            mn.k = T_IDENT;
+            mn.s = after;
+            while (is_id(*++after)) {}
+            mn.n = (uint32_t)(after - mn.s);
+        }
         if (is_edit_kw(&mn)) return parse_edit(P, &first);
         if (!parse_defs(P)) return false;
     } else {
@@ -1038,10 +1093,13 @@ static bool at_label(const parser *P)
 {
     uint32_t num;
     if (P->t.k != T_IDENT) return false;
-    lexer l = P->lx;
-    token n = lex(&l);
-    if (is_vreg_tok(&P->t, &num)) return n.k == T_COLON && (n = lex(&l)).k == T_EOL;
-    return n.k == T_COLON || n.k == T_LPAREN;
+    /* the next token, by its first byte (as lex_into would read it) */
+    const char *p = P->lx.p;
+    while (is_hspace(*p)) p++;
+    if (!is_vreg_tok(&P->t, &num)) return *p == ':' || *p == '(';
+    if (*p != ':') return false;
+    for (p++; is_hspace(*p);) p++;
+    return p >= P->lx.end || *p == '\n' || *p == '#'; /* then the line ends */
 }
 
 /* Checks use annotations recorded before their vreg's def. */
@@ -1148,6 +1206,7 @@ static void parser_free(parser *P)
     rv_vec_free(P->list);
     rv_vec_free(P->vcache);
     rv_symtab_free(&P->fnames);
+    free(P->ntab);
 }
 
 static char *dup_str(const char *s)
@@ -1209,7 +1268,8 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
         ravel_module_free(mod);
         return NULL;
     }
-    /* the module keeps its own copy: functions point into it (f->src) */
+    /* the module keeps its own copy: functions point into it (f->src); the
+     * NUL after it ends the lexer's scans (cclass) */
     mod->src = rv_xmalloc(len + 1);
     if (len) memcpy(mod->src, text, len);
     mod->src[len] = 0;
