@@ -662,16 +662,19 @@ static int parse_bug(rv_fuzz *z, const char *what, const char *t1, size_t l1, co
 enum { PARSE_MAX_BYTES = 1 << 16 };
 
 /* Any bytes: parse; if accepted, print -> parse -> print must be a
- * fixpoint, in text and structurally (rv_func_equal). */
+ * fixpoint, in text and structurally (rv_func_equal): x, t1 = print(x),
+ * m1 = parse(t1), t2 = print(m1) with t1 == t2 and m1 equal to x. Then
+ * parse(t2) is parse(t1) = m1 (the reader is a function of its text), so it
+ * is not parsed a third time. */
 int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size)
 {
     if (size > PARSE_MAX_BYTES) return RV_FUZZ_SKIP;
     char *text = rv_xmalloc(size + 1);
     if (size) memcpy(text, data, size);
     text[size] = 0;
-    ravel_diags *d0, *d1 = NULL, *d2 = NULL;
+    ravel_diags *d0, *d1 = NULL;
     ravel_module *m0 = parse_quiet(text, size, &d0);
-    ravel_module *m1 = NULL, *m2 = NULL;
+    ravel_module *m1 = NULL;
     char *t1 = NULL, *t2 = NULL;
     size_t l1 = 0, l2 = 0;
     int result = RV_FUZZ_SKIP;
@@ -683,23 +686,18 @@ int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size)
             result = parse_bug(z, "the printed text does not parse", t1, l1, NULL, 0);
         } else {
             t2 = module_text(m1, &l2);
-            m2 = parse_quiet(t2, l2, &d2);
             if (l1 != l2 || memcmp(t1, t2, l1) != 0)
                 result = parse_bug(z, "print(parse(print(x))) differs from print(x)", t1, l1, t2, l2);
             else if (!modules_equal(m0, m1))
                 result = parse_bug(z, "parse(print(x)) is not structurally equal to x", t1, l1, NULL, 0);
-            else if (!m2 || !modules_equal(m1, m2))
-                result = parse_bug(z, "the second round trip is not structurally equal", t1, l1, t2, l2);
             else
                 result = RV_FUZZ_PASS;
         }
     }
     ravel_module_free(m0);
     ravel_module_free(m1);
-    ravel_module_free(m2);
     ravel_diags_free(d0);
     if (d1) ravel_diags_free(d1);
-    if (d2) ravel_diags_free(d2);
     free(t1);
     free(t2);
     free(text);
