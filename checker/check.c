@@ -173,7 +173,15 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     /* (explain dumps replay the walks' edge deltas: with it the walks run) */
     bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
     ck->vn_proven = proven;
-    if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) ck_flow(ck, true);
+    if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) {
+        /* the fast walk's value errors are certain (it reads states at or
+         * above the fixpoint's, and a read that fails fails below too), so
+         * a caller that wants only the verdict has it, unless the walk
+         * stopped short (divergence, the set limit) */
+        bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & (CK_OPT_EXACT | RAVEL_CHECK_EXPLAIN));
+        if (verdict_only && ck->fast_nerr && !ck->diverged && !ck->sets.overflow) rep->status = RAVEL_EFAIL;
+        else ck_flow(ck, true);
+    }
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (ck->sets.overflow) drop_undecided(ck, rep);
     ck_finish_report(ck);

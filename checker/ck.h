@@ -243,6 +243,7 @@ struct ravel_checker {
      * strings), and a loop whose last round was at its fixpoint is not
      * visited again; any error sends the caller to the exact walk */
     bool fast;
+    uint32_t fast_nerr; /* value errors the last fast walk counted */
     struct ravel_report *frep;
     RV_VEC(uint32_t) visits; /* fast: blocks entered, in order (loop shortcut, ck_flow.c); emptied per walk */
     bool locs_ok;            /* fast walk, no rule error: every location named exists (ck_lix) */

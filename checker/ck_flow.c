@@ -502,6 +502,7 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck->locs_ok = false;
     ck_loop_reset(ck); /* the loop shortcut's scratch: empty, its room kept */
     ck->rep = rep;
+    ck->fast_nerr = ck->frep->errs.len;
     bool ok = !ck->frep->errs.len && !ck->diverged;
     ck_truncate_errors(ck->frep, 0);
     return ok;

@@ -262,11 +262,14 @@ static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_
 
 /* ravel_check of out against f, which the caller validated (the
  * requirement of rv_fuzz_alloc and rv_fuzz_oracle): the checker need not
- * look at f on its own (RAVEL_CHECK_ORIG_VALID). */
+ * look at f on its own (RAVEL_CHECK_ORIG_VALID). Without rep only the
+ * verdict is wanted (RAVEL_CHECK_VERDICT_ONLY: the oracle's corrupted
+ * allocations are mostly rejected, and their reports cost more than the
+ * check). */
 static int check_out(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_report **rep)
 {
     unsigned opts = ravel_checker_options(z->ck);
-    ravel_checker_set_options(z->ck, opts | RAVEL_CHECK_ORIG_VALID);
+    ravel_checker_set_options(z->ck, opts | RAVEL_CHECK_ORIG_VALID | (rep ? 0 : RAVEL_CHECK_VERDICT_ONLY));
     int rc = ravel_check(z->ck, out, f, rep);
     ravel_checker_set_options(z->ck, opts);
     return rc;

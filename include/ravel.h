@@ -180,6 +180,15 @@ void ravel_checker_free(ravel_checker *ck);
                                       (e.g. it was just generated and validated): the checker's own
                                       pass over it is skipped. An orig that does not validate is then
                                       undefined behaviour; without the option it is a RAVEL_EINVAL */
+#define RAVEL_CHECK_VERDICT_ONLY 32u /* only the verdict is wanted (a JIT that falls back to a
+                                        safe allocator, a fuzzing oracle): once a value error is
+                                        certain, the report of the value errors (messages,
+                                        provenance: as costly as the check itself) is not built.
+                                        The status is RAVEL_EFAIL as without the option (or, for a
+                                        function the full check would find beyond the checker's
+                                        set limit, RAVEL_EFAIL instead of RAVEL_EINVAL: the error
+                                        found is certain); the report lists the rule errors only,
+                                        so it may hold no error at all. Ignored with EXPLAIN */
 void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
 unsigned ravel_checker_options(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not

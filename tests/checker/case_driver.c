@@ -14,7 +14,8 @@
  *     The errors reported must be exactly the expected ones (kind and line,
  *     as a multiset): no false positives, nothing missed. The status and
  *     the printed report (text and JSON) must also equal those of a
- *     reference context running the full validator and the exact walk only.
+ *     reference context running the full validator and the exact walk only,
+ *     and the status that of a check with RAVEL_CHECK_VERDICT_ONLY.
  * Exit status 0 if the case passes, 1 otherwise (with a reason on stderr). */
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
@@ -219,6 +220,14 @@ int main(int argc, char **argv)
         int rc = ravel_check(ck, f, o, &rep);
         if (rc == RAVEL_EINVAL) einval++;
         if (!same_as_reference(f, o, ravel_checker_options(ck), rc, rep)) fail = 1;
+        ravel_checker *vo = ravel_checker_new(); /* only the verdict: the same status */
+        ravel_checker_set_options(vo, RAVEL_CHECK_VERDICT_ONLY);
+        int rv = ravel_check(vo, f, o, NULL);
+        ravel_checker_free(vo);
+        if (rv != rc) {
+            fprintf(stderr, "FAIL: status %d with RAVEL_CHECK_VERDICT_ONLY, %d without\n", rv, rc);
+            fail = 1;
+        }
         ravel_report_print(stderr, rep);
         if (mem) ravel_report_print(mem, rep);
         if (mem) ravel_report_print_json(mem, rep);

@@ -111,6 +111,19 @@ TEST(api_correct_and_broken)
     e = ravel_report_error(rep, 0);
     CHECK(e && strcmp(e->kind, "use-wrong-vreg") == 0 && strcmp(e->held, "{v1}") == 0);
     ravel_report_free(rep);
+    /* only the verdict: the same status, the value errors not listed; with
+     * EXPLAIN the option is ignored */
+    ravel_checker_set_options(ck, RAVEL_CHECK_VERDICT_ONLY);
+    CHECK_EQ_INT(ravel_check(ck, f, NULL, NULL), RAVEL_EFAIL);
+    CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
+    CHECK_EQ_INT(ravel_report_status(rep), RAVEL_EFAIL);
+    CHECK_EQ_INT(ravel_report_count(rep), 0);
+    ravel_report_free(rep);
+    ravel_checker_set_options(ck, RAVEL_CHECK_VERDICT_ONLY | RAVEL_CHECK_EXPLAIN);
+    CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
+    CHECK_EQ_INT(ravel_report_count(rep), 1);
+    ravel_report_free(rep);
+    ravel_checker_set_options(ck, 0);
     ravel_func_free(f);
 
     f = build(&x, WRONG_SLOT);

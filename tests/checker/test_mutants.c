@@ -87,6 +87,7 @@ static bool mutate(ravel_func *f, uint64_t *s)
 typedef struct stats {
     uint64_t allocs, alloc_rejected, mutants, rejected, accepted, wrong, differ, vn_proven;
     ravel_checker *fw; /* the fast walk alone (CK_OPT_NO_VN): also compared with the exact walk */
+    ravel_checker *vo; /* RAVEL_CHECK_VERDICT_ONLY, without a report: the same status */
 } stats;
 
 /* True if f and orig agree on a few input vectors (both collector models). */
@@ -130,6 +131,8 @@ static int check_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *g
     }
     free(tc);
     ravel_report_free(c);
+    int rv = ravel_check(st->vo, g, orig, NULL);
+    if (rv != rr && st->differ++ < 3) fprintf(stderr, "the verdict-only check and the exact walk differ (%d vs %d)\n", rv, rr);
     if (rc != rr || !ta || !tb || strcmp(ta, tb) != 0) {
         if (st->differ++ < 3) {
             fprintf(stderr, "fast and exact checks differ (%d vs %d):\n--- fast\n%s--- exact\n%s", rc, rr, ta ? ta : "?",
@@ -186,6 +189,8 @@ int main(int argc, char **argv)
     memset(&st, 0, sizeof st);
     st.fw = ravel_checker_new();
     ravel_checker_set_options(st.fw, CK_OPT_NO_VN);
+    st.vo = ravel_checker_new();
+    ravel_checker_set_options(st.vo, RAVEL_CHECK_VERDICT_ONLY);
     for (int i = 0; i < nfuncs; i++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
@@ -210,6 +215,7 @@ int main(int argc, char **argv)
            (unsigned long long)st.rejected, (unsigned long long)st.accepted, (unsigned long long)st.wrong,
            (unsigned long long)st.differ, (unsigned long long)st.vn_proven);
     ravel_checker_free(st.fw);
+    ravel_checker_free(st.vo);
     ravel_checker_free(ck);
     ravel_checker_free(ref);
     return st.wrong != 0 || st.rejected == 0 || st.differ != 0 || st.vn_proven == 0;
