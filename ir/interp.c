@@ -43,13 +43,14 @@ static uint64_t fin64(uint64_t z)
     return z;
 }
 
-uint64_t rv_mix(uint64_t h, uint64_t x) { return fin64(h ^ fin64(x + 0x9e3779b97f4a7c15ULL)); }
+static inline uint64_t mix(uint64_t h, uint64_t x) { return fin64(h ^ fin64(x + 0x9e3779b97f4a7c15ULL)); }
+uint64_t rv_mix(uint64_t h, uint64_t x) { return mix(h, x); }
 
 uint64_t rv_mix_str(uint64_t h, const char *s)
 {
     uint64_t x = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
     for (; *s; s++) x = (x ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return rv_mix(h, x);
+    return mix(h, x);
 }
 
 /* ---- context ---- */
@@ -66,6 +67,8 @@ typedef struct ictx {
     uint64_t *in;        /* inputs: uses with immediates at their positions */
     uint64_t *defs;      /* computed def values */
     uint64_t *brcount;   /* per block: executions of its condition-less br */
+    uint64_t *seed;      /* per instruction: op_seed once computed (0: not yet) */
+    uint64_t reloc;      /* rv_mix_str(0, "reloc") */
     uint32_t *refs;      /* unallocated: ids of .ref vregs */
     uint32_t nrefs;
     uint64_t nsafepoints;
@@ -123,32 +126,34 @@ static const char *vn(const ictx *c, uint32_t v, char *buf)
     return buf;
 }
 
-/* Where operand o lives in val[]: its vreg or its location. */
-static bool op_index(ictx *c, uint32_t inst, const rv_operand *o, uint32_t *idx)
+static __attribute__((noinline, cold)) bool op_index_fail(ictx *c, uint32_t inst, const rv_operand *o)
 {
     char b[32], lb[32];
-    if (!c->alloc) {
-        if (o->vreg >= c->f->vregs.len) return fail(c, inst, "bad vreg id %u", o->vreg);
-        *idx = o->vreg;
-        return true;
-    }
-    *idx = loc_index(c, o->loc);
-    if (*idx == RAVEL_NONE)
-        return fail(c, inst, "%s has no usable location (%s)", vn(c, o->vreg, b), rv_loc_str(c->f->mach, o->loc, lb));
-    return true;
+    if (!c->alloc) return fail(c, inst, "bad vreg id %u", o->vreg);
+    return fail(c, inst, "%s has no usable location (%s)", vn(c, o->vreg, b), rv_loc_str(c->f->mach, o->loc, lb));
+}
+
+/* Where operand o lives in val[]: its vreg or its location. */
+static inline bool op_index(ictx *c, uint32_t inst, const rv_operand *o, uint32_t *idx)
+{
+    *idx = !c->alloc ? (o->vreg < c->f->vregs.len ? o->vreg : RAVEL_NONE) : loc_index(c, o->loc);
+    return *idx != RAVEL_NONE || op_index_fail(c, inst, o);
+}
+
+static __attribute__((noinline, cold)) bool read_fail(ictx *c, uint32_t inst, const rv_operand *o)
+{
+    char b[32], lb[32];
+    if (c->alloc)
+        return fail(c, inst, "%s read from %s, which holds no value (never written, or clobbered)", vn(c, o->vreg, b),
+                    rv_loc_str(c->f->mach, o->loc, lb));
+    return fail(c, inst, "%s read before it was written", vn(c, o->vreg, b));
 }
 
 static bool read_op(ictx *c, uint32_t inst, const rv_operand *o, uint64_t *v)
 {
     uint32_t idx;
-    char b[32], lb[32];
     if (!op_index(c, inst, o, &idx)) return false;
-    if (!c->written[idx]) {
-        if (c->alloc)
-            return fail(c, inst, "%s read from %s, which holds no value (never written, or clobbered)",
-                        vn(c, o->vreg, b), rv_loc_str(c->f->mach, o->loc, lb));
-        return fail(c, inst, "%s read before it was written", vn(c, o->vreg, b));
-    }
+    if (!c->written[idx]) return read_fail(c, inst, o);
     *v = c->val[idx];
     return true;
 }
@@ -209,8 +214,8 @@ static bool is_arith(ravel_opcode op) { return op >= RAVEL_OP_ADD && op <= RAVEL
 /* mix(seed, k, n, inputs...) for def k of an op whose seed hashes its name. */
 static uint64_t mix_def(uint64_t seed, uint32_t k, const uint64_t *in, uint32_t n)
 {
-    uint64_t h = rv_mix(rv_mix(seed, k), n);
-    for (uint32_t p = 0; p < n; p++) h = rv_mix(h, in[p]);
+    uint64_t h = mix(mix(seed, k), n);
+    for (uint32_t p = 0; p < n; p++) h = mix(h, in[p]);
     return h;
 }
 
@@ -221,7 +226,14 @@ static uint64_t op_seed(const ictx *c, const rv_inst *in)
     return rv_mix_str(0, rv_inst_mnemonic(c->f, in));
 }
 
-static void compute_defs(ictx *c, const rv_inst *in, uint32_t n)
+/* op_seed of instruction i, hashed once per run (ops run many times in loops). */
+static uint64_t seed_of(ictx *c, uint32_t i, const rv_inst *in)
+{
+    if (!c->seed[i]) c->seed[i] = op_seed(c, in); /* (a seed that is 0 is merely hashed again) */
+    return c->seed[i];
+}
+
+static void compute_defs(ictx *c, uint32_t i, const rv_inst *in, uint32_t n)
 {
     ravel_opcode op = (ravel_opcode)in->op;
     uint64_t a = n > 0 ? c->in[0] : 0, b = n > 1 ? c->in[1] : 0;
@@ -233,11 +245,13 @@ static void compute_defs(ictx *c, const rv_inst *in, uint32_t n)
         else if (k == 0 && (op == RAVEL_OP_CONST || op == RAVEL_OP_COPY))
             c->defs[k] = a;
         else
-            c->defs[k] = mix_def(op_seed(c, in), k, c->in, n);
+            c->defs[k] = mix_def(seed_of(c, i, in), k, c->in, n);
     }
 }
 
-static uint64_t reloc(uint64_t counter, uint64_t v) { return rv_mix(rv_mix(rv_mix_str(0, "reloc"), counter), v); }
+/* A moved reference: mix(mix(mix_str(0, "reloc"), counter), v); c->reloc
+ * holds the first, constant part. */
+static uint64_t reloc(const ictx *c, uint64_t counter, uint64_t v) { return mix(mix(c->reloc, counter), v); }
 
 /* Step 3: clobbers (allocated) and the moving collector. */
 static void clobber_and_collect(ictx *c, const rv_inst *in)
@@ -261,11 +275,11 @@ static void clobber_and_collect(ictx *c, const rv_inst *in)
         if (!(in->flags & RV_IF_STACKMAP)) return;
         for (uint32_t j = 0; j < in->u.smap.n; j++) {
             uint32_t idx = loc_index(c, ravel_slot(f->u32.data[in->u.smap.first + j]));
-            if (idx != RAVEL_NONE && c->written[idx]) c->val[idx] = reloc(cnt, c->val[idx]);
+            if (idx != RAVEL_NONE && c->written[idx]) c->val[idx] = reloc(c, cnt, c->val[idx]);
         }
     } else {
         for (uint32_t j = 0; j < c->nrefs; j++)
-            if (c->written[c->refs[j]]) c->val[c->refs[j]] = reloc(cnt, c->val[c->refs[j]]);
+            if (c->written[c->refs[j]]) c->val[c->refs[j]] = reloc(c, cnt, c->val[c->refs[j]]);
     }
 }
 
@@ -293,7 +307,7 @@ static bool exec_op(ictx *c, uint32_t i)
         if (!read_op(c, i, &uses[k], &c->uvals[k])) return false;
     clobber_and_collect(c, in); /* 3. */
     uint32_t n = gather_inputs(c, in);
-    compute_defs(c, in, n); /* 4. */
+    compute_defs(c, i, in, n); /* 4. */
     if (!write_defs(c, i, in)) return false;
     bool changed = false; /* 5. late uses must still hold their values */
     for (uint32_t k = 0; k < in->nuses; k++) {
@@ -305,7 +319,7 @@ static bool exec_op(ictx *c, uint32_t i)
     }
     if (changed) {
         n = gather_inputs(c, in);
-        compute_defs(c, in, n);
+        compute_defs(c, i, in, n);
         if (!write_defs(c, i, in)) return false;
     }
     if (in->op == RAVEL_OP_OUT) /* 6. */
@@ -432,6 +446,8 @@ static void init_ctx(ictx *c, const ravel_func *f, const rv_run_opts *o, rv_run_
     c->in = rv_xcalloc(maxin, sizeof *c->in);
     c->defs = rv_xcalloc(maxdefs, sizeof *c->defs);
     c->brcount = rv_xcalloc(f->layout.len + 1, sizeof *c->brcount);
+    c->seed = rv_xcalloc(f->insts.len + 1, sizeof *c->seed);
+    c->reloc = rv_mix_str(0, "reloc");
     if (!c->alloc) {
         c->refs = rv_xcalloc(f->vregs.len + 1, sizeof *c->refs);
         for (uint32_t v = 0; v < f->vregs.len; v++)
@@ -447,6 +463,7 @@ static void free_ctx(ictx *c)
     free(c->in);
     free(c->defs);
     free(c->brcount);
+    free(c->seed);
     free(c->refs);
 }
 
@@ -565,7 +582,7 @@ void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n)
 {
     static const uint64_t edge[] = {0, 1, UINT64_MAX, 2, 63, 64, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
                                     0xffffffffULL, 0x100000000ULL, 0x7fffffffULL, 0x80000000ULL};
-    uint64_t st = rv_mix(rv_mix(seed, k), n);
+    uint64_t st = mix(mix(seed, k), n);
     for (size_t i = 0; i < n; i++) {
         st += 0x9e3779b97f4a7c15ULL;
         uint64_t x = fin64(st), y = fin64(x);
