@@ -436,19 +436,8 @@ void ravel_report_print(FILE *out, const ravel_report *r)
 static void json_str(FILE *out, const char *key, const char *s, bool comma)
 {
     fprintf(out, "%s\"%s\":", comma ? "," : "", key);
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-        else if (*p == '\n') fputs("\\n", out);
-        else if (*p == '\t') fputs("\\t", out);
-        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-        else fputc(*p, out);
-    }
-    fputc('"', out);
+    if (s) rv_json_str(out, s);
+    else fputs("null", out);
 }
 
 void ravel_report_print_json(FILE *out, const ravel_report *r)

@@ -26,6 +26,9 @@ char *cli_read_file(const char *path, size_t *len);
 /* Reads and parses a .ra file; on failure prints diagnostics to stderr and
  * returns NULL. */
 ravel_module *cli_load(const char *path);
+/* cli_load that also writes each failure to json, if not NULL, as a
+ * {"kind":"bad-input","message":...} line (the checker's JSON report form). */
+ravel_module *cli_load_json(const char *path, FILE *json);
 /* True if s equals "--help" or "-h". */
 int cli_is_help(const char *s);
 /* Parses an unsigned decimal/hex integer; returns 0 on success. */

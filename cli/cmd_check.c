@@ -95,10 +95,10 @@ int cmd_check(int argc, char **argv)
     check_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    ravel_module *m = cli_load(a.file);
+    ravel_module *m = cli_load_json(a.file, a.json ? stdout : NULL);
     if (!m) return CLI_USAGE;
     ravel_module *orig = NULL;
-    if (a.orig && !(orig = cli_load(a.orig))) {
+    if (a.orig && !(orig = cli_load_json(a.orig, a.json ? stdout : NULL))) {
         ravel_module_free(m);
         return CLI_USAGE;
     }

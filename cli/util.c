@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *cli_read_file(const char *path, size_t *len)
+/* cli_read_file, the reason for a failure written into why instead. */
+static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp) {
-        fprintf(stderr, "ravel: %s: %s\n", path, strerror(errno));
+        snprintf(why, whylen, "ravel: %s: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -17,7 +18,7 @@ char *cli_read_file(const char *path, size_t *len)
     for (;;) {
         if (n == cap) {
             if (cap >= RV_MAX_INPUT_BYTES) {
-                fprintf(stderr, "ravel: %s: input larger than %u MiB, refused\n", path, RV_MAX_INPUT_BYTES >> 20);
+                snprintf(why, whylen, "ravel: %s: input larger than %u MiB, refused", path, RV_MAX_INPUT_BYTES >> 20);
                 free(buf);
                 if (fp != stdin) fclose(fp);
                 return NULL;
@@ -33,7 +34,7 @@ char *cli_read_file(const char *path, size_t *len)
     int err = ferror(fp);
     if (fp != stdin) fclose(fp);
     if (err) {
-        fprintf(stderr, "ravel: %s: read error\n", path);
+        snprintf(why, whylen, "ravel: %s: read error", path);
         free(buf);
         return NULL;
     }
@@ -42,22 +43,45 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
-ravel_module *cli_load(const char *path)
+char *cli_read_file(const char *path, size_t *len)
+{
+    char why[512];
+    char *text = read_file(path, len, why, sizeof why);
+    if (!text) fprintf(stderr, "%s\n", why);
+    return text;
+}
+
+static void json_bad_input(FILE *json, const char *msg)
+{
+    fputs("{\"kind\":\"bad-input\",\"message\":", json);
+    rv_json_str(json, msg);
+    fputs("}\n", json);
+}
+
+ravel_module *cli_load_json(const char *path, FILE *json)
 {
     size_t len;
-    char *text = cli_read_file(path, &len);
-    if (!text) return NULL;
+    char why[512];
+    char *text = read_file(path, &len, why, sizeof why);
+    if (!text) {
+        fprintf(stderr, "%s\n", why);
+        if (json) json_bad_input(json, why);
+        return NULL;
+    }
     ravel_diags *d = ravel_diags_new();
     ravel_module *m = ravel_module_parse(text, len, path, d);
     free(text);
     if (!m || ravel_diags_count(d)) {
         ravel_diags_print(stderr, d);
+        for (uint32_t i = 0; json && i < d->v.len; i++) json_bad_input(json, d->v.data[i].msg);
         ravel_module_free(m);
         m = NULL;
     }
     ravel_diags_free(d);
     return m;
 }
+
+ravel_module *cli_load(const char *path) { return cli_load_json(path, NULL); }
 
 int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }
 

@@ -78,6 +78,10 @@ uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt);
 void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
 void rv_map_free(rv_map *m);
 uint64_t rv_hash_bytes(const void *p, size_t n);
+/* Writes s as a JSON string literal: quotes, backslashes and control
+ * characters escaped, each byte that is not part of valid UTF-8 (a file
+ * name may hold any bytes) written as \ufffd, so the output always parses. */
+void rv_json_str(FILE *out, const char *s);
 uint64_t rv_hash64(uint64_t x); /* a good 64-bit finalizer */
 /* Eight bytes read little-endian whatever the host: hashes of bytes (and
  * the fuzz seeds derived from them) are the same on every machine. */

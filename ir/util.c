@@ -122,6 +122,37 @@ uint64_t rv_hash_bytes(const void *p, size_t n)
     return rv_hash64(h ^ n);
 }
 
+/* ---- JSON ---- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0 || (n == 2 && c < 0xc2) || (n == 4 && c > 0xf4)) return 0; /* overlong 2-byte, beyond U+10FFFF */
+    for (int k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0; /* (stops at the NUL too) */
+    if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0))) return 0; /* overlong, surrogates */
+    if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))) return 0; /* overlong, beyond U+10FFFF */
+    return n;
+}
+
+void rv_json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_len(p);
+        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", out);
+        else if (*p == '\t') fputs("\\t", out);
+        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+        else if (n == 0) fputs("\\ufffd", out);
+        else fwrite(p, 1, (size_t)n, out);
+        p += n ? n : 1;
+    }
+    fputc('"', out);
+}
+
 /* ---- map: open addressing, key ~0 marks an empty slot ---- */
 #define RV_MAP_EMPTY UINT64_MAX
 

@@ -39,6 +39,17 @@ expect 0 "help" -- "$RAVEL" check --help
 contains "$TMP.out" "usage: ravel check FILE" "help text"
 printf 'machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int @r0 = args\n  ret v0 @r0 +\nend\n' >"$TMP.ra"
 expect 2 "syntax error" -- "$RAVEL" check "$TMP.ra"
-rm -f "$TMP.out" "$TMP.err" "$TMP.ra"
+# --json: a file that does not parse or cannot be read is reported as JSON
+# bad-input objects too; bytes that are not UTF-8 (a file name) as \ufffd
+expect 2 "json syntax error" -- "$RAVEL" check --json "$TMP.ra"
+contains "$TMP.out" '{"kind":"bad-input","message":"' "json bad input"
+contains "$TMP.out" ':7:14: error: unexpected character"}' "json bad input position"
+expect 2 "json missing file" -- "$RAVEL" check --json "$CASES/does-not-exist.ra"
+contains "$TMP.out" 'does-not-exist.ra: No such file or directory"}' "json unreadable file"
+BAD=$(printf '%s.bad\377name.ra' "$TMP")
+cp "$CASES/use_wrong_vreg.ra" "$BAD"
+expect 1 "json non-UTF-8 file name" -- "$RAVEL" check --json "$BAD"
+contains "$TMP.out" '.bad\ufffdname.ra"' "json file name escaped"
+rm -f "$TMP.out" "$TMP.err" "$TMP.ra" "$BAD"
 [ $fail = 0 ] && echo "ravel check CLI: all passed"
 exit $fail
