@@ -429,8 +429,40 @@ TEST(opcodes_and_names)
     ravel_diags_free(d);
 }
 
+/* rv_json_str (the checker's JSON report, ravel check --json): escapes, and
+ * every byte that is not part of valid UTF-8 as \ufffd. */
+static char *json_of(const char *s)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&buf, &n);
+    rv_json_str(mem, s);
+    fclose(mem);
+    return buf;
+}
+
+#define CHECK_JSON(in, want)                                                                                           \
+    do {                                                                                                               \
+        char *got_ = json_of(in);                                                                                      \
+        CHECK_STR(got_, want);                                                                                         \
+        free(got_);                                                                                                    \
+    } while (0)
+
+TEST(json_strings)
+{
+    CHECK_JSON("", "\"\"");
+    CHECK_JSON("a\"b\\c\nd\te\x01", "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+    CHECK_JSON("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""); /* valid: kept */
+    CHECK_JSON("x\xffy", "\"x\\ufffdy\"");              /* not UTF-8 at all */
+    CHECK_JSON("\xc0\xaf", "\"\\ufffd\\ufffd\"");        /* overlong '/' */
+    CHECK_JSON("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* a surrogate */
+    CHECK_JSON("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* beyond U+10FFFF */
+    CHECK_JSON("ab\xe2\x82", "\"ab\\ufffd\\ufffd\"");    /* cut short at the end */
+}
+
 int main(void)
 {
+    RUN(json_strings);
     RUN(api_function_round_trips);
     RUN(register_ids_survive_interleaved_declarations);
     RUN(positions_and_source);
