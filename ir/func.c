@@ -40,12 +40,19 @@ const char *rv_inst_mnemonic(const ravel_func *f, const rv_inst *i)
 const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf)
 {
     if (m && l < m->regs.len) return m->regs.data[l].name; /* whole, whatever its length */
-    if (l == RAVEL_LOC_NONE)
+    if (l == RAVEL_LOC_NONE) {
         strcpy(buf, "-");
-    else if (ravel_loc_is_slot(l))
-        snprintf(buf, 32, "s%u", ravel_loc_slot(l));
-    else
+    } else if (ravel_loc_is_slot(l)) { /* by hand: the printer writes a slot at most operands */
+        char t[12];
+        uint32_t i = sizeof t, v = ravel_loc_slot(l);
+        do t[--i] = (char)('0' + v % 10);
+        while (v /= 10);
+        buf[0] = 's';
+        memcpy(buf + 1, t + i, sizeof t - i);
+        buf[1 + sizeof t - i] = 0;
+    } else {
         snprintf(buf, 32, "reg#%u", l);
+    }
     return buf;
 }
 

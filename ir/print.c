@@ -85,21 +85,10 @@ static void pb_vreg(pbuf *p, const ravel_func *f, uint32_t vreg)
     pb_u64(p, f->vregs.data[vreg].num);
 }
 
-/* As rv_loc_str, written straight into the buffer (no snprintf: locations
- * are most of what the printer writes). */
 static void print_loc(pbuf *p, const ravel_machine *m, ravel_loc l)
 {
-    if (l == RAVEL_LOC_NONE) {
-        pb_chr(p, '-');
-    } else if (ravel_loc_is_slot(l)) {
-        pb_chr(p, 's');
-        pb_u64(p, ravel_loc_slot(l));
-    } else if (m && l < m->regs.len) {
-        pb_str(p, m->regs.data[l].name);
-    } else {
-        pb_mem(p, "reg#", 4);
-        pb_u64(p, l);
-    }
+    char buf[32];
+    pb_str(p, rv_loc_str(m, l, buf));
 }
 
 static const char *class_name(const ravel_machine *m, uint32_t cls)
