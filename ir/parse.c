@@ -68,6 +68,18 @@ static inline bool is_id0(int c) { return cclass[(unsigned char)c] & CC_ID0; }
 static inline bool is_digit(int c) { return cclass[(unsigned char)c] & CC_DIGIT; }
 static inline bool is_id(int c) { return cclass[(unsigned char)c] & (CC_ID0 | CC_DIGIT); }
 static inline bool is_hspace(int c) { return cclass[(unsigned char)c] & CC_SPACE; }
+/* Scans from p (in the module's copy of the source) over horizontal space,
+ * or over the rest of an identifier whose first byte is at p. */
+static inline const char *skip_hspace(const char *p)
+{
+    while (is_hspace(*p)) p++;
+    return p;
+}
+static inline const char *ident_end(const char *p)
+{
+    while (is_id(*++p)) {}
+    return p;
+}
 
 static int hexval(int c)
 {
@@ -116,8 +128,7 @@ static void lex_int(lexer *lx, token *t)
 /* Skips horizontal white space (\r included, for CR LF) and a comment. */
 static void skip_space(lexer *lx)
 {
-    const char *p = lx->p, *end = lx->end;
-    while (is_hspace(*p)) p++; /* stops at the final NUL */
+    const char *p = skip_hspace(lx->p), *end = lx->end;
     if (p < end && *p == '#') {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl : end;
@@ -177,9 +188,7 @@ static void lex_into(lexer *lx, token *t)
         lx->bol = lx->p;
         t->k = T_EOL;
     } else if (is_id0(c)) {
-        const char *p = lx->p + 1;
-        while (is_id(*p)) p++; /* stops at the final NUL */
-        lx->p = p;
+        lx->p = ident_end(lx->p);
         t->k = T_IDENT;
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
         lex_int(lx, t);
@@ -1004,12 +1013,11 @@ static bool parse_inst(parser *P)
     bool has_eq = line_has_eq(P, &after);
     if (has_eq) {
         token mn = {.k = T_BAD}; /* the identifier after '=', if any (as lex_into reads it) */
-        while (is_hspace(*after)) after++;
+        after = skip_hspace(after);
         if (is_id0(*after)) {
             mn.k = T_IDENT;
             mn.s = after;
-            while (is_id(*++after)) {}
-            mn.n = (uint32_t)(after - mn.s);
+            mn.n = (uint32_t)(ident_end(after) - after);
         }
         if (is_edit_kw(&mn)) return parse_edit(P, &first);
         if (!parse_defs(P)) return false;
@@ -1094,11 +1102,10 @@ static bool at_label(const parser *P)
     uint32_t num;
     if (P->t.k != T_IDENT) return false;
     /* the next token, by its first byte (as lex_into would read it) */
-    const char *p = P->lx.p;
-    while (is_hspace(*p)) p++;
+    const char *p = skip_hspace(P->lx.p);
     if (!is_vreg_tok(&P->t, &num)) return *p == ':' || *p == '(';
     if (*p != ':') return false;
-    for (p++; is_hspace(*p);) p++;
+    p = skip_hspace(p + 1);
     return p >= P->lx.end || *p == '\n' || *p == '#'; /* then the line ends */
 }
 
