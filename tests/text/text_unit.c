@@ -8,28 +8,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the writers write, in a malloc'd string: open with mem_open, finish
+ * with mem_close. */
+typedef struct mem_text {
+    char *buf;
+    size_t n;
+} mem_text;
+
+static FILE *mem_open(mem_text *t)
+{
+    t->buf = NULL;
+    t->n = 0;
+    return open_memstream(&t->buf, &t->n);
+}
+
+static char *mem_close(FILE *mem, mem_text *t, size_t *len)
+{
+    fclose(mem);
+    if (len) *len = t->n;
+    return t->buf;
+}
+
 static char *render_module(const ravel_module *m, size_t *len)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *mem = open_memstream(&buf, &n);
+    mem_text t;
+    FILE *mem = mem_open(&t);
     rv_print_module(mem, m);
-    fclose(mem);
-    *len = n;
-    return buf;
+    return mem_close(mem, &t, len);
 }
 
 static char *render_func(const ravel_machine *mach, const ravel_func *f, size_t *len)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *mem = open_memstream(&buf, &n);
+    mem_text t;
+    FILE *mem = mem_open(&t);
     ravel_print_machine(mem, mach);
     fputc('\n', mem);
     ravel_print_func(mem, f);
-    fclose(mem);
-    *len = n;
-    return buf;
+    return mem_close(mem, &t, len);
 }
 
 static ravel_module *parse_str(const char *s, ravel_diags *d) { return ravel_module_parse(s, strlen(s), "t.ra", d); }
@@ -433,12 +448,10 @@ TEST(opcodes_and_names)
  * every byte that is not part of valid UTF-8 as \ufffd. */
 static char *json_of(const char *s)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *mem = open_memstream(&buf, &n);
+    mem_text t;
+    FILE *mem = mem_open(&t);
     rv_json_str(mem, s);
-    fclose(mem);
-    return buf;
+    return mem_close(mem, &t, NULL);
 }
 
 #define CHECK_JSON(in, want)                                                                                           \
