@@ -29,6 +29,13 @@ ravel_module *cli_load(const char *path);
 /* cli_load that also writes each failure to json, if not NULL, as a
  * {"kind":"bad-input","message":...} line (the checker's JSON report form). */
 ravel_module *cli_load_json(const char *path, FILE *json);
+/* A usage error: prints "ravel CMD: MESSAGE" and a pointer to
+ * 'ravel CMD --help' on stderr, returns CLI_USAGE. (A command given nothing
+ * to work on prints its whole usage instead.) */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes the generator's feature names, space-separated, into buf (for
+ * --no-FEATURE errors); cut short if n is too small. */
+void cli_feature_list(char *buf, size_t n);
 /* True if s equals "--help" or "-h". */
 int cli_is_help(const char *s);
 /* Parses an unsigned decimal/hex integer; returns 0 on success. */

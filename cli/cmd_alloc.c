@@ -50,23 +50,22 @@ static int parse_args(int argc, char **argv, alloc_args *a)
             a->stats = true;
         } else if (strcmp(s, "--trace") == 0) {
             a->trace = true;
-        } else if ((strcmp(s, "-a") == 0 || strcmp(s, "--allocator") == 0) && i + 1 < argc) {
-            a->alloc = argv[++i];
-        } else if (strcmp(s, "-o") == 0 && i + 1 < argc) {
-            a->out = argv[++i];
-        } else if (strcmp(s, "--seed") == 0 && i + 1 < argc) {
-            if (cli_parse_u64(argv[++i], &a->seed)) {
-                fprintf(stderr, "ravel alloc: bad seed '%s'\n", argv[i]);
-                return CLI_USAGE;
-            }
+        } else if (strcmp(s, "-a") == 0 || strcmp(s, "--allocator") == 0 || strcmp(s, "-o") == 0 ||
+                   strcmp(s, "--seed") == 0) {
+            if (i + 1 >= argc) return cli_usage_error("alloc", "%s needs a value", s);
+            const char *v = argv[++i];
+            if (strcmp(s, "-o") == 0)
+                a->out = v;
+            else if (strcmp(s, "--seed") != 0)
+                a->alloc = v;
+            else if (cli_parse_u64(v, &a->seed))
+                return cli_usage_error("alloc", "bad value '%s' for --seed (want a whole number)", v);
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "ravel alloc: unknown option '%s'\n", s);
-            return CLI_USAGE;
+            return cli_usage_error("alloc", "unknown option '%s'", s);
         } else if (!a->in) {
             a->in = s;
         } else {
-            fprintf(stderr, "ravel alloc: more than one input file\n");
-            return CLI_USAGE;
+            return cli_usage_error("alloc", "more than one input file ('%s', '%s')", a->in, s);
         }
     }
     if (a->list) return 0;

@@ -41,16 +41,15 @@ static int parse_args(int argc, char **argv, check_args *a)
             a->json = true;
         } else if (strcmp(s, "--explain") == 0) {
             a->explain = true;
-        } else if ((strcmp(s, "--orig") == 0 || strcmp(s, "--func") == 0) && i + 1 < argc) {
+        } else if (strcmp(s, "--orig") == 0 || strcmp(s, "--func") == 0) {
+            if (i + 1 >= argc) return cli_usage_error("check", "%s needs a value", s);
             *(s[2] == 'o' ? &a->orig : &a->func) = argv[++i];
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "ravel check: unknown option '%s'\n", s);
-            return CLI_USAGE;
+            return cli_usage_error("check", "unknown option '%s'", s);
         } else if (!a->file) {
             a->file = s;
         } else {
-            fprintf(stderr, "ravel check: more than one FILE\n");
-            return CLI_USAGE;
+            return cli_usage_error("check", "more than one FILE ('%s', '%s')", a->file, s);
         }
     }
     if (!a->file) {

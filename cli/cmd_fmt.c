@@ -65,7 +65,8 @@ int cmd_fmt(int argc, char **argv)
         if (cli_is_help(argv[i])) {
             fmt_usage(stdout);
             return CLI_OK;
-        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "-o") == 0) {
+            if (i + 1 >= argc) return cli_usage_error("fmt", "-o needs a value");
             outpath = argv[++i];
         } else if (strcmp(argv[i], "--check") == 0) {
             check = true;
@@ -73,9 +74,7 @@ int cmd_fmt(int argc, char **argv)
             first = i + 1;
             break;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ravel fmt: unknown option '%s'\n", argv[i]);
-            fmt_usage(stderr);
-            return CLI_USAGE;
+            return cli_usage_error("fmt", "unknown option '%s'", argv[i]);
         } else {
             first = i;
             break;

@@ -54,11 +54,20 @@ static void fuzz_usage(FILE *out)
 static volatile sig_atomic_t fuzz_interrupted;
 static void on_sigint(int sig) { (void)sig; fuzz_interrupted = 1; }
 
-static int bad(const char *opt)
+/* A bad or missing value for the option argument arg ("-j", "-j0",
+ * "--jobs=0"); want says what is accepted. */
+static int bad(const char *arg, const char *val, const char *want)
 {
-    fprintf(stderr, "ravel fuzz: bad or missing value for %s\n", opt);
-    fuzz_usage(stderr);
-    return CLI_USAGE;
+    int n = arg[1] == '-' ? (int)strcspn(arg, "=") : 2; /* the option's name alone */
+    if (!val) return cli_usage_error("fuzz", "%.*s needs a value (%s)", n, arg, want);
+    return cli_usage_error("fuzz", "bad value '%s' for %.*s (want %s)", val, n, arg, want);
+}
+
+static int bad_feature(const char *arg)
+{
+    char list[256];
+    cli_feature_list(list, sizeof list);
+    return cli_usage_error("fuzz", "unknown feature in '%s' (features: %s)", arg, list);
 }
 
 /* If argv[*i] is the option with short name sh ("-j") or long name lg
@@ -84,40 +93,53 @@ static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
 }
 
 /* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --no-FEATURE. Returns
- * 1 if argv[*i] was one (-1 if its value is bad), 0 if not. */
+ * 1 if argv[*i] was one, 0 if not, -1 after reporting a bad value. */
 static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
-    const char *val;
+    static const struct {
+        const char *name;
+        uint64_t lo, hi;
+        const char *want;
+    } knobs[] = {
+        {"--insts", 1, 100000, "a whole number from 1 to 100000"},
+        {"--blocks", 1, 10000, "a whole number from 1 to 10000"},
+        {"--regs", 1, 32, "a whole number from 1 to 32"},
+        {"--min-regs", 1, 32, "a whole number from 1 to 32"},
+        {"--pressure", 0, 100, "a whole number from 0 to 100"},
+        {"--window", 0, UINT32_MAX, "a whole number from 0 to 4294967295"},
+    };
+    const char *a = argv[*i], *val;
     uint64_t v;
-    if (strncmp(argv[*i], "--no-", 5) == 0) {
-        unsigned bit = rv_gen_feature_bit(argv[*i] + 5);
-        if (!bit) return -1;
+    if (strncmp(a, "--no-", 5) == 0) {
+        unsigned bit = rv_gen_feature_bit(a + 5);
+        if (!bit) {
+            bad_feature(a);
+            return -1;
+        }
         g->features &= ~bit;
         return 1;
     }
-    if (opt(argc, argv, i, NULL, "--insts", &val)) {
-        if (num(val, 1, 100000, &v)) return -1;
-        g->max_insts = (uint32_t)v;
-    } else if (opt(argc, argv, i, NULL, "--blocks", &val)) {
-        if (num(val, 1, 10000, &v)) return -1;
-        g->max_blocks = (uint32_t)v;
-    } else if (opt(argc, argv, i, NULL, "--regs", &val)) {
-        if (num(val, 1, 32, &v)) return -1;
-        g->max_regs = (uint32_t)v;
-        if (g->min_regs > g->max_regs) g->min_regs = g->max_regs;
-    } else if (opt(argc, argv, i, NULL, "--min-regs", &val)) {
-        if (num(val, 1, 32, &v)) return -1;
-        g->min_regs = (uint32_t)v;
-    } else if (opt(argc, argv, i, NULL, "--pressure", &val)) {
-        if (num(val, 0, 100, &v)) return -1;
-        g->pressure = (uint32_t)v;
-    } else if (opt(argc, argv, i, NULL, "--window", &val)) {
-        if (num(val, 0, UINT32_MAX, &v)) return -1;
-        g->window = (uint32_t)v;
-    } else {
-        return 0;
+    for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
+        if (!opt(argc, argv, i, NULL, knobs[k].name, &val)) continue;
+        if (num(val, knobs[k].lo, knobs[k].hi, &v)) {
+            bad(a, val, knobs[k].want);
+            return -1;
+        }
+        uint32_t x = (uint32_t)v;
+        switch (k) {
+        case 0: g->max_insts = x; break;
+        case 1: g->max_blocks = x; break;
+        case 2:
+            g->max_regs = x;
+            if (g->min_regs > g->max_regs) g->min_regs = g->max_regs;
+            break;
+        case 3: g->min_regs = x; break;
+        case 4: g->pressure = x; break;
+        default: g->window = x; break;
+        }
+        return 1;
     }
-    return 1;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
@@ -132,31 +154,31 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
         } else if (opt(argc, argv, &i, "-t", "--time", &val)) {
             char *end;
             double s = val ? strtod(val, &end) : 0;
-            if (!val || *end || !(s > 0) || s > 1e9) return bad(a);
+            if (!val || *end || !(s > 0) || s > 1e9) return bad(a, val, "seconds, more than 0");
             o->seconds = s;
         } else if (opt(argc, argv, &i, NULL, "--stall-timeout", &val)) {
             char *end;
             double s = val ? strtod(val, &end) : 0;
-            if (!val || *end || !(s > 0) || s > 1e9) return bad(a);
+            if (!val || *end || !(s > 0) || s > 1e9) return bad(a, val, "seconds, more than 0");
             o->stall_seconds = s;
         } else if (opt(argc, argv, &i, "-n", "--count", &val)) {
-            if (num(val, 1, UINT64_MAX, &o->count)) return bad(a);
+            if (num(val, 1, UINT64_MAX, &o->count)) return bad(a, val, "a whole number, at least 1");
         } else if (opt(argc, argv, &i, "-s", "--seed", &val)) {
-            if (num(val, 0, UINT64_MAX, &o->seed)) return bad(a);
+            if (num(val, 0, UINT64_MAX, &o->seed)) return bad(a, val, "a whole number");
         } else if (opt(argc, argv, &i, "-j", "--jobs", &val)) {
-            if (num(val, 1, 1024, &v)) return bad(a);
+            if (num(val, 1, 1024, &v)) return bad(a, val, "a whole number from 1 to 1024");
             o->jobs = (unsigned)v;
         } else if (opt(argc, argv, &i, "-a", "--allocator", &val)) {
-            if (!val || !*val) return bad(a);
+            if (!val || !*val) return bad(a, val, "an allocator's name");
             o->allocator = val;
         } else if (opt(argc, argv, &i, "-o", "--out", &val)) {
-            if (!val || !*val) return bad(a);
+            if (!val || !*val) return bad(a, val, "a directory");
             o->outdir = val;
         } else if (opt(argc, argv, &i, NULL, "--max-files", &val)) {
-            if (num(val, 0, 1000000, &v)) return bad(a);
+            if (num(val, 0, 1000000, &v)) return bad(a, val, "a whole number from 0 to 1000000");
             o->max_files = (unsigned)v;
         } else if ((g = gen_opt(argc, argv, &i, &o->gen)) != 0) {
-            if (g < 0) return bad(a);
+            if (g < 0) return CLI_USAGE;
         } else if (!strcmp(a, "-d") || !strcmp(a, "--differential")) {
             o->differential = true;
         } else if (!strcmp(a, "--oracle")) {
@@ -164,14 +186,11 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             *quiet = true;
         } else {
-            fprintf(stderr, "ravel fuzz: unknown option '%s'\n", a);
-            fuzz_usage(stderr);
-            return CLI_USAGE;
+            return cli_usage_error("fuzz", "unknown option '%s'", a);
         }
     }
     if (o->gen.min_regs > o->gen.max_regs) {
-        fputs("ravel fuzz: --min-regs is larger than --regs\n", stderr);
-        return CLI_USAGE;
+        return cli_usage_error("fuzz", "--min-regs is larger than --regs");
     }
     if (o->allocator && rv_fuzz_allocator_index(o->allocator) < 0) {
         fprintf(stderr, "ravel fuzz: unknown allocator '%s'; built in:", o->allocator);

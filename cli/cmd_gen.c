@@ -52,12 +52,7 @@ typedef struct gen_args {
     const char *from, *out;
 } gen_args;
 
-static int bad(const char *msg, const char *arg)
-{
-    fprintf(stderr, "ravel gen: %s '%s'\n", msg, arg ? arg : "");
-    gen_usage(stderr);
-    return CLI_USAGE;
-}
+static int bad(const char *msg, const char *arg) { return cli_usage_error("gen", "%s '%s'", msg, arg); }
 
 /* Parses a u32 option value. */
 static int get_u32(const char *s, uint32_t *out)
@@ -102,27 +97,32 @@ static int parse_args(int argc, char **argv, gen_args *a)
         }
         if (strncmp(o, "--no-", 5) == 0) {
             unsigned bit = rv_gen_feature_bit(o + 5);
-            if (!bit) return bad("unknown feature in", o);
+            if (!bit) {
+                char list[256];
+                cli_feature_list(list, sizeof list);
+                return cli_usage_error("gen", "unknown feature in '%s' (features: %s)", o, list);
+            }
             a->opts.features &= ~bit;
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||
                      !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
         if (!takes) return bad("unknown option", o);
-        if (!v) return bad("missing value for", o);
+        if (!v) return cli_usage_error("gen", "%s needs a value", o);
         i++;
-        int err = 0;
-        if (!strcmp(o, "--seed")) err = cli_parse_u64(v, &a->seed);
+        const char *want = NULL, *num = "a whole number", *pos = "a whole number, at least 1";
+        if (!strcmp(o, "--seed")) want = cli_parse_u64(v, &a->seed) ? num : NULL;
         else if (!strcmp(o, "--from")) a->from = v;
-        else if (!strcmp(o, "--insts")) err = get_u32(v, &a->opts.max_insts) || a->opts.max_insts == 0;
-        else if (!strcmp(o, "--blocks")) err = get_u32(v, &a->opts.max_blocks) || a->opts.max_blocks == 0;
-        else if (!strcmp(o, "--regs")) err = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0;
-        else if (!strcmp(o, "--pressure")) err = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100;
-        else if (!strcmp(o, "--window")) err = get_u32(v, &a->opts.window);
-        else if (!strcmp(o, "--count")) err = cli_parse_u64(v, &a->count) || a->count == 0;
-        else if (!strcmp(o, "--skip")) err = cli_parse_u64(v, &a->skip);
+        else if (!strcmp(o, "--insts")) want = get_u32(v, &a->opts.max_insts) || a->opts.max_insts == 0 ? pos : NULL;
+        else if (!strcmp(o, "--blocks")) want = get_u32(v, &a->opts.max_blocks) || a->opts.max_blocks == 0 ? pos : NULL;
+        else if (!strcmp(o, "--regs"))
+            want = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0 ? "N or MIN..MAX, at least 1" : NULL;
+        else if (!strcmp(o, "--pressure")) want = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100 ? "0..100" : NULL;
+        else if (!strcmp(o, "--window")) want = get_u32(v, &a->opts.window) ? num : NULL;
+        else if (!strcmp(o, "--count")) want = cli_parse_u64(v, &a->count) || a->count == 0 ? pos : NULL;
+        else if (!strcmp(o, "--skip")) want = cli_parse_u64(v, &a->skip) ? num : NULL;
         else a->out = v;
-        if (err) return bad("bad value for", o);
+        if (want) return cli_usage_error("gen", "bad value '%s' for %s (want %s)", v, o, want);
     }
     if (a->from && a->count != 1) return bad("--from makes one module; drop", "--count");
     if (a->skip && !a->from) return bad("--skip needs", "--from");

@@ -74,39 +74,40 @@ static int parse_options(int argc, char **argv, run_opts *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(a, "--compare"))
+        if (!strcmp(a, "--compare")) {
             o->compare = true;
-        else if (!strcmp(a, "--moving-gc"))
+        } else if (!strcmp(a, "--moving-gc")) {
             o->moving_gc = true;
-        else if (!strcmp(a, "--orig"))
+        } else if (!strcmp(a, "--orig")) {
             o->orig = true;
-        else if (!strcmp(a, "--func") && v)
-            o->func = argv[++i];
-        else if (!strcmp(a, "--args") && v)
-            ok = parse_args_list(argv[++i], o) == 0;
-        else if (!strcmp(a, "--steps") && v)
-            ok = cli_parse_u64(argv[++i], &o->steps) == 0 && o->steps > 0;
-        else if (!strcmp(a, "--inputs") && v)
-            ok = cli_parse_u64(argv[++i], &o->ninputs) == 0;
-        else if (!strcmp(a, "--seed") && v)
-            ok = cli_parse_u64(argv[++i], &o->seed) == 0;
-        else if (a[0] == '-' && a[1])
-            ok = false;
-        else if (o->nfiles < 2)
+        } else if (!strcmp(a, "--func") || !strcmp(a, "--args") || !strcmp(a, "--steps") || !strcmp(a, "--inputs") ||
+                   !strcmp(a, "--seed")) {
+            if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
+            const char *v = argv[++i], *want = NULL;
+            if (!strcmp(a, "--func"))
+                o->func = v;
+            else if (!strcmp(a, "--args")) {
+                if (parse_args_list(v, o)) want = "integers separated by commas";
+            } else if (!strcmp(a, "--steps")) {
+                if (cli_parse_u64(v, &o->steps) || o->steps == 0) want = "a whole number, at least 1";
+            } else if (cli_parse_u64(v, !strcmp(a, "--seed") ? &o->seed : &o->ninputs)) {
+                want = "a whole number";
+            }
+            if (want) return cli_usage_error("run", "bad value '%s' for %s (want %s)", v, a, want);
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("run", "unknown option '%s'", a);
+        } else if (o->nfiles < 2) {
             o->files[o->nfiles++] = a;
-        else
-            ok = false;
-        if (!ok) {
-            fprintf(stderr, "ravel run: bad argument '%s'\n", a);
-            return CLI_USAGE;
+        } else {
+            return cli_usage_error("run", "too many files ('%s')", a);
         }
     }
-    if (o->nfiles != (o->compare ? 2 : 1)) {
-        fprintf(stderr, "ravel run: expected %s\n", o->compare ? "two files: ORIG ALLOC" : "one FILE");
+    if (o->nfiles == 0) {
+        run_usage(stderr);
         return CLI_USAGE;
     }
+    if (o->nfiles != (o->compare ? 2 : 1))
+        return cli_usage_error("run", "expected %s", o->compare ? "two files: ORIG ALLOC" : "one FILE (--compare takes two)");
     return CLI_OK;
 }
 
@@ -224,10 +225,7 @@ int cmd_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.ninputs = 100;
     int rc = parse_options(argc, argv, &o);
-    if (rc != CLI_OK)
-        run_usage(stderr);
-    else
-        rc = o.compare ? run_compare(&o) : run_one(&o);
+    if (rc == CLI_OK) rc = o.compare ? run_compare(&o) : run_one(&o);
     rv_vec_free(o.args);
     return rc;
 }

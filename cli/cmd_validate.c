@@ -52,9 +52,7 @@ int cmd_validate(int argc, char **argv)
         if (strcmp(argv[i], "--ssa") == 0)
             flags |= RAVEL_VALIDATE_SSA;
         else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ravel validate: unknown option '%s'\n", argv[i]);
-            validate_usage(stderr);
-            return CLI_USAGE;
+            return cli_usage_error("validate", "unknown option '%s'", argv[i]);
         }
     }
     for (int i = 1; i < argc; i++) {

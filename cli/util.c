@@ -1,7 +1,9 @@
 /* util.c - helpers shared by the subcommands. */
 #include "cli.h"
+#include "fuzz/gen.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +84,28 @@ ravel_module *cli_load_json(const char *path, FILE *json)
 }
 
 ravel_module *cli_load(const char *path) { return cli_load_json(path, NULL); }
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ravel %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n'ravel %s --help' lists the options\n", cmd);
+    return CLI_USAGE;
+}
+
+void cli_feature_list(char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; rv_gen_feature_name(i) && k < n; i++) {
+        int w = snprintf(buf + k, n - k, "%s%s", i ? " " : "", rv_gen_feature_name(i));
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+}
 
 int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }
 
