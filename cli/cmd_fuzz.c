@@ -5,6 +5,7 @@
 #include "fuzz/campaign.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,15 +99,16 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
     static const struct {
         const char *name;
+        size_t field; /* offset of the uint32_t knob in rv_gen_opts */
         uint64_t lo, hi;
         const char *want;
     } knobs[] = {
-        {"--insts", 1, 100000, "a whole number from 1 to 100000"},
-        {"--blocks", 1, 10000, "a whole number from 1 to 10000"},
-        {"--regs", 1, 32, "a whole number from 1 to 32"},
-        {"--min-regs", 1, 32, "a whole number from 1 to 32"},
-        {"--pressure", 0, 100, "a whole number from 0 to 100"},
-        {"--window", 0, UINT32_MAX, "a whole number from 0 to 4294967295"},
+        {"--insts", offsetof(rv_gen_opts, max_insts), 1, 100000, "a whole number from 1 to 100000"},
+        {"--blocks", offsetof(rv_gen_opts, max_blocks), 1, 10000, "a whole number from 1 to 10000"},
+        {"--regs", offsetof(rv_gen_opts, max_regs), 1, 32, "a whole number from 1 to 32"},
+        {"--min-regs", offsetof(rv_gen_opts, min_regs), 1, 32, "a whole number from 1 to 32"},
+        {"--pressure", offsetof(rv_gen_opts, pressure), 0, 100, "a whole number from 0 to 100"},
+        {"--window", offsetof(rv_gen_opts, window), 0, UINT32_MAX, "a whole number from 0 to 4294967295"},
     };
     const char *a = argv[*i], *val;
     uint64_t v;
@@ -125,18 +127,7 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
             bad(a, val, knobs[k].want);
             return -1;
         }
-        uint32_t x = (uint32_t)v;
-        switch (k) {
-        case 0: g->max_insts = x; break;
-        case 1: g->max_blocks = x; break;
-        case 2:
-            g->max_regs = x;
-            if (g->min_regs > g->max_regs) g->min_regs = g->max_regs;
-            break;
-        case 3: g->min_regs = x; break;
-        case 4: g->pressure = x; break;
-        default: g->window = x; break;
-        }
+        *(uint32_t *)((char *)g + knobs[k].field) = (uint32_t)v;
         return 1;
     }
     return 0;
