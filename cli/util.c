@@ -29,14 +29,15 @@ static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
             if (cap > RV_MAX_INPUT_BYTES) cap = RV_MAX_INPUT_BYTES;
             buf = rv_xrealloc(buf, cap + 1);
         }
+        errno = 0;
         size_t k = fread(buf + n, 1, cap - n, fp);
         n += k;
         if (k == 0) break;
     }
-    int err = ferror(fp);
+    int err = ferror(fp) ? (errno ? errno : EIO) : 0; /* fread's errno (EISDIR for a directory) */
     if (fp != stdin) fclose(fp);
     if (err) {
-        snprintf(why, whylen, "ravel: %s: read error", path);
+        snprintf(why, whylen, "ravel: %s: %s", path, strerror(err));
         free(buf);
         return NULL;
     }
