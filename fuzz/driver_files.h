@@ -6,6 +6,7 @@
 #define RAVEL_FUZZ_DRIVER_FILES_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,10 @@ static uint8_t *rv_driver_read(FILE *fp, size_t *len)
             buf = nb;
         }
     }
+    if (ferror(fp)) { /* a short read is not an input */
+        free(buf);
+        return NULL;
+    }
     *len = n;
     return buf;
 }
@@ -39,14 +44,16 @@ static int rv_driver_file(const char *path, rv_driver_fn fn, void *ctx, unsigned
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp) {
-        fprintf(stderr, "%s: cannot open\n", path);
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
         return 1;
     }
     size_t len = 0;
+    errno = 0;
     uint8_t *data = rv_driver_read(fp, &len);
+    int err = errno;
     if (fp != stdin) fclose(fp);
     if (!data) {
-        fprintf(stderr, "%s: cannot read\n", path);
+        fprintf(stderr, "%s: cannot read: %s\n", path, err ? strerror(err) : "too large");
         return 1;
     }
     int r = fn(path, data, len, ctx);
@@ -64,7 +71,7 @@ static int rv_driver_path(const char *path, rv_driver_fn fn, void *ctx, unsigned
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);
         if (!d) {
-            fprintf(stderr, "%s: cannot open directory\n", path);
+            fprintf(stderr, "%s: cannot open directory: %s\n", path, strerror(errno));
             return 1;
         }
         char **names = NULL;
