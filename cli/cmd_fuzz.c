@@ -45,6 +45,7 @@ static void fuzz_usage(FILE *out)
           "      --stall-timeout S  a worker that makes no progress for S seconds is killed\n"
           "                         and its case written as a failure (default 60)\n"
           "  -q, --quiet            no progress line\n"
+          "      --json             print the summary as one JSON object (fields: README)\n"
           "  -h, --help             this text\n"
           "\n"
           "exit status: 0 no failure, 1 failures found, 2 bad usage\n",
@@ -133,7 +134,7 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
+static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, bool *json)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
@@ -176,6 +177,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet)
             o->oracle = true;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             *quiet = true;
+        } else if (!strcmp(a, "--json")) {
+            *json = true;
         } else {
             return cli_usage_error("fuzz", "unknown option '%s'", a);
         }
@@ -196,8 +199,8 @@ int cmd_fuzz(int argc, char **argv)
 {
     rv_campaign_opts o;
     rv_campaign_opts_default(&o);
-    bool quiet = false;
-    int rc = parse_args(argc, argv, &o, &quiet);
+    bool quiet = false, json = false;
+    int rc = parse_args(argc, argv, &o, &quiet, &json);
     if (rc) return rc < 0 ? CLI_OK : rc;
     o.progress = quiet ? NULL : stderr;
     o.tty = isatty(STDERR_FILENO);
@@ -211,7 +214,11 @@ int cmd_fuzz(int argc, char **argv)
     rc = rv_campaign_run(&o, &r);
     sigaction(SIGINT, &old, NULL);
     if (rc == 2) return CLI_USAGE;
-    rv_campaign_print_summary(stdout, &r);
-    if (rc == 1) printf("failing cases in %s/\n", o.outdir);
+    if (json) {
+        rv_campaign_print_json(stdout, &r, o.outdir);
+    } else {
+        rv_campaign_print_summary(stdout, &r);
+        if (rc == 1) printf("failing cases in %s/\n", o.outdir);
+    }
     return rc ? CLI_FAIL : CLI_OK;
 }

@@ -446,3 +446,23 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
     if (r->crashes) fprintf(out, "%" PRIu64 " worker crash%s or hang%s (counted as failures)\n", r->crashes,
                             r->crashes == 1 ? "" : "es", r->crashes == 1 ? "" : "s");
 }
+
+void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *outdir)
+{
+    fprintf(out, "{\"seed\":\"0x%" PRIx64 "\",\"seconds\":%.3f,\"jobs\":%u,\"interrupted\":%s,\"functions\":%" PRIu64
+                 ",\"gen_cpu_us\":%.2f,\"oracle\":%s,\"allocators\":[",
+            r->seed, r->seconds, r->jobs, r->interrupted ? "true" : "false", r->iters,
+            r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->oracle ? "true" : "false");
+    for (unsigned k = 0; k < r->nalloc; k++) {
+        const rv_campaign_stats *s = &r->per[k];
+        fprintf(out, "%s{\"name\":", k ? "," : "");
+        rv_json_str(out, r->names[k]);
+        fprintf(out, ",\"functions\":%" PRIu64 ",\"instructions\":%" PRIu64 ",\"failures\":%" PRIu64
+                     ",\"checker_misses\":%" PRIu64 ",\"cpu_us_per_exec\":%.2f}",
+                s->funcs, s->insts, s->fails, s->misses, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+    }
+    fprintf(out, "],\"crashes\":%" PRIu64 ",\"outdir\":", r->crashes);
+    if (outdir) rv_json_str(out, outdir);
+    else fputs("null", out);
+    fputs("}\n", out);
+}

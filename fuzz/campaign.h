@@ -158,5 +158,8 @@ uint64_t rv_campaign_iter_seed(uint64_t seed, uint64_t i);
  * message on o->progress (or stderr). */
 int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r);
 void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r);
+/* The same figures as one JSON object and a newline (`ravel fuzz --json`;
+ * fields in the README). outdir: where failing cases went (may be NULL). */
+void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *outdir);
 
 #endif

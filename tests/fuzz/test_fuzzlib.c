@@ -426,6 +426,26 @@ TEST(campaign_survives_crashes)
     CHECK_EQ_INT(r.per[0].funcs, 24);    /* every case counted, crashed or not */
     CHECK_EQ_INT(r.per[1].funcs, 24);    /* the allocator after a crash still ran on every function */
     CHECK(r.per[1].fails > 0);           /* all_in_r0 is caught (functions with two live values) */
+    /* the JSON summary carries the same figures */
+    char *json = NULL, want[256];
+    size_t len = 0;
+    FILE *fp = open_memstream(&json, &len);
+    CHECK(fp != NULL);
+    rv_campaign_print_json(fp, &r, "out \"dir\"");
+    fclose(fp);
+    static const char head[] = "{\"seed\":\"0x5\",\"seconds\":";
+    CHECK(strncmp(json, head, sizeof head - 1) == 0);
+    snprintf(want, sizeof want, "\"functions\":24,\"gen_cpu_us\":");
+    CHECK(strstr(json, want) != NULL);
+    snprintf(want, sizeof want, "{\"name\":\"crashes\",\"functions\":24,\"instructions\":%llu,\"failures\":%llu,",
+             (unsigned long long)r.per[0].insts, (unsigned long long)r.per[0].fails);
+    CHECK(strstr(json, want) != NULL);
+    snprintf(want, sizeof want, "{\"name\":\"all_in_r0\",\"functions\":24,\"instructions\":%llu,\"failures\":%llu,",
+             (unsigned long long)r.per[1].insts, (unsigned long long)r.per[1].fails);
+    CHECK(strstr(json, want) != NULL);
+    snprintf(want, sizeof want, "],\"crashes\":%llu,\"outdir\":\"out \\\"dir\\\"\"}\n", (unsigned long long)r.crashes);
+    CHECK(strstr(json, want) != NULL);
+    free(json);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "grep -l 'crashes crashed' '%s'/crashes-i*.ra >/dev/null", dir);
     CHECK_EQ_INT(system(cmd), 0);
