@@ -33,9 +33,14 @@ ravel_module *cli_load_json(const char *path, FILE *json);
  * 'ravel CMD --help' on stderr, returns CLI_USAGE. (A command given nothing
  * to work on prints its whole usage instead.) */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Writes the generator's feature names, space-separated, into buf (for
- * --no-FEATURE errors); cut short if n is too small. */
-void cli_feature_list(char *buf, size_t n);
+/* The usage error for option argument arg ("-j", "-j0", "--jobs=0": the
+ * option's name is reported alone) with value val: "ARG needs a value" if
+ * val is NULL, else "bad value 'VAL' for ARG"; want (if not NULL) says
+ * what is accepted. Returns CLI_USAGE. */
+int cli_bad_value(const char *cmd, const char *arg, const char *val, const char *want);
+/* The usage error for an unknown --no-FEATURE, listing the generator's
+ * features. Returns CLI_USAGE. */
+int cli_bad_feature(const char *cmd, const char *arg);
 /* True if s equals "--help" or "-h". */
 int cli_is_help(const char *s);
 /* Parses an unsigned decimal/hex integer; returns 0 on success. */

@@ -52,14 +52,14 @@ static int parse_args(int argc, char **argv, alloc_args *a)
             a->trace = true;
         } else if (strcmp(s, "-a") == 0 || strcmp(s, "--allocator") == 0 || strcmp(s, "-o") == 0 ||
                    strcmp(s, "--seed") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("alloc", "%s needs a value", s);
+            if (i + 1 >= argc) return cli_bad_value("alloc", s, NULL, NULL);
             const char *v = argv[++i];
             if (strcmp(s, "-o") == 0)
                 a->out = v;
             else if (strcmp(s, "--seed") != 0)
                 a->alloc = v;
             else if (cli_parse_u64(v, &a->seed))
-                return cli_usage_error("alloc", "bad value '%s' for --seed (want a whole number)", v);
+                return cli_bad_value("alloc", s, v, "a whole number");
         } else if (s[0] == '-' && s[1]) {
             return cli_usage_error("alloc", "unknown option '%s'", s);
         } else if (!a->in) {

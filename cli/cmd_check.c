@@ -42,7 +42,7 @@ static int parse_args(int argc, char **argv, check_args *a)
         } else if (strcmp(s, "--explain") == 0) {
             a->explain = true;
         } else if (strcmp(s, "--orig") == 0 || strcmp(s, "--func") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("check", "%s needs a value", s);
+            if (i + 1 >= argc) return cli_bad_value("check", s, NULL, NULL);
             *(s[2] == 'o' ? &a->orig : &a->func) = argv[++i];
         } else if (s[0] == '-' && s[1]) {
             return cli_usage_error("check", "unknown option '%s'", s);

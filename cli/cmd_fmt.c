@@ -66,7 +66,7 @@ int cmd_fmt(int argc, char **argv)
             fmt_usage(stdout);
             return CLI_OK;
         } else if (strcmp(argv[i], "-o") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("fmt", "-o needs a value");
+            if (i + 1 >= argc) return cli_bad_value("fmt", argv[i], NULL, NULL);
             outpath = argv[++i];
         } else if (strcmp(argv[i], "--check") == 0) {
             check = true;

@@ -56,21 +56,7 @@ static void fuzz_usage(FILE *out)
 static volatile sig_atomic_t fuzz_interrupted;
 static void on_sigint(int sig) { (void)sig; fuzz_interrupted = 1; }
 
-/* A bad or missing value for the option argument arg ("-j", "-j0",
- * "--jobs=0"); want says what is accepted. */
-static int bad(const char *arg, const char *val, const char *want)
-{
-    int n = arg[1] == '-' ? (int)strcspn(arg, "=") : 2; /* the option's name alone */
-    if (!val) return cli_usage_error("fuzz", "%.*s needs a value (%s)", n, arg, want);
-    return cli_usage_error("fuzz", "bad value '%s' for %.*s (want %s)", val, n, arg, want);
-}
-
-static int bad_feature(const char *arg)
-{
-    char list[256];
-    cli_feature_list(list, sizeof list);
-    return cli_usage_error("fuzz", "unknown feature in '%s' (features: %s)", arg, list);
-}
+static int bad(const char *arg, const char *val, const char *want) { return cli_bad_value("fuzz", arg, val, want); }
 
 /* If argv[*i] is the option with short name sh ("-j") or long name lg
  * ("--jobs"), sets *val to its value (attached: "-j4", "--jobs=4"; else the
@@ -116,7 +102,7 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
     if (strncmp(a, "--no-", 5) == 0) {
         unsigned bit = rv_gen_feature_bit(a + 5);
         if (!bit) {
-            bad_feature(a);
+            cli_bad_feature("fuzz", a);
             return -1;
         }
         g->features &= ~bit;

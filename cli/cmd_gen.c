@@ -97,18 +97,14 @@ static int parse_args(int argc, char **argv, gen_args *a)
         }
         if (strncmp(o, "--no-", 5) == 0) {
             unsigned bit = rv_gen_feature_bit(o + 5);
-            if (!bit) {
-                char list[256];
-                cli_feature_list(list, sizeof list);
-                return cli_usage_error("gen", "unknown feature in '%s' (features: %s)", o, list);
-            }
+            if (!bit) return cli_bad_feature("gen", o);
             a->opts.features &= ~bit;
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||
                      !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
         if (!takes) return bad("unknown option", o);
-        if (!v) return cli_usage_error("gen", "%s needs a value", o);
+        if (!v) return cli_bad_value("gen", o, NULL, NULL);
         i++;
         const char *want = NULL, *num = "a whole number", *pos = "a whole number, at least 1";
         if (!strcmp(o, "--seed")) want = cli_parse_u64(v, &a->seed) ? num : NULL;
@@ -122,7 +118,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
         else if (!strcmp(o, "--count")) want = cli_parse_u64(v, &a->count) || a->count == 0 ? pos : NULL;
         else if (!strcmp(o, "--skip")) want = cli_parse_u64(v, &a->skip) ? num : NULL;
         else a->out = v;
-        if (want) return cli_usage_error("gen", "bad value '%s' for %s (want %s)", v, o, want);
+        if (want) return cli_bad_value("gen", o, v, want);
     }
     if (a->from && a->count != 1) return bad("--from makes one module; drop", "--count");
     if (a->skip && !a->from) return bad("--skip needs", "--from");

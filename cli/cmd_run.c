@@ -82,7 +82,7 @@ static int parse_options(int argc, char **argv, run_opts *o)
             o->orig = true;
         } else if (!strcmp(a, "--func") || !strcmp(a, "--args") || !strcmp(a, "--steps") || !strcmp(a, "--inputs") ||
                    !strcmp(a, "--seed")) {
-            if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
+            if (i + 1 >= argc) return cli_bad_value("run", a, NULL, NULL);
             const char *v = argv[++i], *want = NULL;
             if (!strcmp(a, "--func"))
                 o->func = v;
@@ -93,7 +93,7 @@ static int parse_options(int argc, char **argv, run_opts *o)
             } else if (cli_parse_u64(v, !strcmp(a, "--seed") ? &o->seed : &o->ninputs)) {
                 want = "a whole number";
             }
-            if (want) return cli_usage_error("run", "bad value '%s' for %s (want %s)", v, a, want);
+            if (want) return cli_bad_value("run", a, v, want);
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("run", "unknown option '%s'", a);
         } else if (o->nfiles < 2) {

@@ -97,15 +97,25 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-void cli_feature_list(char *buf, size_t n)
+int cli_bad_value(const char *cmd, const char *arg, const char *val, const char *want)
 {
+    int n = arg[1] == '-' ? (int)strcspn(arg, "=") : 2;
+    const char *open = want ? " (want " : "", *close = want ? ")" : "";
+    if (!val) return cli_usage_error(cmd, "%.*s needs a value%s%s%s", n, arg, open, want ? want : "", close);
+    return cli_usage_error(cmd, "bad value '%s' for %.*s%s%s%s", val, n, arg, open, want ? want : "", close);
+}
+
+int cli_bad_feature(const char *cmd, const char *arg)
+{
+    char list[256];
     size_t k = 0;
-    buf[0] = 0;
-    for (size_t i = 0; rv_gen_feature_name(i) && k < n; i++) {
-        int w = snprintf(buf + k, n - k, "%s%s", i ? " " : "", rv_gen_feature_name(i));
+    list[0] = 0;
+    for (size_t i = 0; rv_gen_feature_name(i) && k < sizeof list; i++) {
+        int w = snprintf(list + k, sizeof list - k, "%s%s", i ? " " : "", rv_gen_feature_name(i));
         if (w < 0) break;
         k += (size_t)w;
     }
+    return cli_usage_error(cmd, "unknown feature in '%s' (features: %s)", arg, list);
 }
 
 int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }
