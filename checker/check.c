@@ -16,7 +16,7 @@
 ravel_checker *ravel_checker_new(void)
 {
     ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
-    if (ravel_verify_requested()) ck->opts |= RAVEL_CHECK_VERIFY;
+    ck->verify = ravel_verify_requested() != 0;
     return ck;
 }
 
@@ -87,8 +87,30 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck);
 }
 
-void ravel_checker_set_options(ravel_checker *ck, unsigned opts) { ck->opts = opts; }
-unsigned ravel_checker_options(const ravel_checker *ck) { return ck->opts; }
+/* "Verification requested" is a flag of its own: no option call can clear
+ * it; RAVEL_CHECK_VERIFY in an option call can only turn it on. */
+void ravel_checker_set_options(ravel_checker *ck, unsigned opts)
+{
+    if (!ck) return;
+    if (opts & RAVEL_CHECK_VERIFY) ck->verify = true;
+    ck->opts = opts & ~RAVEL_CHECK_VERIFY;
+}
+void ravel_checker_add_options(ravel_checker *ck, unsigned opts)
+{
+    if (!ck) return;
+    if (opts & RAVEL_CHECK_VERIFY) ck->verify = true;
+    ck->opts |= opts & ~RAVEL_CHECK_VERIFY;
+}
+void ravel_checker_clear_options(ravel_checker *ck, unsigned opts)
+{
+    if (ck) ck->opts &= ~opts;
+}
+unsigned ravel_checker_options(const ravel_checker *ck) { return ck ? ck->opts : 0; }
+void ravel_checker_set_verify(ravel_checker *ck, int on)
+{
+    if (ck) ck->verify = on != 0;
+}
+int ravel_checker_verify(const ravel_checker *ck) { return ck && ck->verify; }
 
 int ravel_verify_requested(void)
 {
@@ -193,7 +215,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
 int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
     if (report) *report = NULL;
-    if (!ck || !(ck->opts & RAVEL_CHECK_VERIFY)) return RAVEL_OK;
+    if (!ck || !ck->verify) return RAVEL_OK;
     return ravel_check(ck, alloc, orig, report);
 }
 

@@ -168,7 +168,8 @@ void ck_bprintf(ck_buf *b, const char *fmt, ...) __attribute__((format(printf, 2
 char *ck_bdetach(ck_buf *b); /* returns the malloc'd string ("" if empty), resets b */
 
 struct ravel_checker {
-    unsigned opts; /* RAVEL_CHECK_* */
+    unsigned opts; /* RAVEL_CHECK_* (never RAVEL_CHECK_VERIFY: see verify) */
+    bool verify;   /* verification requested (ravel_check_if_enabled); no option call clears it */
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;

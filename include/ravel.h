@@ -167,10 +167,13 @@ typedef struct ravel_checker ravel_checker;
 typedef struct ravel_report ravel_report;
 ravel_checker *ravel_checker_new(void);
 void ravel_checker_free(ravel_checker *ck);
-/* Options (ravel_checker_set_options, a bitwise or). */
+/* Options: a bitwise or, added with ravel_checker_add_options and removed
+ * with ravel_checker_clear_options (ravel_checker_set_options replaces the
+ * whole option word). Verification (ravel_check_if_enabled) is a separate
+ * flag, not an option: no option call turns it off. */
 #define RAVEL_CHECK_EXPLAIN 1u /* attach per-location state dumps of every block with errors */
-#define RAVEL_CHECK_VERIFY 2u  /* run-time switch read by ravel_check_if_enabled; set by
-                                  ravel_checker_new when ravel_verify_requested() */
+#define RAVEL_CHECK_VERIFY 2u  /* not stored in the option word: passed to set/add_options it
+                                  turns verification on (ravel_checker_set_verify) */
 #define RAVEL_CHECK_NO_VALIDATE 4u /* skip ravel_validate (callers that validated the function
                                       already); the checker's own guard still rejects anything
                                       that would make the analysis unsafe */
@@ -189,16 +192,23 @@ void ravel_checker_free(ravel_checker *ck);
                                         set limit, RAVEL_EFAIL instead of RAVEL_EINVAL: the error
                                         found is certain); the report lists the rule errors only,
                                         so it may hold no error at all. Ignored with EXPLAIN */
-void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
+void ravel_checker_add_options(ravel_checker *ck, unsigned opts);   /* opts |= */
+void ravel_checker_clear_options(ravel_checker *ck, unsigned opts); /* opts &= ~ */
+void ravel_checker_set_options(ravel_checker *ck, unsigned opts);   /* opts = */
 unsigned ravel_checker_options(const ravel_checker *ck);
+/* Verification requested: set by ravel_checker_new from
+ * ravel_verify_requested() (the RAVEL_VERIFY environment variable), changed
+ * only by ravel_checker_set_verify. */
+void ravel_checker_set_verify(ravel_checker *ck, int on);
+int ravel_checker_verify(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
  * NULL, is the unallocated function it came from (instructions must match).
  * Returns RAVEL_OK (verified), RAVEL_EFAIL (errors found) or RAVEL_EINVAL
  * (bad input). If report is not NULL, *report receives the errors (free it
  * with ravel_report_free). */
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
-/* As ravel_check when the context has RAVEL_CHECK_VERIFY, else returns
- * RAVEL_OK at once (and *report = NULL). */
+/* As ravel_check when verification is requested (ravel_checker_verify),
+ * else returns RAVEL_OK at once (and *report = NULL). */
 int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
 size_t ravel_report_count(const ravel_report *r);
 /* RAVEL_OK, RAVEL_EFAIL or RAVEL_EINVAL, as returned by ravel_check. */
