@@ -17,6 +17,7 @@ ravel_checker *ravel_checker_new(void)
 {
     ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
     ck->verify = ravel_verify_requested() != 0;
+    ck->max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     return ck;
 }
 
@@ -111,6 +112,10 @@ void ravel_checker_set_verify(ravel_checker *ck, int on)
     if (ck) ck->verify = on != 0;
 }
 int ravel_checker_verify(const ravel_checker *ck) { return ck && ck->verify; }
+void ravel_checker_set_max_errors(ravel_checker *ck, size_t n)
+{
+    if (ck) ck->max_errors = n;
+}
 
 int ravel_verify_requested(void)
 {
@@ -126,6 +131,20 @@ static int finish(ravel_report *rep, ravel_report **out)
     return st;
 }
 
+/* The guard rejected f, read from text (the reader builds consistent
+ * structure), for causes that leave that structure intact (ck->gbroken
+ * false): ravel_validate's diagnostics, with line and column and each cause
+ * once, replace the guard's when it agrees. */
+static void precise_bad_input(const ravel_func *f, ravel_report *rep, uint32_t ndiags0)
+{
+    ravel_diags *d = ravel_diags_new();
+    if (ravel_validate(f, 0, d) == RAVEL_EINVAL && d->v.len) {
+        ck_truncate_bad_input(rep, ndiags0);
+        for (uint32_t i = 0; i < d->v.len; i++) ck_bad_input(rep, "%s", d->v.data[i].msg);
+    }
+    ravel_diags_free(d);
+}
+
 /* Bad input: the checker's own guard, then the validator without SSA,
  * whose EINVAL verdict is authoritative. The guard flags in the same pass
  * every condition under which the validator may say EINVAL, so the
@@ -135,10 +154,16 @@ static int finish(ravel_report *rep, ravel_report **out)
 static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool record)
 {
     bool suspect = false;
+    uint32_t ndiags0 = rep->bad_input.len;
     ck->grecord = record; /* the allocated function's guard lists the rules' work (ck->rtodo) */
     bool ok = ck_guard(ck, f, rep, nslots, &suspect);
     ck->grecord = false;
-    if (!ok) return false;
+    if (!ok) {
+        /* the validator's messages are more precise (a position for every
+         * cause, each cause once): they replace the guard's when it can run */
+        if (!ck->gbroken && f->file && f->src) precise_bad_input(f, rep, ndiags0);
+        return false;
+    }
     if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
     if (!suspect && !(ck->opts & RAVEL_CHECK_FULL_VALIDATE)) return true;
     ravel_diags *d = ravel_diags_new();

@@ -7,7 +7,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain]\n"
+    fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain] [--max-errors N]\n"
           "\n"
           "Proves the allocation of every function of FILE correct (FORMAT.md section 6),\n"
           "or reports each error with its kind, location and provenance.\n"
@@ -18,6 +18,8 @@ static void usage(FILE *out)
           "  --json        one JSON object per error (fields: docs/checker.md)\n"
           "  --explain     print the state of each location at every point of each\n"
           "                block where an error occurs\n"
+          "  --max-errors N  report at most N errors per function (default 100; 0: all),\n"
+          "                then one line with the count of the others\n"
           "\n"
           "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, or a\n"
           "function beyond the checker's limit (docs/format.md section 8)\n",
@@ -27,11 +29,13 @@ static void usage(FILE *out)
 typedef struct check_args {
     const char *file, *orig, *func;
     bool json, explain;
+    size_t max_errors;
 } check_args;
 
 static int parse_args(int argc, char **argv, check_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (cli_is_help(s)) {
@@ -41,6 +45,11 @@ static int parse_args(int argc, char **argv, check_args *a)
             a->json = true;
         } else if (strcmp(s, "--explain") == 0) {
             a->explain = true;
+        } else if (strcmp(s, "--max-errors") == 0) {
+            uint64_t n;
+            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &n) != 0) return cli_bad_value("check", s, i + 1 < argc ? argv[i + 1] : NULL, "a count");
+            a->max_errors = (size_t)n;
+            i++;
         } else if (strcmp(s, "--orig") == 0 || strcmp(s, "--func") == 0) {
             if (i + 1 >= argc) return cli_bad_value("check", s, NULL, NULL);
             *(s[2] == 'o' ? &a->orig : &a->func) = argv[++i];
@@ -103,6 +112,7 @@ int cmd_check(int argc, char **argv)
     }
     ravel_checker *ck = ravel_checker_new();
     ravel_checker_set_options(ck, a.explain ? RAVEL_CHECK_EXPLAIN : 0);
+    ravel_checker_set_max_errors(ck, a.max_errors);
     int worst = CLI_OK, nchecked = 0, nerr = 0;
     for (size_t i = 0; i < ravel_module_nfuncs(m); i++) {
         const ravel_func *f = ravel_module_func(m, i);

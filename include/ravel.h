@@ -186,7 +186,8 @@ void ravel_checker_free(ravel_checker *ck);
 #define RAVEL_CHECK_VERDICT_ONLY 32u /* only the verdict is wanted (a JIT that falls back to a
                                         safe allocator, a fuzzing oracle): once a value error is
                                         certain, the report of the value errors (messages,
-                                        provenance: as costly as the check itself) is not built.
+                                        provenance: as costly as the check itself) is not built,
+                                        and the walk stops at the first value error.
                                         The status is RAVEL_EFAIL as without the option (or, for a
                                         function the full check would find beyond the checker's
                                         set limit, RAVEL_EFAIL instead of RAVEL_EINVAL: the error
@@ -210,7 +211,13 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
 /* As ravel_check when verification is requested (ravel_checker_verify),
  * else returns RAVEL_OK at once (and *report = NULL). */
 int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
+/* At most n errors are kept in a report (the first ones in instruction
+ * order); the count of the others is ravel_report_omitted. 0: no cap.
+ * Default RAVEL_CHECK_DEFAULT_MAX_ERRORS. */
+#define RAVEL_CHECK_DEFAULT_MAX_ERRORS 100u
+void ravel_checker_set_max_errors(ravel_checker *ck, size_t n);
 size_t ravel_report_count(const ravel_report *r);
+size_t ravel_report_omitted(const ravel_report *r); /* errors found beyond the cap */
 /* RAVEL_OK, RAVEL_EFAIL or RAVEL_EINVAL, as returned by ravel_check. */
 int ravel_report_status(const ravel_report *r);
 /* One error. Strings are owned by the report; optional ones may be NULL. */
@@ -227,7 +234,8 @@ typedef struct ravel_check_error {
     const char *loc;        /* location name ("r2", "s1") or NULL */
     const char *expected;   /* expected vreg ("v3") or NULL */
     const char *held;       /* "unknown", "conflicted", "empty", "{v5, v9}" or NULL */
-    const char *inst_text;  /* the instruction, e.g. "v4 = add v3, v2" */
+    const char *inst_text;  /* the instruction, e.g. "v4 = add v3, v2"; one string per
+                               instruction, shared by all its errors */
     const char *message;    /* one-line description */
     const char *provenance; /* explanation lines separated by '\n', or NULL */
     const char *explain;    /* per-point state dump (RAVEL_CHECK_EXPLAIN), or NULL */

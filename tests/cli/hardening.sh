@@ -1,0 +1,62 @@
+#!/bin/sh
+# hardening.sh RAVEL CASES NAME - one end-to-end test of hostile or unlucky
+# input (tests/cli/hardening/): the cost and the size of the output are
+# bounded by the input, diagnostics have a position, no file is destroyed.
+RAVEL=$1
+CASES=$2
+name=$3
+TMP=${TMPDIR:-/tmp}/ravel-hardening.$$
+trap 'rm -rf "$TMP" "$TMP".*' EXIT
+fail() { echo "FAIL: $name: $*"; [ -f "$TMP.out" ] && head -c 2000 "$TMP.out"; exit 1; }
+run() { # run STATUS command...: stdout+stderr in $TMP.out
+    want=$1; shift
+    "$@" >"$TMP.out" 2>&1
+    got=$?
+    [ "$got" = "$want" ] || fail "exit $got, want $want: $*"
+}
+lines() { wc -l <"$TMP.out" | tr -d ' '; }
+bytes() { wc -c <"$TMP.out" | tr -d ' '; }
+# uses N: one instruction with N uses of v0 in the wrong register r1
+uses() {
+    printf 'machine\n  class int r0 r1 r2\nend\n\nfunc f\nb0:\n  v0:int @r0 = const 1\n  out v0 @r1'
+    i=1; while [ $i -lt "$1" ]; do printf ', v0 @r1'; i=$((i + 1)); done
+    printf '\n  ret\nend\n'
+}
+case $name in
+report_cap) # the default cap: 100 errors and one line counting the rest
+    run 1 "$RAVEL" check "$CASES/uses_wrongloc_4000.ra"
+    [ "$(grep -c 'error\[use-unknown\]' "$TMP.out")" = 100 ] || fail "not 100 errors"
+    grep -q 'note: in func f, 3900 more errors not reported' "$TMP.out" || fail "no count of the rest"
+    # the instruction's text once, not once per error
+    [ "$(grep -c '`out v0, v0' "$TMP.out")" = 1 ] || fail "instruction text not written once"
+    run 1 "$RAVEL" check --max-errors 7 "$CASES/uses_wrongloc_4000.ra"
+    [ "$(grep -c 'error\[' "$TMP.out")" = 7 ] || fail "--max-errors 7"
+    grep -q '3993 more errors' "$TMP.out" || fail "--max-errors 7: count of the rest"
+    run 1 "$RAVEL" check --max-errors 7 --json "$CASES/uses_wrongloc_4000.ra"
+    grep -q '^{"kind":"omitted","count":3993}$' "$TMP.out" || fail "--json: the omitted record"
+    run 2 "$RAVEL" check --max-errors x "$CASES/uses_wrongloc_4000.ra"
+    ;;
+report_linear) # every error reported: the output is linear in the uses
+    uses 16000 >"$TMP.ra"
+    run 1 "$RAVEL" check --max-errors 0 "$TMP.ra"
+    [ "$(grep -c 'error\[use-unknown\]' "$TMP.out")" = 16000 ] || fail "not 16000 errors"
+    [ "$(bytes)" -lt 3000000 ] || fail "$(bytes) bytes of report for 16000 uses"
+    run 1 "$RAVEL" check --max-errors 0 --json "$TMP.ra"
+    [ "$(bytes)" -lt 6000000 ] || fail "$(bytes) bytes of JSON report for 16000 uses"
+    ;;
+undef_uses) # 8000 uses of an undefined vreg: one error, with a position
+    run 2 "$RAVEL" check "$CASES/uses_undef_8000.ra"
+    [ "$(grep -c 'error' "$TMP.out")" = 1 ] || fail "not one error"
+    grep -q 'uses_undef_8000.ra:8:3: error: .*v5 is used but defined nowhere' "$TMP.out" || fail "no position"
+    ;;
+undef_block)
+    run 2 "$RAVEL" check "$CASES/undef_block.ra"
+    grep -q 'undef_block.ra:7:3: error: .*undefined block b99' "$TMP.out" || fail "no line:col"
+    ;;
+empty_block)
+    run 2 "$RAVEL" check "$CASES/func_empty_block.ra"
+    grep -q 'func_empty_block.ra:7:1: error: .*block b0 has no terminator' "$TMP.out" || fail "no line:col"
+    ;;
+*) fail "unknown test" ;;
+esac
+exit 0
