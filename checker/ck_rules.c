@@ -41,6 +41,9 @@ static void greport(guard *g, const rv_inst *in, const char *msg)
     g->last_in = in;
     if (in && in->line)
         ck_bad_input(g->rep, "%s:%u:%u: error: %s", f->file ? f->file : "<input>", in->line, in->col, msg);
+    else if (in && g->b < f->blocks.len)
+        ck_bad_input(g->rep, "%s: error: func %s, block %s, inst %u: %s", f->file ? f->file : "<input>", rv_func_name(f),
+                     rv_block_name(f, g->b), (uint32_t)(in - f->insts.data), msg);
     else if (in)
         ck_bad_input(g->rep, "%s: error: func %s, inst %u: %s", f->file ? f->file : "<input>", rv_func_name(f),
                      (uint32_t)(in - f->insts.data), msg);
@@ -799,8 +802,12 @@ static int guard_block_head(guard *g, uint32_t b, const rv_block *bl)
         return 0;
     }
     if (bl->ninsts == 0) {
-        ck_bad_input(g->rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
-                     bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
+        if (bl->end_line || bl->line)
+            ck_bad_input(g->rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
+                         bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
+        else /* built through the API: no line */
+            ck_bad_input(g->rep, "%s: error: func %s, block %s: block %s has no terminator", f->file ? f->file : "<input>",
+                         rv_func_name(f), rv_block_name(f, b), rv_block_name(f, b));
         g->ok = false;
         return 0;
     }

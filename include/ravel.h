@@ -16,6 +16,15 @@
  * Conventions: functions returning int return 0 (RAVEL_OK) on success and a
  * negative ravel_status on failure. Ids (vregs, blocks, classes, registers,
  * instructions) are dense indices starting at 0.
+ *
+ * Misuse: every entry point accepts NULL for any pointer argument and any
+ * id or index out of range, and then does nothing and fails: int functions
+ * return RAVEL_EINVAL, id-returning ones RAVEL_NONE (ravel_vreg_new,
+ * ravel_block_new) or -1 (the find functions), constructors and lookups
+ * NULL, counts 0; the *_free functions accept NULL. A builder call that
+ * fails on a function also records why: ravel_func_error. (Pointers to
+ * freed objects, and objects used from two threads at once, remain
+ * undefined behaviour.)
  */
 #ifndef RAVEL_H
 #define RAVEL_H
@@ -97,7 +106,7 @@ typedef enum ravel_constraint {
 
 typedef enum ravel_pos { RAVEL_POS_DEFAULT = 0, RAVEL_POS_EARLY, RAVEL_POS_LATE } ravel_pos;
 
-ravel_func *ravel_func_new(const ravel_machine *m, const char *name);
+ravel_func *ravel_func_new(const ravel_machine *m, const char *name); /* NULL if m is NULL */
 void ravel_func_free(ravel_func *f);
 /* New vreg with the next free number; returns its id. */
 uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref);
@@ -133,6 +142,10 @@ int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src);
 int ravel_func_finish(ravel_func *f);
 /* Sets the location of operand k (defs first, then uses) of instruction i. */
 int ravel_set_loc(ravel_func *f, uint32_t inst, uint32_t k, ravel_loc loc);
+/* The message of the last builder call that failed on f (e.g. "succ: bad
+ * block id"), or NULL if none failed; owned by f, valid until the next
+ * failing call or ravel_func_free. */
+const char *ravel_func_error(const ravel_func *f);
 
 /* ---- modules and text ------------------------------------------------------ */
 /* A module is one machine and its functions, as read from a .ra file. */

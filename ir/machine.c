@@ -37,7 +37,7 @@ static uint32_t name_sym(ravel_machine *m, const char *name)
 
 int ravel_machine_add_class(ravel_machine *m, const char *name)
 {
-    if (!name || !*name) return RAVEL_EINVAL;
+    if (!m || !name || !*name) return RAVEL_EINVAL;
     if (m->classes.len >= RV_MAX_CLASSES) return RAVEL_ELIMIT;
     uint32_t s = name_sym(m, name);
     if (m->name_class.data[s] >= 0) return RAVEL_EINVAL;
@@ -49,7 +49,7 @@ int ravel_machine_add_class(ravel_machine *m, const char *name)
 
 int ravel_machine_add_reg(ravel_machine *m, const char *name, int cls, int reserved)
 {
-    if (!name || !*name || cls < 0 || (uint32_t)cls >= m->classes.len) return RAVEL_EINVAL;
+    if (!m || !name || !*name || cls < 0 || (uint32_t)cls >= m->classes.len) return RAVEL_EINVAL;
     if (m->regs.len >= RV_MAX_REGS) return RAVEL_ELIMIT;
     uint32_t s = name_sym(m, name);
     if (m->name_reg.data[s] >= 0) return RAVEL_EINVAL;
@@ -69,6 +69,7 @@ static int cmp_u32(const void *a, const void *b)
 
 int ravel_machine_set_clobbers(ravel_machine *m, const uint32_t *regs, size_t n)
 {
+    if (!m || (n && !regs)) return RAVEL_EINVAL;
     for (size_t i = 0; i < n; i++)
         if (regs[i] >= m->regs.len) return RAVEL_EINVAL;
     m->clobbers.len = 0;
@@ -81,23 +82,28 @@ int ravel_machine_set_clobbers(ravel_machine *m, const uint32_t *regs, size_t n)
     return RAVEL_OK;
 }
 
-void ravel_machine_set_gc_moving(ravel_machine *m, int moving) { m->gc_nonmoving = !moving; }
+void ravel_machine_set_gc_moving(ravel_machine *m, int moving)
+{
+    if (m) m->gc_nonmoving = !moving;
+}
 
 int ravel_machine_find_reg(const ravel_machine *m, const char *name)
 {
+    if (!m || !name) return -1;
     uint32_t s = rv_sym_find(&m->names, name, strlen(name));
     return s == RAVEL_NONE ? -1 : m->name_reg.data[s];
 }
 
 int ravel_machine_find_class(const ravel_machine *m, const char *name)
 {
+    if (!m || !name) return -1;
     uint32_t s = rv_sym_find(&m->names, name, strlen(name));
     return s == RAVEL_NONE ? -1 : m->name_class.data[s];
 }
 
-uint32_t ravel_machine_nregs(const ravel_machine *m) { return m->regs.len; }
-uint32_t ravel_machine_nclasses(const ravel_machine *m) { return m->classes.len; }
+uint32_t ravel_machine_nregs(const ravel_machine *m) { return m ? m->regs.len : 0; }
+uint32_t ravel_machine_nclasses(const ravel_machine *m) { return m ? m->classes.len : 0; }
 const char *ravel_machine_reg_name(const ravel_machine *m, uint32_t reg)
 {
-    return reg < m->regs.len ? m->regs.data[reg].name : NULL;
+    return m && reg < m->regs.len ? m->regs.data[reg].name : NULL;
 }
