@@ -57,6 +57,21 @@ empty_block)
     run 2 "$RAVEL" check "$CASES/func_empty_block.ra"
     grep -q 'func_empty_block.ra:7:1: error: .*block b0 has no terminator' "$TMP.out" || fail "no line:col"
     ;;
+run_output) # 3 KB of input writing 333 million values: bounded output, a clear message
+    "$RAVEL" run "$CASES/outloop_1000.ra" >"$TMP.values" 2>"$TMP.out"
+    [ $? = 1 ] || fail "exit status"
+    grep -q 'output limit reached' "$TMP.out" || fail "no output-limit message"
+    [ "$(wc -l <"$TMP.values" | tr -d ' ')" = 1000000 ] || fail "not 1000000 values"
+    ;;
+hislot) # the interpreter's cost follows the slots used, not their numbers
+    run 0 "$RAVEL" run --compare "$CASES/one_loslot.ra" "$CASES/one_hislot.ra" --inputs 20000
+    grep -q '1 function agrees on 20000 input vectors' "$TMP.out" || fail "no agreement"
+    printf 'machine\n  class i r0\nend\nfunc f\nb0:\n  v0:i @r0 = args\n  s1048575 = spill r0\n  s3 = spill r0\n  r0 = reload s3\n  s1048575 = spill r0\n  r0 = reload s1048575\n  ret v0 @r0\nend\n' >"$TMP.ra"
+    run 0 "$RAVEL" run "$TMP.ra" --args 42
+    grep -q '^ret: 42$' "$TMP.out" || fail "sparse slots: wrong result"
+    printf 'machine\n  class i r0\nend\nfunc f\nb0:\n  v0:i @r0 = args\n  s1048575 = spill r0\n  r0 = reload s1048574\n  ret v0 @r0\nend\n' >"$TMP.ra"
+    run 1 "$RAVEL" run "$TMP.ra" --args 42
+    ;;
 *) fail "unknown test" ;;
 esac
 exit 0
