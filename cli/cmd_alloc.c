@@ -69,6 +69,7 @@ static int parse_args(int argc, char **argv, alloc_args *a)
         }
     }
     if (a->list) return 0;
+    if (a->in && !a->alloc) return cli_usage_error("alloc", "no allocator: give -a NAME (ravel alloc --list names them)");
     if (!a->in || !a->alloc) {
         usage(stderr);
         return CLI_USAGE;
@@ -97,7 +98,10 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
     char *err = NULL;
     *out = al->run(f, &o, &err);
     if (!*out) {
-        fprintf(stderr, "ravel alloc: %s: %s\n", al->name, err ? err : "allocation failed");
+        if (err && f->file && strncmp(err, f->file, strlen(f->file)) == 0) /* "FILE:LINE:COL: error: ..." */
+            fprintf(stderr, "%s (allocator %s)\n", err, al->name);
+        else
+            fprintf(stderr, "ravel alloc: %s: %s\n", al->name, err ? err : "allocation failed");
         free(err);
         return CLI_FAIL;
     }
@@ -146,14 +150,15 @@ int cmd_alloc(int argc, char **argv)
     }
     ravel_module *m = cli_load(a.in);
     if (!m) return CLI_USAGE;
-    FILE *out = stdout;
-    if (a.out && !(out = fopen(a.out, "w"))) {
-        fprintf(stderr, "ravel alloc: cannot write '%s'\n", a.out);
+    cli_out o; /* OUT is replaced only when every function was allocated */
+    FILE *out = cli_out_open(&o, "alloc", a.out);
+    if (!out) {
         ravel_module_free(m);
         return CLI_USAGE;
     }
     rc = run(&a, al, m, out);
-    if (out != stdout && fclose(out) != 0 && rc == CLI_OK) rc = CLI_USAGE;
+    int wr = cli_out_commit(&o, "alloc", rc == CLI_OK);
+    if (rc == CLI_OK) rc = wr;
     ravel_module_free(m);
     return rc;
 }

@@ -72,6 +72,24 @@ hislot) # the interpreter's cost follows the slots used, not their numbers
     printf 'machine\n  class i r0\nend\nfunc f\nb0:\n  v0:i @r0 = args\n  s1048575 = spill r0\n  r0 = reload s1048574\n  ret v0 @r0\nend\n' >"$TMP.ra"
     run 1 "$RAVEL" run "$TMP.ra" --args 42
     ;;
+alloc_output) # -o OUT: replaced on success only, never emptied on failure
+    mkdir -p "$TMP" && echo precious >"$TMP/out.ra"
+    run 1 "$RAVEL" alloc -a linear "$CASES/too_many_fixed_same.ra" -o "$TMP/out.ra"
+    [ "$(cat "$TMP/out.ra")" = precious ] || fail "alloc -o destroyed OUT on failure"
+    grep -q 'too_many_fixed_same.ra:7:3: error: .*unsatisfiable' "$TMP.out" || fail "no file position"
+    run 2 "$RAVEL" fmt -o "$TMP/out.ra" "$CASES/nonexistent.ra"
+    [ "$(cat "$TMP/out.ra")" = precious ] || fail "fmt -o destroyed OUT on failure"
+    run 0 "$RAVEL" gen --seed 3 -o "$TMP/g.ra"
+    run 0 "$RAVEL" alloc -a fast "$TMP/g.ra" -o "$TMP/out.ra"
+    run 0 "$RAVEL" check --orig "$TMP/g.ra" "$TMP/out.ra"
+    run 0 "$RAVEL" fmt -o "$TMP/out.ra" "$TMP/g.ra"
+    cmp -s "$TMP/out.ra" "$TMP/g.ra" || fail "fmt -o did not write OUT"
+    [ "$(ls "$TMP" | wc -l | tr -d ' ')" = 2 ] || fail "temporary files left: $(ls "$TMP")"
+    ;;
+alloc_usage) # no -a: the one-line usage error
+    run 2 "$RAVEL" alloc "$CASES/too_many_fixed_same.ra"
+    [ "$(lines)" = 2 ] && grep -q "^ravel alloc: no allocator: give -a NAME" "$TMP.out" || fail "not the one-line usage error"
+    ;;
 *) fail "unknown test" ;;
 esac
 exit 0
