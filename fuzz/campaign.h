@@ -64,7 +64,8 @@ typedef struct rv_fuzz {
     rv_gen_opts gen;      /* generator options of the byte entry points */
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
-    uint64_t oracle_rejected, oracle_accepted;
+    uint64_t oracle_tried, oracle_rejected, oracle_accepted; /* tried: oracle runs (a
+                                                                 corruption attempted) */
     bool oracle_miss;     /* rv_fuzz_alloc's RV_FUZZ_BUG was a checker miss (RV_FUZZ_ORACLE) */
     /* With timing set, the oracles add each phase's CPU time (nanoseconds)
      * to phase_nanos (two clock reads per phase: off by default). */
@@ -135,6 +136,10 @@ typedef struct rv_campaign_stats { /* per allocator */
     uint64_t funcs, insts, fails;
     uint64_t nanos; /* CPU time spent allocating + checking, summed over workers */
     uint64_t misses; /* --oracle: corrupted allocations the checker wrongly accepted */
+    /* --oracle: the oracle's work: corruptions tried, those the checker rejected, and
+     * those it accepted (the interpreter then agreed, or a miss): "0 misses" with 0
+     * tried is an idle oracle */
+    uint64_t oracle_tried, oracle_rejected, oracle_accepted;
 } rv_campaign_stats;
 
 typedef struct rv_campaign_result {

@@ -547,6 +547,7 @@ static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_
 {
     rng r = {rv_hash64(seed ^ 0x0c0ffee)};
     unsigned applied[3], napplied = 0, want = 1 + rng_below(&r, 3);
+    z->oracle_tried++;
     for (unsigned tries = 0; napplied < want && tries < 16; tries++) {
         enum corruption c = (enum corruption)rng_below(&r, C_COUNT_);
         if (corrupt(out, &r, c)) applied[napplied++] = c;

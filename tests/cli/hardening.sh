@@ -7,6 +7,7 @@ CASES=$2
 name=$3
 TMP=${TMPDIR:-/tmp}/ravel-hardening.$$
 trap 'rm -rf "$TMP" "$TMP".*' EXIT
+mkdir -p "$TMP.d"
 fail() { echo "FAIL: $name: $*"; [ -f "$TMP.out" ] && head -c 2000 "$TMP.out"; exit 1; }
 run() { # run STATUS command...: stdout+stderr in $TMP.out
     want=$1; shift
@@ -89,6 +90,43 @@ alloc_output) # -o OUT: replaced on success only, never emptied on failure
 alloc_usage) # no -a: the one-line usage error
     run 2 "$RAVEL" alloc "$CASES/too_many_fixed_same.ra"
     [ "$(lines)" = 2 ] && grep -q "^ravel alloc: no allocator: give -a NAME" "$TMP.out" || fail "not the one-line usage error"
+    ;;
+fuzz_seed) # a fresh seed on every run, printed; --seed replays it
+    run 0 "$RAVEL" fuzz --count 4 -j 1 -q -o "$TMP.d"
+    s1=$(sed -n 's/^ravel fuzz: seed \(0x[0-9a-f]*\) (replay with --seed .*/\1/p' "$TMP.out")
+    [ -n "$s1" ] || fail "no seed printed"
+    grep -q "generated from --seed $s1 " "$TMP.out" || fail "summary does not give the seed $s1"
+    awk 'NF == 6 && $1 != "allocator"' "$TMP.out" | cut -c1-40 >"$TMP.t1"
+    sleep 0.01
+    run 0 "$RAVEL" fuzz --count 4 -j 1 -q -o "$TMP.d"
+    s2=$(sed -n 's/^ravel fuzz: seed \(0x[0-9a-f]*\) .*/\1/p' "$TMP.out")
+    [ "$s1" != "$s2" ] || fail "the same seed twice: $s1"
+    run 0 "$RAVEL" fuzz --count 4 -j 1 -q -o "$TMP.d" --seed "$s1"
+    awk 'NF == 6 && $1 != "allocator"' "$TMP.out" | cut -c1-40 >"$TMP.t2"
+    cmp -s "$TMP.t1" "$TMP.t2" || fail "--seed $s1 did not replay the campaign"
+    ;;
+fuzz_oracle_work) # the oracle's work is reported: tried, rejected, accepted
+    run 0 "$RAVEL" fuzz --count 6 -j 1 -q --oracle --seed 3 -o "$TMP.d"
+    line=$(grep '^checker oracle work: ' "$TMP.out") || fail "no oracle work line"
+    set -- $(echo "$line" | tr -cs '0-9' ' ')
+    [ "$1" -gt 0 ] || fail "no corruption tried: $line"
+    [ $(($2 + $3)) -le "$1" ] && [ "$2" -gt 0 ] || fail "inconsistent: $line"
+    run 0 "$RAVEL" fuzz --count 6 -j 1 -q --oracle --seed 3 --json -o "$TMP.d"
+    grep -q "\"oracle_tried\":[1-9]" "$TMP.out" || fail "--json: no oracle_tried"
+    ;;
+fuzz_sigint) # Ctrl-C: the summary, then exit status 130
+    "$RAVEL" fuzz --time 60 -j 1 -q --seed 1 -o "$TMP.d" >"$TMP.out" 2>&1 &
+    pid=$!
+    sleep 2
+    kill -INT $pid
+    wait $pid
+    st=$?
+    [ $st = 130 ] || fail "exit status $st after SIGINT, want 130"
+    grep -q '(interrupted)' "$TMP.out" || fail "no summary"
+    ;;
+fuzz_bad_allocator)
+    run 2 "$RAVEL" fuzz -a nosuch
+    grep -q "^'ravel fuzz --help' lists the options" "$TMP.out" || fail "no pointer to --help"
     ;;
 *) fail "unknown test" ;;
 esac
