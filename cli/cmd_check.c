@@ -21,8 +21,9 @@ static void usage(FILE *out)
           "  --max-errors N  report at most N errors per function (default 100; 0: all),\n"
           "                then one line with the count of the others\n"
           "\n"
-          "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, or a\n"
-          "function beyond the checker's limit (docs/format.md section 8)\n",
+          "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, an\n"
+          "unallocated function, or a function beyond the checker's limit (docs/format.md\n"
+          "section 8)\n",
           out);
 }
 
@@ -86,6 +87,21 @@ static int check_one(ravel_checker *ck, const check_args *a, const ravel_func *f
     }
     ravel_report *rep = NULL;
     int rc = ravel_check(ck, f, o, &rep);
+    if (rc == RAVEL_EFAIL && !rv_func_is_allocated(f)) { /* one line, not a missing-location per operand */
+        ravel_report_free(rep);
+        if (a->json) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
+                     "allocate it first (ravel alloc -a NAME)", a->file, f->line, rv_func_name(f));
+            fputs("{\"kind\":\"bad-input\",\"message\":", stdout);
+            rv_json_str(stdout, msg);
+            fputs("}\n", stdout);
+        } else {
+            fprintf(stderr, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
+                    "allocate it first (ravel alloc -a NAME)\n", a->file, f->line, rv_func_name(f));
+        }
+        return CLI_USAGE;
+    }
     if (rc == RAVEL_EINVAL) {
         if (a->json) ravel_report_print_json(stdout, rep);
         else ravel_report_print(stderr, rep);

@@ -128,6 +128,12 @@ fuzz_bad_allocator)
     run 2 "$RAVEL" fuzz -a nosuch
     grep -q "^'ravel fuzz --help' lists the options" "$TMP.out" || fail "no pointer to --help"
     ;;
+check_unallocated) # an unallocated function: one line, exit 2
+    run 0 "$RAVEL" gen --seed 2 -o "$TMP.ra"
+    run 2 "$RAVEL" check "$TMP.ra"
+    [ "$(grep -c 'error' "$TMP.out")" = 1 ] || fail "not one error line"
+    grep -q "^$TMP.ra:[0-9]*: error: func f is not allocated" "$TMP.out" || fail "does not say it is not allocated"
+    ;;
 *) fail "unknown test" ;;
 esac
 exit 0
