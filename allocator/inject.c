@@ -126,6 +126,7 @@ typedef struct inj {
     uint32_t nregs, nslots, nlocs, ninsts, nblocks;
     uint32_t *blk;  /* instruction -> block */
     uint32_t *hold; /* before each instruction: nlocs cells */
+    uint32_t *steady; /* the same in the second and later iterations of loops (stale-loop only) */
     uint32_t lw;    /* words of a vreg bitset */
     uint64_t *live; /* after each instruction: lw words */
     rv_cfg cfg;     /* of the allocated function */
@@ -288,7 +289,23 @@ static uint32_t h_meet(uint32_t a, uint32_t b)
     return H_UNK;
 }
 
-static void build_hold(inj *c)
+/* A back edge p -> h: h dominates p. */
+static bool back_edge(const inj *c, uint32_t p, uint32_t h) { return rv_cfg_dominates(&c->cfg, h, p); }
+
+static bool is_header(const inj *c, uint32_t h)
+{
+    for (uint32_t k = c->cfg.pred_start[h]; k < c->cfg.pred_start[h + 1]; k++)
+        if (back_edge(c, c->cfg.pred[k], h)) return true;
+    return false;
+}
+
+/* The hold states before every instruction into out. steady == false: the
+ * must-analysis over all paths. steady == true: the states of the second
+ * and later iterations of every loop: a loop header's entry is the meet
+ * over its back edges only, of the states the first analysis (c->hold)
+ * gives at the latches' ends; so a copy of v the latch leaves in L is
+ * still seen after the next iteration redefines v (stale). */
+static void build_hold(inj *c, uint32_t *out, bool steady)
 {
     ravel_func *f = c->f;
     uint32_t nl = c->nlocs;
@@ -296,6 +313,25 @@ static void build_hold(inj *c)
     uint32_t *st = rv_xmalloc(sizeof *st * nl), *e = rv_xmalloc(sizeof *e * nl);
     for (size_t k = 0; k < (size_t)c->nblocks * nl; k++) entry[k] = H_TOP;
     for (uint32_t k = 0; k < nl && c->nblocks; k++) entry[k] = H_UNK;
+    bool *hdr = rv_xcalloc(c->nblocks ? c->nblocks : 1, sizeof *hdr);
+    for (uint32_t b = 0; steady && b < c->nblocks; b++) {
+        if (c->cfg.rpo_index[b] == RAVEL_NONE || !(hdr[b] = is_header(c, b))) continue;
+        for (uint32_t k = c->cfg.pred_start[b]; k < c->cfg.pred_start[b + 1]; k++) {
+            uint32_t p = c->cfg.pred[k];
+            if (!back_edge(c, p, b)) continue;
+            const rv_block *pb = &f->blocks.data[p];
+            uint32_t t = pb->first_inst + pb->ninsts - 1;
+            memcpy(st, c->hold + (size_t)t * nl, sizeof *st * nl);
+            h_inst(c, st, t);
+            const rv_inst *T = IN(c, t);
+            for (uint32_t q = 0; q < rv_inst_nsuccs(T); q++) {
+                const rv_succ *sc = &rv_inst_succs(f, T)[q];
+                if (sc->block != b) continue;
+                h_edge(c, st, e, sc);
+                for (uint32_t x = 0; x < nl; x++) entry[(size_t)b * nl + x] = h_meet(entry[(size_t)b * nl + x], e[x]);
+            }
+        }
+    }
     bool changed = true;
     for (unsigned round = 0; changed && round < 64; round++) {
         changed = false;
@@ -308,6 +344,7 @@ static void build_hold(inj *c)
             const rv_inst *t = rv_block_term(f, bb);
             for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
                 const rv_succ *s = &rv_inst_succs(f, t)[k];
+                if (hdr[s->block] && !back_edge(c, b, s->block)) continue; /* steady: entry edges ignored */
                 h_edge(c, st, e, s);
                 uint32_t *d = entry + (size_t)s->block * nl;
                 for (uint32_t x = 0; x < nl; x++) {
@@ -323,10 +360,11 @@ static void build_hold(inj *c)
         for (uint32_t x = 0; x < nl; x++)
             if (st[x] == H_TOP) st[x] = H_UNK;
         for (uint32_t i = bb->first_inst; i < bb->first_inst + bb->ninsts; i++) {
-            memcpy(c->hold + (size_t)i * nl, st, sizeof *st * nl);
+            memcpy(out + (size_t)i * nl, st, sizeof *st * nl);
             h_inst(c, st, i);
         }
     }
+    free(hdr);
     free(entry);
     free(st);
     free(e);
@@ -384,7 +422,7 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed)
     if ((uint64_t)c->ninsts * c->nlocs > MAX_CELLS || (uint64_t)c->ninsts * c->lw > MAX_CELLS || !c->ninsts) return;
     c->hold = rv_xmalloc(sizeof *c->hold * ((size_t)c->ninsts * c->nlocs + 1));
     c->live = rv_xcalloc((size_t)c->ninsts * c->lw + 1, sizeof *c->live);
-    build_hold(c);
+    build_hold(c, c->hold, false);
     build_live(c);
     c->ok = true;
 }
@@ -394,6 +432,7 @@ static void inj_free(inj *c)
     rv_cfg_free(&c->cfg);
     free(c->blk);
     free(c->hold);
+    free(c->steady);
     free(c->live);
     rv_vec_free(c->pref);
     rv_vec_free(c->other);
@@ -863,7 +902,8 @@ static bool k_keep_across(inj *c, rv_inject_result *res, bool refs)
         const rv_block *bb = &c->f->blocks.data[c->blk[i]];
         for (uint32_t r = 0; r < c->nregs; r++) {
             uint32_t v = H(c, i, r);
-            if (!h_valid(v) || defines_loc(c, i, r) || vcls(c, v) != c->m->regs.data[r].cls) continue;
+            if (!h_valid(v) || defines_loc(c, i, r) || vcls(c, v) != c->m->regs.data[r].cls || c->m->regs.data[r].reserved)
+                continue;
             if (refs ? (!is_ref(c, v) || clobbers(c, i, r)) : !clobbers(c, i, r)) continue;
             if (!live_after(c, i, v)) continue;
             bool found = false;
@@ -1015,19 +1055,21 @@ static bool fits(const inj *c, const rv_operand *o, ravel_loc l)
 
 static bool k_stale_loop(inj *c, rv_inject_result *res)
 {
+    c->steady = rv_xmalloc(sizeof *c->steady * ((size_t)c->ninsts * c->nlocs + 1));
+    build_hold(c, c->steady, true);
     for (uint32_t i = 0; i < c->ninsts; i++) {
         const rv_inst *in = IN(c, i);
         uint32_t b = c->blk[i];
         if (c->cfg.rpo_index[b] == RAVEL_NONE || !c->cfg.loop_depth[b]) continue;
         for (uint32_t x = 0; x < c->nlocs; x++) {
-            uint32_t h = c->hold[(size_t)i * c->nlocs + x];
-            if (!h_stale(h)) continue;
+            uint32_t h = c->steady[(size_t)i * c->nlocs + x];
+            if (!h_stale(h) || c->hold[(size_t)i * c->nlocs + x] == (h & ~H_STALE)) continue;
             ravel_loc L = loc_of(c, x);
             uint32_t v = h & ~H_STALE;
             if (rv_is_edit(in)) {
                 ravel_loc S = in->u.edit.src;
                 if (S != L && H(c, i, S) == v && ravel_loc_is_slot(S) == ravel_loc_is_slot(L) &&
-                    (ravel_loc_is_slot(L) || c->m->regs.data[L].cls == vcls(c, v)))
+                    (ravel_loc_is_slot(L) || (c->m->regs.data[L].cls == vcls(c, v) && !c->m->regs.data[L].reserved)))
                     add_site(c, true, i, RAVEL_NONE, L, 0);
                 continue;
             }
