@@ -123,9 +123,10 @@ int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
  * the result against f (with the report, for m->expected) and always runs
  * the interpreter on both forms (m->different), whatever the verdict.
  * For measuring (bench_mutation, tests); the oracle runs the interpreter
- * only on what the checker accepted. */
-void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, rv_inject_kind k, uint64_t seed,
-                          rv_fuzz_mutant *m);
+ * only on what the checker accepted. A miss (different, yet accepted)
+ * leaves its reproducer in z->repro, as the oracle does (a may be NULL). */
+void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,
+                          rv_inject_kind k, uint64_t seed, rv_fuzz_mutant *m);
 int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
 
 /* Replays a reproducer (`.ra` text, reproducers/NAME.ra). Header comments:

@@ -409,8 +409,8 @@ static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_
     return RV_FUZZ_BUG;
 }
 
-void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, rv_inject_kind k, uint64_t seed,
-                          rv_fuzz_mutant *m)
+void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,
+                          rv_inject_kind k, uint64_t seed, rv_fuzz_mutant *m)
 {
     memset(m, 0, sizeof *m);
     ravel_func *out = rv_func_clone(alloc);
@@ -430,6 +430,7 @@ void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *all
         ravel_report_free(rep);
         char msg[1024];
         m->different = !compare_runs(z, f, out, seed, msg, sizeof msg);
+        if (m->different && !m->rejected) write_miss(z, a, seed, k, m->what, msg, out);
     }
     ravel_func_free(out);
 }
