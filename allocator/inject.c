@@ -77,6 +77,21 @@ static const rv_inject_info infos[RV_INJ_COUNT_] = {
     {"ref-in-reg", "reference kept in a register across a safepoint (the moved object is read from a stale "
                    "register)",
      "use-wrong-vreg use-unknown use-conflicted use-empty", RV_INJF_GC},
+    {"reg-on-stack", "a reg use read from the slot that holds its value (a memory operand where a register is "
+                     "required)",
+     "not-reg", RV_INJF_RULE},
+    {"stack-in-reg", "a stack use given a register", "not-stack", RV_INJF_RULE},
+    {"late-use", "a def placed on a late use's register (then a move to where it was)", "late-use-overwritten",
+     RV_INJF_RULE},
+    {"defs-one-reg", "two defs of one instruction given the same register", "def-overlap", RV_INJF_RULE},
+    {"wrong-class", "a use read from a register of another class (register banks confused)", "bad-class",
+     RV_INJF_RULE},
+    {"reserved", "a reserved register handed out to a def (then a move to where it was)", "reserved-misuse",
+     RV_INJF_RULE},
+    {"smap-dropped", "a safepoint's stackmap not emitted", "stackmap-missing", RV_INJF_RULE | RV_INJF_GC},
+    {"no-loc", "an operand left without a location", "missing-location", RV_INJF_RULE},
+    {"slot-to-slot", "a spill of a value already in another slot turned into a slot-to-slot move", "slot-to-slot",
+     RV_INJF_RULE},
     {"rand-loc", "generic: an operand's location changed at random", "*", RV_INJF_GENERIC},
     {"rand-drop-edit", "generic: any edit dropped", "*", RV_INJF_GENERIC},
     {"rand-redirect", "generic: an edit's source or destination changed at random", "*", RV_INJF_GENERIC},
@@ -1148,6 +1163,205 @@ static bool k_smap_nonref(inj *c, rv_inject_result *res)
     return true;
 }
 
+/* ---- kinds: one per remaining rule of section 6 -------------------------- */
+
+static bool set_use_loc(inj *c, const site *s, rv_inject_result *res, const char *why)
+{
+    rv_operand *o = &OPS(c, s->i)[s->a];
+    char w[96], a[32], b[32];
+    where(c, s->i, w, sizeof w);
+    SAY(res, "%s: operand %u of v%u in %s instead of %s (%s)", w, s->a, vnum(c, o->vreg), loc_s(c, s->b, a),
+        loc_s(c, o->loc, b), why);
+    o->loc = s->b;
+    note_slot(c->f, s->b);
+    res->inst = s->i;
+    return true;
+}
+
+/* Sites: use operands (site a = operand index in the instruction) of
+ * constraint kind ck whose value is in location L at the instruction. */
+static bool k_reg_on_stack(inj *c, rv_inject_result *res, bool to_stack)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (rv_is_edit(in)) continue;
+        for (uint32_t k = 0; k < in->nuses; k++) {
+            const rv_operand *o = &OPS(c, i)[in->ndefs + k];
+            if (o->kind != (to_stack ? RAVEL_C_REG : RAVEL_C_STACK) || is_reuse_target(c, i, k)) continue;
+            if (to_stack) {
+                for (uint32_t s = 0; s < c->nslots; s++)
+                    if (H(c, i, ravel_slot(s)) == o->vreg) add_site(c, true, i, in->ndefs + k, ravel_slot(s), 0);
+            } else {
+                const rv_class *cl = cls_of(c, vcls(c, o->vreg));
+                for (uint32_t r = 0; r < cl->alloc.len; r++)
+                    add_site(c, H(c, i, cl->alloc.data[r]) == o->vreg, i, in->ndefs + k, cl->alloc.data[r], 0);
+            }
+        }
+    }
+    site s;
+    return pick(c, &s) && set_use_loc(c, &s, res, to_stack ? "constraint reg" : "constraint stack");
+}
+
+static bool k_late_use(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (rv_is_edit(in)) continue;
+        for (uint32_t u = 0; u < in->nuses; u++) {
+            const rv_operand *o = &OPS(c, i)[in->ndefs + u];
+            if (!rv_op_is_late(o) || !ravel_loc_is_reg(o->loc) || o->loc >= c->nregs || c->m->regs.data[o->loc].reserved)
+                continue;
+            for (uint32_t k = 0; k < in->ndefs; k++) {
+                const rv_operand *d = &OPS(c, i)[k];
+                if ((d->kind != RAVEL_C_REG && d->kind != RAVEL_C_ANY) || d->loc == o->loc || vcls(c, d->vreg) != c->m->regs.data[o->loc].cls ||
+                    defines_loc(c, i, o->loc))
+                    continue;
+                add_site(c, true, i, k, o->loc, u);
+            }
+        }
+    }
+    site s;
+    if (!pick(c, &s)) return false;
+    char w[96], a[32], b[32];
+    where(c, s.i, w, sizeof w);
+    rv_operand *o = &OPS(c, s.i)[s.a];
+    SAY(res, "%s: def %u of v%u placed on %s, read late by use %u, instead of %s", w, s.a, vnum(c, o->vreg),
+        loc_s(c, s.b, a), s.c, loc_s(c, o->loc, b));
+    move_def(c, s.i, s.a, s.b);
+    res->inst = s.i;
+    return true;
+}
+
+static bool k_defs_one_reg(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (rv_is_edit(in)) continue;
+        for (uint32_t k = 0; k < in->ndefs; k++)
+            for (uint32_t j = 0; j < in->ndefs; j++) {
+                const rv_operand *a = &OPS(c, i)[k], *b = &OPS(c, i)[j];
+                if (j != k && a->loc != b->loc && (b->kind == RAVEL_C_REG || b->kind == RAVEL_C_ANY) && ravel_loc_is_reg(a->loc) &&
+                    a->loc < c->nregs && c->m->regs.data[a->loc].cls == vcls(c, b->vreg))
+                    add_site(c, true, i, j, a->loc, k);
+            }
+    }
+    site s;
+    if (!pick(c, &s)) return false;
+    char w[96], a[32];
+    where(c, s.i, w, sizeof w);
+    rv_operand *o = &OPS(c, s.i)[s.a];
+    SAY(res, "%s: def %u of v%u given %s, the register of def %u", w, s.a, vnum(c, o->vreg), loc_s(c, s.b, a), s.c);
+    o->loc = s.b;
+    res->inst = s.i;
+    return true;
+}
+
+static bool k_wrong_class(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (rv_is_edit(in)) continue;
+        for (uint32_t k = 0; k < in->nuses; k++) {
+            const rv_operand *o = &OPS(c, i)[in->ndefs + k];
+            if (!free_use(c, i, k) || !ravel_loc_is_reg(o->loc)) continue;
+            for (uint32_t r = 0; r < c->nregs; r++)
+                if (!c->m->regs.data[r].reserved && c->m->regs.data[r].cls != vcls(c, o->vreg))
+                    add_site(c, true, i, in->ndefs + k, r, 0);
+        }
+    }
+    site s;
+    return pick(c, &s) && set_use_loc(c, &s, res, "a register of another class");
+}
+
+static bool k_reserved(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (rv_is_edit(in) || is_block_last(c, i)) continue;
+        for (uint32_t k = 0; k < in->ndefs; k++) {
+            const rv_operand *o = &OPS(c, i)[k];
+            if (o->kind != RAVEL_C_REG && o->kind != RAVEL_C_ANY) continue;
+            for (uint32_t r = 0; r < c->nregs; r++) {
+                bool busy = !c->m->regs.data[r].reserved || c->m->regs.data[r].cls != vcls(c, o->vreg);
+                for (uint32_t q = 0; q < (uint32_t)in->ndefs + in->nuses && !busy; q++) busy = OPS(c, i)[q].loc == r;
+                if (!busy) add_site(c, true, i, k, r, 0);
+            }
+        }
+    }
+    site s;
+    if (!pick(c, &s)) return false;
+    char w[96], a[32], b[32];
+    where(c, s.i, w, sizeof w);
+    rv_operand *o = &OPS(c, s.i)[s.a];
+    SAY(res, "%s: def %u of v%u in reserved %s instead of %s, then moved there", w, s.a, vnum(c, o->vreg),
+        loc_s(c, s.b, a), loc_s(c, o->loc, b));
+    move_def(c, s.i, s.a, s.b);
+    res->inst = s.i;
+    return true;
+}
+
+static bool k_smap_dropped(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (is_sp(in) && (in->flags & RV_IF_STACKMAP))
+            add_site(c, in->u.smap.n > 0, i, 0, 0, 0);
+    }
+    site s;
+    if (!pick(c, &s)) return false;
+    char w[96];
+    where(c, s.i, w, sizeof w);
+    rv_inst *in = IN(c, s.i);
+    SAY(res, "%s: the stackmap (%u slot%s) not emitted", w, in->u.smap.n, in->u.smap.n == 1 ? "" : "s");
+    in->flags &= (uint8_t)~RV_IF_STACKMAP;
+    in->u.smap.first = in->u.smap.n = 0;
+    res->inst = s.i;
+    return true;
+}
+
+static bool k_no_loc(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (rv_is_edit(in)) continue;
+        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++)
+            if (OPS(c, i)[k].loc != RAVEL_LOC_NONE && OPS(c, i)[k].kind != RAVEL_C_REUSE &&
+                (k < in->ndefs || !is_reuse_target(c, i, k - in->ndefs)))
+                add_site(c, true, i, k, 0, 0);
+    }
+    site s;
+    if (!pick(c, &s)) return false;
+    char w[96], a[32];
+    where(c, s.i, w, sizeof w);
+    rv_operand *o = &OPS(c, s.i)[s.a];
+    SAY(res, "%s: operand %u of v%u left without a location (was %s)", w, s.a, vnum(c, o->vreg), loc_s(c, o->loc, a));
+    o->loc = RAVEL_LOC_NONE;
+    res->inst = s.i;
+    return true;
+}
+
+static bool k_slot_to_slot(inj *c, rv_inject_result *res)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (in->op != RAVEL_OP_SPILL) continue;
+        uint32_t v = H(c, i, in->u.edit.src);
+        for (uint32_t s = 0; h_valid(v) && s < c->nslots; s++)
+            if (ravel_slot(s) != in->u.edit.dst && H(c, i, ravel_slot(s)) == v) add_site(c, true, i, ravel_slot(s), 0, 0);
+    }
+    site s;
+    if (!pick(c, &s)) return false;
+    char w[96], a[32], b[32];
+    where(c, s.i, w, sizeof w);
+    rv_inst *in = IN(c, s.i);
+    SAY(res, "%s: %s = spill %s became %s = move %s", w, loc_s(c, in->u.edit.dst, a), loc_s(c, in->u.edit.src, b),
+        loc_s(c, in->u.edit.dst, a), loc_s(c, s.a, b));
+    in->op = RAVEL_OP_MOVE;
+    in->u.edit.src = s.a;
+    res->inst = s.i;
+    return true;
+}
+
 /* ---- the generic corruptions (the checker oracle's first seven) --------- */
 
 static ravel_loc any_reg(inj *c) { return below(c, c->nregs); }
@@ -1283,6 +1497,15 @@ static bool apply(inj *c, rv_inject_kind k, rv_inject_result *res)
     case RV_INJ_SMAP_MISSING: return k_smap_missing(c, res);
     case RV_INJ_SMAP_NONREF: return k_smap_nonref(c, res);
     case RV_INJ_REF_IN_REG: return k_keep_across(c, res, true);
+    case RV_INJ_REG_ON_STACK: return k_reg_on_stack(c, res, true);
+    case RV_INJ_STACK_IN_REG: return k_reg_on_stack(c, res, false);
+    case RV_INJ_LATE_USE: return k_late_use(c, res);
+    case RV_INJ_DEFS_ONE_REG: return k_defs_one_reg(c, res);
+    case RV_INJ_WRONG_CLASS: return k_wrong_class(c, res);
+    case RV_INJ_RESERVED: return k_reserved(c, res);
+    case RV_INJ_SMAP_DROPPED: return k_smap_dropped(c, res);
+    case RV_INJ_NO_LOC: return k_no_loc(c, res);
+    case RV_INJ_SLOT_TO_SLOT: return k_slot_to_slot(c, res);
     default: return false;
     }
 }

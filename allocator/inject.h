@@ -40,6 +40,16 @@ typedef enum rv_inject_kind {
     RV_INJ_SMAP_MISSING,     /* stackmap missing a live reference slot */
     RV_INJ_SMAP_NONREF,      /* stackmap listing a non-reference slot */
     RV_INJ_REF_IN_REG,       /* reference kept in a register across a safepoint */
+    /* one more kind per remaining rule of section 6 (constraints, structure) */
+    RV_INJ_REG_ON_STACK,     /* a `reg` use read from the value's spill slot (memory operand folded) */
+    RV_INJ_STACK_IN_REG,     /* a `stack` use given a register */
+    RV_INJ_LATE_USE,         /* a def placed on a late use's register */
+    RV_INJ_DEFS_ONE_REG,     /* two defs of one instruction in one register */
+    RV_INJ_WRONG_CLASS,      /* a use read from a register of another class */
+    RV_INJ_RESERVED,         /* a reserved register handed out to a def */
+    RV_INJ_SMAP_DROPPED,     /* a safepoint's stackmap not emitted at all */
+    RV_INJ_NO_LOC,           /* an operand left without a location */
+    RV_INJ_SLOT_TO_SLOT,     /* a spill turned into a slot-to-slot move */
     /* the generic corruptions the checker oracle always had */
     RV_INJ_RAND_LOC,         /* an operand's location changed at random */
     RV_INJ_RAND_DROP_EDIT,   /* any edit dropped */
