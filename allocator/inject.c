@@ -479,8 +479,8 @@ static void remove_inst(ravel_func *f, uint32_t i)
         if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst > i) f->blocks.data[k].first_inst--;
 }
 
-/* Inserts an edit at position i as part of block b (i in b's range, or its
- * end for... never: b's terminator stays last, so i <= its index). */
+/* Inserts an edit at position i, as part of block b: i is an index of b's
+ * range (at most its terminator's, which stays last). */
 static void insert_edit(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src)
 {
     rv_inst in;
