@@ -347,15 +347,27 @@ static void build_hold(inj *c, uint32_t *out, bool steady)
             }
         }
     }
+    /* Round-robin in reverse post-order over the blocks whose entry
+     * changed (dirty); a block's states are recorded each time it is
+     * processed, so the last recording is that of its final entry. */
+    bool *dirty = rv_xcalloc(c->nblocks ? c->nblocks : 1, sizeof *dirty), *done = rv_xcalloc(c->nblocks ? c->nblocks : 1, sizeof *done);
+    for (uint32_t b = 0; b < c->nblocks; b++) dirty[b] = entry[(size_t)b * nl] != H_TOP;
     bool changed = true;
     for (unsigned round = 0; changed && round < 64; round++) {
         changed = false;
         for (uint32_t r = 0; r < c->cfg.nrpo; r++) {
             uint32_t b = c->cfg.rpo[r];
             const rv_block *bb = &f->blocks.data[b];
-            if (!bb->ninsts || entry[(size_t)b * nl] == H_TOP) continue;
+            if (!dirty[b] || !bb->ninsts) continue;
+            dirty[b] = false;
+            done[b] = true;
             memcpy(st, entry + (size_t)b * nl, sizeof *st * nl);
-            for (uint32_t i = bb->first_inst; i < bb->first_inst + bb->ninsts; i++) h_inst(c, st, i);
+            for (uint32_t x = 0; x < nl; x++)
+                if (st[x] == H_TOP) st[x] = H_UNK;
+            for (uint32_t i = bb->first_inst; i < bb->first_inst + bb->ninsts; i++) {
+                memcpy(out + (size_t)i * nl, st, sizeof *st * nl);
+                h_inst(c, st, i);
+            }
             const rv_inst *t = rv_block_term(f, bb);
             for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
                 const rv_succ *s = &rv_inst_succs(f, t)[k];
@@ -364,36 +376,31 @@ static void build_hold(inj *c, uint32_t *out, bool steady)
                 uint32_t *d = entry + (size_t)s->block * nl;
                 for (uint32_t x = 0; x < nl; x++) {
                     uint32_t m = h_meet(d[x], e[x]);
-                    if (m != d[x]) d[x] = m, changed = true;
+                    if (m != d[x]) d[x] = m, changed = dirty[s->block] = true;
                 }
             }
         }
     }
-    for (uint32_t b = 0; b < c->nblocks; b++) {
+    for (uint32_t b = 0; b < c->nblocks; b++) { /* never reached: nothing known */
         const rv_block *bb = &f->blocks.data[b];
-        memcpy(st, entry + (size_t)b * nl, sizeof *st * nl);
-        for (uint32_t x = 0; x < nl; x++)
-            if (st[x] == H_TOP) st[x] = H_UNK;
-        for (uint32_t i = bb->first_inst; i < bb->first_inst + bb->ninsts; i++) {
-            memcpy(out + (size_t)i * nl, st, sizeof *st * nl);
-            h_inst(c, st, i);
-        }
+        if (done[b]) continue;
+        for (size_t k = (size_t)bb->first_inst * nl; k < (size_t)(bb->first_inst + bb->ninsts) * nl; k++) out[k] = H_UNK;
     }
+    free(dirty);
+    free(done);
     free(hdr);
     free(entry);
     free(st);
     free(e);
 }
 
-/* Vregs live after each instruction: block liveness of the unallocated
- * form (same blocks), then a backward walk inside each block. */
+/* Vregs live after each instruction: block liveness (live.c skips edits,
+ * so the allocated function gives that of its unallocated form), then a
+ * backward walk inside each block. */
 static void build_live(inj *c)
 {
-    ravel_func *g = rv_func_strip(c->f);
-    rv_cfg gc;
-    rv_cfg_build(&gc, g);
     rv_liveness lv;
-    rv_liveness_build(&lv, g, &gc);
+    rv_liveness_build(&lv, c->f, &c->cfg);
     uint64_t *cur = rv_xcalloc(c->lw ? c->lw : 1, sizeof *cur);
     const ravel_func *f = c->f;
     for (uint32_t b = 0; b < c->nblocks && b < lv.nblocks; b++) {
@@ -414,11 +421,9 @@ static void build_live(inj *c)
     }
     free(cur);
     rv_liveness_free(&lv);
-    rv_cfg_free(&gc);
-    ravel_func_free(g);
 }
 
-static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed)
+static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, bool analyses)
 {
     memset(c, 0, sizeof *c);
     c->f = f;
@@ -434,7 +439,8 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed)
     c->blk = rv_xmalloc(sizeof *c->blk * (c->ninsts ? c->ninsts : 1));
     for (uint32_t b = 0; b < c->nblocks; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) c->blk[f->blocks.data[b].first_inst + i] = b;
-    if ((uint64_t)c->ninsts * c->nlocs > MAX_CELLS || (uint64_t)c->ninsts * c->lw > MAX_CELLS || !c->ninsts) return;
+    if (!analyses || !c->nlocs || (uint64_t)c->ninsts * c->nlocs > MAX_CELLS || (uint64_t)c->ninsts * c->lw > MAX_CELLS || !c->ninsts)
+        return;
     c->hold = rv_xmalloc(sizeof *c->hold * ((size_t)c->ninsts * c->nlocs + 1));
     c->live = rv_xcalloc((size_t)c->ninsts * c->lw + 1, sizeof *c->live);
     build_hold(c, c->hold, false);
@@ -1518,7 +1524,7 @@ int rv_inject(ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *
     if ((unsigned)k >= RV_INJ_COUNT_) return res->status;
     ravel_func *before = rv_func_clone(f);
     inj c;
-    inj_init(&c, f, k, seed);
+    inj_init(&c, f, k, seed, !(infos[k].flags & RV_INJF_GENERIC));
     bool applied = apply(&c, k, res);
     inj_free(&c);
     if (applied) res->status = rv_func_equal(before, f) ? RV_INJ_UNCHANGED : RV_INJ_CHANGED;
