@@ -50,6 +50,7 @@ int main(int argc, char **argv)
         else return usage();
         if (!end || *end) return usage();
     }
+    if (o.nfuncs < 1 || o.trials > 64 || o.max_execs < 1) return usage();
     rv_mutation_result r;
     int rc = rv_mutation_run(&o, &r);
     if (rc == 2) {

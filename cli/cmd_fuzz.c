@@ -181,6 +181,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             return cli_usage_error("fuzz", "unknown option '%s'", a);
         }
     }
+    if (!o->oracle && (o->inject_kind >= 0 || o->inject_permille != 1000))
+        return cli_usage_error("fuzz", "--inject and --inject-prob need --oracle");
     if (o->gen.min_regs > o->gen.max_regs) {
         return cli_usage_error("fuzz", "--min-regs is larger than --regs");
     }
