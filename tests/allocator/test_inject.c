@@ -13,10 +13,16 @@
  *     "unchanged" truthfully (by comparing the function, not by trust);
  *   - the oracle counts each draw once, and a corruption that changed
  *     nothing as such, never as accepted.
- * Usage: test_inject [NFUNCS] (default 300; ctest runs 200). */
+ * Usage: test_inject [NFUNCS] (default 300; ctest runs 200).
+ *        test_inject --cases DIR: every DIR/KIND.ra, a correct allocation
+ *        on which KIND applies (header `# inject: KIND:SEED`, `# expect:
+ *        ERROR-KIND`): the checker accepts it as written; injected, it
+ *        changes and the checker reports an ERROR-KIND error. */
+#define _POSIX_C_SOURCE 200809L /* opendir */
 #include "fuzz/campaign.h"
 #include "tests/test.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,8 +266,95 @@ TEST(oracle_counts)
     rv_fuzz_free(z);
 }
 
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len + 4096 > cap) buf = realloc(buf, cap = 2 * cap + 4096);
+        size_t n = fread(buf + *len, 1, cap - *len - 1, fp);
+        *len += n;
+        if (!n) break;
+    }
+    fclose(fp);
+    buf[*len] = 0;
+    return buf;
+}
+
+/* One case file; returns the kind it covers, or -1 (after a CHECK). */
+static int run_case(ravel_checker *ck, const char *path)
+{
+    size_t len;
+    char *text = read_all(path, &len), spec[96] = "", expect[64] = "";
+    CHECK(text != NULL);
+    if (!text) return -1;
+    CHECK(rv_fuzz_header(text, len, "inject", spec, sizeof spec) && rv_fuzz_header(text, len, "expect", expect, sizeof expect));
+    char *colon = strchr(spec, ':');
+    uint64_t seed = colon ? strtoull(colon + 1, NULL, 0) : 0;
+    if (colon) *colon = 0;
+    int kind = rv_inject_find(spec);
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, len, path, d);
+    CHECK(m && ravel_diags_count(d) == 0 && kind >= 0);
+    int result = -1;
+    if (m && kind >= 0) {
+        ravel_func *f = ravel_module_func(m, 0);
+        CHECK(ravel_check(ck, f, NULL, NULL) == RAVEL_OK); /* correct as written */
+        rv_inject_result r;
+        CHECK_EQ_INT(rv_inject(f, (rv_inject_kind)kind, seed, &r), RV_INJ_CHANGED);
+        ravel_report *rep = NULL;
+        CHECK(ravel_check(ck, f, NULL, &rep) == RAVEL_EFAIL);
+        bool seen = false;
+        for (size_t e = 0; rep && e < ravel_report_count(rep); e++) seen |= strcmp(ravel_report_error(rep, e)->kind, expect) == 0;
+        if (!seen) fprintf(stderr, "%s: no %s error after %s\n", path, expect, r.what);
+        CHECK(seen);
+        CHECK(rv_inject_expected((rv_inject_kind)kind, expect));
+        ravel_report_free(rep);
+        result = seen ? kind : -1;
+    }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    free(text);
+    return result;
+}
+
+static const char *cases_dir;
+
+/* Every file of cases_dir passes, and there is one for every modelled kind. */
+TEST(cases)
+{
+    const char *dir = cases_dir;
+    ravel_checker *ck = ravel_checker_new();
+    bool covered[RV_INJ_COUNT_] = {0};
+    DIR *dp = opendir(dir);
+    CHECK(dp != NULL);
+    for (struct dirent *e; dp && (e = readdir(dp));) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 3, ".ra") != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int k = run_case(ck, path);
+        if (k >= 0) covered[k] = true;
+    }
+    if (dp) closedir(dp);
+    for (unsigned k = 0; k < RV_INJ_COUNT_; k++) {
+        if (rv_inject_info_of((rv_inject_kind)k)->flags & RV_INJF_GENERIC) continue;
+        if (!covered[k]) fprintf(stderr, "no passing case for %s in %s\n", rv_inject_info_of((rv_inject_kind)k)->name, dir);
+        CHECK(covered[k]);
+    }
+    ravel_checker_free(ck);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--cases") == 0) {
+        cases_dir = argv[2];
+        RUN(cases);
+        return TEST_SUMMARY();
+    }
     if (argc > 1) nfuncs = (uint32_t)strtoul(argv[1], NULL, 0);
     RUN(deterministic_and_truthful);
     RUN(oracle_counts);
