@@ -50,7 +50,7 @@ typedef enum ravel_status {
     RAVEL_EINVAL = -1,   /* bad input / API misuse (exit status 2 in the CLI) */
     RAVEL_EFAIL = -2,    /* the property checked does not hold (exit status 1) */
     RAVEL_ELIMIT = -3,   /* an implementation limit was exceeded */
-    RAVEL_ENOMEM = -4,
+    RAVEL_ENOMEM = -4,   /* reserved: out of memory still aborts (docs/architecture.md) */
 } ravel_status;
 
 /* ---- locations ---------------------------------------------------------- */
