@@ -22,7 +22,8 @@
  * return RAVEL_EINVAL, id-returning ones RAVEL_NONE (ravel_vreg_new,
  * ravel_block_new) or -1 (the find functions), constructors and lookups
  * NULL, counts 0; the *_free functions accept NULL. A builder call that
- * fails on a function also records why: ravel_func_error. (Pointers to
+ * fails on a function or a machine also records why: ravel_func_error,
+ * ravel_machine_error. (Pointers to
  * freed objects, and objects used from two threads at once, remain
  * undefined behaviour.)
  */
@@ -83,6 +84,9 @@ int ravel_machine_find_class(const ravel_machine *m, const char *name); /* -1 if
 uint32_t ravel_machine_nregs(const ravel_machine *m);
 uint32_t ravel_machine_nclasses(const ravel_machine *m);
 const char *ravel_machine_reg_name(const ravel_machine *m, uint32_t reg);
+/* The message of the last machine call that failed on m (e.g.
+ * "ravel_machine_add_reg: bad class id"), or NULL if none failed. */
+const char *ravel_machine_error(const ravel_machine *m);
 
 /* ---- functions ------------------------------------------------------------ */
 /* Opcodes. Edits and terminators are instructions too. */

@@ -148,6 +148,7 @@ struct ravel_machine {
     rv_symtab names; /* register and class names; symbol id -> below */
     RV_VEC(int32_t) name_reg;   /* symbol id -> register id or -1 */
     RV_VEC(int32_t) name_class; /* symbol id -> class id or -1 */
+    const char *err;            /* the last failing call's message (a string literal), or NULL */
 };
 static inline bool rv_mach_is_clobbered_by_default(const ravel_machine *m, uint32_t r)
 {

@@ -59,7 +59,14 @@ TEST(null_lists)
     ravel_machine *m = ravel_machine_new();
     int c = ravel_machine_add_class(m, "int");
     ravel_machine_add_reg(m, "r0", c, 0);
+    CHECK(ravel_machine_error(m) == NULL);
     CHECK_EQ_INT(ravel_machine_set_clobbers(m, NULL, 2), RAVEL_EINVAL);
+    CHECK_STR(ravel_machine_error(m), "ravel_machine_set_clobbers: NULL list");
+    CHECK_EQ_INT(ravel_machine_add_reg(m, "r9", 7, 0), RAVEL_EINVAL);
+    CHECK_STR(ravel_machine_error(m), "ravel_machine_add_reg: bad class id");
+    CHECK_EQ_INT(ravel_machine_add_class(m, "int"), RAVEL_EINVAL);
+    CHECK_STR(ravel_machine_error(m), "ravel_machine_add_class: a class of that name exists");
+    CHECK(ravel_machine_error(NULL) == NULL);
     ravel_func *f = ravel_func_new(m, "f");
     uint32_t b = ravel_block_new(f, NULL);
     CHECK_EQ_INT(ravel_block_begin(f, b), RAVEL_OK);
