@@ -117,7 +117,9 @@ fuzz_oracle_work) # the oracle's work is reported: tried, rejected, accepted
 fuzz_sigint) # Ctrl-C: the summary, then exit status 130
     "$RAVEL" fuzz --time 60 -j 1 -q --seed 1 -o "$TMP.d" >"$TMP.out" 2>&1 &
     pid=$!
-    sleep 2
+    n=0 # started (the seed line comes just before the handler), then a moment of work
+    while ! grep -q '^ravel fuzz: seed' "$TMP.out" && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+    sleep 1
     kill -INT $pid
     wait $pid
     st=$?
