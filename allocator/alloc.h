@@ -79,6 +79,9 @@ const rv_allocator *rv_allocator_find(const char *name);
 /* The allocators (one file each). */
 ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err);
 ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err);
+/* The engine of `fast` (fast.c); with random = true it makes random legal
+ * choices instead of good ones: the `random` allocator's classic mode. */
+ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random);
 
 /* ===== helpers (util in alloc_util.c) ====================================== */
 
