@@ -76,6 +76,7 @@ typedef struct rs_vreg {
 } rs_vreg;
 
 typedef struct rs_entry { uint32_t v; ravel_loc loc; } rs_entry;
+typedef struct rs_undo { ravel_loc l; uint32_t v, p; } rs_undo;
 
 typedef struct rs {
     const ravel_func *f;
@@ -98,6 +99,11 @@ typedef struct rs {
     RV_VEC(uint32_t) scont;   /* per slot: vreg held, or RAVEL_NONE */
     uint32_t *phys;           /* per register: vreg it holds even if dropped from content (bugs are planted only where it differs) */
     RV_VEC(uint32_t) sphys;   /* the same per slot (as long as scont) */
+    RV_VEC(uint32_t) sstamp;  /* per slot: epoch of scont/sphys */
+    RV_VEC(uint32_t) dirty;   /* slots touched in this epoch */
+    uint32_t epoch;
+    bool logging;             /* writes go to undo (an edge is being resolved) */
+    RV_VEC(rs_undo) undo;
     bool done;                /* the bug asked for is planted */
     uint32_t *copy_of;        /* per vreg: the source of the `copy` defining it, or RAVEL_NONE */
     uint32_t cur;             /* current block */
@@ -132,20 +138,88 @@ static bool rs_fail(rs *a, uint32_t inst, const char *msg)
     return false;
 }
 
+/* ---- the state: what each location holds ----
+ * Registers: content[] and phys[]. Slots: scont/sphys, valid only when
+ * their stamp is the current epoch (a new one per block): an untouched slot
+ * holds nothing for the engine and anything physically (RS_UNK). While an
+ * edge is resolved, every write is logged to be undone afterwards, so that
+ * each edge starts from the state after the branch. */
+
+/* Makes slot s exist; a new slot is touched in this epoch, empty. */
 static void slot_grow(rs *a, uint32_t s)
 {
     while (a->scont.len <= s) {
         rv_vec_push(a->scont, RAVEL_NONE);
         rv_vec_push(a->sphys, RAVEL_NONE);
+        rv_vec_push(a->sstamp, a->epoch);
+        rv_vec_push(a->dirty, a->scont.len - 1);
     }
+}
+
+static void slot_touch(rs *a, uint32_t s)
+{
+    slot_grow(a, s);
+    if (a->sstamp.data[s] == a->epoch) return;
+    a->sstamp.data[s] = a->epoch;
+    a->scont.data[s] = RAVEL_NONE;
+    a->sphys.data[s] = RS_UNK;
+    rv_vec_push(a->dirty, s);
+}
+
+static uint32_t slot_val(const rs *a, uint32_t s)
+{
+    return s < a->scont.len && a->sstamp.data[s] == a->epoch ? a->scont.data[s] : RAVEL_NONE;
 }
 
 /* What location l holds physically (see phys). */
 static uint32_t loc_phys(const rs *a, ravel_loc l)
 {
-    if (ravel_loc_is_slot(l)) return ravel_loc_slot(l) < a->sphys.len ? a->sphys.data[ravel_loc_slot(l)] : RAVEL_NONE;
-    return a->phys[l];
+    if (!ravel_loc_is_slot(l)) return a->phys[l];
+    uint32_t s = ravel_loc_slot(l);
+    if (s >= a->scont.len) return RAVEL_NONE;
+    return a->sstamp.data[s] == a->epoch ? a->sphys.data[s] : RS_UNK;
 }
+
+static uint32_t loc_get(const rs *a, ravel_loc l)
+{
+    return ravel_loc_is_slot(l) ? slot_val(a, ravel_loc_slot(l)) : a->content[l];
+}
+
+/* Location l holds v for the engine and p physically. */
+static void loc_write(rs *a, ravel_loc l, uint32_t v, uint32_t p)
+{
+    uint32_t *c, *ph;
+    if (ravel_loc_is_slot(l)) {
+        uint32_t s = ravel_loc_slot(l);
+        slot_touch(a, s);
+        c = &a->scont.data[s], ph = &a->sphys.data[s];
+        if (v != RAVEL_NONE) a->vs[v].slot = s;
+    } else {
+        c = &a->content[l], ph = &a->phys[l];
+        if (v != RAVEL_NONE) a->vs[v].reg = l;
+    }
+    if (a->logging) {
+        rs_undo u = {l, *c, *ph};
+        rv_vec_push(a->undo, u);
+    }
+    *c = v, *ph = p;
+}
+
+static void undo_all(rs *a)
+{
+    for (uint32_t k = a->undo.len; k-- > 0;) {
+        const rs_undo *u = &a->undo.data[k];
+        if (ravel_loc_is_slot(u->l)) a->scont.data[ravel_loc_slot(u->l)] = u->v, a->sphys.data[ravel_loc_slot(u->l)] = u->p;
+        else a->content[u->l] = u->v, a->phys[u->l] = u->p;
+    }
+    a->undo.len = 0;
+}
+
+static void loc_set(rs *a, ravel_loc l, uint32_t v) { loc_write(a, l, v, v); }
+static void set_phys(rs *a, ravel_loc l, uint32_t p) { loc_write(a, l, loc_get(a, l), p); }
+
+/* The engine stops using l's copy (a split drops the old location). */
+static void forget(rs *a, ravel_loc l) { loc_write(a, l, RAVEL_NONE, loc_phys(a, l)); }
 
 /* The value v is a copy of (`v = copy u`, transitively): wherever one of
  * them is, the checker also sees the other (docs/format.md, `copy`). */
@@ -166,7 +240,7 @@ static bool surely_not(const rs *a, ravel_loc l, uint32_t v)
 static void forget_regs(rs *a, uint32_t v)
 {
     for (uint32_t r = 0; r < a->nregs; r++)
-        if (a->content[r] == v) a->content[r] = RAVEL_NONE;
+        if (a->content[r] == v) forget(a, r);
 }
 
 /* The number of registers holding v for the engine. */
@@ -175,35 +249,6 @@ static uint32_t nregs_of(const rs *a, uint32_t v)
     uint32_t n = 0;
     for (uint32_t r = 0; r < a->nregs; r++) n += a->content[r] == v;
     return n;
-}
-
-/* The engine stops using l's copy (a split drops the old location). */
-static void forget(rs *a, ravel_loc l)
-{
-    if (ravel_loc_is_slot(l)) a->scont.data[ravel_loc_slot(l)] = RAVEL_NONE;
-    else a->content[l] = RAVEL_NONE;
-}
-
-static uint32_t loc_get(const rs *a, ravel_loc l)
-{
-    if (ravel_loc_is_slot(l)) {
-        uint32_t s = ravel_loc_slot(l);
-        return s < a->scont.len ? a->scont.data[s] : RAVEL_NONE;
-    }
-    return a->content[l];
-}
-
-static void loc_set(rs *a, ravel_loc l, uint32_t v)
-{
-    if (ravel_loc_is_slot(l)) {
-        uint32_t s = ravel_loc_slot(l);
-        slot_grow(a, s);
-        a->scont.data[s] = a->sphys.data[s] = v;
-        if (v != RAVEL_NONE) a->vs[v].slot = s;
-    } else {
-        a->content[l] = a->phys[l] = v;
-        if (v != RAVEL_NONE) a->vs[v].reg = l;
-    }
 }
 
 static uint32_t new_slot_num(rs *a)
@@ -249,10 +294,10 @@ static uint32_t reg_of(rs *a, uint32_t v)
 /* The slot holding v, or RAVEL_NONE. */
 static uint32_t slot_of(rs *a, uint32_t v)
 {
-    uint32_t s = a->vs[v].slot;
-    if (s != RAVEL_NONE && s < a->scont.len && a->scont.data[s] == v) return s;
-    for (s = 0; s < a->scont.len; s++)
-        if (a->scont.data[s] == v) return a->vs[v].slot = s;
+    uint32_t s = a->vs[v].slot; /* the last slot written with v; else one touched in this block */
+    if (s != RAVEL_NONE && slot_val(a, s) == v) return s;
+    for (uint32_t k = 0; k < a->dirty.len; k++)
+        if (slot_val(a, a->dirty.data[k]) == v) return a->vs[v].slot = a->dirty.data[k];
     return RAVEL_NONE;
 }
 
@@ -276,14 +321,13 @@ static bool slot_in_inst(const rs *a, uint32_t s)
  * it: a reused one (often), else a new one. `prefer` is tried first. */
 static uint32_t free_slot(rs *a, uint32_t i, uint32_t prefer)
 {
-    if (prefer != RAVEL_NONE && prefer < a->scont.len && !needed(a, a->scont.data[prefer], i) && !slot_in_inst(a, prefer)) return prefer;
-    uint32_t n = a->scont.len, pick = RAVEL_NONE, nacc = 0;
-    if (n && !coin(a, 4))
-        for (uint32_t s = 0; s < n; s++) {
-            if (needed(a, a->scont.data[s], i) || slot_in_inst(a, s)) continue;
-            if (rv_rng_below(&a->rng, ++nacc) == 0) pick = s;
-        }
-    return pick != RAVEL_NONE ? pick : new_slot_num(a);
+    if (prefer != RAVEL_NONE && prefer < a->scont.len && !needed(a, slot_val(a, prefer), i) && !slot_in_inst(a, prefer)) return prefer;
+    uint32_t n = a->scont.len;
+    for (int t = 0; n && t < 8 && !coin(a, 4); t++) { /* probes: most slots hold nothing needed */
+        uint32_t s = rv_rng_below(&a->rng, n);
+        if (!needed(a, slot_val(a, s), i) && !slot_in_inst(a, s)) return s;
+    }
+    return new_slot_num(a);
 }
 
 /* The slot a jump argument v of the current block's terminator should
@@ -312,7 +356,7 @@ static uint32_t param_slot_pref(rs *a, uint32_t v)
 
 static void count_slot_write(rs *a, uint32_t s, uint32_t v, uint32_t i)
 {
-    uint32_t old = s < a->scont.len ? a->scont.data[s] : RAVEL_NONE;
+    uint32_t old = slot_val(a, s);
     if (old == RAVEL_NONE || old == v || needed(a, old, i)) return;
     shape(a, a->cyclic[a->cur] ? RV_RS_SLOT_REUSE_CYCLE : RV_RS_SLOT_REUSE);
 }
@@ -395,11 +439,7 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
     /* the state after the moves: every dst gets its value (read at once) */
     for (uint32_t k = 0; k < a->pm.out.len; k++) { /* temporaries used by the resolver hold nothing known */
         ravel_loc d = a->pm.out.data[k].dst;
-        if (!move_to(a, d)) {
-            loc_set(a, d, RAVEL_NONE);
-            if (ravel_loc_is_slot(d)) a->sphys.data[ravel_loc_slot(d)] = RS_UNK;
-            else a->phys[d] = RS_UNK; /* a borrowed register gets its value back */
-        }
+        if (!move_to(a, d)) loc_write(a, d, RAVEL_NONE, RS_UNK); /* a borrowed register gets its value back */
     }
     for (uint32_t k = 0; k < a->moves.len; k++) loc_set(a, a->moves.data[k].dst, a->mvals.data[k]);
     return true;
@@ -543,7 +583,7 @@ static void noise(rs *a, uint32_t i)
     if (a->m->regs.data[r].reserved || !live_after(a, v, i)) {
         /* reload a value that lives only in a slot */
         uint32_t s = a->scont.len ? rv_rng_below(&a->rng, a->scont.len) : RAVEL_NONE;
-        v = s != RAVEL_NONE ? a->scont.data[s] : RAVEL_NONE;
+        v = s != RAVEL_NONE ? slot_val(a, s) : RAVEL_NONE;
         if (v == RAVEL_NONE || !live_after(a, v, i) || reg_of(a, v) != RAVEL_NONE || (vref(a, v) && coin(a, 2))) return;
         uint32_t fr = free_reg(a, vcls(a, v), i, RAVEL_NONE);
         if (fr == RAVEL_NONE) return;
@@ -564,7 +604,7 @@ static void noise(rs *a, uint32_t i)
         }
         rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, to, r);
         loc_set(a, fr, v);
-        if (to != fr) a->phys[fr] = RAVEL_NONE, a->phys[to] = v, a->content[to] = RAVEL_NONE;
+        if (to != fr) loc_write(a, fr, v, RS_UNK), loc_write(a, to, RAVEL_NONE, v);
         forget(a, r);
         return;
     }
@@ -577,23 +617,21 @@ static void noise(rs *a, uint32_t i)
         if (!bug) {
             uint32_t u = RAVEL_NONE, us = RAVEL_NONE;
             /* the slot-reuse bug: the spill goes into a slot whose value is still needed */
-            for (uint32_t t = 0; a->ro && a->ro->corrupt == RV_RS_SLOT_CLASH && t < a->scont.len && u == RAVEL_NONE; t++) {
-                uint32_t w = a->scont.data[t];
-                if (w != RAVEL_NONE && copy_root(a, w) != copy_root(a, v) && a->sphys.data[t] == w && live_after(a, w, i) && reg_of(a, w) == RAVEL_NONE) u = w, us = t;
+            for (uint32_t k = 0; a->ro && a->ro->corrupt == RV_RS_SLOT_CLASH && k < a->dirty.len && u == RAVEL_NONE; k++) {
+                uint32_t t = a->dirty.data[k], w = slot_val(a, t);
+                if (w != RAVEL_NONE && copy_root(a, w) != copy_root(a, v) && loc_phys(a, ravel_slot(t)) == w && live_after(a, w, i) && reg_of(a, w) == RAVEL_NONE) u = w, us = t;
             }
             if (u != RAVEL_NONE && shape(a, RV_RS_SLOT_CLASH)) {
                 planted(a);
                 rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_SPILL, ravel_slot(us), r);
-                a->sphys.data[us] = v;
+                set_phys(a, ravel_slot(us), v);
                 return; /* the engine still believes us holds u, and v stays in r */
             }
             rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_SPILL, ravel_slot(s), r);
             loc_set(a, ravel_slot(s), v);
         } else {
             planted(a); /* the bug: the spill is forgotten */
-            slot_grow(a, s);
-            a->scont.data[s] = v;
-            a->vs[v].slot = s;
+            loc_write(a, ravel_slot(s), v, loc_phys(a, ravel_slot(s)));
         }
     }
     if (drop) forget_regs(a, v);
@@ -624,7 +662,7 @@ static void spill_before_branch(rs *a, uint32_t i)
             bool bug = shape(a, RV_RS_BRANCH_SPILL) && surely_not(a, ravel_slot(s), v) && !cond;
             if (!bug) rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_SPILL, ravel_slot(s), r);
             loc_set(a, ravel_slot(s), v);
-            if (bug) planted(a), a->sphys.data[s] = RAVEL_NONE; /* the bug: the spill is forgotten */
+            if (bug) planted(a), set_phys(a, ravel_slot(s), RAVEL_NONE); /* the bug: the spill is forgotten */
         }
         a->vs[v].site = a->sites.len;
         a->vs[v].site_block = a->cur;
@@ -810,8 +848,8 @@ static bool save_and_map(rs *a, uint32_t i, const rv_inst *in, const rv_operand 
     }
     if (!sp) return true;
     /* .ref values live across the safepoint (or read late by it) in slots */
-    for (uint32_t l = 0; l < a->nregs + a->scont.len; l++) {
-        uint32_t w = l < a->nregs ? a->content[l] : a->scont.data[l - a->nregs];
+    for (uint32_t l = 0; l < a->nregs + a->dirty.len; l++) { /* registers, then the slots touched here */
+        uint32_t w = l < a->nregs ? a->content[l] : slot_val(a, a->dirty.data[l - a->nregs]);
         if (w == RAVEL_NONE || !vref(a, w) || defines(in, ops, w)) continue;
         bool late_use = false;
         for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) late_use |= ops[u].vreg == w && rv_op_is_late(&ops[u]);
@@ -885,24 +923,21 @@ static bool rs_inst(rs *a, uint32_t i)
         for (uint32_t t = 0; t < a->ntouched; t++)
             if (a->rf[a->touched[t]] & RS_CLOB) loc_set(a, a->touched[t], RAVEL_NONE);
         if (in->flags & RV_IF_SAFEPOINT)
-            for (uint32_t l = 0; l < a->nregs + a->scont.len; l++) {
-                ravel_loc loc = l < a->nregs ? l : ravel_slot(l - a->nregs);
+            for (uint32_t l = 0; l < a->nregs + a->dirty.len; l++) {
+                ravel_loc loc = l < a->nregs ? l : ravel_slot(a->dirty.data[l - a->nregs]);
                 uint32_t w = loc_get(a, loc);
                 if (w == RAVEL_NONE || !vref(a, w)) continue;
                 bool listed = false;
                 for (uint32_t k = 0; k < a->smap.len && ravel_loc_is_slot(loc); k++) listed |= a->smap.data[k] == ravel_loc_slot(loc);
                 if (listed) continue;
                 loc_set(a, loc, RAVEL_NONE);
-                if (a->m->gc_nonmoving) { /* still there if some listed slot roots it */
-                    if (ravel_loc_is_slot(loc)) a->sphys.data[ravel_loc_slot(loc)] = RS_UNK;
-                    else a->phys[loc] = RS_UNK;
-                }
+                if (a->m->gc_nonmoving) set_phys(a, loc, RS_UNK); /* still there if some listed slot roots it */
             }
         for (uint32_t d = 0; d < in->ndefs; d++) {
             ravel_loc l = a->out.loc[in->first_op + d];
             uint32_t v = ops[d].vreg;
             for (uint32_t r = 0; r < a->nregs; r++) /* SSA: no other copy, but be exact */
-                if (a->content[r] == v) a->content[r] = a->phys[r] = RAVEL_NONE;
+                if (a->content[r] == v) loc_set(a, r, RAVEL_NONE);
             loc_set(a, l, v);
         }
     }
@@ -956,8 +991,9 @@ static bool rs_block(rs *a, uint32_t b)
     a->cur = b;
     block_liveness(a, b);
     if (a->entry_start[b] == RAVEL_NONE) decide_entry(a, b, NULL, NULL, 2);
+    a->epoch++;
+    a->dirty.len = 0;
     for (uint32_t r = 0; r < a->nregs; r++) a->content[r] = RAVEL_NONE, a->phys[r] = RS_UNK;
-    for (uint32_t s = 0; s < a->scont.len; s++) a->scont.data[s] = RAVEL_NONE, a->sphys.data[s] = RS_UNK;
     for (uint32_t e = 0; e < a->entry_len[b]; e++) {
         const rs_entry *en = &a->entries.data[a->entry_start[b] + e];
         loc_set(a, en->loc, en->v);
@@ -968,20 +1004,10 @@ static bool rs_block(rs *a, uint32_t b)
     for (uint32_t k = 0; k < rv_inst_nsuccs(rv_inst_at(f, ti)); k++) {
         /* ENTRY moves of successor k read the state after the branch;
          * each edge starts from it */
-        uint32_t nr = a->nregs, ns = a->scont.len;
-        uint32_t *save = rv_xmalloc(sizeof(uint32_t) * 2 * (nr + ns + 1));
-        memcpy(save, a->content, sizeof(uint32_t) * nr);
-        memcpy(save + nr, a->phys, sizeof(uint32_t) * nr);
-        if (ns) memcpy(save + 2 * nr, a->scont.data, sizeof(uint32_t) * ns);
-        if (ns) memcpy(save + 2 * nr + ns, a->sphys.data, sizeof(uint32_t) * ns);
+        a->logging = true;
         bool ok = rs_edge(a, ti, k);
-        memcpy(a->content, save, sizeof(uint32_t) * nr);
-        memcpy(a->phys, save + nr, sizeof(uint32_t) * nr);
-        for (uint32_t s = 0; s < a->scont.len; s++) {
-            a->scont.data[s] = s < ns ? save[2 * nr + s] : RAVEL_NONE;
-            a->sphys.data[s] = s < ns ? save[2 * nr + ns + s] : RAVEL_NONE;
-        }
-        free(save);
+        a->logging = false;
+        undo_all(a);
         if (!ok) return false;
     }
     return true;
@@ -1153,6 +1179,9 @@ static void rs_free(rs *a)
     free(a->phys);
     free(a->copy_of);
     rv_vec_free(a->sphys);
+    rv_vec_free(a->sstamp);
+    rv_vec_free(a->dirty);
+    rv_vec_free(a->undo);
     free(a->rf);
     free(a->tgt);
     free(a->touched);
