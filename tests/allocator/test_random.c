@@ -18,12 +18,13 @@
  *            per shape: the location may hold the value anyway on every
  *            path, which a correct checker then accepts).
  *
- * Usage: test_random [--gen N] [--first SEED] [--min-shape K] [--irreducible-ok] [FILE.ra ...]
+ * Usage: test_random [--gen N] [--first SEED] [--min-shape K] [--irreducible-ok] [--save DIR] [FILE.ra ...]
  * With --irreducible-ok, on a function with an irreducible CFG, a checker
  * rejection of a correct allocation and an acceptance of a planted bug are
  * reported as suspected checker errors (SUSPECT lines; the interpreter is
  * trusted there) instead of failing: the checker is known to be inexact on
- * such CFGs (issue 19). */
+ * such CFGs (issue 19). --save DIR writes each such case there (the
+ * function as NAME.orig.ra, the allocation as NAME.ra). */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
@@ -107,6 +108,25 @@ static void dump(const char *what, const ravel_func *f, const ravel_func *g)
     }
 }
 
+/* --save DIR: where SUSPECT cases are written (NULL: nowhere). */
+static const char *save_dir;
+
+/* Writes f and its allocation g as DIR/NAME.orig.ra and DIR/NAME.ra. */
+static void save_case(const char *name, const ravel_func *f, const ravel_func *g)
+{
+    if (!save_dir) return;
+    char path[4096];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s%s", save_dir, name, k ? ".ra" : ".orig.ra");
+        FILE *fp = fopen(path, "w");
+        if (!fp) continue;
+        ravel_print_machine(fp, f->mach);
+        ravel_print_func(fp, k ? g : f);
+        fclose(fp);
+        fprintf(stderr, "  saved %s\n", path);
+    }
+}
+
 /* One function, one seed: the correct allocation, then each shape's bug. */
 static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, const char *what, bool irr_ok, totals *t)
 {
@@ -135,6 +155,9 @@ static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, con
         if (irr_ok && irr && runs) {
             fprintf(stderr, "SUSPECT %s seed %llu: checker rejects a correct allocation on an irreducible CFG (interpreter agrees)\n", what,
                     (unsigned long long)seed);
+            char name[64];
+            snprintf(name, sizeof name, "fp-%ld", t->suspects);
+            save_case(name, f, g);
             t->suspects++;
         } else {
             fprintf(stderr, "FAIL %s seed %llu: checker rejects the allocation:\n", what, (unsigned long long)seed);
@@ -194,6 +217,9 @@ static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, con
         else if (irr_ok && irr) {
             fprintf(stderr, "SUSPECT %s seed %llu: the checker accepts a planted %s bug on an irreducible CFG that the interpreter sees: %s\n",
                     what, (unsigned long long)seed, kind_name[kind], msg);
+            char name[64];
+            snprintf(name, sizeof name, "fn-%ld", t->suspects);
+            save_case(name, f, h);
             t->suspects++;
         } else {
             fprintf(stderr, "FAIL %s seed %llu: the checker accepts a planted %s bug that the interpreter sees: %s\n", what,
@@ -220,6 +246,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--first") == 0 && i + 1 < argc) first = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--min-shape") == 0 && i + 1 < argc) min_shape = atol(argv[++i]);
         else if (strcmp(argv[i], "--irreducible-ok") == 0) irr_ok = true;
+        else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc) save_dir = argv[++i];
         else { /* a file: every unallocated valid function, on 20 seeds */
             size_t len;
             char *src = read_all(argv[i], &len);
