@@ -39,8 +39,9 @@
  *            saved to a free register or a slot; one parallel move before
  *            the instruction. Where this simpler scheme cannot satisfy a
  *            function (two values fixed to one register, duplicate edges
- *            to a block with arguments, ...), the function is allocated in
- *            classic mode instead, which also words the error if any.
+ *            such as `br v, b2, b2` whose moves have no place of their
+ *            own, ...), the function is allocated in classic mode instead,
+ *            which also words the error if there is one.
  *
  * For tests, rv_random_run also counts each shape made (rv_random_stats)
  * and can plant one realistic bug at the k-th occurrence of a shape
@@ -72,7 +73,7 @@ typedef struct rs_vreg {
     uint32_t stamp;        /* lastuse is valid when stamp == current block + 1 */
     uint32_t site;         /* a spill-before-branch site (index into sites) or RAVEL_NONE */
     uint32_t site_block;   /* block that last counted a reload for site */
-    bool used;             /* has a use or is a jump argument somewhere */
+    bool used;             /* read by an operand, or passed to a used parameter (rs_liveness) */
 } rs_vreg;
 
 typedef struct rs_entry { uint32_t v; ravel_loc loc; } rs_entry;
@@ -92,7 +93,6 @@ typedef struct rs {
     rv_pmove pm;
     uint32_t nregs, nv;
     rs_vreg *vs;
-    uint32_t *scc;            /* per block: strongly connected component id */
     bool *cyclic;             /* per block: on a cycle of the CFG */
     /* state of the current program point */
     uint32_t *content;        /* per register: vreg held, or RAVEL_NONE */
@@ -110,8 +110,7 @@ typedef struct rs {
     /* entry contracts */
     uint32_t *entry_start, *entry_len; /* per block, into entries; entry_start RAVEL_NONE = undecided */
     RV_VEC(rs_entry) entries;
-    ravel_loc *merge_src;     /* per entry: location of the first incoming edge's source (merge counting) */
-    RV_VEC(ravel_loc) msrc;
+    RV_VEC(ravel_loc) msrc;   /* per entry: the source location on the first edge resolved (merge counting) */
     /* per instruction */
     uint8_t *rf;
     uint32_t *tgt;
