@@ -420,6 +420,7 @@ static inline void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
 }
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u, ck_val pair); /* pair: {u, d} or CK_NIL */
 void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
+void ck_keep_refs(ravel_checker *ck, uint32_t li); /* gc moving: a listed slot loses its non-.ref vregs */
 
 /* ck_xfer.c */
 void ck_xfer_block(ravel_checker *ck, uint32_t b);

@@ -54,7 +54,8 @@
  * Safepoints. A name is of .ref vregs only or of others only (a leaf
  * takes its vreg's kind, a phi mixing both kinds is unknown, and no
  * assumption relates two kinds), so the collector empties a location
- * holding a .ref name or leaves it (vsafepoint; the live part of a list of
+ * holding a .ref name or leaves it (vsafepoint; with gc moving a listed
+ * slot holding another name is emptied; the live part of a list of
  * the locations given .ref names says which may). A stackmap slot must
  * hold a .ref name that some vreg has: the vreg last given the name, or,
  * when it has another name now, one of a few candidates whose name at that
@@ -682,6 +683,7 @@ static bool vsafepoint(vn *W, const rv_inst *in)
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         V->st2[li] = sl;
         if (!moving) rv_vec_push(V->roots, W->cur[li]);
+        else if (W->cur[li] && !(W->cur[li] & VN_REF)) vset(W, li, 0); /* gc moving rewrote the slot: its non-.ref name is gone */
     }
     ck_sort_u32(V->roots.data, V->roots.len);
     V->keep.len = 0;
