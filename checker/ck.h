@@ -450,6 +450,8 @@ typedef struct ck_ref ck_ref;
 bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t *limit);
 void ck_ref_explain(ravel_checker *ck, uint32_t blk); /* after ck_ref_check: dumps blk into ck->explain */
 void ck_ref_free(ravel_checker *ck);
+/* Tests: where v is before instruction inst, at the last reference check's fixpoint (of f). */
+uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc *out, uint32_t max);
 size_t ck_ref_memory(const ravel_checker *ck);
 
 /* ck_flow.c */

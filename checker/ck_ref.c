@@ -3,14 +3,15 @@
  * The definition every faster path of the checker answers to (tests
  * compare them, tests/checker/test_paths.c). It is written to be obviously
  * correct, not fast:
- *   - a state per reachable block entry, stored sparse: the locations that
- *     are not `unknown`, sorted by location index (unknown is the meet's
- *     bottom, so states only shrink: memory is bounded by the largest
- *     states, not locations x blocks);
+ *   - an entry and an exit state per reachable block, stored sparse: the
+ *     locations that are not `unknown`, sorted by location index (unknown
+ *     is the meet's bottom, so states only shrink);
  *   - a worklist over the reachable blocks in reverse post-order, any CFG
- *     (rv_cfg): a block is revisited whenever an in-edge lowers its entry;
- *     the entry block starts with every location unknown, every other block
- *     unreached (the identity of the meet);
+ *     (rv_cfg): when a block's exit changes, each successor's entry is
+ *     recomputed as the meet over its in-edges of what they carry now
+ *     (edges from blocks not run yet are unreached, the meet's identity),
+ *     and the successor is queued if it changed; the entry block starts
+ *     with every location unknown;
  *   - the transfer of section 6 in its order (early defs, early uses,
  *     stackmap check, clobbers and the safepoint effect, late defs, late
  *     uses; edits copy values; `copy` aliases; branch arguments substituted
@@ -27,10 +28,12 @@
  * against anything else is conflicted; else the intersection, empty
  * intersection = conflicted.
  *
- * Termination: the transfer is monotone and meets only descend, so every
- * entry changes finitely often. Errors found while iterating are certain
- * (a read that fails above the fixpoint fails at it), so a verdict-only
- * check stops at the first.
+ * Termination: the facts ("L holds v") only decrease from round to round
+ * (the transfer is monotone in them), so every entry changes finitely
+ * often; a safety cap on visits reports an internal error instead of
+ * looping. Errors found while iterating are certain (a read that fails
+ * with more facts fails with fewer), so a verdict-only check stops at the
+ * first.
  * Requires: the guard passed (every block ends in a terminator, successors
  * exist), ck->f, nregs, nlocs set. */
 #include "ck.h"
@@ -46,10 +49,11 @@ struct ck_ref {
     rv_cfg cfg;
     bool has_cfg;
     ck_sets sets;
-    /* per block: entry state in pool (sorted by li, no unknown), reached, queued */
-    ck_entvec pool;
-    RV_VEC(ck_span) ent;
-    RV_VEC(uint8_t) reached, queued;
+    /* per block: entry state in pool and exit state in xpool (sorted by li,
+     * no unknown); reached: has an entry, xdone: has an exit, queued */
+    ck_entvec pool, xpool;
+    RV_VEC(ck_span) ent, xit;
+    RV_VEC(uint8_t) reached, queued, xdone;
     /* in-edges per block, in the walks' order (source block id, then
      * successor order): pairs (source, edge id into f->succs) */
     RV_VEC(uint32_t) in_start, in_src, in_edge;
@@ -87,9 +91,12 @@ void ck_ref_free(ravel_checker *ck)
     if (r->has_cfg) rv_cfg_free(&r->cfg);
     ck_sets_free(&r->sets);
     rv_vec_free(r->pool);
+    rv_vec_free(r->xpool);
     rv_vec_free(r->ent);
+    rv_vec_free(r->xit);
     rv_vec_free(r->reached);
     rv_vec_free(r->queued);
+    rv_vec_free(r->xdone);
     rv_vec_free(r->in_start);
     rv_vec_free(r->in_src);
     rv_vec_free(r->in_edge);
@@ -117,7 +124,7 @@ size_t ck_ref_memory(const ravel_checker *ck)
     const ck_ref *r = ck->ref;
     if (!r) return 0;
 #define V(x) ((size_t)r->x.cap * sizeof *r->x.data)
-    return V(pool) + V(ent) + V(reached) + V(queued) + V(in_start) + V(in_src) + V(in_edge) + V(touched) + V(holds) +
+    return V(pool) + V(xpool) + V(ent) + V(xit) + V(reached) + V(queued) + V(xdone) + V(in_start) + V(in_src) + V(in_edge) + V(touched) + V(holds) +
            V(m1) + V(m2) + V(srcset) + V(hl) + V(exitv) + V(edgev) + V(meetv) + V(sets.pool) + V(sets.recs) +
            (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 12 + (size_t)r->vcap * 12 +
            (r->has_cfg ? (size_t)r->cfg.nblocks * 4 * 12 : 0);
@@ -141,13 +148,16 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
     r->has_cfg = true;
     ck_sets_reset(&r->sets);
     if (ck->set_limit) r->sets.limit = ck->set_limit;
-    r->pool.len = 0;
+    r->pool.len = r->xpool.len = 0;
     rv_vec_reserve(r->ent, n);
+    rv_vec_reserve(r->xit, n);
     rv_vec_reserve(r->reached, n);
     rv_vec_reserve(r->queued, n);
-    r->ent.len = r->reached.len = r->queued.len = n;
+    rv_vec_reserve(r->xdone, n);
+    r->ent.len = r->xit.len = r->reached.len = r->queued.len = r->xdone.len = n;
     memset(r->reached.data, 0, n);
     memset(r->queued.data, 0, n);
+    memset(r->xdone.data, 0, n);
     /* in-edges: counted, then filled in block order */
     r->in_start.len = 0;
     rv_vec_reserve(r->in_start, n + 1);
@@ -590,52 +600,91 @@ static ck_val edge_val(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_
     return intern(r, r->m1.data, r->m1.len);
 }
 
-/* Meets the edge state r->edgev into t's entry; true if it changed (or t
- * was unreached). */
-static bool meet_into(ck_ref *r, uint32_t t)
+/* Stores vec into the span *sp of pool (in place when it fits); true if
+ * it differs from what was there (or nothing was: had false). */
+static bool store(ck_entvec *pool, ck_span *sp, const ck_entvec *vec, bool had)
 {
-    ck_span *e = &r->ent.data[t];
-    if (!r->reached.data[t]) {
-        r->reached.data[t] = 1;
-        *e = (ck_span){r->pool.len, r->edgev.len, r->edgev.len};
-        rv_vec_reserve(r->pool, r->edgev.len);
-        memcpy(r->pool.data + r->pool.len, r->edgev.data, r->edgev.len * sizeof *r->edgev.data);
-        r->pool.len += r->edgev.len;
-        return true;
+    if (had && sp->len == vec->len && (!vec->len || !memcmp(pool->data + sp->start, vec->data, vec->len * sizeof *vec->data)))
+        return false;
+    if (!had || vec->len > sp->cap) {
+        rv_vec_reserve(*pool, vec->len);
+        *sp = (ck_span){pool->len, 0, vec->len};
+        pool->len += vec->len;
     }
-    /* location-wise; a location absent on either side is unknown */
+    if (vec->len) memcpy(pool->data + sp->start, vec->data, vec->len * sizeof *vec->data);
+    sp->len = vec->len;
+    return true;
+}
+
+/* r->edgev := the state edge e carries from the stored exit of its source. */
+static void edge_state(const ravel_checker *ck, ck_ref *r, uint32_t src, const rv_succ *e)
+{
+    const ck_span *x = &r->xit.data[src];
+    r->edgev.len = 0;
+    rv_vec_reserve(r->edgev, x->len);
+    for (uint32_t i = 0; i < x->len; i++) {
+        ck_ent en = r->xpool.data[x->start + i];
+        r->edgev.data[r->edgev.len++] = (ck_ent){en.li, edge_val(ck, r, e, en.val)};
+    }
+}
+
+/* r->meetv := r->meetv meet r->edgev, location-wise (a location absent on
+ * either side is unknown, the meet's bottom). */
+static void meet_edge(ck_ref *r)
+{
     uint32_t i = 0, j = 0, w = 0;
-    bool changed = false;
-    while (i < e->len && j < r->edgev.len) {
-        ck_ent a = r->pool.data[e->start + i], b = r->edgev.data[j];
+    while (i < r->meetv.len && j < r->edgev.len) {
+        ck_ent a = r->meetv.data[i], b = r->edgev.data[j];
         if (a.li < b.li) {
-            i++, changed = true;
+            i++;
         } else if (a.li > b.li) {
             j++;
         } else {
             ck_val v = meet(r, a.val, b.val);
-            changed |= v != a.val;
-            if (v != CK_V_UNKNOWN) r->pool.data[e->start + w++] = (ck_ent){a.li, v}; /* w <= i: in place */
+            if (v != CK_V_UNKNOWN) r->meetv.data[w++] = (ck_ent){a.li, v}; /* w <= i: in place */
             i++, j++;
         }
     }
-    changed |= i < e->len;
-    e->len = w;
-    return changed;
+    r->meetv.len = w;
 }
 
+/* t's entry := the meet over its in-edges whose source has an exit state
+ * (the others are unreached: the meet's identity); true if it changed. */
+static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
+{
+    bool first = true;
+    for (uint32_t p = r->in_start.data[t]; p < r->in_start.data[t + 1]; p++) {
+        uint32_t q = r->in_src.data[p];
+        if (!r->xdone.data[q]) continue;
+        edge_state(ck, r, q, &ck->f->succs.data[r->in_edge.data[p]]);
+        if (first) {
+            r->meetv.len = 0;
+            rv_vec_reserve(r->meetv, r->edgev.len);
+            if (r->edgev.len) memcpy(r->meetv.data, r->edgev.data, r->edgev.len * sizeof *r->edgev.data);
+            r->meetv.len = r->edgev.len;
+            first = false;
+        } else {
+            meet_edge(r);
+        }
+    }
+    bool had = r->reached.data[t];
+    r->reached.data[t] = 1;
+    return store(&r->pool, &r->ent.data[t], &r->meetv, had);
+}
+
+/* After a visit of b: its exit state stored; each successor whose entry
+ * changed is queued. */
 static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ravel_func *f = ck->f;
-    const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     exit_state(r);
+    bool had = r->xdone.data[b];
+    r->xdone.data[b] = 1;
+    if (!store(&r->xpool, &r->xit.data[b], &r->exitv, had)) return;
+    const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
-        const rv_succ *e = &rv_inst_succs(f, t)[k];
-        r->edgev.len = 0;
-        rv_vec_reserve(r->edgev, r->exitv.len);
-        for (uint32_t i = 0; i < r->exitv.len; i++)
-            r->edgev.data[r->edgev.len++] = (ck_ent){r->exitv.data[i].li, edge_val(ck, r, e, r->exitv.data[i].val)};
-        if (meet_into(r, e->block)) r->queued.data[e->block] = 1;
+        uint32_t to = rv_inst_succs(f, t)[k].block;
+        if (recompute_entry(ck, r, to)) r->queued.data[to] = 1;
     }
 }
 
@@ -686,7 +735,7 @@ static uint32_t ref_nin(void *ctx, uint32_t b, uint32_t *from)
     ck_ref *r = ck->ref;
     uint32_t n = 0;
     for (uint32_t p = r->in_start.data[b]; p < r->in_start.data[b + 1]; p++)
-        if (r->reached.data[r->in_src.data[p]]) *from = r->in_src.data[p], n++;
+        if (r->xdone.data[r->in_src.data[p]]) *from = r->in_src.data[p], n++;
     return n;
 }
 
@@ -696,7 +745,7 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
     else ck_bprintf(b, "inst %u", ii);
 }
 
-/* What each reached in-edge of x carries in li (its source run again). */
+/* What each reached in-edge of x carries in li (from its source's exit). */
 static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
 {
     ravel_checker *ck = ctx;
@@ -704,21 +753,21 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
     const ravel_func *f = ck->f;
     char lbuf[32];
     const char *lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
-    bool rec = r->record;
-    r->record = false;
     ck_bprintf(out, "at the entry of %s, %s is the meet of its incoming edges:\n", rv_block_name(f, x), lb);
     for (uint32_t p = r->in_start.data[x]; p < r->in_start.data[x + 1]; p++) {
         uint32_t q = r->in_src.data[p];
-        if (!r->reached.data[q]) continue;
-        run_block(ck, r, q);
-        ck_val v = edge_val(ck, r, &f->succs.data[r->in_edge.data[p]], get_loc(r, li));
+        if (!r->xdone.data[q]) continue;
+        const ck_span *xs = &r->xit.data[q];
+        ck_val v = CK_V_UNKNOWN;
+        for (uint32_t i = 0; i < xs->len; i++)
+            if (r->xpool.data[xs->start + i].li == li) v = r->xpool.data[xs->start + i].val;
+        v = edge_val(ck, r, &f->succs.data[r->in_edge.data[p]], v);
         ck_bprintf(out, "  from %s (", rv_block_name(f, q));
         where(out, f, (uint32_t)(rv_block_term(f, &f->blocks.data[q]) - f->insts.data));
         ck_bprintf(out, "): %s %s ", lb, v < CK_V_UNKNOWN ? "holds" : "is");
         ck_val_text_in(out, f, &r->sets, v);
         ck_bprintf(out, "\n");
     }
-    r->record = rec;
 }
 
 /* Provenance for the value errors recorded from index e0 on (the first
@@ -787,4 +836,33 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
     }
     ck_dump_state_of(ck, &r->sets, r->cur, blk, CK_NIL);
     r->record = rec;
+}
+
+/* Tests and generators: the locations holding vreg v before instruction
+ * inst of f, at the fixpoint of the last check, which must have been the
+ * reference's on f (RAVEL_CHECK_REFERENCE). Writes up to max of them;
+ * returns how many hold it (0 also when inst is unreached). */
+uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc *out, uint32_t max)
+{
+    ck_ref *r = ck->ref;
+    if (!r || !r->has_cfg || r->cfg.nblocks != f->layout.len || v >= f->vregs.len) return 0;
+    uint32_t b = 0;
+    while (b < f->layout.len && !(inst >= f->blocks.data[b].first_inst && inst < f->blocks.data[b].first_inst + f->blocks.data[b].ninsts)) b++;
+    if (b == f->layout.len || !r->reached.data[b]) return 0;
+    const ravel_func *f0 = ck->f;
+    ck->f = f;
+    bool rec = r->record;
+    r->record = false;
+    load_entry(ck, r, b);
+    for (uint32_t ii = f->blocks.data[b].first_inst; ii < inst; ii++) xfer(ck, r, b, ii, rv_inst_at(f, ii));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->touched.len; i++) {
+        uint32_t li = r->touched.data[i];
+        if (!val_has(r, r->cur[li], v)) continue;
+        if (n < max) out[n] = ck_loc_of(ck, li);
+        n++;
+    }
+    r->record = rec;
+    ck->f = f0;
+    return n;
 }

@@ -285,11 +285,15 @@ void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u, ck_val pair)
         ck_val val = ck->lval[li];
         if (val == u && pair != CK_NIL) {
             set_shrunk(ck, li, pair);
-            push_holder(ck, li, d);
         } else if (ck_val_has(&ck->sets, val, u) && !ck_val_has(&ck->sets, val, d)) {
             set_shrunk(ck, li, val_plus(ck, val, d));
-            push_holder(ck, li, d);
+        } else {
+            continue;
         }
+        push_holder(ck, li, d);
+        /* a .ref alias of a non-reference: li now holds a reference, so the
+         * safepoint effect must find it on the .ref holders' chain */
+        if (ck->has_refs && ck_is_ref(ck, d)) push_holder(ck, li, ck->nvregs);
     }
 }
 

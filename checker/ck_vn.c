@@ -63,7 +63,7 @@
  * holds with all it implies; a failed try is undone).
  *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
- * source set loses some vregs), a copy of a vreg to itself, irreducible
+ * source set loses some vregs), a copy between a .ref vreg and another, a copy of a vreg to itself, irreducible
  * control flow, an M(h) larger than the budget (deep nests of big loops),
  * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
  * Requires: ck_cfg_build, the guard (well-formed function), the rules
@@ -736,6 +736,10 @@ static bool vop(vn *W, const rv_inst *in)
      * plain def, as in ck_xfer.c) */
     bool copy = in->op == RAVEL_OP_COPY && nd == 1 && in->nuses >= 1 && !rv_op_is_late(&o[1]);
     if (copy && (in->flags & RV_IF_SAFEPOINT)) return false; /* (its source set loses its .ref vregs: left to the walks) */
+    /* a copy between kinds (a .ref copy of an int, or back) would give a
+     * name of one kind to vregs of both, which the safepoint rule cannot
+     * tell apart: left to the walks */
+    if (copy && W->f->vregs.data[o[0].vreg].ref != W->f->vregs.data[o[1].vreg].ref) return false;
     uint32_t srcname = 0, uname = 0;
     for (uint32_t k = 0; k < nd; k++)
         if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, vlix(W, o[k].loc));
