@@ -181,7 +181,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
         /* (explain dumps replay the walks' edge deltas: with it the walks run) */
         bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
         ck->vn_proven = proven;
-        if (!proven && ck->irreducible) {
+        if (!proven && ck->irreducible && !(ck->opts & CK_OPT_WALKS_ANY_CFG)) {
             /* the walks' premises (a loop is entered at its header) do not
              * hold: the reference decides and reports */
             ck->ref_decided = true;

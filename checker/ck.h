@@ -39,6 +39,7 @@
 #define CK_OPT_EXACT 0x80000000u /* internal option (tests): the exact walk only, no fast verdict walk */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_REPLAY 0x10000000u /* internal option (tests): a stable loop's final visit iterates its inner loops again */
+#define CK_OPT_WALKS_ANY_CFG 0x04000000u /* internal option (tests): the walks decide irreducible CFGs too (known wrong there) */
 #define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the fast walk decides */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */

@@ -49,6 +49,7 @@ typedef struct ac_inst {
     uint32_t s[2];             /* successors */
     uint32_t nargs, args[AC_MAXP];
     uint32_t line;             /* in the allocated text */
+    uint32_t navail;           /* values available before it: its block's avail[0 .. navail) */
 } ac_inst;
 
 typedef struct ac_block {
@@ -95,7 +96,7 @@ static uint32_t rnd32(ac *A)
 static uint32_t below(ac *A, uint32_t n) { return n ? rnd32(A) % n : 0; }
 static bool pct(ac *A, uint32_t p) { return below(A, 100) < p; }
 
-static uint32_t nlocs(const ac *A) { return A->o.nregs + A->o.nslots; }
+static uint32_t nlocs(const ac *A) { return A->o.nregs + A->o.nslots + 1; } /* (+ the parallel moves' scratch slot) */
 static ravel_loc loc_of(const ac *A, uint32_t li) { return li < A->o.nregs ? li : ravel_slot(li - A->o.nregs); }
 static uint32_t li_of(const ac *A, ravel_loc l) { return (l & RAVEL_SLOT_BIT) ? A->o.nregs + (l & ~RAVEL_SLOT_BIT) : l; }
 static bool is_slot(ravel_loc l) { return (l & RAVEL_SLOT_BIT) != 0; }
@@ -238,6 +239,7 @@ static ac_inst *push_inst(ac_block *B)
 {
     ac_inst z;
     memset(&z, 0, sizeof z);
+    z.navail = B->avail.len;
     rv_vec_push(B->in, z);
     return &B->in.data[B->in.len - 1];
 }
@@ -479,12 +481,36 @@ static void make_edges(ac *A)
                     if (A->isref.data[B->avail.data[i]] == ref) cand[nc++] = B->avail.data[i];
             args[p] = nc ? cand[below(A, nc)] : (ref ? 2u : 0u); /* (v2 is the entry's reference) */
         }
+        /* the moves into the homes, as a parallel move: a move whose
+         * destination no pending move reads goes first; a cycle is broken
+         * through the scratch slot (the one past the slots in use) */
+        ravel_loc dst[AC_MAXP], src[AC_MAXP];
+        uint32_t nm = 0;
         for (uint32_t p = 0; p < T->np; p++) {
             uint32_t from = UINT32_MAX;
             for (uint32_t li = 0; li < nlocs(A); li++)
                 if (B->trk[li] == args[p] + 1 && (from == UINT32_MAX || pct(A, 50))) from = li;
             if (from == UINT32_MAX || loc_of(A, from) == T->home[p]) continue;
-            edit(A, B, B->trk, is_slot(loc_of(A, from)) ? "reload" : "move", T->home[p], loc_of(A, from));
+            dst[nm] = T->home[p];
+            src[nm++] = loc_of(A, from);
+        }
+        while (nm) {
+            uint32_t k = 0;
+            for (; k < nm; k++) {
+                bool read = false;
+                for (uint32_t j = 0; j < nm; j++) read |= j != k && src[j] == dst[k];
+                if (!read) break;
+            }
+            if (k == nm) { /* a cycle: park the first source in the scratch slot */
+                ravel_loc scratch = ravel_slot(A->o.nslots);
+                edit(A, B, B->trk, "spill", scratch, src[0]);
+                src[0] = scratch;
+                continue;
+            }
+            edit(A, B, B->trk, is_slot(src[k]) ? "reload" : "move", dst[k], src[k]);
+            dst[k] = dst[nm - 1];
+            src[k] = src[nm - 1];
+            nm--;
         }
         ac_inst *in = push_inst(B);
         in->kind = K_TERM;
@@ -636,6 +662,13 @@ static ac_inst *inst_at_line(ac *A, uint32_t line)
     return NULL;
 }
 
+static const ac_block *block_of(const ac *A, const ac_inst *in)
+{
+    for (uint32_t b = 0; b < A->nb; b++)
+        if (A->b[b].in.len && in >= A->b[b].in.data && in < A->b[b].in.data + A->b[b].in.len) return &A->b[b];
+    return NULL;
+}
+
 static uint32_t vreg_id(const ravel_func *f, uint32_t num)
 {
     for (uint32_t v = 0; v < f->vregs.len; v++)
@@ -673,7 +706,22 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
         uint32_t w = 0;
         for (uint32_t k = 0; k < n; k++)
             if (!(in->kind == K_TERM && is_slot(locs[k])) && li_of(A, locs[k]) < nlocs(A)) locs[w++] = locs[k];
-        if (w) u->loc = locs[below(A, w)];
+        if (w) {
+            u->loc = locs[below(A, w)];
+            continue;
+        }
+        /* the value is nowhere: use another available one that is somewhere
+         * (the model is the program: the original changes alike) */
+        const ac_block *B = block_of(A, in);
+        uint32_t na = B ? in->navail : 0, k0 = below(A, na ? na : 1);
+        for (uint32_t t = 0; t < na && !w; t++) {
+            uint32_t c = B->avail.data[(k0 + t) % na], cv = vreg_id(f, c);
+            n = cv == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, cv, locs, 8);
+            if (n > 8) n = 8;
+            for (uint32_t k = 0; k < n; k++)
+                if (!(in->kind == K_TERM && is_slot(locs[k])) && li_of(A, locs[k]) < nlocs(A)) locs[w++] = locs[k];
+            if (w) u->v = c, u->loc = locs[below(A, w)];
+        }
     }
     ravel_report_free(rep);
     ravel_module_free(m);
