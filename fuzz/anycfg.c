@@ -169,8 +169,34 @@ static void analyse(ac *A)
 
 /* Random successors; then every edge from a two-way branch into a block
  * with several predecessors goes through a new edge block. */
+/* One natural loop: b0 -> b1 (header) -> br b3 (latch, back to b1) or b2
+ * (the exit, which returns): what the loop shortcut decides alone. */
+static void make_loop(ac *A)
+{
+    for (uint32_t b = 0; b < AC_MAXB; b++) {
+        A->b[b].nsucc = A->b[b].npred = 0;
+        A->b[b].in.len = 0;
+        A->b[b].avail.len = 0;
+        A->b[b].np = 0;
+    }
+    A->nb = 4;
+    A->b[0].term = T_JUMP;
+    add_succ(A, 0, 1);
+    A->b[1].term = T_BR;
+    add_succ(A, 1, 3);
+    add_succ(A, 1, 2);
+    A->b[2].term = T_RET;
+    A->b[3].term = T_JUMP;
+    add_succ(A, 3, 1);
+    analyse(A);
+}
+
 static void make_cfg(ac *A)
 {
+    if (A->o.one_loop) {
+        make_loop(A);
+        return;
+    }
     uint32_t n = 2 + below(A, A->o.max_blocks - 1);
     for (uint32_t b = 0; b < AC_MAXB; b++) {
         A->b[b].nsucc = A->b[b].npred = 0;
@@ -527,6 +553,7 @@ typedef struct ac_out {
     char *s;
     size_t len, cap;
     uint32_t line;
+    RV_VEC(uint32_t) at; /* allocated text: per line, block << 20 | instruction + 1 (0: none) */
 } ac_out;
 
 static void outf(ac_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -564,10 +591,17 @@ static void opnd(ac_out *o, const ac *A, const ac_opnd *x, bool def, bool alloc)
     if (alloc) outf(o, " @%s", lb);
 }
 
+static void mark_line(ac_out *o, uint32_t b, uint32_t i)
+{
+    while (o->at.len <= o->line) rv_vec_push(o->at, 0u);
+    o->at.data[o->line] = b << 20 | (i + 1);
+}
+
 static void render(ac *A, ac_out *o, bool alloc)
 {
     o->len = 0;
     o->line = 1;
+    o->at.len = 0;
     if (o->s) o->s[0] = 0;
     outf(o, "machine\n  class int");
     for (uint32_t r = 0; r < A->o.nregs; r++) outf(o, " r%u", r);
@@ -586,10 +620,14 @@ static void render(ac *A, ac_out *o, bool alloc)
                 loc_text(A, in->dst, l1);
                 loc_text(A, in->src, l2);
                 in->line = o->line;
+                mark_line(o, b, i);
                 outf(o, "  %s = %s %s\n", l1, in->mn, l2);
                 continue;
             }
-            if (alloc) in->line = o->line;
+            if (alloc) {
+                in->line = o->line;
+                mark_line(o, b, i);
+            }
             outf(o, "  ");
             if (in->kind == K_ARGS) {
                 for (uint32_t k = 0; k < in->nd; k++) {
@@ -654,12 +692,11 @@ static ravel_module *parse(const ac_out *o)
 
 /* ---- repair ---- */
 
-static ac_inst *inst_at_line(ac *A, uint32_t line)
+static ac_inst *inst_at_line(ac *A, const ac_out *o, uint32_t line)
 {
-    for (uint32_t b = 0; b < A->nb; b++)
-        for (uint32_t i = 0; i < A->b[b].in.len; i++)
-            if (A->b[b].in.data[i].line == line) return &A->b[b].in.data[i];
-    return NULL;
+    if (line >= o->at.len || !o->at.data[line]) return NULL;
+    uint32_t b = o->at.data[line] >> 20, i = (o->at.data[line] & 0xfffffu) - 1;
+    return b < A->nb && i < A->b[b].in.len ? &A->b[b].in.data[i] : NULL;
 }
 
 static const ac_block *block_of(const ac *A, const ac_inst *in)
@@ -669,11 +706,13 @@ static const ac_block *block_of(const ac *A, const ac_inst *in)
     return NULL;
 }
 
-static uint32_t vreg_id(const ravel_func *f, uint32_t num)
+/* The parsed function's vreg id of each vreg number of the model. */
+static void vreg_ids(const ravel_func *f, uint32_t nv, ck_u32vec *ids)
 {
+    ids->len = 0;
+    for (uint32_t v = 0; v < nv; v++) rv_vec_push(*ids, UINT32_MAX);
     for (uint32_t v = 0; v < f->vregs.len; v++)
-        if (f->vregs.data[v].num == num) return v;
-    return UINT32_MAX;
+        if (f->vregs.data[v].num < nv) ids->data[f->vregs.data[v].num] = v;
 }
 
 /* One round: the reference's failing uses, a share of them pointed at a
@@ -687,10 +726,12 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
     const ravel_func *f = ravel_module_func(m, 0);
     ravel_report *rep = NULL;
     ravel_check(ck, f, NULL, &rep);
+    ck_u32vec ids = {0};
+    vreg_ids(f, A->nv, &ids);
     bool any = false;
     for (size_t i = 0; i < ravel_report_count(rep); i++) {
         const ravel_check_error *e = ravel_report_error(rep, i);
-        ac_inst *in = inst_at_line(A, e->line);
+        ac_inst *in = inst_at_line(A, o, e->line);
         if (!in || !e->role || !pct(A, A->o.repair_pct)) continue;
         any = true;
         if (!strcmp(e->role, "stackmap") && e->operand >= 0 && (uint32_t)e->operand < in->nsmap) {
@@ -701,7 +742,7 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
         if (strcmp(e->role, "use") || e->operand < 0 || (uint32_t)e->operand >= in->nu) continue;
         ac_opnd *u = &in->u[e->operand];
         ravel_loc locs[8];
-        uint32_t v = vreg_id(f, u->v), n = v == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, v, locs, 8);
+        uint32_t v = ids.data[u->v], n = v == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, v, locs, 8);
         if (n > 8) n = 8;
         uint32_t w = 0;
         for (uint32_t k = 0; k < n; k++)
@@ -714,8 +755,8 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
          * (the model is the program: the original changes alike) */
         const ac_block *B = block_of(A, in);
         uint32_t na = B ? in->navail : 0, k0 = below(A, na ? na : 1);
-        for (uint32_t t = 0; t < na && !w; t++) {
-            uint32_t c = B->avail.data[(k0 + t) % na], cv = vreg_id(f, c);
+        for (uint32_t t = 0; t < na && t < 8 && !w; t++) { /* (a few tries: each runs the block) */
+            uint32_t c = B->avail.data[(k0 + t) % na], cv = ids.data[c];
             n = cv == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, cv, locs, 8);
             if (n > 8) n = 8;
             for (uint32_t k = 0; k < n; k++)
@@ -723,6 +764,7 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
             if (w) u->v = c, u->loc = locs[below(A, w)];
         }
     }
+    rv_vec_free(ids);
     ravel_report_free(rep);
     ravel_module_free(m);
     return any;
@@ -752,7 +794,7 @@ int rv_anycfg_build(const uint8_t *data, size_t len, uint64_t seed, const rv_any
     A->st = seed;
     A->o = *opts;
     clamp(&A->o.max_blocks, 2, 40);
-    clamp(&A->o.max_insts, 1, 1000);
+    clamp(&A->o.max_insts, 1, 20000);
     clamp(&A->o.nregs, 3, 16);
     clamp(&A->o.nslots, 1, 16);
     A->nonmoving = pct(A, 25);
@@ -774,10 +816,12 @@ int rv_anycfg_build(const uint8_t *data, size_t len, uint64_t seed, const rv_any
     for (uint32_t r = 0; r < A->o.repairs && repair(A, ck, &o); r++) {}
     ravel_checker_free(ck);
     render(A, &o, true);
+    rv_vec_free(o.at);
     out->alloc_text = o.s;
     out->alloc = parse(&o);
     ac_out q = {0};
     render(A, &q, false);
+    rv_vec_free(q.at);
     out->orig_text = q.s;
     out->orig = parse(&q);
     out->irreducible = A->irreducible;

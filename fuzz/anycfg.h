@@ -31,12 +31,13 @@
 
 typedef struct rv_anycfg_opts {
     uint32_t max_blocks;  /* before edge blocks (2..40; default 8) */
-    uint32_t max_insts;   /* per block (1..1000; default 6) */
+    uint32_t max_insts;   /* per block (1..20000; default 6) */
     uint32_t nregs;       /* registers of the one class (2..16; default 4) */
     uint32_t nslots;      /* slots used (1..16; default 3) */
     uint32_t repairs;     /* rounds of repair (default 2) */
     uint32_t repair_pct;  /* failing uses repaired per round, in percent (default 70) */
     int irreducible;      /* 1: insist on an irreducible cycle (a few tries), 0: any shape, -1: reducible only */
+    bool one_loop;        /* the CFG is one natural loop (entry, header, latch, exit): the loop shortcut's ground */
 } rv_anycfg_opts;
 
 void rv_anycfg_opts_default(rv_anycfg_opts *o);

@@ -8,10 +8,11 @@
  * the reference never looks away: whatever it accepts runs as its original
  * does in the interpreter (moving collector too where the machine says so).
  *
- *   1. arbitrary CFGs (fuzz/anycfg.h): irreducible, reducible, any; each
+ *   1. arbitrary CFGs (fuzz/anycfg.h): irreducible, reducible, any, and
+ *      one natural loop (repaired to nearly correct: the loop shortcut); each
  *      after 0..3 rounds of repair (from wild to nearly correct); and
  *      mutants of them (an operand's or an edit's location changed, an
- *      edit deleted, a stackmap slot dropped);
+ *      edit deleted or inserted, a stackmap slot dropped);
  *   2. generated structured functions (fuzz/gen.h) allocated by every
  *      allocator of the table, and mutants of those.
  * Fails on any difference, if an accepted allocation runs differently, or
@@ -99,12 +100,41 @@ static void delete_inst(ravel_func *f, uint32_t ii)
     f->insts.len--;
 }
 
+/* A new edit before instruction ii (not before a block's first place when
+ * that is an `args`): a move between registers, a spill or a reload. */
+static void insert_edit(ravel_func *f, uint32_t ii, uint64_t *s)
+{
+    if (f->insts.data[ii].op == RAVEL_OP_ARGS) return;
+    uint32_t nregs = f->mach->regs.len, nslots = f->nslots ? f->nslots : 1;
+    rv_inst e;
+    memset(&e, 0, sizeof e);
+    e.name = RAVEL_NONE;
+    e.line = f->insts.data[ii].line;
+    switch (below(s, 3)) {
+    case 0: e.op = RAVEL_OP_MOVE, e.u.edit.dst = below(s, nregs), e.u.edit.src = below(s, nregs); break;
+    case 1: e.op = RAVEL_OP_SPILL, e.u.edit.dst = ravel_slot(below(s, nslots)), e.u.edit.src = below(s, nregs); break;
+    default: e.op = RAVEL_OP_RELOAD, e.u.edit.dst = below(s, nregs), e.u.edit.src = ravel_slot(below(s, nslots)); break;
+    }
+    if (e.u.edit.dst == e.u.edit.src) return;
+    rv_vec_push(f->insts, e); /* room */
+    memmove(&f->insts.data[ii + 1], &f->insts.data[ii], (f->insts.len - 1 - ii) * sizeof(rv_inst));
+    f->insts.data[ii] = e;
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        rv_block *bl = &f->blocks.data[b];
+        if (ii >= bl->first_inst && ii < bl->first_inst + bl->ninsts) bl->ninsts++;
+        else if (bl->first_inst > ii || (bl->first_inst == ii && bl->ninsts == 0)) bl->first_inst++;
+    }
+}
+
 static void mutate(ravel_func *f, uint64_t *s)
 {
     for (int tries = 0; tries < 20; tries++) {
         uint32_t ii = below(s, f->insts.len);
         rv_inst *in = &f->insts.data[ii];
-        switch (below(s, 4)) {
+        switch (below(s, 5)) {
+        case 4: /* a new edit (e.g. a move at a latch that a later read after the loop depends on) */
+            insert_edit(f, ii, s);
+            return;
         case 0:
             if (rv_is_edit(in) || !(in->ndefs + in->nuses)) continue;
             f->ops.data[in->first_op + below(s, (uint32_t)in->ndefs + in->nuses)].loc = random_loc(f, s);
@@ -152,16 +182,18 @@ int main(int argc, char **argv)
     int nany = argc > 1 ? atoi(argv[1]) : 300, ngen = argc > 2 ? atoi(argv[2]) : 12;
     bool ok = true;
     /* 1. arbitrary CFGs, each shape, each repair depth */
-    static const int shapes[] = {1, -1, 0};
-    static const char *const shape_name[] = {"irreducible CFGs", "reducible CFGs", "any CFG"};
-    for (int sh = 0; sh < 3; sh++) {
+    static const int shapes[] = {1, -1, 0, 2};
+    static const char *const shape_name[] = {"irreducible CFGs", "reducible CFGs", "any CFG", "one loop"};
+    for (int sh = 0; sh < 4; sh++) {
         stats st;
         memset(&st, 0, sizeof st);
         for (int i = 0; i < nany; i++) {
             rv_anycfg_opts o;
             rv_anycfg_opts_default(&o);
-            o.irreducible = shapes[sh];
-            o.repairs = (uint32_t)(i % 4);
+            o.irreducible = shapes[sh] == 2 ? 0 : shapes[sh];
+            o.one_loop = shapes[sh] == 2;
+            o.repairs = shapes[sh] == 2 ? 4 : (uint32_t)(i % 4); /* (a clean loop takes the shortcut) */
+            if (shapes[sh] == 2) o.repair_pct = 100;
             o.max_blocks = 3 + (uint32_t)(i % 9);
             o.max_insts = 2 + (uint32_t)(i % 7);
             o.nregs = 3 + (uint32_t)(i % 3);
@@ -175,7 +207,7 @@ int main(int argc, char **argv)
                 continue;
             }
             st.irreducible += a.irreducible;
-            with_mutants(ravel_module_func(a.alloc, 0), ravel_module_func(a.orig, 0), (uint64_t)i, 2, &st, what);
+            with_mutants(ravel_module_func(a.alloc, 0), ravel_module_func(a.orig, 0), (uint64_t)i, shapes[sh] == 2 ? 6 : 2, &st, what);
             rv_anycfg_free(&a);
         }
         ok &= report(shape_name[sh], &st);
