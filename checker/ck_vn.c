@@ -683,7 +683,8 @@ static bool vsafepoint(vn *W, const rv_inst *in)
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         V->st2[li] = sl;
         if (!moving) rv_vec_push(V->roots, W->cur[li]);
-        else if (W->cur[li] && !(W->cur[li] & VN_REF)) vset(W, li, 0); /* gc moving rewrote the slot: its non-.ref name is gone */
+        else if (W->cur[li] && !(W->cur[li] & VN_REF)) vset(W, li, 0); /* gc moving rewrote the slot: its non-.ref name is gone
+                                                                           (implied: vstackmap already refused a slot without a .ref name) */
     }
     ck_sort_u32(V->roots.data, V->roots.len);
     V->keep.len = 0;

@@ -658,7 +658,7 @@ static void render(ac *A, ac_out *o, bool alloc)
                 outf(o, k ? ", " : " ");
                 opnd(o, A, &in->u[k], false, alloc);
             }
-            if (in->has_imm) outf(o, " %lld", (long long)in->imm);
+            if (in->has_imm) outf(o, "%s%lld", in->nu ? ", " : " ", (long long)in->imm);
             if (in->call) {
                 outf(o, " clobbers(");
                 for (uint32_t k = 0; k < in->nclob; k++) outf(o, "%sr%u", k ? " " : "", in->clob[k]);
@@ -718,7 +718,33 @@ static void vreg_ids(const ravel_func *f, uint32_t nv, ck_u32vec *ids)
 /* One round: the reference's failing uses, a share of them pointed at a
  * location that holds the value there; stackmap slots without a reference
  * dropped (the same share). False if nothing failed. */
-static bool repair(ac *A, ravel_checker *ck, ac_out *o)
+/* The last resort for a use whose value is nowhere: the operation does
+ * without it (a copy becomes a const, a binary op takes an immediate, an
+ * output or a call drops it; a const writes the scratch slot). */
+static void drop_use(ac *A, ac_inst *in, uint32_t k)
+{
+    if (in->kind != K_OP) return;
+    memmove(&in->u[k], &in->u[k + 1], (in->nu - k - 1) * sizeof *in->u);
+    in->nu--;
+    if (!strcmp(in->mn, "copy") || (!strcmp(in->mn, "out") && !in->nu)) {
+        bool out = !strcmp(in->mn, "out");
+        in->mn = "const";
+        in->nu = 0;
+        in->has_imm = true;
+        in->imm = 1;
+        if (out) {
+            in->nd = 1;
+            in->d[0] = (ac_opnd){new_vreg(A, false), ravel_slot(A->o.nslots)};
+        }
+    } else if (in->nd && in->nu == 1 && !in->call && strcmp(in->mn, "out")) {
+        in->has_imm = true; /* a binary op: `add v, 1` */
+        in->imm = 1;
+    } else if (in->nd && !in->nu && !in->call) {
+        in->mn = "const";
+    }
+}
+
+static bool repair(ac *A, ravel_checker *ck, ac_out *o, bool drastic)
 {
     render(A, o, true);
     ravel_module *m = parse(o);
@@ -755,7 +781,7 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
          * (the model is the program: the original changes alike) */
         const ac_block *B = block_of(A, in);
         uint32_t na = B ? in->navail : 0, k0 = below(A, na ? na : 1);
-        for (uint32_t t = 0; t < na && t < 8 && !w; t++) { /* (a few tries: each runs the block) */
+        for (uint32_t t = 0; t < na && (t < 8 || drastic) && !w; t++) { /* (a few tries: each runs the block) */
             uint32_t c = B->avail.data[(k0 + t) % na], cv = ids.data[c];
             n = cv == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, cv, locs, 8);
             if (n > 8) n = 8;
@@ -763,6 +789,7 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o)
                 if (!(in->kind == K_TERM && is_slot(locs[k])) && li_of(A, locs[k]) < nlocs(A)) locs[w++] = locs[k];
             if (w) u->v = c, u->loc = locs[below(A, w)];
         }
+        if (!w && drastic) drop_use(A, in, (uint32_t)e->operand);
     }
     rv_vec_free(ids);
     ravel_report_free(rep);
@@ -813,7 +840,8 @@ int rv_anycfg_build(const uint8_t *data, size_t len, uint64_t seed, const rv_any
     ac_out o = {0};
     ravel_checker *ck = ravel_checker_new();
     ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
-    for (uint32_t r = 0; r < A->o.repairs && repair(A, ck, &o); r++) {}
+    for (uint32_t r = 0; r < A->o.repairs && repair(A, ck, &o, false); r++) {}
+    for (uint32_t r = 0; A->o.clean && r < 8 && repair(A, ck, &o, true); r++) {}
     ravel_checker_free(ck);
     render(A, &o, true);
     rv_vec_free(o.at);

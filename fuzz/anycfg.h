@@ -37,6 +37,7 @@ typedef struct rv_anycfg_opts {
     uint32_t repairs;     /* rounds of repair (default 2) */
     uint32_t repair_pct;  /* failing uses repaired per round, in percent (default 70) */
     int irreducible;      /* 1: insist on an irreducible cycle (a few tries), 0: any shape, -1: reducible only */
+    bool clean;           /* after the repairs, rounds that repair at any cost until the reference accepts (mostly) */
     bool one_loop;        /* the CFG is one natural loop (entry, header, latch, exit): the loop shortcut's ground */
 } rv_anycfg_opts;
 

@@ -194,6 +194,7 @@ int main(int argc, char **argv)
             o.one_loop = shapes[sh] == 2;
             o.repairs = shapes[sh] == 2 ? 4 : (uint32_t)(i % 4); /* (a clean loop takes the shortcut) */
             if (shapes[sh] == 2) o.repair_pct = 100;
+            o.clean = i % 4 == 3; /* mostly correct: the interpreter's ground */
             o.max_blocks = 3 + (uint32_t)(i % 9);
             o.max_insts = 2 + (uint32_t)(i % 7);
             o.nregs = 3 + (uint32_t)(i % 3);
