@@ -588,6 +588,10 @@ static ck_val edge_val(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_
     uint32_t one;
     const uint32_t *m;
     uint32_t n = members(r, val, &m, &one);
+    bool touched = false; /* no member is a parameter or an argument: the value passes as it is */
+    for (uint32_t i = 0; i < n && !touched; i++)
+        for (uint32_t p = 0; p < t->nparams && !touched; p++) touched = params[p] == m[i] || args[p] == m[i];
+    if (!touched) return val;
     r->m1.len = 0;
     for (uint32_t i = 0; i < n; i++) {
         bool param = false;
