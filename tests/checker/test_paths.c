@@ -12,7 +12,8 @@
  *      one natural loop (repaired to nearly correct: the loop shortcut); each
  *      after 0..3 rounds of repair (from wild to nearly correct); and
  *      mutants of them (an operand's or an edit's location changed, an
- *      edit deleted or inserted, a stackmap slot dropped);
+ *      edit deleted or inserted, a stackmap slot dropped, a def renamed
+ *      to another vreg: no longer SSA, stale copies must die);
  *   2. generated structured functions (fuzz/gen.h) allocated by every
  *      allocator of the table, and mutants of those.
  * Fails on any difference, if an accepted allocation runs differently, or
@@ -54,7 +55,7 @@ static bool runs_alike(const ravel_func *orig, const ravel_func *f)
     return true;
 }
 
-static void one(const ravel_func *f, const ravel_func *orig, bool use_orig, stats *st, const char *what)
+static void one(const ravel_func *f, const ravel_func *orig, bool use_orig, bool same_program, stats *st, const char *what)
 {
     int rs = 0;
     st->funcs++;
@@ -68,7 +69,7 @@ static void one(const ravel_func *f, const ravel_func *orig, bool use_orig, stat
     }
     if (rs == RAVEL_OK) {
         st->ok++;
-        if (!runs_alike(orig, f) && st->wrong++ < 3) {
+        if (same_program && !runs_alike(orig, f) && st->wrong++ < 3) {
             fprintf(stderr, "%s: the reference accepted an allocation that runs differently: %s\n", what, msg);
             ravel_print_machine(stderr, f->mach);
             ravel_print_func(stderr, f);
@@ -126,44 +127,71 @@ static void insert_edit(ravel_func *f, uint32_t ii, uint64_t *s)
     }
 }
 
-static void mutate(ravel_func *f, uint64_t *s)
+/* A def renamed to another vreg of the same kind that some other
+ * instruction defines: the function is no longer SSA (the checker accepts
+ * that: stale copies of the vreg must die at its second def). The program
+ * changes, so the interpreter has nothing to compare. */
+static bool redefine(ravel_func *f, uint32_t ii, uint64_t *s)
+{
+    rv_inst *in = &f->insts.data[ii];
+    if (rv_is_edit(in) || in->op == RAVEL_OP_ARGS || !in->ndefs) return false;
+    rv_operand *d = &f->ops.data[in->first_op + below(s, in->ndefs)];
+    for (int t = 0; t < 20; t++) {
+        const rv_inst *o = &f->insts.data[below(s, f->insts.len)];
+        if (o == in || rv_is_edit(o) || !o->ndefs) continue;
+        uint32_t v = f->ops.data[o->first_op].vreg;
+        if (v == d->vreg || f->vregs.data[v].cls != f->vregs.data[d->vreg].cls || f->vregs.data[v].ref != f->vregs.data[d->vreg].ref)
+            continue;
+        d->vreg = v;
+        return true;
+    }
+    return false;
+}
+
+/* Applies one corruption; false if it changed the program itself (not
+ * only the allocation). */
+static bool mutate(ravel_func *f, uint64_t *s)
 {
     for (int tries = 0; tries < 20; tries++) {
         uint32_t ii = below(s, f->insts.len);
         rv_inst *in = &f->insts.data[ii];
-        switch (below(s, 5)) {
+        switch (below(s, 6)) {
+        case 5: /* a second def of a vreg */
+            if (redefine(f, ii, s)) return false;
+            continue;
         case 4: /* a new edit (e.g. a move at a latch that a later read after the loop depends on) */
             insert_edit(f, ii, s);
-            return;
+            return true;
         case 0:
             if (rv_is_edit(in) || !(in->ndefs + in->nuses)) continue;
             f->ops.data[in->first_op + below(s, (uint32_t)in->ndefs + in->nuses)].loc = random_loc(f, s);
-            return;
+            return true;
         case 1:
             if (!rv_is_edit(in)) continue;
             if (below(s, 2)) in->u.edit.src = random_loc(f, s);
             else in->u.edit.dst = random_loc(f, s);
-            return;
+            return true;
         case 2:
             if (!rv_is_edit(in)) continue;
             delete_inst(f, ii);
-            return;
+            return true;
         case 3:
             if (rv_is_edit(in) || rv_is_term(in) || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n) continue;
             in->u.smap.n--;
-            return;
+            return true;
         }
     }
+    return true;
 }
 
 static void with_mutants(const ravel_func *f, const ravel_func *orig, uint64_t seed, int n, stats *st, const char *what)
 {
-    one(f, orig, seed & 1, st, what);
+    one(f, orig, seed & 1, true, st, what);
     uint64_t s = seed;
     for (int m = 0; m < n; m++) {
         ravel_func *g = rv_func_clone(f);
-        mutate(g, &s);
-        one(g, orig, (seed + (uint64_t)m) & 1, st, what);
+        bool same = mutate(g, &s);
+        one(g, orig, (seed + (uint64_t)m) & 1, same, st, what);
         ravel_func_free(g);
     }
 }
