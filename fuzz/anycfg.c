@@ -781,7 +781,7 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o, bool drastic)
          * (the model is the program: the original changes alike) */
         const ac_block *B = block_of(A, in);
         uint32_t na = B ? in->navail : 0, k0 = below(A, na ? na : 1);
-        for (uint32_t t = 0; t < na && (t < 8 || drastic) && !w; t++) { /* (a few tries: each runs the block) */
+        for (uint32_t t = 0; t < na && t < (drastic ? 32u : 8u) && !w; t++) { /* (a few tries: each runs the block) */
             uint32_t c = B->avail.data[(k0 + t) % na], cv = ids.data[c];
             n = cv == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, cv, locs, 8);
             if (n > 8) n = 8;
