@@ -1,5 +1,7 @@
-/* gen_func.c - the generator's function builder: a structured CFG, SSA
- * values drawn from dominating definitions, and instructions with random
+/* gen_func.c - the generator's function builder: a structured CFG (with
+ * rv_gen_opts.cfg == RV_GEN_CFG_ANY, arbitrary control flow mixed in: see
+ * "tangles"), SSA values drawn from dominating definitions, and
+ * instructions with random
  * but satisfiable constraints, written straight into the function's arrays
  * (the builder's invariants kept; see "emitting").
  *
@@ -10,19 +12,25 @@
  *     once and used only where its definition dominates, argument counts
  *     and classes match their parameters, and there are NO CRITICAL EDGES:
  *     a multi-successor `br` only targets fresh blocks with one predecessor
- *     (arms, loop bodies, loop exits, back-edge and exit split blocks);
- *     joins, loop headers and the exits of loops left by `break` are
- *     entered by single-successor `jump`s only.
+ *     (arms, loop bodies, loop exits, back-edge and exit split blocks,
+ *     a tangle's edge blocks, exit split and dispatch blocks); joins, loop
+ *     headers, tangle nodes and exits, and the exits of loops left by
+ *     `break` are entered by single-successor `jump`s only.
  *   - shapes: straight runs, diamonds and 3-4-way `br` (with or without a
  *     condition, args to arm params), joins with params, top- and
  *     bottom-tested loops (counter or condition-less, carried params with
- *     swaps, nested), early `ret` and `break` (also out of inner loops).
+ *     swaps, nested), early `ret` and `break` (also out of inner loops);
+ *     with cfg any also tangles: multi-entry (irreducible) cycles, split
+ *     self-loops and critical edges, wide br into cycles, nested in and
+ *     around all of the above (about a third of the functions at the
+ *     default options are irreducible; tests/gen counts the shapes).
  *   - every block is reachable, every path ends in `ret`.
  *   - termination: loops are bounded. A counter loop's header parameter
  *     starts at 0 and is incremented by one on the only back edge, and the
  *     loop continues only while it is below a small constant K; a
  *     condition-less `br B, X` takes successor (k mod 2) on its k-th
- *     execution, so it exits at least every second time. The product of
+ *     execution, so it exits at least every second time; a tangle's
+ *     cycles are bounded by its fuel parameter (see "tangles"). The product of
  *     trip bounds of nested loops is capped so that the whole run stays
  *     well under the interpreter's default step limit.
  *   - original instructions <= max_insts, blocks <= max_blocks: mandatory
