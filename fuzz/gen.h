@@ -6,7 +6,8 @@
  * ravel_validate(f, RAVEL_VALIDATE_SSA); generation is deterministic in its
  * input and options; memory and time are bounded by the options (linear in
  * max_insts). Every generated function terminates under the interpreter
- * (loops have bounded trip counts) and its constraints are satisfiable by
+ * (loops have bounded trip counts, the cycles of arbitrary control flow a
+ * fuel counter) and its constraints are satisfiable by
  * any allocator with the machine's registers (rules in gen_func.c, checked
  * independently by rv_gen_satisfiable in gen_sat.c).
  *
