@@ -1556,15 +1556,16 @@ static void tg_succ(gen *g, const tangle *t, uint32_t from, const tg_edge *e, ui
 }
 
 /* Ends the open block with the terminator that carries source from's
- * edges: a jump (one edge) or a br with or without a condition. */
-static void tg_carrier(gen *g, const tangle *t, uint32_t from, uint32_t fuel, uint32_t dec)
+ * edges: a jump (one edge) or a br with or without a condition (cond, or
+ * when it is RAVEL_NONE a value picked now). */
+static void tg_carrier(gen *g, const tangle *t, uint32_t from, uint32_t fuel, uint32_t dec, uint32_t cond)
 {
     const tg_src *s = &t->src[from];
     ginst I;
     g->reserved--;
     gi_init(g, &I, s->nout >= 2 ? RAVEL_OP_BR : RAVEL_OP_JUMP, NM_NONE);
     if (s->nout >= 2 && (!has(g, RV_GEN_MULTIWAY) || chance(g, 75))) {
-        uint32_t c = pick_val(g, -1, -1); /* not none: a tangle starts with a value in scope */
+        uint32_t c = cond != RAVEL_NONE ? cond : pick_val(g, -1, -1); /* not none: a tangle starts with a value in scope */
         if (!add_use(g, &I, c)) add_use_as(g, &I, c, kind_op(RAVEL_C_REG));
     }
     emit_begin(g, &I);
@@ -1625,7 +1626,7 @@ static void tg_gate(gen *g, const tangle *t, uint32_t i)
     if (s->nout >= 2) {
         scope_restore(g, &sc);
         begin_block(g, s->disp, NULL, 0);
-        tg_carrier(g, t, i, fuel, dec);
+        tg_carrier(g, t, i, fuel, dec, RAVEL_NONE);
     }
     tg_edge_blocks(g, t, i, &sc, fuel, dec);
 }
@@ -1689,12 +1690,12 @@ static bool gen_tangle(gen *g, uint32_t depth)
     }
     g->reserved += ni;
     tg_blocks(g, &t);
-    uint32_t fuel0 = RAVEL_NONE;
+    uint32_t fuel0 = RAVEL_NONE, cond = pick_val(g, -1, -1); /* E's condition: not the constant fuel */
     if (t.cycles) {
         g->reserved--;
         fuel0 = emit_const(g, t.fuel);
     }
-    tg_carrier(g, &t, TG_E, fuel0, RAVEL_NONE);
+    tg_carrier(g, &t, TG_E, fuel0, RAVEL_NONE, cond);
     scope sc, sct;
     scope_save(g, &sc);
     tg_edge_blocks(g, &t, TG_E, &sc, fuel0, RAVEL_NONE);
@@ -1709,7 +1710,7 @@ static bool gen_tangle(gen *g, uint32_t depth)
             tg_gate(g, &t, i);
             continue;
         }
-        tg_carrier(g, &t, i, fuel, RAVEL_NONE);
+        tg_carrier(g, &t, i, fuel, RAVEL_NONE, RAVEL_NONE);
         scope_save(g, &sct);
         tg_edge_blocks(g, &t, i, &sct, fuel, RAVEL_NONE);
     }

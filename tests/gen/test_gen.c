@@ -520,11 +520,11 @@ TEST(golden_output)
         {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_STRUCTURED, 0x6f603a6acba49193ull},
         /* any (the default) */
         {1, 200, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x4d334f8fd9907b50ull},
-        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x82e1bbcd3a2538b0ull},
-        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_ANY, 0xfdec756a8881c7edull},
-        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_ANY, 0xc7ccaa3d0dd082abull},
+        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0xcfabc9e176087e5bull},
+        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_ANY, 0x7400d00214fab773ull},
+        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_ANY, 0x575e45cfd8b5f6f8ull},
         {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_ANY, 0xca2824b9c50e3424ull},
-        {6, 200, 2, 4, 50, 0, RV_GEN_CFG_ANY, 0x02cc20111317f743ull},
+        {6, 200, 2, 4, 50, 0, RV_GEN_CFG_ANY, 0x8071751c6d984cbdull},
     };
     bool all = true;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -548,7 +548,7 @@ TEST(golden_output)
         ravel_module_free(mod);
     }
     const char in[] = "fuzzer bytes \001\002\003\377 and more bytes to draw from";
-    static const uint64_t want[2] = {0x9ab3266e2aaaaf73ull, 0xcc6a1c6a3b4758c6ull}; /* [cfg]: any, structured */
+    static const uint64_t want[2] = {0x2f0752b5c673caf7ull, 0xcc6a1c6a3b4758c6ull}; /* [cfg]: any, structured */
     for (uint32_t cfg = 0; cfg < 2; cfg++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
