@@ -1703,7 +1703,7 @@ static bool gen_tangle(gen *g, uint32_t depth)
     for (uint32_t i = 0; i < t.k; i++) {
         scope_restore(g, &sc);
         begin_block(g, t.blk[i], t.params[i], t.np[i]);
-        if (chance(g, 20)) gen_tangle(g, depth + 1); /* its E: this node, re-entered by a retreating edge */
+        if (chance(g, 30)) gen_tangle(g, depth + 1); /* its E: this node, re-entered by a retreating edge */
         gen_region(g, depth + 1);
         uint32_t fuel = t.cycles ? t.params[i][0] : RAVEL_NONE;
         if (t.src[i].gated) {

@@ -733,12 +733,13 @@ static void scan_shapes(const ravel_func *f, uint32_t *cnt)
                 if (f->blocks.data[v].nparams) cnt[S_SPLIT_PARAMS]++;
             }
         }
-        /* a natural-loop header on an irreducible cycle, not the cycle's target */
+        /* a natural-loop header on an irreducible cycle a -> v (not a loop
+         * around it: it does not dominate v) */
         if (retreat_target(&x, u, true))
             for (uint32_t a = 0; a < x.n; a++)
                 for (uint32_t e = c->succ_start[a]; e < c->succ_start[a + 1]; e++)
-                    if (c->rpo_index[a] != RAVEL_NONE && irreducible_edge(&x, a, c->succ[e]) && c->succ[e] != u &&
-                        reaches(&x, u, a) && reaches(&x, c->succ[e], u)) {
+                    if (c->rpo_index[a] != RAVEL_NONE && irreducible_edge(&x, a, c->succ[e]) &&
+                        !rv_cfg_dominates(c, u, c->succ[e]) && reaches(&x, u, a) && reaches(&x, c->succ[e], u)) {
                         cnt[S_LOOP_IN_IRRED]++;
                         a = x.n - 1;
                         break;
