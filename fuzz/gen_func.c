@@ -1399,10 +1399,11 @@ static bool gen_loop(gen *g, uint32_t depth)
  *     in the edge block), forward edges pass it unchanged, so the fuel
  *     stays >= 0 and each node runs at most F + 1 times per entry of the
  *     tangle (the loop weight budget counts F + 1).
- *   - every node reaches X: node j > 0 that E does not enter gets a
- *     forward edge from an earlier node (so every block is reachable), the
- *     last node's edges can only go backward (gated: it can leave) or to X,
- *     and every other node either is gated or has an edge to a later node.
+ *   - every block is reachable: node j > 0 that E does not enter gets a
+ *     forward edge from an earlier node. Every node reaches X: a gated
+ *     node leaves through XS, the edges of any other node go forward or
+ *     to X (by induction from the last node, whose only forward target is
+ *     X).
  * Every block and every mandatory instruction (terminators, fuel code) is
  * created / reserved before the first node is filled, so nested regions
  * keep max_blocks and max_insts. */
