@@ -1,5 +1,5 @@
 /* cmd_check.c - `ravel check FILE [--orig UNALLOCATED] [--func NAME]
- * [--json] [--explain]`: verifies every allocated function of FILE with the
+ * [--json] [--explain] [--reference]`: verifies every allocated function of FILE with the
  * symbolic checker. Exit 0 verified, 1 errors found, 2 unreadable input. */
 #include "cli.h"
 
@@ -7,7 +7,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain] [--max-errors N]\n"
+    fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain] [--reference] [--max-errors N]\n"
           "\n"
           "Proves the allocation of every function of FILE correct (FORMAT.md section 6),\n"
           "or reports each error with its kind, location and provenance.\n"
@@ -20,6 +20,8 @@ static void usage(FILE *out)
           "                block where an error occurs\n"
           "  --max-errors N  report at most N errors per function (default 100; 0: all),\n"
           "                then one line with the count of the others\n"
+          "  --reference   decide with the reference fixpoint alone (section 6 as written,\n"
+          "                no fast paths; slower; the verdict and report are the same)\n"
           "\n"
           "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, an\n"
           "unallocated function, or a function beyond the checker's limit (docs/format.md\n"
@@ -29,7 +31,7 @@ static void usage(FILE *out)
 
 typedef struct check_args {
     const char *file, *orig, *func;
-    bool json, explain;
+    bool json, explain, reference;
     size_t max_errors;
 } check_args;
 
@@ -51,6 +53,8 @@ static int parse_args(int argc, char **argv, check_args *a)
             if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &n) != 0) return cli_bad_value("check", s, i + 1 < argc ? argv[i + 1] : NULL, "a count");
             a->max_errors = (size_t)n;
             i++;
+        } else if (strcmp(s, "--reference") == 0) {
+            a->reference = true;
         } else if (strcmp(s, "--orig") == 0 || strcmp(s, "--func") == 0) {
             if (i + 1 >= argc) return cli_bad_value("check", s, NULL, NULL);
             *(s[2] == 'o' ? &a->orig : &a->func) = argv[++i];
@@ -127,7 +131,7 @@ int cmd_check(int argc, char **argv)
         return CLI_USAGE;
     }
     ravel_checker *ck = ravel_checker_new();
-    ravel_checker_set_options(ck, a.explain ? RAVEL_CHECK_EXPLAIN : 0);
+    ravel_checker_set_options(ck, (a.explain ? RAVEL_CHECK_EXPLAIN : 0) | (a.reference ? RAVEL_CHECK_REFERENCE : 0));
     ravel_checker_set_max_errors(ck, a.max_errors);
     int worst = CLI_OK, nchecked = 0, nerr = 0;
     for (size_t i = 0; i < ravel_module_nfuncs(m); i++) {
