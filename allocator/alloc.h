@@ -347,7 +347,7 @@ static inline uint32_t rv_anchor_after(uint32_t inst) { return 4 * inst + 3; }
 /* Where the edits of the edge (block b, successor k of its terminator) go:
  * EXIT(terminator of b) if b's terminator has exactly one successor edge,
  * else ENTRY(first inst of the successor) if the successor has exactly one
- * predecessor edge; else RAVEL_NONE (a critical edge, which FORMAT forbids,
+ * predecessor edge; else RAVEL_NONE (a critical edge, which docs/format.md section 4 forbids,
  * or `br v, b2, b2` style duplicate edges: the caller must then use edits
  * that are equal on every such edge, placed at the successor's ENTRY).
  * *at_pred_end (may be NULL) tells which of the two was chosen. */
@@ -371,7 +371,7 @@ typedef struct rv_out {
  * allocated function: past it the allocation is refused with a message
  * (rv_out_limit_error) instead of holding and printing gigabytes (a 10^6-
  * instruction function with safepoints would have about 6 * 10^8). Each
- * entry costs 8 bytes of memory and about 8 of text. docs/format.md. */
+ * entry costs 8 bytes of memory and about 8 of text. docs/format.md section 12.2. */
 #define RV_MAX_STACKMAP_ENTRIES (1u << 25)
 /* The message for a function refused by the limit (malloc'd). */
 char *rv_out_limit_error(const rv_out *o);

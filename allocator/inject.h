@@ -12,8 +12,8 @@
  *
  * To find realistic sites, inject.c runs two small analyses on the
  * allocated function: which vreg each location holds before every
- * instruction (a must-analysis with one vreg per location, FORMAT order of
- * docs/format.md; copies left behind by a redefinition are kept as "stale")
+ * instruction (a must-analysis with one vreg per location, in the op order of
+ * docs/format.md section 6; copies left behind by a redefinition are kept as "stale")
  * and which vregs are live after every instruction.
  */
 #ifndef RAVEL_INJECT_H

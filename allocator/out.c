@@ -171,7 +171,7 @@ char *rv_out_limit_error(const rv_out *o)
 {
     return rv_alloc_errorf(o->f, RAVEL_NONE,
                            "too large: the stackmaps would hold more than %u slot entries in all "
-                           "(the limit on an allocated function's stackmaps, docs/format.md)",
+                           "(the limit on an allocated function's stackmaps, docs/format.md section 12.2)",
                            RV_MAX_STACKMAP_ENTRIES);
 }
 

@@ -221,7 +221,7 @@ static void set_phys(rs *a, ravel_loc l, uint32_t p) { loc_write(a, l, loc_get(a
 static void forget(rs *a, ravel_loc l) { loc_write(a, l, RAVEL_NONE, loc_phys(a, l)); }
 
 /* The value v is a copy of (`v = copy u`, transitively): wherever one of
- * them is, the checker also sees the other (docs/format.md, `copy`). */
+ * them is, the checker also sees the other (docs/format.md section 6, `copy`). */
 static uint32_t copy_root(const rs *a, uint32_t v)
 {
     for (uint32_t n = 0; n < a->nv && a->copy_of[v] != RAVEL_NONE; n++) v = a->copy_of[v];

@@ -2,7 +2,7 @@
  * [--inject KIND[:SEED]] [-o OUT] IN.ra`, `ravel alloc --list` and
  * `ravel alloc --inject list`: allocates every function of IN.ra with a
  * built-in allocator (allocator/table.c) and prints the machine and the
- * allocated functions in FORMAT's allocated form, which
+ * allocated functions in the allocated form of docs/format.md section 1, which
  * `ravel check --orig IN.ra` verifies. With --inject, each allocation is
  * then corrupted with one bug of the catalogue (allocator/inject.h).
  * Exit 0 allocated (and, with --inject, some function changed), 1 an
@@ -22,7 +22,7 @@ static void usage(FILE *out)
           "       ravel alloc --inject list\n"
           "\n"
           "Allocates registers for every function of IN.ra (unallocated, SSA) and prints\n"
-          "the machine and the allocated functions (FORMAT allocated form).\n"
+          "the machine and the allocated functions (docs/format.md section 1).\n"
           "\n"
           "  -a NAME    the allocator (see --list)\n"
           "  --seed S   seed for allocators with random choices (default 0)\n"

@@ -9,8 +9,9 @@ static void usage(FILE *out)
 {
     fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain] [--reference] [--max-errors N]\n"
           "\n"
-          "Proves the allocation of every function of FILE correct (FORMAT.md section 6),\n"
-          "or reports each error with its kind, location and provenance.\n"
+          "Proves the allocation of every function of FILE correct (the rules of\n"
+          "docs/format.md section 6), or reports each error with its kind, location\n"
+          "and provenance.\n"
           "\n"
           "  --orig FILE   the unallocated functions (matched by name): every original\n"
           "                instruction must be present, in order, unchanged\n"
@@ -20,12 +21,13 @@ static void usage(FILE *out)
           "                block where an error occurs\n"
           "  --max-errors N  report at most N errors per function (default 100; 0: all),\n"
           "                then one line with the count of the others\n"
-          "  --reference   decide with the reference fixpoint alone (section 6 as written,\n"
-          "                no fast paths; slower; the verdict and report are the same)\n"
+          "  --reference   decide with the reference fixpoint alone (docs/format.md\n"
+          "                section 6 as written, no fast paths; slower; the verdict and\n"
+          "                report are the same)\n"
           "\n"
           "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, an\n"
           "unallocated function, or a function beyond the checker's limit (docs/format.md\n"
-          "section 8)\n",
+          "section 12.2)\n",
           out);
 }
 

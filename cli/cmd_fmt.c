@@ -11,8 +11,8 @@
 static void fmt_usage(FILE *out)
 {
     fputs("usage: ravel fmt [-o OUT] [--check] FILE...\n"
-          "Prints each .ra FILE ('-' = stdin) in canonical form (docs/format.md),\n"
-          "one after the other, separated by a blank line. Nothing is written\n"
+          "Prints each .ra FILE ('-' = stdin) in canonical form (docs/format.md\n"
+          "section 11), one after the other, separated by a blank line. Nothing is written\n"
           "unless every FILE reads without error.\n"
           "  -o OUT    write to OUT instead of standard output\n"
           "  --check   print nothing; exit 1 if some FILE is not canonical\n"

@@ -23,7 +23,7 @@ static void run_usage(FILE *out)
     fputs("usage: ravel run FILE [--func NAME] [--args LIST] [--moving-gc] [--steps N] [--orig]\n"
           "       ravel run --compare ORIG ALLOC [--func NAME] [--inputs N] [--seed S]\n"
           "                 [--moving-gc] [--steps N]\n"
-          "Runs a function with the concrete interpreter (FORMAT.md section 5).\n"
+          "Runs a function with the concrete interpreter (docs/format.md section 9).\n"
           "  --func NAME    the function to run (default: the first; --compare: all)\n"
           "  --args LIST    comma-separated inputs received by `args` (missing ones are 0),\n"
           "                 decimal or 0x hex, optionally negative: --args 1,10\n"

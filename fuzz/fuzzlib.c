@@ -245,7 +245,7 @@ static int bug_alloc_failed(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, c
  *   - its guard flags as suspect every condition under which ravel_validate
  *     may answer RAVEL_EINVAL, and then runs ravel_validate itself, whose
  *     EINVAL is its verdict (checker/check.c, input_ok; ck_rules.c, ck_guard);
- *   - the conditions for which ravel_validate answers RAVEL_EFAIL (FORMAT.md
+ *   - the conditions for which ravel_validate answers RAVEL_EFAIL (docs/format.md
  *     section 6 "Structure": an operand without a location, or out of range,
  *     of the wrong class, in a reserved register without fixed(R); an edit
  *     out of range, slot to slot, or of the wrong kind; a safepoint without a

@@ -1382,7 +1382,7 @@ static bool gen_loop(gen *g, uint32_t depth)
  *   - critical edges: an edge from a block with several successors to a
  *     block with several predecessors is split by an edge block (one
  *     predecessor, a `jump` on; some take block parameters from the br and
- *     forward them, some compute the decremented fuel). docs/format.md
+ *     forward them, some compute the decremented fuel). docs/format.md section 4
  *     forbids critical edges, so the CFG before splitting has them and the
  *     one generated has their split form: many small forwarding blocks.
  *   - SSA: every node and X take block parameters. Only what E's scope

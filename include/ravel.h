@@ -169,7 +169,7 @@ size_t ravel_diags_count(const ravel_diags *d);
 /* Prints every diagnostic, with the source line and a caret when known. */
 void ravel_diags_print(FILE *out, const ravel_diags *d);
 
-/* Structural validation (FORMAT.md sections 3-5 and the structural part of
+/* Structural validation (docs/format.md sections 3-5 and the structural part of
  * section 6). flags: RAVEL_VALIDATE_SSA also checks SSA and dominance.
  * Returns RAVEL_OK, RAVEL_EINVAL (bad input: unreadable or unresolved) or
  * RAVEL_EFAIL (well formed, but the allocated form breaks a structural
@@ -223,7 +223,7 @@ unsigned ravel_checker_options(const ravel_checker *ck);
  * only by ravel_checker_set_verify. */
 void ravel_checker_set_verify(ravel_checker *ck, int on);
 int ravel_checker_verify(const ravel_checker *ck);
-/* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
+/* Checks the allocated function `alloc` (docs/format.md section 6). orig, if not
  * NULL, is the unallocated function it came from (instructions must match).
  * Returns RAVEL_OK (verified), RAVEL_EFAIL (errors found) or RAVEL_EINVAL
  * (bad input). If report is not NULL, *report receives the errors (free it

@@ -1,5 +1,5 @@
-/* interp.c - the concrete interpreter (FORMAT.md section 5, docs/format.md
- * "Concrete semantics and the mix function").
+/* interp.c - the concrete interpreter (docs/format.md section 9; the mnemonics of
+ * section 5.4).
  *
  * Requires: a finished function. A valid one (ravel_validate) runs as the
  * format says; on anything else the interpreter stops with RV_RUN_ERROR
@@ -15,7 +15,7 @@
  *   allocated: one value per register and per slot (+ written flag); jump
  *     arguments and parameters are ignored; edits copy value and flag;
  *     reading a location that holds nothing through an operand is an error.
- * An op executes in the checker's order (FORMAT.md section 6):
+ * An op executes in the checker's order (docs/format.md section 6):
  *   1. (allocated) early defs make their locations unwritten;
  *   2. every use is read (late uses too: their value must exist already);
  *   3. (allocated) clobbered registers not defined by the op become
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the mix function (documented in docs/format.md; do not change) ---- */
+/* ---- the mix function (docs/format.md section 9.1; do not change) ---- */
 
 static uint64_t fin64(uint64_t z)
 {

@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ===== limits (docs/format.md "Implementation limits") ===================== */
+/* ===== limits (docs/format.md section 12) ===================== */
 #define RV_MAX_INPUT_BYTES (256u << 20) /* 256 MiB of text */
 #define RV_MAX_INSTS 10000000u          /* instructions per file */
 #define RV_MAX_REGS 1024u               /* registers per machine */
@@ -335,7 +335,7 @@ static inline uint32_t rv_cfg_nsuccs(const rv_cfg *c, uint32_t b) { return c->su
 
 /* ===== interp.c: the concrete interpreter ==================================== */
 /* Runs an unallocated function (vreg environment) or an allocated one
- * (register and slot environment, edits execute) with FORMAT.md section 5's
+ * (register and slot environment, edits execute) with docs/format.md section 9's
  * semantics. */
 typedef struct rv_run_opts {
     const uint64_t *inputs; /* values received by `args`; missing ones are 0 */
@@ -379,7 +379,7 @@ uint32_t rv_interp_ninputs(const ravel_func *f);
 /* Input vector number k of a deterministic random sequence (small, negative,
  * edge and arbitrary values) for comparing two forms. */
 void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n);
-uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md) */
+uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md section 9.1) */
 uint64_t rv_mix_str(uint64_t h, const char *s);
 
 #endif

@@ -1,4 +1,4 @@
-/* parse.c - the .ra reader (FORMAT.md sections 2-5 and 7; docs/format.md).
+/* parse.c - the .ra reader (docs/format.md sections 2-5, 7 and 10).
  *
  * Requires: nothing; any byte string is accepted as input.
  * Guarantees: returns a module whose functions were built through the
@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Functions per file: each costs a few KiB even when empty, so that a file
- * of many tiny functions cannot exhaust memory (docs/format.md, limits). */
+ * of many tiny functions cannot exhaust memory (docs/format.md section 12.1). */
 #define PARSE_MAX_FUNCS 65536u
 
 /* ---- tokens ---------------------------------------------------------------- */

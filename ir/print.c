@@ -1,4 +1,4 @@
-/* print.c - the canonical printer (docs/format.md "Canonical form").
+/* print.c - the canonical printer (docs/format.md section 11).
  *
  * Requires: a finished function (ravel_func_finish) whose ids are in range.
  * Guarantees: one canonical text per function: print(parse(x)) is a

@@ -1,4 +1,4 @@
-/* validate.c - structural validation of a function (FORMAT.md sections 3-7).
+/* validate.c - structural validation of a function (docs/format.md sections 3-7).
  *
  * Requires: a finished function (ravel_func_finish); nothing else. It never
  * trusts the input: every id is range-checked before use.

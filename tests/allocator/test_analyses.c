@@ -2,8 +2,8 @@
  *   - the generic dataflow solver (forward/union, backward/intersection, a
  *     loop that needs a second pass, unreachable blocks);
  *   - liveness (live-in/live-out per block, params and jump arguments);
- *   - live intervals (ranges and use positions) of FORMAT.md's sum loop;
- *   - the cost model on FORMAT.md's allocated sum loop;
+ *   - live intervals (ranges and use positions) of the sum loop of docs/format.md section 8;
+ *   - the cost model on the allocated sum loop of docs/format.md section 8;
  *   - the output builder's edge anchors and edit order. */
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"

@@ -52,7 +52,7 @@ static ravel_module *parse_str(const char *s, ravel_diags *d) { return ravel_mod
 /* First diagnostic's message, or "" */
 static const char *first_msg(const ravel_diags *d) { return d->v.len ? d->v.data[0].msg : ""; }
 
-/* Builds FORMAT.md's summing loop in its allocated form through the API,
+/* Builds the summing loop of docs/format.md section 8 in its allocated form through the API,
  * plus attributes the loop does not have. */
 static ravel_func *build_sum(ravel_machine *m)
 {
