@@ -1,7 +1,7 @@
 /* test_fuzzlib.c - the fuzzing library: every oracle passes correct code and
  * catches planted bugs (a wrong allocation, a failing allocator, a wrong
- * verdict in a reproducer header); the campaign is deterministic across
- * worker counts. */
+ * verdict in a reproducer header, a stackmap bug only the moving-collector
+ * model shows); the campaign is deterministic across worker counts. */
 #define _GNU_SOURCE /* mkdtemp */
 #include "fuzz/campaign.h"
 #include "tests/test.h"
@@ -507,6 +507,42 @@ TEST(campaign_kills_hung_workers)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* A stackmap bug that only the moving-collector model can see: v0, a
+ * reference, lives in s0 across a safepoint and is reloaded after it. With
+ * s0 dropped from the stackmap (inject smap-missing) the checker rejects the
+ * allocation (docs/format.md section 6), and the differential oracle must
+ * see it too: the unallocated run relocates v0, the allocated one reloads
+ * the old bits from s0. Without the model (a safepoint without effect) both
+ * runs print the input and the bug is invisible, so compare_runs must run
+ * the model whenever the machine's collector moves, and only then. */
+static const char gc_alloc_text[] =
+    "machine\n  class int r0 r1 r2\n%send\n\nfunc keep\nb0:\n"
+    "  v0:int.ref @r0 = args\n  s0 = spill r0\n  v1:int @r1 = foo safepoint stackmap(s0)\n"
+    "  r0 = reload s0\n  out v0 @r0\n  ret\nend\n";
+
+TEST(differential_sees_moving_gc_stackmap_bug)
+{
+    for (int moving = 1; moving >= 0; moving--) {
+        char text[512];
+        snprintf(text, sizeof text, gc_alloc_text, moving ? "" : "  gc nonmoving\n");
+        ravel_module *m = parse(text);
+        CHECK(m != NULL);
+        if (!m) continue;
+        const ravel_func *alloc = ravel_module_func(m, 0);
+        ravel_func *orig = rv_func_strip(alloc);
+        rv_fuzz *z = rv_fuzz_new();
+        CHECK(ravel_check(z->ck, alloc, orig, NULL) == RAVEL_OK); /* the allocation itself is right */
+        rv_fuzz_mutant mu;
+        rv_fuzz_mutant_judge(z, orig, alloc, NULL, RV_INJ_SMAP_MISSING, 1, &mu);
+        CHECK_EQ_INT(mu.status, RV_INJ_CHANGED);
+        CHECK(mu.rejected);               /* v0's copy in s0 is stale (moving) or freed (nonmoving) */
+        CHECK_EQ_INT(mu.different, moving); /* seen concretely only with the moving model */
+        rv_fuzz_free(z);
+        ravel_func_free(orig);
+        ravel_module_free(m);
+    }
+}
+
 int main(void)
 {
     RUN(parse_round_trip);
@@ -517,6 +553,7 @@ int main(void)
     RUN(oracle_on_correct_checker);
     RUN(oracle_flag_matches_oracle);
     RUN(replay_verdicts);
+    RUN(differential_sees_moving_gc_stackmap_bug);
     RUN(moves_random_sets);
     RUN(bytes_entry_points);
     RUN(campaign_deterministic);
