@@ -79,6 +79,8 @@ const rv_allocator *rv_allocator_find(const char *name);
 /* The allocators (one file each). */
 ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err);
 ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err);
+ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **err);
+ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err);
 
 /* ===== helpers (util in alloc_util.c) ====================================== */
 
@@ -337,6 +339,31 @@ void rv_out_stackmap(rv_out *o, uint32_t inst, const uint32_t *slots, uint32_t n
  * RAVEL_LOC_NONE stay unallocated (the checker reports them). Linear in the
  * size of f plus the edits. The rv_out may be freed afterwards. */
 ravel_func *rv_out_finish(rv_out *o);
+
+/* ===== assign.c: from one home per vreg to an allocation =================== */
+/* The back end of the allocators that give every vreg one home for its
+ * whole life (`color`, `ssa`): each instruction gets a parallel move
+ * before it (operands into the registers their constraints need, stores to
+ * slots, saves of live-across values whose register the instruction writes
+ * or clobbers, .ref values to their slots at safepoints) and one after it
+ * (defs to their homes, restores); edges copy arguments' homes into
+ * parameters' homes.
+ * Requires: the homes never give one register to two vregs live at the
+ * same point (between instructions, or at an instruction's early or late
+ * point), except a late def with a use of the same instruction that dies
+ * there, and the def and source of a `copy`; jump arguments count as live
+ * after their branch, block parameters as defined at their block's entry.
+ * Guarantees: the alloc.h contract; fails only on unsatisfiable
+ * constraints. */
+typedef struct rv_assign_in {
+    const ravel_func *f;
+    const rv_cfg *cfg;
+    const rv_liveness *lv;
+    const uint32_t *home;  /* per vreg: home register, or RAVEL_NONE = its slot */
+    const uint32_t *group; /* per vreg: slot group (one slot each; members never live at once); NULL = one per vreg */
+    const uint32_t *hint;  /* per operand: temporary register to prefer, or RAVEL_NONE; NULL = none */
+} rv_assign_in;
+ravel_func *rv_assign_emit(const rv_assign_in *in, char **err);
 
 /* ===== cost.c: the cost model ============================================= */
 /* Loads (reload) 4, stores (spill) 1, moves 0.2, each weighted by
