@@ -433,6 +433,26 @@ static bool safepoint(asg *a, uint32_t i, const rv_inst *in, const rv_operand *o
     return true;
 }
 
+/* The moves after a branch (restores of values its operand moves
+ * displaced) go at the entry of each successor, ahead of the edge copies
+ * added there later: a branch with operands has several successors, each
+ * with this block as its only predecessor (no critical edges). */
+static bool after_branch(asg *a, uint32_t i, const rv_inst *in)
+{
+    const rv_cfg *cfg = a->in->cfg;
+    for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
+        uint32_t s = rv_inst_succs(a->f, in)[k].block;
+        bool seen = false;
+        for (uint32_t k2 = 0; k2 < k; k2++) seen |= rv_inst_succs(a->f, in)[k2].block == s;
+        if (seen) continue;
+        for (uint32_t q = cfg->pred_start[s]; q < cfg->pred_start[s + 1]; q++)
+            if (cfg->pred[q] != cfg->pred[cfg->pred_start[s]] || rv_cfg_nsuccs(cfg, cfg->pred[q]) < 2)
+                return fail(a, i, "internal error: moves after a branch into a join", RAVEL_NONE);
+        if (!resolve(a, i, rv_anchor_entry(a->f->blocks.data[s].first_inst), &a->after, true)) return false;
+    }
+    return true;
+}
+
 static bool asg_inst(asg *a, uint32_t i)
 {
     const rv_inst *in = rv_inst_at(a->f, i);
@@ -498,9 +518,12 @@ static bool asg_inst(asg *a, uint32_t i)
         if (h == RAVEL_NONE || is_defined_here(in, ops, w) || a->save_stamp[h] != i + 1) continue;
         if (disturbed(a, in, h)) add_move(&a->after, h, ravel_slot(a->saved_to[h]), vcls(a, w));
     }
-    if (a->after.len && rv_is_term(in)) return fail(a, i, "internal error: moves after a terminator", RAVEL_NONE);
     if (!resolve(a, i, rv_anchor_before(i), &a->before, false)) return false;
-    if (!resolve(a, i, rv_anchor_after(i), &a->after, true)) return false;
+    if (!rv_is_term(in)) {
+        if (!resolve(a, i, rv_anchor_after(i), &a->after, true)) return false;
+    } else if (a->after.len && !after_branch(a, i, in)) {
+        return false;
+    }
     for (uint32_t t = 0; t < a->ntouched; t++) {
         a->rf[a->touched[t]] = 0;
         a->tgt[a->touched[t]] = RAVEL_NONE;

@@ -13,6 +13,7 @@ const rv_allocator rv_allocators[] = {
     {"linear", "linear scan with interval splitting (second-chance binpacking, Belady eviction), edge resolution, slot reuse", rv_alloc_linear},
     {"random", "a random legal allocation from the seed (random registers, spills, gratuitous moves); stresses checkers", rv_alloc_random},
     {"color", "iterated graph colouring (Chaitin-Briggs): phi elimination, conservative coalescing, optimistic colouring, spill everywhere", rv_alloc_color},
+    {"ssa", "decoupled SSA allocation: virtual registers from block parameters, Belady spilling before colouring, dominator-order colouring", rv_alloc_ssa},
     {NULL, NULL, NULL},
 };
 
