@@ -26,8 +26,10 @@
  * the start of a single-predecessor successor.
  * Slots: one per slot group (vregs of a group are never live at once), so a
  * spilled parameter and its spilled arguments can share one slot.
+ * Reload cache: within a block, a slot-homed value reloaded (or defined)
+ * into a register is read from there again while nothing overwrote it.
  * Time: linear in the function size times the live values per instruction
- * (one backward walk per block over a sparse live set). */
+ * (a backward prepass and a forward walk per block over a sparse live set). */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -69,6 +71,10 @@ typedef struct asg {
     mvec before, after;
     RV_VEC(uint32_t) smap;
     bool *used;          /* per vreg: has a use (operand or jump argument) */
+    uint8_t *live_after; /* per operand: its vreg is live after the instruction */
+    /* reload cache: register -> slot-homed value it still holds a copy of
+     * (reloaded or defined there), and back; valid while both agree */
+    uint32_t *cache_v, *cache_r;
 } asg;
 
 static bool fail(asg *a, uint32_t inst, const char *msg, uint32_t v)
@@ -131,6 +137,27 @@ static void live_del(asg *a, uint32_t v)
     uint32_t last = a->dense[--a->nlive];
     a->dense[a->pos[v]] = last;
     a->pos[last] = a->pos[v];
+}
+
+/* ---- the reload cache ---- */
+
+static uint32_t cached_reg(const asg *a, uint32_t v)
+{
+    uint32_t r = a->cache_r[v];
+    return r != RAVEL_NONE && a->cache_v[r] == v ? r : RAVEL_NONE;
+}
+static void cache_kill(asg *a, ravel_loc l)
+{
+    if (l != RAVEL_LOC_NONE && ravel_loc_is_reg(l) && l < a->nregs) a->cache_v[l] = RAVEL_NONE;
+}
+static void cache_set(asg *a, uint32_t r, uint32_t v)
+{
+    a->cache_v[r] = v;
+    a->cache_r[v] = r;
+}
+static void cache_kill_edits(asg *a, const rv_pmove *pm)
+{
+    for (uint32_t k = 0; k < pm->out.len; k++) cache_kill(a, pm->out.data[k].dst);
 }
 
 static void add_move(mvec *mv, ravel_loc dst, ravel_loc src, uint32_t cls)
@@ -207,6 +234,10 @@ static bool place_reg_use(asg *a, uint32_t i, const rv_inst *in, const rv_operan
     bool dies = !in_live(a, v);
     if (h != RAVEL_NONE && !(a->rf[h] & forbid) && (a->tgt[h] == RAVEL_NONE || a->tgt[h] == v) && (reuser == RAVEL_NONE || dies))
         r = h;
+    uint32_t cr = h == RAVEL_NONE ? cached_reg(a, v) : RAVEL_NONE; /* a copy left by an earlier reload */
+    if (r == RAVEL_NONE && cr != RAVEL_NONE && !(a->rf[cr] & forbid) && (a->tgt[cr] == RAVEL_NONE || a->tgt[cr] == v) &&
+        temp_cost(a, cr, false) < 3)
+        r = cr;
     if (r == RAVEL_NONE) r = pick_temp(a, vcls(a, v), forbid, v, hint_of(a, opi), false);
     if (r == RAVEL_NONE) return fail(a, i, "unsatisfiable: no register left for a use", v);
     set_tgt(a, r, v, late);
@@ -371,6 +402,7 @@ static bool resolve(asg *a, uint32_t i, uint32_t anchor, mvec *mv, bool after)
     if (!mv->len) return true;
     if (rv_pmove_simple(&a->pm, mv->data, mv->len)) {
         rv_out_edits(&a->out, anchor, &a->pm);
+        cache_kill_edits(a, &a->pm);
         return true;
     }
     uint32_t nw = rv_bs_words(a->nregs);
@@ -387,6 +419,7 @@ static bool resolve(asg *a, uint32_t i, uint32_t anchor, mvec *mv, bool after)
     if (rv_pmove_resolve(&a->pm, a->m, mv->data, mv->len, a->scratch_bs, new_slot, a) != RAVEL_OK)
         return fail(a, i, "internal error: conflicting moves", RAVEL_NONE);
     rv_out_edits(&a->out, anchor, &a->pm);
+    cache_kill_edits(a, &a->pm);
     return true;
 }
 
@@ -431,6 +464,31 @@ static bool safepoint(asg *a, uint32_t i, const rv_inst *in, const rv_operand *o
     }
     rv_out_stackmap(&a->out, i, a->smap.data, a->smap.len);
     return true;
+}
+
+/* The reload cache across instruction i (its before-moves already
+ * resolved): slot-homed uses now in registers are cached; what i writes
+ * (defs, clobbers) is dropped, a slot-homed def left in a register is
+ * cached (it is stored from there); a safepoint drops cached .ref copies. */
+static void cache_update(asg *a, const rv_inst *in, const rv_operand *ops, bool sp)
+{
+    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+        ravel_loc l = a->out.loc[in->first_op + u];
+        if (ravel_loc_is_reg(l) && l < a->nregs && home_reg(a, ops[u].vreg) == RAVEL_NONE && !a->m->regs.data[l].reserved)
+            cache_set(a, l, ops[u].vreg);
+    }
+    const uint32_t *clob;
+    uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
+    for (uint32_t k = 0; k < nclob; k++) cache_kill(a, clob[k]);
+    for (uint32_t d = 0; d < in->ndefs; d++) cache_kill(a, a->out.loc[in->first_op + d]);
+    if (sp)
+        for (uint32_t r = 0; r < a->nregs; r++)
+            if (a->cache_v[r] != RAVEL_NONE && vref(a, a->cache_v[r])) a->cache_v[r] = RAVEL_NONE;
+    for (uint32_t d = 0; d < in->ndefs; d++) {
+        ravel_loc l = a->out.loc[in->first_op + d];
+        if (ravel_loc_is_reg(l) && l < a->nregs && home_reg(a, ops[d].vreg) == RAVEL_NONE && !a->m->regs.data[l].reserved)
+            cache_set(a, l, ops[d].vreg);
+    }
 }
 
 /* The moves after a branch (restores of values its operand moves
@@ -495,7 +553,7 @@ static bool asg_inst(asg *a, uint32_t i)
     for (uint32_t u = nd; u < nops; u++) {
         uint32_t v = ops[u].vreg;
         ravel_loc l = a->out.loc[in->first_op + u];
-        if (ravel_loc_is_slot(l)) continue;
+        if (ravel_loc_is_slot(l) || (home_reg(a, v) == RAVEL_NONE && cached_reg(a, v) == l)) continue;
         add_move(&a->before, l, home_loc(a, v), vcls(a, v));
     }
     /* live-across values whose register is overwritten: save, restore */
@@ -519,6 +577,7 @@ static bool asg_inst(asg *a, uint32_t i)
         if (disturbed(a, in, h)) add_move(&a->after, h, ravel_slot(a->saved_to[h]), vcls(a, w));
     }
     if (!resolve(a, i, rv_anchor_before(i), &a->before, false)) return false;
+    cache_update(a, in, ops, sp);
     if (!rv_is_term(in)) {
         if (!resolve(a, i, rv_anchor_after(i), &a->after, true)) return false;
     } else if (a->after.len && !after_branch(a, i, in)) {
@@ -606,7 +665,10 @@ static bool asg_edges(asg *a, uint32_t b)
 
 /* ---- driver ---- */
 
-static bool asg_block(asg *a, uint32_t b)
+/* Backward prepass: which operands' vregs are live after their
+ * instruction (jump arguments count as live after their branch); leaves
+ * the live set at the block's entry. */
+static void live_prepass(asg *a, uint32_t b)
 {
     const ravel_func *f = a->f;
     const rv_liveness *lv = a->in->lv;
@@ -616,16 +678,37 @@ static bool asg_block(asg *a, uint32_t b)
     for (uint32_t w = 0; w < lv->nwords; w++)
         for (uint64_t bits = outb[w]; bits; bits &= bits - 1) live_add(a, w * 64 + (uint32_t)__builtin_ctzll(bits));
     for (uint32_t j = bl->ninsts; j-- > 0;) {
-        uint32_t i = bl->first_inst + j;
-        const rv_inst *in = rv_inst_at(f, i);
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
         const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) { /* jump arguments: read by the edge copies, after the branch */
+        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
             const rv_succ *sc = &rv_inst_succs(f, in)[s];
             for (uint32_t k = 0; k < sc->nargs; k++) live_add(a, rv_succ_args(f, sc)[k]);
         }
-        if (!asg_inst(a, i)) return false;
+        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) a->live_after[in->first_op + k] = in_live(a, ops[k].vreg);
         for (uint32_t d = 0; d < in->ndefs; d++) live_del(a, ops[d].vreg);
         for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) live_add(a, ops[u].vreg);
+    }
+}
+
+/* Forward walk: before each instruction the live set is updated to what
+ * is live after it (dying uses out, live defs in). */
+static bool asg_block(asg *a, uint32_t b)
+{
+    const ravel_func *f = a->f;
+    const rv_block *bl = &f->blocks.data[b];
+    live_prepass(a, b);
+    for (uint32_t r = 0; r < a->nregs; r++) a->cache_v[r] = RAVEL_NONE;
+    for (uint32_t j = 0; j < bl->ninsts; j++) {
+        uint32_t i = bl->first_inst + j;
+        const rv_inst *in = rv_inst_at(f, i);
+        const rv_operand *ops = rv_ops_of(f, in);
+        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
+            if (!a->live_after[in->first_op + u]) live_del(a, ops[u].vreg);
+        for (uint32_t d = 0; d < in->ndefs; d++) {
+            if (a->live_after[in->first_op + d]) live_add(a, ops[d].vreg);
+            else live_del(a, ops[d].vreg);
+        }
+        if (!asg_inst(a, i)) return false;
     }
     return asg_edges(a, b);
 }
@@ -658,6 +741,10 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     a.pos = rv_xcalloc(nv, sizeof(uint32_t));
     a.vstamp = rv_xcalloc(nv, sizeof(uint32_t));
     a.used = rv_xcalloc(nv, sizeof(bool));
+    a.live_after = rv_xcalloc(a.f->ops.len + 1, 1);
+    a.cache_v = rv_xmalloc(sizeof(uint32_t) * nr);
+    a.cache_r = rv_xmalloc(sizeof(uint32_t) * nv);
+    memset(a.cache_r, 0xff, sizeof(uint32_t) * nv);
     a.rf = rv_xcalloc(nr, 1);
     a.tgt = rv_xmalloc(sizeof(uint32_t) * nr);
     memset(a.tgt, 0xff, sizeof(uint32_t) * nr);
@@ -678,6 +765,9 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     free(a.pos);
     free(a.vstamp);
     free(a.used);
+    free(a.live_after);
+    free(a.cache_v);
+    free(a.cache_r);
     free(a.rf);
     free(a.tgt);
     free(a.touched);

@@ -57,6 +57,9 @@ typedef struct sa {
     uint32_t *home;       /* per vreg: register or RAVEL_NONE (slot) */
     uint32_t *group;      /* per vreg: its root */
     uint32_t *occ;        /* per register: value holding it during the colouring walk, or RAVEL_NONE */
+    uint64_t *avoid;      /* per vreg: registers (class-local index < 64) clobbered or needed by a fixed
+                           * operand of another value while it is live: its register is saved around those */
+    uint32_t *ridx;       /* register -> index in its class's allocatable list, or RAVEL_NONE */
     /* the live set of the spilling walk (sparse) */
     uint32_t *dense, *pos, nlive;
 } sa;
@@ -193,7 +196,9 @@ static bool defined_at(const rv_inst *in, const rv_operand *ops, uint32_t v)
 }
 
 /* Registers class cls needs at instruction i (the live set holds what is
- * live after i). */
+ * live after i): the live-across values, plus the operands' needs or the
+ * registers the instruction clobbers (no value survives in those),
+ * whichever is more. */
 static uint32_t pressure(sa *s, uint32_t i, uint32_t cls)
 {
     const rv_inst *in = rv_inst_at(s->f, i);
@@ -218,7 +223,11 @@ static uint32_t pressure(sa *s, uint32_t i, uint32_t cls)
         early += rv_op_is_early(o);
     }
     uint32_t need = uses + early > defs ? uses + early : defs;
-    return across + need;
+    /* registers the instruction clobbers hold no value across it */
+    const uint32_t *clob;
+    uint32_t nclob = rv_inst_clobbers(s->f, in, &clob), lost = 0;
+    for (uint32_t q = 0; q < nclob; q++) lost += s->ridx[clob[q]] != RAVEL_NONE && s->m->regs.data[clob[q]].cls == cls;
+    return across + (lost > need ? lost : need);
 }
 
 /* Spills, at instruction i, the live-across values of class cls with the
@@ -246,6 +255,31 @@ static void relieve(sa *s, uint32_t i, uint32_t cls)
     }
 }
 
+static void avoid_reg(sa *s, uint32_t v, uint32_t r)
+{
+    if (r < s->nregs && s->ridx[r] < 64 && s->m->regs.data[r].cls == vcls(s, v)) s->avoid[v] |= (uint64_t)1 << s->ridx[r];
+}
+
+/* Registers instruction i clobbers or fixes for another value are to be
+ * avoided by the values live across it. */
+static void note_avoid(sa *s, uint32_t i)
+{
+    const rv_inst *in = rv_inst_at(s->f, i);
+    const rv_operand *ops = rv_ops_of(s->f, in);
+    const uint32_t *clob;
+    uint32_t nclob = rv_inst_clobbers(s->f, in, &clob);
+    bool fixed = false;
+    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) fixed |= ops[k].kind == RAVEL_C_FIXED;
+    if (!nclob && !fixed) return;
+    for (uint32_t k = 0; k < s->nlive; k++) {
+        uint32_t w = s->dense[k];
+        if (defined_at(in, ops, w)) continue;
+        for (uint32_t q = 0; q < nclob; q++) avoid_reg(s, w, clob[q]);
+        for (uint32_t o = 0; fixed && o < (uint32_t)in->ndefs + in->nuses; o++)
+            if (ops[o].kind == RAVEL_C_FIXED && ops[o].vreg != w) avoid_reg(s, w, ops[o].arg);
+    }
+}
+
 static void spill_block(sa *s, uint32_t b)
 {
     const ravel_func *f = s->f;
@@ -263,6 +297,7 @@ static void spill_block(sa *s, uint32_t b)
             for (uint32_t k = 0; k < sc->nargs; k++) live_add(s, rv_succ_args(f, sc)[k]);
         }
         for (uint32_t c = 0; c < s->m->classes.len; c++) relieve(s, i, c);
+        note_avoid(s, i);
         for (uint32_t d = 0; d < in->ndefs; d++) live_del(s, ops[d].vreg);
         for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) live_add(s, ops[u].vreg);
     }
@@ -287,6 +322,8 @@ static void colour(sa *s, uint32_t v, const uint32_t *pref, uint32_t npref)
     for (uint32_t k = 0; r == RAVEL_NONE && k < npref; k++)
         if (reg_free(s, pref[k], cls)) r = pref[k];
     const rv_class *c = &s->m->classes.data[cls];
+    for (uint32_t k = 0; r == RAVEL_NONE && k < c->alloc.len; k++) /* a register nothing disturbs while v lives */
+        if (s->occ[c->alloc.data[k]] == RAVEL_NONE && !(k < 64 && (s->avoid[v] >> k) & 1)) r = c->alloc.data[k];
     for (uint32_t k = 0; r == RAVEL_NONE && k < c->alloc.len; k++)
         if (s->occ[c->alloc.data[k]] == RAVEL_NONE) r = c->alloc.data[k];
     if (r == RAVEL_NONE) {
@@ -432,6 +469,11 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     s.occ = rv_xmalloc(sizeof(uint32_t) * (s.nregs + 1));
     s.dense = rv_xmalloc(sizeof(uint32_t) * nv);
     s.pos = rv_xcalloc(nv, sizeof(uint32_t));
+    s.avoid = rv_xcalloc(nv, sizeof(uint64_t));
+    s.ridx = rv_xmalloc(sizeof(uint32_t) * (s.nregs + 1));
+    memset(s.ridx, 0xff, sizeof(uint32_t) * (s.nregs + 1));
+    for (uint32_t k = 0; k < s.m->classes.len; k++)
+        for (uint32_t x = 0; x < s.m->classes.data[k].alloc.len; x++) s.ridx[s.m->classes.data[k].alloc.data[x]] = x;
     build_vregs(&s);
     for (uint32_t b = 0; b < s.cfg.nblocks; b++) spill_block(&s, b);
     colour_all(&s);
@@ -447,6 +489,8 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     free(s.occ);
     free(s.dense);
     free(s.pos);
+    free(s.avoid);
+    free(s.ridx);
     rv_intervals_free(&s.iv);
     rv_liveness_free(&s.lv);
     rv_cfg_free(&s.cfg);
