@@ -28,6 +28,9 @@
  *                             stackmaps -> the allocated ravel_func
  *   cost.c                    the cost model (spills, reloads, moves,
  *                             weighted by 10^loop-depth)
+ *   assign.c                  for allocators that give each vreg one home
+ *                             (color.c, ssa.c): the moves around each
+ *                             instruction and on edges, stackmaps
  *
  * Writing an allocator (fast.c is a complete example):
  *   1. rv_cfg_build(&cfg, f); liveness / intervals if the algorithm needs

@@ -266,7 +266,9 @@ static void build_inst(cg *c, uint32_t i, double w, uint32_t nshort_next)
     /* registers written or read at fixed positions: live-across values must avoid them */
     const uint32_t *clob;
     uint32_t nclob = rv_inst_clobbers(f, in, &clob);
-    for (uint32_t k = 0; k < c->nlive - nshort_next; k++) {
+    bool fixed = false;
+    for (uint32_t o = 0; o < nops; o++) fixed |= ops[o].kind == RAVEL_C_FIXED;
+    for (uint32_t k = 0; (nclob || fixed) && k < c->nlive - nshort_next; k++) {
         uint32_t n = c->dense[k];
         bool def_here = false;
         for (uint32_t d = 0; d < nd; d++) def_here |= onode(c, in->first_op + d) == n;
