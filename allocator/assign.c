@@ -26,8 +26,10 @@
  * the start of a single-predecessor successor.
  * Slots: one per slot group (vregs of a group are never live at once), so a
  * spilled parameter and its spilled arguments can share one slot.
- * Reload cache: within a block, a slot-homed value reloaded (or defined)
- * into a register is read from there again while nothing overwrote it.
+ * Reload cache: a slot-homed value reloaded (or defined) into a register
+ * is read from there again while nothing overwrote it, within a block and
+ * into a successor whose only predecessor is that block; a value stored to
+ * its slot is not stored again later in the block.
  * Time: linear in the function size times the live values per instruction
  * (a backward prepass and a forward walk per block over a sparse live set). */
 #include "alloc.h"
@@ -75,6 +77,10 @@ typedef struct asg {
     /* reload cache: register -> slot-homed value it still holds a copy of
      * (reloaded or defined there), and back; valid while both agree */
     uint32_t *cache_v, *cache_r;
+    uint32_t *snap;      /* per block: cache_v at its end (nregs entries), for a successor it dominates alone */
+    uint32_t *edit_lo, *edit_hi; /* per block: the edits added for its terminator and edges */
+    uint32_t *slot_ok;   /* per vreg: 1 + block in which its slot was written (it holds the value from there on) */
+    uint32_t cur_block;
 } asg;
 
 static bool fail(asg *a, uint32_t inst, const char *msg, uint32_t v)
@@ -214,10 +220,18 @@ static uint32_t pick_temp(asg *a, uint32_t cls, uint8_t forbid, uint32_t v, uint
 
 static uint32_t hint_of(const asg *a, uint32_t opi) { return a->in->hint ? a->in->hint[opi] : RAVEL_NONE; }
 
+/* True if v's home r may be read for v: nothing else is required there,
+ * or what is required there is another value with that home (live at the
+ * same time, so a copy of v: r holds both). */
+static bool holds(const asg *a, uint32_t r, uint32_t v)
+{
+    return a->tgt[r] == RAVEL_NONE || a->tgt[r] == v || home_reg(a, a->tgt[r]) == r;
+}
+
 static void set_tgt(asg *a, uint32_t r, uint32_t v, bool late)
 {
     touch(a, r, late ? AF_TGT_L : AF_TGT_E);
-    a->tgt[r] = v;
+    if (a->tgt[r] == RAVEL_NONE || home_reg(a, a->tgt[r]) != r) a->tgt[r] = v;
 }
 
 /* A register use (kind reg, or any needing a register for a reuse). */
@@ -232,8 +246,7 @@ static bool place_reg_use(asg *a, uint32_t i, const rv_inst *in, const rv_operan
     uint32_t h = home_reg(a, v);
     uint32_t r = RAVEL_NONE;
     bool dies = !in_live(a, v);
-    if (h != RAVEL_NONE && !(a->rf[h] & forbid) && (a->tgt[h] == RAVEL_NONE || a->tgt[h] == v) && (reuser == RAVEL_NONE || dies))
-        r = h;
+    if (h != RAVEL_NONE && !(a->rf[h] & forbid) && holds(a, h, v) && (reuser == RAVEL_NONE || dies)) r = h;
     uint32_t cr = h == RAVEL_NONE ? cached_reg(a, v) : RAVEL_NONE; /* a copy left by an earlier reload */
     if (r == RAVEL_NONE && cr != RAVEL_NONE && !(a->rf[cr] & forbid) && (a->tgt[cr] == RAVEL_NONE || a->tgt[cr] == v) &&
         temp_cost(a, cr, false) < 3)
@@ -277,7 +290,9 @@ static void store_before(asg *a, uint32_t i, uint32_t v)
     uint32_t h = home_reg(a, v);
     if (h == RAVEL_NONE || a->vstamp[v] == i + 1) return;
     a->vstamp[v] = i + 1;
+    if (a->slot_ok[v] == a->cur_block + 1) return; /* stored earlier in this block: still there */
     add_move(&a->before, ravel_slot(slot_of(a, v)), h, vcls(a, v));
+    a->slot_ok[v] = a->cur_block + 1;
 }
 
 static void place_flex_use(asg *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t u, bool sp)
@@ -288,7 +303,7 @@ static void place_flex_use(asg *a, uint32_t i, const rv_inst *in, const rv_opera
     uint32_t h = home_reg(a, v);
     if (o->kind == RAVEL_C_ANY && h != RAVEL_NONE && !(late && sp && vref(a, v))) {
         uint8_t forbid = late ? (AF_DEF | AF_CLOB) : AF_DEF_E;
-        if (!(a->rf[h] & forbid) && (a->tgt[h] == RAVEL_NONE || a->tgt[h] == v)) {
+        if (!(a->rf[h] & forbid) && holds(a, h, v)) {
             set_tgt(a, h, v, late);
             a->out.loc[opi] = h;
             return;
@@ -437,6 +452,7 @@ static bool safepoint(asg *a, uint32_t i, const rv_inst *in, const rv_operand *o
         uint32_t h = home_reg(a, w);
         if (h != RAVEL_NONE && a->save_stamp[h] == i + 1) { /* shares a saved register: listed with it */
             rv_vec_push(a->smap, a->saved_to[h]);
+            if (a->saved_to[h] != slot_of(a, w)) a->slot_ok[w] = 0; /* its own slot loses it */
             continue;
         }
         store_before(a, i, w);
@@ -571,6 +587,8 @@ static bool asg_inst(asg *a, uint32_t i)
         add_move(&a->after, home_loc(a, v), a->out.loc[in->first_op + d], vcls(a, v));
     }
     if (sp && !safepoint(a, i, in, ops)) return false;
+    for (uint32_t d = 0; d < nd; d++) /* a def written to its own slot leaves it there */
+        if (a->out.loc[in->first_op + d] == ravel_slot(slot_of(a, ops[d].vreg))) a->slot_ok[ops[d].vreg] = a->cur_block + 1;
     for (uint32_t k = 0; k < a->nlive; k++) {
         uint32_t w = a->dense[k], h = home_reg(a, w);
         if (h == RAVEL_NONE || is_defined_here(in, ops, w) || a->save_stamp[h] != i + 1) continue;
@@ -690,6 +708,24 @@ static void live_prepass(asg *a, uint32_t b)
     }
 }
 
+/* The reload cache at the entry of block b: empty, except when b's only
+ * predecessor edge comes from a block walked before it (a block before it
+ * in layout), whose cache b inherits minus every register written by that
+ * block's branch and edge edits (b's entry edits among them). */
+static void cache_enter(asg *a, uint32_t b)
+{
+    const rv_cfg *cfg = a->in->cfg;
+    uint32_t q = rv_cfg_npreds(cfg, b) == 1 ? cfg->pred[cfg->pred_start[b]] : RAVEL_NONE;
+    if (q == RAVEL_NONE || q >= b) {
+        for (uint32_t r = 0; r < a->nregs; r++) a->cache_v[r] = RAVEL_NONE;
+        return;
+    }
+    memcpy(a->cache_v, a->snap + (size_t)q * a->nregs, sizeof(uint32_t) * a->nregs);
+    for (uint32_t r = 0; r < a->nregs; r++)
+        if (a->cache_v[r] != RAVEL_NONE) a->cache_r[a->cache_v[r]] = r;
+    for (uint32_t k = a->edit_lo[q]; k < a->edit_hi[q]; k++) cache_kill(a, a->out.edits.data[k].e.dst);
+}
+
 /* Forward walk: before each instruction the live set is updated to what
  * is live after it (dying uses out, live defs in). */
 static bool asg_block(asg *a, uint32_t b)
@@ -697,11 +733,13 @@ static bool asg_block(asg *a, uint32_t b)
     const ravel_func *f = a->f;
     const rv_block *bl = &f->blocks.data[b];
     live_prepass(a, b);
-    for (uint32_t r = 0; r < a->nregs; r++) a->cache_v[r] = RAVEL_NONE;
+    a->cur_block = b;
+    cache_enter(a, b);
     for (uint32_t j = 0; j < bl->ninsts; j++) {
         uint32_t i = bl->first_inst + j;
         const rv_inst *in = rv_inst_at(f, i);
         const rv_operand *ops = rv_ops_of(f, in);
+        if (j + 1 == bl->ninsts) a->edit_lo[b] = a->out.edits.len;
         for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
             if (!a->live_after[in->first_op + u]) live_del(a, ops[u].vreg);
         for (uint32_t d = 0; d < in->ndefs; d++) {
@@ -710,7 +748,10 @@ static bool asg_block(asg *a, uint32_t b)
         }
         if (!asg_inst(a, i)) return false;
     }
-    return asg_edges(a, b);
+    memcpy(a->snap + (size_t)b * a->nregs, a->cache_v, sizeof(uint32_t) * a->nregs);
+    bool ok = asg_edges(a, b);
+    a->edit_hi[b] = a->out.edits.len;
+    return ok;
 }
 
 static void mark_used(asg *a)
@@ -744,6 +785,10 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     a.live_after = rv_xcalloc(a.f->ops.len + 1, 1);
     a.cache_v = rv_xmalloc(sizeof(uint32_t) * nr);
     a.cache_r = rv_xmalloc(sizeof(uint32_t) * nv);
+    a.snap = rv_xmalloc(sizeof(uint32_t) * ((size_t)in->cfg->nblocks * a.nregs + 1));
+    a.edit_lo = rv_xcalloc(in->cfg->nblocks + 1, sizeof(uint32_t));
+    a.edit_hi = rv_xcalloc(in->cfg->nblocks + 1, sizeof(uint32_t));
+    a.slot_ok = rv_xcalloc(nv, sizeof(uint32_t));
     memset(a.cache_r, 0xff, sizeof(uint32_t) * nv);
     a.rf = rv_xcalloc(nr, 1);
     a.tgt = rv_xmalloc(sizeof(uint32_t) * nr);
@@ -768,6 +813,10 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     free(a.live_after);
     free(a.cache_v);
     free(a.cache_r);
+    free(a.snap);
+    free(a.edit_lo);
+    free(a.edit_hi);
+    free(a.slot_ok);
     free(a.rf);
     free(a.tgt);
     free(a.touched);
