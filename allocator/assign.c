@@ -322,7 +322,7 @@ static bool slot_clash(const asg *a, const rv_inst *in, const rv_operand *ops, r
     return false;
 }
 
-static void place_flex_def(asg *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t d, bool sp_early_ref)
+static void place_flex_def(asg *a, const rv_inst *in, const rv_operand *ops, uint32_t d, bool sp_early_ref)
 {
     const rv_operand *o = &ops[d];
     uint32_t v = o->vreg, opi = in->first_op + d;
@@ -339,7 +339,6 @@ static void place_flex_def(asg *a, uint32_t i, const rv_inst *in, const rv_opera
     ravel_loc l = ravel_slot(slot_of(a, v));
     if (slot_clash(a, in, ops, l, early)) l = ravel_slot(scratch_slot(a, 2));
     a->out.loc[opi] = l;
-    (void)i;
 }
 
 static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
@@ -561,7 +560,7 @@ static bool asg_inst(asg *a, uint32_t i)
                 place_flex_use(a, i, in, ops, u, sp);
     for (uint32_t d = 0; ok && d < nd; d++)
         if (ops[d].kind == RAVEL_C_ANY || ops[d].kind == RAVEL_C_STACK)
-            place_flex_def(a, i, in, ops, d, sp && rv_op_is_early(&ops[d]) && vref(a, ops[d].vreg) && in_live(a, ops[d].vreg));
+            place_flex_def(a, in, ops, d, sp && rv_op_is_early(&ops[d]) && vref(a, ops[d].vreg) && in_live(a, ops[d].vreg));
     for (uint32_t d = 0; ok && d < nd; d++)
         if (a->out.loc[in->first_op + d] == RAVEL_LOC_NONE) ok = fail(a, i, "unsatisfiable: bad reuse", ops[d].vreg);
     if (!ok) return false;

@@ -648,7 +648,7 @@ static uint32_t *partner_lists(cg *c, u32vec *partners)
 
 /* One round: build, coalesce, simplify, select. Returns the actual spills
  * (marked spilled, members of a coalesced node sharing one slot). */
-static uint32_t round_(cg *c, bool last)
+static uint32_t colour_round(cg *c)
 {
     build(c);
     coalesce(c);
@@ -668,7 +668,6 @@ static uint32_t round_(cg *c, bool last)
             rv_alloc_trace(c->opts, "color", "spill v%u", c->f->vregs.data[v].num);
         }
     }
-    (void)last;
     return nspill;
 }
 
@@ -714,8 +713,8 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
     c.op_node = rv_xmalloc(sizeof(uint32_t) * (f->ops.len + 1));
     uint32_t *hint = rv_xmalloc(sizeof(uint32_t) * (f->ops.len + 1));
     for (uint32_t r = 0;; r++) {
-        bool last = r + 1 >= CG_MAX_ROUNDS;
-        uint32_t nspill = round_(&c, last);
+        bool last = r + 1 >= CG_MAX_ROUNDS; /* then the uncoloured live in their slots, without short ranges */
+        uint32_t nspill = colour_round(&c);
         rv_alloc_trace(o, "color", "round %u: %u nodes, %zu edges, %u spilled", r, c.nn, c.hlen, nspill);
         if (!nspill || last) break;
         graph_reset(&c);
