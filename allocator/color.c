@@ -38,10 +38,12 @@
  * moves the constraints need around each instruction; the short ranges'
  * colours are its preferred temporaries.
  *
- * Memory: the edge table holds each interference once (8 bytes, load <=
- * 1/2) plus two adjacency entries (4 bytes each): about 32 bytes per edge;
- * edges are at most the live values at each def, summed over defs.
- * Per node: about 60 bytes. Time per round: linear in the edges. */
+ * Memory: the edge set is a triangular bit matrix up to 8192 nodes (at
+ * most 4 MB), beyond that a hash table holding each interference once (8
+ * bytes, load <= 1/2); plus two adjacency entries per edge (4 bytes each):
+ * about 32 bytes per edge on large graphs; edges are at most the live
+ * values at each def, summed over defs. Per node: about 60 bytes. Time per
+ * round: linear in the edges. */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -49,6 +51,7 @@
 
 #define CG_MAX_ROUNDS 40
 #define CG_INF 1e300
+#define CG_BITMATRIX_NODES 8192 /* up to this many nodes the edge set is a bit matrix (at most 4 MB) */
 
 typedef struct cg_move { uint32_t a, b; double w; } cg_move;
 typedef RV_VEC(uint32_t) u32vec;
@@ -70,7 +73,8 @@ typedef struct cg {
     uint32_t *op_node;   /* per operand: its short range, or RAVEL_NONE */
     RV_VEC(uint32_t) ncls;
     uint64_t *htab;      /* edge table: key (lo << 32 | hi) + 1, 0 = empty */
-    size_t hcap, hlen;
+    size_t hcap, hlen;   /* hlen: edges (either representation) */
+    uint64_t *bm;        /* instead of htab for small graphs: the triangular bit matrix */
     u32vec *adj;
     uint32_t *degree;
     uint64_t *forbid;
@@ -120,8 +124,23 @@ static uint64_t ekey(uint32_t a, uint32_t b)
 }
 static size_t ehash(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
 
+/* Bit of the pair (a, b) in the triangular matrix. */
+static size_t bm_bit(uint32_t a, uint32_t b)
+{
+    if (a < b) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    return (size_t)a * (a - 1) / 2 + b;
+}
+
 static bool has_edge(const cg *c, uint32_t a, uint32_t b)
 {
+    if (c->bm) {
+        size_t x = bm_bit(a, b);
+        return (c->bm[x >> 6] >> (x & 63)) & 1;
+    }
     uint64_t k = ekey(a, b);
     for (size_t h = ehash(k, c->hcap);; h = (h + 1) & (c->hcap - 1)) {
         if (c->htab[h] == k) return true;
@@ -157,8 +176,15 @@ static void edge_grow(cg *c)
 static bool add_edge(cg *c, uint32_t a, uint32_t b)
 {
     if (a == RAVEL_NONE || b == RAVEL_NONE || a == b || c->ncls.data[a] != c->ncls.data[b]) return false;
-    if (2 * (c->hlen + 1) > c->hcap) edge_grow(c);
-    if (!edge_insert(c, ekey(a, b))) return false;
+    if (c->bm) {
+        size_t x = bm_bit(a, b);
+        if ((c->bm[x >> 6] >> (x & 63)) & 1) return false;
+        c->bm[x >> 6] |= (uint64_t)1 << (x & 63);
+        c->hlen++;
+    } else {
+        if (2 * (c->hlen + 1) > c->hcap) edge_grow(c);
+        if (!edge_insert(c, ekey(a, b))) return false;
+    }
     rv_vec_push(c->adj[a], b);
     rv_vec_push(c->adj[b], a);
     c->degree[a]++;
@@ -397,7 +423,9 @@ static void graph_reset(cg *c)
     free(c->pos);
     free(c->stamp);
     free(c->htab);
+    free(c->bm);
     c->htab = NULL;
+    c->bm = NULL;
     c->hcap = c->hlen = 0;
     c->moves.len = 0;
 }
@@ -421,7 +449,8 @@ static void build(cg *c)
     c->pos = rv_xcalloc(nn, sizeof(uint32_t));
     c->stamp = rv_xcalloc(nn, sizeof(uint32_t));
     c->cur_stamp = 0;
-    edge_grow(c);
+    if (c->nn <= CG_BITMATRIX_NODES) c->bm = rv_xcalloc(((size_t)c->nn * c->nn / 2 + 64) / 64, sizeof(uint64_t));
+    else edge_grow(c);
     for (uint32_t b = 0; b < c->cfg.nblocks; b++) build_block(c, b);
 }
 
