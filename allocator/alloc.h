@@ -160,7 +160,8 @@ void rv_dataflow_solve(rv_dataflow *df);
 void rv_dataflow_free(rv_dataflow *df);
 
 /* ===== live.c: liveness, program points, live intervals ==================== */
-/* Liveness over vregs (via rv_dataflow, backward, union).
+/* Liveness over vregs (path exploration per vreg; equal to the least
+ * fixpoint of the backward union dataflow problem).
  *   in[b]:  vregs live at b's entry; b's own params are NOT in it (they are
  *           defined at the entry).
  *   out[b]: vregs live after b's terminator = union of in[s] over successors.
@@ -174,7 +175,17 @@ typedef struct rv_liveness {
     uint64_t *in, *out;
 } rv_liveness;
 void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
+/* The same sets from the generic iterative solver (a pass per loop nesting
+ * level; kept as the reference the tests compare rv_liveness_build with). */
+void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
 void rv_liveness_free(rv_liveness *lv);
+/* Bytes rv_liveness_build allocates for f (allocators refuse functions
+ * beyond RV_LIVENESS_MAX_BYTES with a "too large" error). */
+static inline size_t rv_liveness_bytes(const ravel_func *f, const rv_cfg *cfg)
+{
+    return (size_t)cfg->nblocks * rv_bs_words(f->vregs.len) * 2 * sizeof(uint64_t);
+}
+#define RV_LIVENESS_MAX_BYTES ((size_t)1 << 28)
 static inline bool rv_live_in(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->in + (size_t)b * lv->nwords, v); }
 static inline bool rv_live_out(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->out + (size_t)b * lv->nwords, v); }
 

@@ -51,6 +51,7 @@
 
 #define CG_MAX_ROUNDS 40
 #define CG_INF 1e300
+#define CG_MAX_EDGES ((size_t)1 << 23) /* at most about 300 MB of edge table and lists: refuse beyond */
 #define CG_BITMATRIX_NODES 8192 /* up to this many nodes the edge set is a bit matrix (at most 4 MB) */
 
 typedef struct cg_move { uint32_t a, b; double w; } cg_move;
@@ -430,7 +431,8 @@ static void graph_reset(cg *c)
     c->moves.len = 0;
 }
 
-static void build(cg *c)
+/* Builds the graph; false if it grows beyond CG_MAX_EDGES. */
+static bool build(cg *c)
 {
     make_short_ranges(c);
     uint32_t nn = c->nn + 1;
@@ -451,7 +453,11 @@ static void build(cg *c)
     c->cur_stamp = 0;
     if (c->nn <= CG_BITMATRIX_NODES) c->bm = rv_xcalloc(((size_t)c->nn * c->nn / 2 + 64) / 64, sizeof(uint64_t));
     else edge_grow(c);
-    for (uint32_t b = 0; b < c->cfg.nblocks; b++) build_block(c, b);
+    for (uint32_t b = 0; b < c->cfg.nblocks; b++) {
+        build_block(c, b);
+        if (c->hlen > CG_MAX_EDGES) return false;
+    }
+    return true;
 }
 
 /* ---- coalescing (Briggs) ---- */
@@ -676,10 +682,11 @@ static uint32_t *partner_lists(cg *c, u32vec *partners)
 }
 
 /* One round: build, coalesce, simplify, select. Returns the actual spills
- * (marked spilled, members of a coalesced node sharing one slot). */
+ * (marked spilled, members of a coalesced node sharing one slot), or
+ * RAVEL_NONE if the graph is too large. */
 static uint32_t colour_round(cg *c)
 {
-    build(c);
+    if (!build(c)) return RAVEL_NONE;
     coalesce(c);
     u32vec stack = {0}, partners = {0};
     simplify(c, &stack);
@@ -725,6 +732,12 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
     c.opts = o;
     c.nv = f->vregs.len;
     rv_cfg_build(&c.cfg, f);
+    if (rv_liveness_bytes(f, &c.cfg) > RV_LIVENESS_MAX_BYTES) {
+        if (err) *err = rv_alloc_errorf(f, RAVEL_NONE, "too large: liveness over %u blocks and %u vregs exceeds the memory limit",
+                                        c.cfg.nblocks, c.nv);
+        rv_cfg_free(&c.cfg);
+        return NULL;
+    }
     rv_liveness_build(&c.lv, f, &c.cfg);
     uint32_t nr = c.m->regs.len, maxk = 1;
     c.ridx = rv_xmalloc(sizeof(uint32_t) * (nr + 1));
@@ -741,16 +754,26 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
     c.home = rv_xmalloc(sizeof(uint32_t) * (c.nv + 1));
     c.op_node = rv_xmalloc(sizeof(uint32_t) * (f->ops.len + 1));
     uint32_t *hint = rv_xmalloc(sizeof(uint32_t) * (f->ops.len + 1));
+    bool too_big = false;
     for (uint32_t r = 0;; r++) {
         bool last = r + 1 >= CG_MAX_ROUNDS; /* then the uncoloured live in their slots, without short ranges */
         uint32_t nspill = colour_round(&c);
+        if (nspill == RAVEL_NONE) {
+            too_big = true;
+            break;
+        }
         rv_alloc_trace(o, "color", "round %u: %u nodes, %zu edges, %u spilled", r, c.nn, c.hlen, nspill);
         if (!nspill || last) break;
         graph_reset(&c);
     }
-    cg_homes(&c, hint);
-    rv_assign_in ai = {f, &c.cfg, &c.lv, c.home, c.group, hint};
-    ravel_func *g = rv_assign_emit(&ai, err);
+    ravel_func *g = NULL;
+    if (too_big) {
+        if (err) *err = rv_alloc_errorf(f, RAVEL_NONE, "too large: the interference graph exceeds %zu edges", (size_t)CG_MAX_EDGES);
+    } else {
+        cg_homes(&c, hint);
+        rv_assign_in ai = {f, &c.cfg, &c.lv, c.home, c.group, hint};
+        g = rv_assign_emit(&ai, err);
+    }
     graph_reset(&c);
     rv_vec_free(c.ncls);
     rv_vec_free(c.moves);

@@ -455,6 +455,12 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     s.nv = f->vregs.len;
     s.nregs = s.m->regs.len;
     rv_cfg_build(&s.cfg, f);
+    if (rv_liveness_bytes(f, &s.cfg) > RV_LIVENESS_MAX_BYTES) {
+        if (err) *err = rv_alloc_errorf(f, RAVEL_NONE, "too large: liveness over %u blocks and %u vregs exceeds the memory limit",
+                                        s.cfg.nblocks, s.nv);
+        rv_cfg_free(&s.cfg);
+        return NULL;
+    }
     rv_liveness_build(&s.lv, f, &s.cfg);
     rv_intervals_build(&s.iv, f, &s.cfg, &s.lv);
     uint32_t nv = s.nv + 1;
