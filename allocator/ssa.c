@@ -280,6 +280,16 @@ static void note_avoid(sa *s, uint32_t i)
     }
 }
 
+/* A .ref value live across a safepoint would be stored, listed and
+ * reloaded there in a register; in its slot it is only listed. */
+static void spill_refs_across(sa *s, const rv_inst *in, const rv_operand *ops)
+{
+    for (uint32_t k = 0; k < s->nlive; k++) {
+        uint32_t w = s->dense[k];
+        if (s->f->vregs.data[w].ref && !defined_at(in, ops, w)) s->spilled[find(s, w)] = true;
+    }
+}
+
 static void spill_block(sa *s, uint32_t b)
 {
     const ravel_func *f = s->f;
@@ -296,6 +306,7 @@ static void spill_block(sa *s, uint32_t b)
             const rv_succ *sc = &rv_inst_succs(f, in)[e];
             for (uint32_t k = 0; k < sc->nargs; k++) live_add(s, rv_succ_args(f, sc)[k]);
         }
+        if (in->flags & RV_IF_SAFEPOINT) spill_refs_across(s, in, ops);
         for (uint32_t c = 0; c < s->m->classes.len; c++) relieve(s, i, c);
         note_avoid(s, i);
         for (uint32_t d = 0; d < in->ndefs; d++) live_del(s, ops[d].vreg);
