@@ -19,7 +19,8 @@
  *      precoloured nodes, kept as a per-node "forbidden colours" mask: a
  *      value live across an instruction that clobbers R, writes R through
  *      a fixed def or reads another value from R (a fixed use) interferes
- *      with R.
+ *      with R; a .ref value live across a safepoint interferes with every
+ *      register (it is spilled there: its slot is listed in the stackmap).
  *   3. Conservative coalescing (Briggs): copies, edge copies and reuse
  *      pairs, heaviest (10^loop depth) first, merge two non-interfering
  *      nodes when the merged node has fewer than K significant neighbours

@@ -19,7 +19,9 @@
  *      registers, plus what its operands need: uses not already counted,
  *      defs, early defs on top of the uses) exceed the class's registers,
  *      the live-across value whose next use is farthest (Belady) is
- *      spilled, a whole virtual register at a time into one slot.
+ *      spilled, a whole virtual register at a time into one slot. A .ref
+ *      value live across a safepoint is spilled there (its slot is listed
+ *      in the stackmap).
  *   4. Colouring: blocks in dominator-tree preorder, each instruction top
  *      down. A value takes a register free at its def (early defs while the
  *      instruction's uses still hold theirs, late defs once the dying uses
