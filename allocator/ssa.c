@@ -326,14 +326,21 @@ static bool reg_free(const sa *s, uint32_t r, uint32_t cls)
 }
 
 /* Gives v a free register (preferring pref[0..npref)); spills it if none. */
+static bool avoided(const sa *s, uint32_t v, uint32_t r)
+{
+    return s->ridx[r] < 64 && (s->avoid[v] >> s->ridx[r]) & 1;
+}
+
 static void colour(sa *s, uint32_t v, const uint32_t *pref, uint32_t npref)
 {
     uint32_t root = find(s, v), cls = vcls(s, v);
     if (s->spilled[root]) return;
     uint32_t r = RAVEL_NONE;
-    if (s->vr_color[root] != RAVEL_NONE && reg_free(s, s->vr_color[root], cls)) r = s->vr_color[root];
+    /* preferences first, unless an instruction disturbs them while v lives */
+    if (s->vr_color[root] != RAVEL_NONE && reg_free(s, s->vr_color[root], cls) && !avoided(s, v, s->vr_color[root]))
+        r = s->vr_color[root];
     for (uint32_t k = 0; r == RAVEL_NONE && k < npref; k++)
-        if (reg_free(s, pref[k], cls)) r = pref[k];
+        if (reg_free(s, pref[k], cls) && !avoided(s, v, pref[k])) r = pref[k];
     const rv_class *c = &s->m->classes.data[cls];
     for (uint32_t k = 0; r == RAVEL_NONE && k < c->alloc.len; k++) /* a register nothing disturbs while v lives */
         if (s->occ[c->alloc.data[k]] == RAVEL_NONE && !(k < 64 && (s->avoid[v] >> k) & 1)) r = c->alloc.data[k];
