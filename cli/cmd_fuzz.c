@@ -29,7 +29,12 @@ static void fuzz_usage(FILE *out)
           "  -a, --allocator NAME   only this allocator (default: all of them)\n"
           "  -d, --differential     also run both forms in the interpreter and compare\n"
           "      --oracle           also fuzz the checker: corrupt every accepted allocation;\n"
-          "                         if the checker accepts it, the interpreter must agree\n"
+          "                         if the checker accepts it, the interpreter must agree;\n"
+          "                         the corruptions are the bugs of 'ravel alloc --inject list',\n"
+          "                         counted per kind in the summary\n"
+          "      --inject KIND      --oracle: inject only bugs of this kind\n"
+          "      --inject-prob P    --oracle: corrupt an allocation with probability P (0..1,\n"
+          "                         default 1)\n"
           "  -o, --out DIR          where failing cases go (default ./ravel-fuzz-out)\n"
           "      --insts N          generator: at most N instructions per function (default 200)\n"
           "      --blocks N         generator: at most N blocks per function\n"
@@ -38,6 +43,10 @@ static void fuzz_usage(FILE *out)
           "      --pressure P       generator: register pressure 0..100\n"
           "      --window N         generator: pressure picks among the N newest values of\n"
           "                         a type (default 0: any in scope; see ravel gen --help)\n"
+          "      --cfg any|structured\n"
+          "                         generator: arbitrary control flow mixed in (any, the\n"
+          "                         default: a third of the functions irreducible) or only\n"
+          "                         structured code (see ravel gen --help)\n"
           "      --no-FEATURE       generator: never use FEATURE (as ravel gen: loops multiway\n"
           "                         params fixed reuse early-late any-stack calls safepoints\n"
           "                         copy classes)\n"
@@ -80,7 +89,7 @@ static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
     return val && !cli_parse_u64(val, v) && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --no-FEATURE. Returns
+/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --cfg --no-FEATURE. Returns
  * 1 if argv[*i] was one, 0 if not, -1 after reporting a bad value. */
 static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
@@ -106,6 +115,15 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
             return -1;
         }
         g->features &= ~bit;
+        return 1;
+    }
+    if (opt(argc, argv, i, NULL, "--cfg", &val)) {
+        int cfg = val ? rv_gen_cfg_parse(val) : -1;
+        if (cfg < 0) {
+            bad(a, val, "any or structured");
+            return -1;
+        }
+        g->cfg = (uint32_t)cfg;
         return 1;
     }
     for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
@@ -161,6 +179,13 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             o->differential = true;
         } else if (!strcmp(a, "--oracle")) {
             o->oracle = true;
+        } else if (opt(argc, argv, &i, NULL, "--inject", &val)) {
+            if ((o->inject_kind = rv_inject_find(val)) < 0) return bad(a, val, "a kind of 'ravel alloc --inject list'");
+        } else if (opt(argc, argv, &i, NULL, "--inject-prob", &val)) {
+            char *end = NULL;
+            double p = val ? strtod(val, &end) : -1;
+            if (!val || *end || !(p >= 0 && p <= 1)) return bad(a, val, "a probability from 0 to 1");
+            o->inject_permille = (unsigned)(p * 1000 + 0.5);
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             *quiet = true;
         } else if (!strcmp(a, "--json")) {
@@ -169,6 +194,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             return cli_usage_error("fuzz", "unknown option '%s'", a);
         }
     }
+    if (!o->oracle && (o->inject_kind >= 0 || o->inject_permille != 1000))
+        return cli_usage_error("fuzz", "--inject and --inject-prob need --oracle");
     if (o->gen.min_regs > o->gen.max_regs) {
         return cli_usage_error("fuzz", "--min-regs is larger than --regs");
     }
