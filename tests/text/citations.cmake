@@ -3,9 +3,10 @@
 #   cmake -DSRC=SOURCE_DIR -P citations.cmake
 #
 # Fails when
-#   - a file of the source tree names the upstream contract's file (its name
-#     is built below from two pieces so that this script does not match
-#     itself): code, help texts and docs cite docs/format.md only;
+#   - a file of the source tree names the upstream contract's file, or the
+#     contract by its bare upper-case name (the word is built below from
+#     pieces so that this script does not match itself): code, help texts
+#     and docs cite docs/format.md only;
 #   - a citation "docs/format.md §N", "docs/format.md section N[.M]" or
 #     "docs/format.md sections N-M, K and L" (possibly wrapped over comment
 #     lines or C string literals), or a "§N" inside docs/format.md itself,
@@ -25,8 +26,8 @@ endif()
 # citations are checked like any other.
 set(pending_dirs "checker/")
 
-set(upstream "FORMAT" ".md")
-string(CONCAT upstream ${upstream})
+string(CONCAT upstream_word "FOR" "MAT")
+string(CONCAT upstream "${upstream_word}" ".md")
 
 execute_process(COMMAND git ls-files WORKING_DIRECTORY ${SRC}
                 RESULT_VARIABLE git_rc OUTPUT_VARIABLE listing ERROR_QUIET)
@@ -86,6 +87,9 @@ foreach(file IN LISTS files)
   string(FIND "${text}" "${upstream}" at)
   if(NOT at EQUAL -1 AND NOT pending)
     message(SEND_ERROR "${file}: names ${upstream}, a file users do not have; cite docs/format.md")
+    math(EXPR failures "${failures} + 1")
+  elseif(text MATCHES "(^|[^A-Za-z0-9_])${upstream_word}([^A-Za-z0-9_]|$)" AND NOT pending)
+    message(SEND_ERROR "${file}: cites the upstream contract as ${upstream_word}; cite docs/format.md sections")
     math(EXPR failures "${failures} + 1")
   endif()
 
