@@ -149,7 +149,10 @@ int cmd_check(int argc, char **argv)
         worst = CLI_USAGE;
     } else if (!a.json) {
         if (worst == CLI_OK) printf("verified: %d function%s\n", nchecked, nchecked == 1 ? "" : "s");
-        else fprintf(stderr, "ravel check: %d of %d function%s not verified\n", nerr, nchecked, nchecked == 1 ? "" : "s");
+        else {
+            fflush(stdout); /* the report first: stdout and stderr may be one file */
+            fprintf(stderr, "ravel check: %d of %d function%s not verified\n", nerr, nchecked, nchecked == 1 ? "" : "s");
+        }
     }
     ravel_checker_free(ck);
     ravel_module_free(orig);
