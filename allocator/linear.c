@@ -17,11 +17,12 @@
  *                lists (rv_live_sparse, jump arguments live-out of the
  *                branching block) and the use positions of the intervals
  *                (rv_intervals_build_sparse without ranges), renumbered in
- *                scan order. A vreg live across more than LIN_GLOBAL_BLOCKS
- *                blocks (the lists' cap) is "global" instead: stored once
- *                after its def, in its slot at every block boundary, in
- *                registers only within blocks. Per operand flags: the use
- *                is the last (DIES), the def is never used (DEAD).
+ *                scan order. A vreg live at more than LIN_GLOBAL_BLOCKS
+ *                block entries and exits (the lists' cap) is "global":
+ *                stored once after its def, in its slot at every block
+ *                boundary, in registers only within blocks. Per operand
+ *                flags: the use is the last (DIES), the def is never used
+ *                (DEAD).
  *   3. scan      one forward pass over the blocks in that order. The state
  *                maps each live vreg to at most one register (its home) and
  *                a flag "its spill slot holds it" (sv). Every live vreg has
