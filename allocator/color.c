@@ -19,7 +19,8 @@
  *      precoloured nodes, kept as a per-node "forbidden colours" mask: a
  *      value live across an instruction that clobbers R, writes R through
  *      a fixed def or reads another value from R (a fixed use) interferes
- *      with R.
+ *      with R; a .ref value live across a safepoint interferes with every
+ *      register (it is spilled there: its slot is listed in the stackmap).
  *   3. Conservative coalescing (Briggs): copies, edge copies and reuse
  *      pairs, heaviest (10^loop depth) first, merge two non-interfering
  *      nodes when the merged node has fewer than K significant neighbours
@@ -295,12 +296,14 @@ static void build_inst(cg *c, uint32_t i, double w, uint32_t nshort_next)
     uint32_t nclob = rv_inst_clobbers(f, in, &clob);
     bool fixed = false;
     for (uint32_t o = 0; o < nops; o++) fixed |= ops[o].kind == RAVEL_C_FIXED;
-    for (uint32_t k = 0; (nclob || fixed) && k < c->nlive - nshort_next; k++) {
+    for (uint32_t k = 0; (nclob || fixed || (in->flags & RV_IF_SAFEPOINT)) && k < c->nlive - nshort_next; k++) {
         uint32_t n = c->dense[k];
         bool def_here = false;
         for (uint32_t d = 0; d < nd; d++) def_here |= onode(c, in->first_op + d) == n;
         if (def_here) continue;
         for (uint32_t q = 0; q < nclob; q++) forbid_reg(c, n, clob[q]);
+        if ((in->flags & RV_IF_SAFEPOINT) && !is_short(c, n) && c->f->vregs.data[n].ref)
+            for (uint32_t x = 0; x < kof(c, c->ncls.data[n]); x++) rv_bs_set(fmask(c, n), x);
         for (uint32_t o = 0; o < nops; o++)
             if (ops[o].kind == RAVEL_C_FIXED && !(o >= nd && vnode(c, ops[o].vreg) == n)) forbid_reg(c, n, ops[o].arg);
     }

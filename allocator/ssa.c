@@ -19,7 +19,9 @@
  *      registers, plus what its operands need: uses not already counted,
  *      defs, early defs on top of the uses) exceed the class's registers,
  *      the live-across value whose next use is farthest (Belady) is
- *      spilled, a whole virtual register at a time into one slot.
+ *      spilled, a whole virtual register at a time into one slot. A .ref
+ *      value live across a safepoint is spilled there (its slot is listed
+ *      in the stackmap).
  *   4. Colouring: blocks in dominator-tree preorder, each instruction top
  *      down. A value takes a register free at its def (early defs while the
  *      instruction's uses still hold theirs, late defs once the dying uses
@@ -280,6 +282,16 @@ static void note_avoid(sa *s, uint32_t i)
     }
 }
 
+/* A .ref value live across a safepoint would be stored, listed and
+ * reloaded there in a register; in its slot it is only listed. */
+static void spill_refs_across(sa *s, const rv_inst *in, const rv_operand *ops)
+{
+    for (uint32_t k = 0; k < s->nlive; k++) {
+        uint32_t w = s->dense[k];
+        if (s->f->vregs.data[w].ref && !defined_at(in, ops, w)) s->spilled[find(s, w)] = true;
+    }
+}
+
 static void spill_block(sa *s, uint32_t b)
 {
     const ravel_func *f = s->f;
@@ -296,6 +308,7 @@ static void spill_block(sa *s, uint32_t b)
             const rv_succ *sc = &rv_inst_succs(f, in)[e];
             for (uint32_t k = 0; k < sc->nargs; k++) live_add(s, rv_succ_args(f, sc)[k]);
         }
+        if (in->flags & RV_IF_SAFEPOINT) spill_refs_across(s, in, ops);
         for (uint32_t c = 0; c < s->m->classes.len; c++) relieve(s, i, c);
         note_avoid(s, i);
         for (uint32_t d = 0; d < in->ndefs; d++) live_del(s, ops[d].vreg);
@@ -313,14 +326,21 @@ static bool reg_free(const sa *s, uint32_t r, uint32_t cls)
 }
 
 /* Gives v a free register (preferring pref[0..npref)); spills it if none. */
+static bool avoided(const sa *s, uint32_t v, uint32_t r)
+{
+    return s->ridx[r] < 64 && (s->avoid[v] >> s->ridx[r]) & 1;
+}
+
 static void colour(sa *s, uint32_t v, const uint32_t *pref, uint32_t npref)
 {
     uint32_t root = find(s, v), cls = vcls(s, v);
     if (s->spilled[root]) return;
     uint32_t r = RAVEL_NONE;
-    if (s->vr_color[root] != RAVEL_NONE && reg_free(s, s->vr_color[root], cls)) r = s->vr_color[root];
+    /* preferences first, unless an instruction disturbs them while v lives */
+    if (s->vr_color[root] != RAVEL_NONE && reg_free(s, s->vr_color[root], cls) && !avoided(s, v, s->vr_color[root]))
+        r = s->vr_color[root];
     for (uint32_t k = 0; r == RAVEL_NONE && k < npref; k++)
-        if (reg_free(s, pref[k], cls)) r = pref[k];
+        if (reg_free(s, pref[k], cls) && !avoided(s, v, pref[k])) r = pref[k];
     const rv_class *c = &s->m->classes.data[cls];
     for (uint32_t k = 0; r == RAVEL_NONE && k < c->alloc.len; k++) /* a register nothing disturbs while v lives */
         if (s->occ[c->alloc.data[k]] == RAVEL_NONE && !(k < 64 && (s->avoid[v] >> k) & 1)) r = c->alloc.data[k];
