@@ -329,13 +329,11 @@ typedef struct iv_build {
     RV_VEC(rnode) r;
     RV_VEC(unode) u;
     uint32_t *rhead, *uhead; /* per vreg, RAVEL_NONE = empty */
-    bool no_ranges;          /* use positions only */
 } iv_build;
 
 /* Adds [from, to) to v, merging with v's newest range when they touch. */
 static void add_range(iv_build *B, uint32_t v, uint32_t from, uint32_t to)
 {
-    if (B->no_ranges) return;
     uint32_t h = B->rhead[v];
     if (h != RAVEL_NONE && B->r.data[h].from <= to) {
         rnode *n = &B->r.data[h];
@@ -351,7 +349,6 @@ static void add_range(iv_build *B, uint32_t v, uint32_t from, uint32_t to)
 /* A def of v at point p of a block starting at bfrom. */
 static void def_range(iv_build *B, uint32_t v, uint32_t p)
 {
-    if (B->no_ranges) return;
     uint32_t h = B->rhead[v];
     if (h != RAVEL_NONE && B->r.data[h].from <= p && B->r.data[h].to > p) {
         B->r.data[h].from = p;
@@ -421,7 +418,7 @@ static void iv_block(iv_build *B, const ravel_func *f, const rv_liveness *lv, co
         const uint64_t *out = lv->out + (size_t)b * lv->nwords;
         for (uint32_t w = 0; w < lv->nwords; w++)
             for (uint64_t bits = out[w]; bits; bits &= bits - 1) add_range(B, w * 64 + (uint32_t)__builtin_ctzll(bits), bfrom, bto);
-    } else if (ls) {
+    } else {
         uint32_t n;
         const uint32_t *out = rv_ls_list(ls, b, true, &n);
         for (uint32_t k = 0; k < n; k++) add_range(B, out[k], bfrom, bto);
@@ -460,7 +457,6 @@ static void iv_build_all(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
 {
     iv_build B;
     memset(&B, 0, sizeof B);
-    B.no_ranges = !lv && !ls;
     s->nvregs = f->vregs.len;
     s->npoints = 2 * f->insts.len;
     s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
@@ -481,9 +477,90 @@ void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg,
     iv_build_all(s, f, cfg, lv, NULL);
 }
 
+/* Use positions alone, in one forward pass per count and fill (CSR), in
+ * the order iv_inst's lists give: per block its params, then per
+ * instruction early defs, jump arguments, early uses, late defs, late
+ * uses, each group in operand order. */
+typedef struct uo_ctx {
+    rv_intervals *s;
+    int pass;       /* 0: count into iv[v].nuses; 1: fill */
+    uint32_t *cur;  /* pass 1: next free slot per vreg */
+} uo_ctx;
+
+static void uo_add(uo_ctx *c, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
+{
+    if (c->pass == 0) {
+        c->s->iv[v].nuses++;
+        return;
+    }
+    rv_use_pos *u = &c->s->uses[c->cur[v]++];
+    u->pos = pos;
+    u->inst = inst;
+    u->op = op;
+    u->kind = kind;
+    u->flags = flags;
+    u->arg = arg;
+}
+
+static void uo_ops(uo_ctx *c, const ravel_func *f, uint32_t i, const rv_inst *in, bool defs, bool late)
+{
+    const rv_operand *ops = rv_ops_of(f, in);
+    uint32_t from = defs ? 0 : in->ndefs, to = defs ? in->ndefs : (uint32_t)in->ndefs + in->nuses;
+    for (uint32_t k = from; k < to; k++)
+        if (rv_op_is_late(&ops[k]) == late)
+            uo_add(c, ops[k].vreg, late ? rv_point_late(i) : rv_point_early(i), i, in->first_op + k, ops[k].kind,
+                   defs ? RV_UP_DEF : 0, ops[k].arg);
+}
+
+static void uo_walk(uo_ctx *c, const ravel_func *f, uint32_t nblocks)
+{
+    for (uint32_t b = 0; b < nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++)
+            uo_add(c, rv_block_params(f, bl)[p], rv_point_early(bl->first_inst), bl->first_inst, RAVEL_NONE, RAVEL_C_ANY,
+                   RV_UP_DEF | RV_UP_PARAM, 0);
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            uint32_t i = bl->first_inst + j;
+            const rv_inst *in = rv_inst_at(f, i);
+            uo_ops(c, f, i, in, true, false);
+            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t a = 0; a < sc->nargs; a++)
+                    uo_add(c, rv_succ_args(f, sc)[a], rv_point_early(i), i, RAVEL_NONE, RAVEL_C_ANY, RV_UP_ARG, 0);
+            }
+            uo_ops(c, f, i, in, false, false);
+            uo_ops(c, f, i, in, true, true);
+            uo_ops(c, f, i, in, false, true);
+        }
+    }
+}
+
+static void iv_uses_only(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg)
+{
+    s->nvregs = f->vregs.len;
+    s->npoints = 2 * f->insts.len;
+    s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
+    uo_ctx c = {s, 0, NULL};
+    uo_walk(&c, f, cfg->nblocks);
+    uint32_t n = 0;
+    c.cur = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
+    for (uint32_t v = 0; v < s->nvregs; v++) {
+        s->iv[v].first_use = c.cur[v] = n;
+        n += s->iv[v].nuses;
+    }
+    s->uses = rv_xmalloc(sizeof(rv_use_pos) * (n ? n : 1));
+    s->ranges = rv_xmalloc(sizeof(rv_range));
+    s->nuses_total = n;
+    s->nranges_total = 0;
+    c.pass = 1;
+    uo_walk(&c, f, cfg->nblocks);
+    free(c.cur);
+}
+
 void rv_intervals_build_sparse(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_live_sparse *ls)
 {
-    iv_build_all(s, f, cfg, NULL, ls);
+    if (ls) iv_build_all(s, f, cfg, NULL, ls);
+    else iv_uses_only(s, f, cfg);
 }
 
 void rv_intervals_free(rv_intervals *s)

@@ -431,8 +431,8 @@ static bool sparse_ok(const ravel_func *f, uint32_t cap)
         ok &= memcmp(a.iv, b.iv, sizeof(rv_interval) * nv) == 0;
         ok &= !a.nranges_total || memcmp(a.ranges, b.ranges, sizeof(rv_range) * a.nranges_total) == 0;
         for (uint32_t k = 0; k < a.nuses_total; k++)
-            ok &= a.uses[k].pos == c.uses[k].pos && a.uses[k].inst == c.uses[k].inst && a.uses[k].flags == c.uses[k].flags &&
-                  a.uses[k].pos == b.uses[k].pos && a.uses[k].op == b.uses[k].op;
+            ok &= memcmp(&a.uses[k], &b.uses[k], sizeof(rv_use_pos)) == 0 && memcmp(&a.uses[k], &c.uses[k], sizeof(rv_use_pos)) == 0;
+        for (uint32_t v = 0; v < nv; v++) ok &= c.iv[v].first_use == a.iv[v].first_use && c.iv[v].nuses == a.iv[v].nuses && c.iv[v].nranges == 0;
     }
     rv_intervals_free(&a);
     rv_intervals_free(&b);
