@@ -20,7 +20,9 @@
  * whole block, shortened at its def, extended by each use. Ranges and use
  * positions are collected as newest-first linked lists per vreg; since they
  * are produced in decreasing point order, walking a list yields them sorted
- * ascending, which the final flattening into CSR arrays relies on. */
+ * ascending, which the final flattening into CSR arrays relies on. The
+ * use positions alone (rv_intervals_build_sparse without liveness) are
+ * counted and placed in two forward passes, in the same order. */
 #include "alloc.h"
 
 #include <stdlib.h>
