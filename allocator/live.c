@@ -479,22 +479,17 @@ void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg,
     iv_build_all(s, f, cfg, lv, NULL);
 }
 
-/* Use positions alone, in one forward pass per count and fill (CSR), in
- * the order iv_inst's lists give: per block its params, then per
- * instruction early defs, jump arguments, early uses, late defs, late
- * uses, each group in operand order. */
+/* Use positions alone: a forward pass counting them per vreg, then one
+ * placing them (CSR) in the order iv_inst's lists give: per block its
+ * params, then per instruction early defs, jump arguments, early uses,
+ * late defs, late uses, each group in operand order. */
 typedef struct uo_ctx {
     rv_intervals *s;
-    int pass;       /* 0: count into iv[v].nuses; 1: fill */
-    uint32_t *cur;  /* pass 1: next free slot per vreg */
+    uint32_t *cur;  /* next free record per vreg */
 } uo_ctx;
 
 static void uo_add(uo_ctx *c, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
 {
-    if (c->pass == 0) {
-        c->s->iv[v].nuses++;
-        return;
-    }
     rv_use_pos *u = &c->s->uses[c->cur[v]++];
     u->pos = pos;
     u->inst = inst;
@@ -514,6 +509,24 @@ static void uo_ops(uo_ctx *c, const ravel_func *f, uint32_t i, const rv_inst *in
                    defs ? RV_UP_DEF : 0, ops[k].arg);
 }
 
+/* Pass 0 counts every record of every vreg (order does not matter). */
+static void uo_count(rv_intervals *s, const ravel_func *f, uint32_t nblocks)
+{
+    for (uint32_t b = 0; b < nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) s->iv[rv_block_params(f, bl)[p]].nuses++;
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) s->iv[ops[k].vreg].nuses++;
+            for (uint32_t t = 0; t < rv_inst_nsuccs(in); t++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[t];
+                for (uint32_t a = 0; a < sc->nargs; a++) s->iv[rv_succ_args(f, sc)[a]].nuses++;
+            }
+        }
+    }
+}
+
 static void uo_walk(uo_ctx *c, const ravel_func *f, uint32_t nblocks)
 {
     for (uint32_t b = 0; b < nblocks; b++) {
@@ -524,6 +537,9 @@ static void uo_walk(uo_ctx *c, const ravel_func *f, uint32_t nblocks)
         for (uint32_t j = 0; j < bl->ninsts; j++) {
             uint32_t i = bl->first_inst + j;
             const rv_inst *in = rv_inst_at(f, i);
+            const rv_operand *ops = rv_ops_of(f, in);
+            bool late = false;
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) late |= rv_op_is_late(&ops[k]);
             uo_ops(c, f, i, in, true, false);
             for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
@@ -531,6 +547,7 @@ static void uo_walk(uo_ctx *c, const ravel_func *f, uint32_t nblocks)
                     uo_add(c, rv_succ_args(f, sc)[a], rv_point_early(i), i, RAVEL_NONE, RAVEL_C_ANY, RV_UP_ARG, 0);
             }
             uo_ops(c, f, i, in, false, false);
+            if (!late) continue;
             uo_ops(c, f, i, in, true, true);
             uo_ops(c, f, i, in, false, true);
         }
@@ -542,8 +559,8 @@ static void iv_uses_only(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
     s->nvregs = f->vregs.len;
     s->npoints = 2 * f->insts.len;
     s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
-    uo_ctx c = {s, 0, NULL};
-    uo_walk(&c, f, cfg->nblocks);
+    uo_ctx c = {s, NULL};
+    uo_count(s, f, cfg->nblocks);
     uint32_t n = 0;
     c.cur = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
     for (uint32_t v = 0; v < s->nvregs; v++) {
@@ -554,7 +571,6 @@ static void iv_uses_only(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
     s->ranges = rv_xmalloc(sizeof(rv_range));
     s->nuses_total = n;
     s->nranges_total = 0;
-    c.pass = 1;
     uo_walk(&c, f, cfg->nblocks);
     free(c.cur);
 }
