@@ -18,13 +18,10 @@
  *            per shape: the location may hold the value anyway on every
  *            path, which a correct checker then accepts).
  *
- * Usage: test_random [--gen N] [--first SEED] [--min-shape K] [--irreducible-ok] [--save DIR] [FILE.ra ...]
- * With --irreducible-ok, on a function with an irreducible CFG, a checker
- * rejection of a correct allocation and an acceptance of a planted bug are
- * reported as suspected checker errors (SUSPECT lines; the interpreter is
- * trusted there) instead of failing: the checker is known to be inexact on
- * such CFGs (issue 19). --save DIR writes each such case there (the
- * function as NAME.orig.ra, the allocation as NAME.ra). */
+ * Usage: test_random [--gen N] [--first SEED] [--min-shape K] [--save DIR] [FILE.ra ...]
+ * Every CFG shape is held to the same bar, irreducible ones included.
+ * --save DIR writes each failing case there (the function as
+ * NAME.orig.ra, the allocation as NAME.ra). */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
@@ -42,7 +39,7 @@ static const int bug_kinds[] = {RV_RS_EXIT_MOVE, RV_RS_MERGE_MOVE, RV_RS_ENTRY_M
 #define NBUGS (sizeof bug_kinds / sizeof bug_kinds[0])
 
 typedef struct totals {
-    long funcs, fails, fallbacks, suspects;
+    long funcs, fails, fallbacks;
     unsigned long shapes[RV_RS_NKINDS];
     long planted[RV_RS_NKINDS], rejected[RV_RS_NKINDS], benign[RV_RS_NKINDS];
 } totals;
@@ -60,23 +57,6 @@ static char *read_all(const char *path, size_t *len)
     fclose(fp);
     *len = got;
     return buf;
-}
-
-/* True if the CFG has a cycle entered at two blocks (a retreating edge
- * whose target does not dominate its source). */
-static bool irreducible(const ravel_func *f)
-{
-    rv_cfg c;
-    rv_cfg_build(&c, f);
-    bool irr = false;
-    for (uint32_t b = 0; b < c.nblocks && !irr; b++)
-        for (uint32_t e = c.succ_start[b]; e < c.succ_start[b + 1] && !irr; e++) {
-            uint32_t s = c.succ[e];
-            if (c.rpo_index[b] == RAVEL_NONE || c.rpo_index[s] > c.rpo_index[b]) continue;
-            irr = !rv_cfg_dominates(&c, s, b);
-        }
-    rv_cfg_free(&c);
-    return irr;
 }
 
 /* Runs both forms on a few inputs; true if they agree. */
@@ -128,7 +108,7 @@ static void save_case(const char *name, const ravel_func *f, const ravel_func *g
 }
 
 /* One function, one seed: the correct allocation, then each shape's bug. */
-static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, const char *what, bool irr_ok, totals *t)
+static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, const char *what, totals *t)
 {
     rv_alloc_opts o = {seed, false};
     rv_random_opts ro = {RV_RS_MODE_SHAPES, -1, 0};
@@ -149,20 +129,15 @@ static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, con
         return;
     }
     ravel_report *rep = NULL;
-    bool irr = irreducible(f);
     bool runs = same_runs(f, g, seed, msg, sizeof msg);
     if (ravel_check(ck, g, f, &rep) != RAVEL_OK) {
-        if (irr_ok && irr && runs) {
-            fprintf(stderr, "SUSPECT %s seed %llu: checker rejects a correct allocation on an irreducible CFG (interpreter agrees)\n", what,
-                    (unsigned long long)seed);
-            char name[64];
-            snprintf(name, sizeof name, "fp-%ld", t->suspects);
-            save_case(name, f, g);
-            t->suspects++;
-        } else {
+        {
             fprintf(stderr, "FAIL %s seed %llu: checker rejects the allocation:\n", what, (unsigned long long)seed);
             ravel_report_print(stderr, rep);
             if (t->fails < 2) dump(what, f, g);
+            char name[64];
+            snprintf(name, sizeof name, "fp-%ld", t->fails);
+            save_case(name, f, g);
             t->fails++;
         }
     }
@@ -214,17 +189,13 @@ static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, con
                 ravel_print_func(stderr, g);
             }
         }
-        else if (irr_ok && irr) {
-            fprintf(stderr, "SUSPECT %s seed %llu: the checker accepts a planted %s bug on an irreducible CFG that the interpreter sees: %s\n",
-                    what, (unsigned long long)seed, kind_name[kind], msg);
-            char name[64];
-            snprintf(name, sizeof name, "fn-%ld", t->suspects);
-            save_case(name, f, h);
-            t->suspects++;
-        } else {
+        else {
             fprintf(stderr, "FAIL %s seed %llu: the checker accepts a planted %s bug that the interpreter sees: %s\n", what,
                     (unsigned long long)seed, kind_name[kind], msg);
             if (t->fails < 2) dump(what, f, h);
+            char name[64];
+            snprintf(name, sizeof name, "fn-%ld", t->fails);
+            save_case(name, f, h);
             t->fails++;
         }
         ravel_report_free(rep);
@@ -237,7 +208,6 @@ int main(int argc, char **argv)
 {
     long ngen = 0, min_shape = 1;
     uint64_t first = 1;
-    bool irr_ok = false;
     totals t;
     memset(&t, 0, sizeof t);
     ravel_checker *ck = ravel_checker_new();
@@ -245,7 +215,6 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--gen") == 0 && i + 1 < argc) ngen = atol(argv[++i]);
         else if (strcmp(argv[i], "--first") == 0 && i + 1 < argc) first = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--min-shape") == 0 && i + 1 < argc) min_shape = atol(argv[++i]);
-        else if (strcmp(argv[i], "--irreducible-ok") == 0) irr_ok = true;
         else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc) save_dir = argv[++i];
         else { /* a file: every unallocated valid function, on 20 seeds */
             size_t len;
@@ -261,7 +230,7 @@ int main(int argc, char **argv)
                 ravel_diags *dv = ravel_diags_new();
                 bool usable = ravel_validate(f, RAVEL_VALIDATE_SSA, dv) == RAVEL_OK && !rv_func_is_allocated(f);
                 ravel_diags_free(dv);
-                for (uint64_t seed = 0; usable && seed < 20; seed++) test_func(ck, f, seed, argv[i], irr_ok, &t);
+                for (uint64_t seed = 0; usable && seed < 20; seed++) test_func(ck, f, seed, argv[i], &t);
             }
             ravel_module_free(m);
             ravel_diags_free(dg);
@@ -281,14 +250,14 @@ int main(int argc, char **argv)
         const ravel_func *f = ravel_module_func(m, 0);
         char why[256], what[64];
         snprintf(what, sizeof what, "gen seed %llu", (unsigned long long)seed);
-        if (rv_gen_satisfiable(f, why, sizeof why)) test_func(ck, f, seed, what, irr_ok, &t);
+        if (rv_gen_satisfiable(f, why, sizeof why)) test_func(ck, f, seed, what, &t);
         ravel_module_free(m);
     }
     gen_funcs = t.funcs - gen_funcs;
     gen_fallbacks = t.fallbacks - gen_fallbacks;
     ravel_checker_free(ck);
-    printf("%ld allocations, %ld failed, %ld fell back to classic mode (%ld of %ld generated), %ld suspected checker errors\n",
-           t.funcs, t.fails, t.fallbacks, gen_fallbacks, gen_funcs, t.suspects);
+    printf("%ld allocations, %ld failed, %ld fell back to classic mode (%ld of %ld generated)\n",
+           t.funcs, t.fails, t.fallbacks, gen_fallbacks, gen_funcs);
     printf("%-18s %8s %8s %8s %8s\n", "shape", "made", "bugs", "rejected", "benign");
     for (int k = 0; k < RV_RS_NKINDS; k++) {
         printf("%-18s %8lu %8ld %8ld %8ld\n", kind_name[k], t.shapes[k], t.planted[k], t.rejected[k], t.benign[k]);
