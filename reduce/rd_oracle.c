@@ -1,0 +1,338 @@
+/* rd_oracle.c - the properties a reduction keeps: the checker's verdict on
+ * an allocated function, the fuzz harness's verdict on what an allocator
+ * does with an unallocated one (in a child process: a crash or a hang is a
+ * verdict too), or the exit status of a shell command on the candidate file.
+ */
+#define _DEFAULT_SOURCE
+#include "reduce/rd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rd_oracle {
+    rv_reduce_opts o;
+    ravel_checker *ck;
+    rv_fuzz *z;
+    char path[64]; /* COMMAND: the candidate file */
+    int fd;
+};
+
+static const char *const outcome_names[] = {
+    "passes", "checker rejects", "output does not validate", "allocation fails", "interpreter differs",
+    "checker misses a wrong allocation", "crash", "hang", "command fails", "command succeeds",
+};
+
+const char *rd_outcome_name(rd_outcome o) { return outcome_names[o]; }
+
+void rd_result_free(rd_result *r)
+{
+    free(r->kinds);
+    free(r->text);
+    memset(r, 0, sizeof *r);
+}
+
+rd_oracle *rd_oracle_new(const rv_reduce_opts *o)
+{
+    rd_oracle *q = rv_xcalloc(1, sizeof *q);
+    q->o = *o;
+    q->ck = ravel_checker_new();
+    q->z = rv_fuzz_new();
+    q->fd = -1;
+    return q;
+}
+
+void rd_oracle_free(rd_oracle *q)
+{
+    if (!q) return;
+    if (q->fd >= 0) {
+        close(q->fd);
+        unlink(q->path);
+    }
+    ravel_checker_free(q->ck);
+    rv_fuzz_free(q->z);
+    free(q);
+}
+
+/* ---- kinds of checker errors ------------------------------------------------------ */
+
+static void add_kind(rd_result *r, const char *k, size_t n)
+{
+    if (!r->kind[0]) snprintf(r->kind, sizeof r->kind, "%.*s", (int)n, k);
+    size_t old = r->kinds ? strlen(r->kinds) : 0;
+    r->kinds = rv_xrealloc(r->kinds, old + n + 2);
+    if (old) r->kinds[old++] = ' ';
+    memcpy(r->kinds + old, k, n);
+    r->kinds[old + n] = 0;
+}
+
+/* Every "error[KIND]" of a reproducer's text. */
+static void kinds_of_text(rd_result *r, const char *t)
+{
+    for (const char *p = t ? strstr(t, "error[") : NULL; p; p = strstr(p + 1, "error[")) {
+        const char *e = strchr(p + 6, ']');
+        if (e) add_kind(r, p + 6, (size_t)(e - p - 6));
+    }
+}
+
+/* ---- CHECK: the checker, or the interpreter, on the allocated function -------------- */
+
+static bool differs(const rv_reduce_opts *o, const ravel_func *orig, const ravel_func *alloc, char *msg, size_t len)
+{
+    uint32_t n = rv_interp_ninputs(orig);
+    uint64_t *in = rv_xcalloc(n + 1, sizeof *in);
+    bool diff = false;
+    for (uint64_t k = 0; k < o->inputs && !diff; k++) {
+        rv_interp_inputs(o->seed, k, in, n);
+        rv_run_opts ro = {in, n, 100000, false, true};
+        diff = !rv_interp_compare(orig, alloc, &ro, msg, len);
+    }
+    free(in);
+    return diff;
+}
+
+static void run_check(rd_oracle *q, const ravel_func *f, rd_result *r)
+{
+    ravel_func *orig = rv_func_strip(f);
+    char msg[512];
+    if (q->o.compare) {
+        r->outcome = differs(&q->o, orig, f, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
+    } else {
+        ravel_report *rep = NULL;
+        int rc = ravel_check(q->ck, f, orig, &rep);
+        r->outcome = rc == RAVEL_EFAIL ? RD_REJECT : rc == RAVEL_OK ? RD_PASS : RD_INVALID;
+        for (size_t i = 0; rep && i < ravel_report_count(rep); i++) {
+            const char *k = ravel_report_error(rep, i)->kind;
+            add_kind(r, k, strlen(k));
+        }
+        ravel_report_free(rep);
+    }
+    ravel_func_free(orig);
+}
+
+/* ---- ALLOC: the harness's oracle, in a child --------------------------------------- */
+
+static rd_outcome classify(const char *repro)
+{
+    const char *v = repro ? strstr(repro, "# verdict: ") : NULL;
+    if (!v) return RD_FAIL;
+    v += 11;
+    if (!strncmp(v, "allocation failed", 17)) return RD_FAIL;
+    if (!strncmp(v, "the allocated function does not validate", 40)) return RD_INVALID;
+    if (!strncmp(v, "the checker rejects", 19)) return RD_REJECT;
+    if (!strncmp(v, "the checker accepts a wrong", 27)) return RD_MISS;
+    if (!strncmp(v, "the checker accepts, but the interpreter", 40)) return RD_DIFFERS;
+    return RD_FAIL;
+}
+
+/* In the child: the verdict as "OUTCOME\n" + the reproducer text. */
+static void child_alloc(rd_oracle *q, const ravel_func *f, int fd)
+{
+    const rv_reduce_opts *o = &q->o;
+    char head[64], msg[512];
+    rd_outcome out = RD_PASS;
+    const char *text = NULL;
+    size_t len = 0;
+    if (o->compare) {
+        rv_alloc_opts ao = {.seed = o->seed};
+        char *err = NULL;
+        ravel_func *a = o->alloc->run(f, &ao, &err);
+        out = !a ? RD_FAIL : differs(o, f, a, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
+        text = a ? msg : err ? err : "";
+        if (a && out == RD_PASS) text = "";
+        len = strlen(text);
+        ravel_func_free(a);
+    } else {
+        int rc = o->target == RV_FT_ORACLE ? rv_fuzz_oracle(q->z, f, o->alloc, o->seed)
+                                           : rv_fuzz_alloc(q->z, f, o->alloc, o->seed,
+                                                           o->target == RV_FT_DIFFERENTIAL ? RV_FUZZ_DIFF : 0);
+        if (rc == RV_FUZZ_BUG) {
+            out = classify(q->z->repro);
+            text = q->z->repro;
+            len = q->z->repro_len;
+        }
+    }
+    int n = snprintf(head, sizeof head, "%d\n", (int)out);
+    if (write(fd, head, (size_t)n) != n) _exit(3);
+    while (len) {
+        ssize_t w = write(fd, text, len);
+        if (w <= 0) _exit(3);
+        text += w, len -= (size_t)w;
+    }
+    _exit(0);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Reads fd until EOF or the deadline; returns false on timeout. */
+static bool read_all(int fd, double deadline, char **buf, size_t *len)
+{
+    size_t cap = 0;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) return false;
+        struct pollfd p = {fd, POLLIN, 0};
+        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr <= 0) return pr == 0 ? false : true;
+        if (*len + 4096 > cap) *buf = rv_xrealloc(*buf, cap = cap * 2 + 8192);
+        ssize_t n = read(fd, *buf + *len, cap - *len - 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        *len += (size_t)n;
+    }
+    if (*buf) (*buf)[*len] = 0;
+    return true;
+}
+
+/* Waits for pid (killing it at the deadline); returns its wait status, or -1
+ * if it was killed for running too long. */
+static int reap(pid_t pid, double deadline)
+{
+    int st = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) return st;
+        if (w < 0 && errno != EINTR) return 0;
+        if (now_s() > deadline) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+            return -1;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static bool run_alloc(rd_oracle *q, const ravel_func *f, bool want_text, rd_result *r, char **err)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return *err = strdup("cannot create a pipe"), false;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]), close(fds[1]);
+        return *err = strdup("cannot fork"), false;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        setpgid(0, 0);
+        child_alloc(q, f, fds[1]);
+    }
+    close(fds[1]);
+    double deadline = now_s() + q->o.test_timeout;
+    char *buf = NULL;
+    size_t len = 0;
+    bool in_time = read_all(fds[0], deadline, &buf, &len);
+    close(fds[0]);
+    int st = reap(pid, in_time ? deadline + 1 : 0);
+    if (st == -1 || !in_time) {
+        r->outcome = RD_HANG;
+    } else if (WIFSIGNALED(st)) {
+        r->outcome = RD_CRASH;
+        snprintf(r->kind, sizeof r->kind, "signal %d", WTERMSIG(st));
+    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !buf) {
+        r->outcome = RD_CRASH;
+        snprintf(r->kind, sizeof r->kind, "exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    } else {
+        r->outcome = (rd_outcome)atoi(buf);
+        const char *text = strchr(buf, '\n');
+        text = text ? text + 1 : "";
+        if (r->outcome == RD_REJECT) kinds_of_text(r, text);
+        if (want_text && *text) r->text = strdup(text);
+    }
+    free(buf);
+    return true;
+}
+
+/* ---- COMMAND: a shell command on the candidate file --------------------------------- */
+
+static char *command_line(const char *cmd, const char *path)
+{
+    size_t n = strlen(cmd), pl = strlen(path), cap = n + pl + 8, len = 0;
+    char *s = rv_xmalloc(cap);
+    bool subst = strstr(cmd, "{}") != NULL;
+    for (size_t i = 0; i <= n; i++) {
+        if (len + pl + 8 > cap) s = rv_xrealloc(s, cap = cap * 2 + pl);
+        if (subst && i + 1 < n && cmd[i] == '{' && cmd[i + 1] == '}') {
+            memcpy(s + len, path, pl); /* the path has no shell metacharacters (mkstemps) */
+            len += pl;
+            i++;
+        } else {
+            s[len++] = cmd[i];
+        }
+    }
+    if (!subst) {
+        s[len - 1] = ' ';
+        memcpy(s + len, path, pl + 1);
+    }
+    return s;
+}
+
+static bool run_command(rd_oracle *q, const char *text, size_t len, rd_result *r, char **err)
+{
+    if (q->fd < 0) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(q->path, sizeof q->path, "%s/ravel-reduce-XXXXXX.ra", dir && *dir && strlen(dir) < 30 ? dir : "/tmp");
+        q->fd = mkstemps(q->path, 3);
+        if (q->fd < 0) return *err = strdup("cannot create a temporary file"), false;
+    }
+    if (ftruncate(q->fd, 0) != 0 || pwrite(q->fd, text, len, 0) != (ssize_t)len)
+        return *err = strdup("cannot write the temporary candidate file"), false;
+    char *cmd = command_line(q->o.command, q->path);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(cmd);
+        return *err = strdup("cannot fork"), false;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) dup2(null, 0), dup2(null, 1), dup2(null, 2);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    free(cmd);
+    int st = reap(pid, now_s() + q->o.test_timeout);
+    r->outcome = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? RD_CMD_OK : RD_CMD_FAIL;
+    return true;
+}
+
+bool rd_oracle_run(rd_oracle *q, const ravel_func *f, const char *text, size_t len, bool want_text, rd_result *r,
+                   char **err)
+{
+    memset(r, 0, sizeof *r);
+    switch (q->o.mode) {
+    case RV_RD_CHECK: run_check(q, f, r); return true;
+    case RV_RD_ALLOC: return run_alloc(q, f, want_text, r, err);
+    case RV_RD_COMMAND: return run_command(q, text, len, r, err);
+    }
+    return false;
+}
+
+bool rd_oracle_keeps(const rv_reduce_opts *o, const rd_result *ref, const rd_result *r)
+{
+    if (o->mode == RV_RD_COMMAND) return r->outcome == RD_CMD_OK;
+    if (o->keep == RV_KEEP_ANY && o->mode == RV_RD_ALLOC) return r->outcome != RD_PASS;
+    if (r->outcome != ref->outcome) return false;
+    if (o->keep == RV_KEEP_ANY) return true;
+    if (r->outcome == RD_REJECT && o->keep == RV_KEEP_KIND) {
+        size_t n = strlen(ref->kind);
+        for (const char *p = r->kinds ? strstr(r->kinds, ref->kind) : NULL; p; p = strstr(p + 1, ref->kind))
+            if ((p == r->kinds || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ')) return true;
+        return false;
+    }
+    return strcmp(r->kind, ref->kind) == 0;
+}
