@@ -141,6 +141,7 @@ typedef struct rd_result {
     char kind[48];      /* checker error kind of the first error, or the signal number */
     char *kinds;        /* every error kind, space separated (malloc'd) or NULL */
     char *text;         /* ALLOC: the harness's reproducer text (malloc'd) or NULL */
+    char *detail;       /* ALLOC with compare: the difference or the failure (malloc'd) or NULL */
 } rd_result;
 void rd_result_free(rd_result *r);
 

@@ -34,6 +34,7 @@ void rd_result_free(rd_result *r)
 {
     free(r->kinds);
     free(r->text);
+    free(r->detail);
     memset(r, 0, sizeof *r);
 }
 
@@ -78,6 +79,28 @@ static void kinds_of_text(rd_result *r, const char *t)
         const char *e = strchr(p + 6, ']');
         if (e) add_kind(r, p + 6, (size_t)(e - p - 6));
     }
+}
+
+/* The allocator's message in a harness reproducer: the comment line after
+ * the verdict. */
+static const char *failure_message(const char *repro)
+{
+    const char *v = strstr(repro, "# verdict: ");
+    const char *nl = v ? strchr(v, '\n') : NULL;
+    return nl && !strncmp(nl + 1, "#   ", 4) ? nl + 5 : "";
+}
+
+/* The kind of an allocation failure: the message without its position
+ * prefix ("func f, block b0, instruction 3 (add, line 9): "), up to its
+ * first colon ("unsatisfiable", "unsupported"). */
+static void fail_kind(rd_result *r, const char *msg)
+{
+    const char *eol = strchr(msg, '\n'), *p = msg;
+    size_t n = eol ? (size_t)(eol - msg) : strlen(msg);
+    for (const char *q = msg; q + 3 <= msg + n; q++)
+        if (!memcmp(q, "): ", 3)) p = q + 3;
+    const char *colon = memchr(p, ':', (size_t)(msg + n - p));
+    snprintf(r->kind, sizeof r->kind, "%.*s", (int)((colon ? colon : msg + n) - p), p);
 }
 
 /* ---- CHECK: the checker, or the interpreter, on the allocated function -------------- */
@@ -157,7 +180,7 @@ static void child_alloc(rd_oracle *q, const ravel_func *f, int fd)
             len = q->z->repro_len;
         }
     }
-    int n = snprintf(head, sizeof head, "%d\n", (int)out);
+    int n = snprintf(head, sizeof head, "%d\n%c", (int)out, o->compare ? 'D' : 'R');
     if (write(fd, head, (size_t)n) != n) _exit(3);
     while (len) {
         ssize_t w = write(fd, text, len);
@@ -248,9 +271,11 @@ static bool run_alloc(rd_oracle *q, const ravel_func *f, bool want_text, rd_resu
     } else {
         r->outcome = (rd_outcome)atoi(buf);
         const char *text = strchr(buf, '\n');
-        text = text ? text + 1 : "";
+        text = text && text[1] ? text + 1 : "R";
+        bool detail = *text++ == 'D';
         if (r->outcome == RD_REJECT) kinds_of_text(r, text);
-        if (want_text && *text) r->text = strdup(text);
+        if (r->outcome == RD_FAIL) fail_kind(r, detail ? text : failure_message(text));
+        if (want_text && *text) *(detail ? &r->detail : &r->text) = strdup(text);
     }
     free(buf);
     return true;

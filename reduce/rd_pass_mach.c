@@ -86,11 +86,13 @@ const rd_pass rd_pass_regs = {"registers", regs_count, regs_apply};
 
 /* ---- classes ----------------------------------------------------------------------------- */
 
-/* used[c]: class c has a register, or a value the function defines. */
-static bool *classes_used(const rd_func *f)
+/* used[c]: class c has a register the function names, or a value it
+ * defines. A class that is not used goes with all of its registers. */
+static bool *classes_used(rd_func *f)
 {
-    bool *used = rv_xcalloc(f->m.classes.len + 1, sizeof *used);
-    for (uint32_t r = 0; r < f->m.regs.len; r++) used[f->m.regs.data[r].cls] = true;
+    bool *used = rv_xcalloc(f->m.classes.len + 1, sizeof *used), *rused = regs_used(f);
+    for (uint32_t r = 0; r < f->m.regs.len; r++)
+        if (rused[r]) used[f->m.regs.data[r].cls] = true;
     for (uint32_t b = 0; b < f->blocks.len; b++) {
         const rd_block *bl = &f->blocks.data[b];
         for (uint32_t k = 0; k < bl->params.len; k++) used[f->vregs.data[bl->params.data[k]].cls] = true;
@@ -98,12 +100,13 @@ static bool *classes_used(const rd_func *f)
             for (uint32_t d = 0; d < bl->insts.data[k].defs.len; d++)
                 used[f->vregs.data[bl->insts.data[k].defs.data[d].vreg].cls] = true;
     }
+    free(rused);
     return used;
 }
 
 static uint32_t classes_count(const rd_func *f)
 {
-    bool *used = classes_used(f);
+    bool *used = classes_used((rd_func *)f);
     uint32_t n = 0;
     for (uint32_t c = 0; c < f->m.classes.len; c++) n += !used[c];
     free(used);
@@ -114,16 +117,34 @@ static bool classes_apply(rd_func *f, uint32_t lo, uint32_t hi)
 {
     bool *used = classes_used(f);
     uint32_t map[RV_MAX_CLASSES + 1], item = 0, w = 0;
+    bool drop[RV_MAX_CLASSES + 1];
     for (uint32_t c = 0; c < f->m.classes.len; c++) {
-        bool drop = !used[c] && item >= lo && item < hi;
+        drop[c] = !used[c] && item >= lo && item < hi;
         item += !used[c];
-        map[c] = drop ? 0 : w; /* values of a dropped class are not mentioned */
-        if (!drop) f->m.classes.data[w++] = f->m.classes.data[c];
+        map[c] = drop[c] ? 0 : w; /* values of a dropped class are not mentioned */
+        if (!drop[c]) f->m.classes.data[w++] = f->m.classes.data[c];
     }
     bool changed = w != f->m.classes.len;
+    uint32_t nclasses = f->m.classes.len;
     f->m.classes.len = w;
-    for (uint32_t r = 0; r < f->m.regs.len; r++) f->m.regs.data[r].cls = (uint8_t)map[f->m.regs.data[r].cls];
+    /* its registers go first (none is named), renumbering the others */
+    uint32_t *rmap = rv_xmalloc(sizeof *rmap * (f->m.regs.len + 1)), rw = 0;
+    for (uint32_t r = 0; r < f->m.regs.len; r++) {
+        uint32_t c = f->m.regs.data[r].cls;
+        rmap[r] = c < nclasses && drop[c] ? RAVEL_NONE : rw;
+        if (rmap[r] != RAVEL_NONE) {
+            f->m.regs.data[rw] = f->m.regs.data[r];
+            f->m.regs.data[rw++].cls = (uint8_t)map[c];
+        }
+    }
+    f->m.regs.len = rw;
+    for_regs(f, remap, rmap);
+    uint32_t k2 = 0;
+    for (uint32_t k = 0; k < f->m.clobbers.len; k++)
+        if (rmap[f->m.clobbers.data[k]] != RAVEL_NONE) f->m.clobbers.data[k2++] = rmap[f->m.clobbers.data[k]];
+    f->m.clobbers.len = k2;
     for (uint32_t v = 0; v < f->vregs.len; v++) f->vregs.data[v].cls = (uint8_t)map[f->vregs.data[v].cls];
+    free(rmap);
     free(used);
     return changed && w > 0;
 }

@@ -44,6 +44,8 @@ typedef struct ctx {
     rv_reduce_stats *st;
     double t0, deadline, last_progress;
     const char *pass;
+    rv_fuzz *replay;      /* a reproducer (banner): candidates must replay as the input does */
+    int replay_ref;
     bool stop;
     char *err;
 } ctx;
@@ -194,6 +196,16 @@ static int test_text(ctx *c, const char *text, size_t len, bool want_text, rd_re
     return res;
 }
 
+/* rv_fuzz_replay_ra on the reproducer the candidate text would become. */
+static int replay_of(ctx *c, const char *body, size_t blen)
+{
+    size_t len;
+    char *t = command_text(c, body, blen, &len);
+    int r = rv_fuzz_replay_ra(c->replay, t, len, "<candidate>");
+    free(t);
+    return r;
+}
+
 /* Tests cand; if it keeps the property it becomes the current function
  * (taking cand over) and true is returned; else cand is freed. */
 static bool try_accept(ctx *c, rd_func *cand)
@@ -218,6 +230,7 @@ static bool try_accept(ctx *c, rd_func *cand)
         else if (t == 0) c->stop = true;
         else c->st->tests++;
         verdict = t > 0 && rd_oracle_keeps(c->o, &c->ref, &r) ? 1 : 2;
+        if (verdict == 1 && c->replay && replay_of(c, text, len) != c->replay_ref) verdict = 2;
         if (t > 0) rd_result_free(&r);
         if (t != 0) rv_map_put(&c->cache, h, (uint32_t)verdict);
     }
@@ -368,7 +381,10 @@ static char *result_text(ctx *c)
         else if (c->o->mode == RV_RD_COMMAND) fprintf(fp, "# verdict: interesting for the command: %s\n", c->o->command);
         else if (r.outcome == RD_CRASH) fprintf(fp, "# verdict: the allocator crashed (%s)\n", r.kind);
         else if (r.outcome == RD_HANG) fprintf(fp, "# verdict: the allocator ran longer than %g s\n", c->o->test_timeout);
+        else if (r.outcome == RD_DIFFERS) fprintf(fp, "# verdict: the allocation differs under ravel run --compare:\n");
+        else if (r.outcome == RD_FAIL) fprintf(fp, "# verdict: allocation failed:\n");
         else fprintf(fp, "# verdict: %s\n", rd_outcome_name(r.outcome));
+        if (r.detail) put_comment(fp, r.detail);
         if (rv_func_is_allocated(f)) {
             put_unallocated(fp, f);
             fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
@@ -442,6 +458,10 @@ static int start(ctx *c, const ravel_func *f, size_t *len, char **text)
         c->err = xstrdup(buf);
         return RAVEL_EFAIL;
     }
+    if (has_banner(c) && c->o->mode != RV_RD_COMMAND) { /* keep the replay's verdict (ctest runs it) */
+        c->replay = rv_fuzz_new();
+        c->replay_ref = replay_of(c, *text, *len);
+    }
     rv_map_put(&c->cache, c->cur_hash, 1);
     return RAVEL_OK;
 }
@@ -486,6 +506,7 @@ int rv_reduce(const ravel_func *f, const char *header, size_t header_len, const 
     rd_free(&c.cur);
     rv_map_free(&c.cache);
     rd_oracle_free(c.q);
+    if (c.replay) rv_fuzz_free(c.replay);
     return rc;
 }
 
