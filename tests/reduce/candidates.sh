@@ -20,7 +20,8 @@ grep -q ' = mul ' "$dir/out.ra" || fail "property lost"
 [ "$(grep -c ' = ' "$dir/out.ra")" -le 3 ] || fail "not minimal: $(cat "$dir/out.ra")"
 # {} substitution
 "$ravel" reduce -q --test "grep -q ' = mul ' {}" "$dir/in.ra" -o "$dir/out2.ra" || fail "{} form"
-cmp -s "$dir/out.ra" "$dir/out2.ra" || fail "the {} and appended forms differ"
+grep -v '^# verdict' "$dir/out.ra" > "$dir/o1"; grep -v '^# verdict' "$dir/out2.ra" > "$dir/o2"
+cmp -s "$dir/o1" "$dir/o2" || fail "the {} and appended forms differ"
 # --from-fuzz: the function fuzz_alloc generates from these bytes
 printf 'ravel-fuzz-input-bytes-for-the-reducer-0123456789abcdefghijklmnop' > "$dir/crash"
 "$ravel" reduce -q --from-fuzz fuzz_alloc "$dir/crash" -o "$dir/fz.ra"; rc=$?
