@@ -148,7 +148,8 @@ void rd_result_free(rd_result *r);
 typedef struct rd_oracle rd_oracle;
 rd_oracle *rd_oracle_new(const rv_reduce_opts *o);
 void rd_oracle_free(rd_oracle *q);
-/* Runs the property on f (valid; parsed from text). want_text: keep the
+/* Runs the property on f (valid; parsed from text: the candidate's machine
+ * and function, with the header for COMMAND). want_text: keep the
  * reproducer text. Returns false if the test could not run (*err set). */
 bool rd_oracle_run(rd_oracle *q, const ravel_func *f, const char *text, size_t len, bool want_text, rd_result *r,
                    char **err);

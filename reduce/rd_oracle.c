@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,8 @@ struct rd_oracle {
     rv_fuzz *z;
     char path[64]; /* COMMAND: the candidate file */
     int fd;
+    pid_t worker;  /* ALLOC: the process running the allocator, 0 if none */
+    int sock;      /* its end of the socket pair */
 };
 
 static const char *const outcome_names[] = {
@@ -38,6 +41,8 @@ void rd_result_free(rd_result *r)
     memset(r, 0, sizeof *r);
 }
 
+static int worker_stop(rd_oracle *q, bool kill_it);
+
 rd_oracle *rd_oracle_new(const rv_reduce_opts *o)
 {
     rd_oracle *q = rv_xcalloc(1, sizeof *q);
@@ -45,12 +50,14 @@ rd_oracle *rd_oracle_new(const rv_reduce_opts *o)
     q->ck = ravel_checker_new();
     q->z = rv_fuzz_new();
     q->fd = -1;
+    q->sock = -1;
     return q;
 }
 
 void rd_oracle_free(rd_oracle *q)
 {
     if (!q) return;
+    if (q->worker) worker_stop(q, false);
     if (q->fd >= 0) {
         close(q->fd);
         unlink(q->path);
@@ -153,23 +160,47 @@ static rd_outcome classify(const char *repro)
     return RD_FAIL;
 }
 
-/* In the child: the verdict as "OUTCOME\n" + the reproducer text. */
-static void child_alloc(rd_oracle *q, const ravel_func *f, int fd)
+static bool write_full(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        c += w, n -= (size_t)w;
+    }
+    return true;
+}
+
+static bool read_full(int fd, void *p, size_t n)
+{
+    char *c = p;
+    while (n) {
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        c += r, n -= (size_t)r;
+    }
+    return true;
+}
+
+/* In the worker: the verdict on f as "OUTCOME\nK" (K: R for a harness
+ * reproducer, D for a detail) + the text, as a length-prefixed message. */
+static bool worker_answer(rd_oracle *q, const ravel_func *f, int fd)
 {
     const rv_reduce_opts *o = &q->o;
     char head[64], msg[512];
     rd_outcome out = RD_PASS;
-    const char *text = NULL;
+    const char *text = "";
     size_t len = 0;
+    char *err = NULL;
+    ravel_func *a = NULL;
     if (o->compare) {
         rv_alloc_opts ao = {.seed = o->seed};
-        char *err = NULL;
-        ravel_func *a = o->alloc->run(f, &ao, &err);
+        a = o->alloc->run(f, &ao, &err);
         out = !a ? RD_FAIL : differs(o, f, a, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
-        text = a ? msg : err ? err : "";
-        if (a && out == RD_PASS) text = "";
+        text = out == RD_DIFFERS ? msg : out == RD_FAIL && err ? err : "";
         len = strlen(text);
-        ravel_func_free(a);
     } else {
         int rc = o->target == RV_FT_ORACLE ? rv_fuzz_oracle(q->z, f, o->alloc, o->seed)
                                            : rv_fuzz_alloc(q->z, f, o->alloc, o->seed,
@@ -181,13 +212,32 @@ static void child_alloc(rd_oracle *q, const ravel_func *f, int fd)
         }
     }
     int n = snprintf(head, sizeof head, "%d\n%c", (int)out, o->compare ? 'D' : 'R');
-    if (write(fd, head, (size_t)n) != n) _exit(3);
-    while (len) {
-        ssize_t w = write(fd, text, len);
-        if (w <= 0) _exit(3);
-        text += w, len -= (size_t)w;
+    uint64_t total = (uint64_t)n + len;
+    bool ok = write_full(fd, &total, sizeof total) && write_full(fd, head, (size_t)n) && write_full(fd, text, len);
+    ravel_func_free(a);
+    free(err);
+    return ok;
+}
+
+/* The worker process: reads candidates (length-prefixed text), answers each,
+ * until the socket closes. A crash or a hang ends it; the parent starts
+ * another for the next candidate. */
+static void worker_loop(rd_oracle *q, int fd)
+{
+    for (;;) {
+        uint64_t n;
+        if (!read_full(fd, &n, sizeof n)) _exit(0);
+        char *t = rv_xmalloc(n + 1);
+        if (!read_full(fd, t, n)) _exit(0);
+        t[n] = 0;
+        ravel_diags *d = ravel_diags_new();
+        ravel_module *m = ravel_module_parse(t, n, "<candidate>", d);
+        bool ok = m && ravel_module_nfuncs(m) == 1 && worker_answer(q, ravel_module_func(m, 0), fd);
+        ravel_module_free(m);
+        ravel_diags_free(d);
+        free(t);
+        if (!ok) _exit(3);
     }
-    _exit(0);
 }
 
 static double now_s(void)
@@ -197,25 +247,24 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Reads fd until EOF or the deadline; returns false on timeout. */
-static bool read_all(int fd, double deadline, char **buf, size_t *len)
+/* Reads n bytes from fd before the deadline: 1 done, 0 end of file (the
+ * worker died), -1 timeout. */
+static int read_by(int fd, void *p, size_t n, double deadline)
 {
-    size_t cap = 0;
-    for (;;) {
+    char *c = p;
+    while (n) {
         double left = deadline - now_s();
-        if (left <= 0) return false;
-        struct pollfd p = {fd, POLLIN, 0};
-        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        if (left <= 0) return -1;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
         if (pr < 0 && errno == EINTR) continue;
-        if (pr <= 0) return pr == 0 ? false : true;
-        if (*len + 4096 > cap) *buf = rv_xrealloc(*buf, cap = cap * 2 + 8192);
-        ssize_t n = read(fd, *buf + *len, cap - *len - 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        *len += (size_t)n;
+        if (pr == 0) continue;
+        ssize_t r = pr < 0 ? 0 : read(fd, c, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        c += r, n -= (size_t)r;
     }
-    if (*buf) (*buf)[*len] = 0;
-    return true;
+    return 1;
 }
 
 /* Waits for pid (killing it at the deadline); returns its wait status, or -1
@@ -238,44 +287,72 @@ static int reap(pid_t pid, double deadline)
     }
 }
 
-static bool run_alloc(rd_oracle *q, const ravel_func *f, bool want_text, rd_result *r, char **err)
+static bool worker_start(rd_oracle *q, char **err)
 {
-    int fds[2];
-    if (pipe(fds) != 0) return *err = strdup("cannot create a pipe"), false;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return *err = strdup("cannot create a socket pair"), false;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]), close(fds[1]);
+        close(sv[0]), close(sv[1]);
         return *err = strdup("cannot fork"), false;
     }
     if (pid == 0) {
-        close(fds[0]);
+        close(sv[0]);
         setpgid(0, 0);
-        child_alloc(q, f, fds[1]);
+        worker_loop(q, sv[1]);
     }
-    close(fds[1]);
+    close(sv[1]);
+    q->worker = pid;
+    q->sock = sv[0];
+    return true;
+}
+
+/* Ends the worker (killed if still running); returns its wait status, -1
+ * if it had to be killed. */
+static int worker_stop(rd_oracle *q, bool kill_it)
+{
+    close(q->sock);
+    q->sock = -1;
+    int st = reap(q->worker, kill_it ? 0 : now_s() + 5);
+    q->worker = 0;
+    return st;
+}
+
+/* The verdict of the persistent worker on the candidate text (allocators
+ * run there: a crash or a hang is an outcome, not the reducer's end). */
+static bool run_alloc(rd_oracle *q, const char *text, size_t len, bool want_text, rd_result *r, char **err)
+{
+    if (!q->worker && !worker_start(q, err)) return false;
+    uint64_t n = len;
     double deadline = now_s() + q->o.test_timeout;
+    bool sent = write_full(q->sock, &n, sizeof n) && write_full(q->sock, text, len);
+    int got = sent ? read_by(q->sock, &n, sizeof n, deadline) : 0;
     char *buf = NULL;
-    size_t len = 0;
-    bool in_time = read_all(fds[0], deadline, &buf, &len);
-    close(fds[0]);
-    int st = reap(pid, in_time ? deadline + 1 : 0);
-    if (st == -1 || !in_time) {
-        r->outcome = RD_HANG;
-    } else if (WIFSIGNALED(st)) {
-        r->outcome = RD_CRASH;
-        snprintf(r->kind, sizeof r->kind, "signal %d", WTERMSIG(st));
-    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !buf) {
-        r->outcome = RD_CRASH;
-        snprintf(r->kind, sizeof r->kind, "exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    if (got == 1) {
+        buf = rv_xmalloc(n + 1);
+        got = read_by(q->sock, buf, n, deadline);
+        buf[got == 1 ? n : 0] = 0;
+    }
+    if (got != 1) {
+        int st = worker_stop(q, got < 0);
+        if (got < 0 || st == -1) {
+            r->outcome = RD_HANG;
+        } else if (WIFSIGNALED(st)) {
+            r->outcome = RD_CRASH;
+            snprintf(r->kind, sizeof r->kind, "signal %d", WTERMSIG(st));
+        } else {
+            r->outcome = RD_CRASH;
+            snprintf(r->kind, sizeof r->kind, "exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        }
     } else {
         r->outcome = (rd_outcome)atoi(buf);
-        const char *text = strchr(buf, '\n');
-        text = text && text[1] ? text + 1 : "R";
-        bool detail = *text++ == 'D';
-        if (r->outcome == RD_REJECT) kinds_of_text(r, text);
-        if (r->outcome == RD_FAIL) fail_kind(r, detail ? text : failure_message(text));
-        if (want_text && *text) *(detail ? &r->detail : &r->text) = strdup(text);
+        const char *t = strchr(buf, '\n');
+        t = t && t[1] ? t + 1 : "R";
+        bool detail = *t++ == 'D';
+        if (r->outcome == RD_REJECT) kinds_of_text(r, t);
+        if (r->outcome == RD_FAIL) fail_kind(r, detail ? t : failure_message(t));
+        if (want_text && *t) *(detail ? &r->detail : &r->text) = strdup(t);
     }
     free(buf);
     return true;
@@ -341,7 +418,7 @@ bool rd_oracle_run(rd_oracle *q, const ravel_func *f, const char *text, size_t l
     memset(r, 0, sizeof *r);
     switch (q->o.mode) {
     case RV_RD_CHECK: run_check(q, f, r); return true;
-    case RV_RD_ALLOC: return run_alloc(q, f, want_text, r, err);
+    case RV_RD_ALLOC: return run_alloc(q, text, len, want_text, r, err);
     case RV_RD_COMMAND: return run_command(q, text, len, r, err);
     }
     return false;

@@ -186,9 +186,9 @@ static int test_text(ctx *c, const char *text, size_t len, bool want_text, rd_re
     ravel_module *m = ravel_module_parse(text, len, "<candidate>", d);
     int res = -1;
     if (m && !ravel_diags_count(d) && ravel_module_nfuncs(m) == 1 && valid(c, ravel_module_func(m, 0))) {
-        size_t clen = 0;
+        size_t clen = len;
         char *ctext = c->o->mode == RV_RD_COMMAND ? command_text(c, text, len, &clen) : NULL;
-        res = rd_oracle_run(c->q, ravel_module_func(m, 0), ctext, clen, want_text, r, &c->err) ? 1 : 0;
+        res = rd_oracle_run(c->q, ravel_module_func(m, 0), ctext ? ctext : text, clen, want_text, r, &c->err) ? 1 : 0;
         free(ctext);
     }
     ravel_module_free(m);

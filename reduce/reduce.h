@@ -21,7 +21,7 @@
  *                  fuzz harness's oracle (rv_fuzz_alloc / rv_fuzz_oracle:
  *                  wrong allocation, failure, crash, hang), or with `compare`
  *                  whose allocation differs under `run --compare`; run in a
- *                  child process, so a crashing allocator is a result;
+ *                  worker process, so a crashing allocator is a result;
  *   RV_RD_COMMAND  a shell command on the candidate file exits 0.
  * The outcome class of the input (and the error kind) must be kept.
  *
@@ -54,7 +54,7 @@ typedef struct rv_reduce_opts {
     rv_fuzz_target target;        /* ALLOC: RV_FT_ALLOC, RV_FT_DIFFERENTIAL or RV_FT_ORACLE */
     const char *command;          /* COMMAND: sh command; {} is the candidate path, else appended */
     double seconds;               /* time budget (0 = none) */
-    double test_timeout;          /* per test in a child process (default 10 s) */
+    double test_timeout;          /* per test in the worker or command process (default 10 s) */
     bool progress;                /* progress line on progress_out */
     FILE *progress_out;           /* default stderr */
     bool status_open;             /* add `# status: open` to the header */

@@ -12,6 +12,7 @@
 #include "tests/test.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 enum { MIN_INSTS = 500 };
 
@@ -220,6 +221,14 @@ static ravel_func *failing(const ravel_func *f, const rv_alloc_opts *o, char **e
     return rv_allocator_find("linear")->run(f, o, err);
 }
 
+/* Never returns on blocks with many parameters (a resolver that loops). */
+static ravel_func *hanging(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    if (many_params(f))
+        for (;;) sleep(1);
+    return rv_allocator_find("linear")->run(f, o, err);
+}
+
 /* Reloads from the next slot (a slot-numbering off-by-one). */
 static ravel_func *wrong_slot(const ravel_func *f, const rv_alloc_opts *o, char **err)
 {
@@ -235,6 +244,7 @@ static const rv_allocator planted[] = {
     {"crashing", "aborts on an instruction that reads one value twice", crashing},
     {"failing", "fails on blocks with 3+ parameters", failing},
     {"wrong-slot", "reloads from the next slot", wrong_slot},
+    {"hanging", "loops forever on blocks with 3+ parameters", hanging},
 };
 
 /* Reduces a generated function against a planted allocator; returns the
@@ -294,6 +304,29 @@ TEST(allocator_failure)
     CHECK(f && many_params(f));
     if (f) ravel_func_free(f), ravel_module_free(m);
     free(out);
+}
+
+TEST(allocator_hang)
+{
+    ravel_module *m = big(12);
+    rv_reduce_opts o;
+    rv_reduce_opts_default(&o);
+    o.mode = RV_RD_ALLOC;
+    o.alloc = &planted[3];
+    o.test_timeout = 0.1;
+    rv_reduce_stats st;
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(rv_reduce(ravel_module_func(m, 0), NULL, 0, &o, &out, &st, &err), RAVEL_OK);
+    report("(b) allocator hang", 12, &st);
+    CHECK(small_enough(&st));
+    CHECK(out && strstr(out, "# verdict: the allocator ran longer than 0.1 s"));
+    ravel_module *rm;
+    ravel_func *f = out ? input_of(out, &rm) : NULL;
+    CHECK(f && many_params(f));
+    if (f) ravel_func_free(f), ravel_module_free(rm);
+    free(out);
+    free(err);
+    ravel_module_free(m);
 }
 
 TEST(differs_under_compare)
@@ -468,6 +501,7 @@ int main(void)
     RUN(keep_first_line);
     RUN(allocator_crash);
     RUN(allocator_failure);
+    RUN(allocator_hang);
     RUN(differs_under_compare);
     RUN(deterministic);
     RUN(time_budget);
