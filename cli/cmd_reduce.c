@@ -36,6 +36,7 @@ static void usage(FILE *out)
           "                   regenerate the function of a libFuzzer/AFL++ input of a\n"
           "                   fuzz target (fuzz_alloc, fuzz_alloc_NAME, fuzz_differential,\n"
           "                   fuzz_checker_oracle) as the target does, then as -a\n"
+          "                   (or against --test 'CMD')\n"
           "\n"
           "  --keep K         kind: the input's first error kind is among the errors\n"
           "                   (default); first-line: it is the first error; any: any\n"
@@ -152,8 +153,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         return CLI_USAGE;
     }
     a->o.progress = !a->quiet && (a->o.progress || progress);
-    if (a->o.command && (a->alloc || a->fuzz_target))
-        return cli_usage_error("reduce", "--test cannot be combined with -a or --from-fuzz");
+    if (a->o.command && a->alloc) return cli_usage_error("reduce", "--test cannot be combined with -a");
     if (a->alloc && a->fuzz_target) return cli_usage_error("reduce", "--from-fuzz names its allocator; drop -a");
     if (a->target && !a->alloc) return cli_usage_error("reduce", "--target needs -a NAME");
     return 0;
@@ -215,6 +215,23 @@ static int load_orig(const reduce_args *a, const ravel_func *f)
     return 0;
 }
 
+/* The validator's own diagnostics (FILE:LINE:COL) for an input the reducer
+ * cannot start from: one that does not validate, or (for -a) is not SSA. */
+static int precheck(const reduce_args *a, const ravel_func *f)
+{
+    ravel_diags *d = ravel_diags_new();
+    bool ssa = a->o.mode == RV_RD_ALLOC;
+    int v = ravel_validate(f, ssa ? RAVEL_VALIDATE_SSA : 0, d);
+    bool bad_input = ssa ? v != RAVEL_OK : v == RAVEL_EINVAL;
+    if (bad_input) {
+        ravel_diags_print(stderr, d);
+        fprintf(stderr, "ravel reduce: %s: %s\n", a->file,
+                ssa ? "not a valid SSA function (the allocator needs one)" : "does not validate");
+    }
+    ravel_diags_free(d);
+    return bad_input ? CLI_USAGE : 0;
+}
+
 /* ---- the output ---------------------------------------------------------------------- */
 
 static int write_out(const char *path, const char *text)
@@ -269,7 +286,7 @@ int cmd_reduce(int argc, char **argv)
     ravel_module *m = NULL;
     if (a.fuzz_target) {
         m = from_fuzz(&a, (const uint8_t *)text, len, fuzz_header, sizeof fuzz_header);
-        a.o.mode = RV_RD_ALLOC;
+        a.o.mode = a.o.command ? RV_RD_COMMAND : RV_RD_ALLOC;
     } else {
         m = cli_load(a.file);
         char seedtxt[32];
@@ -293,7 +310,8 @@ int cmd_reduce(int argc, char **argv)
     } else {
         ravel_func *f = ravel_module_func(m, 0), *stripped = NULL;
         if (a.o.mode == RV_RD_ALLOC && rv_func_is_allocated(f)) f = stripped = rv_func_strip(f);
-        rc = a.orig ? load_orig(&a, f) : 0;
+        rc = a.fuzz_target ? 0 : precheck(&a, f);
+        if (!rc && a.orig) rc = load_orig(&a, f);
         if (!rc) rc = a.fuzz_target ? run(&a, f, fuzz_header, strlen(fuzz_header)) : run(&a, f, text, len);
         ravel_func_free(stripped);
     }

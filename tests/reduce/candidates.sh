@@ -41,4 +41,10 @@ grep -q '^# target: alloc$' "$dir/fz.ra" && grep -q '^# allocator: ' "$dir/fz.ra
 "$ravel" alloc -a linear "$dir/in.ra" > "$dir/ok.ra" || fail "alloc"
 "$ravel" reduce -q "$dir/ok.ra" 2>"$dir/err.txt"; [ $? = 1 ] || fail "a correct allocation is not a failing case"
 grep -q 'does not have the property' "$dir/err.txt" || fail "message: $(cat "$dir/err.txt")"
+# bad input: the validator's FILE:LINE:COL diagnostics, exit 2
+sed 's/ret v/ret v999/' "$dir/in.ra" > "$dir/bad.ra"
+if grep -q 'ret v999' "$dir/bad.ra"; then
+  "$ravel" reduce -a linear "$dir/bad.ra" 2>"$dir/bad.txt"; [ $? = 2 ] || fail "invalid input: exit $?"
+  grep -q "bad.ra:[0-9]*:[0-9]*: error:" "$dir/bad.txt" || fail "no FILE:LINE:COL diagnostic: $(cat "$dir/bad.txt")"
+fi
 echo "candidates: ok ($n candidates, all valid)"
