@@ -119,8 +119,9 @@ typedef struct rd_pass {
 } rd_pass;
 extern const rd_pass rd_pass_cut_blocks, rd_pass_edges, rd_pass_bypass, rd_pass_merge; /* rd_pass_cfg.c */
 extern const rd_pass rd_pass_insts, rd_pass_edits, rd_pass_values, rd_pass_operands;   /* rd_pass_inst.c */
-extern const rd_pass rd_pass_constraints, rd_pass_attrs, rd_pass_smap, rd_pass_imm_zero, rd_pass_imm_halve; /* rd_pass_attr.c */
-extern const rd_pass rd_pass_regs, rd_pass_classes, rd_pass_mach_clobbers; /* rd_pass_mach.c */
+extern const rd_pass rd_pass_constraints, rd_pass_attrs, rd_pass_smap, rd_pass_clobber_regs; /* rd_pass_attr.c */
+extern const rd_pass rd_pass_imm_zero, rd_pass_imm_halve;
+extern const rd_pass rd_pass_regs, rd_pass_classes, rd_pass_mach_clobbers, rd_pass_gc; /* rd_pass_mach.c */
 
 /* ===== rd_oracle.c: is a candidate still interesting? ======================= */
 typedef enum rd_outcome {

@@ -156,3 +156,33 @@ static bool halve_apply(rd_func *f, uint32_t lo, uint32_t hi)
     return changed;
 }
 const rd_pass rd_pass_imm_halve = {"immediates-halve", halve_count, halve_apply};
+
+/* ---- explicit clobber lists ---------------------------------------------------------- */
+
+static uint32_t clob_count(const rd_func *f)
+{
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < f->blocks.len; b++)
+        for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) n += f->blocks.data[b].insts.data[k].clob.len;
+    return n;
+}
+
+/* Removes entries lo .. hi-1 (the attribute stays, possibly empty). */
+static bool clob_apply(rd_func *f, uint32_t lo, uint32_t hi)
+{
+    uint32_t item = 0;
+    bool changed = false;
+    for (uint32_t b = 0; b < f->blocks.len; b++)
+        for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) {
+            rd_inst *in = &f->blocks.data[b].insts.data[k];
+            uint32_t w = 0;
+            for (uint32_t c = 0; c < in->clob.len; c++, item++) {
+                if (item >= lo && item < hi) changed = true;
+                else in->clob.data[w++] = in->clob.data[c];
+            }
+            in->clob.len = w;
+        }
+    return changed;
+}
+
+const rd_pass rd_pass_clobber_regs = {"clobber-lists", clob_count, clob_apply};

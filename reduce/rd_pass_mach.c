@@ -166,3 +166,17 @@ static bool clob_apply(rd_func *f, uint32_t lo, uint32_t hi)
 }
 
 const rd_pass rd_pass_mach_clobbers = {"machine-clobbers", clob_count, clob_apply};
+
+/* ---- the collector: `gc nonmoving` back to the default -------------------------------------- */
+
+static uint32_t gc_count(const rd_func *f) { return f->m.gc_nonmoving ? 1 : 0; }
+
+static bool gc_apply(rd_func *f, uint32_t lo, uint32_t hi)
+{
+    (void)lo, (void)hi;
+    bool changed = f->m.gc_nonmoving;
+    f->m.gc_nonmoving = false;
+    return changed;
+}
+
+const rd_pass rd_pass_gc = {"gc", gc_count, gc_apply};

@@ -15,8 +15,9 @@
 static const rd_pass *const passes[] = {
     &rd_pass_cut_blocks, &rd_pass_edges,     &rd_pass_insts,       &rd_pass_values,
     &rd_pass_edits,      &rd_pass_bypass,    &rd_pass_merge,       &rd_pass_operands,
-    &rd_pass_attrs,      &rd_pass_smap,      &rd_pass_constraints, &rd_pass_imm_zero,
-    &rd_pass_imm_halve,  &rd_pass_regs,      &rd_pass_classes,     &rd_pass_mach_clobbers,
+    &rd_pass_attrs,      &rd_pass_smap,      &rd_pass_clobber_regs, &rd_pass_constraints,
+    &rd_pass_imm_zero,   &rd_pass_imm_halve, &rd_pass_regs,         &rd_pass_classes,
+    &rd_pass_mach_clobbers, &rd_pass_gc,
 };
 
 void rv_reduce_opts_default(rv_reduce_opts *o)
