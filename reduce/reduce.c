@@ -118,19 +118,23 @@ static bool has_banner(const ctx *c)
     return c->header && c->header_len >= 23 && !memcmp(c->header, "# ravel fuzz reproducer", 23);
 }
 
-/* The header: the input's banner and keys, then reduced-from. */
+/* The header: the input's banner and keys, then reduced-from. With -a the
+ * target, allocator and seed are those the reduction used (what a replay
+ * must re-run), and an `expect:` about the input's own allocation goes. */
 static void put_header(FILE *fp, const ctx *c, bool final)
 {
     static const char *const keys[] = {"target", "allocator", "seed", "expect", "status"};
-    if (has_banner(c) || c->o->mode == RV_RD_ALLOC) fputs("# ravel fuzz reproducer\n", fp);
+    bool alloc = c->o->mode == RV_RD_ALLOC;
+    if (has_banner(c) || alloc) fputs("# ravel fuzz reproducer\n", fp);
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         const char *l;
         size_t n;
-        if (header_line(c, keys[k], &l, &n)) fprintf(fp, "%.*s\n", (int)n, l);
-        else if (k == 0 && c->o->mode == RV_RD_ALLOC)
+        if (alloc && k == 0)
             fprintf(fp, "# target: %s\n", rv_fuzz_target_name(c->o->compare ? RV_FT_DIFFERENTIAL : c->o->target));
-        else if (k == 1 && c->o->mode == RV_RD_ALLOC) fprintf(fp, "# allocator: %s\n", c->o->alloc->name);
-        else if (k == 2 && c->o->mode == RV_RD_ALLOC) fprintf(fp, "# seed: 0x%016" PRIx64 "\n", c->o->seed);
+        else if (alloc && k == 1) fprintf(fp, "# allocator: %s\n", c->o->alloc->name);
+        else if (alloc && k == 2) fprintf(fp, "# seed: 0x%016" PRIx64 "\n", c->o->seed);
+        else if (alloc && k == 3) continue;
+        else if (header_line(c, keys[k], &l, &n)) fprintf(fp, "%.*s\n", (int)n, l);
         else if (k == 4 && c->o->status_open) fputs("# status: open\n", fp);
     }
     if (final) fprintf(fp, "# reduced-from: %u lines, %u instructions\n", c->st->lines_before, c->st->insts_before);
@@ -459,7 +463,7 @@ static int start(ctx *c, const ravel_func *f, size_t *len, char **text)
         c->err = xstrdup(buf);
         return RAVEL_EFAIL;
     }
-    if (has_banner(c) && c->o->mode != RV_RD_COMMAND) { /* keep the replay's verdict (ctest runs it) */
+    if (has_banner(c) && c->o->mode == RV_RD_CHECK) { /* keep the replay's verdict (ctest runs it) */
         c->replay = rv_fuzz_new();
         c->replay_ref = replay_of(c, *text, *len);
     }

@@ -41,6 +41,10 @@ grep -q '^# target: alloc$' "$dir/fz.ra" && grep -q '^# allocator: ' "$dir/fz.ra
 "$ravel" alloc -a linear "$dir/in.ra" > "$dir/ok.ra" || fail "alloc"
 "$ravel" reduce -q "$dir/ok.ra" 2>"$dir/err.txt"; [ $? = 1 ] || fail "a correct allocation is not a failing case"
 grep -q 'does not have the property' "$dir/err.txt" || fail "message: $(cat "$dir/err.txt")"
+# -a on a correct allocator: nothing to keep (exit 1); an unknown one: usage (exit 2)
+"$ravel" reduce -q -a linear "$dir/in.ra" 2>"$dir/err2.txt"; [ $? = 1 ] || fail "-a linear on a passing input"
+grep -q 'its verdict: passes' "$dir/err2.txt" || fail "message: $(cat "$dir/err2.txt")"
+"$ravel" reduce -a no-such "$dir/in.ra" 2>/dev/null; [ $? = 2 ] || fail "-a no-such"
 # bad input: the validator's FILE:LINE:COL diagnostics, exit 2
 sed 's/ret v/ret v999/' "$dir/in.ra" > "$dir/bad.ra"
 if grep -q 'ret v999' "$dir/bad.ra"; then
