@@ -208,8 +208,11 @@ static int load_orig(const reduce_args *a, const ravel_func *f)
     ravel_func_free(s);
     ravel_module_free(om);
     if (!same) {
-        fprintf(stderr, "ravel reduce: %s is not %s without its allocation; reduce the pair with --test instead\n",
-                a->orig, a->file);
+        fprintf(stderr,
+                "ravel reduce: %s is not %s without its allocation (the allocator changed the instructions):\n"
+                "  reduce %s with -a ALLOCATOR instead (the allocation is redone for every candidate),\n"
+                "  or the pair with --test\n",
+                a->orig, a->file, a->orig);
         return CLI_USAGE;
     }
     return 0;

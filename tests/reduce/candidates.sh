@@ -41,6 +41,15 @@ grep -q '^# target: alloc$' "$dir/fz.ra" && grep -q '^# allocator: ' "$dir/fz.ra
 "$ravel" alloc -a linear "$dir/in.ra" > "$dir/ok.ra" || fail "alloc"
 "$ravel" reduce -q "$dir/ok.ra" 2>"$dir/err.txt"; [ $? = 1 ] || fail "a correct allocation is not a failing case"
 grep -q 'does not have the property' "$dir/err.txt" || fail "message: $(cat "$dir/err.txt")"
+# --orig: accepted when it is FILE without its allocation; the reduced one is the #| lines
+awk '/= reload/ && !done && NR > 150 { done = 1; next } { print }' "$dir/ok.ra" > "$dir/bad-alloc.ra"
+if "$ravel" check "$dir/bad-alloc.ra" > /dev/null 2>&1; then :; else
+  "$ravel" reduce -q --orig "$dir/in.ra" "$dir/bad-alloc.ra" -o "$dir/orig-out.ra" || fail "--orig (same function)"
+  sed -n 's/^#| //p' "$dir/orig-out.ra" > "$dir/orig-red.ra"
+  "$ravel" check --orig "$dir/orig-red.ra" "$dir/orig-out.ra" > /dev/null; [ $? = 1 ] || fail "reduced pair not rejected"
+  "$ravel" gen --seed 4 --insts 300 > "$dir/other.ra"
+  "$ravel" reduce -q --orig "$dir/other.ra" "$dir/bad-alloc.ra" 2>/dev/null; [ $? = 2 ] || fail "--orig of another function accepted"
+fi
 # -a on a correct allocator: nothing to keep (exit 1); an unknown one: usage (exit 2)
 "$ravel" reduce -q -a linear "$dir/in.ra" 2>"$dir/err2.txt"; [ $? = 1 ] || fail "-a linear on a passing input"
 grep -q 'its verdict: passes' "$dir/err2.txt" || fail "message: $(cat "$dir/err2.txt")"
