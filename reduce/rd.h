@@ -157,5 +157,8 @@ bool rd_oracle_run(rd_oracle *q, const ravel_func *f, const char *text, size_t l
 /* Does r keep what the input's result ref showed? */
 bool rd_oracle_keeps(const rv_reduce_opts *o, const rd_result *ref, const rd_result *r);
 const char *rd_outcome_name(rd_outcome o);
+/* Do orig and alloc differ under `ravel run --compare` (o->inputs vectors
+ * of seed o->seed)? msg gets the first difference. */
+bool rd_differs(const rv_reduce_opts *o, const ravel_func *orig, const ravel_func *alloc, char *msg, size_t len);
 
 #endif

@@ -112,7 +112,7 @@ static void fail_kind(rd_result *r, const char *msg)
 
 /* ---- CHECK: the checker, or the interpreter, on the allocated function -------------- */
 
-static bool differs(const rv_reduce_opts *o, const ravel_func *orig, const ravel_func *alloc, char *msg, size_t len)
+bool rd_differs(const rv_reduce_opts *o, const ravel_func *orig, const ravel_func *alloc, char *msg, size_t len)
 {
     uint32_t n = rv_interp_ninputs(orig);
     uint64_t *in = rv_xcalloc(n + 1, sizeof *in);
@@ -131,7 +131,7 @@ static void run_check(rd_oracle *q, const ravel_func *f, rd_result *r)
     ravel_func *orig = rv_func_strip(f);
     char msg[512];
     if (q->o.compare) {
-        r->outcome = differs(&q->o, orig, f, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
+        r->outcome = rd_differs(&q->o, orig, f, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
     } else {
         ravel_report *rep = NULL;
         int rc = ravel_check(q->ck, f, orig, &rep);
@@ -198,7 +198,7 @@ static bool worker_answer(rd_oracle *q, const ravel_func *f, int fd)
     if (o->compare) {
         rv_alloc_opts ao = {.seed = o->seed};
         a = o->alloc->run(f, &ao, &err);
-        out = !a ? RD_FAIL : differs(o, f, a, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
+        out = !a ? RD_FAIL : rd_differs(o, f, a, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
         text = out == RD_DIFFERS ? msg : out == RD_FAIL && err ? err : "";
         len = strlen(text);
     } else {

@@ -337,14 +337,7 @@ static void put_check_verdict(FILE *fp, ctx *c, const ravel_func *f)
     if (!m) rv_oom();
     if (c->o->compare) {
         char msg[512] = "";
-        uint32_t n = rv_interp_ninputs(orig);
-        uint64_t *in = rv_xcalloc(n + 1, sizeof *in);
-        for (uint64_t k = 0; k < c->o->inputs; k++) {
-            rv_interp_inputs(c->o->seed, k, in, n);
-            rv_run_opts ro = {in, n, 100000, false, true};
-            if (!rv_interp_compare(orig, f, &ro, msg, sizeof msg)) break;
-        }
-        free(in);
+        rd_differs(c->o, orig, f, msg, sizeof msg);
         fprintf(fp, "# verdict: the allocated and unallocated forms differ (ravel run --compare):\n");
         fputs(msg, m);
     } else {
