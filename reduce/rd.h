@@ -154,6 +154,9 @@ void rd_oracle_free(rd_oracle *q);
  * reproducer text. Returns false if the test could not run (*err set). */
 bool rd_oracle_run(rd_oracle *q, const ravel_func *f, const char *text, size_t len, bool want_text, rd_result *r,
                    char **err);
+/* rv_fuzz_replay_ra on a reproducer text, in the worker process (the
+ * allocators it re-runs may crash); -1 if the worker died or hung. */
+int rd_oracle_replay(rd_oracle *q, const char *text, size_t len);
 /* Does r keep what the input's result ref showed? */
 bool rd_oracle_keeps(const rv_reduce_opts *o, const rd_result *ref, const rd_result *r);
 const char *rd_outcome_name(rd_outcome o);

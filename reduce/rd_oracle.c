@@ -219,22 +219,38 @@ static bool worker_answer(rd_oracle *q, const ravel_func *f, int fd)
     return ok;
 }
 
-/* The worker process: reads candidates (length-prefixed text), answers each,
+/* In the worker: the replay's result on a reproducer text, as "RESULT\n". */
+static bool worker_replay(rd_oracle *q, const char *t, size_t n, int fd)
+{
+    char head[32];
+    int k = snprintf(head, sizeof head, "%d\n", rv_fuzz_replay_ra(q->z, t, n, "<candidate>"));
+    uint64_t total = (uint64_t)k;
+    return write_full(fd, &total, sizeof total) && write_full(fd, head, (size_t)k);
+}
+
+/* The worker process: reads requests (a kind byte, 'A' for the allocator
+ * oracle or 'P' for a replay, then length-prefixed text), answers each,
  * until the socket closes. A crash or a hang ends it; the parent starts
- * another for the next candidate. */
+ * another for the next request. */
 static void worker_loop(rd_oracle *q, int fd)
 {
     for (;;) {
+        char kind;
         uint64_t n;
-        if (!read_full(fd, &n, sizeof n)) _exit(0);
+        if (!read_full(fd, &kind, 1) || !read_full(fd, &n, sizeof n)) _exit(0);
         char *t = rv_xmalloc(n + 1);
         if (!read_full(fd, t, n)) _exit(0);
         t[n] = 0;
-        ravel_diags *d = ravel_diags_new();
-        ravel_module *m = ravel_module_parse(t, n, "<candidate>", d);
-        bool ok = m && ravel_module_nfuncs(m) == 1 && worker_answer(q, ravel_module_func(m, 0), fd);
-        ravel_module_free(m);
-        ravel_diags_free(d);
+        bool ok;
+        if (kind == 'P') {
+            ok = worker_replay(q, t, n, fd);
+        } else {
+            ravel_diags *d = ravel_diags_new();
+            ravel_module *m = ravel_module_parse(t, n, "<candidate>", d);
+            ok = m && ravel_module_nfuncs(m) == 1 && worker_answer(q, ravel_module_func(m, 0), fd);
+            ravel_module_free(m);
+            ravel_diags_free(d);
+        }
         free(t);
         if (!ok) _exit(3);
     }
@@ -319,23 +335,44 @@ static int worker_stop(rd_oracle *q, bool kill_it)
     return st;
 }
 
+/* One request to the worker (started if needed): 1 answered (*buf), 0 the
+ * worker died (*status: its wait status, -1 if killed), -1 it ran past the
+ * test timeout (killed); -2 it could not be started (*err). */
+static int exchange(rd_oracle *q, char kind, const char *text, size_t len, char **buf, int *status, char **err)
+{
+    if (!q->worker && !worker_start(q, err)) return -2;
+    uint64_t n = len;
+    double deadline = now_s() + q->o.test_timeout;
+    bool sent = write_full(q->sock, &kind, 1) && write_full(q->sock, &n, sizeof n) && write_full(q->sock, text, len);
+    int got = sent ? read_by(q->sock, &n, sizeof n, deadline) : 0;
+    *buf = NULL;
+    if (got == 1) {
+        *buf = rv_xmalloc(n + 1);
+        got = read_by(q->sock, *buf, n, deadline);
+        (*buf)[got == 1 ? n : 0] = 0;
+    }
+    if (got != 1) *status = worker_stop(q, got < 0);
+    return got;
+}
+
+int rd_oracle_replay(rd_oracle *q, const char *text, size_t len)
+{
+    char *buf = NULL, *err = NULL;
+    int st = 0, got = exchange(q, 'P', text, len, &buf, &st, &err);
+    int r = got == 1 ? atoi(buf) : -1;
+    free(buf);
+    free(err);
+    return r;
+}
+
 /* The verdict of the persistent worker on the candidate text (allocators
  * run there: a crash or a hang is an outcome, not the reducer's end). */
 static bool run_alloc(rd_oracle *q, const char *text, size_t len, bool want_text, rd_result *r, char **err)
 {
-    if (!q->worker && !worker_start(q, err)) return false;
-    uint64_t n = len;
-    double deadline = now_s() + q->o.test_timeout;
-    bool sent = write_full(q->sock, &n, sizeof n) && write_full(q->sock, text, len);
-    int got = sent ? read_by(q->sock, &n, sizeof n, deadline) : 0;
     char *buf = NULL;
-    if (got == 1) {
-        buf = rv_xmalloc(n + 1);
-        got = read_by(q->sock, buf, n, deadline);
-        buf[got == 1 ? n : 0] = 0;
-    }
+    int st = 0, got = exchange(q, 'A', text, len, &buf, &st, err);
+    if (got == -2) return false;
     if (got != 1) {
-        int st = worker_stop(q, got < 0);
         if (got < 0 || st == -1) {
             r->outcome = RD_HANG;
         } else if (WIFSIGNALED(st)) {
