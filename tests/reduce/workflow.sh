@@ -50,4 +50,10 @@ sed 's/^# status: open$//; s/^# seed:/# expect: accept\n# seed:/' "$out" > "$dir
 "$ravel" reduce --open -q "$case" -o "$dir/again.ra" || fail "second run"
 sed -i '/^# status: open$/d' "$dir/again.ra"
 cmp -s "$out" "$dir/again.ra" || fail "two runs differ"
+# 7. candidates of a reproducer must replay as it does: reduced freely, this
+# one becomes an `args` with more register defs than registers, which the
+# allocators rightly refuse, and its replay would fail
+mkdir -p "$dir/r7"
+"$ravel" reduce -q "$src/reproducers/checker-replay-inner-loop-shortcut.ra" -o "$dir/r7/shortcut.ra" || fail "reduce shortcut"
+"$replay" "$dir/r7" > "$dir/replay7.txt" || { cat "$dir/replay7.txt"; fail "the reduced reproducer does not replay"; }
 echo "workflow: ok"
