@@ -18,6 +18,7 @@ int cmd_check(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 
 /* Reads a whole file ("-" = stdin). Returns a malloc'd NUL-terminated buffer

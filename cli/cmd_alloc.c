@@ -1,19 +1,25 @@
-/* cmd_alloc.c - `ravel alloc -a NAME [--seed S] [--stats] [--trace] [-o OUT]
- * IN.ra` and `ravel alloc --list`: allocates every function of IN.ra with a
+/* cmd_alloc.c - `ravel alloc -a NAME [--seed S] [--stats] [--trace]
+ * [--inject KIND[:SEED]] [-o OUT] IN.ra`, `ravel alloc --list` and
+ * `ravel alloc --inject list`: allocates every function of IN.ra with a
  * built-in allocator (allocator/table.c) and prints the machine and the
  * allocated functions in FORMAT's allocated form, which
- * `ravel check --orig IN.ra` verifies. Exit 0 allocated, 1 an allocation
- * failed (unsatisfiable constraints), 2 unreadable input or bad usage. */
+ * `ravel check --orig IN.ra` verifies. With --inject, each allocation is
+ * then corrupted with one bug of the catalogue (allocator/inject.h).
+ * Exit 0 allocated (and, with --inject, some function changed), 1 an
+ * allocation failed (unsatisfiable constraints) or the injection found no
+ * site / changed nothing, 2 unreadable input or bad usage. */
 #include "cli.h"
 #include "allocator/alloc.h"
+#include "allocator/inject.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *out)
 {
-    fputs("usage: ravel alloc -a NAME [--seed S] [--stats] [--trace] [-o OUT] IN.ra\n"
+    fputs("usage: ravel alloc -a NAME [--seed S] [--stats] [--trace] [--inject KIND[:SEED]] [-o OUT] IN.ra\n"
           "       ravel alloc --list\n"
+          "       ravel alloc --inject list\n"
           "\n"
           "Allocates registers for every function of IN.ra (unallocated, SSA) and prints\n"
           "the machine and the allocated functions (FORMAT allocated form).\n"
@@ -25,8 +31,13 @@ static void usage(FILE *out)
           "  --trace    print the allocator's event trace to stderr\n"
           "  -o OUT     write the allocated module to OUT instead of stdout\n"
           "  --list     list the allocators\n"
+          "  --inject KIND[:SEED]\n"
+          "             corrupt each allocation with one bug of kind KIND at a site drawn\n"
+          "             from SEED (default 0); says on stderr where, or that it found no\n"
+          "             site ('--inject list': the kinds)\n"
           "\n"
-          "exit status: 0 allocated, 1 allocation failed, 2 unreadable input or bad usage\n",
+          "exit status: 0 allocated (with --inject: and corrupted), 1 allocation failed\n"
+          "(with --inject: no site, nothing changed), 2 unreadable input or bad usage\n",
           out);
 }
 
@@ -34,11 +45,35 @@ typedef struct alloc_args {
     const char *alloc, *in, *out;
     uint64_t seed;
     bool stats, trace, list;
+    int inject;           /* rv_inject_kind, or -1 */
+    bool inject_list;
+    uint64_t inject_seed;
 } alloc_args;
+
+/* "KIND[:SEED]" or "list". */
+static int parse_inject(const char *v, alloc_args *a)
+{
+    if (strcmp(v, "list") == 0) {
+        a->inject_list = true;
+        return 0;
+    }
+    char name[64];
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    if (n >= sizeof name) return cli_bad_value("alloc", "--inject", v, "KIND[:SEED], see --inject list");
+    memcpy(name, v, n);
+    name[n] = 0;
+    a->inject = rv_inject_find(name);
+    if (a->inject < 0) return cli_bad_value("alloc", "--inject", v, "KIND[:SEED], see --inject list");
+    if (colon && cli_parse_u64(colon + 1, &a->inject_seed))
+        return cli_bad_value("alloc", "--inject", v, "KIND:SEED with a whole number SEED");
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, alloc_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->inject = -1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (cli_is_help(s)) {
@@ -50,6 +85,10 @@ static int parse_args(int argc, char **argv, alloc_args *a)
             a->stats = true;
         } else if (strcmp(s, "--trace") == 0) {
             a->trace = true;
+        } else if (strcmp(s, "--inject") == 0) {
+            if (i + 1 >= argc) return cli_bad_value("alloc", s, NULL, NULL);
+            int rc = parse_inject(argv[++i], a);
+            if (rc) return rc;
         } else if (strcmp(s, "-a") == 0 || strcmp(s, "--allocator") == 0 || strcmp(s, "-o") == 0 ||
                    strcmp(s, "--seed") == 0) {
             if (i + 1 >= argc) return cli_bad_value("alloc", s, NULL, NULL);
@@ -68,7 +107,7 @@ static int parse_args(int argc, char **argv, alloc_args *a)
             return cli_usage_error("alloc", "more than one input file ('%s', '%s')", a->in, s);
         }
     }
-    if (a->list) return 0;
+    if (a->list || a->inject_list) return 0;
     if (!a->in || !a->alloc) {
         usage(stderr);
         return CLI_USAGE;
@@ -79,6 +118,29 @@ static int parse_args(int argc, char **argv, alloc_args *a)
 static void list_allocators(void)
 {
     for (const rv_allocator *x = rv_allocators; x->name; x++) printf("%-10s %s\n", x->name, x->description);
+}
+
+static void list_kinds(void)
+{
+    for (int k = 0; k < RV_INJ_COUNT_; k++) {
+        const rv_inject_info *in = rv_inject_info_of((rv_inject_kind)k);
+        printf("%-17s %s\n", in->name, in->summary);
+    }
+}
+
+/* Corrupts out (an allocation of f) as --inject asks; true if it changed. */
+static bool inject_one(const alloc_args *a, const ravel_func *f, size_t idx, ravel_func *out)
+{
+    rv_inject_result r;
+    /* function idx of a module gets seed SEED + idx: one bug per function, each reproducible */
+    rv_inject(out, (rv_inject_kind)a->inject, a->inject_seed + idx, &r);
+    const char *name = rv_inject_info_of((rv_inject_kind)a->inject)->name;
+    if (r.status == RV_INJ_CHANGED)
+        fprintf(stderr, "ravel alloc: inject %s: %s: %s\n", name, rv_func_name(f), r.what);
+    else
+        fprintf(stderr, "ravel alloc: inject %s: %s: %s\n", name, rv_func_name(f),
+                r.status == RV_INJ_NO_SITE ? "not applicable (no site)" : "applied but changed nothing");
+    return r.status == RV_INJ_CHANGED;
 }
 
 /* Validates and allocates f; returns CLI_OK and *out, or an exit status. */
@@ -117,6 +179,9 @@ static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *
     ravel_func **res = rv_xcalloc(n + 1, sizeof *res);
     int rc = CLI_OK;
     for (size_t i = 0; i < n && rc == CLI_OK; i++) rc = alloc_one(al, a, ravel_module_func(m, i), &res[i]);
+    bool changed = false;
+    for (size_t i = 0; i < n && rc == CLI_OK && a->inject >= 0; i++)
+        changed |= inject_one(a, ravel_module_func(m, i), i, res[i]);
     if (rc == CLI_OK) {
         ravel_print_machine(out, ravel_module_machine(m));
         for (size_t i = 0; i < n; i++) {
@@ -126,7 +191,7 @@ static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *
     }
     for (size_t i = 0; i < n; i++) ravel_func_free(res[i]);
     free(res);
-    return rc;
+    return rc == CLI_OK && a->inject >= 0 && !changed ? CLI_FAIL : rc;
 }
 
 int cmd_alloc(int argc, char **argv)
@@ -136,6 +201,10 @@ int cmd_alloc(int argc, char **argv)
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (a.list) {
         list_allocators();
+        return CLI_OK;
+    }
+    if (a.inject_list) {
+        list_kinds();
         return CLI_OK;
     }
     const rv_allocator *al = rv_allocator_find(a.alloc);

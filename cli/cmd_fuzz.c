@@ -29,7 +29,12 @@ static void fuzz_usage(FILE *out)
           "  -a, --allocator NAME   only this allocator (default: all of them)\n"
           "  -d, --differential     also run both forms in the interpreter and compare\n"
           "      --oracle           also fuzz the checker: corrupt every accepted allocation;\n"
-          "                         if the checker accepts it, the interpreter must agree\n"
+          "                         if the checker accepts it, the interpreter must agree;\n"
+          "                         the corruptions are the bugs of 'ravel alloc --inject list',\n"
+          "                         counted per kind in the summary\n"
+          "      --inject KIND      --oracle: inject only bugs of this kind\n"
+          "      --inject-prob P    --oracle: corrupt an allocation with probability P (0..1,\n"
+          "                         default 1)\n"
           "  -o, --out DIR          where failing cases go (default ./ravel-fuzz-out)\n"
           "      --insts N          generator: at most N instructions per function (default 200)\n"
           "      --blocks N         generator: at most N blocks per function\n"
@@ -161,6 +166,13 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             o->differential = true;
         } else if (!strcmp(a, "--oracle")) {
             o->oracle = true;
+        } else if (opt(argc, argv, &i, NULL, "--inject", &val)) {
+            if ((o->inject_kind = rv_inject_find(val)) < 0) return bad(a, val, "a kind of 'ravel alloc --inject list'");
+        } else if (opt(argc, argv, &i, NULL, "--inject-prob", &val)) {
+            char *end = NULL;
+            double p = val ? strtod(val, &end) : -1;
+            if (!val || *end || !(p >= 0 && p <= 1)) return bad(a, val, "a probability from 0 to 1");
+            o->inject_permille = (unsigned)(p * 1000 + 0.5);
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             *quiet = true;
         } else if (!strcmp(a, "--json")) {
@@ -169,6 +181,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             return cli_usage_error("fuzz", "unknown option '%s'", a);
         }
     }
+    if (!o->oracle && (o->inject_kind >= 0 || o->inject_permille != 1000))
+        return cli_usage_error("fuzz", "--inject and --inject-prob need --oracle");
     if (o->gen.min_regs > o->gen.max_regs) {
         return cli_usage_error("fuzz", "--min-regs is larger than --regs");
     }

@@ -40,6 +40,7 @@ typedef struct slot {
     _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t misses[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle: wrong allocations the checker accepted */
+    _Atomic uint64_t kinds[RV_INJ_COUNT_][RV_ORC_COUNT_]; /* --oracle: per injected kind */
     _Atomic uint64_t cur_iter;  /* iteration in progress */
     _Atomic uint32_t cur_alloc; /* allocator index in progress, NO_ALLOC while generating */
     _Atomic uint32_t done;      /* the worker finished its share */
@@ -87,6 +88,8 @@ void rv_campaign_opts_default(rv_campaign_opts *o)
     o->outdir = "ravel-fuzz-out";
     o->max_files = 20;
     o->stall_seconds = STALL_SECONDS_DEFAULT;
+    o->inject_kind = -1;
+    o->inject_permille = 1000;
     rv_gen_opts_default(&o->gen);
 }
 
@@ -150,6 +153,9 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
             ADD(s->misses[k], 1);
             if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, name, i, z->repro, z->repro_len);
         }
+        for (unsigned q = 0; q < RV_INJ_COUNT_; q++) /* publish the oracle's counters, then restart them */
+            for (unsigned x = 0; x < RV_ORC_COUNT_; x++)
+                if (z->oracle_kinds[q][x]) ADD(s->kinds[q][x], z->oracle_kinds[q][x]), z->oracle_kinds[q][x] = 0;
         t0 = t1;
         t1 = cpu_nanos();
         ADD(s->nanos[k], t1 - t0);
@@ -164,6 +170,8 @@ static void worker(const campaign *c, unsigned w, uint64_t start, unsigned k0)
     slot *s = &c->sh->slots[w];
     if (c->o->interrupt) signal(SIGINT, SIG_IGN); /* the parent stops us and still reads our counters */
     rv_fuzz *z = rv_fuzz_new();
+    z->inject_kind = c->o->inject_kind;
+    z->inject_permille = c->o->inject_permille;
     for (uint64_t i = start; !LD(c->sh->stop); i += c->jobs) {
         if (c->o->count && i >= c->o->count) break;
         if (getppid() != c->parent) break; /* orphaned: the parent died */
@@ -189,8 +197,11 @@ static void totals(const campaign *c, rv_campaign_result *r)
 {
     for (unsigned k = 0; k < c->nalloc; k++) r->per[k] = (rv_campaign_stats){0};
     r->iters = r->gen_nanos = 0;
+    memset(r->kinds, 0, sizeof r->kinds);
     for (unsigned w = 0; w < c->jobs; w++) {
         slot *s = &c->sh->slots[w];
+        for (unsigned q = 0; q < RV_INJ_COUNT_; q++)
+            for (unsigned x = 0; x < RV_ORC_COUNT_; x++) r->kinds[q][x] += LD(s->kinds[q][x]);
         r->iters += LD(s->iters);
         r->gen_nanos += LD(s->gen_nanos);
         for (unsigned k = 0; k < c->nalloc; k++) {
@@ -442,6 +453,14 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
         for (unsigned k = 0; k < r->nalloc; k++) misses += r->per[k].misses;
         fprintf(out, "checker oracle: %" PRIu64 " corrupted allocation%s accepted by the checker but wrong in the interpreter\n",
                 misses, misses == 1 ? "" : "s");
+        fprintf(out, "%-17s %9s %9s %9s %9s %9s %7s\n", "injected kind", "tried", "no-site", "unchanged", "rejected",
+                "accepted", "missed");
+        for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
+            const uint64_t *n = r->kinds[q];
+            fprintf(out, "%-17s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64 "\n",
+                    rv_inject_info_of((rv_inject_kind)q)->name, n[RV_ORC_TRIED], n[RV_ORC_NO_SITE], n[RV_ORC_UNCHANGED],
+                    n[RV_ORC_REJECTED], n[RV_ORC_ACCEPTED], n[RV_ORC_MISSED]);
+        }
     }
     if (r->crashes) fprintf(out, "%" PRIu64 " worker crash%s or hang%s (counted as failures)\n", r->crashes,
                             r->crashes == 1 ? "" : "es", r->crashes == 1 ? "" : "s");
@@ -450,9 +469,21 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
 void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *outdir)
 {
     fprintf(out, "{\"seed\":\"0x%" PRIx64 "\",\"seconds\":%.3f,\"jobs\":%u,\"interrupted\":%s,\"functions\":%" PRIu64
-                 ",\"gen_cpu_us\":%.2f,\"oracle\":%s,\"allocators\":[",
+                 ",\"gen_cpu_us\":%.2f,\"oracle\":%s",
             r->seed, r->seconds, r->jobs, r->interrupted ? "true" : "false", r->iters,
             r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->oracle ? "true" : "false");
+    if (r->oracle) { /* "oracle_kinds":{"use-reg":{"tried":N,...},...} */
+        fputs(",\"oracle_kinds\":{", out);
+        for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
+            fprintf(out, "%s\"%s\":{", q ? "," : "", rv_inject_info_of((rv_inject_kind)q)->name);
+            for (unsigned x = 0; x < RV_ORC_COUNT_; x++)
+                fprintf(out, "%s\"%s\":%" PRIu64, x ? "," : "", rv_oracle_count_name((rv_oracle_count)x),
+                        r->kinds[q][x]);
+            fputc('}', out);
+        }
+        fputc('}', out);
+    }
+    fputs(",\"allocators\":[", out);
     for (unsigned k = 0; k < r->nalloc; k++) {
         const rv_campaign_stats *s = &r->per[k];
         fprintf(out, "%s{\"name\":", k ? "," : "");

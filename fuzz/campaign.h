@@ -23,6 +23,7 @@
 #define RAVEL_FUZZ_CAMPAIGN_H
 
 #include "allocator/alloc.h"
+#include "allocator/inject.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 
@@ -55,6 +56,27 @@ enum { /* rv_fuzz_alloc flags */
                             checker miss returns RV_FUZZ_BUG with oracle_miss set */
 };
 
+/* Per-kind counters of the checker oracle (rv_fuzz.oracle_kinds[kind][c]).
+ * Every draw of a kind is TRIED; it then found NO_SITE, or changed nothing
+ * (UNCHANGED), or changed the allocation, which the checker then REJECTED
+ * or ACCEPTED; an accepted one the interpreter shows different is also
+ * MISSED (a checker bug). tried = no_site + unchanged + rejected + accepted. */
+typedef enum rv_oracle_count {
+    RV_ORC_TRIED, RV_ORC_NO_SITE, RV_ORC_UNCHANGED, RV_ORC_REJECTED, RV_ORC_ACCEPTED, RV_ORC_MISSED, RV_ORC_COUNT_
+} rv_oracle_count;
+const char *rv_oracle_count_name(rv_oracle_count c); /* "tried", "no_site", ... */
+
+/* The verdicts on one injected bug (rv_fuzz_mutant). */
+typedef struct rv_fuzz_mutant {
+    int status;        /* rv_inject's RV_INJ_* */
+    bool rejected;     /* the checker rejected the corrupted allocation */
+    bool expected;     /* ... with at least one error of a kind the bug should cause */
+    bool different;    /* the interpreter (moving collector when the machine's moves) disagrees
+                          with the unallocated function on some input vector */
+    char first_kind[32]; /* the checker's first error kind, or "" */
+    char what[400];    /* rv_inject's description */
+} rv_fuzz_mutant;
+
 typedef struct rv_fuzz {
     ravel_checker *ck;
     char *repro;          /* the last bug's reproducer text (malloc'd), or NULL */
@@ -66,6 +88,13 @@ typedef struct rv_fuzz {
      * and accepted ones (on which the interpreter then agreed, or a bug) */
     uint64_t oracle_rejected, oracle_accepted;
     bool oracle_miss;     /* rv_fuzz_alloc's RV_FUZZ_BUG was a checker miss (RV_FUZZ_ORACLE) */
+    /* The oracle's corruptions: with probability inject_permille/1000 (default
+     * 1000) an execution draws a kind of the catalogue (allocator/inject.h)
+     * uniformly, or always inject_kind when >= 0 (default -1), up to three
+     * times until one changes the allocation; counted in oracle_kinds. */
+    unsigned inject_permille;
+    int inject_kind;
+    uint64_t oracle_kinds[RV_INJ_COUNT_][RV_ORC_COUNT_];
     /* With timing set, the oracles add each phase's CPU time (nanoseconds)
      * to phase_nanos (two clock reads per phase: off by default). */
     bool timing;
@@ -89,6 +118,15 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
 int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags);
 int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed);
 int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
+/* One injected bug, judged in full: copies alloc (an allocation of f the
+ * checker accepts), injects kind k from seed, and, when it changed, checks
+ * the result against f (with the report, for m->expected) and always runs
+ * the interpreter on both forms (m->different), whatever the verdict.
+ * For measuring (bench_mutation, tests); the oracle runs the interpreter
+ * only on what the checker accepted. A miss (different, yet accepted)
+ * leaves its reproducer in z->repro, as the oracle does (a may be NULL). */
+void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,
+                          rv_inject_kind k, uint64_t seed, rv_fuzz_mutant *m);
 int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
 
 /* Replays a reproducer (`.ra` text, reproducers/NAME.ra). Header comments:
@@ -118,6 +156,8 @@ typedef struct rv_campaign_opts {
     bool differential;        /* also run the interpreter on both forms */
     bool oracle;              /* also fuzz the checker: corrupt each accepted allocation
                                  (rv_fuzz_oracle); misses are failures too */
+    int inject_kind;          /* --oracle: only this kind of allocator/inject.h (-1, the default: all) */
+    unsigned inject_permille; /* --oracle: chance in 1000 that an allocation is corrupted (default 1000) */
     const char *outdir;       /* failing cases go here (created if missing) */
     unsigned max_files;       /* failure files per allocator (default 20); which ones are
                                  written first depends on timing when jobs > 1 */
@@ -148,6 +188,7 @@ typedef struct rv_campaign_result {
     unsigned jobs;
     bool interrupted;
     bool oracle;         /* the campaign ran the checker oracle */
+    uint64_t kinds[RV_INJ_COUNT_][RV_ORC_COUNT_]; /* --oracle: per injected kind (rv_oracle_count) */
     uint64_t seed;       /* the campaign seed */
 } rv_campaign_result;
 

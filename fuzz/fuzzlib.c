@@ -74,6 +74,8 @@ rv_fuzz *rv_fuzz_new(void)
     if (!z->ck) rv_oom();
     z->step_limit = 20000;
     z->nvectors = 4;
+    z->inject_permille = 1000;
+    z->inject_kind = -1;
     rv_gen_opts_default(&z->gen);
     return z;
 }
@@ -355,220 +357,82 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
 
 /* ---- corruptions (checker oracle) ------------------------------------------------ */
 
-enum corruption { C_LOC, C_DROP_EDIT, C_REDIRECT_EDIT, C_SWAP, C_DROP_SMAP, C_ADD_SMAP, C_INSERT_EDIT, C_COUNT_ };
+static const char *const count_names[RV_ORC_COUNT_] = {"tried", "no_site", "unchanged", "rejected", "accepted", "missed"};
 
-static const char *const corruption_names[C_COUNT_] = {
-    "changed an operand's location", "dropped an edit", "redirected an edit", "swapped two instructions",
-    "dropped a stackmap slot", "added a stackmap slot", "inserted an edit",
-};
+const char *rv_oracle_count_name(rv_oracle_count c) { return (unsigned)c < RV_ORC_COUNT_ ? count_names[c] : "?"; }
 
-static ravel_loc random_reg(const ravel_func *f, rng *r) { return rng_below(r, f->mach->regs.len); }
-static ravel_loc random_slot(const ravel_func *f, rng *r) { return ravel_slot(rng_below(r, f->nslots + 1)); }
-
-static ravel_loc random_loc(const ravel_func *f, rng *r)
+static void write_miss(rv_fuzz *z, const rv_allocator *a, uint64_t seed, rv_inject_kind k, const char *what,
+                       const char *msg, const ravel_func *out)
 {
-    return rng_below(r, 4) == 0 ? random_slot(f, r) : random_reg(f, r);
-}
-
-static void note_slot(ravel_func *f, ravel_loc l)
-{
-    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) >= f->nslots) f->nslots = ravel_loc_slot(l) + 1;
-}
-
-/* Block containing instruction index i (blocks are contiguous, in layout order). */
-static uint32_t block_of(const ravel_func *f, uint32_t i)
-{
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        const rv_block *bb = &f->blocks.data[b];
-        if (i >= bb->first_inst && i < bb->first_inst + bb->ninsts) return b;
-    }
-    return RAVEL_NONE;
-}
-
-/* Picks a random instruction satisfying pred, or RAVEL_NONE. */
-static uint32_t pick_inst(const ravel_func *f, rng *r, bool (*pred)(const ravel_func *, const rv_inst *))
-{
-    uint32_t n = 0, pick = RAVEL_NONE;
-    for (uint32_t i = 0; i < f->insts.len; i++) /* reservoir sampling */
-        if (pred(f, &f->insts.data[i]) && rng_below(r, ++n) == 0) pick = i;
-    return pick;
-}
-
-static bool is_edit(const ravel_func *f, const rv_inst *i) { (void)f; return rv_is_edit(i); }
-static bool has_smap(const ravel_func *f, const rv_inst *i) { (void)f; return (i->flags & RV_IF_STACKMAP) && i->u.smap.n; }
-static bool is_safepoint(const ravel_func *f, const rv_inst *i) { (void)f; return (i->flags & RV_IF_SAFEPOINT) && !rv_is_term(i); }
-
-static void remove_inst(ravel_func *f, uint32_t i)
-{
-    uint32_t b = block_of(f, i);
-    memmove(&f->insts.data[i], &f->insts.data[i + 1], (f->insts.len - i - 1) * sizeof *f->insts.data);
-    f->insts.len--;
-    f->blocks.data[b].ninsts--;
-    for (uint32_t k = 0; k < f->blocks.len; k++)
-        if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst > i) f->blocks.data[k].first_inst--;
-}
-
-/* Inserts an edit before instruction i, inside i's block. */
-static void insert_edit(ravel_func *f, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src)
-{
-    uint32_t b = block_of(f, i);
-    rv_inst in;
-    memset(&in, 0, sizeof in);
-    in.op = (uint8_t)kind;
-    in.name = RAVEL_NONE;
-    in.u.edit.dst = dst;
-    in.u.edit.src = src;
-    rv_vec_reserve(f->insts, 1);
-    memmove(&f->insts.data[i + 1], &f->insts.data[i], (f->insts.len - i) * sizeof *f->insts.data);
-    f->insts.data[i] = in;
-    f->insts.len++;
-    f->blocks.data[b].ninsts++;
-    for (uint32_t k = 0; k < f->blocks.len; k++)
-        if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst >= i) f->blocks.data[k].first_inst++;
-    note_slot(f, dst);
-    note_slot(f, src);
-}
-
-static bool corrupt_loc(ravel_func *f, rng *r)
-{
-    if (!f->ops.len) return false;
-    rv_operand *o = &f->ops.data[rng_below(r, f->ops.len)];
-    ravel_loc l = random_loc(f, r);
-    if (o->loc == RAVEL_LOC_NONE || l == o->loc) return false;
-    o->loc = l;
-    note_slot(f, l);
-    return true;
-}
-
-static bool corrupt_redirect(ravel_func *f, rng *r)
-{
-    uint32_t i = pick_inst(f, r, is_edit);
-    if (i == RAVEL_NONE) return false;
-    rv_inst *in = &f->insts.data[i];
-    ravel_loc *l = rng_below(r, 2) ? &in->u.edit.dst : &in->u.edit.src;
-    ravel_loc n = ravel_loc_is_slot(*l) ? random_slot(f, r) : random_reg(f, r); /* same kind: stays well formed */
-    if (n == *l) return false;
-    *l = n;
-    note_slot(f, n);
-    return true;
-}
-
-/* Swaps an edit with its neighbour inside the block (never the terminator). */
-static bool corrupt_swap(ravel_func *f, rng *r)
-{
-    uint32_t i = pick_inst(f, r, is_edit);
-    if (i == RAVEL_NONE) return false;
-    uint32_t b = block_of(f, i);
-    const rv_block *bb = &f->blocks.data[b];
-    uint32_t j = rng_below(r, 2) ? i + 1 : i - 1;
-    if (j < bb->first_inst || j >= bb->first_inst + bb->ninsts - 1 || i == bb->first_inst + bb->ninsts - 1)
-        return false;
-    rv_inst t = f->insts.data[i];
-    f->insts.data[i] = f->insts.data[j];
-    f->insts.data[j] = t;
-    return true;
-}
-
-static bool corrupt_drop_smap(ravel_func *f, rng *r)
-{
-    uint32_t i = pick_inst(f, r, has_smap);
-    if (i == RAVEL_NONE) return false;
-    rv_inst *in = &f->insts.data[i];
-    uint32_t k = rng_below(r, in->u.smap.n);
-    uint32_t *s = &f->u32.data[in->u.smap.first];
-    memmove(&s[k], &s[k + 1], (in->u.smap.n - k - 1) * sizeof *s);
-    in->u.smap.n--;
-    return true;
-}
-
-/* Adds a slot to a stackmap: the list is copied to the end of f->u32. */
-static bool corrupt_add_smap(ravel_func *f, rng *r)
-{
-    uint32_t i = pick_inst(f, r, is_safepoint);
-    if (i == RAVEL_NONE) return false;
-    uint32_t slot = rng_below(r, f->nslots + 1);
-    rv_inst *in = &f->insts.data[i];
-    for (uint32_t k = 0; k < in->u.smap.n; k++)
-        if (f->u32.data[in->u.smap.first + k] == slot) return false;
-    uint32_t first = f->u32.len, n = in->u.smap.n;
-    rv_vec_reserve(f->u32, n + 1);
-    for (uint32_t k = 0; k < n; k++) f->u32.data[first + k] = f->u32.data[in->u.smap.first + k];
-    /* keep the list sorted, like the builder does */
-    uint32_t pos = n;
-    while (pos > 0 && f->u32.data[first + pos - 1] > slot) {
-        f->u32.data[first + pos] = f->u32.data[first + pos - 1];
-        pos--;
-    }
-    f->u32.data[first + pos] = slot;
-    f->u32.len += n + 1;
-    in->u.smap.first = first;
-    in->u.smap.n = n + 1;
-    in->flags |= RV_IF_STACKMAP;
-    note_slot(f, ravel_slot(slot));
-    return true;
-}
-
-static bool corrupt_insert(ravel_func *f, rng *r)
-{
-    if (!f->insts.len) return false;
-    uint32_t i = rng_below(r, f->insts.len); /* before any instruction, terminators included */
-    switch (rng_below(r, 3)) {
-    case 0: insert_edit(f, i, RAVEL_OP_MOVE, random_reg(f, r), random_reg(f, r)); break;
-    case 1: insert_edit(f, i, RAVEL_OP_SPILL, random_slot(f, r), random_reg(f, r)); break;
-    default: insert_edit(f, i, RAVEL_OP_RELOAD, random_reg(f, r), random_slot(f, r)); break;
-    }
-    return true;
-}
-
-static bool corrupt(ravel_func *f, rng *r, enum corruption c)
-{
-    switch (c) {
-    case C_LOC: return corrupt_loc(f, r);
-    case C_DROP_EDIT: {
-        uint32_t i = pick_inst(f, r, is_edit);
-        if (i == RAVEL_NONE) return false;
-        remove_inst(f, i);
-        return true;
-    }
-    case C_REDIRECT_EDIT: return corrupt_redirect(f, r);
-    case C_SWAP: return corrupt_swap(f, r);
-    case C_DROP_SMAP: return corrupt_drop_smap(f, r);
-    case C_ADD_SMAP: return corrupt_add_smap(f, r);
-    case C_INSERT_EDIT: return corrupt_insert(f, r);
-    default: return false;
-    }
+    FILE *fp = repro_begin(z, RV_FT_ORACLE, a ? a->name : NULL, seed);
+    fprintf(fp, "# expect: reject\n# injected: %s\n# injection: %s\n", rv_inject_info_of(k)->name, what);
+    fprintf(fp, "# verdict: the checker accepts a wrong allocation (injected %s: %s); the interpreter disagrees:\n",
+            rv_inject_info_of(k)->name, rv_inject_info_of(k)->summary);
+    put_comment(fp, msg, strlen(msg));
+    put_func(fp, out);
+    repro_end(fp);
 }
 
 /* The checker oracle on out, an allocation of f the checker accepted (it is
- * corrupted in place): applies 1-3 random corruptions and asserts: if the
- * checker accepts the corrupted allocation, the interpreter agrees with f on
- * every vector. Returns RV_FUZZ_PASS or RV_FUZZ_BUG (the reproducer in z). */
+ * corrupted in place): with probability z->inject_permille, draws a kind of
+ * the catalogue (up to three draws until one changes out) and asserts: if
+ * the checker accepts the corrupted allocation, the interpreter agrees with
+ * f on every vector. Every draw is counted in z->oracle_kinds. Returns
+ * RV_FUZZ_PASS or RV_FUZZ_BUG (the reproducer in z). */
 static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed)
 {
     rng r = {rv_hash64(seed ^ 0x0c0ffee)};
-    unsigned applied[3], napplied = 0, want = 1 + rng_below(&r, 3);
-    for (unsigned tries = 0; napplied < want && tries < 16; tries++) {
-        enum corruption c = (enum corruption)rng_below(&r, C_COUNT_);
-        if (corrupt(out, &r, c)) applied[napplied++] = c;
+    if (z->inject_permille < 1000 && rng_below(&r, 1000) >= z->inject_permille) return RV_FUZZ_PASS;
+    rv_inject_result res;
+    int kind = -1;
+    for (unsigned t = 0; t < 3 && kind < 0; t++) {
+        int k = z->inject_kind >= 0 && z->inject_kind < RV_INJ_COUNT_ ? z->inject_kind : (int)rng_below(&r, RV_INJ_COUNT_);
+        z->oracle_kinds[k][RV_ORC_TRIED]++;
+        rv_inject(out, (rv_inject_kind)k, rng_next(&r), &res);
+        if (res.status == RV_INJ_CHANGED) kind = k;
+        else z->oracle_kinds[k][res.status == RV_INJ_NO_SITE ? RV_ORC_NO_SITE : RV_ORC_UNCHANGED]++;
     }
-    int result = RV_FUZZ_PASS;
-    char msg[1024];
+    if (kind < 0) return RV_FUZZ_PASS;
     uint64_t t0 = phase_start(z);
-    bool accepted = napplied && check_out(z, out, f, NULL) == RAVEL_OK;
+    bool accepted = check_out(z, out, f, NULL) == RAVEL_OK;
     phase_end(z, RV_PH_CHECK, t0);
-    if (accepted) z->oracle_accepted++;
-    else if (napplied) z->oracle_rejected++;
-    if (accepted && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
-        FILE *fp = repro_begin(z, RV_FT_ORACLE, a->name, seed);
-        fprintf(fp, "# expect: reject\n# verdict: the checker accepts a wrong allocation (");
-        for (unsigned k = 0; k < napplied; k++) fprintf(fp, "%s%s", k ? ", " : "", corruption_names[applied[k]]);
-        fprintf(fp, "); the interpreter disagrees:\n");
-        put_comment(fp, msg, strlen(msg));
-        put_func(fp, out);
-        repro_end(fp);
-        result = RV_FUZZ_BUG;
+    z->oracle_kinds[kind][accepted ? RV_ORC_ACCEPTED : RV_ORC_REJECTED]++;
+    if (!accepted) {
+        z->oracle_rejected++;
+        return RV_FUZZ_PASS;
     }
-    return result;
+    z->oracle_accepted++;
+    char msg[1024];
+    if (compare_runs(z, f, out, seed, msg, sizeof msg)) return RV_FUZZ_PASS;
+    z->oracle_kinds[kind][RV_ORC_MISSED]++;
+    write_miss(z, a, seed, (rv_inject_kind)kind, res.what, msg, out);
+    return RV_FUZZ_BUG;
+}
+
+void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,
+                          rv_inject_kind k, uint64_t seed, rv_fuzz_mutant *m)
+{
+    memset(m, 0, sizeof *m);
+    ravel_func *out = rv_func_clone(alloc);
+    rv_inject_result res;
+    m->status = rv_inject(out, k, seed, &res);
+    snprintf(m->what, sizeof m->what, "%s", res.what);
+    if (m->status == RV_INJ_CHANGED) {
+        ravel_report *rep = NULL;
+        m->rejected = check_out(z, out, f, &rep) != RAVEL_OK;
+        for (size_t e = 0; rep && e < ravel_report_count(rep); e++) {
+            const ravel_check_error *x = ravel_report_error(rep, e);
+            if (e == 0) snprintf(m->first_kind, sizeof m->first_kind, "%s", x->kind);
+            m->expected |= rv_inject_expected(k, x->kind);
+        }
+        if (rep && ravel_report_status(rep) == RAVEL_EINVAL && !m->first_kind[0])
+            snprintf(m->first_kind, sizeof m->first_kind, "bad-input");
+        ravel_report_free(rep);
+        char msg[1024];
+        m->different = !compare_runs(z, f, out, seed, msg, sizeof msg);
+        if (m->different && !m->rejected) write_miss(z, a, seed, k, m->what, msg, out);
+    }
+    ravel_func_free(out);
 }
 
 /* Requires: f unallocated and valid SSA. Allocates f with a; if the checker

@@ -2,6 +2,7 @@
 # fuzz/CMakeLists.txt).
 #
 #   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib.c (the one-input oracles)
+#                     + mutation.c (the checker's mutation table, bench_mutation)
 #   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/table.c),
 #   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle
 #                     thin harnesses (LLVMFuzzerTestOneInput), linked to the
@@ -16,7 +17,8 @@
 #   ravel_replay      replays reproducers/*.ra (driver_replay.c), every build
 # Executables land in ${CMAKE_BINARY_DIR}/fuzz/.
 
-ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c)
+ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c)
 target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")

@@ -1,0 +1,105 @@
+/* inject.h - bug injection: corrupt a correct allocation with one realistic
+ * register-allocator bug, to measure the checker kind by kind (mutation
+ * testing of the checker; docs/checker.md "Mutation table").
+ *
+ * rv_inject works on an allocated function (the output of any allocator,
+ * allocator/out.c) and edits it in place: operand locations, edits
+ * (spill/reload/move instructions) and stackmaps. It never touches the
+ * original instructions, so the result still matches the unallocated
+ * function (`ravel check --orig` compares them). Each kind is modelled on a
+ * bug real allocators have had; its site is picked among all the sites of
+ * the function, uniformly from the seed (deterministic).
+ *
+ * To find realistic sites, inject.c runs two small analyses on the
+ * allocated function: which vreg each location holds before every
+ * instruction (a must-analysis with one vreg per location, FORMAT order of
+ * docs/format.md; copies left behind by a redefinition are kept as "stale")
+ * and which vregs are live after every instruction.
+ */
+#ifndef RAVEL_INJECT_H
+#define RAVEL_INJECT_H
+
+#include "ir/ir.h"
+
+typedef enum rv_inject_kind {
+    RV_INJ_USE_REG,          /* wrong register for a use */
+    RV_INJ_DROP_SPILL,       /* dropped spill */
+    RV_INJ_DROP_RELOAD,      /* dropped reload */
+    RV_INJ_RELOAD_SLOT,      /* reload from the wrong slot */
+    RV_INJ_SLOT_REUSE,       /* slot reused while still live */
+    RV_INJ_MOVE_SWAP,        /* move source and destination swapped */
+    RV_INJ_PMOVE_CYCLE,      /* parallel move sequentialised wrongly */
+    RV_INJ_CALL_CLOBBER,     /* value kept in a clobbered register */
+    RV_INJ_FIXED,            /* fixed constraint ignored */
+    RV_INJ_REUSE,            /* reuse constraint ignored */
+    RV_INJ_EARLY_DEF,        /* early def placed on a use's register */
+    RV_INJ_EDGE_MOVE,        /* resolution move missing on one CFG edge */
+    RV_INJ_SPILL_ONE_PATH,   /* spill on only one path to a join */
+    RV_INJ_STALE_LOOP,       /* stale value of a previous iteration read after a redefinition */
+    RV_INJ_ARG_SWAP,         /* block-argument swap mis-ordered */
+    RV_INJ_SMAP_MISSING,     /* stackmap missing a live reference slot */
+    RV_INJ_SMAP_NONREF,      /* stackmap listing a non-reference slot */
+    RV_INJ_REF_IN_REG,       /* reference kept in a register across a safepoint */
+    /* one more kind per remaining rule of section 6 (constraints, structure) */
+    RV_INJ_REG_ON_STACK,     /* a `reg` use read from the value's spill slot (memory operand folded) */
+    RV_INJ_STACK_IN_REG,     /* a `stack` use given a register */
+    RV_INJ_LATE_USE,         /* a def placed on a late use's register */
+    RV_INJ_DEFS_ONE_REG,     /* two defs of one instruction in one register */
+    RV_INJ_WRONG_CLASS,      /* a use read from a register of another class */
+    RV_INJ_RESERVED,         /* a reserved register handed out to a def */
+    RV_INJ_SMAP_DROPPED,     /* a safepoint's stackmap not emitted at all */
+    RV_INJ_NO_LOC,           /* an operand left without a location */
+    RV_INJ_SLOT_TO_SLOT,     /* a spill turned into a slot-to-slot move */
+    /* the generic corruptions the checker oracle always had */
+    RV_INJ_RAND_LOC,         /* an operand's location changed at random */
+    RV_INJ_RAND_DROP_EDIT,   /* any edit dropped */
+    RV_INJ_RAND_REDIRECT,    /* an edit's source or destination changed at random */
+    RV_INJ_RAND_SWAP_EDITS,  /* an edit swapped with its neighbour */
+    RV_INJ_RAND_DROP_SMAP,   /* any stackmap slot dropped */
+    RV_INJ_RAND_ADD_SMAP,    /* any slot added to a stackmap */
+    RV_INJ_RAND_INSERT_EDIT, /* a random edit inserted */
+    RV_INJ_COUNT_
+} rv_inject_kind;
+
+enum { /* rv_inject_info.flags */
+    RV_INJF_RULE = 1,    /* breaks a constraint rule of section 6: the interpreter may not see it */
+    RV_INJF_GC = 2,      /* a stackmap/safepoint bug: visible to the interpreter only with the
+                            moving-collector model (and to the checker by the safepoint rule) */
+    RV_INJF_GENERIC = 4, /* a random corruption, not modelled on one bug */
+};
+
+typedef struct rv_inject_info {
+    const char *name;    /* "use-reg", ... (ravel alloc --inject NAME) */
+    const char *summary; /* one line */
+    const char *expect;  /* the checker error kinds it should cause, space-separated */
+    unsigned flags;      /* RV_INJF_* */
+} rv_inject_info;
+
+const rv_inject_info *rv_inject_info_of(rv_inject_kind k);
+/* The kind named name, or -1. */
+int rv_inject_find(const char *name);
+/* True if the error kind `kind` (a checker error kind name) is one of k's expected kinds. */
+bool rv_inject_expected(rv_inject_kind k, const char *kind);
+
+enum { /* rv_inject_result.status */
+    RV_INJ_NO_SITE = 0,   /* the function has no site for this kind: unchanged */
+    RV_INJ_UNCHANGED = 1, /* a site was found, but the edit left the function as it was */
+    RV_INJ_CHANGED = 2,   /* the function was corrupted */
+};
+
+typedef struct rv_inject_result {
+    int status;
+    uint32_t inst;    /* the instruction changed (index in the corrupted function), or RAVEL_NONE */
+    char what[400];   /* what was done, e.g. "block b2 inst 7: use 0 of v3 read from r4 instead of r1" */
+} rv_inject_result;
+
+/* Requires: f allocated, valid (ravel_validate) and finished; no other
+ * assumption (a wrong allocation is a fine input). Applies kind k at one
+ * site drawn from seed; res->status says whether it applied and changed f
+ * (decided by comparing f with a copy, never by the kind's own claim).
+ * Returns res->status. Never fails on valid input; the function stays
+ * structurally well formed (it may break the section-6 rules, which is the
+ * point). */
+int rv_inject(ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res);
+
+#endif

@@ -1,0 +1,72 @@
+# `ravel alloc --inject` end to end: --inject list names every kind; a
+# corruption is deterministic in its seed, said on stderr, and rejected by
+# `ravel check --orig` for the kinds that break a rule; no site is exit 1;
+# a bad kind or seed is exit 2. Inputs: RAVEL, ROOT, OUT.
+function(expect_rc want)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL want)
+    message(FATAL_ERROR "expected exit ${want}, got ${rc}: ${ARGN}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  set(LAST_OUT "${out}" PARENT_SCOPE)
+  set(LAST_ERR "${err}" PARENT_SCOPE)
+endfunction()
+
+file(MAKE_DIRECTORY ${OUT})
+expect_rc(0 ${RAVEL} alloc --inject list)
+set(kinds use-reg drop-spill drop-reload reload-slot slot-reuse move-swap pmove-cycle call-clobber fixed reuse
+    early-def edge-move spill-one-path stale-loop arg-swap smap-missing smap-nonref ref-in-reg reg-on-stack
+    stack-in-reg late-use defs-one-reg wrong-class reserved smap-dropped no-loc slot-to-slot)
+foreach(k IN LISTS kinds)
+  if(NOT LAST_OUT MATCHES "(^|\n)${k} ")
+    message(FATAL_ERROR "--inject list does not show ${k}:\n${LAST_OUT}")
+  endif()
+endforeach()
+
+# Rule-breaking kinds: on one of a few generated functions, applied and rejected.
+foreach(seed 1 2 3 4 5)
+  expect_rc(0 ${RAVEL} gen --seed ${seed} -o ${OUT}/g${seed}.ra)
+endforeach()
+foreach(k use-reg fixed reuse early-def smap-nonref)
+  set(caught 0)
+  foreach(seed 1 2 3 4 5)
+    set(o ${OUT}/g${seed}.${k}.ra)
+    execute_process(COMMAND ${RAVEL} alloc -a linear --inject ${k}:3 -o ${o} ${OUT}/g${seed}.ra
+                    RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(rc EQUAL 0)
+      if(NOT err MATCHES "inject ${k}: f: block ")
+        message(FATAL_ERROR "--inject ${k} does not say where:\n${err}")
+      endif()
+      execute_process(COMMAND ${RAVEL} check ${o} --orig ${OUT}/g${seed}.ra RESULT_VARIABLE crc OUTPUT_QUIET ERROR_QUIET)
+      if(crc EQUAL 1)
+        set(caught 1)
+        break()
+      endif()
+    elseif(NOT rc EQUAL 1)
+      message(FATAL_ERROR "--inject ${k}: exit ${rc}\n${err}")
+    endif()
+  endforeach()
+  if(NOT caught)
+    message(FATAL_ERROR "--inject ${k}: never applied and rejected on 5 generated functions")
+  endif()
+endforeach()
+
+# Deterministic: the same seed gives the same file.
+expect_rc(0 ${RAVEL} alloc -a random --inject use-reg:9 -o ${OUT}/d1.ra ${OUT}/g1.ra)
+expect_rc(0 ${RAVEL} alloc -a random --inject use-reg:9 -o ${OUT}/d2.ra ${OUT}/g1.ra)
+file(READ ${OUT}/d1.ra d1)
+file(READ ${OUT}/d2.ra d2)
+if(NOT d1 STREQUAL d2)
+  message(FATAL_ERROR "--inject use-reg:9 is not deterministic")
+endif()
+
+# No site (sum.ra has no safepoint): exit 1, said, the allocation unchanged and correct.
+expect_rc(1 ${RAVEL} alloc -a fast --inject smap-nonref -o ${OUT}/sum.ra ${ROOT}/corpus/ra/sum.ra)
+if(NOT LAST_ERR MATCHES "not applicable")
+  message(FATAL_ERROR "no site is not reported:\n${LAST_ERR}")
+endif()
+expect_rc(0 ${RAVEL} check ${OUT}/sum.ra --orig ${ROOT}/corpus/ra/sum.ra)
+
+# Bad usage.
+expect_rc(2 ${RAVEL} alloc -a fast --inject no-such-kind ${ROOT}/corpus/ra/sum.ra)
+expect_rc(2 ${RAVEL} alloc -a fast --inject use-reg:x ${ROOT}/corpus/ra/sum.ra)
+expect_rc(2 ${RAVEL} alloc -a fast ${ROOT}/corpus/ra/sum.ra --inject)
