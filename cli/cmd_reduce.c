@@ -46,6 +46,7 @@ static void usage(FILE *out)
           "                   file's '# seed:' header, else 0)\n"
           "  --target T       with -a: alloc (default), differential, checker_oracle\n"
           "  --inputs N       input vectors for --compare (default 100)\n"
+          "  --moving-gc      --compare with a moving collector at safepoints\n"
           "  --orig ORIG      the unallocated function; it must be FILE without its\n"
           "                   allocation (the reduced one is written as '#| ' lines)\n"
           "  --time S         stop after S seconds with the best result so far\n"
@@ -128,6 +129,8 @@ static int parse_args(int argc, char **argv, reduce_args *a)
             return -1;
         } else if (!strcmp(s, "--compare")) {
             a->o.compare = true;
+        } else if (!strcmp(s, "--moving-gc")) {
+            a->o.moving_gc = true;
         } else if (!strcmp(s, "--open")) {
             a->o.status_open = true;
         } else if (!strcmp(s, "--progress")) {
@@ -157,6 +160,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
     if (a->o.command && a->alloc) return cli_usage_error("reduce", "--test cannot be combined with -a");
     if (a->alloc && a->fuzz_target) return cli_usage_error("reduce", "--from-fuzz names its allocator; drop -a");
     if (a->target && !a->alloc) return cli_usage_error("reduce", "--target needs -a NAME");
+    if (a->o.moving_gc && !a->o.compare) return cli_usage_error("reduce", "--moving-gc needs --compare");
     return 0;
 }
 

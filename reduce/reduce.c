@@ -140,13 +140,17 @@ static void put_header(FILE *fp, const ctx *c, bool final)
     if (final) fprintf(fp, "# reduced-from: %u lines, %u instructions\n", c->st->lines_before, c->st->insts_before);
 }
 
-/* What a command sees: the header and the function. */
-static char *command_text(const ctx *c, const char *body, size_t blen, size_t *len)
+static void put_unallocated(FILE *fp, const ravel_func *f);
+
+/* What a command (and the replay) sees: the header, the unallocated form of
+ * an allocated f as `#| ` lines, then the function. */
+static char *command_text(const ctx *c, const ravel_func *f, const char *body, size_t blen, size_t *len)
 {
     char *buf = NULL;
     FILE *fp = open_memstream(&buf, len);
     if (!fp) rv_oom();
     put_header(fp, c, false);
+    if (f && rv_func_is_allocated(f)) put_unallocated(fp, f);
     fputc('\n', fp);
     fwrite(body, 1, blen, fp);
     if (fclose(fp) != 0) rv_oom();
@@ -192,7 +196,7 @@ static int test_text(ctx *c, const char *text, size_t len, bool want_text, rd_re
     int res = -1;
     if (m && !ravel_diags_count(d) && ravel_module_nfuncs(m) == 1 && valid(c, ravel_module_func(m, 0))) {
         size_t clen = len;
-        char *ctext = c->o->mode == RV_RD_COMMAND ? command_text(c, text, len, &clen) : NULL;
+        char *ctext = c->o->mode == RV_RD_COMMAND ? command_text(c, ravel_module_func(m, 0), text, len, &clen) : NULL;
         res = rd_oracle_run(c->q, ravel_module_func(m, 0), ctext ? ctext : text, clen, want_text, r, &c->err) ? 1 : 0;
         free(ctext);
     }
@@ -205,7 +209,7 @@ static int test_text(ctx *c, const char *text, size_t len, bool want_text, rd_re
 static int replay_of(ctx *c, const char *body, size_t blen)
 {
     size_t len;
-    char *t = command_text(c, body, blen, &len);
+    char *t = command_text(c, NULL, body, blen, &len);
     int r = rd_oracle_replay(c->q, t, len);
     free(t);
     return r;

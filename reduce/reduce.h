@@ -49,6 +49,7 @@ typedef struct rv_reduce_opts {
     rv_rd_keep keep;
     bool compare;                 /* CHECK/ALLOC: the interpreter shows a difference */
     uint64_t inputs;              /* input vectors for compare (default 100) */
+    bool moving_gc;               /* compare with the moving collector at safepoints (run --moving-gc) */
     const rv_allocator *alloc;    /* ALLOC: the allocator (tests may pass a planted one) */
     uint64_t seed;                /* ALLOC: the allocator's seed, and compare's input seed */
     rv_fuzz_target target;        /* ALLOC: RV_FT_ALLOC, RV_FT_DIFFERENTIAL or RV_FT_ORACLE */
