@@ -26,7 +26,10 @@
  * The outcome class of the input (and the error kind) must be kept.
  *
  * Deterministic: the same input and options give the same output (unless the
- * time budget cuts the search). No global state; never calls exit().
+ * time budget cuts the search). No global state; never calls exit() (only
+ * the forked worker ends with _exit). RV_RD_ALLOC, RV_RD_COMMAND and the
+ * replay of reproducer candidates fork: call rv_reduce from a process with
+ * one thread (the CLI, a test), as for any fork without exec.
  */
 #ifndef RAVEL_REDUCE_H
 #define RAVEL_REDUCE_H
