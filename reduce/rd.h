@@ -135,6 +135,7 @@ typedef enum rd_outcome {
     RD_HANG,     /* it ran past the test timeout */
     RD_CMD_FAIL, /* COMMAND: nonzero exit (or killed) */
     RD_CMD_OK,   /* COMMAND: exit 0, still interesting */
+    RD_STOPPED,  /* the time budget ran out during the test (no verdict) */
 } rd_outcome;
 
 typedef struct rd_result {
@@ -154,8 +155,12 @@ void rd_oracle_free(rd_oracle *q);
  * reproducer text. Returns false if the test could not run (*err set). */
 bool rd_oracle_run(rd_oracle *q, const ravel_func *f, const char *text, size_t len, bool want_text, rd_result *r,
                    char **err);
+/* The reduction's deadline (0: none): a test still running then is killed
+ * and its result is RD_STOPPED. */
+void rd_oracle_set_budget(rd_oracle *q, double deadline);
 /* rv_fuzz_replay_ra on a reproducer text, in the worker process (the
- * allocators it re-runs may crash); -1 if the worker died or hung. */
+ * allocators it re-runs may crash); -1 if the worker died or hung, -3 if
+ * the budget ran out. */
 int rd_oracle_replay(rd_oracle *q, const char *text, size_t len);
 /* Does r keep what the input's result ref showed? */
 bool rd_oracle_keeps(const rv_reduce_opts *o, const rd_result *ref, const rd_result *r);

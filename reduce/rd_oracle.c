@@ -22,13 +22,14 @@ struct rd_oracle {
     rv_fuzz *z;
     char path[64]; /* COMMAND: the candidate file */
     int fd;
+    double budget; /* the reduction's deadline (0: none): a test still running then is stopped */
     pid_t worker;  /* ALLOC: the process running the allocator, 0 if none */
     int sock;      /* its end of the socket pair */
 };
 
 static const char *const outcome_names[] = {
     "passes", "checker rejects", "output does not validate", "allocation fails", "interpreter differs",
-    "checker misses a wrong allocation", "crash", "hang", "command fails", "command succeeds",
+    "checker misses a wrong allocation", "crash", "hang", "command fails", "command succeeds", "stopped",
 };
 
 const char *rd_outcome_name(rd_outcome o) { return outcome_names[o]; }
@@ -42,6 +43,18 @@ void rd_result_free(rd_result *r)
 }
 
 static int worker_stop(rd_oracle *q, bool kill_it);
+static double now_s(void);
+
+void rd_oracle_set_budget(rd_oracle *q, double deadline) { q->budget = deadline; }
+
+/* When a test started now must end: its timeout, or the budget if sooner
+ * (*by_budget then). */
+static double test_deadline(const rd_oracle *q, bool *by_budget)
+{
+    double d = now_s() + q->o.test_timeout;
+    *by_budget = q->budget > 0 && q->budget < d;
+    return *by_budget ? q->budget : d;
+}
 
 rd_oracle *rd_oracle_new(const rv_reduce_opts *o)
 {
@@ -337,12 +350,14 @@ static int worker_stop(rd_oracle *q, bool kill_it)
 
 /* One request to the worker (started if needed): 1 answered (*buf), 0 the
  * worker died (*status: its wait status, -1 if killed), -1 it ran past the
- * test timeout (killed); -2 it could not be started (*err). */
+ * test timeout (killed), -3 past the budget (killed); -2 it could not be
+ * started (*err). */
 static int exchange(rd_oracle *q, char kind, const char *text, size_t len, char **buf, int *status, char **err)
 {
     if (!q->worker && !worker_start(q, err)) return -2;
     uint64_t n = len;
-    double deadline = now_s() + q->o.test_timeout;
+    bool by_budget;
+    double deadline = test_deadline(q, &by_budget);
     bool sent = write_full(q->sock, &kind, 1) && write_full(q->sock, &n, sizeof n) && write_full(q->sock, text, len);
     int got = sent ? read_by(q->sock, &n, sizeof n, deadline) : 0;
     *buf = NULL;
@@ -352,14 +367,14 @@ static int exchange(rd_oracle *q, char kind, const char *text, size_t len, char 
         (*buf)[got == 1 ? n : 0] = 0;
     }
     if (got != 1) *status = worker_stop(q, got < 0);
-    return got;
+    return got < 0 && by_budget ? -3 : got;
 }
 
 int rd_oracle_replay(rd_oracle *q, const char *text, size_t len)
 {
     char *buf = NULL, *err = NULL;
     int st = 0, got = exchange(q, 'P', text, len, &buf, &st, &err);
-    int r = got == 1 ? atoi(buf) : -1;
+    int r = got == 1 ? atoi(buf) : got == -3 ? -3 : -1;
     free(buf);
     free(err);
     return r;
@@ -372,7 +387,9 @@ static bool run_alloc(rd_oracle *q, const char *text, size_t len, bool want_text
     char *buf = NULL;
     int st = 0, got = exchange(q, 'A', text, len, &buf, &st, err);
     if (got == -2) return false;
-    if (got != 1) {
+    if (got == -3) {
+        r->outcome = RD_STOPPED;
+    } else if (got != 1) {
         if (got < 0 || st == -1) {
             r->outcome = RD_HANG;
         } else if (WIFSIGNALED(st)) {
@@ -444,8 +461,11 @@ static bool run_command(rd_oracle *q, const char *text, size_t len, rd_result *r
         _exit(127);
     }
     free(cmd);
-    int st = reap(pid, now_s() + q->o.test_timeout);
-    r->outcome = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? RD_CMD_OK : RD_CMD_FAIL;
+    bool by_budget;
+    int st = reap(pid, test_deadline(q, &by_budget));
+    r->outcome = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? RD_CMD_OK
+                 : st == -1 && by_budget                             ? RD_STOPPED
+                                                                     : RD_CMD_FAIL;
     return true;
 }
 

@@ -235,12 +235,24 @@ static bool try_accept(ctx *c, rd_func *cand)
     } else {
         rd_result r;
         int t = test_text(c, text, len, false, &r);
+        if (t > 0 && r.outcome == RD_STOPPED) { /* the budget ran out: no verdict, nothing cached */
+            rd_result_free(&r);
+            t = 0;
+            c->st->timed_out = true;
+        }
         if (t < 0) c->st->invalid++;
         else if (t == 0) c->stop = true;
         else c->st->tests++;
         verdict = t > 0 && rd_oracle_keeps(c->o, &c->ref, &r) ? 1 : 2;
-        if (verdict == 1 && c->replay && replay_of(c, text, len) != c->replay_ref) verdict = 2;
         if (t > 0) rd_result_free(&r);
+        int rr = verdict == 1 && c->replay ? replay_of(c, text, len) : c->replay_ref;
+        if (rr == -3) { /* the budget ran out in the replay */
+            verdict = 2;
+            t = 0;
+            c->stop = c->st->timed_out = true;
+        } else if (rr != c->replay_ref) {
+            verdict = 2;
+        }
         if (t != 0) rv_map_put(&c->cache, h, (uint32_t)verdict);
     }
     free(text);
@@ -487,10 +499,12 @@ int rv_reduce(const ravel_func *f, const char *header, size_t header_len, const 
     int rc = start(&c, f, &len, &text);
     free(text);
     if (rc == RAVEL_OK) {
+        rd_oracle_set_budget(c.q, c.deadline); /* the input's own test is not cut short */
         reduce_loop(&c);
         if (c.err) rc = RAVEL_EINVAL;
     }
     if (rc == RAVEL_OK) {
+        rd_oracle_set_budget(c.q, 0); /* the verdict text of a case already tested */
         *out = result_text(&c);
         size_t blen;
         char *body = func_text(&c.cur, &blen);

@@ -229,6 +229,15 @@ static ravel_func *hanging(const ravel_func *f, const rv_alloc_opts *o, char **e
     return rv_allocator_find("linear")->run(f, o, err);
 }
 
+/* Fails on blocks with many parameters, and never returns on functions of
+ * fewer than 40 instructions. */
+static ravel_func *failing_then_hanging(const ravel_func *f, const rv_alloc_opts *o, char **err)
+{
+    if (f->insts.len < 40)
+        for (;;) sleep(1);
+    return failing(f, o, err);
+}
+
 /* Reloads from the next slot (a slot-numbering off-by-one). */
 static ravel_func *wrong_slot(const ravel_func *f, const rv_alloc_opts *o, char **err)
 {
@@ -245,6 +254,7 @@ static const rv_allocator planted[] = {
     {"failing", "fails on blocks with 3+ parameters", failing},
     {"wrong-slot", "reloads from the next slot", wrong_slot},
     {"hanging", "loops forever on blocks with 3+ parameters", hanging},
+    {"failing-then-hanging", "fails on 3+ parameters, loops forever on small functions", failing_then_hanging},
 };
 
 /* Reduces a generated function against a planted allocator; returns the
@@ -416,6 +426,29 @@ TEST(time_budget)
     ravel_module_free(m);
 }
 
+/* A test still running when the budget runs out is stopped (not waited for
+ * until its own timeout, 60 s here, nor taken for a hang). */
+TEST(time_budget_cuts_a_test)
+{
+    ravel_module *m = big(12);
+    rv_reduce_opts o;
+    rv_reduce_opts_default(&o);
+    o.mode = RV_RD_ALLOC;
+    o.alloc = &planted[4];
+    o.test_timeout = 60;
+    o.seconds = 2;
+    rv_reduce_stats st;
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(rv_reduce(ravel_module_func(m, 0), NULL, 0, &o, &out, &st, &err), RAVEL_OK);
+    CHECK(st.timed_out);
+    CHECK(st.seconds < 2 + 3.0);
+    CHECK(out && strstr(out, "# verdict: allocation failed")); /* the best so far, not a hang */
+    printf("time budget 2 s with a 60 s test running: stopped after %.2f s\n", st.seconds);
+    free(out);
+    free(err);
+    ravel_module_free(m);
+}
+
 TEST(not_interesting)
 {
     ravel_module *m = big(15);
@@ -517,6 +550,7 @@ int main(void)
     RUN(differs_under_compare);
     RUN(deterministic);
     RUN(time_budget);
+    RUN(time_budget_cuts_a_test);
     RUN(not_interesting);
     return TEST_SUMMARY();
 }
