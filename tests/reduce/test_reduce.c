@@ -411,15 +411,15 @@ TEST(time_budget)
     rv_reduce_opts_default(&o);
     o.mode = RV_RD_COMMAND;
     o.command = "sleep 0.05; grep -q ' = mul ' {}";
-    o.seconds = 0.5;
+    o.seconds = 1.5; /* some tests must finish in it, even on a loaded machine */
     rv_reduce_stats st;
     char *out = NULL, *err = NULL;
     CHECK_EQ_INT(rv_reduce(ravel_module_func(m, 0), NULL, 0, &o, &out, &st, &err), RAVEL_OK);
     CHECK(st.timed_out);
-    CHECK(st.seconds < 0.5 + 2.0); /* the budget, plus the test running when it ran out and the final text */
+    CHECK(st.seconds < 1.5 + 2.0); /* the budget, plus the final text */
     CHECK(st.insts_after < st.insts_before);
     CHECK(out && strstr(out, "# reduced-from: ") && strstr(out, " = mul ")); /* the best result so far */
-    printf("time budget 0.5 s: stopped after %.2f s at %u of %u instructions, %llu tests\n", st.seconds,
+    printf("time budget 1.5 s: stopped after %.2f s at %u of %u instructions, %llu tests\n", st.seconds,
            st.insts_after, st.insts_before, (unsigned long long)st.tests);
     free(out);
     free(err);
