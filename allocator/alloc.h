@@ -79,6 +79,52 @@ const rv_allocator *rv_allocator_find(const char *name);
 /* The allocators (one file each). */
 ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err);
 ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err);
+/* The engine of `fast` (fast.c); with random = true it makes random legal
+ * choices instead of good ones: the `random` allocator's classic mode. */
+ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random);
+
+/* random.c, for tests: the mode, the shapes it made, and one planted bug.
+ * Shapes (and, with corrupt = KIND, the bug planted at occurrence
+ * corrupt_at of KIND, counting from 0):
+ *   EXIT_MOVE      an edge move in the predecessor, before its jump, into a
+ *                  block with one predecessor  (bug: the move is dropped)
+ *   MERGE_MOVE     the same into a join            (bug: dropped)
+ *   ENTRY_MOVE     an edge move at the entry of the successor (bug: dropped)
+ *   MERGE          a join reached with a value in different locations on
+ *                  different edges (counted once per join and value)
+ *   SPLIT_MOVE     a value moved to another register between instructions
+ *                  (bug: moved to a different register than recorded)
+ *   SPLIT_SPILL    spilled between instructions, register dropped
+ *                  (bug: the spill is dropped)
+ *   SPLIT_RELOAD   reloaded between instructions into a free register
+ *   BRANCH_SPILL   spilled before a branch, register dropped, live into
+ *                  several successors                 (bug: spill dropped)
+ *   SPILL_RELOADS  a BRANCH_SPILL reloaded by two or more successors
+ *   SLOT_REUSE     a slot written with a value while it holds another,
+ *                  dead one; _CYCLE when the block is on a CFG cycle
+ *   SLOT_CLASH     (bug only) a spill into a slot whose value is still
+ *                  needed, later reloaded as if intact. */
+enum {
+    RV_RS_EXIT_MOVE, RV_RS_MERGE_MOVE, RV_RS_ENTRY_MOVE, RV_RS_MERGE,
+    RV_RS_SPLIT_MOVE, RV_RS_SPLIT_SPILL, RV_RS_SPLIT_RELOAD,
+    RV_RS_BRANCH_SPILL, RV_RS_SPILL_RELOADS,
+    RV_RS_SLOT_REUSE, RV_RS_SLOT_REUSE_CYCLE, RV_RS_SLOT_CLASH,
+    RV_RS_NKINDS
+};
+enum { RV_RS_MODE_AUTO, RV_RS_MODE_CLASSIC, RV_RS_MODE_SHAPES };
+typedef struct rv_random_opts {
+    int mode;            /* RV_RS_MODE_*; AUTO = chosen from the seed */
+    int corrupt;         /* RV_RS_* kind whose bug to plant, or -1 */
+    uint32_t corrupt_at; /* which occurrence of it */
+} rv_random_opts;
+typedef struct rv_random_stats {
+    int mode;               /* the mode used */
+    bool fallback;          /* shapes mode asked for but classic used */
+    bool planted;           /* the bug was planted */
+    uint32_t count[RV_RS_NKINDS];
+} rv_random_stats;
+/* rv_alloc_random with options (ro may be NULL) and statistics (st may be NULL). */
+ravel_func *rv_random_run(const ravel_func *f, const rv_alloc_opts *o, const rv_random_opts *ro, rv_random_stats *st, char **err);
 
 /* ===== helpers (util in alloc_util.c) ====================================== */
 

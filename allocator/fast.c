@@ -1,6 +1,7 @@
 /* fast.c - the `fast` allocator (local, one pass, in the spirit of LLVM's
- * RegAllocFast) and the `random` allocator, which is the same engine making
- * random legal choices.
+ * RegAllocFast). Its engine, making random legal choices instead
+ * (rv_fast_run with random = true), is one mode of the `random` allocator
+ * (random.c).
  *
  * Requires: f unallocated, valid SSA (ravel_validate with
  * RAVEL_VALIDATE_SSA), finished. Guarantees: the alloc.h contract; fails
@@ -1112,7 +1113,7 @@ static void fa_free(fa *a)
     rv_pmove_free(&a->pm);
 }
 
-static ravel_func *fa_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random)
+ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random)
 {
     fa a;
     fa_init(&a, f, o, random);
@@ -1130,5 +1131,4 @@ static ravel_func *fa_run(const ravel_func *f, const rv_alloc_opts *o, char **er
     return g;
 }
 
-ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err) { return fa_run(f, o, err, false); }
-ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err) { return fa_run(f, o, err, true); }
+ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err) { return rv_fast_run(f, o, err, false); }

@@ -11,7 +11,7 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
 const rv_allocator rv_allocators[] = {
     {"fast", "local one-pass allocator (LLVM RegAllocFast style): registers within extended blocks, slots across block boundaries", rv_alloc_fast},
     {"linear", "linear scan with interval splitting (second-chance binpacking, Belady eviction), edge resolution, slot reuse", rv_alloc_linear},
-    {"random", "a random legal allocation from the seed (random registers, spills, gratuitous moves); stresses checkers", rv_alloc_random},
+    {"random", "a random legal allocation from the seed: fast's engine choosing at random, or the shapes of production allocators (edge moves, merges, splits, shared slots) on any CFG; stresses checkers", rv_alloc_random},
     {NULL, NULL, NULL},
 };
 

@@ -68,6 +68,7 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
     for (uint32_t size = 1000; size <= max_size; size *= 10) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
+        o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
         o.max_insts = size;
         o.min_insts = size - size / 10; /* rows of the size they are labelled with */
         o.max_blocks = size / 40 > 24 ? size / 40 : 24;
@@ -191,6 +192,7 @@ static void cost_generated(uint32_t count, cost_sum *s)
     for (uint32_t k = 0; k < count; k++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
+        o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
         o.min_regs = o.max_regs = 1 + k % 32;
         ravel_module *m = rv_gen_from_seed(1000 + k, &o);
         cost_one(ravel_module_func(m, 0), s);
@@ -221,6 +223,7 @@ static void bench_funcs(uint32_t count, const char *only)
     uint64_t ninsts = 0;
     rv_gen_opts o;
     rv_gen_opts_default(&o);
+    o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
     o.max_insts = 367;
     for (uint32_t k = 0; k < count; k++) {
         mods[k] = rv_gen_from_seed(7000 + k, &o);

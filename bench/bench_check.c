@@ -13,6 +13,12 @@
  * are live at once at every size; --window 0 lifts that (any value in
  * scope: thousands live at 10^5, and with --safepoints every stackmap lists
  * thousands of references, so the input grows as safepoints x live refs).
+ * The last columns: an irreducible function of about the same allocated
+ * size (fuzz/anycfg.h: a random CFG with irreducible cycles, a few dozen
+ * blocks, allocated nearly correctly; irreducible CFGs are decided by the
+ * reference fixpoint), its check time per instruction and the ratio of
+ * that to the reducible function's (the issue's target: within 2x); at
+ * most IRR_MAX instructions (the builder's repairs grow faster than it).
  * Usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N]
  *                    [--safepoints] [--quick] [--small]
  * (--small: per-call costs on many small functions, see bench_small)
@@ -20,6 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "checker/ck.h"
+#include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
 
 #include <stdlib.h>
@@ -96,6 +103,37 @@ static uint32_t count_slots(const ravel_func *g)
     return n > g->nslots ? n : g->nslots;
 }
 
+#define IRR_MAX 25000u /* the irreducible column's largest function */
+
+/* An irreducible function of about n allocated instructions (anycfg:
+ * 40 blocks before edge blocks, instructions per block to match), and
+ * the median time of checking it; *ninsts its size, *verdict the status. */
+static double irreducible_check(ravel_checker *ck, uint32_t n, int runs, uint32_t *ninsts, int *verdict, bool safepoints)
+{
+    rv_anycfg_opts o;
+    rv_anycfg_opts_default(&o);
+    o.irreducible = 1;
+    o.max_blocks = 40;
+    o.max_insts = n / 25 > 1 ? n / 25 : 1; /* (about half the maximum per block on average, ~50 blocks with edge blocks) */
+    o.nregs = 16;
+    o.nslots = 16;
+    o.repairs = 4;
+    o.repair_pct = 100;
+    o.clean = true;
+    (void)safepoints;
+    rv_anycfg a;
+    *ninsts = 0;
+    if (rv_anycfg_build(NULL, 0, n, &o, &a) != 0) {
+        rv_anycfg_free(&a);
+        return -1;
+    }
+    const ravel_func *g = ravel_module_func(a.alloc, 0);
+    *ninsts = g->insts.len;
+    double t = time_check(ck, g, runs, verdict, 0);
+    rv_anycfg_free(&a);
+    return t;
+}
+
 /* --small: per-call cost of checking many small allocated functions (the
  * fuzz pipeline's regime). For each size, NFUNC functions of about that
  * many original instructions (default generator options otherwise, so
@@ -122,6 +160,7 @@ static int bench_small(int runs)
         for (uint32_t k = 0; k < SMALL_NFUNC; k++) {
             rv_gen_opts o;
             rv_gen_opts_default(&o);
+            o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
             o.max_insts = sizes[si];
             mods[k] = rv_gen_from_seed(1000 * sizes[si] + k, &o);
             rv_alloc_opts ao = {1, false};
@@ -183,7 +222,8 @@ int main(int argc, char **argv)
            safepoints ? "with safepoints" : "no safepoints", window, window ? "" : " (any value in scope)");
     printf("%9s %9s %7s %6s", "orig", "alloc'd", "blocks", "slots");
     for (uint32_t a = 0; a < na; a++) printf(" %9s", rv_allocators[a].name);
-    printf(" | %9s %9s %9s %7s %9s %9s %7s  %s\n", "check", "ns/inst", "ns/orig", "ratio", "novalid", "ns/inst", "ratio", "B/inst  verdict");
+    printf(" | %9s %9s %9s %7s %9s %9s %7s  %s | %9s %9s %7s %s\n", "check", "ns/inst", "ns/orig", "ratio", "novalid", "ns/inst", "ratio",
+           "B/inst  verdict", "irr insts", "ns/inst", "irr/red", "verdict");
     printf("%9s %9s %7s %6s", "", "insts", "", "");
     for (uint32_t a = 0; a < na; a++) printf(" %9s", "ns/orig");
     printf(" | %9s\n", "ms");
@@ -192,6 +232,7 @@ int main(int argc, char **argv)
     for (uint32_t size = min; size <= max; size *= 10) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
+        o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
         o.max_insts = size;
         o.min_insts = size - size / 10; /* rows of the size they are labelled with */
         o.max_blocks = size / 40 > 24 ? size / 40 : 24;
@@ -232,9 +273,19 @@ int main(int argc, char **argv)
         int v2 = 0;
         double tn = time_check(ck, fastest, check_runs, &v2, RAVEL_CHECK_NO_VALIDATE);
         size_t mem = ck_memory(ck);
-        printf(" | %9.2f %9.1f %9.1f %7.3f %9.2f %9.1f %7.3f %6.1f  %s\n", tc * 1e3, tc * 1e9 / na_insts, tc * 1e9 / n,
+        printf(" | %9.2f %9.1f %9.1f %7.3f %9.2f %9.1f %7.3f %6.1f  %s", tc * 1e3, tc * 1e9 / na_insts, tc * 1e9 / n,
                tc / best, tn * 1e3, tn * 1e9 / na_insts, tn / best, (double)mem / na_insts,
                verdict == RAVEL_OK && v2 == RAVEL_OK ? "verified" : verdict == RAVEL_EFAIL ? "ERRORS" : "bad input");
+        fflush(stdout);
+        uint32_t irr_n = 0;
+        int irr_v = 0;
+        /* (building it repairs with the reference, superlinear in the
+         * block size: capped at IRR_MAX instructions) */
+        double ti = irreducible_check(ck, na_insts < IRR_MAX ? na_insts : IRR_MAX, check_runs, &irr_n, &irr_v, safepoints);
+        if (ti < 0 || !irr_n) printf(" | %9s\n", "failed");
+        else
+            printf(" | %9u %9.1f %7.2f %s\n", irr_n, ti * 1e9 / irr_n, (ti * 1e9 / irr_n) / (tc * 1e9 / na_insts),
+                   irr_v == RAVEL_OK ? "verified" : irr_v == RAVEL_EFAIL ? "errors" : "bad input");
         if (v2 != verdict) bad++;
         if (verdict != RAVEL_OK) bad++;
         ravel_func_free(fastest);

@@ -2,7 +2,7 @@
 # to the fastest allocator on the same function, and its scratch memory per
 # instruction (bench/bench_check.c; from a Release build: `bench_check`).
 ravel_add_executable(bench_check ${CMAKE_CURRENT_SOURCE_DIR}/bench_check.c)
-target_link_libraries(bench_check PRIVATE ravel_checker ravel_alloc ravel_gen ravel_ir)
+target_link_libraries(bench_check PRIVATE ravel_anycfg ravel_checker ravel_alloc ravel_gen ravel_ir)
 if(RAVEL_BUILD_TESTS)
   add_test(NAME checker.bench.quick COMMAND bench_check --quick)
 endif()

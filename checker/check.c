@@ -83,6 +83,7 @@ void ravel_checker_free(ravel_checker *ck)
     ravel_report_free(ck->frep);
     ck_loop_free(ck);
     ck_vn_free(ck);
+    ck_ref_free(ck);
     free(ck->evmemo);
     free(ck);
 }
@@ -133,7 +134,7 @@ static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, 
  * set held nothing. That only removes facts, so no error means the
  * allocation is correct; but value errors may be artefacts, so they are
  * replaced by a bad-input diagnostic (the rules' errors stand). */
-static void drop_undecided(ravel_checker *ck, ravel_report *rep)
+static void drop_undecided(ravel_checker *ck, ravel_report *rep, uint32_t limit)
 {
     uint32_t nvalue = 0;
     for (uint32_t i = 0; i < rep->errs.len; i++) nvalue += rep->errs.data[i].value;
@@ -141,7 +142,7 @@ static void drop_undecided(ravel_checker *ck, ravel_report *rep)
     ck_drop_value_errors(rep);
     ck_bad_input(rep, "%s: error: func %s: beyond the checker's limit: its vreg sets would hold more than %u members in "
                  "all (a location holding thousands of aliases of one value); %u value error%s not decided",
-                 ck->f->file ? ck->f->file : "<input>", rv_func_name(ck->f), ck->sets.limit, nvalue, nvalue == 1 ? "" : "s");
+                 ck->f->file ? ck->f->file : "<input>", rv_func_name(ck->f), limit, nvalue, nvalue == 1 ? "" : "s");
 }
 
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
@@ -166,24 +167,41 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    /* errors: the exact walk, for the report; also when the fast walk hit
-     * the set limit (its loop shortcut assumes sets are always made) */
     ck->diverged = false;
     ck->sets.overflow = false;
-    /* (explain dumps replay the walks' edge deltas: with it the walks run) */
-    bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
-    ck->vn_proven = proven;
-    if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) {
-        /* the fast walk's value errors are certain (it reads states at or
-         * above the fixpoint's, and a read that fails fails below too), so
-         * a caller that wants only the verdict has it, unless the walk
-         * stopped short (divergence, the set limit) */
-        bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & (CK_OPT_EXACT | RAVEL_CHECK_EXPLAIN));
-        if (verdict_only && ck->fast_nerr && !ck->diverged && !ck->sets.overflow) rep->status = RAVEL_EFAIL;
-        else ck_flow(ck, true);
+    ck->ref_decided = false;
+    bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & (CK_OPT_EXACT | RAVEL_CHECK_EXPLAIN));
+    bool overflow = false;
+    uint32_t limit = 0;
+    if (ck->opts & RAVEL_CHECK_REFERENCE) {
+        /* the reference alone decides and reports */
+        ck->ref_decided = true;
+        ck_ref_check(ck, verdict_only, &overflow, &limit);
+    } else {
+        /* (explain dumps replay the walks' edge deltas: with it the walks run) */
+        bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
+        ck->vn_proven = proven;
+        if (!proven && ck->irreducible && !(ck->opts & CK_OPT_WALKS_ANY_CFG)) {
+            /* the walks' premises (a loop is entered at its header) do not
+             * hold: the reference decides and reports */
+            ck->ref_decided = true;
+            ck_ref_check(ck, verdict_only, &overflow, &limit);
+        } else if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) {
+            /* errors: the exact walk, for the report; also when the fast
+             * walk hit the set limit (its loop shortcut assumes sets are
+             * always made). The fast walk's value errors are certain (it
+             * reads states at or above the fixpoint's, and a read that
+             * fails fails below too), so a caller that wants only the
+             * verdict has it, unless the walk stopped short (divergence,
+             * the set limit) */
+            if (verdict_only && ck->fast_nerr && !ck->diverged && !ck->sets.overflow) rep->status = RAVEL_EFAIL;
+            else ck_flow(ck, true);
+        }
+        overflow = ck->sets.overflow;
+        limit = ck->sets.limit;
     }
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
-    if (ck->sets.overflow) drop_undecided(ck, rep);
+    if (overflow) drop_undecided(ck, rep, limit);
     ck_finish_report(ck);
     ck->rep = NULL;
     ck->f = NULL;
@@ -206,7 +224,7 @@ size_t ck_memory(const ravel_checker *ck)
                V(sets.recs) + V(gpend) + V(gnpred) + V(bsucc) + V(rtodo) + V(gw) +
                V(gwslot) + V(gwdef);
 #undef V
-    n += ck_vn_memory(ck);
+    n += ck_vn_memory(ck) + ck_ref_memory(ck);
     n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4 + (size_t)ck->gvcap * 8;
     return n;
 }

@@ -39,6 +39,7 @@
 #define CK_OPT_EXACT 0x80000000u /* internal option (tests): the exact walk only, no fast verdict walk */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_REPLAY 0x10000000u /* internal option (tests): a stable loop's final visit iterates its inner loops again */
+#define CK_OPT_WALKS_ANY_CFG 0x04000000u /* internal option (tests): the walks decide irreducible CFGs too (known wrong there) */
 #define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the fast walk decides */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
@@ -182,6 +183,7 @@ struct ravel_checker {
     RV_VEC(uint32_t) lchild_start, lchild;  /* the loop tree's children lists (scratch of ck_cfg.c) */
     RV_VEC(uint8_t) is_header;
     RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge */
+    bool irreducible;        /* some block has one: the walks' premises fail, the reference decides */
     RV_VEC(uint8_t) deep_exit; /* header: a block outside its loop has its idom inside, not the header
                                   (or a child of the header in the loop has a retreating in-edge) */
     /* the guard (ck_rules.c): per-vreg stamps, grow-only */
@@ -253,6 +255,8 @@ struct ravel_checker {
     struct ck_lpscratch *lps; /* fast: the loop shortcut's vectors (ck_loop.c); kept between checks */
     struct ck_vn *vn;         /* the value-numbering verdict's scratch (ck_vn.c); kept between checks */
     bool vn_proven;           /* the last ravel_check was decided by the value-numbering verdict (tests) */
+    struct ck_ref *ref;       /* the reference fixpoint's own context (ck_ref.c); kept between checks */
+    bool ref_decided;         /* the last ravel_check was decided and reported by the reference */
     uint32_t bstamp;
     /* errors of the current call */
     ravel_report *rep; /* NULL when not collecting */
@@ -417,6 +421,7 @@ static inline void ck_copy_loc(ravel_checker *ck, uint32_t dst, uint32_t src)
 }
 void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u, ck_val pair); /* pair: {u, d} or CK_NIL */
 void ck_gc_effect(ravel_checker *ck, uint32_t listed, uint32_t rooted);
+void ck_keep_refs(ravel_checker *ck, uint32_t li); /* gc moving: a listed slot loses its non-.ref vregs */
 
 /* ck_xfer.c */
 void ck_xfer_block(ravel_checker *ck, uint32_t b);
@@ -434,6 +439,21 @@ void ck_loop_free(ravel_checker *ck);
 bool ck_vn_verdict(ravel_checker *ck);
 void ck_vn_free(ravel_checker *ck);
 size_t ck_vn_memory(const ravel_checker *ck);
+
+/* ck_ref.c: the reference fixpoint (docs/format.md section 6 as written:
+ * a worklist over the reachable blocks in reverse post-order, any CFG). It
+ * uses only ck->f, nregs, nlocs, nblocks, nvregs, set_limit and ck->rep,
+ * and records the value errors there (with provenance). verdict_only: it
+ * may stop at the first (certain) value error, setting the status. True if
+ * no value error. *overflow: the set limit was passed (errors undecided);
+ * *limit: that limit. Sets ck->diverged past its safety cap. */
+typedef struct ck_ref ck_ref;
+bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t *limit);
+void ck_ref_explain(ravel_checker *ck, uint32_t blk); /* after ck_ref_check: dumps blk into ck->explain */
+void ck_ref_free(ravel_checker *ck);
+/* Tests: where v is before instruction inst, at the last reference check's fixpoint (of f). */
+uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc *out, uint32_t max);
+size_t ck_ref_memory(const ravel_checker *ck);
 
 /* ck_flow.c */
 void ck_flow(ravel_checker *ck, bool fresh);
@@ -457,6 +477,23 @@ void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
 /* ck_report.c */
 ravel_report *ck_report_new(void);
 void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect);
+/* A value error of li holding `held` (a value of sets), without provenance. */
+ck_err *ck_err_value_rec(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect,
+                         const ck_sets *sets, ck_val held);
+/* What an analysis tells the provenance of an error at block x: which
+ * blocks lie on the path it explains (x and its dominators), how many
+ * in-edges take part in a block's meet (*from: the source of the last),
+ * and what each of them brings in li (one line per edge). */
+typedef struct ck_prov_ops {
+    void *ctx;
+    bool (*on_path)(void *ctx, uint32_t b);
+    uint32_t (*nin)(void *ctx, uint32_t b, uint32_t *from);
+    void (*join)(void *ctx, ck_buf *out, uint32_t b, uint32_t li);
+} ck_prov_ops;
+char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32_t x, uint32_t ii, uint32_t li, uint32_t v,
+                         bool late, bool held);
+void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val v);
+void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals, uint32_t b, uint32_t ii);
 void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect,
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void ck_bad_input(ravel_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -295,6 +295,8 @@ void ck_cfg_build(ravel_checker *ck)
     build_dom(ck);
     number_dom(ck);
     build_loops(ck);
+    ck->irreducible = false;
+    for (uint32_t b = 0; b < ck->nblocks && !ck->irreducible; b++) ck->irreducible = ck->retreat.data[b] != 0;
     number_loops(ck);
     build_deep_exits(ck);
 }

@@ -546,31 +546,6 @@ static void prov_join(ravel_checker *ck, ck_buf *b, uint32_t x, uint32_t li)
     });
 }
 
-static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk)
-{
-    const ravel_func *f = ck->f;
-    *clobber = false;
-    *defk = CK_NIL;
-    const rv_operand *d = ck_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (ck_li(ck, d[k].loc) == li) *defk = k;
-    if (*defk != CK_NIL) return true;
-    if (rv_is_term(in)) return false;
-    const uint32_t *regs;
-    uint32_t n = rv_inst_clobbers(f, in, &regs);
-    for (uint32_t k = 0; k < n; k++)
-        if (ck_li(ck, regs[k]) == li) *clobber = true;
-    return *clobber;
-}
-
-static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
-{
-    if (!(in->flags & RV_IF_STACKMAP)) return false;
-    for (uint32_t k = 0; k < in->u.smap.n; k++)
-        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
-    return false;
-}
-
 /* Number of recorded edges into x; *from = the source of the last one. */
 static uint32_t reached_in_edges(ravel_checker *ck, uint32_t x, uint32_t *from)
 {
@@ -589,91 +564,14 @@ static bool on_stack(const ravel_checker *ck, uint32_t b)
     return i < ck->frames.len && ck->frames.data[i].block == b;
 }
 
-/* Walks back from an error (block x, instruction ii, location li, expected
- * vreg v) through edits, defs and single-predecessor edges, explaining what
- * put the content of li there; at a join, lists what each edge brought.
- * Every block visited is on the walk's stack (x and its dominators). */
+static bool prov_on_path(void *ctx, uint32_t b) { return on_stack(ctx, b); }
+static uint32_t prov_nin(void *ctx, uint32_t b, uint32_t *from) { return reached_in_edges(ctx, b, from); }
+static void prov_join_cb(void *ctx, ck_buf *out, uint32_t b, uint32_t li) { prov_join(ctx, out, b, li); }
+
+/* The provenance of an error of the walk (its blocks on the walk's stack:
+ * x and its dominators; the edges recorded, with their deltas). */
 char *ck_provenance(ravel_checker *ck, uint32_t x, uint32_t ii, uint32_t li, uint32_t v, bool late, bool held)
 {
-    const ravel_func *f = ck->f;
-    ck_buf b = {0};
-    char lbuf[32], lb2[32], vb[32];
-    const char *lb = "";
-    uint32_t blk = x, stop = ii + (late ? 1 : 0);
-    for (int steps = 0; steps < 64; steps++) {
-        const rv_block *bl = &f->blocks.data[blk];
-        bool done = false;
-        for (uint32_t i = stop; i-- > bl->first_inst && !done;) {
-            const rv_inst *in = &f->insts.data[i];
-            lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
-            if (rv_is_edit(in)) {
-                if (ck_li(ck, in->u.edit.dst) != li) continue;
-                ck_bprintf(&b, "%s was %s from %s at ", lb,
-                           in->op == RAVEL_OP_SPILL ? "spilled" : in->op == RAVEL_OP_RELOAD ? "reloaded" : "moved",
-                           rv_loc_str(f->mach, in->u.edit.src, lb2));
-                where(&b, f, i);
-                ck_bprintf(&b, "\n");
-                li = ck_li(ck, in->u.edit.src);
-                if (li == CK_NIL) return ck_bdetach(&b);
-                continue;
-            }
-            bool clob;
-            uint32_t dk;
-            if (writes_loc(ck, in, li, &clob, &dk)) {
-                ck_bprintf(&b, "%s was ", lb);
-                if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
-                else ck_bprintf(&b, "written with %s by `", ck_vname(f, ck_defs(f, in)[dk].vreg, vb));
-                ck_inst_text(&b, f, in);
-                ck_bprintf(&b, "` at ");
-                where(&b, f, i);
-                ck_bprintf(&b, "\n");
-                done = true;
-                break;
-            }
-            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
-                ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
-                where(&b, f, i);
-                ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
-            }
-            const rv_operand *d = ck_defs(f, in);
-            for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
-                if (d[k].vreg == v) {
-                    ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
-                    where(&b, f, i);
-                    ck_bprintf(&b, " (in %s): older copies such as the one in %s are stale\n",
-                               rv_loc_str(f->mach, d[k].loc, lb2), lb);
-                }
-        }
-        if (done) break;
-        lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
-        uint32_t q = CK_NIL, np = reached_in_edges(ck, blk, &q);
-        if (blk == 0 || np == 0) {
-            ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);
-            break;
-        }
-        if (np > 1 || !on_stack(ck, blk)) {
-            if (on_stack(ck, blk)) prov_join(ck, &b, blk, li);
-            break;
-        }
-        if (!on_stack(ck, q)) break;
-        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
-        ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
-        if (v != CK_NIL) { /* a parameter of blk: follow its argument */
-            const uint32_t *params = ck_params(f, bl);
-            for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
-                const rv_succ *s = &rv_inst_succs(f, t)[k];
-                if (s->block != blk) continue;
-                for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
-                    if (params[p] == v) {
-                        uint32_t a = ck_args(f, s)[p];
-                        ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
-                        v = a;
-                        break;
-                    }
-            }
-        }
-        blk = q;
-        stop = f->blocks.data[q].first_inst + f->blocks.data[q].ninsts;
-    }
-    return ck_bdetach(&b);
+    const ck_prov_ops ops = {ck, prov_on_path, prov_nin, prov_join_cb};
+    return ck_provenance_text(ck, &ops, x, ii, li, v, late, held);
 }

@@ -111,7 +111,9 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
     else ck_bprintf(b, "inst %u", ii);
 }
 
-void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v)
+void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v) { ck_val_text_in(b, ck->f, &ck->sets, v); }
+
+void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val v)
 {
     char vb[32];
     if (v == CK_V_UNKNOWN) { ck_bprintf(b, "unknown"); return; }
@@ -119,16 +121,10 @@ void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v)
     if (v == CK_V_EMPTY) { ck_bprintf(b, "empty"); return; }
     uint32_t one;
     const uint32_t *m;
-    uint32_t n = ck_val_members(&ck->sets, v, &m, &one);
+    uint32_t n = ck_val_members(sets, v, &m, &one);
     ck_bprintf(b, "{");
-    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(ck->f, m[i], vb));
+    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(f, m[i], vb));
     ck_bprintf(b, "}");
-}
-
-/* Content of li in the dense state: unknown, conflicted, empty, {v1, v2}. */
-static void held_text(ck_buf *b, ravel_checker *ck, uint32_t li)
-{
-    ck_val_text(b, ck, ck_get(ck, li));
 }
 
 /* ---- recording ---- */
@@ -194,6 +190,31 @@ static void op_desc(ck_buf *b, const ravel_checker *ck, const ck_site *s)
     if (s->op) ck_bprintf(b, " (%s)", ck_vname(ck->f, s->op->vreg, vb));
 }
 
+/* A value error: location li held `held` (in sets) where vreg expect (or a
+ * reference, expect == CK_NIL) was needed. No provenance (the caller adds it). */
+ck_err *ck_err_value_rec(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect,
+                         const ck_sets *sets, ck_val held)
+{
+    ck_err *e = new_err(ck, s, kind, expect);
+    char lb[32], vb[32];
+    e->li = li;
+    e->value = true;
+    e->pub.loc = xstrdup(loc_name(ck, li, lb));
+    ck_buf h = {0};
+    ck_val_text_in(&h, ck->f, sets, held);
+    e->pub.held = ck_bdetach(&h);
+    ck_buf m = {0};
+    op_desc(&m, ck, s);
+    const char *verb = e->pub.held[0] == '{' ? "holds" : "is";
+    if (expect != CK_NIL)
+        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", e->pub.loc, ck_vname(ck->f, expect, vb), e->pub.loc, verb, e->pub.held);
+    else
+        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", e->pub.loc, e->pub.loc, verb, e->pub.held);
+    if (!strcmp(e->pub.held, "empty")) ck_bprintf(&m, " (every vreg it held was redefined or dropped)");
+    e->pub.message = ck_bdetach(&m);
+    return e;
+}
+
 void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect)
 {
     if (ck->fast) { /* counted only: the exact walk reports */
@@ -202,24 +223,7 @@ void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_
         rv_vec_push(ck->rep->errs, z);
         return;
     }
-    ck_err *e = new_err(ck, s, kind, expect);
-    char lb[32], vb[32];
-    e->li = li;
-    e->value = true;
-    e->pub.loc = xstrdup(loc_name(ck, li, lb));
-    ck_buf h = {0};
-    held_text(&h, ck, li);
-    e->pub.held = ck_bdetach(&h);
-    ck_buf m = {0};
-    op_desc(&m, ck, s);
-    const char *verb = e->pub.held[0] == '{' ? "holds" : "is";
-    (void)ck;
-    if (expect != CK_NIL)
-        ck_bprintf(&m, " expects %s to hold %s, but %s %s %s", e->pub.loc, ck_vname(ck->f, expect, vb), e->pub.loc, verb, e->pub.held);
-    else
-        ck_bprintf(&m, " %s must hold a reference, but %s %s %s", e->pub.loc, e->pub.loc, verb, e->pub.held);
-    if (!strcmp(e->pub.held, "empty")) ck_bprintf(&m, " (every vreg it held was redefined or dropped)");
-    e->pub.message = ck_bdetach(&m);
+    ck_err *e = ck_err_value_rec(ck, s, kind, li, expect, &ck->sets, ck_get(ck, li));
     /* provenance now, while the walk's state and stack are those of the
      * error; bounded, since it scans the undo log */
     if (ck->rep->errs.len <= CK_MAX_PROVENANCE)
@@ -244,38 +248,163 @@ void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_lo
     e->pub.message = ck_bdetach(&m);
 }
 
-/* ---- explain: the state before each instruction ---- */
+/* ---- provenance (on error only; the analysis supplies its edges) ---- */
 
-static void mark_dump_loc(ravel_checker *ck, ravel_loc l, uint32_t st)
+static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk)
 {
-    uint32_t li = ck_li(ck, l);
-    if (li == CK_NIL || ck->lst1[li] == st) return;
-    ck->lst1[li] = st;
-    rv_vec_push(ck->tmp_locs, li);
+    const ravel_func *f = ck->f;
+    *clobber = false;
+    *defk = CK_NIL;
+    const rv_operand *d = ck_defs(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (ck_li(ck, d[k].loc) == li) *defk = k;
+    if (*defk != CK_NIL) return true;
+    if (rv_is_term(in)) return false;
+    const uint32_t *regs;
+    uint32_t n = rv_inst_clobbers(f, in, &regs);
+    for (uint32_t k = 0; k < n; k++)
+        if (ck_li(ck, regs[k]) == li) *clobber = true;
+    return *clobber;
 }
 
-/* The locations block b names (operands, edits, stackmaps), sorted. */
+static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
+{
+    if (!(in->flags & RV_IF_STACKMAP)) return false;
+    for (uint32_t k = 0; k < in->u.smap.n; k++)
+        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
+    return false;
+}
+
+/* Walks back from an error (block x, instruction ii, location li, expected
+ * vreg v) through edits, defs and single-predecessor edges, explaining what
+ * put the content of li there; at a join, lists what each edge brought.
+ * Every block it enters is on the path (x and its dominators). */
+char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32_t x, uint32_t ii, uint32_t li, uint32_t v, bool late, bool held)
+{
+    const ravel_func *f = ck->f;
+    ck_buf b = {0};
+    char lbuf[32], lb2[32], vb[32];
+    const char *lb = "";
+    uint32_t blk = x, stop = ii + (late ? 1 : 0);
+    for (int steps = 0; steps < 64; steps++) {
+        const rv_block *bl = &f->blocks.data[blk];
+        bool done = false;
+        for (uint32_t i = stop; i-- > bl->first_inst && !done;) {
+            const rv_inst *in = &f->insts.data[i];
+            lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
+            if (rv_is_edit(in)) {
+                if (ck_li(ck, in->u.edit.dst) != li) continue;
+                ck_bprintf(&b, "%s was %s from %s at ", lb,
+                           in->op == RAVEL_OP_SPILL ? "spilled" : in->op == RAVEL_OP_RELOAD ? "reloaded" : "moved",
+                           rv_loc_str(f->mach, in->u.edit.src, lb2));
+                where(&b, f, i);
+                ck_bprintf(&b, "\n");
+                li = ck_li(ck, in->u.edit.src);
+                if (li == CK_NIL) return ck_bdetach(&b);
+                continue;
+            }
+            bool clob;
+            uint32_t dk;
+            if (writes_loc(ck, in, li, &clob, &dk)) {
+                ck_bprintf(&b, "%s was ", lb);
+                if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
+                else ck_bprintf(&b, "written with %s by `", ck_vname(f, ck_defs(f, in)[dk].vreg, vb));
+                ck_inst_text(&b, f, in);
+                ck_bprintf(&b, "` at ");
+                where(&b, f, i);
+                ck_bprintf(&b, "\n");
+                done = true;
+                break;
+            }
+            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
+                ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
+                where(&b, f, i);
+                ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
+            }
+            const rv_operand *d = ck_defs(f, in);
+            for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
+                if (d[k].vreg == v) {
+                    ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
+                    where(&b, f, i);
+                    ck_bprintf(&b, " (in %s): older copies such as the one in %s are stale\n",
+                               rv_loc_str(f->mach, d[k].loc, lb2), lb);
+                }
+        }
+        if (done) break;
+        lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
+        uint32_t q = CK_NIL, np = ops->nin(ops->ctx, blk, &q);
+        if (blk == 0 || np == 0) {
+            ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);
+            break;
+        }
+        if (np > 1 || !ops->on_path(ops->ctx, blk)) {
+            if (ops->on_path(ops->ctx, blk)) ops->join(ops->ctx, &b, blk, li);
+            break;
+        }
+        if (!ops->on_path(ops->ctx, q)) break;
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
+        ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
+        if (v != CK_NIL) { /* a parameter of blk: follow its argument */
+            const uint32_t *params = ck_params(f, bl);
+            for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
+                const rv_succ *s = &rv_inst_succs(f, t)[k];
+                if (s->block != blk) continue;
+                for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
+                    if (params[p] == v) {
+                        uint32_t a = ck_args(f, s)[p];
+                        ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
+                        v = a;
+                        break;
+                    }
+            }
+        }
+        blk = q;
+        stop = f->blocks.data[q].first_inst + f->blocks.data[q].ninsts;
+    }
+    return ck_bdetach(&b);
+}
+
+/* ---- explain: the state before each instruction ---- */
+
+static void mark_dump_loc(ravel_checker *ck, ravel_loc l)
+{
+    uint32_t li = ck_li(ck, l);
+    if (li != CK_NIL) rv_vec_push(ck->tmp_locs, li);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The locations block b names (operands, edits, stackmaps), sorted, once each. */
 static void block_locs(ravel_checker *ck, uint32_t b)
 {
     const ravel_func *f = ck->f;
     const rv_block *bl = &f->blocks.data[b];
-    uint32_t st = ck_next_stamp(ck);
     ck->tmp_locs.len = 0;
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
         if (rv_is_edit(in)) {
-            mark_dump_loc(ck, in->u.edit.dst, st);
-            mark_dump_loc(ck, in->u.edit.src, st);
+            mark_dump_loc(ck, in->u.edit.dst);
+            mark_dump_loc(ck, in->u.edit.src);
             continue;
         }
-        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, ck_ops(f, in)[k].loc, st);
+        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, ck_ops(f, in)[k].loc);
         if (!rv_is_term(in) && (in->flags & RV_IF_STACKMAP))
-            for (uint32_t k = 0; k < in->u.smap.n; k++) mark_dump_loc(ck, ravel_slot(f->u32.data[in->u.smap.first + k]), st);
+            for (uint32_t k = 0; k < in->u.smap.n; k++) mark_dump_loc(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
     }
-    ck_sort_u32(ck->tmp_locs.data, ck->tmp_locs.len);
+    if (ck->tmp_locs.len > 1) qsort(ck->tmp_locs.data, ck->tmp_locs.len, sizeof *ck->tmp_locs.data, cmp_u32);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < ck->tmp_locs.len; i++)
+        if (!w || ck->tmp_locs.data[w - 1] != ck->tmp_locs.data[i]) ck->tmp_locs.data[w++] = ck->tmp_locs.data[i];
+    ck->tmp_locs.len = w;
 }
 
-void ck_dump_state(ravel_checker *ck, uint32_t blk, uint32_t ii)
+void ck_dump_state(ravel_checker *ck, uint32_t blk, uint32_t ii) { ck_dump_state_of(ck, &ck->sets, ck->lval, blk, ii); }
+
+void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals, uint32_t blk, uint32_t ii)
 {
     ck_buf *b = &ck->explain;
     char lb[32];
@@ -291,7 +420,7 @@ void ck_dump_state(ravel_checker *ck, uint32_t blk, uint32_t ii)
     for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
         uint32_t li = ck->tmp_locs.data[i];
         ck_bprintf(b, " %s=", loc_name(ck, li, lb));
-        held_text(b, ck, li);
+        ck_val_text_in(b, ck->f, sets, vals[li]);
     }
     ck_bprintf(b, "\n");
 }
@@ -354,7 +483,8 @@ static void explain(ravel_checker *ck, ravel_report *r)
         ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
                    rv_block_name(ck->f, blk));
         ck->explain_base = ck->explain.len;
-        ck_flow(ck, false);
+        if (ck->ref_decided) ck_ref_explain(ck, blk);
+        else ck_flow(ck, false);
         ck->dumping = false;
         e->pub.explain = ck_bdetach(&ck->explain);
         done++;

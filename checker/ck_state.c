@@ -285,12 +285,33 @@ void ck_alias(ravel_checker *ck, uint32_t d, uint32_t u, ck_val pair)
         ck_val val = ck->lval[li];
         if (val == u && pair != CK_NIL) {
             set_shrunk(ck, li, pair);
-            push_holder(ck, li, d);
         } else if (ck_val_has(&ck->sets, val, u) && !ck_val_has(&ck->sets, val, d)) {
             set_shrunk(ck, li, val_plus(ck, val, d));
-            push_holder(ck, li, d);
+        } else {
+            continue;
         }
+        push_holder(ck, li, d);
+        /* a .ref alias of a non-reference: li now holds a reference, so the
+         * safepoint effect must find it on the .ref holders' chain */
+        if (ck->has_refs && ck_is_ref(ck, d)) push_holder(ck, li, ck->nvregs);
     }
+}
+
+/* gc moving, a listed slot: the collector rewrote its bits, so it keeps
+ * only its .ref vregs (every member left is already chained to li). */
+void ck_keep_refs(ravel_checker *ck, uint32_t li)
+{
+    ck_val val = ck->lval[li];
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ck_val_members(&ck->sets, val, &m, &one), keep = 0;
+    for (uint32_t i = 0; i < n; i++) keep += ck_is_ref(ck, m[i]);
+    if (keep == n) return;
+    ck->setbuf2.len = 0;
+    rv_vec_reserve(ck->setbuf2, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (ck_is_ref(ck, m[i])) ck->setbuf2.data[ck->setbuf2.len++] = m[i];
+    set_shrunk(ck, li, ck_set_intern(&ck->sets, ck->setbuf2.data, ck->setbuf2.len));
 }
 
 /* The .ref members of li's value, except those marked rooted (vst ==

@@ -54,7 +54,8 @@
  * Safepoints. A name is of .ref vregs only or of others only (a leaf
  * takes its vreg's kind, a phi mixing both kinds is unknown, and no
  * assumption relates two kinds), so the collector empties a location
- * holding a .ref name or leaves it (vsafepoint; the live part of a list of
+ * holding a .ref name or leaves it (vsafepoint; with gc moving a listed
+ * slot holding another name is emptied; the live part of a list of
  * the locations given .ref names says which may). A stackmap slot must
  * hold a .ref name that some vreg has: the vreg last given the name, or,
  * when it has another name now, one of a few candidates whose name at that
@@ -62,7 +63,7 @@
  * holds with all it implies; a failed try is undone).
  *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
- * source set loses some vregs), a copy of a vreg to itself, irreducible
+ * source set loses some vregs), a copy between a .ref vreg and another, a copy of a vreg to itself, irreducible
  * control flow, an M(h) larger than the budget (deep nests of big loops),
  * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
  * Requires: ck_cfg_build, the guard (well-formed function), the rules
@@ -682,6 +683,8 @@ static bool vsafepoint(vn *W, const rv_inst *in)
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         V->st2[li] = sl;
         if (!moving) rv_vec_push(V->roots, W->cur[li]);
+        else if (W->cur[li] && !(W->cur[li] & VN_REF)) vset(W, li, 0); /* gc moving rewrote the slot: its non-.ref name is gone
+                                                                           (implied: vstackmap already refused a slot without a .ref name) */
     }
     ck_sort_u32(V->roots.data, V->roots.len);
     V->keep.len = 0;
@@ -734,6 +737,10 @@ static bool vop(vn *W, const rv_inst *in)
      * plain def, as in ck_xfer.c) */
     bool copy = in->op == RAVEL_OP_COPY && nd == 1 && in->nuses >= 1 && !rv_op_is_late(&o[1]);
     if (copy && (in->flags & RV_IF_SAFEPOINT)) return false; /* (its source set loses its .ref vregs: left to the walks) */
+    /* a copy between kinds (a .ref copy of an int, or back) would give a
+     * name of one kind to vregs of both, which the safepoint rule cannot
+     * tell apart: left to the walks */
+    if (copy && W->f->vregs.data[o[0].vreg].ref != W->f->vregs.data[o[1].vreg].ref) return false;
     uint32_t srcname = 0, uname = 0;
     for (uint32_t k = 0; k < nd; k++)
         if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, vlix(W, o[k].loc));

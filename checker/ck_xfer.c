@@ -56,8 +56,9 @@ static void clobber(ravel_checker *ck, const rv_inst *in, bool keep_defined)
     }
 }
 
-/* gc moving: every unlisted location loses its .ref vregs. gc nonmoving: a
- * .ref vreg held by no listed slot is removed everywhere. */
+/* gc moving: every unlisted location loses its .ref vregs, every listed
+ * slot its other vregs. gc nonmoving: a .ref vreg held by no listed slot is
+ * removed everywhere. */
 static void safepoint_effect(ravel_checker *ck, const rv_inst *in)
 {
     const ravel_func *f = ck->f;
@@ -79,6 +80,10 @@ static void safepoint_effect(ravel_checker *ck, const rv_inst *in)
         }
     }
     ck_gc_effect(ck, listed, rooted);
+    for (uint32_t k = 0; k < n && !f->mach->gc_nonmoving; k++) {
+        uint32_t li = ck_li(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
+        if (li != CK_NIL) ck_keep_refs(ck, li);
+    }
 }
 
 static void snapshot_src(ravel_checker *ck, uint32_t li)

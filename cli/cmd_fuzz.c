@@ -43,6 +43,10 @@ static void fuzz_usage(FILE *out)
           "      --pressure P       generator: register pressure 0..100\n"
           "      --window N         generator: pressure picks among the N newest values of\n"
           "                         a type (default 0: any in scope; see ravel gen --help)\n"
+          "      --cfg any|structured\n"
+          "                         generator: arbitrary control flow mixed in (any, the\n"
+          "                         default: a third of the functions irreducible) or only\n"
+          "                         structured code (see ravel gen --help)\n"
           "      --no-FEATURE       generator: never use FEATURE (as ravel gen: loops multiway\n"
           "                         params fixed reuse early-late any-stack calls safepoints\n"
           "                         copy classes)\n"
@@ -85,7 +89,7 @@ static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
     return val && !cli_parse_u64(val, v) && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --no-FEATURE. Returns
+/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --cfg --no-FEATURE. Returns
  * 1 if argv[*i] was one, 0 if not, -1 after reporting a bad value. */
 static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
@@ -111,6 +115,15 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
             return -1;
         }
         g->features &= ~bit;
+        return 1;
+    }
+    if (opt(argc, argv, i, NULL, "--cfg", &val)) {
+        int cfg = val ? rv_gen_cfg_parse(val) : -1;
+        if (cfg < 0) {
+            bad(a, val, "any or structured");
+            return -1;
+        }
+        g->cfg = (uint32_t)cfg;
         return 1;
     }
     for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {

@@ -15,7 +15,8 @@
 static void gen_usage(FILE *out)
 {
     fputs("usage: ravel gen [--seed S] [--from FILE [--skip N]] [--insts N] [--blocks N] [--regs MIN..MAX]\n"
-          "                 [--pressure P] [--window N] [--no-FEATURE ...] [--count K] [-o DIR|FILE]\n"
+          "                 [--pressure P] [--window N] [--cfg any|structured] [--no-FEATURE ...]\n"
+          "                 [--count K] [-o DIR|FILE]\n"
           "Prints random valid SSA functions (one machine and one function per module)\n"
           "in .ra text. The same seed and options always give the same text.\n"
           "  --seed S        first seed (default 0)\n"
@@ -34,6 +35,15 @@ static void gen_usage(FILE *out)
           "                  of its type in scope only (default 0: any value in scope,\n"
           "                  so large functions keep thousands of values live; N keeps\n"
           "                  them in the tens to hundreds at any size)\n"
+          "  --cfg any|structured\n"
+          "                  control flow: any (the default) mixes arbitrary CFGs into the\n"
+          "                  structured code - multi-entry (irreducible) cycles in and\n"
+          "                  around loops, self-loops, br with many successors into\n"
+          "                  cycles, blocks with many predecessors, and critical edges\n"
+          "                  split by edge blocks (the format forbids unsplit ones);\n"
+          "                  about a third of the functions are irreducible. structured:\n"
+          "                  only diamonds and natural loops (the output of earlier\n"
+          "                  versions, seed for seed)\n"
           "  --no-FEATURE    never use FEATURE; FEATURE is one of:\n"
           "                 ",
           out);
@@ -102,7 +112,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||
-                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
+                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--cfg") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
         if (!takes) return bad("unknown option", o);
         if (!v) return cli_bad_value("gen", o, NULL, NULL);
         i++;
@@ -115,7 +125,11 @@ static int parse_args(int argc, char **argv, gen_args *a)
             want = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0 ? "N or MIN..MAX, at least 1" : NULL;
         else if (!strcmp(o, "--pressure")) want = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100 ? "0..100" : NULL;
         else if (!strcmp(o, "--window")) want = get_u32(v, &a->opts.window) ? num : NULL;
-        else if (!strcmp(o, "--count")) want = cli_parse_u64(v, &a->count) || a->count == 0 ? pos : NULL;
+        else if (!strcmp(o, "--cfg")) {
+            int cfg = rv_gen_cfg_parse(v);
+            if (cfg >= 0) a->opts.cfg = (uint32_t)cfg;
+            else want = "any or structured";
+        } else if (!strcmp(o, "--count")) want = cli_parse_u64(v, &a->count) || a->count == 0 ? pos : NULL;
         else if (!strcmp(o, "--skip")) want = cli_parse_u64(v, &a->skip) ? num : NULL;
         else a->out = v;
         if (want) return cli_bad_value("gen", o, v, want);

@@ -85,6 +85,13 @@ const char *rv_gen_feature_name(size_t i)
     return i < sizeof features / sizeof *features ? features[i].name : NULL;
 }
 
+int rv_gen_cfg_parse(const char *name)
+{
+    if (strcmp(name, "any") == 0) return RV_GEN_CFG_ANY;
+    if (strcmp(name, "structured") == 0) return RV_GEN_CFG_STRUCTURED;
+    return -1;
+}
+
 /* Options as the generator uses them: sizes at least 1, registers clamped
  * to 1..RV_GEN_MAX_CLASS_REGS, pressure to 0..100. */
 static rv_gen_opts clamp_opts(const rv_gen_opts *in)
@@ -102,6 +109,7 @@ static rv_gen_opts clamp_opts(const rv_gen_opts *in)
     if (o.max_regs < o.min_regs) o.max_regs = o.min_regs;
     if (o.pressure > 100) o.pressure = 100;
     o.features &= RV_GEN_ALL;
+    if (o.cfg != RV_GEN_CFG_STRUCTURED) o.cfg = RV_GEN_CFG_ANY;
     return o;
 }
 

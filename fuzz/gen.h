@@ -6,7 +6,8 @@
  * ravel_validate(f, RAVEL_VALIDATE_SSA); generation is deterministic in its
  * input and options; memory and time are bounded by the options (linear in
  * max_insts). Every generated function terminates under the interpreter
- * (loops have bounded trip counts) and its constraints are satisfiable by
+ * (loops have bounded trip counts, the cycles of arbitrary control flow a
+ * fuel counter) and its constraints are satisfiable by
  * any allocator with the machine's registers (rules in gen_func.c, checked
  * independently by rv_gen_satisfiable in gen_sat.c).
  *
@@ -53,7 +54,16 @@ typedef struct rv_gen_opts {
                                 live values stay in the tens to hundreds whatever the size (the
                                 checker benchmark's "realistic pressure"). Functions whose scopes
                                 never exceed N values are the same either way */
+    uint32_t cfg;            /* RV_GEN_CFG_ANY (0, the default): structured code with arbitrary
+                                control flow mixed in (gen_func.c, "tangles": multi-entry cycles,
+                                split critical edges, self-loops, wide br); RV_GEN_CFG_STRUCTURED:
+                                only structured code (diamonds, natural loops), as before
+                                2026-11-27 (same output for the same seed) */
 } rv_gen_opts;
+
+enum { RV_GEN_CFG_ANY = 0, RV_GEN_CFG_STRUCTURED = 1 };
+/* "any" / "structured" -> RV_GEN_CFG_*, or -1 if unknown (`--cfg`). */
+int rv_gen_cfg_parse(const char *name);
 
 void rv_gen_opts_default(rv_gen_opts *o);
 /* Generates a module (machine + one function) from bytes. Never fails. */

@@ -1,5 +1,7 @@
-/* gen_func.c - the generator's function builder: a structured CFG, SSA
- * values drawn from dominating definitions, and instructions with random
+/* gen_func.c - the generator's function builder: a structured CFG (with
+ * rv_gen_opts.cfg == RV_GEN_CFG_ANY, arbitrary control flow mixed in: see
+ * "tangles"), SSA values drawn from dominating definitions, and
+ * instructions with random
  * but satisfiable constraints, written straight into the function's arrays
  * (the builder's invariants kept; see "emitting").
  *
@@ -10,19 +12,25 @@
  *     once and used only where its definition dominates, argument counts
  *     and classes match their parameters, and there are NO CRITICAL EDGES:
  *     a multi-successor `br` only targets fresh blocks with one predecessor
- *     (arms, loop bodies, loop exits, back-edge and exit split blocks);
- *     joins, loop headers and the exits of loops left by `break` are
- *     entered by single-successor `jump`s only.
+ *     (arms, loop bodies, loop exits, back-edge and exit split blocks,
+ *     a tangle's edge blocks, exit split and dispatch blocks); joins, loop
+ *     headers, tangle nodes and exits, and the exits of loops left by
+ *     `break` are entered by single-successor `jump`s only.
  *   - shapes: straight runs, diamonds and 3-4-way `br` (with or without a
  *     condition, args to arm params), joins with params, top- and
  *     bottom-tested loops (counter or condition-less, carried params with
- *     swaps, nested), early `ret` and `break` (also out of inner loops).
+ *     swaps, nested), early `ret` and `break` (also out of inner loops);
+ *     with cfg any also tangles: multi-entry (irreducible) cycles, split
+ *     self-loops and critical edges, wide br into cycles, nested in and
+ *     around all of the above (about a third of the functions at the
+ *     default options are irreducible; tests/gen counts the shapes).
  *   - every block is reachable, every path ends in `ret`.
  *   - termination: loops are bounded. A counter loop's header parameter
  *     starts at 0 and is incremented by one on the only back edge, and the
  *     loop continues only while it is below a small constant K; a
  *     condition-less `br B, X` takes successor (k mod 2) on its k-th
- *     execution, so it exits at least every second time. The product of
+ *     execution, so it exits at least every second time; a tangle's
+ *     cycles are bounded by its fuel parameter (see "tangles"). The product of
  *     trip bounds of nested loops is capped so that the whole run stays
  *     well under the interpreter's default step limit.
  *   - original instructions <= max_insts, blocks <= max_blocks: mandatory
@@ -1126,6 +1134,7 @@ static void loop_breakable(gen *g, loopctx *l, uint32_t exitb)
 }
 
 static void gen_region(gen *g, uint32_t depth);
+static bool gen_tangle(gen *g, uint32_t depth);
 
 /* Diamond / multi-way: the open block ends in `br` (condition, or none)
  * to k fresh arm blocks (one predecessor each, sometimes with params fed
@@ -1204,12 +1213,13 @@ static uint32_t emit_binop_imm(gen *g, ravel_opcode op, uint32_t a, int64_t imm)
     return emit(g, &I);
 }
 
-static uint32_t emit_const0(gen *g)
+/* `v = const imm` of class 0 (a loop counter's or a tangle's fuel's start). */
+static uint32_t emit_const(gen *g, int64_t imm)
 {
     ginst I;
     gi_init(g, &I, RAVEL_OP_CONST, NM_NONE);
     if (!add_def(g, &I, 0, false)) add_def_as(g, &I, 0, false, kind_op(RAVEL_C_REG));
-    add_imm(g, &I, 0);
+    add_imm(g, &I, imm);
     return emit(g, &I);
 }
 
@@ -1219,7 +1229,7 @@ static uint32_t loop_enter(gen *g, uint32_t head, bool counter, uint32_t *params
 {
     uint32_t n = 0, init[MAX_PARAMS + 1];
     if (counter) {
-        init[0] = emit_const0(g);
+        init[0] = emit_const(g, 0);
         params[0] = new_vreg(g, 0);
         ravel_block_add_param(g->f, head, params[0]);
         n = 1;
@@ -1317,6 +1327,7 @@ static void gen_loop_bottom(gen *g, uint32_t depth, bool counter, bool breakable
     loopctx lc;
     if (breakable) loop_breakable(g, &lc, exitb);
     g->weight *= trip;
+    if (g->o->cfg == RV_GEN_CFG_ANY && chance(g, 25)) gen_tangle(g, depth + 1); /* its E: this loop's header */
     gen_region(g, depth + 1);
     g->reserved -= counter ? 3 : 1;
     uint32_t next = counter ? emit_binop_imm(g, RAVEL_OP_ADD, params[0], 1) : RAVEL_NONE;
@@ -1353,6 +1364,363 @@ static bool gen_loop(gen *g, uint32_t depth)
     return true;
 }
 
+/* ---- any control flow: tangles (rv_gen_opts.cfg == RV_GEN_CFG_ANY) ----
+ * A tangle is a small arbitrary CFG of k "nodes" N0..Nk-1, entered from
+ * the open block E by one terminator (a jump to N0, or a br, with or
+ * without a condition, to several entry nodes: a cycle entered at two of
+ * them is irreducible) and left through one exit block X, which continues
+ * the region. A node is a region of its own (straight code, diamonds,
+ * natural loops, nested tangles; calls and safepoints) whose last block
+ * ends with edges to any nodes - forward, backward to an earlier node, or
+ * to itself - and to X. So irreducible cycles nest in and around natural
+ * loops, and E is often a loop header, a block of a loop body or a node of
+ * an outer tangle (the shape where the cycle's common dominator is itself
+ * re-entered by a retreating edge).
+ *
+ * The shape is drawn first (tg_shape: edges between node indices), then
+ * made legal the way compilers lower such code:
+ *   - critical edges: an edge from a block with several successors to a
+ *     block with several predecessors is split by an edge block (one
+ *     predecessor, a `jump` on; some take block parameters from the br and
+ *     forward them, some compute the decremented fuel). docs/format.md
+ *     forbids critical edges, so the CFG before splitting has them and the
+ *     one generated has their split form: many small forwarding blocks.
+ *   - SSA: every node and X take block parameters. Only what E's scope
+ *     holds dominates every node (E dominates the tangle), so a node sees
+ *     E's scope, its own parameters and what it defines; values computed in
+ *     a cycle reach other nodes and X only as arguments.
+ *   - termination: when the shape has a backward edge (index order; every
+ *     cycle has one), parameter 0 of every node is a fuel counter, F
+ *     (1..4) on entry. A node with a backward edge is "gated": its last
+ *     block tests the fuel (`eq`/`ne fuel, 0`, or `lt fuel, 1`) and leaves
+ *     for X through its exit split block XS when it is 0; otherwise it goes
+ *     on through a dispatch block (the br to its successors, when it has
+ *     several). Backward edges pass fuel - 1 (computed in the last block or
+ *     in the edge block), forward edges pass it unchanged, so the fuel
+ *     stays >= 0 and each node runs at most F + 1 times per entry of the
+ *     tangle (the loop weight budget counts F + 1).
+ *   - every block is reachable: node j > 0 that E does not enter gets a
+ *     forward edge from an earlier node. Every node reaches X: a gated
+ *     node leaves through XS, the edges of any other node go forward or
+ *     to X (by induction from the last node, whose only forward target is
+ *     X).
+ * Every block and every mandatory instruction (terminators, fuel code) is
+ * created / reserved before the first node is filled, so nested regions
+ * keep max_blocks and max_insts. */
+enum { TG_MAX_NODES = 5, TG_MAX_SUCC = 6 };
+enum { TG_X = TG_MAX_NODES }; /* the exit, as an edge's target (and its row in the per-target arrays) */
+enum { TG_E = TG_MAX_NODES }; /* the entry, as a source (its row in tangle.src) */
+
+typedef struct tg_edge {
+    uint32_t to;          /* a node index, or TG_X */
+    uint32_t blk;         /* the edge block that splits it, or RAVEL_NONE */
+    uint32_t ep[2], nep;  /* the edge block's params (the br passes them) */
+    bool dec;             /* backward: the edge block computes fuel - 1 */
+} tg_edge;
+
+typedef struct tg_src {
+    tg_edge out[TG_MAX_SUCC];
+    uint32_t nout;
+    bool gated;           /* a node with a backward edge: tests its fuel first */
+    bool dec_tail;        /* gated: fuel - 1 is computed in the node's last block */
+    uint32_t xs, disp;    /* gated: its exit split block; its dispatch block (nout >= 2) */
+} tg_src;
+
+typedef struct tangle {
+    uint32_t k;                           /* nodes */
+    bool cycles;                          /* backward edges allowed: the nodes carry fuel */
+    uint32_t fuel;                        /* F, the fuel on entry */
+    uint32_t maxsucc;                     /* successors of one br */
+    tg_src src[TG_MAX_NODES + 1];         /* the nodes' edges, then E's (TG_E) */
+    uint32_t npred[TG_MAX_NODES + 1];     /* edges into each node, then into X (TG_X) */
+    uint32_t blk[TG_MAX_NODES + 1];       /* node blocks, then X */
+    uint32_t params[TG_MAX_NODES + 1][MAX_PARAMS + 1], np[TG_MAX_NODES + 1]; /* [0]: fuel when cycles */
+} tangle;
+
+static bool tg_is_back(uint32_t from, uint32_t to) { return from != TG_E && to != TG_X && to <= from; }
+
+/* Adds edge from -> to unless it is there or from's br is full. */
+static bool tg_add(tangle *t, uint32_t from, uint32_t to)
+{
+    tg_src *s = &t->src[from];
+    if (s->nout >= t->maxsucc) return false;
+    for (uint32_t i = 0; i < s->nout; i++)
+        if (s->out[i].to == to) return false;
+    s->out[s->nout++] = (tg_edge){to, RAVEL_NONE, {0, 0}, 0, false};
+    t->npred[to]++;
+    if (tg_is_back(from, to)) s->gated = true;
+    return true;
+}
+
+/* A random target for node i's extra edges: backward (itself included) when
+ * cycles are allowed, forward, or X. */
+static uint32_t tg_pick_target(gen *g, const tangle *t, uint32_t i)
+{
+    uint32_t r = below(g, 100);
+    if (t->cycles && r < 45) return below(g, i + 1);
+    if (r < 82 && i + 1 < t->k) return i + 1 + below(g, t->k - 1 - i);
+    return TG_X;
+}
+
+/* Draws the edges (see above). */
+static void tg_shape(gen *g, tangle *t)
+{
+    tg_add(t, TG_E, 0);
+    for (uint32_t j = 1; j < t->k; j++)
+        if (chance(g, 60)) tg_add(t, TG_E, j);
+    if (chance(g, 10)) tg_add(t, TG_E, TG_X);
+    if (t->cycles && t->k >= 2 && chance(g, 35)) { /* a two-entry cycle a -> b -> a: irreducible */
+        uint32_t b = 1 + below(g, t->k - 1), a = below(g, b);
+        tg_add(t, TG_E, a);
+        tg_add(t, TG_E, b);
+        tg_add(t, a, b);
+        tg_add(t, b, a);
+    }
+    for (uint32_t j = 1; j < t->k; j++) { /* reachability: a forward edge into every node E does not enter */
+        if (t->npred[j]) continue;
+        uint32_t i = below(g, j);
+        for (uint32_t n = 0; n < j && !tg_add(t, i, j); n++) i = i + 1 == j ? 0 : i + 1;
+    }
+    for (uint32_t i = 0; i < t->k; i++) {
+        uint32_t want = 1;
+        if (chance(g, 40)) want = 2 + (t->maxsucc > 2 && chance(g, 35) ? below(g, t->maxsucc - 1) : 0);
+        for (uint32_t n = 0; n < want + 2 && t->src[i].nout < want; n++) tg_add(t, i, tg_pick_target(g, t, i));
+        if (!t->src[i].nout) tg_add(t, i, TG_X); /* an ungated node's edges go forward or to X */
+    }
+    for (uint32_t i = 0; i < t->k; i++) t->npred[TG_X] += t->src[i].gated; /* XS -> X */
+}
+
+/* Whether edge e of source from is split: its br has several successors
+ * and its target several predecessors. */
+static bool tg_split(const tangle *t, uint32_t from, const tg_edge *e)
+{
+    const tg_src *s = &t->src[from];
+    return (s->gated || s->nout >= 2) && t->npred[e->to] >= 2;
+}
+
+/* Blocks and mandatory instructions of the tangle's shape (the node
+ * blocks and X included; what the nodes' regions add is not). Decides
+ * where each gated node computes fuel - 1. */
+static void tg_cost(gen *g, tangle *t, uint32_t *blocks, uint32_t *insts)
+{
+    uint32_t nb = t->k + 1, ni = t->cycles + 1; /* [fuel = const F] and E's terminator */
+    for (uint32_t from = 0; from <= TG_E; from = from + 1 == t->k ? TG_E : from + 1) {
+        tg_src *s = &t->src[from];
+        uint32_t unsplit_back = 0, back = 0;
+        for (uint32_t i = 0; i < s->nout; i++) {
+            bool split = tg_split(t, from, &s->out[i]), bk = tg_is_back(from, s->out[i].to);
+            nb += split, ni += split;
+            back += bk;
+            unsplit_back += bk && !split;
+        }
+        if (from == TG_E) break;
+        if (!s->gated) {
+            ni++; /* the terminator */
+            continue;
+        }
+        s->dec_tail = unsplit_back || chance(g, 50);
+        nb += 1 + (s->nout >= 2);               /* XS, [dispatch] */
+        ni += 3 + (s->nout >= 2);               /* test, gate br, XS jump, [dispatch br] */
+        ni += s->dec_tail ? 1 : back;           /* fuel - 1 */
+        for (uint32_t i = 0; i < s->nout; i++) s->out[i].dec = !s->dec_tail && tg_is_back(from, s->out[i].to);
+    }
+    *blocks = nb;
+    *insts = ni;
+}
+
+/* Arguments for edge e's target from the current scope: the fuel (fuel, or
+ * dec, fuel - 1, on a backward edge) and the carried values. Returns the
+ * count. */
+static uint32_t tg_args(gen *g, const tangle *t, uint32_t from, const tg_edge *e, uint32_t fuel, uint32_t dec,
+                        uint32_t *args)
+{
+    bool back = tg_is_back(from, e->to);
+    const uint32_t *p = t->params[e->to];
+    uint32_t c = t->cycles && e->to != TG_X ? 1 : 0, n = t->np[e->to];
+    if (c) args[0] = back ? dec : fuel;
+    pick_args(g, p + c, n - c, args + c, false); /* not pick_args' swap: the target's params are not in scope */
+    return n;
+}
+
+/* Edge e as a successor of the open terminator: to its edge block (with
+ * arguments for the edge block's params) or straight to its target. */
+static void tg_succ(gen *g, const tangle *t, uint32_t from, const tg_edge *e, uint32_t fuel, uint32_t dec)
+{
+    uint32_t args[MAX_PARAMS + 1];
+    if (e->blk != RAVEL_NONE) {
+        pick_args(g, e->ep, e->nep, args, false);
+        add_succ(g->f, e->blk, args, e->nep);
+    } else {
+        uint32_t n = tg_args(g, t, from, e, fuel, dec, args);
+        add_succ(g->f, t->blk[e->to], args, n);
+    }
+}
+
+/* Ends the open block with the terminator that carries source from's
+ * edges: a jump (one edge) or a br with or without a condition (cond, or
+ * when it is RAVEL_NONE a value picked now). */
+static void tg_carrier(gen *g, const tangle *t, uint32_t from, uint32_t fuel, uint32_t dec, uint32_t cond)
+{
+    const tg_src *s = &t->src[from];
+    ginst I;
+    g->reserved--;
+    gi_init(g, &I, s->nout >= 2 ? RAVEL_OP_BR : RAVEL_OP_JUMP, NM_NONE);
+    if (s->nout >= 2 && (!has(g, RV_GEN_MULTIWAY) || chance(g, 75))) {
+        uint32_t c = cond != RAVEL_NONE ? cond : pick_val(g, -1, -1); /* not none: a tangle starts with a value in scope */
+        if (!add_use(g, &I, c)) add_use_as(g, &I, c, kind_op(RAVEL_C_REG));
+    }
+    emit_begin(g, &I);
+    for (uint32_t i = 0; i < s->nout; i++) tg_succ(g, t, from, &s->out[i], fuel, dec);
+    end_inst(g->f);
+}
+
+/* The edge blocks of source from, each in the scope sc of its source's
+ * last block: [fuel - 1;] jump on. */
+static void tg_edge_blocks(gen *g, const tangle *t, uint32_t from, const scope *sc, uint32_t fuel, uint32_t dec)
+{
+    const tg_src *s = &t->src[from];
+    for (uint32_t i = 0; i < s->nout; i++) {
+        const tg_edge *e = &s->out[i];
+        if (e->blk == RAVEL_NONE) continue;
+        scope_restore(g, sc);
+        begin_block(g, e->blk, e->ep, e->nep);
+        uint32_t d = dec, args[MAX_PARAMS + 1];
+        if (e->dec) {
+            g->reserved--;
+            d = emit_binop_imm(g, RAVEL_OP_SUB, fuel, 1);
+        }
+        uint32_t n = tg_args(g, t, from, e, fuel, d, args);
+        g->reserved--;
+        emit_jump_args(g, t->blk[e->to], args, n);
+    }
+}
+
+/* The end of gated node i: [dec = sub fuel, 1;] z = test of fuel; br z
+ * to XS (fuel 0) and on (the dispatch block, or the one edge); then XS:
+ * jump X(...), the dispatch block and the edge blocks. */
+static void tg_gate(gen *g, const tangle *t, uint32_t i)
+{
+    const tg_src *s = &t->src[i];
+    uint32_t fuel = t->params[i][0], dec = RAVEL_NONE;
+    if (s->dec_tail) {
+        g->reserved--;
+        dec = emit_binop_imm(g, RAVEL_OP_SUB, fuel, 1);
+    }
+    uint32_t kind = below(g, 3); /* eq fuel, 0 / lt fuel, 1: XS first; ne fuel, 0: XS second */
+    static const ravel_opcode test_op[3] = {RAVEL_OP_EQ, RAVEL_OP_LT, RAVEL_OP_NE};
+    g->reserved -= 2;
+    uint32_t z = emit_binop_imm(g, test_op[kind], fuel, kind == 1 ? 1 : 0);
+    ginst I;
+    gi_init(g, &I, RAVEL_OP_BR, NM_NONE);
+    if (!add_use(g, &I, z)) add_use_as(g, &I, z, kind_op(RAVEL_C_REG));
+    emit_begin(g, &I);
+    if (kind != 2) add_succ(g->f, s->xs, NULL, 0);
+    if (s->nout >= 2) add_succ(g->f, s->disp, NULL, 0);
+    else tg_succ(g, t, i, &s->out[0], fuel, dec);
+    if (kind == 2) add_succ(g->f, s->xs, NULL, 0);
+    end_inst(g->f);
+    scope sc;
+    scope_save(g, &sc);
+    begin_block(g, s->xs, NULL, 0);
+    g->reserved--;
+    emit_jump(g, t->blk[TG_X], t->params[TG_X], t->np[TG_X], false);
+    if (s->nout >= 2) {
+        scope_restore(g, &sc);
+        begin_block(g, s->disp, NULL, 0);
+        tg_carrier(g, t, i, fuel, dec, RAVEL_NONE);
+    }
+    tg_edge_blocks(g, t, i, &sc, fuel, dec);
+}
+
+/* Creates the tangle's blocks and params in E's scope: nodes [fuel +
+ * carried values], X [values out], and per source its XS, dispatch and
+ * edge blocks (a quarter of them with params). */
+static void tg_blocks(gen *g, tangle *t)
+{
+    for (uint32_t j = 0; j < t->k; j++) t->blk[j] = new_block(g);
+    t->blk[TG_X] = new_block(g);
+    for (uint32_t j = 0; j < t->k; j++) {
+        uint32_t c = 0;
+        if (t->cycles) {
+            t->params[j][0] = new_vreg(g, 0);
+            ravel_block_add_param(g->f, t->blk[j], t->params[j][0]);
+            c = 1;
+        }
+        t->np[j] = c + make_params(g, t->blk[j], below(g, 2 + g->o->pressure / 25), t->params[j] + c);
+    }
+    t->np[TG_X] = make_params(g, t->blk[TG_X], below(g, 3), t->params[TG_X]);
+    for (uint32_t from = 0; from <= TG_E; from = from + 1 == t->k ? TG_E : from + 1) {
+        tg_src *s = &t->src[from];
+        s->xs = s->disp = RAVEL_NONE;
+        if (s->gated) s->xs = new_block(g);
+        if (s->gated && s->nout >= 2) s->disp = new_block(g);
+        for (uint32_t i = 0; i < s->nout; i++) {
+            tg_edge *e = &s->out[i];
+            if (!tg_split(t, from, e)) continue;
+            e->blk = new_block(g);
+            if (chance(g, 25)) e->nep = make_params(g, e->blk, 1 + below(g, 2), e->ep);
+        }
+        if (from == TG_E) break;
+    }
+}
+
+/* A tangle at the open block E (see above), if the options and budgets
+ * allow one; X is open afterwards. */
+static bool gen_tangle(gen *g, uint32_t depth)
+{
+    if (g->o->cfg != RV_GEN_CFG_ANY || !has(g, RV_GEN_LOOPS) || !has(g, RV_GEN_PARAMS) || depth >= MAX_DEPTH ||
+        !type_mask(g, -1, -1) || block_room(g) < 3)
+        return false;
+    tangle t;
+    memset(&t, 0, sizeof t);
+    t.cycles = (uint64_t)g->weight * 2 <= g->max_weight;
+    if (t.cycles) {
+        t.fuel = 1 + below(g, 4);
+        while (t.fuel > 1 && (uint64_t)g->weight * (t.fuel + 1) > g->max_weight) t.fuel--;
+    }
+    t.maxsucc = has(g, RV_GEN_MULTIWAY) ? TG_MAX_SUCC : 2;
+    uint32_t k = 2 + below(g, TG_MAX_NODES - 1), nb, ni;
+    for (;; k--) { /* smaller shapes until one fits */
+        memset(t.src, 0, sizeof t.src);
+        memset(t.npred, 0, sizeof t.npred);
+        t.k = k;
+        tg_shape(g, &t);
+        tg_cost(g, &t, &nb, &ni);
+        if (nb <= block_room(g) && ni < room(g)) break;
+        if (k == 1) return false;
+    }
+    g->reserved += ni;
+    tg_blocks(g, &t);
+    uint32_t fuel0 = RAVEL_NONE, cond = pick_val(g, -1, -1); /* E's condition: not the constant fuel */
+    if (t.cycles) {
+        g->reserved--;
+        fuel0 = emit_const(g, t.fuel);
+    }
+    tg_carrier(g, &t, TG_E, fuel0, RAVEL_NONE, cond);
+    scope sc, sct;
+    scope_save(g, &sc);
+    tg_edge_blocks(g, &t, TG_E, &sc, fuel0, RAVEL_NONE);
+    g->weight *= t.fuel + 1;
+    for (uint32_t i = 0; i < t.k; i++) {
+        scope_restore(g, &sc);
+        begin_block(g, t.blk[i], t.params[i], t.np[i]);
+        if (chance(g, 30)) gen_tangle(g, depth + 1); /* its E: this node, re-entered by a retreating edge */
+        gen_region(g, depth + 1);
+        uint32_t fuel = t.cycles ? t.params[i][0] : RAVEL_NONE;
+        if (t.src[i].gated) {
+            tg_gate(g, &t, i);
+            continue;
+        }
+        tg_carrier(g, &t, i, fuel, RAVEL_NONE, RAVEL_NONE);
+        scope_save(g, &sct);
+        tg_edge_blocks(g, &t, i, &sct, fuel, RAVEL_NONE);
+    }
+    g->weight /= t.fuel + 1;
+    scope_restore(g, &sc);
+    begin_block(g, t.blk[TG_X], t.params[TG_X], t.np[TG_X]);
+    return true;
+}
+
 /* The longest straight run to draw now: 8, or twice the instructions left
  * per block left when that is more. Loops and diamonds take blocks, runs
  * take none; with runs of at most 8 a large budget outlived its blocks and
@@ -1375,6 +1743,7 @@ static void gen_region(gen *g, uint32_t depth)
         bool done = false;
         if (depth < MAX_DEPTH && w < 2) done = gen_loop(g, depth);
         else if (depth < MAX_DEPTH && w < 4) done = gen_diamond(g, depth);
+        else if (w < 5 && g->o->cfg == RV_GEN_CFG_ANY) done = gen_tangle(g, depth);
         if (!done) gen_insts(g, 1 + below(g, run_max(g)));
     }
 }

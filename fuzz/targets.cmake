@@ -4,7 +4,9 @@
 #   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib.c (the one-input oracles)
 #                     + mutation.c (the checker's mutation table, bench_mutation)
 #   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/table.c),
-#   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle
+#   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle,
+#   fuzz_checker_paths (every checker path against the reference, on
+#                     allocated functions of any CFG: ravel_anycfg)
 #                     thin harnesses (LLVMFuzzerTestOneInput), linked to the
 #                     engine picked by RAVEL_FUZZ_ENGINE:
 #       none       driver_standalone.c: replays files/directories (any compiler)
@@ -20,6 +22,11 @@
 ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
   ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c)
 target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir)
+
+# Allocated functions on arbitrary CFGs (irreducible cycles included) for
+# testing the checker's paths against its reference (fuzz/anycfg.h).
+ravel_add_library(ravel_anycfg ${CMAKE_CURRENT_SOURCE_DIR}/anycfg.c)
+target_link_libraries(ravel_anycfg PUBLIC ravel_checker ravel_ir)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
 set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)
@@ -101,6 +108,8 @@ ravel_add_fuzz_target(fuzz_differential fuzz_differential.c)
 ravel_add_fuzz_target(fuzz_parse fuzz_parse.c)
 ravel_add_fuzz_target(fuzz_moves fuzz_moves.c)
 ravel_add_fuzz_target(fuzz_checker_oracle fuzz_checker_oracle.c)
+ravel_add_fuzz_target(fuzz_checker_paths fuzz_checker_paths.c)
+target_link_libraries(fuzz_checker_paths PRIVATE ravel_anycfg)
 
 # One target to build them all: `ninja fuzz_targets` (used by ci/oss-fuzz/build.sh).
 get_property(_rv_all GLOBAL PROPERTY RAVEL_FUZZ_TARGETS)

@@ -189,6 +189,10 @@ void ravel_checker_free(ravel_checker *ck);
                                         set limit, RAVEL_EFAIL instead of RAVEL_EINVAL: the error
                                         found is certain); the report lists the rule errors only,
                                         so it may hold no error at all. Ignored with EXPLAIN */
+#define RAVEL_CHECK_REFERENCE 64u /* decide and report with the reference fixpoint alone: section 6
+                                     of docs/format.md as written (a worklist over every reachable
+                                     block, any CFG), without the faster paths. Slower; every other
+                                     path gives the same verdict and report (docs/checker.md) */
 void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
 unsigned ravel_checker_options(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not

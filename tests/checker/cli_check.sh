@@ -37,6 +37,10 @@ expect 2 "bad option" -- "$RAVEL" check --bogus "$CASES/use_ok.ra"
 expect 2 "no file" -- "$RAVEL" check
 expect 0 "help" -- "$RAVEL" check --help
 contains "$TMP.out" "usage: ravel check FILE" "help text"
+contains "$TMP.out" "--reference" "help text: --reference"
+expect 0 "reference ok" -- "$RAVEL" check --reference "$CASES/irreducible_ra2_0266.ra" --orig "$CASES/irreducible_ra2_0266.orig"
+expect 1 "reference wrong" -- "$RAVEL" check --reference "$CASES/irreducible_header_lost.ra"
+contains "$TMP.out" "irreducible_header_lost.ra:12: error[use-conflicted]" "reference first error"
 printf 'machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int @r0 = args\n  ret v0 @r0 +\nend\n' >"$TMP.ra"
 expect 2 "syntax error" -- "$RAVEL" check "$TMP.ra"
 # --json: a file that does not parse or cannot be read is reported as JSON

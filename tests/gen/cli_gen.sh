@@ -36,6 +36,24 @@ cmp -s "$T/l.ra" "$T/w.ra" && fail "--window 8 changed nothing in a large functi
 "$R" gen --seed 5 --insts 12 --blocks 3 --window 1000 > "$T/sw.ra" || fail "--window small"
 cmp -s "$T/s.ra" "$T/sw.ra" || fail "--window 1000 changed a 12-instruction function"
 
+# --cfg: any is the default; structured differs; both valid; any terminates in the interpreter
+"$R" gen --seed 3 --count 40 > "$T/any.ra" || fail "--count 40"
+"$R" gen --seed 3 --count 40 --cfg any > "$T/any2.ra" || fail "--cfg any"
+cmp -s "$T/any.ra" "$T/any2.ra" || fail "--cfg any is not the default"
+"$R" gen --seed 3 --count 40 --cfg structured > "$T/st.ra" || fail "--cfg structured"
+cmp -s "$T/any.ra" "$T/st.ra" && fail "--cfg structured changed nothing in 40 functions"
+mkdir "$T/cfg"
+"$R" gen --seed 3 --count 40 --cfg any -o "$T/cfg" || fail "--cfg any -o DIR"
+"$R" validate --ssa "$T/cfg"/*.ra > /dev/null || fail "--cfg any not valid"
+for f in "$T/cfg"/*.ra; do
+  "$R" run "$f" --args 1,2,3 > /dev/null || fail "$f: does not terminate in the interpreter"
+done
+"$R" gen --help | grep -q -- "--cfg any|structured" || fail "--help does not list --cfg"
+"$R" fuzz --help | grep -q -- "--cfg any|structured" || fail "fuzz --help does not list --cfg"
+"$R" fuzz --cfg structured -n 3 -j 1 -q -o "$T/fz" > /dev/null || fail "fuzz --cfg structured"
+"$R" fuzz --cfg nonsense -n 1 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "fuzz --cfg nonsense should exit 2"
+
 # -o DIR, --from FILE
 mkdir "$T/d"
 "$R" gen --seed 10 --count 4 -o "$T/d" || fail "-o DIR"
@@ -53,7 +71,7 @@ cmp -s "$T/f1.ra" "$T/f3.ra" || fail "--skip 1 does not drop the first byte"
 "$R" gen --from "$T/empty.bin" | "$R" validate --ssa - > /dev/null || fail "--from empty"
 
 # usage errors exit 2
-for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--window" "--window x" "--bogus" "--count 2 -o $T/s.ra" "--skip 1"; do
+for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--window" "--window x" "--bogus" "--count 2 -o $T/s.ra" "--skip 1" "--cfg" "--cfg both"; do
   "$R" gen $bad > /dev/null 2>&1
   [ $? -eq 2 ] || fail "'$bad' should exit 2"
 done

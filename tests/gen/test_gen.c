@@ -151,9 +151,9 @@ TEST(valid_seeds_and_options)
         }
     }
     /* extreme options are clamped, not trusted */
-    rv_gen_opts o = {0, 0, 0, 0, 1000, ~0u, 0, ~0u};
+    rv_gen_opts o = {0, 0, 0, 0, 1000, ~0u, 0, ~0u, ~0u};
     CHECK(check_bytes((const uint8_t *)"x", 1, &o, "zero opts"));
-    o = (rv_gen_opts){5, 1000, 500, 100, 100, RV_GEN_ALL, 0, 1};
+    o = (rv_gen_opts){5, 1000, 500, 100, 100, RV_GEN_ALL, 0, 1, RV_GEN_CFG_ANY};
     ravel_module *mod = rv_gen_from_seed(3, &o);
     CHECK(mod && mod->mach->classes.data[0].alloc.len <= 64);
     ravel_module_free(mod);
@@ -509,14 +509,22 @@ TEST(golden_output)
 {
     static const struct {
         uint64_t seed;
-        uint32_t max_insts, min_regs, max_regs, pressure, window;
+        uint32_t max_insts, min_regs, max_regs, pressure, window, cfg;
         uint64_t hash;
     } cases[] = {
-        {1, 200, 1, 32, 50, 0, 0xe3ddbaeae3548cb5ull},
-        {2, 3000, 1, 32, 50, 0, 0xfe8aa5d6d0acc228ull},
-        {3, 40, 1, 3, 50, 0, 0xd2650f9f942d2578ull},
-        {4, 800, 1, 32, 90, 8, 0x3f357c0ed127681full},
-        {5, 1500, 16, 16, 50, 32, 0x6f603a6acba49193ull},
+        /* structured: the generator's output before rv_gen_opts.cfg, unchanged */
+        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_STRUCTURED, 0xe3ddbaeae3548cb5ull},
+        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_STRUCTURED, 0xfe8aa5d6d0acc228ull},
+        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_STRUCTURED, 0xd2650f9f942d2578ull},
+        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_STRUCTURED, 0x3f357c0ed127681full},
+        {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_STRUCTURED, 0x6f603a6acba49193ull},
+        /* any (the default) */
+        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x4d334f8fd9907b50ull},
+        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0xcfabc9e176087e5bull},
+        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_ANY, 0x7400d00214fab773ull},
+        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_ANY, 0x575e45cfd8b5f6f8ull},
+        {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_ANY, 0xca2824b9c50e3424ull},
+        {6, 200, 2, 4, 50, 0, RV_GEN_CFG_ANY, 0x8071751c6d984cbdull},
     };
     bool all = true;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -527,6 +535,7 @@ TEST(golden_output)
         o.max_regs = cases[i].max_regs;
         o.pressure = cases[i].pressure;
         o.window = cases[i].window;
+        o.cfg = cases[i].cfg;
         ravel_module *mod = rv_gen_from_seed(cases[i].seed, &o);
         char *text = print_module(mod);
         uint64_t h = text ? fnv1a(text) : 0;
@@ -539,15 +548,22 @@ TEST(golden_output)
         ravel_module_free(mod);
     }
     const char in[] = "fuzzer bytes \001\002\003\377 and more bytes to draw from";
-    ravel_module *mod = rv_gen_from_bytes((const uint8_t *)in, sizeof in - 1, NULL);
-    char *text = print_module(mod);
-    uint64_t h = text ? fnv1a(text) : 0, want = 0xcc6a1c6a3b4758c6ull;
-    if (h != want) {
-        printf("golden bytes: hash 0x%016llxull, expected 0x%016llxull\n", (unsigned long long)h, (unsigned long long)want);
-        all = false;
+    static const uint64_t want[2] = {0x2f0752b5c673caf7ull, 0xcc6a1c6a3b4758c6ull}; /* [cfg]: any, structured */
+    for (uint32_t cfg = 0; cfg < 2; cfg++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.cfg = cfg;
+        ravel_module *mod = rv_gen_from_bytes((const uint8_t *)in, sizeof in - 1, &o);
+        char *text = print_module(mod);
+        uint64_t h = text ? fnv1a(text) : 0;
+        if (h != want[cfg]) {
+            printf("golden bytes (cfg %u): hash 0x%016llxull, expected 0x%016llxull\n", cfg, (unsigned long long)h,
+                   (unsigned long long)want[cfg]);
+            all = false;
+        }
+        free(text);
+        ravel_module_free(mod);
     }
-    free(text);
-    ravel_module_free(mod);
     CHECK(all);
 }
 
@@ -585,6 +601,197 @@ TEST(machine_invariants)
             CHECK(0);
             return;
         }
+    }
+}
+
+/* ---- arbitrary CFGs (rv_gen_opts.cfg) ---- */
+
+/* Shapes of arbitrary control flow, counted on the CFG (ir/cfg.c). A
+ * retreating edge u -> v has rpo(v) <= rpo(u); it is irreducible when v
+ * does not dominate u (the cycle is entered elsewhere too). */
+enum {
+    S_IRRED_FUNC,      /* functions with an irreducible retreating edge */
+    S_IRRED_EDGE,      /* irreducible retreating edges */
+    S_DOM_HEADER,      /* ... whose u, v common dominator is a natural-loop header */
+    S_DOM_IRRED,       /* ... is the target of another irreducible retreating edge */
+    S_DOM_IN_LOOP,     /* ... lies in a natural loop's body (not its header) */
+    S_IRRED_IN_LOOP,   /* ... whose cycle lies inside a natural loop */
+    S_LOOP_IN_IRRED,   /* natural loops whose header lies on an irreducible cycle (not its entry) */
+    S_SELF_LOOP,       /* split self-loops: B -> S -> B, S only forwarding */
+    S_SPLIT_EDGE,      /* split critical edges: P (2+ succs) -> S -> T (2+ preds), S one pred */
+    S_SPLIT_PARAMS,    /* ... with S taking block params */
+    S_FAN_IN,          /* blocks with 4+ predecessors */
+    S_FAN_OUT,         /* blocks with 4+ successors */
+    S_MULTI_INTO_CYCLE,       /* br with 3+ succs (via split blocks) into a cycle it is not on */
+    S_MULTI_INTO_CYCLE_NOCOND,/* ... without a condition */
+    S_COUNT_
+};
+static const char *const snames[S_COUNT_] = {
+    "irreducible functions", "irreducible retreating edges", "... common dominator a loop header",
+    "... common dominator an irreducible target", "... common dominator in a loop body",
+    "... inside a natural loop", "natural loops on an irreducible cycle", "split self-loops",
+    "split critical edges", "... with params", "blocks with 4+ preds", "blocks with 4+ succs",
+    "multiway br into a cycle", "... without a condition"};
+
+typedef struct cfgx {
+    const ravel_func *f;
+    rv_cfg c;
+    uint32_t n;
+    unsigned char *reach; /* reach[a * n + b]: a path of 1+ edges from a to b */
+} cfgx;
+
+static void cfgx_build(cfgx *x, const ravel_func *f)
+{
+    x->f = f;
+    rv_cfg_build(&x->c, f);
+    uint32_t n = x->n = x->c.nblocks;
+    x->reach = calloc((size_t)n * n + 1, 1);
+    uint32_t *stack = malloc(sizeof(uint32_t) * (n + 1));
+    for (uint32_t a = 0; a < n; a++) {
+        unsigned char *r = x->reach + (size_t)a * n;
+        uint32_t sp = 0;
+        for (uint32_t e = x->c.succ_start[a]; e < x->c.succ_start[a + 1]; e++)
+            if (!r[x->c.succ[e]]) r[x->c.succ[e]] = 1, stack[sp++] = x->c.succ[e];
+        while (sp) {
+            uint32_t b = stack[--sp];
+            for (uint32_t e = x->c.succ_start[b]; e < x->c.succ_start[b + 1]; e++)
+                if (!r[x->c.succ[e]]) r[x->c.succ[e]] = 1, stack[sp++] = x->c.succ[e];
+        }
+    }
+    free(stack);
+}
+static void cfgx_free(cfgx *x)
+{
+    rv_cfg_free(&x->c);
+    free(x->reach);
+}
+static bool reaches(const cfgx *x, uint32_t a, uint32_t b) { return x->reach[(size_t)a * x->n + b] != 0; }
+static bool retreating(const cfgx *x, uint32_t u, uint32_t v) { return x->c.rpo_index[v] <= x->c.rpo_index[u]; }
+static bool irreducible_edge(const cfgx *x, uint32_t u, uint32_t v)
+{
+    return retreating(x, u, v) && !rv_cfg_dominates(&x->c, v, u);
+}
+/* A block holding only a jump (a forwarding block), with one predecessor. */
+static bool forwarder(const cfgx *x, uint32_t s)
+{
+    const rv_block *b = &x->f->blocks.data[s];
+    return rv_cfg_npreds(&x->c, s) == 1 && rv_cfg_nsuccs(&x->c, s) == 1 && b->ninsts <= 2 &&
+           rv_block_term(x->f, b)->op == RAVEL_OP_JUMP;
+}
+static uint32_t ncd(const cfgx *x, uint32_t a, uint32_t b)
+{
+    while (!rv_cfg_dominates(&x->c, a, b)) a = x->c.idom[a];
+    return a;
+}
+/* d is the target of a retreating edge that is (natural: d dominates its
+ * source) or is not (irreducible). */
+static bool retreat_target(const cfgx *x, uint32_t d, bool natural)
+{
+    for (uint32_t e = x->c.pred_start[d]; e < x->c.pred_start[d + 1]; e++) {
+        uint32_t w = x->c.pred[e];
+        if (x->c.rpo_index[w] != RAVEL_NONE && retreating(x, w, d) && rv_cfg_dominates(&x->c, d, w) == natural) return true;
+    }
+    return false;
+}
+/* b lies in the body of a natural loop of header h != b. */
+static bool in_natural_body(const cfgx *x, uint32_t b)
+{
+    for (uint32_t h = 0; h < x->n; h++)
+        if (h != b && retreat_target(x, h, true) && rv_cfg_dominates(&x->c, h, b) && reaches(x, b, h)) return true;
+    return false;
+}
+
+static void scan_shapes(const ravel_func *f, uint32_t *cnt)
+{
+    cfgx x;
+    cfgx_build(&x, f);
+    const rv_cfg *c = &x.c;
+    bool irred = false;
+    for (uint32_t u = 0; u < x.n; u++) {
+        if (c->rpo_index[u] == RAVEL_NONE) continue;
+        if (rv_cfg_npreds(c, u) >= 4) cnt[S_FAN_IN]++;
+        if (rv_cfg_nsuccs(c, u) >= 4) cnt[S_FAN_OUT]++;
+        for (uint32_t e = c->succ_start[u]; e < c->succ_start[u + 1]; e++) {
+            uint32_t v = c->succ[e];
+            if (irreducible_edge(&x, u, v)) {
+                irred = true;
+                cnt[S_IRRED_EDGE]++;
+                uint32_t d = ncd(&x, u, v);
+                if (retreat_target(&x, d, true)) cnt[S_DOM_HEADER]++;
+                if (retreat_target(&x, d, false)) cnt[S_DOM_IRRED]++;
+                if (in_natural_body(&x, d)) cnt[S_DOM_IN_LOOP]++;
+                for (uint32_t h = 0; h < x.n; h++) /* u and v in the body of one natural loop */
+                    if (retreat_target(&x, h, true) && rv_cfg_dominates(c, h, u) && rv_cfg_dominates(c, h, v) &&
+                        reaches(&x, v, h) && h != v) {
+                        cnt[S_IRRED_IN_LOOP]++;
+                        break;
+                    }
+            }
+            if (forwarder(&x, v) && c->succ[c->succ_start[v]] == u) cnt[S_SELF_LOOP]++;
+            if (rv_cfg_nsuccs(c, u) >= 2 && forwarder(&x, v) && rv_cfg_npreds(c, c->succ[c->succ_start[v]]) >= 2) {
+                cnt[S_SPLIT_EDGE]++;
+                if (f->blocks.data[v].nparams) cnt[S_SPLIT_PARAMS]++;
+            }
+        }
+        /* a natural-loop header on an irreducible cycle a -> v (not a loop
+         * around it: it does not dominate v) */
+        if (retreat_target(&x, u, true))
+            for (uint32_t a = 0; a < x.n; a++)
+                for (uint32_t e = c->succ_start[a]; e < c->succ_start[a + 1]; e++)
+                    if (c->rpo_index[a] != RAVEL_NONE && irreducible_edge(&x, a, c->succ[e]) &&
+                        !rv_cfg_dominates(c, u, c->succ[e]) && reaches(&x, u, a) && reaches(&x, c->succ[e], u)) {
+                        cnt[S_LOOP_IN_IRRED]++;
+                        a = x.n - 1;
+                        break;
+                    }
+        /* a br with 3+ successors (through forwarding blocks) into a cycle it is not on */
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[u]);
+        if (t->op == RAVEL_OP_BR && rv_inst_nsuccs(t) >= 3)
+            for (uint32_t e = c->succ_start[u]; e < c->succ_start[u + 1]; e++) {
+                uint32_t v = c->succ[e];
+                if (forwarder(&x, v)) v = c->succ[c->succ_start[v]];
+                if (reaches(&x, v, v) && !reaches(&x, v, u)) {
+                    cnt[t->nuses ? S_MULTI_INTO_CYCLE : S_MULTI_INTO_CYCLE_NOCOND]++;
+                    break;
+                }
+            }
+    }
+    cnt[S_IRRED_FUNC] += irred;
+    cfgx_free(&x);
+}
+
+/* Every shape appears over 1000 seeds at the default options; about a
+ * third of the functions are irreducible. */
+TEST(any_cfg_shapes)
+{
+    uint32_t cnt[S_COUNT_] = {0};
+    const uint32_t n = 1000;
+    for (uint64_t seed = 0; seed < n; seed++) {
+        ravel_module *mod = rv_gen_from_seed(seed, NULL);
+        scan_shapes(mod->funcs.data[0], cnt);
+        ravel_module_free(mod);
+    }
+    for (int i = 0; i < S_COUNT_; i++) {
+        printf("%-45s %u\n", snames[i], cnt[i]);
+        if (!cnt[i]) fprintf(stderr, "shape never generated: %s\n", snames[i]);
+        CHECK(cnt[i] > 0);
+    }
+    CHECK(cnt[S_IRRED_FUNC] >= n / 4 && cnt[S_IRRED_FUNC] <= n / 2 + n / 20); /* "about a third" */
+    /* none with cfg structured, nor without loops or params (the tangles' fuel is a param) */
+    static const struct { uint32_t cfg; unsigned off; } none[] = {
+        {RV_GEN_CFG_STRUCTURED, 0}, {RV_GEN_CFG_ANY, RV_GEN_LOOPS}, {RV_GEN_CFG_ANY, RV_GEN_PARAMS}};
+    for (size_t k = 0; k < sizeof none / sizeof *none; k++) {
+        uint32_t c2[S_COUNT_] = {0};
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.cfg = none[k].cfg;
+        o.features &= ~none[k].off;
+        for (uint64_t seed = 0; seed < 300; seed++) {
+            ravel_module *mod = rv_gen_from_seed(seed, &o);
+            scan_shapes(mod->funcs.data[0], c2);
+            ravel_module_free(mod);
+        }
+        CHECK_EQ_INT(c2[S_IRRED_FUNC], 0);
     }
 }
 
@@ -667,15 +874,27 @@ TEST(print_parse_round_trip)
     }
 }
 
+/* True if f has an irreducible retreating edge. */
+static bool irreducible(const ravel_func *f)
+{
+    uint32_t cnt[S_COUNT_] = {0};
+    scan_shapes(f, cnt);
+    return cnt[S_IRRED_FUNC] != 0;
+}
+
+/* Every generated function stops well within the interpreter's step limit,
+ * irreducible ones (bounded by their tangles' fuel) included. */
 TEST(terminates)
 {
     uint64_t inputs[6] = {1, 2, 3, 0xffffffffffffffffULL, 0x8000000000000000ULL, 7};
+    uint32_t nirred = 0;
     for (uint64_t seed = 0; seed < 400; seed++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         if (seed % 4 == 3) o.max_insts = 2000, o.max_blocks = 200;
         ravel_module *mod = rv_gen_from_seed(seed, &o);
-        rv_run_opts ro = {inputs, seed % 6, 10000000, seed % 2 == 0, false};
+        nirred += irreducible(mod->funcs.data[0]);
+        rv_run_opts ro = {inputs, seed % 6, 2000000, seed % 2 == 0, false}; /* a runaway fails fast */
         rv_run_result r;
         memset(&r, 0, sizeof r);
         int st = rv_interp_run(mod->funcs.data[0], &ro, &r);
@@ -687,6 +906,8 @@ TEST(terminates)
         rv_run_result_free(&r);
         ravel_module_free(mod);
     }
+    printf("terminates: 400 functions, %u irreducible\n", nirred);
+    CHECK(nirred >= 80);
 }
 
 TEST(sizes)
@@ -723,6 +944,7 @@ int main(void)
     RUN(window_knob);
     RUN(spread_over_blocks);
     RUN(golden_output);
+    RUN(any_cfg_shapes);
     RUN(machine_invariants);
     RUN(deterministic);
     RUN(print_parse_round_trip);

@@ -381,6 +381,8 @@ static ravel_module *reparse(const ravel_module *mod)
 static void options(rv_gen_opts *o, uint64_t seed)
 {
     rv_gen_opts_default(o);
+    o->cfg = RV_GEN_CFG_STRUCTURED; /* the fast path declines irreducible CFGs (validate.c), and these
+                                       tests require it to take every generated function */
     o->max_insts = 20 + (uint32_t)(seed % 5) * 30;
     if (seed % 7 == 3) o->features &= ~(unsigned)RV_GEN_LOOPS;
     if (seed % 5 == 1) o->features &= ~(unsigned)RV_GEN_PARAMS;

@@ -1,0 +1,955 @@
+/* anycfg.c - allocated functions on arbitrary CFGs (see anycfg.h).
+ *
+ *   cfg      random successors (jump, br, ret), critical edges split by
+ *            edge blocks, dominators (bit sets: at most 64 blocks after
+ *            splitting), reverse post-order
+ *   body     per reachable block in reverse post-order: instructions over
+ *            the values available (defined in the block's dominators or
+ *            parameters), locations from a tracker of "location L holds v"
+ *            inherited from the immediate dominator's exit
+ *   edges    jump arguments for the targets' parameters, and moves into
+ *            the parameters' home registers before the jump
+ *   repair   the reference fixpoint names the failing uses; a share of
+ *            them is pointed at a location that holds the value there
+ * Everything is kept in a small fixed-size model and printed as .ra text
+ * (allocated and original), then parsed. */
+#define _POSIX_C_SOURCE 200809L
+#include "fuzz/anycfg.h"
+
+#include "checker/ck.h"
+#include "ir/ir.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AC_MAXB 64u    /* blocks after splitting (dominators as 64-bit sets) */
+#define AC_MAXP 3u     /* parameters per block */
+#define AC_MAXLOC 40u  /* registers + slots */
+
+enum { K_ARGS, K_OP, K_EDIT, K_TERM };
+enum { T_RET, T_JUMP, T_BR };
+
+typedef struct ac_opnd {
+    uint32_t v;
+    ravel_loc loc;
+} ac_opnd;
+
+typedef struct ac_inst {
+    uint8_t kind, term;
+    const char *mn;            /* op mnemonic or edit name */
+    uint32_t nd, nu;
+    ac_opnd d[3], u[2];
+    bool call, safepoint, has_imm;
+    int64_t imm;
+    uint32_t nclob, clob[2];   /* registers */
+    uint32_t nsmap, smap[6];   /* slots */
+    ravel_loc dst, src;        /* edits */
+    uint32_t s[2];             /* successors */
+    uint32_t nargs, args[AC_MAXP];
+    uint32_t line;             /* in the allocated text */
+    uint32_t navail;           /* values available before it: its block's avail[0 .. navail) */
+} ac_inst;
+
+typedef struct ac_block {
+    RV_VEC(ac_inst) in;
+    uint32_t np, params[AC_MAXP];
+    ravel_loc home[AC_MAXP];
+    uint32_t nsucc, succ[2];
+    uint8_t term;
+    uint32_t npred;
+    uint64_t dom;              /* blocks dominating this one */
+    uint32_t idom;
+    bool reach;
+    uint32_t trk[AC_MAXLOC];   /* tracker at the exit: vreg + 1, 0 nothing */
+    RV_VEC(uint32_t) avail;    /* values available at the exit */
+} ac_block;
+
+typedef struct ac {
+    const uint8_t *data;
+    size_t len, pos;
+    uint64_t st;
+    rv_anycfg_opts o;
+    uint32_t nb;
+    ac_block b[AC_MAXB];
+    uint32_t rpo[AC_MAXB], nrpo, rpoi[AC_MAXB];
+    uint32_t nv;
+    RV_VEC(uint8_t) isref;     /* per vreg */
+    bool nonmoving, irreducible;
+} ac;
+
+/* ---- choices ---- */
+
+static uint32_t rnd32(ac *A)
+{
+    if (A->pos < A->len) {
+        uint32_t x = 0;
+        for (int i = 0; i < 4 && A->pos < A->len; i++) x = x << 8 | A->data[A->pos++];
+        return x;
+    }
+    uint64_t z = (A->st += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+static uint32_t below(ac *A, uint32_t n) { return n ? rnd32(A) % n : 0; }
+static bool pct(ac *A, uint32_t p) { return below(A, 100) < p; }
+
+static uint32_t nlocs(const ac *A) { return A->o.nregs + A->o.nslots + 1; } /* (+ the parallel moves' scratch slot) */
+static ravel_loc loc_of(const ac *A, uint32_t li) { return li < A->o.nregs ? li : ravel_slot(li - A->o.nregs); }
+static uint32_t li_of(const ac *A, ravel_loc l) { return (l & RAVEL_SLOT_BIT) ? A->o.nregs + (l & ~RAVEL_SLOT_BIT) : l; }
+static bool is_slot(ravel_loc l) { return (l & RAVEL_SLOT_BIT) != 0; }
+static ravel_loc rand_reg(ac *A) { return below(A, A->o.nregs); }
+static ravel_loc rand_slot(ac *A) { return ravel_slot(below(A, A->o.nslots)); }
+
+static uint32_t new_vreg(ac *A, bool ref)
+{
+    rv_vec_push(A->isref, (uint8_t)ref);
+    return A->nv++;
+}
+
+/* ---- the CFG ---- */
+
+static void add_succ(ac *A, uint32_t b, uint32_t t)
+{
+    A->b[b].succ[A->b[b].nsucc++] = t;
+    A->b[t].npred++;
+}
+
+static void dfs(ac *A, uint32_t b, uint8_t *seen, uint32_t *post, uint32_t *np)
+{
+    seen[b] = 1;
+    for (uint32_t k = 0; k < A->b[b].nsucc; k++)
+        if (!seen[A->b[b].succ[k]]) dfs(A, A->b[b].succ[k], seen, post, np);
+    post[(*np)++] = b;
+}
+
+/* Reverse post-order, dominators (iterative, bit sets), idoms, and whether
+ * some retreating edge's target does not dominate its source. */
+static void analyse(ac *A)
+{
+    uint8_t seen[AC_MAXB] = {0};
+    uint32_t post[AC_MAXB], np = 0;
+    dfs(A, 0, seen, post, &np);
+    A->nrpo = np;
+    for (uint32_t b = 0; b < A->nb; b++) A->rpoi[b] = UINT32_MAX, A->b[b].reach = seen[b];
+    for (uint32_t i = 0; i < np; i++) A->rpo[i] = post[np - 1 - i], A->rpoi[A->rpo[i]] = i;
+    uint64_t all = A->nb == 64 ? UINT64_MAX : (1ULL << A->nb) - 1;
+    for (uint32_t b = 0; b < A->nb; b++) A->b[b].dom = b == 0 ? 1 : all;
+    for (bool ch = true; ch;) {
+        ch = false;
+        for (uint32_t i = 1; i < np; i++) {
+            uint32_t b = A->rpo[i];
+            uint64_t d = all;
+            for (uint32_t p = 0; p < A->nb; p++)
+                for (uint32_t k = 0; A->b[p].reach && k < A->b[p].nsucc; k++)
+                    if (A->b[p].succ[k] == b) d &= A->b[p].dom;
+            d |= 1ULL << b;
+            if (d != A->b[b].dom) A->b[b].dom = d, ch = true;
+        }
+    }
+    for (uint32_t b = 0; b < A->nb; b++) {
+        A->b[b].idom = UINT32_MAX;
+        if (!A->b[b].reach || b == 0) continue;
+        /* the strict dominator latest in reverse post-order */
+        for (uint32_t i = 0; i < np; i++) {
+            uint32_t d = A->rpo[i];
+            if (d != b && (A->b[b].dom >> d & 1) && (A->b[b].idom == UINT32_MAX || A->rpoi[d] > A->rpoi[A->b[b].idom]))
+                A->b[b].idom = d;
+        }
+    }
+    A->irreducible = false;
+    for (uint32_t p = 0; p < A->nb; p++)
+        for (uint32_t k = 0; A->b[p].reach && k < A->b[p].nsucc; k++) {
+            uint32_t t = A->b[p].succ[k];
+            if (A->rpoi[t] <= A->rpoi[p] && !(A->b[p].dom >> t & 1)) A->irreducible = true;
+        }
+}
+
+/* Random successors; then every edge from a two-way branch into a block
+ * with several predecessors goes through a new edge block. */
+/* One natural loop: b0 -> b1 (header) -> br b3 (latch, back to b1) or b2
+ * (the exit, which returns): what the loop shortcut decides alone. */
+static void make_loop(ac *A)
+{
+    for (uint32_t b = 0; b < AC_MAXB; b++) {
+        A->b[b].nsucc = A->b[b].npred = 0;
+        A->b[b].in.len = 0;
+        A->b[b].avail.len = 0;
+        A->b[b].np = 0;
+    }
+    A->nb = 4;
+    A->b[0].term = T_JUMP;
+    add_succ(A, 0, 1);
+    A->b[1].term = T_BR;
+    add_succ(A, 1, 3);
+    add_succ(A, 1, 2);
+    A->b[2].term = T_RET;
+    A->b[3].term = T_JUMP;
+    add_succ(A, 3, 1);
+    analyse(A);
+}
+
+static void make_cfg(ac *A)
+{
+    if (A->o.one_loop) {
+        make_loop(A);
+        return;
+    }
+    uint32_t n = 2 + below(A, A->o.max_blocks - 1);
+    for (uint32_t b = 0; b < AC_MAXB; b++) {
+        A->b[b].nsucc = A->b[b].npred = 0;
+        A->b[b].in.len = 0;
+        A->b[b].avail.len = 0;
+        A->b[b].np = 0;
+    }
+    A->nb = n;
+    for (uint32_t b = 0; b < n; b++) {
+        uint32_t r = below(A, 100);
+        if (b == n - 1 || (b > 0 && r < 8)) {
+            A->b[b].term = T_RET;
+            continue;
+        }
+        /* a forward step most of the time (reachability), any target else
+         * (never the entry: it has no predecessors) */
+        uint32_t t1 = pct(A, 65) ? b + 1 : 1 + below(A, n - 1);
+        if (r < 45) {
+            A->b[b].term = T_JUMP;
+            add_succ(A, b, t1);
+        } else {
+            uint32_t t2 = 1 + below(A, n - 1);
+            if (t2 == t1) t2 = t1 + 1 < n ? t1 + 1 : 1;
+            if (t2 == t1) {
+                A->b[b].term = T_JUMP;
+                add_succ(A, b, t1);
+                continue;
+            }
+            A->b[b].term = T_BR;
+            add_succ(A, b, t1);
+            add_succ(A, b, t2);
+        }
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        if (A->b[b].term != T_BR) continue;
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t t = A->b[b].succ[k];
+            if (A->b[t].npred < 2 || A->nb == AC_MAXB) continue;
+            uint32_t e = A->nb++;
+            A->b[e].nsucc = A->b[e].npred = 0;
+            A->b[e].in.len = A->b[e].avail.len = 0;
+            A->b[e].np = 0;
+            A->b[e].term = T_JUMP;
+            A->b[b].succ[k] = e;
+            A->b[e].npred = 1;
+            A->b[e].succ[A->b[e].nsucc++] = t; /* (t keeps its count: the edge moved) */
+        }
+    }
+    /* the splitting may leave a critical edge when out of blocks: drop it */
+    for (uint32_t b = 0; b < A->nb; b++)
+        if (A->b[b].term == T_BR)
+            for (uint32_t k = 0; k < 2; k++)
+                if (A->b[A->b[b].succ[k]].npred > 1) {
+                    A->b[b].term = T_JUMP;
+                    A->b[b].succ[0] = A->b[b].succ[k];
+                    A->b[A->b[b].succ[1 - k]].npred--;
+                    A->b[b].nsucc = 1;
+                    break;
+                }
+    analyse(A);
+}
+
+/* ---- bodies ---- */
+
+static ac_inst *push_inst(ac_block *B)
+{
+    ac_inst z;
+    memset(&z, 0, sizeof z);
+    z.navail = B->avail.len;
+    rv_vec_push(B->in, z);
+    return &B->in.data[B->in.len - 1];
+}
+
+/* A use: mostly a value where the tracker has it, else any available value
+ * at any location. */
+static ac_opnd pick_use(ac *A, const uint32_t *trk, const ac_block *B)
+{
+    uint32_t cand[AC_MAXLOC], nc = 0;
+    for (uint32_t li = 0; li < nlocs(A); li++)
+        if (trk[li]) cand[nc++] = li;
+    if (nc && pct(A, 88)) {
+        uint32_t li = cand[below(A, nc)];
+        return (ac_opnd){trk[li] - 1, loc_of(A, li)};
+    }
+    uint32_t v = B->avail.data[below(A, B->avail.len)];
+    return (ac_opnd){v, pct(A, 70) ? rand_reg(A) : rand_slot(A)};
+}
+
+static ac_opnd new_def(ac *A, bool ref)
+{
+    uint32_t v = new_vreg(A, ref);
+    ravel_loc l = pct(A, 75) ? rand_reg(A) : rand_slot(A);
+    return (ac_opnd){v, l};
+}
+
+static void def_done(ac *A, uint32_t *trk, ac_block *B, const ac_opnd *d)
+{
+    trk[li_of(A, d->loc)] = d->v + 1;
+    rv_vec_push(B->avail, d->v);
+}
+
+static void edit(ac *A, ac_block *B, uint32_t *trk, const char *mn, ravel_loc dst, ravel_loc src)
+{
+    ac_inst *i = push_inst(B);
+    i->kind = K_EDIT;
+    i->mn = mn;
+    i->dst = dst;
+    i->src = src;
+    trk[li_of(A, dst)] = trk[li_of(A, src)];
+}
+
+/* An edit copying something the tracker has (spill, reload or move). */
+static void random_edit(ac *A, ac_block *B, uint32_t *trk)
+{
+    uint32_t r = below(A, 3);
+    ravel_loc src = r == 1 ? rand_slot(A) : rand_reg(A);
+    for (int t = 0; t < 4 && !trk[li_of(A, src)]; t++) src = r == 1 ? rand_slot(A) : rand_reg(A);
+    if (r == 0) edit(A, B, trk, "spill", rand_slot(A), src);
+    else if (r == 1) edit(A, B, trk, "reload", rand_reg(A), src);
+    else {
+        ravel_loc dst = rand_reg(A);
+        if (dst != src) edit(A, B, trk, "move", dst, src);
+    }
+}
+
+/* The collector's effect on the tracker (section 6), listed slots given. */
+static void gc_track(ac *A, uint32_t *trk, const ac_inst *in)
+{
+    bool listed[AC_MAXLOC] = {0}, rooted_any = false;
+    for (uint32_t k = 0; k < in->nsmap; k++) listed[A->o.nregs + in->smap[k]] = true;
+    for (uint32_t li = 0; li < nlocs(A); li++) {
+        if (!trk[li]) continue;
+        bool ref = A->isref.data[trk[li] - 1];
+        if (!A->nonmoving) {
+            if (ref != listed[li]) trk[li] = 0;
+            continue;
+        }
+        if (!ref || listed[li]) continue;
+        bool rooted = false;
+        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[A->o.nregs + in->smap[k]] == trk[li];
+        if (!rooted) trk[li] = 0;
+        rooted_any |= rooted;
+    }
+    (void)rooted_any;
+}
+
+static void one_inst(ac *A, ac_block *B, uint32_t *trk)
+{
+    uint32_t r = below(A, 100);
+    if (r < 14) {
+        random_edit(A, B, trk);
+        return;
+    }
+    ac_inst *in = push_inst(B);
+    in->kind = K_OP;
+    if (r < 40) { /* binary op */
+        static const char *const mn[] = {"add", "sub", "and", "xor", "mul"};
+        in->mn = mn[below(A, 5)];
+        in->nu = 2;
+        in->u[0] = pick_use(A, trk, B);
+        in->u[1] = pick_use(A, trk, B);
+        in->nd = 1;
+        in->d[0] = new_def(A, pct(A, 15));
+    } else if (r < 50) {
+        in->mn = "const";
+        in->has_imm = true;
+        in->imm = (int64_t)below(A, 100) - 20;
+        in->nd = 1;
+        in->d[0] = new_def(A, pct(A, 20));
+    } else if (r < 62) {
+        in->mn = "copy";
+        in->nu = 1;
+        in->u[0] = pick_use(A, trk, B);
+        in->nd = 1;
+        in->d[0] = new_def(A, pct(A, 50) ? A->isref.data[in->u[0].v] : pct(A, 30));
+    } else if (r < 78) {
+        in->mn = "out";
+        in->nu = 1 + below(A, 2);
+        for (uint32_t k = 0; k < in->nu; k++) in->u[k] = pick_use(A, trk, B);
+    } else if (r < 88) { /* a call with clobbers */
+        in->mn = "call";
+        in->call = true;
+        in->nu = below(A, 2);
+        if (in->nu) in->u[0] = pick_use(A, trk, B);
+        in->nclob = 1 + below(A, 2);
+        for (uint32_t k = 0; k < in->nclob; k++) in->clob[k] = rand_reg(A);
+        if (in->nclob == 2 && in->clob[0] == in->clob[1]) in->nclob = 1;
+        in->nd = 1;
+        in->d[0] = new_def(A, false);
+    } else { /* a safepoint: the stackmap lists slots holding references (mostly) */
+        in->mn = "call";
+        in->call = true;
+        in->safepoint = true;
+        in->nu = below(A, 2);
+        if (in->nu) in->u[0] = pick_use(A, trk, B);
+        for (uint32_t s = 0; s < A->o.nslots && in->nsmap < 6; s++) {
+            uint32_t v = trk[A->o.nregs + s];
+            if ((v && A->isref.data[v - 1] && pct(A, 90)) || pct(A, 4)) in->smap[in->nsmap++] = s;
+        }
+    }
+    if (in->nclob) /* clobbers happen before the def is written */
+        for (uint32_t k = 0; k < in->nclob; k++) trk[in->clob[k]] = 0;
+    if (in->safepoint) gc_track(A, trk, in);
+    for (uint32_t k = 0; k < in->nd; k++) {
+        if (!strcmp(in->mn, "copy") && pct(A, 50)) { /* a copy's def often joins its source */
+            trk[li_of(A, in->d[k].loc)] = in->d[k].v + 1;
+            rv_vec_push(B->avail, in->d[k].v);
+            continue;
+        }
+        def_done(A, trk, B, &in->d[k]);
+    }
+}
+
+static void fill_block(ac *A, uint32_t b)
+{
+    ac_block *B = &A->b[b];
+    uint32_t trk[AC_MAXLOC] = {0};
+    if (b != 0 && B->idom != UINT32_MAX) {
+        memcpy(trk, A->b[B->idom].trk, sizeof trk);
+        for (uint32_t i = 0; i < A->b[B->idom].avail.len; i++) rv_vec_push(B->avail, A->b[B->idom].avail.data[i]);
+    } else if (b != 0) {
+        for (uint32_t v = 0; v < 3; v++) rv_vec_push(B->avail, v); /* unreachable: the entry's values (defined) */
+    }
+    for (uint32_t p = 0; p < B->np; p++) {
+        trk[li_of(A, B->home[p])] = B->params[p] + 1;
+        rv_vec_push(B->avail, B->params[p]);
+    }
+    if (b == 0) {
+        ac_inst *in = push_inst(B);
+        in->kind = K_ARGS;
+        in->nd = 3;
+        for (uint32_t k = 0; k < 3; k++) { /* v0, v1 and the reference v2, made first */
+            in->d[k] = (ac_opnd){k, k};
+            def_done(A, trk, B, &in->d[k]);
+        }
+    }
+    uint32_t n = 1 + below(A, A->o.max_insts);
+    for (uint32_t i = 0; i < n; i++) one_inst(A, B, trk);
+    if (B->term == T_BR) { /* the condition in a register */
+        ac_opnd c = pick_use(A, trk, B);
+        if (is_slot(c.loc)) {
+            ravel_loc r = rand_reg(A);
+            edit(A, B, trk, "reload", r, c.loc);
+            c.loc = r;
+        }
+        ac_inst *in = push_inst(B);
+        in->kind = K_TERM;
+        in->term = T_BR;
+        in->nu = 1;
+        in->u[0] = c;
+    }
+    memcpy(B->trk, trk, sizeof trk);
+}
+
+/* Parameters (blocks entered by jumps only), their home registers. */
+static void make_params(ac *A)
+{
+    bool by_br[AC_MAXB] = {0};
+    for (uint32_t b = 0; b < A->nb; b++)
+        if (A->b[b].term == T_BR)
+            for (uint32_t k = 0; k < 2; k++) by_br[A->b[b].succ[k]] = true;
+    for (uint32_t b = 1; b < A->nb; b++) {
+        ac_block *B = &A->b[b];
+        if (by_br[b] || !B->npred) continue;
+        B->np = below(A, AC_MAXP + 1);
+        if (B->np > A->o.nregs) B->np = A->o.nregs;
+        for (uint32_t p = 0; p < B->np; p++) {
+            B->params[p] = new_vreg(A, pct(A, 20));
+            ravel_loc h;
+            bool dup;
+            do { /* distinct homes */
+                h = rand_reg(A);
+                dup = false;
+                for (uint32_t q = 0; q < p; q++) dup |= B->home[q] == h;
+            } while (dup);
+            B->home[p] = h;
+        }
+    }
+}
+
+/* Jump arguments (values of the parameter's kind available at the
+ * source's exit, preferably where the tracker has them) and the moves
+ * into the parameters' homes before the jump. */
+static void make_edges(ac *A)
+{
+    for (uint32_t b = 0; b < A->nb; b++) {
+        ac_block *B = &A->b[b];
+        if (B->term == T_RET) {
+            ac_inst *in = push_inst(B);
+            in->kind = K_TERM;
+            in->term = T_RET;
+            continue;
+        }
+        if (B->term == T_BR) {
+            B->in.data[B->in.len - 1].s[0] = B->succ[0];
+            B->in.data[B->in.len - 1].s[1] = B->succ[1];
+            continue;
+        }
+        ac_block *T = &A->b[B->succ[0]];
+        uint32_t args[AC_MAXP];
+        for (uint32_t p = 0; p < T->np; p++) {
+            bool ref = A->isref.data[T->params[p]];
+            uint32_t cand[AC_MAXLOC + 8], nc = 0;
+            for (uint32_t li = 0; li < nlocs(A); li++)
+                if (B->trk[li] && A->isref.data[B->trk[li] - 1] == ref) cand[nc++] = B->trk[li] - 1;
+            if (!nc || pct(A, 10))
+                for (uint32_t i = 0; i < B->avail.len && nc < AC_MAXLOC + 8; i++)
+                    if (A->isref.data[B->avail.data[i]] == ref) cand[nc++] = B->avail.data[i];
+            args[p] = nc ? cand[below(A, nc)] : (ref ? 2u : 0u); /* (v2 is the entry's reference) */
+        }
+        /* the moves into the homes, as a parallel move: a move whose
+         * destination no pending move reads goes first; a cycle is broken
+         * through the scratch slot (the one past the slots in use) */
+        ravel_loc dst[AC_MAXP], src[AC_MAXP];
+        uint32_t nm = 0;
+        for (uint32_t p = 0; p < T->np; p++) {
+            uint32_t from = UINT32_MAX;
+            for (uint32_t li = 0; li < nlocs(A); li++)
+                if (B->trk[li] == args[p] + 1 && (from == UINT32_MAX || pct(A, 50))) from = li;
+            if (from == UINT32_MAX || loc_of(A, from) == T->home[p]) continue;
+            dst[nm] = T->home[p];
+            src[nm++] = loc_of(A, from);
+        }
+        while (nm) {
+            uint32_t k = 0;
+            for (; k < nm; k++) {
+                bool read = false;
+                for (uint32_t j = 0; j < nm; j++) read |= j != k && src[j] == dst[k];
+                if (!read) break;
+            }
+            if (k == nm) { /* a cycle: park the first source in the scratch slot */
+                ravel_loc scratch = ravel_slot(A->o.nslots);
+                edit(A, B, B->trk, "spill", scratch, src[0]);
+                src[0] = scratch;
+                continue;
+            }
+            edit(A, B, B->trk, is_slot(src[k]) ? "reload" : "move", dst[k], src[k]);
+            dst[k] = dst[nm - 1];
+            src[k] = src[nm - 1];
+            nm--;
+        }
+        ac_inst *in = push_inst(B);
+        in->kind = K_TERM;
+        in->term = T_JUMP;
+        in->s[0] = B->succ[0];
+        in->nargs = T->np;
+        memcpy(in->args, args, sizeof args);
+    }
+}
+
+/* ---- text ---- */
+
+typedef struct ac_out {
+    char *s;
+    size_t len, cap;
+    uint32_t line;
+    RV_VEC(uint32_t) at; /* allocated text: per line, block << 20 | instruction + 1 (0: none) */
+} ac_out;
+
+static void outf(ac_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(ac_out *o, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (o->len + (size_t)n + 1 > o->cap) {
+        o->cap = (o->len + (size_t)n + 1) * 2;
+        o->s = rv_xrealloc(o->s, o->cap);
+    }
+    memcpy(o->s + o->len, tmp, (size_t)n + 1);
+    o->len += (size_t)n;
+    for (int i = 0; i < n; i++) o->line += tmp[i] == '\n';
+}
+
+static void loc_text(const ac *A, ravel_loc l, char *buf)
+{
+    (void)A;
+    if (is_slot(l)) snprintf(buf, 16, "s%u", l & ~RAVEL_SLOT_BIT);
+    else snprintf(buf, 16, "r%u", l);
+}
+
+static void opnd(ac_out *o, const ac *A, const ac_opnd *x, bool def, bool alloc)
+{
+    char lb[16];
+    loc_text(A, x->loc, lb);
+    outf(o, "v%u", x->v);
+    if (def) outf(o, ":int%s", A->isref.data[x->v] ? ".ref" : "");
+    outf(o, " any");
+    if (alloc) outf(o, " @%s", lb);
+}
+
+static void mark_line(ac_out *o, uint32_t b, uint32_t i)
+{
+    while (o->at.len <= o->line) rv_vec_push(o->at, 0u);
+    o->at.data[o->line] = b << 20 | (i + 1);
+}
+
+static void render(ac *A, ac_out *o, bool alloc)
+{
+    o->len = 0;
+    o->line = 1;
+    o->at.len = 0;
+    if (o->s) o->s[0] = 0;
+    outf(o, "machine\n  class int");
+    for (uint32_t r = 0; r < A->o.nregs; r++) outf(o, " r%u", r);
+    outf(o, "\n%send\n\nfunc f\n", A->nonmoving ? "  gc nonmoving\n" : "");
+    for (uint32_t b = 0; b < A->nb; b++) {
+        ac_block *B = &A->b[b];
+        outf(o, "b%u", b);
+        for (uint32_t p = 0; p < B->np; p++)
+            outf(o, "%sv%u:int%s", p ? ", " : "(", B->params[p], A->isref.data[B->params[p]] ? ".ref" : "");
+        outf(o, "%s:\n", B->np ? ")" : "");
+        for (uint32_t i = 0; i < B->in.len; i++) {
+            ac_inst *in = &B->in.data[i];
+            char l1[16], l2[16];
+            if (in->kind == K_EDIT) {
+                if (!alloc) continue;
+                loc_text(A, in->dst, l1);
+                loc_text(A, in->src, l2);
+                in->line = o->line;
+                mark_line(o, b, i);
+                outf(o, "  %s = %s %s\n", l1, in->mn, l2);
+                continue;
+            }
+            if (alloc) {
+                in->line = o->line;
+                mark_line(o, b, i);
+            }
+            outf(o, "  ");
+            if (in->kind == K_ARGS) {
+                for (uint32_t k = 0; k < in->nd; k++) {
+                    outf(o, "%sv%u:int%s fixed(r%u)", k ? ", " : "", in->d[k].v, A->isref.data[in->d[k].v] ? ".ref" : "", in->d[k].loc);
+                    if (alloc) outf(o, " @r%u", in->d[k].loc);
+                }
+                outf(o, " = args\n");
+                continue;
+            }
+            if (in->kind == K_TERM) {
+                if (in->term == T_RET) outf(o, "ret\n");
+                else if (in->term == T_BR) {
+                    loc_text(A, in->u[0].loc, l1);
+                    outf(o, "br v%u%s%s, b%u, b%u\n", in->u[0].v, alloc ? " @" : "", alloc ? l1 : "", in->s[0], in->s[1]);
+                } else {
+                    outf(o, "jump b%u", in->s[0]);
+                    for (uint32_t a = 0; a < in->nargs; a++) outf(o, "%sv%u", a ? ", " : "(", in->args[a]);
+                    outf(o, "%s\n", in->nargs ? ")" : "");
+                }
+                continue;
+            }
+            for (uint32_t k = 0; k < in->nd; k++) {
+                if (k) outf(o, ", ");
+                opnd(o, A, &in->d[k], true, alloc);
+            }
+            outf(o, "%s%s%s", in->nd ? " = " : "", in->mn, in->call ? " g" : "");
+            for (uint32_t k = 0; k < in->nu; k++) {
+                outf(o, k ? ", " : " ");
+                opnd(o, A, &in->u[k], false, alloc);
+            }
+            if (in->has_imm) outf(o, "%s%lld", in->nu ? ", " : " ", (long long)in->imm);
+            if (in->call) {
+                outf(o, " clobbers(");
+                for (uint32_t k = 0; k < in->nclob; k++) outf(o, "%sr%u", k ? " " : "", in->clob[k]);
+                outf(o, ")");
+            }
+            if (in->safepoint) {
+                outf(o, " safepoint");
+                if (alloc) {
+                    outf(o, " stackmap(");
+                    for (uint32_t k = 0; k < in->nsmap; k++) outf(o, "%ss%u", k ? " " : "", in->smap[k]);
+                    outf(o, ")");
+                }
+            }
+            outf(o, "\n");
+        }
+    }
+    outf(o, "end\n");
+}
+
+static ravel_module *parse(const ac_out *o)
+{
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(o->s, o->len, "anycfg.ra", d);
+    if (m && ravel_diags_count(d)) {
+        ravel_module_free(m);
+        m = NULL;
+    }
+    ravel_diags_free(d);
+    return m;
+}
+
+/* ---- repair ---- */
+
+static ac_inst *inst_at_line(ac *A, const ac_out *o, uint32_t line)
+{
+    if (line >= o->at.len || !o->at.data[line]) return NULL;
+    uint32_t b = o->at.data[line] >> 20, i = (o->at.data[line] & 0xfffffu) - 1;
+    return b < A->nb && i < A->b[b].in.len ? &A->b[b].in.data[i] : NULL;
+}
+
+static const ac_block *block_of(const ac *A, const ac_inst *in)
+{
+    for (uint32_t b = 0; b < A->nb; b++)
+        if (A->b[b].in.len && in >= A->b[b].in.data && in < A->b[b].in.data + A->b[b].in.len) return &A->b[b];
+    return NULL;
+}
+
+/* The parsed function's vreg id of each vreg number of the model. */
+static void vreg_ids(const ravel_func *f, uint32_t nv, ck_u32vec *ids)
+{
+    ids->len = 0;
+    for (uint32_t v = 0; v < nv; v++) rv_vec_push(*ids, UINT32_MAX);
+    for (uint32_t v = 0; v < f->vregs.len; v++)
+        if (f->vregs.data[v].num < nv) ids->data[f->vregs.data[v].num] = v;
+}
+
+/* One round: the reference's failing uses, a share of them pointed at a
+ * location that holds the value there; stackmap slots without a reference
+ * dropped (the same share). False if nothing failed. */
+/* The last resort for a use whose value is nowhere: the operation does
+ * without it (a copy becomes a const, a binary op takes an immediate, an
+ * output or a call drops it; a const writes the scratch slot). */
+static void drop_use(ac *A, ac_inst *in, uint32_t k)
+{
+    if (in->kind != K_OP) return;
+    memmove(&in->u[k], &in->u[k + 1], (in->nu - k - 1) * sizeof *in->u);
+    in->nu--;
+    if (!strcmp(in->mn, "copy") || (!strcmp(in->mn, "out") && !in->nu)) {
+        bool out = !strcmp(in->mn, "out");
+        in->mn = "const";
+        in->nu = 0;
+        in->has_imm = true;
+        in->imm = 1;
+        if (out) {
+            in->nd = 1;
+            in->d[0] = (ac_opnd){new_vreg(A, false), ravel_slot(A->o.nslots)};
+        }
+    } else if (in->nd && in->nu == 1 && !in->call && strcmp(in->mn, "out")) {
+        in->has_imm = true; /* a binary op: `add v, 1` */
+        in->imm = 1;
+    } else if (in->nd && !in->nu && !in->call) {
+        in->mn = "const";
+    }
+}
+
+static bool repair(ac *A, ravel_checker *ck, ac_out *o, bool drastic)
+{
+    render(A, o, true);
+    ravel_module *m = parse(o);
+    if (!m) return false;
+    const ravel_func *f = ravel_module_func(m, 0);
+    ravel_report *rep = NULL;
+    ravel_check(ck, f, NULL, &rep);
+    ck_u32vec ids = {0};
+    vreg_ids(f, A->nv, &ids);
+    bool any = false;
+    for (size_t i = 0; i < ravel_report_count(rep); i++) {
+        const ravel_check_error *e = ravel_report_error(rep, i);
+        ac_inst *in = inst_at_line(A, o, e->line);
+        if (!in || !e->role || !pct(A, A->o.repair_pct)) continue;
+        any = true;
+        if (!strcmp(e->role, "stackmap") && e->operand >= 0 && (uint32_t)e->operand < in->nsmap) {
+            memmove(&in->smap[e->operand], &in->smap[e->operand + 1], (in->nsmap - (uint32_t)e->operand - 1) * sizeof *in->smap);
+            in->nsmap--;
+            continue;
+        }
+        if (strcmp(e->role, "use") || e->operand < 0 || (uint32_t)e->operand >= in->nu) continue;
+        ac_opnd *u = &in->u[e->operand];
+        ravel_loc locs[8];
+        uint32_t v = ids.data[u->v], n = v == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, v, locs, 8);
+        if (n > 8) n = 8;
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < n; k++)
+            if (!(in->kind == K_TERM && is_slot(locs[k])) && li_of(A, locs[k]) < nlocs(A)) locs[w++] = locs[k];
+        if (w) {
+            u->loc = locs[below(A, w)];
+            continue;
+        }
+        /* the value is nowhere: use another available one that is somewhere
+         * (the model is the program: the original changes alike) */
+        const ac_block *B = block_of(A, in);
+        uint32_t na = B ? in->navail : 0, k0 = below(A, na ? na : 1);
+        for (uint32_t t = 0; t < na && t < (drastic ? 32u : 8u) && !w; t++) { /* (a few tries: each runs the block) */
+            uint32_t c = B->avail.data[(k0 + t) % na], cv = ids.data[c];
+            n = cv == UINT32_MAX ? 0 : ck_ref_holders(ck, f, e->inst, cv, locs, 8);
+            if (n > 8) n = 8;
+            for (uint32_t k = 0; k < n; k++)
+                if (!(in->kind == K_TERM && is_slot(locs[k])) && li_of(A, locs[k]) < nlocs(A)) locs[w++] = locs[k];
+            if (w) u->v = c, u->loc = locs[below(A, w)];
+        }
+        if (!w && drastic) drop_use(A, in, (uint32_t)e->operand);
+    }
+    rv_vec_free(ids);
+    ravel_report_free(rep);
+    ravel_module_free(m);
+    return any;
+}
+
+/* ---- the entry point ---- */
+
+void rv_anycfg_opts_default(rv_anycfg_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_blocks = 8;
+    o->max_insts = 6;
+    o->nregs = 4;
+    o->nslots = 3;
+    o->repairs = 2;
+    o->repair_pct = 70;
+}
+
+static void clamp(uint32_t *x, uint32_t lo, uint32_t hi) { *x = *x < lo ? lo : *x > hi ? hi : *x; }
+
+int rv_anycfg_build(const uint8_t *data, size_t len, uint64_t seed, const rv_anycfg_opts *opts, rv_anycfg *out)
+{
+    memset(out, 0, sizeof *out);
+    ac *A = rv_xcalloc(1, sizeof *A);
+    A->data = data;
+    A->len = len;
+    A->st = seed;
+    A->o = *opts;
+    clamp(&A->o.max_blocks, 2, 40);
+    clamp(&A->o.max_insts, 1, 20000);
+    clamp(&A->o.nregs, 3, 16);
+    clamp(&A->o.nslots, 1, 16);
+    A->nonmoving = pct(A, 25);
+    for (int t = 0; t < 30; t++) {
+        make_cfg(A);
+        if (A->o.irreducible == 0 || (A->o.irreducible > 0) == A->irreducible) break;
+    }
+    A->nv = 0;
+    A->isref.len = 0;
+    for (uint32_t k = 0; k < 3; k++) new_vreg(A, k == 2); /* the entry's arguments */
+    make_params(A);
+    for (uint32_t i = 0; i < A->nrpo; i++) fill_block(A, A->rpo[i]);
+    for (uint32_t b = 0; b < A->nb; b++)
+        if (!A->b[b].reach) fill_block(A, b);
+    make_edges(A);
+    ac_out o = {0};
+    ravel_checker *ck = ravel_checker_new();
+    ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
+    for (uint32_t r = 0; r < A->o.repairs && repair(A, ck, &o, false); r++) {}
+    for (uint32_t r = 0; A->o.clean && r < 8 && repair(A, ck, &o, true); r++) {}
+    ravel_checker_free(ck);
+    render(A, &o, true);
+    rv_vec_free(o.at);
+    out->alloc_text = o.s;
+    out->alloc = parse(&o);
+    ac_out q = {0};
+    render(A, &q, false);
+    rv_vec_free(q.at);
+    out->orig_text = q.s;
+    out->orig = parse(&q);
+    out->irreducible = A->irreducible;
+    for (uint32_t b = 0; b < AC_MAXB; b++) {
+        rv_vec_free(A->b[b].in);
+        rv_vec_free(A->b[b].avail);
+    }
+    rv_vec_free(A->isref);
+    free(A);
+    return out->alloc && out->orig ? 0 : -1;
+}
+
+void rv_anycfg_free(rv_anycfg *a)
+{
+    ravel_module_free(a->alloc);
+    ravel_module_free(a->orig);
+    free(a->alloc_text);
+    free(a->orig_text);
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- every checker path against the reference ---- */
+
+/* The report normalized: status, diagnostics, and per error its kind,
+ * line, operand, role, position, location, expected vreg, what was held
+ * and the message; the provenance and explain text too while there are at
+ * most CK_MAX_PROVENANCE errors (beyond, which errors get one depends on
+ * the order a path records them in). */
+static char *normal(int st, const ravel_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return NULL;
+    fprintf(m, "status %d\n", st);
+    for (size_t i = 0; i < ravel_report_ndiags(r); i++) fprintf(m, "diag %s\n", ravel_report_diag(r, i));
+    size_t n = ravel_report_count(r);
+    for (size_t i = 0; i < n; i++) {
+        const ravel_check_error *e = ravel_report_error(r, i);
+        fprintf(m, "%s line %u op %d %s %s loc %s exp %s held %s: %s\n", e->kind, e->line, e->operand, e->role ? e->role : "-",
+                e->position ? e->position : "-", e->loc ? e->loc : "-", e->expected ? e->expected : "-", e->held ? e->held : "-",
+                e->message ? e->message : "-");
+        if (n <= CK_MAX_PROVENANCE) fprintf(m, "%s%s", e->provenance ? e->provenance : "", e->explain ? e->explain : "");
+    }
+    fclose(m);
+    return buf;
+}
+
+static int run_path(unsigned opts, const ravel_func *alloc, const ravel_func *orig, char **text)
+{
+    ravel_checker *ck = ravel_checker_new();
+    ravel_checker_set_options(ck, opts);
+    ravel_report *r = NULL;
+    int st = ravel_check(ck, alloc, orig, text ? &r : NULL);
+    if (text) *text = normal(st, r);
+    ravel_report_free(r);
+    ravel_checker_free(ck);
+    return st;
+}
+
+bool rv_anycfg_paths_agree(const ravel_func *alloc, const ravel_func *orig, int *ref_status, char *msg, size_t msglen)
+{
+    static const struct {
+        unsigned opts;
+        const char *name;
+        bool report;
+    } paths[] = {
+        {0, "default", true},
+        {CK_OPT_NO_VN, "no-vn (fast walk, loop shortcut, replay)", true},
+        {CK_OPT_NO_VN | CK_OPT_NO_REPLAY, "no-vn no-replay", true},
+        {CK_OPT_EXACT, "exact walk", true},
+        {CK_OPT_EXACT | CK_OPT_NO_REPLAY | CK_OPT_NEED_SCAN | RAVEL_CHECK_FULL_VALIDATE, "exact walk, no replay, full validate", true},
+        {RAVEL_CHECK_VERDICT_ONLY, "verdict only", false},
+        {RAVEL_CHECK_VERDICT_ONLY | RAVEL_CHECK_REFERENCE, "reference, verdict only", false},
+    };
+    char *ref = NULL, *x = NULL;
+    int rs = run_path(RAVEL_CHECK_REFERENCE, alloc, orig, &ref);
+    if (ref_status) *ref_status = rs;
+    bool ok = ref != NULL;
+    for (size_t i = 0; ok && i < sizeof paths / sizeof *paths; i++) {
+        int st = run_path(paths[i].opts, alloc, orig, paths[i].report ? &x : NULL);
+        if (st != rs || (paths[i].report && (!x || strcmp(x, ref) != 0))) {
+            snprintf(msg, msglen, "path '%s' differs from the reference (status %d vs %d):\n--- %s\n%s--- reference\n%s", paths[i].name,
+                     st, rs, paths[i].name, x ? x : "(no report)\n", ref);
+            ok = false;
+        }
+        free(x);
+        x = NULL;
+    }
+    if (ok && rs == RAVEL_EFAIL) { /* explain dumps: the walks' against the reference's */
+        char *a = NULL, *b = NULL;
+        run_path(RAVEL_CHECK_EXPLAIN, alloc, orig, &a);
+        run_path(RAVEL_CHECK_EXPLAIN | RAVEL_CHECK_REFERENCE, alloc, orig, &b);
+        if (!a || !b || strcmp(a, b) != 0) {
+            snprintf(msg, msglen, "explain differs from the reference's:\n--- walks\n%s--- reference\n%s", a ? a : "", b ? b : "");
+            ok = false;
+        }
+        free(a);
+        free(b);
+    }
+    free(ref);
+    return ok;
+}
