@@ -35,6 +35,9 @@ static void fuzz_usage(FILE *out)
           "      --inject KIND      --oracle: inject only bugs of this kind\n"
           "      --inject-prob P    --oracle: corrupt an allocation with probability P (0..1,\n"
           "                         default 1)\n"
+          "      --paths            also fuzz the checker's shortcuts: every checker path must\n"
+          "                         give the reference fixpoint's verdict and report on each\n"
+          "                         allocation (and, with --oracle, each corruption)\n"
           "  -o, --out DIR          where failing cases go (default ./ravel-fuzz-out)\n"
           "      --insts N          generator: at most N instructions per function (default 200)\n"
           "      --blocks N         generator: at most N blocks per function\n"
@@ -179,6 +182,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             o->differential = true;
         } else if (!strcmp(a, "--oracle")) {
             o->oracle = true;
+        } else if (!strcmp(a, "--paths")) {
+            o->paths = true;
         } else if (opt(argc, argv, &i, NULL, "--inject", &val)) {
             if ((o->inject_kind = rv_inject_find(val)) < 0) return bad(a, val, "a kind of 'ravel alloc --inject list'");
         } else if (opt(argc, argv, &i, NULL, "--inject-prob", &val)) {

@@ -40,6 +40,7 @@ typedef struct slot {
     _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t misses[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle: wrong allocations the checker accepted */
+    _Atomic uint64_t pathdiffs[RV_CAMPAIGN_MAX_ALLOCS]; /* --paths: checker paths that differed from the reference */
     _Atomic uint64_t kinds[RV_INJ_COUNT_][RV_ORC_COUNT_]; /* --oracle: per injected kind */
     _Atomic uint64_t cur_iter;  /* iteration in progress */
     _Atomic uint32_t cur_alloc; /* allocator index in progress, NO_ALLOC while generating */
@@ -141,16 +142,17 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
         if (LD(c->sh->stop)) break;
         const rv_allocator *a = &c->table[c->alloc[k]];
         ST(s->cur_alloc, k);
-        int r = rv_fuzz_alloc(z, f, a, seed, (o->differential ? RV_FUZZ_DIFF : 0) | (o->oracle ? RV_FUZZ_ORACLE : 0));
+        int r = rv_fuzz_alloc(z, f, a, seed,
+                              (o->differential ? RV_FUZZ_DIFF : 0) | (o->oracle ? RV_FUZZ_ORACLE : 0) | (o->paths ? RV_FUZZ_PATHS : 0));
         ADD(s->funcs[k], 1);
         ADD(s->insts[k], n);
         if (r == RV_FUZZ_BUG && !z->oracle_miss) {
             ADD(s->fails[k], 1);
             if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, a->name, i, z->repro, z->repro_len);
-        } else if (r == RV_FUZZ_BUG) { /* the checker oracle on the same allocation */
+        } else if (r == RV_FUZZ_BUG) { /* a checker bug: the oracle or the paths on the same allocation */
             char name[96];
-            snprintf(name, sizeof name, "checker-%s", a->name);
-            ADD(s->misses[k], 1);
+            snprintf(name, sizeof name, "%s-%s", z->paths_diff ? "checker-paths" : "checker", a->name);
+            ADD(*(z->paths_diff ? &s->pathdiffs[k] : &s->misses[k]), 1);
             if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, name, i, z->repro, z->repro_len);
         }
         for (unsigned q = 0; q < RV_INJ_COUNT_; q++) /* publish the oracle's counters, then restart them */
@@ -210,6 +212,7 @@ static void totals(const campaign *c, rv_campaign_result *r)
             r->per[k].fails += LD(s->fails[k]);
             r->per[k].nanos += LD(s->nanos[k]);
             r->per[k].misses += LD(s->misses[k]);
+            r->per[k].pathdiffs += LD(s->pathdiffs[k]);
         }
     }
 }
@@ -232,12 +235,14 @@ static void progress(const campaign *c, const rv_campaign_result *r, double secs
     human(d, sizeof d, (double)insts);
     fprintf(c->log, "%s[%6.1fs] %s exec/s, %s functions, %s insts, failures:", c->o->tty ? "\r\033[K" : "", secs, a, b,
             d);
-    uint64_t misses = 0;
+    uint64_t misses = 0, pathdiffs = 0;
     for (unsigned k = 0; k < c->nalloc; k++) {
         fprintf(c->log, " %s %" PRIu64, r->names[k], r->per[k].fails);
         misses += r->per[k].misses;
+        pathdiffs += r->per[k].pathdiffs;
     }
     if (c->o->oracle) fprintf(c->log, ", checker misses %" PRIu64, misses);
+    if (c->o->paths) fprintf(c->log, ", checker path differences %" PRIu64, pathdiffs);
     if (r->crashes) fprintf(c->log, " (crashes %" PRIu64 ")", r->crashes);
     fputs(c->o->tty ? "" : "\n", c->log);
     fflush(c->log);
@@ -374,6 +379,7 @@ static int setup(campaign *c, rv_campaign_result *r)
     c->stall_nanos = stall < 1e9 ? (uint64_t)(stall * 1e9) : UINT64_MAX;
     r->jobs = c->jobs;
     r->oracle = c->o->oracle;
+    r->paths = c->o->paths;
     r->seed = c->o->seed;
     return 0;
 }
@@ -421,7 +427,7 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
     munmap(c.sh, c.shsize);
     if (rc) return rc;
     for (unsigned k = 0; k < r->nalloc; k++)
-        if (r->per[k].fails || r->per[k].misses) return 1;
+        if (r->per[k].fails || r->per[k].misses || r->per[k].pathdiffs) return 1;
     return r->crashes ? 1 : 0;
 }
 
@@ -462,6 +468,12 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
                     n[RV_ORC_REJECTED], n[RV_ORC_ACCEPTED], n[RV_ORC_MISSED]);
         }
     }
+    if (r->paths) {
+        uint64_t d = 0;
+        for (unsigned k = 0; k < r->nalloc; k++) d += r->per[k].pathdiffs;
+        fprintf(out, "checker paths: %" PRIu64 " allocation%s on which a checker path differed from the reference fixpoint\n", d,
+                d == 1 ? "" : "s");
+    }
     if (r->crashes) fprintf(out, "%" PRIu64 " worker crash%s or hang%s (counted as failures)\n", r->crashes,
                             r->crashes == 1 ? "" : "es", r->crashes == 1 ? "" : "s");
 }
@@ -472,6 +484,7 @@ void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *
                  ",\"gen_cpu_us\":%.2f,\"oracle\":%s",
             r->seed, r->seconds, r->jobs, r->interrupted ? "true" : "false", r->iters,
             r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->oracle ? "true" : "false");
+    fprintf(out, ",\"paths\":%s", r->paths ? "true" : "false");
     if (r->oracle) { /* "oracle_kinds":{"use-reg":{"tried":N,...},...} */
         fputs(",\"oracle_kinds\":{", out);
         for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
@@ -489,8 +502,8 @@ void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *
         fprintf(out, "%s{\"name\":", k ? "," : "");
         rv_json_str(out, r->names[k]);
         fprintf(out, ",\"functions\":%" PRIu64 ",\"instructions\":%" PRIu64 ",\"failures\":%" PRIu64
-                     ",\"checker_misses\":%" PRIu64 ",\"cpu_us_per_exec\":%.2f}",
-                s->funcs, s->insts, s->fails, s->misses, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+                     ",\"checker_misses\":%" PRIu64 ",\"checker_path_diffs\":%" PRIu64 ",\"cpu_us_per_exec\":%.2f}",
+                s->funcs, s->insts, s->fails, s->misses, s->pathdiffs, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
     }
     fprintf(out, "],\"crashes\":%" PRIu64 ",\"outdir\":", r->crashes);
     if (outdir) rv_json_str(out, outdir);

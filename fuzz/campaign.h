@@ -54,6 +54,10 @@ enum { /* rv_fuzz_alloc flags */
     RV_FUZZ_ORACLE = 2u, /* then, if all passed, the checker oracle on the same allocation
                             (rv_fuzz_oracle without allocating and checking again); a
                             checker miss returns RV_FUZZ_BUG with oracle_miss set */
+    RV_FUZZ_PATHS = 4u,  /* every checker path must give the reference fixpoint's status and
+                            report (rv_anycfg_paths_agree) on the allocation, and with
+                            RV_FUZZ_ORACLE on each corrupted one; a difference returns
+                            RV_FUZZ_BUG with oracle_miss and paths_diff set (a checker bug) */
 };
 
 /* Per-kind counters of the checker oracle (rv_fuzz.oracle_kinds[kind][c]).
@@ -87,7 +91,10 @@ typedef struct rv_fuzz {
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
     uint64_t oracle_rejected, oracle_accepted;
-    bool oracle_miss;     /* rv_fuzz_alloc's RV_FUZZ_BUG was a checker miss (RV_FUZZ_ORACLE) */
+    bool oracle_miss;     /* rv_fuzz_alloc's RV_FUZZ_BUG was a checker bug, not the allocator's
+                             (RV_FUZZ_ORACLE miss, or RV_FUZZ_PATHS difference) */
+    bool paths_diff;      /* ... and it was a difference between checker paths (RV_FUZZ_PATHS) */
+    bool paths;           /* compare the checker's paths (set by rv_fuzz_alloc from RV_FUZZ_PATHS) */
     /* The oracle's corruptions: with probability inject_permille/1000 (default
      * 1000) an execution draws a kind of the catalogue (allocator/inject.h)
      * uniformly, or always inject_kind when >= 0 (default -1), up to three
@@ -156,6 +163,8 @@ typedef struct rv_campaign_opts {
     bool differential;        /* also run the interpreter on both forms */
     bool oracle;              /* also fuzz the checker: corrupt each accepted allocation
                                  (rv_fuzz_oracle); misses are failures too */
+    bool paths;               /* also compare every checker path with the reference fixpoint
+                                 on each allocation (and corruption); differences are failures */
     int inject_kind;          /* --oracle: only this kind of allocator/inject.h (-1, the default: all) */
     unsigned inject_permille; /* --oracle: chance in 1000 that an allocation is corrupted (default 1000) */
     const char *outdir;       /* failing cases go here (created if missing) */
@@ -175,6 +184,7 @@ typedef struct rv_campaign_stats { /* per allocator */
     uint64_t funcs, insts, fails;
     uint64_t nanos; /* CPU time spent allocating + checking, summed over workers */
     uint64_t misses; /* --oracle: corrupted allocations the checker wrongly accepted */
+    uint64_t pathdiffs; /* --paths: allocations on which a checker path differed from the reference */
 } rv_campaign_stats;
 
 typedef struct rv_campaign_result {
@@ -188,6 +198,7 @@ typedef struct rv_campaign_result {
     unsigned jobs;
     bool interrupted;
     bool oracle;         /* the campaign ran the checker oracle */
+    bool paths;          /* the campaign compared the checker's paths (--paths) */
     uint64_t kinds[RV_INJ_COUNT_][RV_ORC_COUNT_]; /* --oracle: per injected kind (rv_oracle_count) */
     uint64_t seed;       /* the campaign seed */
 } rv_campaign_result;

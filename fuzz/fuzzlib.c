@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "fuzz/campaign.h"
+#include "fuzz/anycfg.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -262,6 +263,24 @@ static bool validate_first(const rv_fuzz *z)
 
 static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed);
 
+/* RV_FUZZ_PATHS: every checker path against the reference fixpoint on out
+ * (an allocation of f, or a corruption of one: what says which). True on a
+ * difference, with the reproducer in z and the difference in its header. */
+static bool paths_differ(rv_fuzz *z, const ravel_func *f, const ravel_func *out, const rv_allocator *a, uint64_t seed,
+                         const char *what)
+{
+    char msg[2048];
+    int st = 0;
+    if (rv_anycfg_paths_agree(out, f, &st, msg, sizeof msg)) return false;
+    FILE *fp = repro_begin(z, RV_FT_ALLOC, a->name, seed);
+    fprintf(fp, "# verdict: a checker path differs from the reference fixpoint on %s:\n", what);
+    put_comment(fp, msg, strlen(msg));
+    put_func(fp, out);
+    repro_end(fp);
+    z->oracle_miss = z->paths_diff = true;
+    return true;
+}
+
 /* ravel_check of out against f, which the caller validated (the
  * requirement of rv_fuzz_alloc and rv_fuzz_oracle): the checker need not
  * look at f on its own (RAVEL_CHECK_ORIG_VALID). Without rep only the
@@ -307,7 +326,8 @@ static int judge(rv_fuzz *z, const ravel_func *out, const ravel_func *f, ravel_r
 int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags)
 {
     rv_fuzz_target t = (flags & RV_FUZZ_DIFF) ? RV_FT_DIFFERENTIAL : RV_FT_ALLOC;
-    z->oracle_miss = false;
+    z->oracle_miss = z->paths_diff = false;
+    z->paths = (flags & RV_FUZZ_PATHS) != 0;
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
     uint64_t t0 = phase_start(z);
@@ -345,10 +365,13 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
         put_func(fp, out);
         repro_end(fp);
         result = RV_FUZZ_BUG;
+    } else if (z->paths && paths_differ(z, f, out, a, seed, "the allocation")) {
+        result = RV_FUZZ_BUG;
     } else if ((flags & RV_FUZZ_ORACLE) && oracle_on(z, f, out, a, seed) == RV_FUZZ_BUG) {
         z->oracle_miss = true;
         result = RV_FUZZ_BUG;
     }
+    z->paths = false;
     ravel_report_free(rep);
     if (d) ravel_diags_free(d);
     ravel_func_free(out);
@@ -393,6 +416,7 @@ static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_
         else z->oracle_kinds[k][res.status == RV_INJ_NO_SITE ? RV_ORC_NO_SITE : RV_ORC_UNCHANGED]++;
     }
     if (kind < 0) return RV_FUZZ_PASS;
+    if (z->paths && paths_differ(z, f, out, a, seed, res.what)) return RV_FUZZ_BUG;
     uint64_t t0 = phase_start(z);
     bool accepted = check_out(z, out, f, NULL) == RAVEL_OK;
     phase_end(z, RV_PH_CHECK, t0);

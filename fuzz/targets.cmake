@@ -19,14 +19,14 @@
 #   ravel_replay      replays reproducers/*.ra (driver_replay.c), every build
 # Executables land in ${CMAKE_BINARY_DIR}/fuzz/.
 
-ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c)
-target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir)
-
 # Allocated functions on arbitrary CFGs (irreducible cycles included) for
 # testing the checker's paths against its reference (fuzz/anycfg.h).
 ravel_add_library(ravel_anycfg ${CMAKE_CURRENT_SOURCE_DIR}/anycfg.c)
 target_link_libraries(ravel_anycfg PUBLIC ravel_checker ravel_ir)
+
+ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c)
+target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir PRIVATE ravel_anycfg)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
 set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)
