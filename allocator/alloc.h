@@ -364,7 +364,17 @@ typedef struct rv_out {
     ravel_loc *loc;               /* per operand of f (index into f->ops), initially RAVEL_LOC_NONE */
     RV_VEC(rv_out_edit_rec) edits;    /* in the order added */
     RV_VEC(uint32_t) smap;        /* stackmaps: inst, n, then n slot numbers, ... */
+    uint64_t nsmap;               /* slot entries in smap */
+    bool too_big;                 /* the stackmaps passed RV_MAX_STACKMAP_ENTRIES: refused */
 } rv_out;
+/* The most stackmap entries (slots, summed over every safepoint) of an
+ * allocated function: past it the allocation is refused with a message
+ * (rv_out_limit_error) instead of holding and printing gigabytes (a 10^6-
+ * instruction function with safepoints would have about 6 * 10^8). Each
+ * entry costs 8 bytes of memory and about 8 of text. docs/format.md. */
+#define RV_MAX_STACKMAP_ENTRIES (1u << 25)
+/* The message for a function refused by the limit (malloc'd). */
+char *rv_out_limit_error(const rv_out *o);
 void rv_out_init(rv_out *o, const ravel_func *f);
 void rv_out_free(rv_out *o);
 static inline void rv_out_set_loc(rv_out *o, uint32_t op, ravel_loc l) { o->loc[op] = l; }
@@ -379,7 +389,7 @@ void rv_out_edits(rv_out *o, uint32_t anchor, const rv_pmove *pm);
  * call per instruction. */
 void rv_out_stackmap(rv_out *o, uint32_t inst, const uint32_t *slots, uint32_t n);
 /* Builds the allocated function: a copy of f with the locations, the edits
- * (sorted by anchor, stable) and the stackmaps. Operands left at
+ * (sorted by anchor, stable) and the stackmaps; NULL if o->too_big. Operands left at
  * RAVEL_LOC_NONE stay unallocated (the checker reports them). Linear in the
  * size of f plus the edits. The rv_out may be freed afterwards. */
 ravel_func *rv_out_finish(rv_out *o);

@@ -437,7 +437,7 @@ static void walk(ravel_checker *ck)
 {
     ck->frames.len = 0;
     push_frame(ck, 0, CK_NIL);
-    while (ck->frames.len) {
+    while (ck->frames.len && !ck->stopped) { /* stopped: a verdict-only fast walk found an error */
         ck_frame *fr = &ck->frames.data[ck->frames.len - 1];
         uint32_t b = fr->block, nchild = ck->dchild_start.data[b + 1] - ck->dchild_start.data[b];
         if (fr->child < nchild) {
@@ -497,7 +497,10 @@ bool ck_flow_verdict(ravel_checker *ck)
     ck->fast = true;
     ck->locs_ok = rep && rep->errs.len == 0; /* the rules report every location that does not exist */
     ck->visits.len = 0;
+    ck->stop_at_error = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & (CK_OPT_EXACT | RAVEL_CHECK_EXPLAIN));
+    ck->stopped = false;
     ck_flow(ck, true);
+    ck->stop_at_error = ck->stopped = false;
     ck->fast = false;
     ck->locs_ok = false;
     ck_loop_reset(ck); /* the loop shortcut's scratch: empty, its room kept */
