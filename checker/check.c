@@ -170,35 +170,17 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->diverged = false;
     ck->sets.overflow = false;
     ck->ref_decided = false;
-    bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & (CK_OPT_EXACT | RAVEL_CHECK_EXPLAIN));
+    bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & RAVEL_CHECK_EXPLAIN);
     bool overflow = false;
     uint32_t limit = 0;
-    if (ck->opts & RAVEL_CHECK_REFERENCE) {
-        /* the reference alone decides and reports */
+    /* the value-numbering verdict proves correct allocations in one pass;
+     * whatever it does not prove (and every explain request, whose dumps
+     * are the reference's states) the reference decides and reports */
+    bool proven = !(ck->opts & (RAVEL_CHECK_REFERENCE | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
+    ck->vn_proven = proven;
+    if (!proven) {
         ck->ref_decided = true;
         ck_ref_check(ck, verdict_only, &overflow, &limit);
-    } else {
-        /* (explain dumps replay the walks' edge deltas: with it the walks run) */
-        bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
-        ck->vn_proven = proven;
-        if (!proven && ck->irreducible && !(ck->opts & CK_OPT_WALKS_ANY_CFG)) {
-            /* the walks' premises (a loop is entered at its header) do not
-             * hold: the reference decides and reports */
-            ck->ref_decided = true;
-            ck_ref_check(ck, verdict_only, &overflow, &limit);
-        } else if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) {
-            /* errors: the exact walk, for the report; also when the fast
-             * walk hit the set limit (its loop shortcut assumes sets are
-             * always made). The fast walk's value errors are certain (it
-             * reads states at or above the fixpoint's, and a read that
-             * fails fails below too), so a caller that wants only the
-             * verdict has it, unless the walk stopped short (divergence,
-             * the set limit) */
-            if (verdict_only && ck->fast_nerr && !ck->diverged && !ck->sets.overflow) rep->status = RAVEL_EFAIL;
-            else ck_flow(ck, true);
-        }
-        overflow = ck->sets.overflow;
-        limit = ck->sets.limit;
     }
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (overflow) drop_undecided(ck, rep, limit);
