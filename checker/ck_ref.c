@@ -1,8 +1,9 @@
 /* ck_ref.c - the reference fixpoint: docs/format.md section 6, plainly.
  *
- * The definition every faster path of the checker answers to (tests
- * compare them, tests/checker/test_paths.c). It is written to be obviously
- * correct, not fast:
+ * It decides and reports every function the value-numbering verdict
+ * (ck_vn.c) does not prove, and is the definition that verdict answers to
+ * (tests compare them, tests/checker/test_paths.c). It is written to be
+ * obviously correct first:
  *   - an entry and an exit state per reachable block, stored sparse: the
  *     locations that are not `unknown`, sorted by location index (unknown
  *     is the meet's bottom, so states only shrink);
@@ -19,7 +20,7 @@
  *   - no loop shortcut, no replay, no value numbering.
  * Then one recording pass over the reached blocks reads every operand at
  * the fixpoint and records the value errors with the same kinds, texts
- * and provenance as the walks (ck_report.c).
+ * and provenance (ck_report.c).
  *
  * Lattice per location (ck_val, as in ck.h): unknown, a non-empty vreg
  * set (singletons inline, others interned in this context's own ck_sets),
@@ -54,7 +55,7 @@ struct ck_ref {
     ck_entvec pool, xpool;
     RV_VEC(ck_span) ent, xit;
     RV_VEC(uint8_t) reached, queued, xdone;
-    /* in-edges per block, in the walks' order (source block id, then
+    /* in-edges per block, in a fixed order (source block id, then
      * successor order): pairs (source, edge id into f->succs) */
     RV_VEC(uint32_t) in_start, in_src, in_edge;
     /* the dense working state: cur[li], touched list by stamp */
@@ -717,6 +718,7 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
                 *diverged = true;
                 return false;
             }
+            ck->nvisits++; /* (tests bound the work) */
             run_block(ck, r, b);
             if (r->stop_at_error && r->nerr && !r->sets.overflow) return false;
             propagate(ck, r, b);
@@ -775,7 +777,7 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
 }
 
 /* Provenance for the value errors recorded from index e0 on (the first
- * CK_MAX_PROVENANCE of the report, as the walks give them). */
+ * CK_MAX_PROVENANCE of the report). */
 static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
 {
     const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join};

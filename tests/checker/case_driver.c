@@ -14,7 +14,7 @@
  *     The errors reported must be exactly the expected ones (kind and line,
  *     as a multiset): no false positives, nothing missed. The status and
  *     the printed report (text and JSON) must also equal those of a
- *     reference context running the full validator and the exact walk only,
+ *     context running the full validator without value numbering,
  *     and of the reference fixpoint alone (RAVEL_CHECK_REFERENCE), and the
  *     status that of a check with RAVEL_CHECK_VERDICT_ONLY.
  * Exit status 0 if the case passes, 1 otherwise (with a reason on stderr). */
@@ -163,9 +163,9 @@ static char *report_dump(const ravel_report *r)
     return buf;
 }
 
-/* The fast paths must not change anything: the same check by a reference
- * context (full validator, exact walk only, inner loops iterated again in
- * every final visit) gives the same status and the same report. */
+/* The fast paths must not change anything: the same check by another
+ * context (full validator, no value numbering, the guard's notes not used)
+ * gives the same status and the same report. */
 static bool same_as(const ravel_func *f, const ravel_func *o, unsigned opts, int rc, const ravel_report *rep)
 {
     ravel_checker *ref = ravel_checker_new();
