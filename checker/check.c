@@ -135,7 +135,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
     ck->rep = rep;
-    ck->nvisits = 0;
+    ck->nvisits = ck->ref_scans = 0;
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);

@@ -155,7 +155,8 @@ struct ravel_checker {
     bool gwf_ok, gwover;
     const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
     uint32_t gnfast_k;
-    uint64_t nvisits;        /* block visits of the last ravel_check (value numbering): tests bound the work */
+    uint64_t nvisits;        /* block visits of the last ravel_check (value numbering, reference): tests bound the work */
+    uint64_t ref_scans;      /* holder-list entries the reference scanned in it: tests bound the work */
     uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
     RV_VEC(uint32_t) tmp_locs; /* explain dumps: the locations a block names */
     bool diverged;           /* the reference passed its safety cap */

@@ -243,6 +243,45 @@ TEST(copy_chains_past_the_limit)
     free(msg);
 }
 
+/* One block: a .ref value kept in s0, and n times a reload of it into
+ * r1 then a safepoint listing s0 (r1 loses it). Each reload adds r1 to the
+ * holders of .ref vregs, which every safepoint scans: the reference keeps
+ * only the live holders (ck->ref_scans linear in n; it was quadratic). */
+static uint64_t check_safepoints(int n, int *rc)
+{
+    text t = {malloc(256), 0, 256};
+    if (!t.s) abort();
+    put(&t, "machine\n  class int r0 r1\nend\n\nfunc f\nb0:\n  v0:int.ref fixed(r0) @r0 = args\n  s0 = spill r0\n");
+    for (int i = 0; i < n; i++) put(&t, "  r1 = reload s0\n  call g safepoint stackmap(s0) clobbers()\n");
+    put(&t, "  out v0 any @s0\n  ret\nend\n");
+    ravel_diags *dg = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(t.s, t.len, "sp.ra", dg);
+    CHECK(m != NULL);
+    uint64_t scans = UINT64_MAX;
+    if (m) {
+        ravel_checker *ck = ravel_checker_new();
+        ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
+        *rc = ravel_check(ck, ravel_module_func(m, 0), NULL, NULL);
+        scans = ck->ref_scans;
+        ravel_checker_free(ck);
+        ravel_module_free(m);
+    }
+    ravel_diags_free(dg);
+    free(t.s);
+    return scans;
+}
+
+TEST(safepoints_scan_live_holders_only)
+{
+    for (int n = 1000; n <= 8000; n *= 2) {
+        int rc = -1;
+        uint64_t scans = check_safepoints(n, &rc);
+        CHECK_EQ_INT(rc, RAVEL_OK);
+        if (scans > 8u * (uint64_t)n + 64) fprintf(stderr, "%d safepoints: %llu holder entries scanned\n", n, (unsigned long long)scans);
+        CHECK(scans <= 8u * (uint64_t)n + 64);
+    }
+}
+
 int main(void)
 {
     RUN(deep_nests_cost_polynomial_work);
@@ -250,5 +289,6 @@ int main(void)
     RUN(reports_as_the_reference);
     RUN(copy_chains_within_the_limit);
     RUN(copy_chains_past_the_limit);
+    RUN(safepoints_scan_live_holders_only);
     return TEST_SUMMARY();
 }
