@@ -28,6 +28,9 @@
  *                             stackmaps -> the allocated ravel_func
  *   cost.c                    the cost model (spills, reloads, moves,
  *                             weighted by 10^loop-depth)
+ *   assign.c                  for allocators that give each vreg one home
+ *                             (color.c, ssa.c): the moves around each
+ *                             instruction and on edges, stackmaps
  *
  * Writing an allocator (fast.c is a complete example):
  *   1. rv_cfg_build(&cfg, f); liveness / intervals if the algorithm needs
@@ -79,6 +82,8 @@ const rv_allocator *rv_allocator_find(const char *name);
 /* The allocators (one file each). */
 ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err);
 ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err);
+ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **err);
+ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err);
 /* The engine of `fast` (fast.c); with random = true it makes random legal
  * choices instead of good ones: the `random` allocator's classic mode. */
 ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random);
@@ -201,7 +206,8 @@ void rv_dataflow_solve(rv_dataflow *df);
 void rv_dataflow_free(rv_dataflow *df);
 
 /* ===== live.c: liveness, program points, live intervals ==================== */
-/* Liveness over vregs (via rv_dataflow, backward, union).
+/* Liveness over vregs (path exploration per vreg; equal to the least
+ * fixpoint of the backward union dataflow problem).
  *   in[b]:  vregs live at b's entry; b's own params are NOT in it (they are
  *           defined at the entry).
  *   out[b]: vregs live after b's terminator = union of in[s] over successors.
@@ -215,7 +221,17 @@ typedef struct rv_liveness {
     uint64_t *in, *out;
 } rv_liveness;
 void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
+/* The same sets from the generic iterative solver (a pass per loop nesting
+ * level; kept as the reference the tests compare rv_liveness_build with). */
+void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
 void rv_liveness_free(rv_liveness *lv);
+/* Bytes rv_liveness_build allocates for f (allocators refuse functions
+ * beyond RV_LIVENESS_MAX_BYTES with a "too large" error). */
+static inline size_t rv_liveness_bytes(const ravel_func *f, const rv_cfg *cfg)
+{
+    return (size_t)cfg->nblocks * rv_bs_words(f->vregs.len) * 2 * sizeof(uint64_t);
+}
+#define RV_LIVENESS_MAX_BYTES ((size_t)1 << 28)
 static inline bool rv_live_in(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->in + (size_t)b * lv->nwords, v); }
 static inline bool rv_live_out(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->out + (size_t)b * lv->nwords, v); }
 
@@ -364,7 +380,17 @@ typedef struct rv_out {
     ravel_loc *loc;               /* per operand of f (index into f->ops), initially RAVEL_LOC_NONE */
     RV_VEC(rv_out_edit_rec) edits;    /* in the order added */
     RV_VEC(uint32_t) smap;        /* stackmaps: inst, n, then n slot numbers, ... */
+    uint64_t nsmap;               /* slot entries in smap */
+    bool too_big;                 /* the stackmaps passed RV_MAX_STACKMAP_ENTRIES: refused */
 } rv_out;
+/* The most stackmap entries (slots, summed over every safepoint) of an
+ * allocated function: past it the allocation is refused with a message
+ * (rv_out_limit_error) instead of holding and printing gigabytes (a 10^6-
+ * instruction function with safepoints would have about 6 * 10^8). Each
+ * entry costs 8 bytes of memory and about 8 of text. docs/format.md. */
+#define RV_MAX_STACKMAP_ENTRIES (1u << 25)
+/* The message for a function refused by the limit (malloc'd). */
+char *rv_out_limit_error(const rv_out *o);
 void rv_out_init(rv_out *o, const ravel_func *f);
 void rv_out_free(rv_out *o);
 static inline void rv_out_set_loc(rv_out *o, uint32_t op, ravel_loc l) { o->loc[op] = l; }
@@ -379,10 +405,35 @@ void rv_out_edits(rv_out *o, uint32_t anchor, const rv_pmove *pm);
  * call per instruction. */
 void rv_out_stackmap(rv_out *o, uint32_t inst, const uint32_t *slots, uint32_t n);
 /* Builds the allocated function: a copy of f with the locations, the edits
- * (sorted by anchor, stable) and the stackmaps. Operands left at
+ * (sorted by anchor, stable) and the stackmaps; NULL if o->too_big. Operands left at
  * RAVEL_LOC_NONE stay unallocated (the checker reports them). Linear in the
  * size of f plus the edits. The rv_out may be freed afterwards. */
 ravel_func *rv_out_finish(rv_out *o);
+
+/* ===== assign.c: from one home per vreg to an allocation =================== */
+/* The back end of the allocators that give every vreg one home for its
+ * whole life (`color`, `ssa`): each instruction gets a parallel move
+ * before it (operands into the registers their constraints need, stores to
+ * slots, saves of live-across values whose register the instruction writes
+ * or clobbers, .ref values to their slots at safepoints) and one after it
+ * (defs to their homes, restores); edges copy arguments' homes into
+ * parameters' homes.
+ * Requires: the homes never give one register to two vregs live at the
+ * same point (between instructions, or at an instruction's early or late
+ * point), except a late def with a use of the same instruction that dies
+ * there, and the def and source of a `copy`; jump arguments count as live
+ * after their branch, block parameters as defined at their block's entry.
+ * Guarantees: the alloc.h contract; fails only on unsatisfiable
+ * constraints. */
+typedef struct rv_assign_in {
+    const ravel_func *f;
+    const rv_cfg *cfg;
+    const rv_liveness *lv;
+    const uint32_t *home;  /* per vreg: home register, or RAVEL_NONE = its slot */
+    const uint32_t *group; /* per vreg: slot group (one slot each; members never live at once); NULL = one per vreg */
+    const uint32_t *hint;  /* per operand: temporary register to prefer, or RAVEL_NONE; NULL = none */
+} rv_assign_in;
+ravel_func *rv_assign_emit(const rv_assign_in *in, char **err);
 
 /* ===== cost.c: the cost model ============================================= */
 /* Loads (reload) 4, stores (spill) 1, moves 0.2, each weighted by

@@ -32,7 +32,11 @@ char *rv_alloc_errorf(const ravel_func *f, uint32_t inst, const char *fmt, ...)
         const rv_inst *in = rv_inst_at(f, inst);
         uint32_t b = block_of(f, inst);
         uint32_t idx = b == RAVEL_NONE ? 0 : inst - f->blocks.data[b].first_inst;
-        int n = snprintf(head, sizeof head, "func %s, block %s, instruction %u (%s", rv_func_name(f),
+        int n = 0;
+        if (f->file && in->line) /* read from text: a compiler-style position first */
+            n = snprintf(head, sizeof head, "%s:%u:%u: error: ", f->file, in->line, in->col ? in->col : 1u);
+        if (n < 0 || (size_t)n >= sizeof head) n = 0;
+        n += snprintf(head + n, sizeof head - (size_t)n, "func %s, block %s, instruction %u (%s", rv_func_name(f),
                          b == RAVEL_NONE ? "?" : rv_block_name(f, b), idx, rv_inst_mnemonic(f, in));
         if (in->line && n > 0 && (size_t)n < sizeof head)
             snprintf(head + n, sizeof head - (size_t)n, ", line %u)", in->line);

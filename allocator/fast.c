@@ -1124,9 +1124,13 @@ ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err,
     }
     for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
     ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
+    if (ok && !g && !a.err) a.err = rv_out_limit_error(&a.out);
+    if (g) { /* (a.err is NULL then) */
+        free(a.err);
+        a.err = NULL;
+    }
     if (err) *err = a.err;
     else free(a.err);
-    if (ok && err) *err = NULL;
     fa_free(&a);
     return g;
 }

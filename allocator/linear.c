@@ -1019,6 +1019,11 @@ static bool lin_inst(lin *L, uint32_t i)
     if (!safepoint_spills(L, in)) return false;
     if (!place_defs(L, in, defs, uses, loc)) return false;
     if (in->flags & RV_IF_SAFEPOINT) {
+        if ((uint64_t)L->smaps.len + L->smap.len > 2ull * RV_MAX_STACKMAP_ENTRIES) { /* bounded: refused */
+            L->out.too_big = true;
+            if (!L->err) L->err = rv_out_limit_error(&L->out);
+            return false;
+        }
         rv_vec_push(L->smaps, i);
         rv_vec_push(L->smaps, L->smap.len);
         for (uint32_t k = 0; k < L->smap.len; k++) rv_vec_push(L->smaps, L->smap.data[k]);
@@ -1524,6 +1529,7 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
     lin_global_hulls(L);
     ravel_func *g = NULL;
     if (lin_scan(L) && lin_resolve(L)) g = lin_finish(L);
+    if (!g && L->out.too_big && !L->err) L->err = rv_out_limit_error(&L->out);
     if (!g) {
         if (err) *err = L->err ? L->err : rv_alloc_errorf(f, RAVEL_NONE, "allocation failed");
         else free(L->err);

@@ -4,10 +4,13 @@
  * RAVEL_VALIDATE_SSA), finished, and its cfg (rv_cfg_build).
  * Guarantees: see rv_liveness and rv_intervals in alloc.h.
  *
- * Liveness is one instance of the generic solver (dataflow.c): backward,
+ * Liveness is computed by path exploration per variable (linear in the
+ * result, see rv_liveness_build); rv_liveness_build_dataflow computes the
+ * same sets as one instance of the generic solver (dataflow.c): backward,
  * union, transfer in = gen[b] | (out & ~kill[b]), where gen are the vregs
  * used in b before any def in b (jump arguments are uses of the terminator)
- * and kill the vregs defined in b (params included).
+ * and kill the vregs defined in b (params included); the tests compare the
+ * two.
  *
  * Intervals follow Wimmer & Franz's BuildIntervals: blocks in reverse
  * layout order, instructions backwards, a range per live-out vreg over the
@@ -59,7 +62,7 @@ static void block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_
     for (uint32_t p = 0; p < bl->nparams; p++) gen_def(g, k, rv_block_params(f, bl)[p]);
 }
 
-void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
+void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
 {
     live_ctx c;
     uint32_t n = cfg->nblocks;
@@ -81,6 +84,82 @@ void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
     lv->out = df.out;
     free(c.gen);
     free(c.kill);
+}
+
+/* Path exploration (per variable, SSA): from each block where v is read
+ * before any def of it in that block (an operand use, or a jump argument of
+ * its terminator), walk predecessors upwards marking v live-in, and live-out
+ * of every predecessor, stopping at v's defining block and at blocks already
+ * marked. Each (vreg, block) pair is visited once: time linear in the size
+ * of the result, whatever the loop nesting (the iterative solver needs a
+ * pass per nesting level there). Same sets as the dataflow solution. */
+typedef struct pe_ctx {
+    const rv_cfg *cfg;
+    rv_liveness *lv;
+    const uint32_t *def_block;
+    RV_VEC(uint32_t) stack;
+} pe_ctx;
+
+/* v is read in b before any def of it there: live-in at b, and upwards. */
+static void pe_live_in(pe_ctx *c, uint32_t b, uint32_t v)
+{
+    rv_liveness *lv = c->lv;
+    c->stack.len = 0;
+    rv_vec_push(c->stack, b);
+    while (c->stack.len) {
+        uint32_t x = c->stack.data[--c->stack.len];
+        uint64_t *in = lv->in + (size_t)x * lv->nwords;
+        if ((c->def_block[v] == x && x != b) || rv_bs_test(in, v)) continue;
+        rv_bs_set(in, v);
+        for (uint32_t q = c->cfg->pred_start[x]; q < c->cfg->pred_start[x + 1]; q++) {
+            uint32_t p = c->cfg->pred[q];
+            rv_bs_set(lv->out + (size_t)p * lv->nwords, v);
+            rv_vec_push(c->stack, p);
+        }
+    }
+}
+
+void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
+{
+    uint32_t n = cfg->nblocks, nv = f->vregs.len;
+    lv->nblocks = n;
+    lv->nvregs = nv;
+    lv->nwords = rv_bs_words(nv);
+    lv->in = rv_xcalloc((size_t)n * lv->nwords + 1, sizeof(uint64_t));
+    lv->out = rv_xcalloc((size_t)n * lv->nwords + 1, sizeof(uint64_t));
+    uint32_t *def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
+    for (uint32_t v = 0; v < nv; v++) def_block[v] = RAVEL_NONE;
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) def_block[rv_block_params(f, bl)[p]] = b;
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t d = 0; d < in->ndefs; d++) def_block[ops[d].vreg] = b;
+        }
+    }
+    pe_ctx c = {cfg, lv, def_block, {0}};
+    uint32_t *seen = rv_xcalloc(nv + 1, sizeof(uint32_t)); /* 1 + block in which v was defined so far */
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) seen[rv_block_params(f, bl)[p]] = b + 1;
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            if (rv_is_edit(in)) continue;
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) /* read before any def here */
+                if (seen[ops[u].vreg] != b + 1) pe_live_in(&c, b, ops[u].vreg);
+            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t a = 0; a < sc->nargs; a++)
+                    if (seen[rv_succ_args(f, sc)[a]] != b + 1) pe_live_in(&c, b, rv_succ_args(f, sc)[a]);
+            }
+            for (uint32_t d = 0; d < in->ndefs; d++) seen[ops[d].vreg] = b + 1;
+        }
+    }
+    rv_vec_free(c.stack);
+    free(seen);
+    free(def_block);
 }
 
 void rv_liveness_free(rv_liveness *lv)

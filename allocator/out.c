@@ -53,6 +53,11 @@ void rv_out_edits(rv_out *o, uint32_t anchor, const rv_pmove *pm)
 
 void rv_out_stackmap(rv_out *o, uint32_t inst, const uint32_t *slots, uint32_t n)
 {
+    if (o->too_big || o->nsmap + n > RV_MAX_STACKMAP_ENTRIES) { /* refused: nothing more is kept */
+        o->too_big = true;
+        return;
+    }
+    o->nsmap += n;
     rv_vec_reserve(o->smap, n + 2);
     o->smap.data[o->smap.len++] = inst;
     o->smap.data[o->smap.len++] = n;
@@ -162,8 +167,17 @@ static bool edits_in_order(const rv_out *o)
     return true;
 }
 
+char *rv_out_limit_error(const rv_out *o)
+{
+    return rv_alloc_errorf(o->f, RAVEL_NONE,
+                           "too large: the stackmaps would hold more than %u slot entries in all "
+                           "(the limit on an allocated function's stackmaps, docs/format.md)",
+                           RV_MAX_STACKMAP_ENTRIES);
+}
+
 ravel_func *rv_out_finish(rv_out *o)
 {
+    if (o->too_big) return NULL;
     const ravel_func *f = o->f;
     /* a clone of everything but the instructions and operands, which are
      * written once below with their allocation (cloning them too would copy

@@ -12,6 +12,8 @@ const rv_allocator rv_allocators[] = {
     {"fast", "local one-pass allocator (LLVM RegAllocFast style): registers within extended blocks, slots across block boundaries", rv_alloc_fast},
     {"linear", "linear scan with interval splitting (second-chance binpacking, Belady eviction), edge resolution, slot reuse", rv_alloc_linear},
     {"random", "a random legal allocation from the seed: fast's engine choosing at random, or the shapes of production allocators (edge moves, merges, splits, shared slots) on any CFG; stresses checkers", rv_alloc_random},
+    {"color", "iterated graph colouring (Chaitin-Briggs): phi elimination, conservative coalescing, optimistic colouring, spill everywhere", rv_alloc_color},
+    {"ssa", "decoupled SSA allocation: virtual registers from block parameters, Belady spilling before colouring, dominator-order colouring", rv_alloc_ssa},
     {NULL, NULL, NULL},
 };
 

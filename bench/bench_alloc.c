@@ -17,8 +17,10 @@
  *      functions of ~250 instructions, max_insts 367 as in bench_fuzz),
  *      allocation only, for every allocator (or only --alloc NAME); this
  *      mode alone is what `valgrind --tool=callgrind` profiles well.
+ * With --markdown, parts 1 and 2 are printed again as one markdown table,
+ * a row per allocator (docs/allocators.md).
  * Usage: bench_alloc [--runs N] [--max N] [--window N] [--gen N] [--corpus DIR] [--safepoints] [--quick]
- *                    [--funcs N [--alloc NAME]]
+ *                    [--markdown] [--funcs N [--alloc NAME]]
  * Run it from a Release build; --quick is the small smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -55,8 +57,15 @@ static uint32_t nallocs(void)
     return n;
 }
 
+/* Medians of part 1, kept for the --markdown table. */
+typedef struct time_table {
+    uint32_t nsizes;
+    uint32_t insts[8];
+    double ns[8][MAX_ALLOCS]; /* < 0: failed or gave up */
+} time_table;
+
 /* Part 1: time per instruction. */
-static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t window)
+static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t window, time_table *tt)
 {
     uint32_t na = nallocs();
     bool gave_up[MAX_ALLOCS] = {0};
@@ -78,9 +87,12 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
         ravel_module *m = rv_gen_from_seed(size, &o);
         const ravel_func *f = ravel_module_func(m, 0);
         uint32_t n = count_insts(f);
+        uint32_t row = tt->nsizes < 8 ? tt->nsizes++ : 7;
+        tt->insts[row] = n;
         printf("%10u %8u", n, f->layout.len);
         fflush(stdout);
         for (uint32_t a = 0; a < na; a++) {
+            tt->ns[row][a] = -1;
             if (gave_up[a]) {
                 printf(" %12s", "-");
                 continue;
@@ -105,7 +117,7 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
             }
             qsort(t, (size_t)r, sizeof *t, cmp_double);
             if (failed) printf(" %12s", "failed");
-            else printf(" %12.1f", t[r / 2] * 1e9 / (n ? n : 1));
+            else printf(" %12.1f", tt->ns[row][a] = t[r / 2] * 1e9 / (n ? n : 1));
             fflush(stdout);
         }
         printf("\n");
@@ -116,6 +128,7 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
 typedef struct cost_sum {
     double cost[MAX_ALLOCS];
     uint64_t spills[MAX_ALLOCS], reloads[MAX_ALLOCS], moves[MAX_ALLOCS];
+    uint64_t insts; /* original instructions of the functions counted */
     uint32_t funcs, skipped;
 } cost_sum;
 
@@ -142,6 +155,7 @@ static void cost_one(const ravel_func *f, cost_sum *s)
         s->reloads[a] += c[a].reloads;
         s->moves[a] += c[a].moves;
     }
+    s->insts += f->insts.len;
     s->funcs++;
 }
 
@@ -216,6 +230,30 @@ static void print_costs(const char *what, const cost_sum *s)
     printf("\n");
 }
 
+/* --markdown: parts 1 and 2 as one table, a row per allocator (the table
+ * of docs/allocators.md). */
+static void print_markdown(const time_table *tt, const cost_sum *cc, const cost_sum *cg, int runs)
+{
+    uint32_t na = nallocs();
+    printf("\n| allocator |");
+    for (uint32_t k = 0; k < tt->nsizes; k++) printf(" ns/inst, %u insts |", tt->insts[k]);
+    printf(" weighted cost, corpus (%u) | weighted cost, generated (%u) | spills / reloads / moves per 100 insts (generated) |\n|---|",
+           cc->funcs, cg->funcs);
+    for (uint32_t k = 0; k < tt->nsizes; k++) printf("---:|");
+    printf("---:|---:|---:|\n");
+    for (uint32_t a = 0; a < na; a++) {
+        printf("| %s |", rv_allocators[a].name);
+        for (uint32_t k = 0; k < tt->nsizes; k++) {
+            if (tt->ns[k][a] < 0) printf(" - |");
+            else printf(" %.0f |", tt->ns[k][a]);
+        }
+        double per = cg->insts ? 100.0 / (double)cg->insts : 0;
+        printf(" %.1f | %.1f | %.2f / %.2f / %.2f |\n", cc->cost[a], cg->cost[a], (double)cg->spills[a] * per,
+               (double)cg->reloads[a] * per, (double)cg->moves[a] * per);
+    }
+    printf("\n(CPU time, median of %d runs; costs: reload 4, spill 1, move 0.2, x10^loop-depth)\n", runs);
+}
+
 /* Part 3: fuzz-sized functions, generated first, then allocated in a loop. */
 static void bench_funcs(uint32_t count, const char *only)
 {
@@ -259,7 +297,7 @@ int main(int argc, char **argv)
 #else
     const char *corpus = NULL;
 #endif
-    bool safepoints = false;
+    bool safepoints = false, markdown = false;
     uint32_t nfuncs = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -269,6 +307,8 @@ int main(int argc, char **argv)
             ngen = 20;
         } else if (strcmp(argv[i], "--safepoints") == 0) {
             safepoints = true;
+        } else if (strcmp(argv[i], "--markdown") == 0) {
+            markdown = true;
         } else if (i + 1 < argc && strcmp(argv[i], "--window") == 0) {
             window = (uint32_t)strtoul(argv[++i], NULL, 0);
         } else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0) {
@@ -290,7 +330,9 @@ int main(int argc, char **argv)
         bench_funcs(nfuncs, only);
         return 0;
     }
-    bench_time(runs, max_size, safepoints, window);
+    time_table tt;
+    memset(&tt, 0, sizeof tt);
+    bench_time(runs, max_size, safepoints, window, &tt);
     cost_sum cc, cg;
     memset(&cc, 0, sizeof cc);
     memset(&cg, 0, sizeof cg);
@@ -304,5 +346,6 @@ int main(int argc, char **argv)
     print_costs("corpus", &cc);
     print_costs("generated (1..32 regs)", &cg);
     if (cc.skipped || cg.skipped) printf("(skipped: %u corpus, %u generated: some allocator failed)\n", cc.skipped, cg.skipped);
+    if (markdown) print_markdown(&tt, &cc, &cg, runs);
     return 0;
 }

@@ -20,6 +20,11 @@
  * it), allocate, check, and other (the rest: input hashing, freeing, the
  * interpreter of the differential target, the clock reads themselves).
  *
+ * Built in an instrumented configuration (-DRAVEL_FUZZ_ENGINE=libfuzzer
+ * -DRAVEL_SANITIZE=address,undefined) it measures the library's work as the
+ * fuzz targets run it there, without the engine (README has both builds'
+ * figures and libFuzzer's own exec/s).
+ *
  * --only TEXT runs the targets whose name contains TEXT; --config one of the
  * two configurations; --count N makes every run exactly N executions (for
  * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast

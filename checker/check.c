@@ -18,7 +18,8 @@
 ravel_checker *ravel_checker_new(void)
 {
     ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
-    if (ravel_verify_requested()) ck->opts |= RAVEL_CHECK_VERIFY;
+    ck->verify = ravel_verify_requested() != 0;
+    ck->max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     return ck;
 }
 
@@ -60,8 +61,34 @@ void ravel_checker_free(ravel_checker *ck)
     free(ck);
 }
 
-void ravel_checker_set_options(ravel_checker *ck, unsigned opts) { ck->opts = opts; }
-unsigned ravel_checker_options(const ravel_checker *ck) { return ck->opts; }
+/* "Verification requested" is a flag of its own: no option call can clear
+ * it; RAVEL_CHECK_VERIFY in an option call can only turn it on. */
+void ravel_checker_set_options(ravel_checker *ck, unsigned opts)
+{
+    if (!ck) return;
+    if (opts & RAVEL_CHECK_VERIFY) ck->verify = true;
+    ck->opts = opts & ~RAVEL_CHECK_VERIFY;
+}
+void ravel_checker_add_options(ravel_checker *ck, unsigned opts)
+{
+    if (!ck) return;
+    if (opts & RAVEL_CHECK_VERIFY) ck->verify = true;
+    ck->opts |= opts & ~RAVEL_CHECK_VERIFY;
+}
+void ravel_checker_clear_options(ravel_checker *ck, unsigned opts)
+{
+    if (ck) ck->opts &= ~opts;
+}
+unsigned ravel_checker_options(const ravel_checker *ck) { return ck ? ck->opts : 0; }
+void ravel_checker_set_verify(ravel_checker *ck, int on)
+{
+    if (ck) ck->verify = on != 0;
+}
+int ravel_checker_verify(const ravel_checker *ck) { return ck && ck->verify; }
+void ravel_checker_set_max_errors(ravel_checker *ck, size_t n)
+{
+    if (ck) ck->max_errors = n;
+}
 
 int ravel_verify_requested(void)
 {
@@ -77,6 +104,20 @@ static int finish(ravel_report *rep, ravel_report **out)
     return st;
 }
 
+/* The guard rejected f, read from text (the reader builds consistent
+ * structure), for causes that leave that structure intact (ck->gbroken
+ * false): ravel_validate's diagnostics, with line and column and each cause
+ * once, replace the guard's when it agrees. */
+static void precise_bad_input(const ravel_func *f, ravel_report *rep, uint32_t ndiags0)
+{
+    ravel_diags *d = ravel_diags_new();
+    if (ravel_validate(f, 0, d) == RAVEL_EINVAL && d->v.len) {
+        ck_truncate_bad_input(rep, ndiags0);
+        for (uint32_t i = 0; i < d->v.len; i++) ck_bad_input(rep, "%s", d->v.data[i].msg);
+    }
+    ravel_diags_free(d);
+}
+
 /* Bad input: the checker's own guard, then the validator without SSA,
  * whose EINVAL verdict is authoritative. The guard flags in the same pass
  * every condition under which the validator may say EINVAL, so the
@@ -86,10 +127,16 @@ static int finish(ravel_report *rep, ravel_report **out)
 static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool record)
 {
     bool suspect = false;
+    uint32_t ndiags0 = rep->bad_input.len;
     ck->grecord = record; /* the allocated function's guard lists the rules' work (ck->rtodo) */
     bool ok = ck_guard(ck, f, rep, nslots, &suspect);
     ck->grecord = false;
-    if (!ok) return false;
+    if (!ok) {
+        /* the validator's messages are more precise (a position for every
+         * cause, each cause once): they replace the guard's when it can run */
+        if (!ck->gbroken && f->file && f->src) precise_bad_input(f, rep, ndiags0);
+        return false;
+    }
     if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
     if (!suspect && !(ck->opts & RAVEL_CHECK_FULL_VALIDATE)) return true;
     ravel_diags *d = ravel_diags_new();
@@ -164,7 +211,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
 int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
     if (report) *report = NULL;
-    if (!ck || !(ck->opts & RAVEL_CHECK_VERIFY)) return RAVEL_OK;
+    if (!ck || !ck->verify) return RAVEL_OK;
     return ravel_check(ck, alloc, orig, report);
 }
 

@@ -105,6 +105,10 @@ struct ravel_report {
     RV_VEC(ck_err) errs;
     RV_VEC(char *) bad_input; /* RAVEL_EINVAL diagnostics */
     int status;
+    size_t omitted;           /* errors found beyond the checker's cap (not in errs) */
+    RV_VEC(char *) texts;     /* instruction texts, each made once, shared by its errors */
+    uint32_t *text_of;        /* per instruction of text_func: 1 + index into texts, 0 if none */
+    const void *text_func;
 };
 
 /* Growable text buffer. */
@@ -116,7 +120,10 @@ void ck_bprintf(ck_buf *b, const char *fmt, ...) __attribute__((format(printf, 2
 char *ck_bdetach(ck_buf *b); /* returns the malloc'd string ("" if empty), resets b */
 
 struct ravel_checker {
-    unsigned opts; /* RAVEL_CHECK_* */
+    unsigned opts; /* RAVEL_CHECK_* (never RAVEL_CHECK_VERIFY: see verify) */
+    bool verify;   /* verification requested (ravel_check_if_enabled); no option call clears it */
+    size_t max_errors; /* errors kept in a report (ravel_checker_set_max_errors); 0: all */
+    bool gbroken;  /* the last ck_guard failed on broken structure (ravel_validate unsafe on it) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
@@ -290,6 +297,7 @@ void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
 
 /* ck_report.c */
 ravel_report *ck_report_new(void);
+void ck_truncate_bad_input(ravel_report *rep, uint32_t n); /* keeps the first n diagnostics */
 /* A value error of li holding `held` (a value of sets), without provenance. */
 ck_err *ck_err_value_rec(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect,
                          const ck_sets *sets, ck_val held);

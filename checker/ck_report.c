@@ -145,6 +145,29 @@ void ck_bad_input(ravel_report *rep, const char *fmt, ...)
     rep->status = RAVEL_EINVAL;
 }
 
+void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
+{
+    while (rep->bad_input.len > n) free(rep->bad_input.data[--rep->bad_input.len]);
+}
+
+/* The text of instruction ii, made once per report and shared by all its
+ * errors: an instruction with n operands all wrong costs O(n), not O(n^2). */
+static const char *inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t ii)
+{
+    if (rep->text_func != f) {
+        free(rep->text_of);
+        rep->text_of = rv_xcalloc(f->insts.len ? f->insts.len : 1, sizeof *rep->text_of);
+        rep->text_func = f;
+    }
+    if (!rep->text_of[ii]) {
+        ck_buf b = {0};
+        ck_inst_text(&b, f, &f->insts.data[ii]);
+        rv_vec_push(rep->texts, ck_bdetach(&b));
+        rep->text_of[ii] = rep->texts.len;
+    }
+    return rep->texts.data[rep->text_of[ii] - 1];
+}
+
 static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t expect)
 {
     const ravel_func *f = ck->f;
@@ -171,11 +194,7 @@ static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, ui
         char vb[32];
         e.pub.expected = xstrdup(ck_vname(f, expect, vb));
     }
-    if (s->inst != CK_NIL) {
-        ck_buf b = {0};
-        ck_inst_text(&b, f, &f->insts.data[s->inst]);
-        e.pub.inst_text = ck_bdetach(&b);
-    }
+    if (s->inst != CK_NIL) e.pub.inst_text = inst_text_once(rep, f, s->inst);
     rv_vec_push(rep->errs, e);
     rep->status = RAVEL_EFAIL;
     return &rep->errs.data[rep->errs.len - 1];
@@ -434,8 +453,7 @@ static void free_err(ck_err *e)
 {
     free((char *)e->pub.loc);
     free((char *)e->pub.expected);
-    free((char *)e->pub.held);
-    free((char *)e->pub.inst_text);
+    free((char *)e->pub.held); /* (inst_text belongs to the report's texts) */
     free((char *)e->pub.message);
     free((char *)e->pub.provenance);
     free((char *)e->pub.explain);
@@ -481,12 +499,17 @@ void ck_finish_report(ravel_checker *ck)
         r->errs.data[w++] = *e;
     }
     r->errs.len = w;
+    if (ck->max_errors && r->errs.len > ck->max_errors) { /* the first ones, in instruction order */
+        r->omitted = r->errs.len - ck->max_errors;
+        while (r->errs.len > ck->max_errors) free_err(&r->errs.data[--r->errs.len]);
+    }
     if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->rpo.len) explain(ck, r);
 }
 
 /* ---- public report API ---- */
 
 size_t ravel_report_count(const ravel_report *r) { return r ? r->errs.len : 0; }
+size_t ravel_report_omitted(const ravel_report *r) { return r ? r->omitted : 0; }
 int ravel_report_status(const ravel_report *r) { return r ? r->status : RAVEL_OK; }
 const ravel_check_error *ravel_report_error(const ravel_report *r, size_t i)
 {
@@ -503,8 +526,11 @@ void ravel_report_free(ravel_report *r)
     if (!r) return;
     for (uint32_t i = 0; i < r->errs.len; i++) free_err(&r->errs.data[i]);
     for (uint32_t i = 0; i < r->bad_input.len; i++) free(r->bad_input.data[i]);
+    for (uint32_t i = 0; i < r->texts.len; i++) free(r->texts.data[i]);
     rv_vec_free(r->errs);
     rv_vec_free(r->bad_input);
+    rv_vec_free(r->texts);
+    free(r->text_of);
     free(r);
 }
 
@@ -522,16 +548,26 @@ void ravel_report_print(FILE *out, const ravel_report *r)
 {
     if (!r) return;
     for (uint32_t i = 0; i < r->bad_input.len; i++) fprintf(out, "%s\n", r->bad_input.data[i]);
+    const char *last_text = NULL;
     for (uint32_t i = 0; i < r->errs.len; i++) {
         const ravel_check_error *e = &r->errs.data[i].pub;
         fprintf(out, "%s:", e->file ? e->file : "<input>");
         if (e->line) fprintf(out, "%u:", e->line);
         fprintf(out, " error[%s]: in func %s", e->kind, e->func);
         if (e->block) fprintf(out, ", block %s", e->block);
-        if (e->inst_text) fprintf(out, ", `%s`", e->inst_text);
+        if (!e->line && e->inst != RAVEL_NONE) fprintf(out, ", inst %u", e->inst);
+        /* an instruction's text once, on its first error (shared pointer) */
+        if (e->inst_text && e->inst_text != last_text) fprintf(out, ", `%s`", e->inst_text);
+        last_text = e->inst_text;
         fprintf(out, ": %s\n", e->message);
         print_lines(out, e->provenance, "  note: ");
         print_lines(out, e->explain, "  ");
+    }
+    if (r->omitted) {
+        const ravel_check_error *e = &r->errs.data[r->errs.len - 1].pub;
+        fprintf(out, "%s: note: in func %s, %zu more error%s not reported (at most %zu are; the limit is set with "
+                "ravel_checker_set_max_errors, ravel check --max-errors)\n",
+                e->file ? e->file : "<input>", e->func, r->omitted, r->omitted == 1 ? "" : "s", (size_t)r->errs.len);
     }
 }
 
@@ -568,10 +604,17 @@ void ravel_report_print_json(FILE *out, const ravel_report *r)
         json_str(out, "loc", e->loc, true);
         json_str(out, "expected", e->expected, true);
         json_str(out, "held", e->held, true);
-        json_str(out, "inst_text", e->inst_text, true);
+        /* an instruction's text once, on its first error; null on the next */
+        json_str(out, "inst_text", i && e->inst_text == r->errs.data[i - 1].pub.inst_text ? NULL : e->inst_text, true);
         json_str(out, "message", e->message, true);
         json_str(out, "provenance", e->provenance, true);
         json_str(out, "explain", e->explain, true);
+        fputs("}\n", out);
+    }
+    if (r->omitted) {
+        fputs("{", out);
+        json_str(out, "kind", "omitted", false);
+        fprintf(out, ",\"count\":%zu", r->omitted);
         fputs("}\n", out);
     }
 }

@@ -26,19 +26,46 @@ typedef struct guard {
     uint32_t b;       /* the block being guarded (for gn_def) */
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
+    bool broken;      /* an index out of range, blocks not finished, ...: unsafe for ravel_validate */
+    const rv_inst *last_in; /* the last failure, so that a cause repeated on */
+    const char *last_msg;   /* every operand of one instruction is said once */
 } guard;
 
-static void gfail(guard *g, const rv_inst *in, const char *msg)
+/* Records the failure, each cause once per instruction. */
+static void greport(guard *g, const rv_inst *in, const char *msg)
 {
     const ravel_func *f = g->f;
+    g->ok = false;
+    if (g->last_msg == msg && g->last_in == in) return;
+    g->last_msg = msg;
+    g->last_in = in;
     if (in && in->line)
         ck_bad_input(g->rep, "%s:%u:%u: error: %s", f->file ? f->file : "<input>", in->line, in->col, msg);
+    else if (in && g->b < f->blocks.len)
+        ck_bad_input(g->rep, "%s: error: func %s, block %s, inst %u: %s", f->file ? f->file : "<input>", rv_func_name(f),
+                     rv_block_name(f, g->b), (uint32_t)(in - f->insts.data), msg);
     else if (in)
         ck_bad_input(g->rep, "%s: error: func %s, inst %u: %s", f->file ? f->file : "<input>", rv_func_name(f),
                      (uint32_t)(in - f->insts.data), msg);
     else
         ck_bad_input(g->rep, "%s: error: func %s: %s", f->file ? f->file : "<input>", rv_func_name(f), msg);
-    g->ok = false;
+}
+
+/* A failure that may leave the function's own structure inconsistent
+ * (an index out of range, an opcode that does not fit its operands, ...):
+ * ravel_validate may not be run on it. Any failure but gsoft's. */
+static void gfail(guard *g, const rv_inst *in, const char *msg)
+{
+    g->broken = true;
+    greport(g, in, msg);
+}
+
+/* A failure of a function whose structure is otherwise intact, as text
+ * gives it (an undefined vreg or block, an empty block): ravel_validate may
+ * run on it, for its messages with line and column. */
+static void gsoft(guard *g, const rv_inst *in, const char *msg)
+{
+    greport(g, in, msg);
 }
 
 static bool range_ok(uint32_t first, uint32_t n, uint32_t len) { return first <= len && n <= len - first; }
@@ -144,7 +171,7 @@ static void guard_operands(guard *g, const rv_inst *in)
         if (!def && in->op == RAVEL_OP_COPY) gn_chain(g->ck, o[k].vreg);
         if (o[k].kind == RAVEL_C_REUSE && def != rv_op_is_def(&o[k])) g->suspect = true;
         if (!f->vregs.data[o[k].vreg].has_class || f->vregs.data[o[k].vreg].cls >= m->classes.len)
-            gfail(g, in, "vreg without a valid class (used but defined nowhere?)");
+            gsoft(g, in, "vreg without a valid class (used but defined nowhere?)");
         if (o[k].kind > RAVEL_C_REUSE) gfail(g, in, "bad constraint");
         if (o[k].kind == RAVEL_C_FIXED && (o[k].arg >= m->regs.len || m->regs.data[o[k].arg].cls != f->vregs.data[o[k].vreg].cls))
             gfail(g, in, "fixed(R) of another class or unknown register");
@@ -188,7 +215,11 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
         }
         for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
             const rv_succ *s = &rv_inst_succs(f, in)[k];
-            if (s->block >= f->layout.len) { gfail(g, in, "branch to an undefined block"); continue; }
+            if (s->block >= f->layout.len) {
+                if (s->block >= f->blocks.len) gfail(g, in, "branch to an undefined block");
+                else gsoft(g, in, "branch to an undefined block");
+                continue;
+            }
             if (s->block == 0) gfail(g, in, "branch to the entry block");
             if (s->nargs != f->blocks.data[s->block].nparams) gfail(g, in, "argument count does not match the parameters");
             if (!range_ok(s->first_arg, s->nargs, f->u32.len)) { gfail(g, in, "argument list out of range"); continue; }
@@ -766,9 +797,17 @@ static int guard_block_head(guard *g, uint32_t b, const rv_block *bl)
         gfail(g, NULL, "blocks not finished (call ravel_func_finish)");
         return -1;
     }
-    if (!range_ok(bl->first_inst, bl->ninsts, f->insts.len) || bl->ninsts == 0) {
-        ck_bad_input(g->rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
-                     bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
+    if (!range_ok(bl->first_inst, bl->ninsts, f->insts.len)) {
+        gfail(g, NULL, "instruction list out of range");
+        return 0;
+    }
+    if (bl->ninsts == 0) {
+        if (bl->end_line || bl->line)
+            ck_bad_input(g->rep, "%s:%u: error: block %s has no terminator", f->file ? f->file : "<input>",
+                         bl->end_line ? bl->end_line : bl->line, rv_block_name(f, b));
+        else /* built through the API: no line */
+            ck_bad_input(g->rep, "%s: error: func %s, block %s: block %s has no terminator", f->file ? f->file : "<input>",
+                         rv_func_name(f), rv_block_name(f, b), rv_block_name(f, b));
         g->ok = false;
         return 0;
     }
@@ -840,14 +879,18 @@ static void guard_blocks(guard *g)
 
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
 {
-    guard g = {ck, f, rep, 0, 0, true, false};
+    guard g = {ck, f, rep, 0, 0, true, false, false, NULL, NULL};
     *suspect = false;
+    ck->gbroken = true;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
         return false;
     }
-    if (f->layout.len == 0) gfail(&g, NULL, "function without blocks");
-    if (f->blocks.len != f->layout.len) gfail(&g, NULL, "a block is referenced but never defined");
+    if (f->layout.len == 0) { /* nothing to guard (and no scratch to size) */
+        gfail(&g, NULL, "function without blocks");
+        return false;
+    }
+    if (f->blocks.len != f->layout.len) gsoft(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
     ck->gnfast = NULL;
     if (ck->grecord) ck->rtodo.len = 0, ck->gnf_ok = ck->gwf_ok = false;
@@ -856,6 +899,7 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     *nslots = g.maxslot;
     if (g.ok) guard_finish(&g);
     *suspect = g.suspect;
+    ck->gbroken = g.broken;
     return g.ok;
 }
 

@@ -51,7 +51,7 @@ if [ "$engine" = libfuzzer ]; then
   bin=$bdir/fuzz/$target
   opts=()
   [ -f "$root/fuzz/$base.options" ] && while IFS=' =' read -r k v; do
-    case "$k" in max_len|timeout|rss_limit_mb) opts+=("-$k=$v") ;; dict) opts+=("-dict=$root/fuzz/$v") ;; esac
+    case "$k" in max_len|timeout|rss_limit_mb|entropic_feature_frequency_threshold) opts+=("-$k=$v") ;; dict) opts+=("-dict=$root/fuzz/$v") ;; esac
   done < <(grep -E '^[a-z_]+ *=' "$root/fuzz/$base.options")
   par=()
   [ "$workers" -gt 1 ] && par=(-fork="$workers" -ignore_crashes=1)

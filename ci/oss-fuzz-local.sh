@@ -6,9 +6,13 @@
 # corpus and fuzzes for a few seconds without crashing). Prints one line per
 # target and a summary; exits 1 if any target fails.
 #
-#   ENGINE                 libfuzzer, afl (default: both). afl builds twice,
-#                          the second time with AFL_LLVM_CMPLOG=1 into $OUT/cmplog,
-#                          and runs afl-fuzz with -c on it, as OSS-Fuzz does.
+#   ENGINE                 libfuzzer, afl (default: both). afl builds once, as
+#                          OSS-Fuzz's compile_afl: with RAVEL_AFL_CMPLOG=1 (the
+#                          default) AFL_LLVM_CMPLOG=1 instruments the same binaries
+#                          for CMPLOG ($OUT/afl_cmplog.txt marks it) and afl-fuzz
+#                          runs them with -c 0.
+# Each target runs with the flags of its $OUT/TARGET.options ([libfuzzer]
+# section: max_len, dict, ...), as OSS-Fuzz's runner passes them.
 #   SANITIZER=address      or undefined (OSS-Fuzz's flag sets)
 #   RAVEL_CHECK_SECONDS=5  fuzzing time per target
 #   RAVEL_KEEP=1           keep the temporary directory (printed)
@@ -65,6 +69,24 @@ seeds_of() { # OUT TARGET DIR: unzips the seed corpus into DIR
   [ -f "$1/$2_seed_corpus.zip" ] && unzip -q -o "$1/$2_seed_corpus.zip" -d "$3"
 }
 
+# libfuzzer_options OUT TARGET: the [libfuzzer] section of OUT/TARGET.options
+# as flags, one per line (-max_len=4096, -dict=OUT/fuzz_parse.dict, ...).
+libfuzzer_options() {
+  local f=$1/$2.options section="" k v
+  [ -f "$f" ] || return 0
+  while IFS= read -r line; do
+    line=${line%%#*}
+    case "$line" in
+      \[*\]*) section=${line#[}; section=${section%%]*}; continue ;;
+    esac
+    [ "$section" = libfuzzer ] || continue
+    k=$(echo "${line%%=*}" | tr -d ' ') v=$(echo "${line#*=}" | sed 's/^ *//; s/ *$//')
+    [ -n "$k" ] && [ "$line" != "${line#*=}" ] || continue
+    [ "$k" = dict ] && v=$1/$v
+    echo "-$k=$v"
+  done < "$f"
+}
+
 targets_in() { for f in "$1"/fuzz_*; do [ -f "$f" ] && [ -x "$f" ] && echo "$f"; done; }
 
 check_libfuzzer() {
@@ -77,9 +99,9 @@ check_libfuzzer() {
       record libfuzzer "$name" FAIL "not instrumented"; continue
     fi
     seeds_of "$out" "$name" "$dir/seeds"; mkdir -p "$dir/corpus"
-    local dict=()
-    [ -f "$out/fuzz_parse.dict" ] && [ "$name" = fuzz_parse ] && dict=(-dict="$out/fuzz_parse.dict")
-    if "$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 "${dict[@]}" \
+    local opts=()
+    mapfile -t opts < <(libfuzzer_options "$out" "$name")
+    if "$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 "${opts[@]}" \
          -artifact_prefix="$dir/" "$dir/corpus" "$dir/seeds" > "$log" 2>&1; then
       line=$(grep -E '^#[0-9]+' "$log" | tail -1)
       record libfuzzer "$name" PASS "$(echo "$line" | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')"
@@ -100,7 +122,7 @@ check_afl() {
     find "$dir/seeds" -type f -size 0 -delete # afl-fuzz refuses empty seeds
     [ -n "$(ls -A "$dir/seeds")" ] || printf 'x' > "$dir/seeds/x"
     local extra=() mode=""
-    [ -x "$out/cmplog/$name" ] && extra+=(-c "$out/cmplog/$name") mode=" (with CMPLOG)"
+    [ -f "$out/afl_cmplog.txt" ] && extra+=(-c 0) mode=" (with CMPLOG, -c 0)"
     [ "$name" = fuzz_parse ] && extra+=(-x "$out/fuzz_parse.dict")
     AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
       AFL_SKIP_CRASHES=1 AFL_FAST_CAL=1 ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
@@ -131,9 +153,10 @@ for e in "${engines[@]}"; do
       if build libfuzzer "$tmp/out/libfuzzer" "$tmp/work/libfuzzer"; then check_libfuzzer "$tmp/out/libfuzzer"
       else record libfuzzer build FAIL "build.sh failed"; fi ;;
     afl)
-      echo "=== AFL++ build ($sanitizer), then the CMPLOG build"
-      if build afl "$tmp/out/afl" "$tmp/work/afl" &&
-         build afl "$tmp/out/afl/cmplog" "$tmp/work/afl-cmplog" AFL_LLVM_CMPLOG=1; then
+      cmplog=${RAVEL_AFL_CMPLOG:-1}
+      echo "=== AFL++ build ($sanitizer), one build, CMPLOG $([ "$cmplog" = 1 ] && echo on || echo off)"
+      if build afl "$tmp/out/afl" "$tmp/work/afl" $([ "$cmplog" = 1 ] && echo AFL_LLVM_CMPLOG=1); then
+        [ "$cmplog" = 1 ] && touch "$tmp/out/afl/afl_cmplog.txt" # as compile_afl marks a CMPLOG build
         check_afl "$tmp/out/afl"
       else record afl build FAIL "build.sh failed"; fi ;;
     *) echo "oss-fuzz-local: unknown engine '$e' (libfuzzer, afl)" >&2; exit 2 ;;

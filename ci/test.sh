@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ci/test.sh - the test command (README): builds ravel with gcc and with clang,
-# both under AddressSanitizer + UndefinedBehaviorSanitizer, runs the whole
-# ctest suite in each, checks install + find_package, and prints
-# "N passed, N failed" as its last line.
+# both under AddressSanitizer + UndefinedBehaviorSanitizer (Debug), and with gcc
+# in Release, all with -Werror; runs the whole ctest suite in each; checks
+# install + find_package from the Release build; and prints
+# "N passed, N failed" as its last line. It exits non-zero on any build error,
+# failed test, ctest error or empty test suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -14,42 +16,61 @@ passed=0; failed=0; status=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-run_suite() { # name compiler
-  local name=$1 cc=$2 dir=$out/$1
-  echo "=== $name: configure and build ($cc, address+undefined sanitizers)"
-  if ! cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$cc" \
-        -DRAVEL_SANITIZE=address,undefined -DRAVEL_WERROR=ON >"$dir.configure.log" 2>&1; then
-    cat "$dir.configure.log"; failed=$((failed + 1)); status=1; return
+# run_suite NAME COMPILER BUILD_TYPE [cmake options...]: configure, build and
+# run the whole ctest suite. A suite fails on a build error, on ctest's
+# non-zero exit status (a failed, crashed or timed-out test) and on zero tests.
+run_suite() {
+  local name=$1 cc=$2 type=$3 dir=$out/$1
+  shift 3
+  echo "=== $name: configure and build ($cc, $type $*)"
+  if ! cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_C_COMPILER="$cc" \
+        -DRAVEL_WERROR=ON "$@" >"$dir.configure.log" 2>&1; then
+    cat "$dir.configure.log"; echo "=== $name: CONFIGURE FAILED"; failed=$((failed + 1)); status=1; return
   fi
   if ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
     tail -50 "$dir.build.log"; echo "=== $name: BUILD FAILED"; failed=$((failed + 1)); status=1; return
   fi
   echo "=== $name: ctest"
-  ctest --test-dir "$dir" -j "$jobs" --output-on-failure --timeout 900 2>&1 | tee "$dir.ctest.log"
+  local rc=0
+  ctest --test-dir "$dir" -j "$jobs" --output-on-failure --no-tests=error --timeout 900 >"$dir.ctest.log" 2>&1 || rc=$?
+  cat "$dir.ctest.log"
   local p f
   p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$dir.ctest.log" || true)
   f=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout|Exception)' "$dir.ctest.log" || true)
   passed=$((passed + p)); failed=$((failed + f))
-  [ "$f" -eq 0 ] || status=1
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    # ctest failed without a failed test line: no tests, an aborted run, ...
+    echo "=== $name: ctest exited with status $rc"; failed=$((failed + 1))
+  fi
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$rc" -eq 0 ]; then
+    echo "=== $name: no test ran"; failed=$((failed + 1)); rc=1
+  fi
+  [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || status=1
 }
 
 mkdir -p "$out"
-run_suite gcc-asan gcc
-run_suite clang-asan clang
-
-# The installed package works with find_package(ravel).
-echo "=== install: find_package(ravel) from a consumer project"
+run_suite gcc-asan gcc Debug -DRAVEL_SANITIZE=address,undefined
+run_suite clang-asan clang Debug -DRAVEL_SANITIZE=address,undefined
+# Release with -Werror: the optimiser's warnings (-Wmaybe-uninitialized, ...)
+# only show there; the suite runs there too (optimised code, no sanitizer).
 inst=$out/install-tree
-if cmake -S "$root" -B "$out/rel" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRAVEL_BUILD_TESTS=OFF -DRAVEL_BUILD_BENCH=OFF \
-     -DCMAKE_INSTALL_PREFIX="$inst" >"$out/rel.log" 2>&1 &&
-   cmake --build "$out/rel" -j "$jobs" >>"$out/rel.log" 2>&1 &&
-   cmake --install "$out/rel" >>"$out/rel.log" 2>&1 &&
-   cmake -S "$root/tests/install" -B "$out/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$inst" >>"$out/rel.log" 2>&1 &&
-   cmake --build "$out/consumer" >>"$out/rel.log" 2>&1 &&
-   "$out/consumer/jit_example" --verify >>"$out/rel.log" 2>&1; then
+run_suite gcc-release gcc Release -DRAVEL_BUILD_BENCH=OFF -DRAVEL_INSTALL_SHARED=ON -DCMAKE_INSTALL_PREFIX="$inst"
+
+# The installed package works with find_package(ravel): one library,
+# ravel::ravel (libravel.a), and the shared libravel.so. Installed from the
+# gcc Release build above (no extra build).
+echo "=== install: find_package(ravel) from a consumer project"
+rm -rf "$inst" "$out/consumer"
+if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
+   cmake -S "$root/tests/install" -B "$out/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$inst" >>"$out/install.log" 2>&1 &&
+   cmake --build "$out/consumer" >>"$out/install.log" 2>&1 &&
+   "$out/consumer/jit_example" --verify >>"$out/install.log" 2>&1 &&
+   "$out/consumer/jit_example_shared" --verify >>"$out/install.log" 2>&1 &&
+   # one library: the static example links libravel.a and nothing else of ravel's
+   [ "$(grep -o 'lib/libravel[a-z_]*\.a' "$out/consumer/build.ninja" | sort -u)" = "lib/libravel.a" ]; then
   echo "install: ok"; passed=$((passed + 1))
 else
-  tail -30 "$out/rel.log"; echo "install: FAILED"; failed=$((failed + 1)); status=1
+  tail -30 "$out/install.log"; echo "install: FAILED"; failed=$((failed + 1)); status=1
 fi
 
 echo "$passed passed, $failed failed"

@@ -47,4 +47,19 @@ int cli_is_help(const char *s);
 /* Parses an unsigned decimal/hex integer; returns 0 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+/* An output file that replaces PATH only on success: written to a
+ * temporary file next to it, renamed over PATH by cli_out_commit(ok=true),
+ * removed otherwise, so no command destroys a user's file on failure.
+ * path NULL: standard output. */
+typedef struct cli_out {
+    FILE *fp;
+    const char *path;
+    char *tmp;
+} cli_out;
+/* Returns o->fp, or NULL after printing "ravel CMD: cannot write PATH: reason". */
+FILE *cli_out_open(cli_out *o, const char *cmd, const char *path);
+/* Closes; with ok, renames into place. Returns CLI_OK, or CLI_USAGE after a
+ * message when writing failed (the temporary file is removed). */
+int cli_out_commit(cli_out *o, const char *cmd, bool ok);
+
 #endif

@@ -108,6 +108,7 @@ static int parse_args(int argc, char **argv, alloc_args *a)
         }
     }
     if (a->list || a->inject_list) return 0;
+    if (a->in && !a->alloc) return cli_usage_error("alloc", "no allocator: give -a NAME (ravel alloc --list names them)");
     if (!a->in || !a->alloc) {
         usage(stderr);
         return CLI_USAGE;
@@ -159,7 +160,10 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
     char *err = NULL;
     *out = al->run(f, &o, &err);
     if (!*out) {
-        fprintf(stderr, "ravel alloc: %s: %s\n", al->name, err ? err : "allocation failed");
+        if (err && f->file && strncmp(err, f->file, strlen(f->file)) == 0) /* "FILE:LINE:COL: error: ..." */
+            fprintf(stderr, "%s (allocator %s)\n", err, al->name);
+        else
+            fprintf(stderr, "ravel alloc: %s: %s\n", al->name, err ? err : "allocation failed");
         free(err);
         return CLI_FAIL;
     }
@@ -173,7 +177,9 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
     return CLI_OK;
 }
 
-static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *m, FILE *out)
+/* *written: the whole module was printed (every function allocated; with
+ * --inject also when no site was found: the allocation is then unchanged). */
+static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *m, FILE *out, bool *written)
 {
     size_t n = ravel_module_nfuncs(m);
     ravel_func **res = rv_xcalloc(n + 1, sizeof *res);
@@ -182,6 +188,7 @@ static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *
     bool changed = false;
     for (size_t i = 0; i < n && rc == CLI_OK && a->inject >= 0; i++)
         changed |= inject_one(a, ravel_module_func(m, i), i, res[i]);
+    *written = rc == CLI_OK;
     if (rc == CLI_OK) {
         ravel_print_machine(out, ravel_module_machine(m));
         for (size_t i = 0; i < n; i++) {
@@ -215,14 +222,16 @@ int cmd_alloc(int argc, char **argv)
     }
     ravel_module *m = cli_load(a.in);
     if (!m) return CLI_USAGE;
-    FILE *out = stdout;
-    if (a.out && !(out = fopen(a.out, "w"))) {
-        fprintf(stderr, "ravel alloc: cannot write '%s'\n", a.out);
+    cli_out o; /* OUT is replaced only when every function was allocated and printed */
+    FILE *out = cli_out_open(&o, "alloc", a.out);
+    if (!out) {
         ravel_module_free(m);
         return CLI_USAGE;
     }
-    rc = run(&a, al, m, out);
-    if (out != stdout && fclose(out) != 0 && rc == CLI_OK) rc = CLI_USAGE;
+    bool written = false;
+    rc = run(&a, al, m, out, &written);
+    int wr = cli_out_commit(&o, "alloc", written);
+    if (written && wr != CLI_OK) rc = wr;
     ravel_module_free(m);
     return rc;
 }

@@ -7,7 +7,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain] [--reference]\n"
+    fputs("usage: ravel check FILE [--orig UNALLOCATED] [--func NAME] [--json] [--explain] [--reference] [--max-errors N]\n"
           "\n"
           "Proves the allocation of every function of FILE correct (FORMAT.md section 6),\n"
           "or reports each error with its kind, location and provenance.\n"
@@ -18,22 +18,27 @@ static void usage(FILE *out)
           "  --json        one JSON object per error (fields: docs/checker.md)\n"
           "  --explain     print the state of each location at every point of each\n"
           "                block where an error occurs\n"
+          "  --max-errors N  report at most N errors per function (default 100; 0: all),\n"
+          "                then one line with the count of the others\n"
           "  --reference   decide with the reference fixpoint alone (section 6 as written,\n"
           "                no fast paths; slower; the verdict and report are the same)\n"
           "\n"
-          "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, or a\n"
-          "function beyond the checker's limit (docs/format.md section 8)\n",
+          "exit status: 0 verified, 1 errors found, 2 unreadable input, bad usage, an\n"
+          "unallocated function, or a function beyond the checker's limit (docs/format.md\n"
+          "section 8)\n",
           out);
 }
 
 typedef struct check_args {
     const char *file, *orig, *func;
     bool json, explain, reference;
+    size_t max_errors;
 } check_args;
 
 static int parse_args(int argc, char **argv, check_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (cli_is_help(s)) {
@@ -43,6 +48,11 @@ static int parse_args(int argc, char **argv, check_args *a)
             a->json = true;
         } else if (strcmp(s, "--explain") == 0) {
             a->explain = true;
+        } else if (strcmp(s, "--max-errors") == 0) {
+            uint64_t n;
+            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &n) != 0) return cli_bad_value("check", s, i + 1 < argc ? argv[i + 1] : NULL, "a count");
+            a->max_errors = (size_t)n;
+            i++;
         } else if (strcmp(s, "--reference") == 0) {
             a->reference = true;
         } else if (strcmp(s, "--orig") == 0 || strcmp(s, "--func") == 0) {
@@ -81,6 +91,21 @@ static int check_one(ravel_checker *ck, const check_args *a, const ravel_func *f
     }
     ravel_report *rep = NULL;
     int rc = ravel_check(ck, f, o, &rep);
+    if (rc == RAVEL_EFAIL && !rv_func_is_allocated(f)) { /* one line, not a missing-location per operand */
+        ravel_report_free(rep);
+        if (a->json) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
+                     "allocate it first (ravel alloc -a NAME)", a->file, f->line, rv_func_name(f));
+            fputs("{\"kind\":\"bad-input\",\"message\":", stdout);
+            rv_json_str(stdout, msg);
+            fputs("}\n", stdout);
+        } else {
+            fprintf(stderr, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
+                    "allocate it first (ravel alloc -a NAME)\n", a->file, f->line, rv_func_name(f));
+        }
+        return CLI_USAGE;
+    }
     if (rc == RAVEL_EINVAL) {
         if (a->json) ravel_report_print_json(stdout, rep);
         else ravel_report_print(stderr, rep);
@@ -107,6 +132,7 @@ int cmd_check(int argc, char **argv)
     }
     ravel_checker *ck = ravel_checker_new();
     ravel_checker_set_options(ck, (a.explain ? RAVEL_CHECK_EXPLAIN : 0) | (a.reference ? RAVEL_CHECK_REFERENCE : 0));
+    ravel_checker_set_max_errors(ck, a.max_errors);
     int worst = CLI_OK, nchecked = 0, nerr = 0;
     for (size_t i = 0; i < ravel_module_nfuncs(m); i++) {
         const ravel_func *f = ravel_module_func(m, i);

@@ -99,16 +99,17 @@ int cmd_fmt(int argc, char **argv)
     for (int i = 0; i < nfiles && rc == CLI_OK; i++)
         if (!(mods[i] = cli_load(argv[first + i]))) rc = CLI_USAGE;
     if (rc == CLI_OK) {
-        FILE *out = outpath ? fopen(outpath, "w") : stdout;
+        cli_out o; /* OUT is replaced only when everything was written */
+        FILE *out = cli_out_open(&o, "fmt", outpath);
         if (!out) {
-            perror(outpath);
             rc = CLI_USAGE;
         } else {
             for (int i = 0; i < nfiles; i++) {
                 if (i) fputc('\n', out);
                 if (rv_print_module(out, mods[i])) rc = CLI_USAGE;
             }
-            if (outpath ? fclose(out) != 0 : fflush(out) != 0) rc = CLI_USAGE;
+            int wr = cli_out_commit(&o, "fmt", rc == CLI_OK);
+            if (rc == CLI_OK) rc = wr;
         }
     }
     for (int i = 0; i < nfiles; i++) ravel_module_free(mods[i]);

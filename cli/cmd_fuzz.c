@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void fuzz_usage(FILE *out)
@@ -24,7 +25,8 @@ static void fuzz_usage(FILE *out)
           "options:\n"
           "  -t, --time SECONDS     run for this long (default 60)\n"
           "  -n, --count N          run N iterations instead of a time budget\n"
-          "  -s, --seed S           campaign seed (default 0)\n"
+          "  -s, --seed S           campaign seed (default: a fresh one, printed; give it\n"
+          "                         again to replay the campaign)\n"
           "  -j, --jobs N           worker processes (default: number of CPUs)\n"
           "  -a, --allocator NAME   only this allocator (default: all of them)\n"
           "  -d, --differential     also run both forms in the interpreter and compare\n"
@@ -60,7 +62,8 @@ static void fuzz_usage(FILE *out)
           "      --json             print the summary as one JSON object (fields: README)\n"
           "  -h, --help             this text\n"
           "\n"
-          "exit status: 0 no failure, 1 failures found, 2 bad usage\n",
+          "exit status: 0 no failure, 1 failures found, 2 bad usage, 130 interrupted\n"
+          "(Ctrl-C: the summary of the work done, then 130)\n",
           out);
 }
 
@@ -141,7 +144,18 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, bool *json)
+/* A fresh campaign seed: the clock and the process id, mixed. */
+static uint64_t fresh_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    x ^= (uint64_t)getpid() << 32;
+    x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53ull, x ^= x >> 33;
+    return x;
+}
+
+static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, bool *json, bool *seeded)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
@@ -164,6 +178,7 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             if (num(val, 1, UINT64_MAX, &o->count)) return bad(a, val, "a whole number, at least 1");
         } else if (opt(argc, argv, &i, "-s", "--seed", &val)) {
             if (num(val, 0, UINT64_MAX, &o->seed)) return bad(a, val, "a whole number");
+            *seeded = true;
         } else if (opt(argc, argv, &i, "-j", "--jobs", &val)) {
             if (num(val, 1, 1024, &v)) return bad(a, val, "a whole number from 1 to 1024");
             o->jobs = (unsigned)v;
@@ -205,10 +220,15 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
         return cli_usage_error("fuzz", "--min-regs is larger than --regs");
     }
     if (o->allocator && rv_fuzz_allocator_index(o->allocator) < 0) {
-        fprintf(stderr, "ravel fuzz: unknown allocator '%s'; built in:", o->allocator);
-        for (size_t k = 0; rv_allocators[k].name; k++) fprintf(stderr, " %s", rv_allocators[k].name);
-        fputc('\n', stderr);
-        return CLI_USAGE;
+        char list[512];
+        size_t n = 0;
+        list[0] = 0;
+        for (size_t k = 0; rv_allocators[k].name && n < sizeof list; k++) {
+            int w = snprintf(list + n, sizeof list - n, "%s%s", k ? " " : "", rv_allocators[k].name);
+            if (w < 0) break;
+            n += (size_t)w;
+        }
+        return cli_usage_error("fuzz", "unknown allocator '%s' (built in: %s)", o->allocator, list);
     }
     return 0;
 }
@@ -217,9 +237,12 @@ int cmd_fuzz(int argc, char **argv)
 {
     rv_campaign_opts o;
     rv_campaign_opts_default(&o);
-    bool quiet = false, json = false;
-    int rc = parse_args(argc, argv, &o, &quiet, &json);
+    bool quiet = false, json = false, seeded = false;
+    int rc = parse_args(argc, argv, &o, &quiet, &json, &seeded);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    if (!seeded) o.seed = fresh_seed(); /* new ground on every run; --seed replays */
+    fprintf(stderr, "ravel fuzz: seed 0x%llx (replay with --seed 0x%llx)\n", (unsigned long long)o.seed,
+            (unsigned long long)o.seed);
     o.progress = quiet ? NULL : stderr;
     o.tty = isatty(STDERR_FILENO);
     o.interrupt = &fuzz_interrupted;
@@ -238,5 +261,6 @@ int cmd_fuzz(int argc, char **argv)
         rv_campaign_print_summary(stdout, &r);
         if (rc == 1) printf("failing cases in %s/\n", o.outdir);
     }
+    if (r.interrupted) return 130; /* Ctrl-C: after the summary, as a shell reports SIGINT */
     return rc ? CLI_FAIL : CLI_OK;
 }

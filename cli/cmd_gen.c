@@ -122,7 +122,8 @@ static int parse_args(int argc, char **argv, gen_args *a)
         else if (!strcmp(o, "--insts")) want = get_u32(v, &a->opts.max_insts) || a->opts.max_insts == 0 ? pos : NULL;
         else if (!strcmp(o, "--blocks")) want = get_u32(v, &a->opts.max_blocks) || a->opts.max_blocks == 0 ? pos : NULL;
         else if (!strcmp(o, "--regs"))
-            want = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0 ? "N or MIN..MAX, at least 1" : NULL;
+            want = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0 || a->opts.max_regs > 64 /* the generator's most */
+                       ? "N or MIN..MAX, from 1 to 64" : NULL;
         else if (!strcmp(o, "--pressure")) want = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100 ? "0..100" : NULL;
         else if (!strcmp(o, "--window")) want = get_u32(v, &a->opts.window) ? num : NULL;
         else if (!strcmp(o, "--cfg")) {

@@ -35,7 +35,8 @@ static void run_usage(FILE *out)
           "                 same random inputs and report the first difference\n"
           "  --inputs N     number of input vectors for --compare (default 100)\n"
           "  --seed S       seed of the input vectors (default 0)\n"
-          "output: one line 'out: V' per output value, then one 'ret: V' per result\n"
+          "output: one line 'out: V' per output value, then one 'ret: V' per result;\n"
+          "        at most 1000000 output values (a longer run stops as at the step limit)\n"
           "exit status: 0 ok / all agree, 1 run error, step limit or a difference,\n"
           "             2 unreadable or bad input, bad usage\n",
           out);
@@ -142,7 +143,10 @@ static int run_one(const run_opts *o)
         rv_interp_run(f, &ro, &r);
         for (uint32_t k = 0; k < r.out.len; k++) printf("out: %lld\n", (long long)r.out.data[k]);
         for (uint32_t k = 0; k < r.rets.len; k++) printf("ret: %lld\n", (long long)r.rets.data[k]);
-        if (r.status == RV_RUN_STEP_LIMIT)
+        if (r.status == RV_RUN_STEP_LIMIT && r.out_limited)
+            fprintf(stderr, "ravel run: %s: func %s: output limit reached: stopped before writing more than %u values "
+                    "(after %llu steps)\n", o->files[0], rv_func_name(f), RV_RUN_OUT_LIMIT, (unsigned long long)r.steps);
+        else if (r.status == RV_RUN_STEP_LIMIT)
             fprintf(stderr, "ravel run: %s: func %s: step limit reached after %llu steps\n", o->files[0],
                     rv_func_name(f), (unsigned long long)r.steps);
         else if (r.status == RV_RUN_ERROR)
@@ -207,7 +211,7 @@ static int run_compare(const run_opts *o)
         rc = CLI_USAGE;
     }
     if (rc == CLI_OK)
-        printf("%s: %d function%s agree on %llu input vectors\n", o->files[1], nfuncs, nfuncs == 1 ? "" : "s",
+        printf("%s: %d function%s on %llu input vectors\n", o->files[1], nfuncs, nfuncs == 1 ? " agrees" : "s agree",
                (unsigned long long)o->ninputs);
     ravel_module_free(mo);
     ravel_module_free(ma);

@@ -1,4 +1,5 @@
 /* util.c - helpers shared by the subcommands. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, fchmod */
 #include "cli.h"
 #include "fuzz/gen.h"
 
@@ -6,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* cli_read_file, the reason for a failure written into why instead. */
 static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
@@ -116,6 +119,68 @@ int cli_bad_feature(const char *cmd, const char *arg)
         k += (size_t)w;
     }
     return cli_usage_error(cmd, "unknown feature in '%s' (features: %s)", arg, list);
+}
+
+FILE *cli_out_open(cli_out *o, const char *cmd, const char *path)
+{
+    o->fp = NULL;
+    o->path = path;
+    o->tmp = NULL;
+    if (!path || strcmp(path, "-") == 0) {
+        o->path = NULL;
+        return o->fp = stdout;
+    }
+    size_t n = strlen(path) + 16;
+    o->tmp = rv_xmalloc(n);
+    snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd >= 0) { /* the mode of the file replaced, else what a new file would get */
+        struct stat st;
+        mode_t mode;
+        if (stat(path, &st) == 0) mode = st.st_mode & 07777;
+        else {
+            mode_t mask = umask(0);
+            umask(mask);
+            mode = 0666 & ~mask;
+        }
+        if (fchmod(fd, mode) != 0) { /* keep mkstemp's 0600 */ }
+    }
+    if (fd < 0 || !(o->fp = fdopen(fd, "w"))) {
+        fprintf(stderr, "ravel %s: cannot write '%s': %s\n", cmd, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(o->tmp);
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        return NULL;
+    }
+    return o->fp;
+}
+
+int cli_out_commit(cli_out *o, const char *cmd, bool ok)
+{
+    if (!o->fp) return CLI_USAGE;
+    if (!o->path) {
+        o->fp = NULL;
+        return fflush(stdout) != 0 && ok ? CLI_USAGE : CLI_OK;
+    }
+    bool written = fflush(o->fp) == 0 && !ferror(o->fp);
+    written = fclose(o->fp) == 0 && written;
+    o->fp = NULL;
+    int rc = CLI_OK;
+    if (ok && written && rename(o->tmp, o->path) == 0) {
+        /* in place */
+    } else {
+        if (ok) {
+            fprintf(stderr, "ravel %s: cannot write '%s': %s\n", cmd, o->path, strerror(errno));
+            rc = CLI_USAGE;
+        }
+        remove(o->tmp);
+    }
+    free(o->tmp);
+    o->tmp = NULL;
+    return rc;
 }
 
 int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }

@@ -40,6 +40,8 @@ typedef struct slot {
     _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t misses[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle: wrong allocations the checker accepted */
+    _Atomic uint64_t otried[RV_CAMPAIGN_MAX_ALLOCS], orejected[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle's work */
+    _Atomic uint64_t oaccepted[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t pathdiffs[RV_CAMPAIGN_MAX_ALLOCS]; /* --paths: checker paths that differed from the reference */
     _Atomic uint64_t kinds[RV_INJ_COUNT_][RV_ORC_COUNT_]; /* --oracle: per injected kind */
     _Atomic uint64_t cur_iter;  /* iteration in progress */
@@ -142,8 +144,12 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
         if (LD(c->sh->stop)) break;
         const rv_allocator *a = &c->table[c->alloc[k]];
         ST(s->cur_alloc, k);
+        uint64_t ot = z->oracle_tried, orj = z->oracle_rejected, oac = z->oracle_accepted;
         int r = rv_fuzz_alloc(z, f, a, seed,
                               (o->differential ? RV_FUZZ_DIFF : 0) | (o->oracle ? RV_FUZZ_ORACLE : 0) | (o->paths ? RV_FUZZ_PATHS : 0));
+        ADD(s->otried[k], z->oracle_tried - ot);
+        ADD(s->orejected[k], z->oracle_rejected - orj);
+        ADD(s->oaccepted[k], z->oracle_accepted - oac);
         ADD(s->funcs[k], 1);
         ADD(s->insts[k], n);
         if (r == RV_FUZZ_BUG && !z->oracle_miss) {
@@ -212,6 +218,9 @@ static void totals(const campaign *c, rv_campaign_result *r)
             r->per[k].fails += LD(s->fails[k]);
             r->per[k].nanos += LD(s->nanos[k]);
             r->per[k].misses += LD(s->misses[k]);
+            r->per[k].oracle_tried += LD(s->otried[k]);
+            r->per[k].oracle_rejected += LD(s->orejected[k]);
+            r->per[k].oracle_accepted += LD(s->oaccepted[k]);
             r->per[k].pathdiffs += LD(s->pathdiffs[k]);
         }
     }
@@ -455,10 +464,17 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
             tot.funcs / secs / (r->jobs ? r->jobs : 1), cpu > 0 ? tot.funcs / cpu : 0.0,
             r->interrupted ? " (interrupted)" : "");
     if (r->oracle) {
-        uint64_t misses = 0;
-        for (unsigned k = 0; k < r->nalloc; k++) misses += r->per[k].misses;
+        uint64_t misses = 0, tried = 0, rej = 0, acc = 0;
+        for (unsigned k = 0; k < r->nalloc; k++) {
+            misses += r->per[k].misses;
+            tried += r->per[k].oracle_tried;
+            rej += r->per[k].oracle_rejected;
+            acc += r->per[k].oracle_accepted;
+        }
         fprintf(out, "checker oracle: %" PRIu64 " corrupted allocation%s accepted by the checker but wrong in the interpreter\n",
                 misses, misses == 1 ? "" : "s");
+        fprintf(out, "checker oracle work: %" PRIu64 " corruption%s tried, %" PRIu64 " rejected by the checker, %" PRIu64
+                " accepted (then run in the interpreter)\n", tried, tried == 1 ? "" : "s", rej, acc);
         fprintf(out, "%-17s %9s %9s %9s %9s %9s %7s\n", "injected kind", "tried", "no-site", "unchanged", "rejected",
                 "accepted", "missed");
         for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
@@ -502,8 +518,10 @@ void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *
         fprintf(out, "%s{\"name\":", k ? "," : "");
         rv_json_str(out, r->names[k]);
         fprintf(out, ",\"functions\":%" PRIu64 ",\"instructions\":%" PRIu64 ",\"failures\":%" PRIu64
-                     ",\"checker_misses\":%" PRIu64 ",\"checker_path_diffs\":%" PRIu64 ",\"cpu_us_per_exec\":%.2f}",
-                s->funcs, s->insts, s->fails, s->misses, s->pathdiffs, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+                     ",\"checker_misses\":%" PRIu64 ",\"checker_path_diffs\":%" PRIu64 ",\"oracle_tried\":%" PRIu64
+                     ",\"oracle_rejected\":%" PRIu64 ",\"oracle_accepted\":%" PRIu64 ",\"cpu_us_per_exec\":%.2f}",
+                s->funcs, s->insts, s->fails, s->misses, s->pathdiffs, s->oracle_tried, s->oracle_rejected,
+                s->oracle_accepted, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
     }
     fprintf(out, "],\"crashes\":%" PRIu64 ",\"outdir\":", r->crashes);
     if (outdir) rv_json_str(out, outdir);

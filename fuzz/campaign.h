@@ -90,7 +90,8 @@ typedef struct rv_fuzz {
     rv_gen_opts gen;      /* generator options of the byte entry points */
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
-    uint64_t oracle_rejected, oracle_accepted;
+    uint64_t oracle_tried, oracle_rejected, oracle_accepted; /* tried: oracle runs (a
+                                                                 corruption attempted) */
     bool oracle_miss;     /* rv_fuzz_alloc's RV_FUZZ_BUG was a checker bug, not the allocator's
                              (RV_FUZZ_ORACLE miss, or RV_FUZZ_PATHS difference) */
     bool paths_diff;      /* ... and it was a difference between checker paths (RV_FUZZ_PATHS) */
@@ -184,6 +185,10 @@ typedef struct rv_campaign_stats { /* per allocator */
     uint64_t funcs, insts, fails;
     uint64_t nanos; /* CPU time spent allocating + checking, summed over workers */
     uint64_t misses; /* --oracle: corrupted allocations the checker wrongly accepted */
+    /* --oracle: the oracle's work: corruptions tried, those the checker rejected, and
+     * those it accepted (the interpreter then agreed, or a miss): "0 misses" with 0
+     * tried is an idle oracle */
+    uint64_t oracle_tried, oracle_rejected, oracle_accepted;
     uint64_t pathdiffs; /* --paths: allocations on which a checker path differed from the reference */
 } rv_campaign_stats;
 

@@ -14,6 +14,14 @@ __AFL_FUZZ_INIT();
 
 int main(int argc, char **argv)
 {
+#ifndef __AFL_FUZZ_TESTCASE_LEN /* under afl-fuzz stdin is never a terminal; --help always answers */
+    int u = rv_driver_usage(argc, argv, "AFL++ driver of this fuzz target: run it under afl-fuzz, or give inputs to\n"
+                                        "replay (a file, or every file of a directory).");
+    if (u) return u == 1 ? 0 : 2;
+#else
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return rv_driver_usage(argc, argv, "AFL++ driver of this fuzz target: run it under afl-fuzz, or give inputs to\nreplay (a file, or every file of a directory).") == 1 ? 0 : 2;
+#endif
     unsigned count = 0;
     int bad = 0, paths = rv_driver_args(argc, argv, &count, &bad);
     if (paths) return bad ? 2 : 0;

@@ -7,11 +7,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Called with each input; returns 0 to go on, nonzero to stop. */
 typedef int (*rv_driver_fn)(const char *path, const uint8_t *data, size_t size, void *ctx);
@@ -112,6 +114,25 @@ static inline int rv_driver_run_one(const char *path, const uint8_t *data, size_
     (void)path, (void)ctx;
     LLVMFuzzerTestOneInput(data, size);
     return 0;
+}
+
+/* --help / -h anywhere: the usage on stdout, returns 1 (exit 0). With no
+ * path and stdin a terminal (nothing piped in): the usage on stderr instead
+ * of waiting for input, returns 2 (exit 2). Otherwise 0. */
+static inline int rv_driver_usage(int argc, char **argv, const char *what)
+{
+    bool help = false, paths = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help=1")) help = true;
+        else if (argv[i][0] != '-' || !argv[i][1]) paths = true;
+    }
+    if (!help && (paths || !isatty(STDIN_FILENO))) return 0;
+    FILE *out = help ? stdout : stderr;
+    fprintf(out, "usage: %s [FILE|DIR]...\n%s\n"
+                 "With no FILE it reads one input from standard input (piped, not a terminal).\n"
+                 "Options starting with '-' (a fuzzing engine's) are ignored.\n",
+            argv[0], what);
+    return help ? 1 : 2;
 }
 
 static inline int rv_driver_args(int argc, char **argv, unsigned *count, int *bad)

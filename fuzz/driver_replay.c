@@ -38,6 +38,13 @@ static int replay_one(const char *path, const uint8_t *data, size_t size, void *
 
 int main(int argc, char **argv)
 {
+    bool help = argc < 2;
+    for (int i = 1; i < argc; i++) help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+    if (help) {
+        fprintf(argc < 2 ? stderr : stdout, "usage: %s FILE|DIR...\nReplays reproducers (reproducers/NAME.ra) as "
+                "regression tests: one line per file, then 'N passed, N failed'.\n", argv[0]);
+        return argc < 2 ? 2 : 0;
+    }
     replay r = {rv_fuzz_new(), 0, 0, 0};
     unsigned count = 0;
     int bad = 0;

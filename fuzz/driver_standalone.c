@@ -9,6 +9,9 @@
 
 int main(int argc, char **argv)
 {
+    int u = rv_driver_usage(argc, argv, "Replays each input (a file, or every file of a directory) through this fuzz\n"
+                                        "target without a fuzzing engine; a bug aborts with its reproducer.");
+    if (u) return u == 1 ? 0 : 2;
     unsigned count = 0;
     int bad = 0, paths = rv_driver_args(argc, argv, &count, &bad);
     if (!paths) bad |= rv_driver_path("-", rv_driver_run_one, NULL, &count);

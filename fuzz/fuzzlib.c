@@ -406,6 +406,7 @@ static int oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_
 {
     rng r = {rv_hash64(seed ^ 0x0c0ffee)};
     if (z->inject_permille < 1000 && rng_below(&r, 1000) >= z->inject_permille) return RV_FUZZ_PASS;
+    z->oracle_tried++; /* an oracle run: a corruption is attempted */
     rv_inject_result res;
     int kind = -1;
     for (unsigned t = 0; t < 3 && kind < 0; t++) {

@@ -16,6 +16,16 @@
  * Conventions: functions returning int return 0 (RAVEL_OK) on success and a
  * negative ravel_status on failure. Ids (vregs, blocks, classes, registers,
  * instructions) are dense indices starting at 0.
+ *
+ * Misuse: every entry point accepts NULL for any pointer argument and any
+ * id or index out of range, and then does nothing and fails: int functions
+ * return RAVEL_EINVAL, id-returning ones RAVEL_NONE (ravel_vreg_new,
+ * ravel_block_new) or -1 (the find functions), constructors and lookups
+ * NULL, counts 0; the *_free functions accept NULL. A builder call that
+ * fails on a function or a machine also records why: ravel_func_error,
+ * ravel_machine_error. (Pointers to
+ * freed objects, and objects used from two threads at once, remain
+ * undefined behaviour.)
  */
 #ifndef RAVEL_H
 #define RAVEL_H
@@ -41,7 +51,7 @@ typedef enum ravel_status {
     RAVEL_EINVAL = -1,   /* bad input / API misuse (exit status 2 in the CLI) */
     RAVEL_EFAIL = -2,    /* the property checked does not hold (exit status 1) */
     RAVEL_ELIMIT = -3,   /* an implementation limit was exceeded */
-    RAVEL_ENOMEM = -4,
+    RAVEL_ENOMEM = -4,   /* reserved: out of memory still aborts (docs/architecture.md) */
 } ravel_status;
 
 /* ---- locations ---------------------------------------------------------- */
@@ -74,6 +84,9 @@ int ravel_machine_find_class(const ravel_machine *m, const char *name); /* -1 if
 uint32_t ravel_machine_nregs(const ravel_machine *m);
 uint32_t ravel_machine_nclasses(const ravel_machine *m);
 const char *ravel_machine_reg_name(const ravel_machine *m, uint32_t reg);
+/* The message of the last machine call that failed on m (e.g.
+ * "ravel_machine_add_reg: bad class id"), or NULL if none failed. */
+const char *ravel_machine_error(const ravel_machine *m);
 
 /* ---- functions ------------------------------------------------------------ */
 /* Opcodes. Edits and terminators are instructions too. */
@@ -97,7 +110,7 @@ typedef enum ravel_constraint {
 
 typedef enum ravel_pos { RAVEL_POS_DEFAULT = 0, RAVEL_POS_EARLY, RAVEL_POS_LATE } ravel_pos;
 
-ravel_func *ravel_func_new(const ravel_machine *m, const char *name);
+ravel_func *ravel_func_new(const ravel_machine *m, const char *name); /* NULL if m is NULL */
 void ravel_func_free(ravel_func *f);
 /* New vreg with the next free number; returns its id. */
 uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref);
@@ -133,6 +146,10 @@ int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src);
 int ravel_func_finish(ravel_func *f);
 /* Sets the location of operand k (defs first, then uses) of instruction i. */
 int ravel_set_loc(ravel_func *f, uint32_t inst, uint32_t k, ravel_loc loc);
+/* The message of the last builder call that failed on f (e.g. "succ: bad
+ * block id"), or NULL if none failed; owned by f, valid until the next
+ * failing call or ravel_func_free. */
+const char *ravel_func_error(const ravel_func *f);
 
 /* ---- modules and text ------------------------------------------------------ */
 /* A module is one machine and its functions, as read from a .ra file. */
@@ -167,10 +184,13 @@ typedef struct ravel_checker ravel_checker;
 typedef struct ravel_report ravel_report;
 ravel_checker *ravel_checker_new(void);
 void ravel_checker_free(ravel_checker *ck);
-/* Options (ravel_checker_set_options, a bitwise or). */
+/* Options: a bitwise or, added with ravel_checker_add_options and removed
+ * with ravel_checker_clear_options (ravel_checker_set_options replaces the
+ * whole option word). Verification (ravel_check_if_enabled) is a separate
+ * flag, not an option: no option call turns it off. */
 #define RAVEL_CHECK_EXPLAIN 1u /* attach per-location state dumps of every block with errors */
-#define RAVEL_CHECK_VERIFY 2u  /* run-time switch read by ravel_check_if_enabled; set by
-                                  ravel_checker_new when ravel_verify_requested() */
+#define RAVEL_CHECK_VERIFY 2u  /* not stored in the option word: passed to set/add_options it
+                                  turns verification on (ravel_checker_set_verify) */
 #define RAVEL_CHECK_NO_VALIDATE 4u /* skip ravel_validate (callers that validated the function
                                       already); the checker's own guard still rejects anything
                                       that would make the analysis unsafe */
@@ -183,7 +203,8 @@ void ravel_checker_free(ravel_checker *ck);
 #define RAVEL_CHECK_VERDICT_ONLY 32u /* only the verdict is wanted (a JIT that falls back to a
                                         safe allocator, a fuzzing oracle): once a value error is
                                         certain, the report of the value errors (messages,
-                                        provenance: as costly as the check itself) is not built.
+                                        provenance: as costly as the check itself) is not built,
+                                        and the walk stops at the first value error.
                                         The status is RAVEL_EFAIL as without the option (or, for a
                                         function the full check would find beyond the checker's
                                         set limit, RAVEL_EFAIL instead of RAVEL_EINVAL: the error
@@ -193,18 +214,31 @@ void ravel_checker_free(ravel_checker *ck);
                                      of docs/format.md as written (a worklist over every reachable
                                      block, any CFG), without the faster paths. Slower; every other
                                      path gives the same verdict and report (docs/checker.md) */
-void ravel_checker_set_options(ravel_checker *ck, unsigned opts);
+void ravel_checker_add_options(ravel_checker *ck, unsigned opts);   /* opts |= */
+void ravel_checker_clear_options(ravel_checker *ck, unsigned opts); /* opts &= ~ */
+void ravel_checker_set_options(ravel_checker *ck, unsigned opts);   /* opts = */
 unsigned ravel_checker_options(const ravel_checker *ck);
+/* Verification requested: set by ravel_checker_new from
+ * ravel_verify_requested() (the RAVEL_VERIFY environment variable), changed
+ * only by ravel_checker_set_verify. */
+void ravel_checker_set_verify(ravel_checker *ck, int on);
+int ravel_checker_verify(const ravel_checker *ck);
 /* Checks the allocated function `alloc` (FORMAT.md section 6). orig, if not
  * NULL, is the unallocated function it came from (instructions must match).
  * Returns RAVEL_OK (verified), RAVEL_EFAIL (errors found) or RAVEL_EINVAL
  * (bad input). If report is not NULL, *report receives the errors (free it
  * with ravel_report_free). */
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
-/* As ravel_check when the context has RAVEL_CHECK_VERIFY, else returns
- * RAVEL_OK at once (and *report = NULL). */
+/* As ravel_check when verification is requested (ravel_checker_verify),
+ * else returns RAVEL_OK at once (and *report = NULL). */
 int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
+/* At most n errors are kept in a report (the first ones in instruction
+ * order); the count of the others is ravel_report_omitted. 0: no cap.
+ * Default RAVEL_CHECK_DEFAULT_MAX_ERRORS. */
+#define RAVEL_CHECK_DEFAULT_MAX_ERRORS 100u
+void ravel_checker_set_max_errors(ravel_checker *ck, size_t n);
 size_t ravel_report_count(const ravel_report *r);
+size_t ravel_report_omitted(const ravel_report *r); /* errors found beyond the cap */
 /* RAVEL_OK, RAVEL_EFAIL or RAVEL_EINVAL, as returned by ravel_check. */
 int ravel_report_status(const ravel_report *r);
 /* One error. Strings are owned by the report; optional ones may be NULL. */
@@ -221,7 +255,8 @@ typedef struct ravel_check_error {
     const char *loc;        /* location name ("r2", "s1") or NULL */
     const char *expected;   /* expected vreg ("v3") or NULL */
     const char *held;       /* "unknown", "conflicted", "empty", "{v5, v9}" or NULL */
-    const char *inst_text;  /* the instruction, e.g. "v4 = add v3, v2" */
+    const char *inst_text;  /* the instruction, e.g. "v4 = add v3, v2"; one string per
+                               instruction, shared by all its errors */
     const char *message;    /* one-line description */
     const char *provenance; /* explanation lines separated by '\n', or NULL */
     const char *explain;    /* per-point state dump (RAVEL_CHECK_EXPLAIN), or NULL */

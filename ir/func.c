@@ -81,7 +81,8 @@ static int fail(ravel_func *f, int code, const char *msg)
     return code;
 }
 
-const char *rv_func_error(const ravel_func *f) { return f->err; }
+const char *rv_func_error(const ravel_func *f) { return f ? f->err : NULL; }
+const char *ravel_func_error(const ravel_func *f) { return rv_func_error(f); }
 
 /* Every array gets storage up front, so that accessors such as
  * rv_inst_uses() never form a pointer from NULL (an empty function, an
@@ -100,6 +101,7 @@ static void rv_func_reserve_arrays(ravel_func *f)
 
 ravel_func *ravel_func_new(const ravel_machine *m, const char *name)
 {
+    if (!m) return NULL;
     ravel_func *f = rv_xcalloc(1, sizeof *f);
     f->mach = m;
     if (!name) name = "f";
@@ -151,6 +153,7 @@ uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num)
 
 uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref)
 {
+    if (!f) return RAVEL_NONE;
     if (cls < 0 || (uint32_t)cls >= f->mach->classes.len || f->next_num > RV_MAX_VREG_NUM) {
         fail(f, RAVEL_EINVAL, "ravel_vreg_new: bad class or too many vregs");
         return RAVEL_NONE;
@@ -165,6 +168,7 @@ uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref)
 uint32_t ravel_block_new(ravel_func *f, const char *name)
 {
     char buf[32];
+    if (!f) return RAVEL_NONE;
     uint32_t id = f->blocks.len;
     if (!name) {
         snprintf(buf, sizeof buf, "b%u", id);
@@ -182,6 +186,7 @@ uint32_t ravel_block_new(ravel_func *f, const char *name)
 
 int ravel_block_add_param(ravel_func *f, uint32_t block, uint32_t vreg)
 {
+    if (!f) return RAVEL_EINVAL;
     if (block >= f->blocks.len || vreg >= f->vregs.len) return fail(f, RAVEL_EINVAL, "ravel_block_add_param: bad id");
     rv_block *b = &f->blocks.data[block];
     /* keep params contiguous: move the list to the end if something followed */
@@ -199,6 +204,7 @@ int ravel_block_add_param(ravel_func *f, uint32_t block, uint32_t vreg)
 
 int ravel_block_begin(ravel_func *f, uint32_t block)
 {
+    if (!f) return RAVEL_EINVAL;
     if (block >= f->blocks.len) return fail(f, RAVEL_EINVAL, "ravel_block_begin: bad block id");
     if (f->cur_inst != RAVEL_NONE) return fail(f, RAVEL_EINVAL, "ravel_block_begin: an instruction is open");
     rv_block *b = &f->blocks.data[block];
@@ -235,6 +241,7 @@ static int append_inst(ravel_func *f, ravel_opcode op)
 
 int ravel_inst_begin(ravel_func *f, ravel_opcode op, const char *name)
 {
+    if (!f) return RAVEL_EINVAL;
     if ((unsigned)op >= RAVEL_OP_COUNT_ || (op >= RAVEL_OP_SPILL && op <= RAVEL_OP_MOVE))
         return fail(f, RAVEL_EINVAL, "ravel_inst_begin: bad opcode (use ravel_edit for edits)");
     if ((op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) && (!name || !*name))
@@ -263,6 +270,7 @@ static int check_loc(ravel_func *f, ravel_loc loc)
 
 static int add_operand(ravel_func *f, bool def, uint32_t vreg, ravel_constraint c, uint32_t arg, ravel_pos pos, ravel_loc loc)
 {
+    if (!f) return RAVEL_EINVAL;
     rv_inst *in = open_inst(f);
     if (!in) return fail(f, RAVEL_EINVAL, "no instruction is open");
     if (rv_is_term(in) && def) return fail(f, RAVEL_EINVAL, "terminators have no defs");
@@ -303,6 +311,7 @@ int ravel_inst_use(ravel_func *f, uint32_t vreg, ravel_constraint c, uint32_t ar
 
 int ravel_inst_imm(ravel_func *f, int64_t value)
 {
+    if (!f) return RAVEL_EINVAL;
     rv_inst *in = open_inst(f);
     if (!in) return fail(f, RAVEL_EINVAL, "no instruction is open");
     if ((uint32_t)in->nuses + in->nimms >= RV_MAX_OPERANDS) return fail(f, RAVEL_ELIMIT, "too many operands");
@@ -336,8 +345,10 @@ static uint32_t push_sorted_set(ravel_func *f, const uint32_t *v, size_t n, uint
 
 int ravel_inst_clobbers(ravel_func *f, const uint32_t *regs, size_t n)
 {
+    if (!f) return RAVEL_EINVAL;
     rv_inst *in = open_inst(f);
     if (!in || rv_is_term(in)) return fail(f, RAVEL_EINVAL, "clobbers: no open op");
+    if (n && !regs) return fail(f, RAVEL_EINVAL, "clobbers: NULL list");
     for (size_t i = 0; i < n; i++)
         if (regs[i] >= f->mach->regs.len) return fail(f, RAVEL_EINVAL, "clobbers: bad register");
     in->flags |= RV_IF_CLOBBERS;
@@ -347,6 +358,7 @@ int ravel_inst_clobbers(ravel_func *f, const uint32_t *regs, size_t n)
 
 int ravel_inst_safepoint(ravel_func *f)
 {
+    if (!f) return RAVEL_EINVAL;
     rv_inst *in = open_inst(f);
     if (!in || rv_is_term(in)) return fail(f, RAVEL_EINVAL, "safepoint: no open op");
     in->flags |= RV_IF_SAFEPOINT;
@@ -355,8 +367,10 @@ int ravel_inst_safepoint(ravel_func *f)
 
 int ravel_inst_stackmap(ravel_func *f, const uint32_t *slots, size_t n)
 {
+    if (!f) return RAVEL_EINVAL;
     rv_inst *in = open_inst(f);
     if (!in || rv_is_term(in)) return fail(f, RAVEL_EINVAL, "stackmap: no open op");
+    if (n && !slots) return fail(f, RAVEL_EINVAL, "stackmap: NULL list");
     for (size_t i = 0; i < n; i++)
         if (slots[i] > RAVEL_MAX_SLOT) return fail(f, RAVEL_EINVAL, "stackmap: bad slot");
     in->flags |= RV_IF_STACKMAP;
@@ -367,6 +381,8 @@ int ravel_inst_stackmap(ravel_func *f, const uint32_t *slots, size_t n)
 
 int ravel_inst_succ(ravel_func *f, uint32_t block, const uint32_t *args, size_t nargs)
 {
+    if (!f) return RAVEL_EINVAL;
+    if (nargs && !args) return fail(f, RAVEL_EINVAL, "succ: NULL argument list");
     rv_inst *in = open_inst(f);
     if (!in || (in->op != RAVEL_OP_JUMP && in->op != RAVEL_OP_BR)) return fail(f, RAVEL_EINVAL, "succ: no open jump/br");
     if (block >= f->blocks.len) return fail(f, RAVEL_EINVAL, "succ: bad block id");
@@ -385,6 +401,7 @@ int ravel_inst_succ(ravel_func *f, uint32_t block, const uint32_t *args, size_t 
 
 int ravel_inst_end(ravel_func *f)
 {
+    if (!f) return RAVEL_EINVAL;
     if (f->cur_inst == RAVEL_NONE) return fail(f, RAVEL_EINVAL, "no instruction is open");
     f->cur_inst = RAVEL_NONE;
     f->building_uses = false;
@@ -393,6 +410,7 @@ int ravel_inst_end(ravel_func *f)
 
 int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src)
 {
+    if (!f) return RAVEL_EINVAL;
     if (kind < RAVEL_OP_SPILL || kind > RAVEL_OP_MOVE) return fail(f, RAVEL_EINVAL, "ravel_edit: not an edit kind");
     if (dst == RAVEL_LOC_NONE || src == RAVEL_LOC_NONE || check_loc(f, dst) || check_loc(f, src))
         return fail(f, RAVEL_EINVAL, "ravel_edit: bad location");
@@ -407,6 +425,7 @@ int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src)
 
 int ravel_set_loc(ravel_func *f, uint32_t inst, uint32_t k, ravel_loc loc)
 {
+    if (!f) return RAVEL_EINVAL;
     if (inst >= f->insts.len) return fail(f, RAVEL_EINVAL, "ravel_set_loc: bad instruction");
     rv_inst *in = &f->insts.data[inst];
     if (rv_is_edit(in) || k >= (uint32_t)in->ndefs + in->nuses) return fail(f, RAVEL_EINVAL, "ravel_set_loc: bad operand");
@@ -599,6 +618,7 @@ bool rv_func_equal(const ravel_func *a, const ravel_func *b)
  * (referenced but not defined) keep ids after the laid-out ones. */
 int ravel_func_finish(ravel_func *f)
 {
+    if (!f) return RAVEL_EINVAL;
     if (f->cur_inst != RAVEL_NONE) ravel_inst_end(f);
     f->cur_block = RAVEL_NONE;
     uint32_t n = f->blocks.len;

@@ -73,6 +73,12 @@ typedef struct ictx {
     uint32_t nrefs;
     uint64_t nsafepoints;
     uint64_t limit;
+    uint64_t out_limit;
+    /* slots, densely: the slot numbers used, sorted (NULL: slot n is at
+     * nregs + n, when the numbers are dense enough); cost follows the
+     * slots used, not their numbers */
+    uint32_t *slotnum;
+    uint32_t nslotnum;
 } ictx;
 
 void rv_interp_where(const ravel_func *f, uint32_t inst, char *buf, size_t n)
@@ -116,8 +122,16 @@ static bool fail(ictx *c, uint32_t inst, const char *fmt, ...)
 static uint32_t loc_index(const ictx *c, ravel_loc l)
 {
     if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
-    if (ravel_loc_is_slot(l)) return ravel_loc_slot(l) < c->nslots ? c->nregs + ravel_loc_slot(l) : RAVEL_NONE;
-    return l < c->nregs ? l : RAVEL_NONE;
+    if (!ravel_loc_is_slot(l)) return l < c->nregs ? l : RAVEL_NONE;
+    uint32_t n = ravel_loc_slot(l);
+    if (!c->slotnum) return n < c->nslots ? c->nregs + n : RAVEL_NONE;
+    uint32_t lo = 0, hi = c->nslotnum; /* binary search */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->slotnum[mid] < n) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < c->nslotnum && c->slotnum[lo] == n ? c->nregs + lo : RAVEL_NONE;
 }
 
 static const char *vn(const ictx *c, uint32_t v, char *buf)
@@ -322,6 +336,11 @@ static bool exec_op(ictx *c, uint32_t i)
         compute_defs(c, i, in, n);
         if (!write_defs(c, i, in)) return false;
     }
+    if (in->op == RAVEL_OP_OUT && c->r->out.len + (uint64_t)n > c->out_limit) { /* bounded output */
+        c->r->status = RV_RUN_STEP_LIMIT;
+        c->r->out_limited = true;
+        return false;
+    }
     if (in->op == RAVEL_OP_OUT) /* 6. */
         for (uint32_t p = 0; p < n; p++) {
             rv_vec_push(c->r->out, c->in[p]);
@@ -409,6 +428,40 @@ static bool exec_block(ictx *c, uint32_t b, uint32_t *next)
                 rv_block_name(c->f, b));
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void add_slot(uint32_t *v, uint32_t *n, ravel_loc l)
+{
+    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) <= RAVEL_MAX_SLOT) v[(*n)++] = ravel_loc_slot(l);
+}
+
+/* Sparse slot numbers (s1048575 alone): index the slots used densely. */
+static void dense_slots(ictx *c)
+{
+    const ravel_func *f = c->f;
+    uint32_t *v = rv_xmalloc(((size_t)f->ops.len + 2 * (size_t)f->insts.len + 1) * sizeof *v), n = 0;
+    for (uint32_t i = 0; i < f->ops.len; i++) add_slot(v, &n, f->ops.data[i].loc);
+    for (uint32_t i = 0; i < f->insts.len; i++)
+        if (rv_is_edit(&f->insts.data[i])) {
+            add_slot(v, &n, f->insts.data[i].u.edit.dst);
+            add_slot(v, &n, f->insts.data[i].u.edit.src);
+        }
+    if (n) qsort(v, n, sizeof *v, cmp_u32);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!w || v[w - 1] != v[i]) v[w++] = v[i];
+    if ((uint64_t)c->nslots <= 2 * (uint64_t)w + 64) { /* dense enough: direct */
+        free(v);
+        return;
+    }
+    c->slotnum = v;
+    c->nslotnum = w;
+}
+
 static void init_ctx(ictx *c, const ravel_func *f, const rv_run_opts *o, rv_run_result *r)
 {
     memset(c, 0, sizeof *c);
@@ -430,7 +483,9 @@ static void init_ctx(ictx *c, const ravel_func *f, const rv_run_opts *o, rv_run_
             if (ravel_loc_is_slot(l[k]) && ravel_loc_slot(l[k]) <= RAVEL_MAX_SLOT && ravel_loc_slot(l[k]) >= c->nslots)
                 c->nslots = ravel_loc_slot(l[k]) + 1;
     }
-    c->nvals = c->alloc ? c->nregs + c->nslots : f->vregs.len;
+    c->out_limit = RV_RUN_OUT_LIMIT;
+    if (c->alloc) dense_slots(c);
+    c->nvals = c->alloc ? c->nregs + (c->slotnum ? c->nslotnum : c->nslots) : f->vregs.len;
     uint32_t maxin = 1, maxdefs = 1;
     for (uint32_t i = 0; i < f->insts.len; i++) {
         const rv_inst *in = &f->insts.data[i];
@@ -465,6 +520,7 @@ static void free_ctx(ictx *c)
     free(c->brcount);
     free(c->seed);
     free(c->refs);
+    free(c->slotnum);
 }
 
 int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r)

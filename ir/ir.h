@@ -148,6 +148,7 @@ struct ravel_machine {
     rv_symtab names; /* register and class names; symbol id -> below */
     RV_VEC(int32_t) name_reg;   /* symbol id -> register id or -1 */
     RV_VEC(int32_t) name_class; /* symbol id -> class id or -1 */
+    const char *err;            /* the last failing call's message (a string literal), or NULL */
 };
 static inline bool rv_mach_is_clobbered_by_default(const ravel_machine *m, uint32_t r)
 {
@@ -343,6 +344,10 @@ typedef struct rv_run_opts {
     bool moving_gc;         /* model a moving collector at safepoints (section 7) */
     bool allocated;         /* run the allocated form (locations) instead of vregs */
 } rv_run_opts;
+/* Values `out` may append in one run: past it the run stops as at the step
+ * limit (rv_run_result.out_limited), so output is bounded whatever the
+ * step limit. */
+#define RV_RUN_OUT_LIMIT 1000000u
 
 enum { RV_RUN_OK = 0, RV_RUN_STEP_LIMIT = 1, RV_RUN_ERROR = 2 };
 
@@ -352,6 +357,7 @@ typedef struct rv_run_result {
     RV_VEC(uint32_t) out_inst;      /* for each out value, the `out` instruction id */
     RV_VEC(uint64_t) rets;          /* values returned by `ret` */
     uint64_t steps;                 /* original instructions executed */
+    bool out_limited;               /* RV_RUN_STEP_LIMIT: stopped by out_limit, not step_limit */
     uint32_t err_inst;              /* RV_RUN_ERROR: instruction id, else RAVEL_NONE */
     char msg[256];                  /* RV_RUN_ERROR: what went wrong */
 } rv_run_result;

@@ -216,6 +216,7 @@ static void print_inst(pbuf *p, const ravel_func *f, const rv_inst *in)
 
 int ravel_print_func(FILE *out, const ravel_func *f)
 {
+    if (!out || !f || !f->mach) return RAVEL_EINVAL;
     pbuf pb, *p = &pb;
     p->out = out;
     p->n = 0;
@@ -248,6 +249,7 @@ int ravel_print_func(FILE *out, const ravel_func *f)
  * every register id. */
 int ravel_print_machine(FILE *out, const ravel_machine *m)
 {
+    if (!out || !m) return RAVEL_EINVAL;
     fputs("machine\n", out);
     for (uint32_t r = 0; r < m->regs.len;) {
         const rv_reg *g = &m->regs.data[r];

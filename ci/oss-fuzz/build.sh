@@ -9,6 +9,9 @@
 #   $WORK                scratch space (the CMake build directory)
 # Produces in $OUT: every fuzz_* target, <target>_seed_corpus.zip,
 # fuzz_parse.dict and <target>.options.
+# AFL++ (CC=afl-clang-fast) is built once, as OSS-Fuzz's compile_afl does:
+# CMPLOG comes from the environment (AFL_LLVM_CMPLOG=1 instruments the same
+# binaries for it; afl-fuzz then runs them with -c 0).
 src=${RAVEL_SRC:-$SRC/ravel}
 build=$WORK/ravel-build
 echo "ravel: building fuzz targets with CC=$CC engine=$LIB_FUZZING_ENGINE"
@@ -23,11 +26,16 @@ for bin in "$build"/fuzz/fuzz_*; do
   [ -f "$bin" ] && [ -x "$bin" ] || continue
   t=$(basename "$bin")
   cp "$bin" "$OUT/$t"
-  # corpus and options: fuzz_alloc_NAME shares fuzz_alloc's
+  # corpus and options: fuzz_alloc_NAME shares fuzz_alloc's, each seed
+  # without its first byte (fuzz_alloc's allocator selector; NAME fixes it)
   base=$t
   case "$t" in fuzz_alloc_*) base=fuzz_alloc ;; esac
   rm -rf "$tmp/seeds" && mkdir -p "$tmp/seeds"
-  [ -d "$src/corpus/$base" ] && cp "$src/corpus/$base"/* "$tmp/seeds/" 2>/dev/null || true
+  if [ "$base" != "$t" ] && [ -d "$src/corpus/$base" ]; then
+    for f in "$src/corpus/$base"/*; do [ -f "$f" ] && tail -c +2 "$f" > "$tmp/seeds/$(basename "$f")"; done
+  elif [ -d "$src/corpus/$base" ]; then
+    cp "$src/corpus/$base"/* "$tmp/seeds/" 2>/dev/null || true
+  fi
   if [ "$base" = fuzz_parse ]; then # every .ra file of the repository is a parser seed
     for f in "$src"/corpus/ra/*.ra "$src"/reproducers/*.ra; do [ -f "$f" ] && cp "$f" "$tmp/seeds/"; done
   fi

@@ -167,7 +167,7 @@ TEST(api_json_and_text)
         CHECK(strstr(buf, "{\"kind\":\"use-wrong-vreg\",") == buf);
         CHECK(strstr(buf, "\"expected\":\"v0\"") != NULL);
         CHECK(strstr(buf, "\"provenance\":\"") != NULL);
-        CHECK(strstr(buf, "error[use-wrong-vreg]: in func jitted, block b1, `v3 = call g v0`") != NULL);
+        CHECK(strstr(buf, "error[use-wrong-vreg]: in func jitted, block b1, inst 4, `v3 = call g v0`") != NULL);
         CHECK(strstr(buf, "state at every point of b1") != NULL);
         free(buf);
         fclose(tmp);

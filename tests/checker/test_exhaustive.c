@@ -220,7 +220,7 @@ static bool run_prog(const prog *p, bool quick)
     e->moving_gc = p->moving_gc;
     /* plans: no edit; one edit anywhere; two edits anywhere (in program
      * order); three edits at one point (a swap through the third location) */
-    const item *plan[3];
+    const item *plan[3] = {NULL, NULL, NULL};
     all_picks(e, plan, 0);
     for (uint32_t i = 0; i < e->nitems; i++) {
         plan[0] = &e->items[i];
