@@ -20,8 +20,9 @@
  *
  *   rv_cfg_build (ir/cfg.c)   preds/succs, RPO, idom, loop depth
  *   dataflow.c                one generic worklist bitset solver
- *   live.c                    liveness (per block, over vregs), program
- *                             points, live intervals with use positions
+ *   live.c                    liveness (per block, over vregs: bitsets, or
+ *                             sparse lists), program points, live
+ *                             intervals with use positions
  *   pmove.c                   the parallel-move resolver
  *   out.c                     the output builder: locations, edits at
  *                             anchors (before/after instructions, on edges),
@@ -235,6 +236,36 @@ static inline size_t rv_liveness_bytes(const ravel_func *f, const rv_cfg *cfg)
 static inline bool rv_live_in(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->in + (size_t)b * lv->nwords, v); }
 static inline bool rv_live_out(const rv_liveness *lv, uint32_t b, uint32_t v) { return rv_bs_test(lv->out + (size_t)b * lv->nwords, v); }
 
+/* The same sets as sparse lists, memory linear in their size (for
+ * allocators that must scale to functions where nblocks x nvregs bits is
+ * too much): live-in of block b is v[start[2b] .. start[2b+1]), live-out
+ * v[start[2b+1] .. start[2b+2]), each ascending. A vreg whose in and out
+ * marks together would exceed `cap` (UINT32_MAX: no cap) is left out of
+ * every list and flagged in capped[v] (the caller then handles it without
+ * block-level liveness, e.g. in memory at block boundaries), unless
+ * nocap[v] is set (nocap may be NULL). flags: RV_LS_ARGS_OUT also lists
+ * every jump argument live-out of the block whose terminator passes it
+ * (for allocators whose edge moves read the arguments at that block's
+ * end); its marks count towards cap. Time linear in the result, plus at
+ * most cap + 1 marks per capped vreg. */
+typedef struct rv_live_sparse {
+    uint32_t nblocks, nvregs;
+    uint32_t *start; /* 2 * nblocks + 1 entries */
+    uint32_t *v;
+    uint8_t *capped; /* per vreg */
+} rv_live_sparse;
+enum { RV_LS_ARGS_OUT = 1 };
+void rv_live_sparse_build(rv_live_sparse *ls, const ravel_func *f, const rv_cfg *cfg, uint32_t cap, const uint8_t *nocap,
+                          unsigned flags);
+void rv_live_sparse_free(rv_live_sparse *ls);
+/* The live-in (out = false) or live-out list of b; *n its length. */
+static inline const uint32_t *rv_ls_list(const rv_live_sparse *ls, uint32_t b, bool out, uint32_t *n)
+{
+    uint32_t k = 2 * b + (out ? 1u : 0u);
+    *n = ls->start[k + 1] - ls->start[k];
+    return ls->v + ls->start[k];
+}
+
 /* Program points (see the glossary). */
 static inline uint32_t rv_point_early(uint32_t inst) { return 2 * inst; }
 static inline uint32_t rv_point_late(uint32_t inst) { return 2 * inst + 1; }
@@ -277,6 +308,13 @@ typedef struct rv_intervals {
 /* Requires: unallocated SSA function, its cfg and liveness. Linear in the
  * function size plus the number of ranges. */
 void rv_intervals_build(rv_intervals *iv, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv);
+/* The same from sparse liveness. Use positions are identical; ranges are
+ * too, except that a capped vreg (absent from the lists) gets only the
+ * parts within the blocks that define or read it, and with RV_LS_ARGS_OUT
+ * a jump argument's range reaches its block's end. ls may be NULL: then
+ * only the use positions are built (no vreg has ranges), for allocators
+ * that need the positions alone. */
+void rv_intervals_build_sparse(rv_intervals *iv, const ravel_func *f, const rv_cfg *cfg, const rv_live_sparse *ls);
 void rv_intervals_free(rv_intervals *iv);
 static inline const rv_range *rv_iv_ranges(const rv_intervals *s, uint32_t v) { return s->ranges + s->iv[v].first_range; }
 static inline const rv_use_pos *rv_iv_uses(const rv_intervals *s, uint32_t v) { return s->uses + s->iv[v].first_use; }

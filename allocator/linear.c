@@ -6,20 +6,23 @@
  * RAVEL_VALIDATE_SSA), finished (blocks in layout order).
  * Guarantees: an allocation that ravel_check accepts, or NULL and an error
  * naming the instruction when its constraints cannot be met. Time is
- * O(n log n) in the size of the function (sorting liveness records and
- * spill slots) plus the liveness lists, which LIN_GLOBAL_BLOCKS bounds by
- * 64 blocks per vreg. No global state; all memory freed before returning.
+ * O(n log n) in the size of the function (sorting spill slots, and use
+ * positions when the layout is not in scan order) plus the liveness
+ * lists, which LIN_GLOBAL_BLOCKS bounds by 64 blocks per vreg. No global state; all memory freed before returning.
  *
  * Pipeline:
  *   1. order     blocks in reverse post-order, then unreachable ones; every
  *                block start and instruction gets a position.
- *   2. liveness  per block live-in/live-out lists by walking up from every
- *                use to the definition (SSA: the def dominates the uses).
- *                A vreg live across more than LIN_GLOBAL_BLOCKS blocks is
- *                "global" instead: stored once after its def, in its slot
- *                at every block boundary, in registers only within blocks.
- *                Per operand flags: the use is the last (DIES), the def is
- *                never used (DEAD); sorted use positions per vreg.
+ *   2. liveness  the shared analyses (live.c): per block live-in/live-out
+ *                lists (rv_live_sparse, jump arguments live-out of the
+ *                branching block) and the use positions of the intervals
+ *                (rv_intervals_build_sparse without ranges), renumbered in
+ *                scan order. A vreg live at more than LIN_GLOBAL_BLOCKS
+ *                block entries and exits (the lists' cap) is "global":
+ *                stored once after its def, in its slot at every block
+ *                boundary, in registers only within blocks. Per operand
+ *                flags: the use is the last (DIES), the def is never used
+ *                (DEAD).
  *   3. scan      one forward pass over the blocks in that order. The state
  *                maps each live vreg to at most one register (its home) and
  *                a flag "its spill slot holds it" (sv). Every live vreg has
@@ -49,10 +52,10 @@
  * it (a home or a temporary copy); sv = slot valid; entry/end state = where
  * the live vregs are at a block's start/end.
  *
- * Private pieces (not the shared ones of alloc.h): the liveness is SSA path
- * exploration over sparse lists instead of live.c's bitsets (which need
- * nblocks x nvregs bits), and the positions/hulls are this file's own. The
- * parallel moves, the output builder and the error text are shared. */
+ * Shared pieces (alloc.h): the cfg, the liveness and use positions, the
+ * parallel moves, the output builder and the error text. This file's own:
+ * the scan order and positions, the global policy, the DIES/DEAD flags and
+ * the slot hulls (over scan positions, edge edits included). */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -91,12 +94,11 @@ typedef struct lin {
     u32vec order;
     uint32_t *bpos, *ipos, *inst_block;
     /* 2. liveness */
-    uint32_t *def_block, *def_inst, *def_reg; /* def_reg: register right after the def */
+    uint32_t *def_inst, *def_reg; /* def_reg: register right after the def */
     uint8_t *def_stored; /* stored right after its def (spill_at_def): its slot is always valid */
-    u32vec *live_in, *live_out;
+    rv_live_sparse ls; /* shared liveness, jump arguments live-out; capped = global */
     uint8_t *opk;
-    uint8_t *global;  /* see LIN_GLOBAL_BLOCKS */
-    u32vec pushed;    /* liveness pushes of the vreg being walked */
+    const uint8_t *global;  /* see LIN_GLOBAL_BLOCKS (ls.capped) */
     u32vec bglob;     /* globals in the state in the current block */
     uint32_t *use_start, *use_pos, *use_cur;
     /* 5. slot hulls (virtual slot v < nv: vreg v; >= nv: temporaries) */
@@ -159,6 +161,10 @@ static inline bool reg_alloc_of(const lin *L, uint32_t r, uint32_t cls)
 static inline const uint32_t *bparams(const ravel_func *f, const rv_block *bl) { return bl->nparams ? rv_block_params(f, bl) : NULL; }
 static inline const uint32_t *sargs(const ravel_func *f, const rv_succ *sc) { return sc->nargs ? rv_succ_args(f, sc) : NULL; }
 
+/* Live-in and live-out (jump arguments included) lists of b. */
+static inline const uint32_t *live_in(const lin *L, uint32_t b, uint32_t *n) { return rv_ls_list(&L->ls, b, false, n); }
+static inline const uint32_t *live_out(const lin *L, uint32_t b, uint32_t *n) { return rv_ls_list(&L->ls, b, true, n); }
+
 static bool fail(lin *L, const char *what)
 {
     if (!L->err) L->err = rv_alloc_errorf(L->f, L->cur_inst, "unsatisfiable constraints: %s", what);
@@ -193,22 +199,14 @@ static inline uint32_t term_inst(const lin *L, uint32_t b)
 
 /* ---- 2. liveness ---- */
 
+/* The instruction defining each vreg (RAVEL_NONE: a block parameter). */
 static void lin_defs(lin *L)
 {
     const ravel_func *f = L->f;
-    for (uint32_t b = 0; b < L->nb; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        const uint32_t *ps = bparams(f, bl);
-        for (uint32_t k = 0; k < bl->nparams; k++) L->def_block[ps[k]] = b;
-        for (uint32_t j = 0; j < bl->ninsts; j++) {
-            uint32_t i = bl->first_inst + j;
-            const rv_inst *in = rv_inst_at(f, i);
-            const rv_operand *d = rv_inst_defs(f, in);
-            for (uint32_t k = 0; k < in->ndefs; k++) {
-                L->def_block[d[k].vreg] = b;
-                L->def_inst[d[k].vreg] = i;
-            }
-        }
+    for (uint32_t i = 0; i < f->insts.len; i++) {
+        const rv_inst *in = rv_inst_at(f, i);
+        const rv_operand *d = rv_ops_of(f, in);
+        for (uint32_t k = 0; k < in->ndefs; k++) L->def_inst[d[k].vreg] = i;
     }
 }
 
@@ -221,108 +219,17 @@ static void lin_defs(lin *L)
  * every live reference). */
 #define LIN_GLOBAL_BLOCKS 64u
 
-/* Marks v live-in at b and walks up through predecessors until the block
- * defining v (each block is marked at most once per vreg: stamps v+1).
- * Every push is recorded in L->pushed (block << 1 | is_out) so that the
- * walk of a vreg can be undone. */
-static void live_push(lin *L, uint32_t b, bool out, uint32_t v)
-{
-    u32vec *l = out ? &L->live_out[b] : &L->live_in[b];
-    rv_vec_push(*l, v);
-    rv_vec_push(L->pushed, b << 1 | out);
-}
-
-static void live_walk(lin *L, uint32_t b0, uint32_t v, uint32_t *in_st, uint32_t *out_st, u32vec *stack)
-{
-    if (in_st[b0] == v + 1) return;
-    in_st[b0] = v + 1;
-    live_push(L, b0, false, v);
-    stack->len = 0;
-    rv_vec_push(*stack, b0);
-    while (stack->len && (L->pushed.len <= LIN_GLOBAL_BLOCKS || vref(L, v))) {
-        uint32_t b = stack->data[--stack->len];
-        for (uint32_t e = L->cfg.pred_start[b]; e < L->cfg.pred_start[b + 1]; e++) {
-            uint32_t p = L->cfg.pred[e];
-            if (out_st[p] != v + 1) {
-                out_st[p] = v + 1;
-                live_push(L, p, true, v);
-            }
-            if (L->def_block[v] != p && in_st[p] != v + 1) {
-                in_st[p] = v + 1;
-                live_push(L, p, false, v);
-                rv_vec_push(*stack, p);
-            }
-        }
-    }
-}
-
-/* Undoes the liveness pushes of v (they are the last entry of each list). */
-static void live_undo(lin *L)
-{
-    for (uint32_t k = L->pushed.len; k-- > 0;) {
-        uint32_t x = L->pushed.data[k];
-        u32vec *l = (x & 1) ? &L->live_out[x >> 1] : &L->live_in[x >> 1];
-        l->len--;
-    }
-    L->pushed.len = 0;
-}
-
-typedef struct lin_urec { uint32_t v, b; bool out; } lin_urec;
-
-static int cmp_urec(const void *a, const void *b)
-{
-    const lin_urec *x = a, *y = b;
-    return x->v < y->v ? -1 : x->v > y->v;
-}
-
-/* Live-in / live-out lists by path exploration from every non-local use. */
+/* Liveness (shared, live.c) in sparse lists, capped at LIN_GLOBAL_BLOCKS
+ * marks per vreg (references never capped): a capped vreg is global. Jump
+ * arguments count as live-out of the branching block: the edge moves read
+ * them at its end. */
 static void lin_liveness(lin *L)
 {
-    const ravel_func *f = L->f;
-    RV_VEC(lin_urec) recs = {0};
-    for (uint32_t b = 0; b < L->nb; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t j = 0; j < bl->ninsts; j++) {
-            uint32_t i = bl->first_inst + j;
-            const rv_inst *in = rv_inst_at(f, i);
-            const rv_operand *u = rv_inst_uses(f, in);
-            for (uint32_t k = 0; k < in->nuses; k++) {
-                uint32_t v = u[k].vreg;
-                bool local = L->def_block[v] == b && (L->def_inst[v] == RAVEL_NONE || L->def_inst[v] < i);
-                if (!local) rv_vec_push(recs, ((lin_urec){v, b, false}));
-            }
-            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-                const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                const uint32_t *args = sargs(f, sc);
-                for (uint32_t k = 0; k < sc->nargs; k++) rv_vec_push(recs, ((lin_urec){args[k], b, true}));
-            }
-        }
-    }
-    if (recs.len > 1) qsort(recs.data, recs.len, sizeof *recs.data, cmp_urec);
-    uint32_t *in_st = u32_array(L->nb, 0), *out_st = u32_array(L->nb, 0);
-    u32vec stack = {0};
-    for (uint32_t k = 0; k < recs.len; k++) {
-        lin_urec r = recs.data[k];
-        if (k == 0 || recs.data[k - 1].v != r.v) L->pushed.len = 0;
-        if (L->global[r.v]) continue;
-        if (r.out) {
-            if (out_st[r.b] != r.v + 1) {
-                out_st[r.b] = r.v + 1;
-                live_push(L, r.b, true, r.v);
-            }
-            if (L->def_block[r.v] != r.b) live_walk(L, r.b, r.v, in_st, out_st, &stack);
-        } else {
-            live_walk(L, r.b, r.v, in_st, out_st, &stack);
-        }
-        if (L->pushed.len > LIN_GLOBAL_BLOCKS && !vref(L, r.v)) {
-            live_undo(L);
-            L->global[r.v] = 1;
-        }
-    }
-    free(in_st);
-    free(out_st);
-    rv_vec_free(stack);
-    rv_vec_free(recs);
+    uint8_t *nocap = u8_array(L->nv);
+    for (uint32_t v = 0; v < L->nv; v++) nocap[v] = vref(L, v);
+    rv_live_sparse_build(&L->ls, L->f, &L->cfg, LIN_GLOBAL_BLOCKS, nocap, RV_LS_ARGS_OUT);
+    free(nocap);
+    L->global = L->ls.capped;
 }
 
 /* Per-operand DIES/DEAD flags: one backward walk per block. */
@@ -333,7 +240,9 @@ static void lin_kills(lin *L)
     for (uint32_t b = 0; b < L->nb; b++) {
         uint32_t ep = b + 1;
         const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t k = 0; k < L->live_out[b].len; k++) mark[L->live_out[b].data[k]] = ep;
+        uint32_t nout;
+        const uint32_t *out = live_out(L, b, &nout);
+        for (uint32_t k = 0; k < nout; k++) mark[out[k]] = ep;
         for (uint32_t j = bl->ninsts; j-- > 0;) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
             for (uint32_t k = 0; k < in->ndefs; k++) {
@@ -358,52 +267,50 @@ static inline void hull(lin *L, uint32_t v, uint32_t p)
     if (p > L->hi[v]) L->hi[v] = p;
 }
 
-/* Sorted use positions per vreg (CSR) and the live hulls of the slots. */
-static void lin_positions(lin *L)
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The reads of each vreg (operand uses and jump arguments, from the shared
+ * intervals' use positions; their ranges are not needed) as scan
+ * positions, ascending (CSR). The intervals list them in layout order:
+ * when the scan order (RPO) differs, a vreg's row is sorted. */
+static void lin_uses(lin *L)
+{
+    rv_intervals iv;
+    rv_intervals_build_sparse(&iv, L->f, &L->cfg, NULL);
+    L->use_pos = u32_array(iv.nuses_total, 0);
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < L->nv; v++) {
+        const rv_use_pos *u = rv_iv_uses(&iv, v);
+        bool sorted = true;
+        L->use_start[v] = L->use_cur[v] = n;
+        for (uint32_t k = 0; k < iv.iv[v].nuses; k++) {
+            if (u[k].flags & RV_UP_DEF) continue;
+            uint32_t p = L->ipos[u[k].inst];
+            sorted &= n == L->use_start[v] || L->use_pos[n - 1] <= p;
+            L->use_pos[n++] = p;
+        }
+        if (!sorted) qsort(L->use_pos + L->use_start[v], n - L->use_start[v], sizeof(uint32_t), cmp_u32);
+    }
+    L->use_start[L->nv] = n;
+    rv_intervals_free(&iv);
+}
+
+/* The live hulls of the slots: first to last scan position where the vreg
+ * is live or its slot may be touched. */
+static void lin_hulls(lin *L)
 {
     const ravel_func *f = L->f;
-    uint32_t *cnt = u32_array(L->nv + 1, 0);
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t o = 0; o < L->order.len; o++) {
-            uint32_t b = L->order.data[o];
-            const rv_block *bl = &f->blocks.data[b];
-            for (uint32_t j = 0; j < bl->ninsts; j++) {
-                uint32_t i = bl->first_inst + j, p = L->ipos[i];
-                const rv_inst *in = rv_inst_at(f, i);
-                const rv_operand *u = rv_inst_uses(f, in);
-                for (uint32_t k = 0; k < in->nuses; k++) {
-                    if (pass == 0) cnt[u[k].vreg]++;
-                    else L->use_pos[L->use_cur[u[k].vreg]++] = p;
-                }
-                for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-                    const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                    const uint32_t *args = sargs(f, sc);
-                    for (uint32_t k = 0; k < sc->nargs; k++) {
-                        if (pass == 0) cnt[args[k]]++;
-                        else L->use_pos[L->use_cur[args[k]]++] = p;
-                    }
-                }
-            }
-        }
-        if (pass == 0) {
-            uint32_t sum = 0;
-            for (uint32_t v = 0; v < L->nv; v++) {
-                L->use_start[v] = sum;
-                L->use_cur[v] = sum;
-                sum += cnt[v];
-            }
-            L->use_start[L->nv] = sum;
-            L->use_pos = u32_array(sum, 0);
-        }
-    }
-    for (uint32_t v = 0; v < L->nv; v++) L->use_cur[v] = L->use_start[v];
-    free(cnt);
-    /* hulls */
     for (uint32_t b = 0; b < L->nb; b++) {
         const rv_block *bl = &f->blocks.data[b];
         uint32_t tp = L->ipos[term_inst(L, b)];
-        for (uint32_t k = 0; k < L->live_in[b].len; k++) hull(L, L->live_in[b].data[k], L->bpos[b]);
-        for (uint32_t k = 0; k < L->live_out[b].len; k++) hull(L, L->live_out[b].data[k], tp);
+        uint32_t nin, nout;
+        const uint32_t *lins = live_in(L, b, &nin), *lout = live_out(L, b, &nout);
+        for (uint32_t k = 0; k < nin; k++) hull(L, lins[k], L->bpos[b]);
+        for (uint32_t k = 0; k < nout; k++) hull(L, lout[k], tp);
         const uint32_t *ps = bparams(f, bl);
         for (uint32_t k = 0; k < bl->nparams; k++) hull(L, ps[k], L->bpos[b]);
         /* edge edits read the arguments and write the params where they are
@@ -1101,9 +1008,10 @@ static void lin_block_entry(lin *L, uint32_t b)
     /* live-ins keep their place at p's end; at a loop header only those
      * used inside the loop keep a register (else the back edges reload
      * values the loop body had to evict) */
-    uint32_t loop_end = loop_end_pos(L, b);
-    for (uint32_t k = 0; k < L->live_in[b].len; k++) {
-        uint32_t v = L->live_in[b].data[k];
+    uint32_t loop_end = loop_end_pos(L, b), nin;
+    const uint32_t *lins = live_in(L, b, &nin);
+    for (uint32_t k = 0; k < nin; k++) {
+        uint32_t v = lins[k];
         const lin_vst *s = p != RAVEL_NONE ? emap_get(L, &L->endst[p], v) : NULL;
         uint32_t h = s && s->home != RAVEL_NONE && L->owner[s->home] == RAVEL_NONE ? s->home : RAVEL_NONE;
         if (loop_end != RAVEL_NONE && next_use(L, v) > loop_end) h = RAVEL_NONE;
@@ -1135,8 +1043,8 @@ static void lin_block_entry(lin *L, uint32_t b)
         L->ent_idx[ps[k]] = en->len;
         rv_vec_push(*en, ((lin_vst){ps[k], L->home[ps[k]], L->global[ps[k]] || (L->instate[ps[k]] && L->sv[ps[k]])}));
     }
-    for (uint32_t k = 0; k < L->live_in[b].len; k++) {
-        uint32_t v = L->live_in[b].data[k];
+    for (uint32_t k = 0; k < nin; k++) {
+        uint32_t v = lins[k];
         L->ent_fresh[v] = L->home[v] != RAVEL_NONE;
         L->ent_idx[v] = en->len;
         rv_vec_push(*en, ((lin_vst){v, L->home[v], L->sv[v]}));
@@ -1146,8 +1054,10 @@ static void lin_block_entry(lin *L, uint32_t b)
 static void lin_block_exit(lin *L, uint32_t b)
 {
     vstvec *ex = &L->endst[b];
-    for (uint32_t k = 0; k < L->live_out[b].len; k++) {
-        uint32_t v = L->live_out[b].data[k];
+    uint32_t nout;
+    const uint32_t *outs = live_out(L, b, &nout);
+    for (uint32_t k = 0; k < nout; k++) {
+        uint32_t v = outs[k];
         if (L->instate[v]) rv_vec_push(*ex, ((lin_vst){v, L->home[v], L->sv[v]}));
         else rv_vec_push(*ex, ((lin_vst){v, RAVEL_NONE, 1})); /* not SSA-reachable here */
         leave(L, v);
@@ -1446,14 +1356,10 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->bpos = u32_array(L->nb, 0);
     L->ipos = u32_array(ni, 0);
     L->inst_block = u32_array(ni, 0xff);
-    L->def_block = u32_array(L->nv, 0xff);
     L->def_inst = u32_array(L->nv, 0xff);
     L->def_reg = u32_array(L->nv, 0xff);
     L->def_stored = u8_array(L->nv);
-    L->live_in = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_in);
-    L->live_out = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->live_out);
     L->opk = u8_array(f->ops.len);
-    L->global = u8_array(L->nv);
     L->use_start = u32_array(L->nv + 1, 0);
     L->use_cur = u32_array(L->nv, 0);
     L->lo = u32_array(L->nv, 0xff);
@@ -1488,22 +1394,18 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
 static void lin_free(lin *L)
 {
     for (uint32_t b = 0; b < L->nb; b++) {
-        rv_vec_free(L->live_in[b]);
-        rv_vec_free(L->live_out[b]);
         rv_vec_free(L->entry[b]);
         rv_vec_free(L->endst[b]);
     }
-    free(L->live_in);
-    free(L->live_out);
+    rv_live_sparse_free(&L->ls);
     free(L->entry);
     free(L->endst);
-    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_block, L->def_inst, L->def_reg, L->def_stored, L->opk, L->global, L->use_start,
+    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_inst, L->def_reg, L->def_stored, L->opk, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
                       L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres, L->pres_v, L->pres_sv};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
     rv_vec_free(L->order);
-    rv_vec_free(L->pushed);
     rv_vec_free(L->bglob);
     rv_vec_free(L->tpos);
     rv_vec_free(L->refs);
@@ -1525,7 +1427,8 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
     lin_defs(L);
     lin_liveness(L);
     lin_kills(L);
-    lin_positions(L);
+    lin_uses(L);
+    lin_hulls(L);
     lin_global_hulls(L);
     ravel_func *g = NULL;
     if (lin_scan(L) && lin_resolve(L)) g = lin_finish(L);

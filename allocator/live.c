@@ -5,7 +5,10 @@
  * Guarantees: see rv_liveness and rv_intervals in alloc.h.
  *
  * Liveness is computed by path exploration per variable (linear in the
- * result, see rv_liveness_build); rv_liveness_build_dataflow computes the
+ * result, see rv_liveness_build), one walk for both forms: bitsets
+ * (rv_liveness) and sparse lists (rv_live_sparse, optionally capped per
+ * vreg and with jump arguments live-out, for `linear`);
+ * rv_liveness_build_dataflow computes the
  * same sets as one instance of the generic solver (dataflow.c): backward,
  * union, transfer in = gen[b] | (out & ~kill[b]), where gen are the vregs
  * used in b before any def in b (jump arguments are uses of the terminator)
@@ -17,7 +20,9 @@
  * whole block, shortened at its def, extended by each use. Ranges and use
  * positions are collected as newest-first linked lists per vreg; since they
  * are produced in decreasing point order, walking a list yields them sorted
- * ascending, which the final flattening into CSR arrays relies on. */
+ * ascending, which the final flattening into CSR arrays relies on. The
+ * use positions alone (rv_intervals_build_sparse without liveness) are
+ * counted and placed in two forward passes, in the same order. */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -92,31 +97,150 @@ void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_c
  * of every predecessor, stopping at v's defining block and at blocks already
  * marked. Each (vreg, block) pair is visited once: time linear in the size
  * of the result, whatever the loop nesting (the iterative solver needs a
- * pass per nesting level there). Same sets as the dataflow solution. */
+ * pass per nesting level there). Same sets as the dataflow solution.
+ *
+ * One walk serves both forms (rv_liveness_build: bitsets, rv_live_sparse_build:
+ * lists): the reads are grouped by vreg, each vreg is walked alone with
+ * per-block stamps (v + 1) telling which marks are new, and every new mark
+ * goes to the form's mark() in vreg order. */
 typedef struct pe_ctx {
     const rv_cfg *cfg;
-    rv_liveness *lv;
-    const uint32_t *def_block;
+    uint32_t *def_block;          /* per vreg, RAVEL_NONE if never defined */
+    uint32_t *read_start, *read;  /* CSR per vreg: block << 1 | is_arg; see pe_read */
+    bool args_out;                /* jump arguments are live-out of their block too */
+    uint32_t *in_st, *out_st;     /* per block: v + 1 once marked for v */
     RV_VEC(uint32_t) stack;
+    uint32_t count, cap;          /* marks of the current vreg; stop beyond cap */
+    void (*mark)(void *sink, uint32_t b, bool out, uint32_t v);
+    void *sink;
 } pe_ctx;
+
+static void pe_mark(pe_ctx *c, uint32_t b, bool out, uint32_t v)
+{
+    c->count++;
+    c->mark(c->sink, b, out, v);
+}
 
 /* v is read in b before any def of it there: live-in at b, and upwards. */
 static void pe_live_in(pe_ctx *c, uint32_t b, uint32_t v)
 {
-    rv_liveness *lv = c->lv;
     c->stack.len = 0;
     rv_vec_push(c->stack, b);
-    while (c->stack.len) {
+    while (c->stack.len && c->count <= c->cap) {
         uint32_t x = c->stack.data[--c->stack.len];
-        uint64_t *in = lv->in + (size_t)x * lv->nwords;
-        if ((c->def_block[v] == x && x != b) || rv_bs_test(in, v)) continue;
-        rv_bs_set(in, v);
+        if ((c->def_block[v] == x && x != b) || c->in_st[x] == v + 1) continue;
+        c->in_st[x] = v + 1;
+        pe_mark(c, x, false, v);
         for (uint32_t q = c->cfg->pred_start[x]; q < c->cfg->pred_start[x + 1]; q++) {
             uint32_t p = c->cfg->pred[q];
-            rv_bs_set(lv->out + (size_t)p * lv->nwords, v);
+            if (c->out_st[p] != v + 1) {
+                c->out_st[p] = v + 1;
+                pe_mark(c, p, true, v);
+            }
             rv_vec_push(c->stack, p);
         }
     }
+}
+
+/* A read of v in block b; the first one there before any def of v (seen:
+ * 1 + block of v's latest def or read) counts (pass 0) or is placed in v's
+ * row (pass 1). With args_out, every jump argument is recorded once per
+ * block (aseen) as is_arg: the walk marks it live-out of b, then live-in
+ * unless b defines it. */
+typedef struct pe_rd { uint32_t v, key; } pe_rd;
+typedef RV_VEC(pe_rd) pe_rdvec;
+
+static void pe_read(const pe_ctx *c, pe_rdvec *rd, uint32_t *seen, uint32_t *aseen, uint32_t v, uint32_t b, bool arg)
+{
+    if (arg && c->args_out) {
+        if (aseen[v] == b + 1) return;
+        aseen[v] = b + 1;
+    } else {
+        if (seen[v] == b + 1) return;
+        seen[v] = b + 1;
+        arg = false;
+    }
+    rv_vec_push(*rd, ((pe_rd){v, b << 1 | (uint32_t)arg}));
+}
+
+/* Collects def_block and the upward-exposed reads in one pass over the
+ * instructions, then groups the reads by vreg (a stable counting sort:
+ * each (vreg, block) pair at most once, blocks ascending). */
+static void pe_init(pe_ctx *c, const ravel_func *f, const rv_cfg *cfg, bool args_out)
+{
+    uint32_t n = cfg->nblocks, nv = f->vregs.len;
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->args_out = args_out;
+    c->def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
+    for (uint32_t v = 0; v < nv; v++) c->def_block[v] = RAVEL_NONE;
+    uint32_t *seen = rv_xcalloc(nv + 1, sizeof(uint32_t)), *aseen = rv_xcalloc(nv + 1, sizeof(uint32_t));
+    pe_rdvec rd = {0};
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) {
+            uint32_t v = rv_block_params(f, bl)[p];
+            c->def_block[v] = b;
+            seen[v] = b + 1;
+        }
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t d = 0; d < in->ndefs; d++) c->def_block[ops[d].vreg] = b;
+            if (rv_is_edit(in)) continue;
+            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) pe_read(c, &rd, seen, aseen, ops[u].vreg, b, false);
+            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t a = 0; a < sc->nargs; a++) pe_read(c, &rd, seen, aseen, rv_succ_args(f, sc)[a], b, true);
+            }
+            for (uint32_t d = 0; d < in->ndefs; d++) seen[ops[d].vreg] = b + 1;
+        }
+    }
+    free(seen);
+    free(aseen);
+    c->read_start = rv_xcalloc(nv + 2, sizeof(uint32_t));
+    for (uint32_t k = 0; k < rd.len; k++) c->read_start[rd.data[k].v + 2]++;
+    for (uint32_t v = 0; v < nv; v++) c->read_start[v + 2] += c->read_start[v + 1];
+    c->read = rv_xmalloc(sizeof(uint32_t) * (rd.len + 1));
+    for (uint32_t k = 0; k < rd.len; k++) c->read[c->read_start[rd.data[k].v + 1]++] = rd.data[k].key;
+    rv_vec_free(rd); /* read_start[v + 1] advanced to v's end = v + 1's start */
+    c->in_st = rv_xcalloc(n + 1, sizeof(uint32_t));
+    c->out_st = rv_xcalloc(n + 1, sizeof(uint32_t));
+    c->cap = UINT32_MAX;
+}
+
+/* Walks vreg v from all its reads; returns false if it stopped beyond cap. */
+static bool pe_walk_vreg(pe_ctx *c, uint32_t v)
+{
+    c->count = 0;
+    for (uint32_t k = c->read_start[v]; k < c->read_start[v + 1] && c->count <= c->cap; k++) {
+        uint32_t b = c->read[k] >> 1;
+        if (c->read[k] & 1) { /* args_out: live-out of b; live-in if not defined there */
+            if (c->out_st[b] != v + 1) {
+                c->out_st[b] = v + 1;
+                pe_mark(c, b, true, v);
+            }
+            if (c->def_block[v] == b) continue;
+        }
+        pe_live_in(c, b, v);
+    }
+    return c->count <= c->cap;
+}
+
+static void pe_free(pe_ctx *c)
+{
+    rv_vec_free(c->stack);
+    free(c->def_block);
+    free(c->read_start);
+    free(c->read);
+    free(c->in_st);
+    free(c->out_st);
+}
+
+static void bits_mark(void *sink, uint32_t b, bool out, uint32_t v)
+{
+    rv_liveness *lv = sink;
+    rv_bs_set((out ? lv->out : lv->in) + (size_t)b * lv->nwords, v);
 }
 
 void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
@@ -127,39 +251,68 @@ void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
     lv->nwords = rv_bs_words(nv);
     lv->in = rv_xcalloc((size_t)n * lv->nwords + 1, sizeof(uint64_t));
     lv->out = rv_xcalloc((size_t)n * lv->nwords + 1, sizeof(uint64_t));
-    uint32_t *def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
-    for (uint32_t v = 0; v < nv; v++) def_block[v] = RAVEL_NONE;
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t p = 0; p < bl->nparams; p++) def_block[rv_block_params(f, bl)[p]] = b;
-        for (uint32_t j = 0; j < bl->ninsts; j++) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            const rv_operand *ops = rv_ops_of(f, in);
-            for (uint32_t d = 0; d < in->ndefs; d++) def_block[ops[d].vreg] = b;
+    pe_ctx c;
+    pe_init(&c, f, cfg, false);
+    c.mark = bits_mark;
+    c.sink = lv;
+    for (uint32_t v = 0; v < nv; v++) pe_walk_vreg(&c, v);
+    pe_free(&c);
+}
+
+/* ---- sparse liveness ---- */
+
+typedef struct sp_mark { uint32_t key, v; } sp_mark; /* key: block << 1 | out */
+
+typedef struct sp_sink { RV_VEC(sp_mark) m; } sp_sink;
+
+static void list_mark(void *sink, uint32_t b, bool out, uint32_t v)
+{
+    sp_sink *s = sink;
+    rv_vec_push(s->m, ((sp_mark){b << 1 | (uint32_t)out, v}));
+}
+
+void rv_live_sparse_build(rv_live_sparse *ls, const ravel_func *f, const rv_cfg *cfg, uint32_t cap, const uint8_t *nocap,
+                          unsigned flags)
+{
+    uint32_t n = cfg->nblocks, nv = f->vregs.len;
+    ls->nblocks = n;
+    ls->nvregs = nv;
+    ls->capped = rv_xcalloc(nv + 1, 1);
+    pe_ctx c;
+    pe_init(&c, f, cfg, (flags & RV_LS_ARGS_OUT) != 0);
+    sp_sink s = {{0}};
+    c.mark = list_mark;
+    c.sink = &s;
+    for (uint32_t v = 0; v < nv; v++) {
+        uint32_t undo = s.m.len;
+        c.cap = nocap && nocap[v] ? UINT32_MAX : cap;
+        if (!pe_walk_vreg(&c, v)) { /* its marks are the last ones */
+            s.m.len = undo;
+            ls->capped[v] = 1;
         }
     }
-    pe_ctx c = {cfg, lv, def_block, {0}};
-    uint32_t *seen = rv_xcalloc(nv + 1, sizeof(uint32_t)); /* 1 + block in which v was defined so far */
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t p = 0; p < bl->nparams; p++) seen[rv_block_params(f, bl)[p]] = b + 1;
-        for (uint32_t j = 0; j < bl->ninsts; j++) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            if (rv_is_edit(in)) continue;
-            const rv_operand *ops = rv_ops_of(f, in);
-            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) /* read before any def here */
-                if (seen[ops[u].vreg] != b + 1) pe_live_in(&c, b, ops[u].vreg);
-            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-                const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                for (uint32_t a = 0; a < sc->nargs; a++)
-                    if (seen[rv_succ_args(f, sc)[a]] != b + 1) pe_live_in(&c, b, rv_succ_args(f, sc)[a]);
-            }
-            for (uint32_t d = 0; d < in->ndefs; d++) seen[ops[d].vreg] = b + 1;
-        }
-    }
-    rv_vec_free(c.stack);
-    free(seen);
-    free(def_block);
+    pe_free(&c);
+    /* marks come in vreg order: a stable counting sort by (block, out)
+     * gives every list ascending */
+    uint32_t *start = rv_xcalloc(2 * (size_t)n + 2, sizeof(uint32_t));
+    for (uint32_t k = 0; k < s.m.len; k++) start[s.m.data[k].key + 1]++;
+    for (uint32_t k = 0; k < 2 * n; k++) start[k + 1] += start[k];
+    ls->v = rv_xmalloc(sizeof(uint32_t) * (s.m.len + 1));
+    ls->start = start;
+    uint32_t *cur = rv_xmalloc(sizeof(uint32_t) * (2 * (size_t)n + 1));
+    memcpy(cur, start, sizeof(uint32_t) * 2 * n);
+    for (uint32_t k = 0; k < s.m.len; k++) ls->v[cur[s.m.data[k].key]++] = s.m.data[k].v;
+    free(cur);
+    rv_vec_free(s.m);
+}
+
+void rv_live_sparse_free(rv_live_sparse *ls)
+{
+    free(ls->start);
+    free(ls->v);
+    free(ls->capped);
+    ls->start = ls->v = NULL;
+    ls->capped = NULL;
 }
 
 void rv_liveness_free(rv_liveness *lv)
@@ -258,13 +411,20 @@ static void iv_inst(iv_build *B, const ravel_func *f, uint32_t i, uint32_t bfrom
     }
 }
 
-static void iv_block(iv_build *B, const ravel_func *f, const rv_liveness *lv, uint32_t b)
+/* Block b from its live-out set: bitsets (lv) or the sparse lists (ls). */
+static void iv_block(iv_build *B, const ravel_func *f, const rv_liveness *lv, const rv_live_sparse *ls, uint32_t b)
 {
     const rv_block *bl = &f->blocks.data[b];
     uint32_t bfrom = rv_point_early(bl->first_inst), bto = rv_point_early(bl->first_inst + bl->ninsts);
-    const uint64_t *out = lv->out + (size_t)b * lv->nwords;
-    for (uint32_t w = 0; w < lv->nwords; w++)
-        for (uint64_t bits = out[w]; bits; bits &= bits - 1) add_range(B, w * 64 + (uint32_t)__builtin_ctzll(bits), bfrom, bto);
+    if (lv) {
+        const uint64_t *out = lv->out + (size_t)b * lv->nwords;
+        for (uint32_t w = 0; w < lv->nwords; w++)
+            for (uint64_t bits = out[w]; bits; bits &= bits - 1) add_range(B, w * 64 + (uint32_t)__builtin_ctzll(bits), bfrom, bto);
+    } else {
+        uint32_t n;
+        const uint32_t *out = rv_ls_list(ls, b, true, &n);
+        for (uint32_t k = 0; k < n; k++) add_range(B, out[k], bfrom, bto);
+    }
     for (uint32_t j = bl->ninsts; j-- > 0;) iv_inst(B, f, bl->first_inst + j, bfrom);
     for (uint32_t p = bl->nparams; p-- > 0;) {
         uint32_t v = rv_block_params(f, bl)[p];
@@ -295,7 +455,7 @@ static void iv_flatten(rv_intervals *s, iv_build *B)
     s->nuses_total = nu;
 }
 
-void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv)
+static void iv_build_all(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv, const rv_live_sparse *ls)
 {
     iv_build B;
     memset(&B, 0, sizeof B);
@@ -306,12 +466,119 @@ void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg,
     B.uhead = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
     memset(B.rhead, 0xff, sizeof(uint32_t) * (s->nvregs + 1));
     memset(B.uhead, 0xff, sizeof(uint32_t) * (s->nvregs + 1));
-    for (uint32_t b = cfg->nblocks; b-- > 0;) iv_block(&B, f, lv, b);
+    for (uint32_t b = cfg->nblocks; b-- > 0;) iv_block(&B, f, lv, ls, b);
     iv_flatten(s, &B);
     rv_vec_free(B.r);
     rv_vec_free(B.u);
     free(B.rhead);
     free(B.uhead);
+}
+
+void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv)
+{
+    iv_build_all(s, f, cfg, lv, NULL);
+}
+
+/* Use positions alone: a forward pass counting them per vreg, then one
+ * placing them (CSR) in the order iv_inst's lists give: per block its
+ * params, then per instruction early defs, jump arguments, early uses,
+ * late defs, late uses, each group in operand order. */
+typedef struct uo_ctx {
+    rv_intervals *s;
+    uint32_t *cur;  /* next free record per vreg */
+} uo_ctx;
+
+static void uo_add(uo_ctx *c, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
+{
+    rv_use_pos *u = &c->s->uses[c->cur[v]++];
+    u->pos = pos;
+    u->inst = inst;
+    u->op = op;
+    u->kind = kind;
+    u->flags = flags;
+    u->arg = arg;
+}
+
+static void uo_ops(uo_ctx *c, const ravel_func *f, uint32_t i, const rv_inst *in, bool defs, bool late)
+{
+    const rv_operand *ops = rv_ops_of(f, in);
+    uint32_t from = defs ? 0 : in->ndefs, to = defs ? in->ndefs : (uint32_t)in->ndefs + in->nuses;
+    for (uint32_t k = from; k < to; k++)
+        if (rv_op_is_late(&ops[k]) == late)
+            uo_add(c, ops[k].vreg, late ? rv_point_late(i) : rv_point_early(i), i, in->first_op + k, ops[k].kind,
+                   defs ? RV_UP_DEF : 0, ops[k].arg);
+}
+
+/* Pass 0 counts every record of every vreg (order does not matter). */
+static void uo_count(rv_intervals *s, const ravel_func *f, uint32_t nblocks)
+{
+    for (uint32_t b = 0; b < nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++) s->iv[rv_block_params(f, bl)[p]].nuses++;
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            const rv_operand *ops = rv_ops_of(f, in);
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) s->iv[ops[k].vreg].nuses++;
+            for (uint32_t t = 0; t < rv_inst_nsuccs(in); t++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[t];
+                for (uint32_t a = 0; a < sc->nargs; a++) s->iv[rv_succ_args(f, sc)[a]].nuses++;
+            }
+        }
+    }
+}
+
+static void uo_walk(uo_ctx *c, const ravel_func *f, uint32_t nblocks)
+{
+    for (uint32_t b = 0; b < nblocks; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t p = 0; p < bl->nparams; p++)
+            uo_add(c, rv_block_params(f, bl)[p], rv_point_early(bl->first_inst), bl->first_inst, RAVEL_NONE, RAVEL_C_ANY,
+                   RV_UP_DEF | RV_UP_PARAM, 0);
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            uint32_t i = bl->first_inst + j;
+            const rv_inst *in = rv_inst_at(f, i);
+            const rv_operand *ops = rv_ops_of(f, in);
+            bool late = false;
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) late |= rv_op_is_late(&ops[k]);
+            uo_ops(c, f, i, in, true, false);
+            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+                const rv_succ *sc = &rv_inst_succs(f, in)[s];
+                for (uint32_t a = 0; a < sc->nargs; a++)
+                    uo_add(c, rv_succ_args(f, sc)[a], rv_point_early(i), i, RAVEL_NONE, RAVEL_C_ANY, RV_UP_ARG, 0);
+            }
+            uo_ops(c, f, i, in, false, false);
+            if (!late) continue;
+            uo_ops(c, f, i, in, true, true);
+            uo_ops(c, f, i, in, false, true);
+        }
+    }
+}
+
+static void iv_uses_only(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg)
+{
+    s->nvregs = f->vregs.len;
+    s->npoints = 2 * f->insts.len;
+    s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
+    uo_ctx c = {s, NULL};
+    uo_count(s, f, cfg->nblocks);
+    uint32_t n = 0;
+    c.cur = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
+    for (uint32_t v = 0; v < s->nvregs; v++) {
+        s->iv[v].first_use = c.cur[v] = n;
+        n += s->iv[v].nuses;
+    }
+    s->uses = rv_xmalloc(sizeof(rv_use_pos) * (n ? n : 1));
+    s->ranges = rv_xmalloc(sizeof(rv_range));
+    s->nuses_total = n;
+    s->nranges_total = 0;
+    uo_walk(&c, f, cfg->nblocks);
+    free(c.cur);
+}
+
+void rv_intervals_build_sparse(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_live_sparse *ls)
+{
+    if (ls) iv_build_all(s, f, cfg, NULL, ls);
+    else iv_uses_only(s, f, cfg);
 }
 
 void rv_intervals_free(rv_intervals *s)

@@ -17,6 +17,7 @@ static const struct command {
     {"gen", cmd_gen, "generate a random valid function from a seed"},
     {"fuzz", cmd_fuzz, "fuzz every allocator against the checker"},
     {"bench", cmd_bench, "measure the checker: the mutation table (ravel bench mutation)"},
+    {"reduce", cmd_reduce, "shrink a failing case while it keeps failing the same way"},
 };
 
 static void usage(FILE *out)

@@ -3,6 +3,8 @@
  *     loop that needs a second pass, unreachable blocks);
  *   - liveness (live-in/live-out per block, params and jump arguments);
  *   - live intervals (ranges and use positions) of FORMAT.md's sum loop;
+ *   - the sparse liveness lists (uncapped, with jump arguments live-out,
+ *     capped) against the bitsets, and intervals built from them;
  *   - the cost model on FORMAT.md's allocated sum loop;
  *   - the output builder's edge anchors and edit order. */
 #include "allocator/alloc.h"
@@ -359,6 +361,112 @@ TEST(liveness_path_exploration_equals_dataflow)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* v is in the sorted list l[0..n) (checking the order on the way). */
+static bool in_list(const uint32_t *l, uint32_t n, uint32_t v, bool *sorted)
+{
+    bool found = false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (k && l[k - 1] >= l[k]) *sorted = false;
+        found |= l[k] == v;
+    }
+    return found;
+}
+
+/* v is a jump argument of b's terminator. */
+static bool is_arg_of(const ravel_func *f, uint32_t b, uint32_t v)
+{
+    const rv_block *bl = &f->blocks.data[b];
+    if (!bl->ninsts) return false;
+    const rv_inst *t = rv_inst_at(f, bl->first_inst + bl->ninsts - 1);
+    for (uint32_t s = 0; s < rv_inst_nsuccs(t); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, t)[s];
+        for (uint32_t a = 0; a < sc->nargs; a++)
+            if (rv_succ_args(f, sc)[a] == v) return true;
+    }
+    return false;
+}
+
+/* The sparse lists: without flags exactly the bitsets; with RV_LS_ARGS_OUT
+ * the live-outs gain the terminator's arguments; with a cap, exactly the
+ * vregs (but the nocap ones) with more than cap marks are capped and left
+ * out, the others keep their lists. Intervals from the sparse form equal
+ * those from the bitsets; without liveness they have the same uses and no
+ * ranges. */
+static bool sparse_ok(const ravel_func *f, uint32_t cap)
+{
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_liveness lv;
+    rv_liveness_build(&lv, f, &cfg);
+    uint32_t nv = f->vregs.len;
+    uint8_t *nocap = calloc(nv + 1, 1);
+    for (uint32_t v = 0; v < nv; v++) nocap[v] = f->vregs.data[v].ref;
+    rv_live_sparse ls0, ls1, ls2;
+    rv_live_sparse_build(&ls0, f, &cfg, UINT32_MAX, NULL, 0);
+    rv_live_sparse_build(&ls1, f, &cfg, UINT32_MAX, NULL, RV_LS_ARGS_OUT);
+    rv_live_sparse_build(&ls2, f, &cfg, cap, nocap, RV_LS_ARGS_OUT);
+    bool ok = true, sorted = true;
+    for (uint32_t v = 0; v < nv && ok; v++) {
+        uint32_t marks = 0;
+        for (uint32_t b = 0; b < cfg.nblocks; b++)
+            for (int out = 0; out < 2; out++) {
+                uint32_t n0, n1, n2;
+                const uint32_t *l0 = rv_ls_list(&ls0, b, out, &n0), *l1 = rv_ls_list(&ls1, b, out, &n1), *l2 = rv_ls_list(&ls2, b, out, &n2);
+                bool bit = out ? rv_live_out(&lv, b, v) : rv_live_in(&lv, b, v);
+                bool want1 = bit || (out && is_arg_of(f, b, v));
+                bool has1 = in_list(l1, n1, v, &sorted);
+                ok &= in_list(l0, n0, v, &sorted) == bit && has1 == want1;
+                marks += has1;
+                ok &= in_list(l2, n2, v, &sorted) == (has1 && !ls2.capped[v]);
+            }
+        ok &= !ls0.capped[v] && !ls1.capped[v] && ls2.capped[v] == (marks > cap && !nocap[v]);
+    }
+    ok &= sorted;
+    rv_intervals a, b, c;
+    rv_intervals_build(&a, f, &cfg, &lv);
+    rv_intervals_build_sparse(&b, f, &cfg, &ls0);
+    rv_intervals_build_sparse(&c, f, &cfg, NULL);
+    ok &= a.nranges_total == b.nranges_total && a.nuses_total == b.nuses_total && a.nuses_total == c.nuses_total && c.nranges_total == 0;
+    if (ok) {
+        ok &= memcmp(a.iv, b.iv, sizeof(rv_interval) * nv) == 0;
+        ok &= !a.nranges_total || memcmp(a.ranges, b.ranges, sizeof(rv_range) * a.nranges_total) == 0;
+        for (uint32_t k = 0; k < a.nuses_total; k++)
+            ok &= memcmp(&a.uses[k], &b.uses[k], sizeof(rv_use_pos)) == 0 && memcmp(&a.uses[k], &c.uses[k], sizeof(rv_use_pos)) == 0;
+        for (uint32_t v = 0; v < nv; v++) ok &= c.iv[v].first_use == a.iv[v].first_use && c.iv[v].nuses == a.iv[v].nuses && c.iv[v].nranges == 0;
+    }
+    rv_intervals_free(&a);
+    rv_intervals_free(&b);
+    rv_intervals_free(&c);
+    rv_live_sparse_free(&ls0);
+    rv_live_sparse_free(&ls1);
+    rv_live_sparse_free(&ls2);
+    free(nocap);
+    rv_liveness_free(&lv);
+    rv_cfg_free(&cfg);
+    return ok;
+}
+
+TEST(sparse_liveness_equals_bitsets)
+{
+    const char *texts[] = {SUM, SHAPE};
+    for (int k = 0; k < 2; k++) {
+        ravel_module *m = parse(texts[k]);
+        CHECK(m && sparse_ok(ravel_module_func(m, 0), 2));
+        ravel_module_free(m);
+    }
+    int bad = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 40 + (uint32_t)(seed % 7) * 60;
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        if (!sparse_ok(ravel_module_func(m, 0), (uint32_t)(seed % 13)) && bad++ < 3)
+            fprintf(stderr, "sparse liveness differs from the bitsets for gen seed %llu\n", (unsigned long long)seed);
+        ravel_module_free(m);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 TEST(intervals_properties_generated)
 {
     int bad = 0;
@@ -395,5 +503,6 @@ int main(void)
     RUN(out_builder_anchors);
     RUN(liveness_path_exploration_equals_dataflow);
     RUN(intervals_properties_generated);
+    RUN(sparse_liveness_equals_bitsets);
     return TEST_SUMMARY();
 }
