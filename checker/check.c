@@ -1,9 +1,11 @@
 /* check.c - ravel_check: the symbolic checker's entry point and context.
  *
- *   guard -> cfg -> rules (+ orig match) -> liveness -> fixpoint + replay
+ *   guard -> cfg -> rules (+ orig match) -> value numbering (proves a
+ *   correct allocation in one pass) -> if not proven: the reference
+ *   fixpoint (decides and records the value errors)
+ *   -> report (sorted, one error per operand, provenance, explain)
  *   (the guard of the allocated function also lists the instructions the
  *   rules must visit: one pass over the function for both)
- *   -> report (sorted, one error per operand, provenance, explain)
  *
  * The context keeps every scratch buffer between calls, so checking many
  * small functions costs O(size of each) with no per-call memsets beyond it.
@@ -45,47 +47,17 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->dchild_start);
     rv_vec_free(ck->dchild);
     rv_vec_free(ck->retreat);
-    rv_vec_free(ck->deep_exit);
     rv_vec_free(ck->dpre);
     rv_vec_free(ck->dpost);
     rv_vec_free(ck->loop_of);
     rv_vec_free(ck->loop_parent);
-    rv_vec_free(ck->lpre);
-    rv_vec_free(ck->lpost);
     rv_vec_free(ck->lchild_start);
     rv_vec_free(ck->lchild);
     rv_vec_free(ck->is_header);
-    free(ck->lval);
-    free(ck->lacc);
-    free(ck->lst1);
-    free(ck->lst2);
-    free(ck->lst3);
-    free(ck->vh);
-    free(ck->vref);
-    free(ck->vst);
-    free(ck->vst2);
-    free(ck->vaux);
-    rv_vec_free(ck->hnodes);
-    rv_vec_free(ck->log);
     rv_vec_free(ck->tmp_locs);
-    ck_sets_free(&ck->sets);
-    rv_vec_free(ck->dpool);
-    rv_vec_free(ck->patch);
-    rv_vec_free(ck->ppool);
-    rv_vec_free(ck->edelta);
-    rv_vec_free(ck->bpatch);
-    rv_vec_free(ck->frames);
-    rv_vec_free(ck->frame_of);
-    rv_vec_free(ck->berr);
-    rv_vec_free(ck->setbuf);
-    rv_vec_free(ck->setbuf2);
-    rv_vec_free(ck->srcset);
     free(ck->explain.s);
-    ravel_report_free(ck->frep);
-    ck_loop_free(ck);
     ck_vn_free(ck);
     ck_ref_free(ck);
-    free(ck->evmemo);
     free(ck);
 }
 
@@ -177,7 +149,7 @@ static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, 
     return rc != RAVEL_EINVAL;
 }
 
-/* The walk passed CK_MAX_SET_POOL: locations that would have held a new
+/* The reference passed CK_MAX_SET_POOL: locations that would have held a new
  * set held nothing. That only removes facts, so no error means the
  * allocation is correct; but value errors may be artefacts, so they are
  * replaced by a bad-input diagnostic (the rules' errors stand). */
@@ -210,42 +182,23 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
     ck->rep = rep;
-    ck->nvisits = 0;
+    ck->nvisits = ck->ref_scans = 0;
     ck_cfg_build(ck);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
     ck->diverged = false;
-    ck->sets.overflow = false;
     ck->ref_decided = false;
-    bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & (CK_OPT_EXACT | RAVEL_CHECK_EXPLAIN));
+    bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & RAVEL_CHECK_EXPLAIN);
     bool overflow = false;
     uint32_t limit = 0;
-    if (ck->opts & RAVEL_CHECK_REFERENCE) {
-        /* the reference alone decides and reports */
+    /* the value-numbering verdict proves correct allocations in one pass;
+     * whatever it does not prove (and every explain request, whose dumps
+     * are the reference's states) the reference decides and reports */
+    bool proven = !(ck->opts & (RAVEL_CHECK_REFERENCE | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
+    ck->vn_proven = proven;
+    if (!proven) {
         ck->ref_decided = true;
         ck_ref_check(ck, verdict_only, &overflow, &limit);
-    } else {
-        /* (explain dumps replay the walks' edge deltas: with it the walks run) */
-        bool proven = !(ck->opts & (CK_OPT_EXACT | CK_OPT_NO_VN | RAVEL_CHECK_EXPLAIN)) && ck_vn_verdict(ck);
-        ck->vn_proven = proven;
-        if (!proven && ck->irreducible && !(ck->opts & CK_OPT_WALKS_ANY_CFG)) {
-            /* the walks' premises (a loop is entered at its header) do not
-             * hold: the reference decides and reports */
-            ck->ref_decided = true;
-            ck_ref_check(ck, verdict_only, &overflow, &limit);
-        } else if (!proven && ((ck->opts & CK_OPT_EXACT) || !ck_flow_verdict(ck) || ck->sets.overflow)) {
-            /* errors: the exact walk, for the report; also when the fast
-             * walk hit the set limit (its loop shortcut assumes sets are
-             * always made). The fast walk's value errors are certain (it
-             * reads states at or above the fixpoint's, and a read that
-             * fails fails below too), so a caller that wants only the
-             * verdict has it, unless the walk stopped short (divergence,
-             * the set limit) */
-            if (verdict_only && ck->fast_nerr && !ck->diverged && !ck->sets.overflow) rep->status = RAVEL_EFAIL;
-            else ck_flow(ck, true);
-        }
-        overflow = ck->sets.overflow;
-        limit = ck->sets.limit;
     }
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (overflow) drop_undecided(ck, rep, limit);
@@ -265,13 +218,12 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
 size_t ck_memory(const ravel_checker *ck)
 {
 #define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
-    size_t n = V(pred_start) + V(pred) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) +
-               V(dchild) + V(retreat) + V(hnodes) + V(log) + V(tmp_locs) + V(dpool) + V(patch) + V(ppool) + V(edelta) +
-               V(bpatch) + V(frames) + V(frame_of) + V(berr) + V(setbuf) + V(setbuf2) + V(srcset) + V(sets.pool) +
-               V(sets.recs) + V(gpend) + V(gnpred) + V(bsucc) + V(rtodo) + V(gw) +
-               V(gwslot) + V(gwdef);
+    size_t n = V(gpend) + V(gnpred) + V(gw) + V(gwslot) + V(gwdef) + V(bsucc) + V(rtodo) + V(pred_start) + V(pred) +
+               V(pedge) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) + V(dchild) +
+               V(retreat) + V(dpre) + V(dpost) + V(loop_of) + V(loop_parent) + V(lchild_start) + V(lchild) + V(is_header) +
+               V(tmp_locs);
 #undef V
     n += ck_vn_memory(ck) + ck_ref_memory(ck);
-    n += (size_t)ck->loc_cap * 4 * 5 + (size_t)ck->vreg_cap * (8 + 4 * 3) + (size_t)ck->vreg_cap / 8 + (size_t)ck->sets.cap * 4 + (size_t)ck->gvcap * 8;
+    n += (size_t)ck->gvcap * (sizeof *ck->gdef + sizeof *ck->gn + sizeof *ck->gpar) + ck->explain.cap;
     return n;
 }

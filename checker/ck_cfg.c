@@ -210,7 +210,8 @@ static void loop_push(ravel_checker *ck, uint32_t h, uint32_t q, uint32_t *stack
  * header is in its own loop), loop_parent[h] = the enclosing loop's header.
  * Headers are processed innermost first (decreasing reverse post-order).
  * A retreating edge whose target does not dominate its source is
- * irreducible: its target gets retreat[] (handled by the walk's fallback). */
+ * irreducible: its target gets retreat[] (the value-numbering verdict
+ * then answers "not proven"). */
 static void build_loops(ravel_checker *ck)
 {
     uint32_t n = ck->nblocks;
@@ -245,19 +246,15 @@ static void build_loops(ravel_checker *ck)
     }
 }
 
-/* Numbers the loop tree (headers, parent loop_parent) in pre- and
- * post-order, for ck_in_loop. */
-static void number_loops(ravel_checker *ck)
+/* The loop tree's children lists: lchild[lchild_start[h] ..
+ * lchild_start[h + 1]] are the headers whose loop_parent is h. */
+static void build_loop_children(ravel_checker *ck)
 {
     uint32_t n = ck->nblocks;
-    rv_vec_reserve(ck->lpre, n);
-    rv_vec_reserve(ck->lpost, n);
     rv_vec_reserve(ck->lchild_start, n + 1);
     rv_vec_reserve(ck->lchild, n);
-    rv_vec_reserve(ck->dfs_stack, n);
     rv_vec_reserve(ck->dfs_next, n);
-    ck->lpre.len = ck->lpost.len = n;
-    uint32_t *start = ck->lchild_start.data, *child = ck->lchild.data, *stack = ck->dfs_stack.data, *next = ck->dfs_next.data;
+    uint32_t *start = ck->lchild_start.data, *child = ck->lchild.data, *next = ck->dfs_next.data;
     for (uint32_t b = 0; b <= n; b++) start[b] = 0;
     for (uint32_t h = 0; h < n; h++)
         if (ck->is_header.data[h] && ck->loop_parent.data[h] != CK_NIL) start[ck->loop_parent.data[h] + 1]++;
@@ -265,27 +262,6 @@ static void number_loops(ravel_checker *ck)
     for (uint32_t b = 0; b < n; b++) next[b] = start[b];
     for (uint32_t h = 0; h < n; h++)
         if (ck->is_header.data[h] && ck->loop_parent.data[h] != CK_NIL) child[next[ck->loop_parent.data[h]]++] = h;
-    tree_num t = {start, child, stack, next, ck->lpre.data, ck->lpost.data, 0, 0};
-    for (uint32_t r = 0; r < n; r++)
-        if (ck->is_header.data[r] && ck->loop_parent.data[r] == CK_NIL) number_tree(&t, r);
-}
-
-/* deep_exit[h]: the loop of h has a block outside it whose idom is a loop
- * block other than h (the loop is left from its body), or a dominator-tree
- * child of h in the loop has an irreducible retreating in-edge. Only loops
- * without either may skip their final visit in the fast walk (ck_flow.c). */
-static void build_deep_exits(ravel_checker *ck)
-{
-    uint32_t n = ck->nblocks;
-    rv_vec_reserve(ck->deep_exit, n);
-    ck->deep_exit.len = n;
-    for (uint32_t b = 0; b < n; b++) ck->deep_exit.data[b] = 0;
-    for (uint32_t i = 1; i < ck->rpo.len; i++) {
-        uint32_t c = ck->rpo.data[i], d = ck->idom.data[c];
-        if (ck->retreat.data[c] && ck->is_header.data[d] && ck_in_loop(ck, c, d)) ck->deep_exit.data[d] = 1;
-        for (uint32_t h = ck->loop_of.data[d]; h != CK_NIL; h = ck->loop_parent.data[h])
-            if (h != d && !ck_in_loop(ck, c, h)) ck->deep_exit.data[h] = 1;
-    }
 }
 
 void ck_cfg_build(ravel_checker *ck)
@@ -295,8 +271,5 @@ void ck_cfg_build(ravel_checker *ck)
     build_dom(ck);
     number_dom(ck);
     build_loops(ck);
-    ck->irreducible = false;
-    for (uint32_t b = 0; b < ck->nblocks && !ck->irreducible; b++) ck->irreducible = ck->retreat.data[b] != 0;
-    number_loops(ck);
-    build_deep_exits(ck);
+    build_loop_children(ck);
 }

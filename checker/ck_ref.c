@@ -1,8 +1,9 @@
 /* ck_ref.c - the reference fixpoint: docs/format.md section 6, plainly.
  *
- * The definition every faster path of the checker answers to (tests
- * compare them, tests/checker/test_paths.c). It is written to be obviously
- * correct, not fast:
+ * It decides and reports every function the value-numbering verdict
+ * (ck_vn.c) does not prove, and is the definition that verdict answers to
+ * (tests compare them, tests/checker/test_paths.c). It is written to be
+ * obviously correct first:
  *   - an entry and an exit state per reachable block, stored sparse: the
  *     locations that are not `unknown`, sorted by location index (unknown
  *     is the meet's bottom, so states only shrink);
@@ -19,7 +20,7 @@
  *   - no loop shortcut, no replay, no value numbering.
  * Then one recording pass over the reached blocks reads every operand at
  * the fixpoint and records the value errors with the same kinds, texts
- * and provenance as the walks (ck_report.c).
+ * and provenance (ck_report.c).
  *
  * Lattice per location (ck_val, as in ck.h): unknown, a non-empty vreg
  * set (singletons inline, others interned in this context's own ck_sets),
@@ -54,13 +55,14 @@ struct ck_ref {
     ck_entvec pool, xpool;
     RV_VEC(ck_span) ent, xit;
     RV_VEC(uint8_t) reached, queued, xdone;
-    /* in-edges per block, in the walks' order (source block id, then
+    /* in-edges per block, in a fixed order (source block id, then
      * successor order): pairs (source, edge id into f->succs) */
     RV_VEC(uint32_t) in_start, in_src, in_edge;
     /* the dense working state: cur[li], touched list by stamp */
     ck_val *cur;
     uint32_t *lmark, *lmark2; /* lmark: cur[li] is of this visit; lmark2: listed at a safepoint (stamp2) */
-    uint32_t loc_cap, stamp, stamp2;
+    uint32_t *lseen;          /* seen once by live_holders (stamp3) */
+    uint32_t loc_cap, stamp, stamp2, stamp3;
     RV_VEC(uint32_t) touched;
     /* holders: per vreg (index nvregs: holders of .ref vregs) a list of
      * locations that received it this visit (stale entries re-checked) */
@@ -103,6 +105,7 @@ void ck_ref_free(ravel_checker *ck)
     free(r->cur);
     free(r->lmark);
     free(r->lmark2);
+    free(r->lseen);
     rv_vec_free(r->touched);
     free(r->vhead);
     free(r->vmark);
@@ -126,7 +129,7 @@ size_t ck_ref_memory(const ravel_checker *ck)
 #define V(x) ((size_t)r->x.cap * sizeof *r->x.data)
     return V(pool) + V(xpool) + V(ent) + V(xit) + V(reached) + V(queued) + V(xdone) + V(in_start) + V(in_src) + V(in_edge) + V(touched) + V(holds) +
            V(m1) + V(m2) + V(srcset) + V(hl) + V(exitv) + V(edgev) + V(meetv) + V(sets.pool) + V(sets.recs) +
-           (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 12 + (size_t)r->vcap * 12 +
+           (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 16 + (size_t)r->vcap * 12 +
            (r->has_cfg ? (size_t)r->cfg.nblocks * 4 * 12 : 0);
 #undef V
 }
@@ -190,12 +193,14 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
         free(r->cur);
         free(r->lmark);
         free(r->lmark2);
+        free(r->lseen);
         r->loc_cap = ck->nlocs;
         r->cur = rv_xmalloc(sizeof *r->cur * r->loc_cap);
         for (uint32_t li = 0; li < r->loc_cap; li++) r->cur[li] = CK_V_UNKNOWN;
         r->lmark = rv_xcalloc(r->loc_cap, sizeof *r->lmark);
         r->lmark2 = rv_xcalloc(r->loc_cap, sizeof *r->lmark2);
-        r->stamp = r->stamp2 = 0;
+        r->lseen = rv_xcalloc(r->loc_cap, sizeof *r->lseen);
+        r->stamp = r->stamp2 = r->stamp3 = 0;
         if (r->vmark) memset(r->vmark, 0, sizeof *r->vmark * r->vcap);
         if (r->vmark2) memset(r->vmark2, 0, sizeof *r->vmark2 * r->vcap);
     }
@@ -296,6 +301,39 @@ static void hold_push(ck_ref *r, uint32_t v, uint32_t li)
 
 static uint32_t hold_head(const ck_ref *r, uint32_t v) { return r->vmark[v] == r->stamp ? r->vhead[v] : CK_NIL; }
 
+static uint32_t next_seen(ck_ref *r)
+{
+    if (++r->stamp3 == 0) {
+        memset(r->lseen, 0, sizeof *r->lseen * r->loc_cap);
+        r->stamp3 = 1;
+    }
+    return r->stamp3;
+}
+
+/* cur[li] is unknown wherever the visit has not touched li. */
+static ck_val get_loc(const ck_ref *r, uint32_t li) { return r->cur[li]; }
+
+/* The locations that hold v now (v == nvregs: that hold a .ref vreg),
+ * each once, into *out; v's holder list becomes exactly them. A holder
+ * list gains an entry per write of a value with v, and keeps it when the
+ * location is overwritten: without this rewrite the list of .ref holders,
+ * scanned at every safepoint, grows with the block (quadratic work). */
+static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *out)
+{
+    uint32_t seen = next_seen(r);
+    out->len = 0;
+    for (uint32_t h = hold_head(r, v); h != CK_NIL; h = r->holds.data[h].next) {
+        uint32_t li = r->holds.data[h].li;
+        ck->ref_scans++;
+        if (r->lseen[li] == seen) continue;
+        r->lseen[li] = seen;
+        ck_val val = get_loc(r, li);
+        if (v == ck->nvregs ? val_holds_ref(ck, r, val) : val_has(r, val, v)) rv_vec_push(*out, li);
+    }
+    if (r->vmark[v] == r->stamp) r->vhead[v] = CK_NIL;
+    for (uint32_t i = out->len; i-- > 0;) hold_push(r, v, out->data[i]);
+}
+
 /* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. */
 static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
@@ -314,9 +352,6 @@ static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
     }
     if (ref) hold_push(r, ck->nvregs, li);
 }
-
-/* cur[li] is unknown wherever the visit has not touched li. */
-static ck_val get_loc(const ck_ref *r, uint32_t li) { return r->cur[li]; }
 
 /* Starts a visit of b from its entry state. */
 static void load_entry(const ravel_checker *ck, ck_ref *r, uint32_t b)
@@ -347,14 +382,14 @@ static void filter_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, bool (*k
 static bool keep_not(const ravel_checker *ck, uint32_t v, uint32_t arg) { (void)ck; return v != arg; }
 
 /* A def of v: v is removed from every location that holds it. */
-static void kill(const ravel_checker *ck, ck_ref *r, uint32_t v)
+static void kill(ravel_checker *ck, ck_ref *r, uint32_t v)
 {
-    for (uint32_t h = hold_head(r, v); h != CK_NIL; h = r->holds.data[h].next)
+    for (uint32_t h = hold_head(r, v); h != CK_NIL; h = r->holds.data[h].next, ck->ref_scans++)
         filter_loc(ck, r, r->holds.data[h].li, keep_not, v);
     if (r->vmark[v] == r->stamp) r->vhead[v] = CK_NIL;
 }
 
-static void write_def(const ravel_checker *ck, ck_ref *r, uint32_t v, uint32_t li)
+static void write_def(ravel_checker *ck, ck_ref *r, uint32_t v, uint32_t li)
 {
     kill(ck, r, v);
     if (li != CK_NIL) set_loc(ck, r, li, v);
@@ -363,12 +398,11 @@ static void write_def(const ravel_checker *ck, ck_ref *r, uint32_t v, uint32_t l
 /* copy d <- u whose read succeeded (its source set in r->srcset): d is
  * removed everywhere, every location holding u also holds d, and d's
  * location := the source set plus d. */
-static void alias_def(const ravel_checker *ck, ck_ref *r, uint32_t d, uint32_t u, uint32_t ld)
+static void alias_def(ravel_checker *ck, ck_ref *r, uint32_t d, uint32_t u, uint32_t ld)
 {
     kill(ck, r, d);
     if (d != u) {
-        r->m2.len = 0; /* the holders of u, first (adding d pushes holders) */
-        for (uint32_t h = hold_head(r, u); h != CK_NIL; h = r->holds.data[h].next) rv_vec_push(r->m2, r->holds.data[h].li);
+        live_holders(ck, r, u, &r->m2); /* the holders of u, first (adding d pushes holders) */
         for (uint32_t i = 0; i < r->m2.len; i++) {
             uint32_t li = r->m2.data[i];
             ck_val val = get_loc(r, li);
@@ -482,7 +516,7 @@ static bool keep_rooted(const ravel_checker *ck, uint32_t v, uint32_t arg)
  * loses its .ref vregs, and every listed slot its other vregs (the
  * collector rewrote its bits). gc nonmoving: a .ref vreg held by no listed
  * slot is removed everywhere. */
-static void safepoint_effect(const ravel_checker *ck, ck_ref *r, const rv_inst *in)
+static void safepoint_effect(ravel_checker *ck, ck_ref *r, const rv_inst *in)
 {
     uint32_t n = (in->flags & RV_IF_STACKMAP) ? in->u.smap.n : 0;
     uint32_t listed = next_mark(r);
@@ -490,8 +524,7 @@ static void safepoint_effect(const ravel_checker *ck, ck_ref *r, const rv_inst *
         uint32_t li = smap_li(ck, in, k);
         if (li != CK_NIL) r->lmark2[li] = listed;
     }
-    r->hl.len = 0; /* the holders of .ref vregs, first (filtering pushes holders) */
-    for (uint32_t h = hold_head(r, ck->nvregs); h != CK_NIL; h = r->holds.data[h].next) rv_vec_push(r->hl, r->holds.data[h].li);
+    live_holders(ck, r, ck->nvregs, &r->hl); /* the holders of .ref vregs, first (filtering pushes holders) */
     if (!ck->f->mach->gc_nonmoving) {
         for (uint32_t i = 0; i < r->hl.len; i++)
             if (r->lmark2[r->hl.data[i]] != listed) filter_loc(ck, r, r->hl.data[i], keep_nonref, 0);
@@ -717,6 +750,7 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
                 *diverged = true;
                 return false;
             }
+            ck->nvisits++; /* (tests bound the work) */
             run_block(ck, r, b);
             if (r->stop_at_error && r->nerr && !r->sets.overflow) return false;
             propagate(ck, r, b);
@@ -775,7 +809,7 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
 }
 
 /* Provenance for the value errors recorded from index e0 on (the first
- * CK_MAX_PROVENANCE of the report, as the walks give them). */
+ * CK_MAX_PROVENANCE of the report). */
 static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
 {
     const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join};

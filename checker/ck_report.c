@@ -111,8 +111,6 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
     else ck_bprintf(b, "inst %u", ii);
 }
 
-void ck_val_text(ck_buf *b, const ravel_checker *ck, ck_val v) { ck_val_text_in(b, ck->f, &ck->sets, v); }
-
 void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val v)
 {
     char vb[32];
@@ -232,22 +230,6 @@ ck_err *ck_err_value_rec(ravel_checker *ck, const ck_site *s, const char *kind, 
     if (!strcmp(e->pub.held, "empty")) ck_bprintf(&m, " (every vreg it held was redefined or dropped)");
     e->pub.message = ck_bdetach(&m);
     return e;
-}
-
-void ck_err_value(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t li, uint32_t expect)
-{
-    if (ck->fast) { /* counted only: the exact walk reports */
-        ck_err z;
-        memset(&z, 0, sizeof z);
-        rv_vec_push(ck->rep->errs, z);
-        if (ck->stop_at_error) ck->stopped = true; /* certain: the verdict is known */
-        return;
-    }
-    ck_err *e = ck_err_value_rec(ck, s, kind, li, expect, &ck->sets, ck_get(ck, li));
-    /* provenance now, while the walk's state and stack are those of the
-     * error; bounded, since it scans the undo log */
-    if (ck->rep->errs.len <= CK_MAX_PROVENANCE)
-        e->pub.provenance = ck_provenance(ck, s->block, s->inst, li, expect, e->late, strcmp(kind, "use-unknown") != 0);
 }
 
 void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect, const char *fmt, ...)
@@ -422,8 +404,6 @@ static void block_locs(ravel_checker *ck, uint32_t b)
     ck->tmp_locs.len = w;
 }
 
-void ck_dump_state(ravel_checker *ck, uint32_t blk, uint32_t ii) { ck_dump_state_of(ck, &ck->sets, ck->lval, blk, ii); }
-
 void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals, uint32_t blk, uint32_t ii)
 {
     ck_buf *b = &ck->explain;
@@ -458,12 +438,6 @@ static int cmp_err(const void *a, const void *b)
 
 static void free_err(ck_err *e);
 
-void ck_truncate_errors(ravel_report *rep, uint32_t n)
-{
-    while (rep->errs.len > n) free_err(&rep->errs.data[--rep->errs.len]);
-    if (!rep->errs.len && !rep->bad_input.len) rep->status = RAVEL_OK;
-}
-
 void ck_drop_value_errors(ravel_report *rep)
 {
     uint32_t w = 0;
@@ -485,8 +459,9 @@ static void free_err(ck_err *e)
     free((char *)e->pub.explain);
 }
 
-/* Replays the walk once per block with errors (at most CK_MAX_EXPLAIN),
- * dumping that block's state at every point; attached to its first error. */
+/* Replays the reference's transfer of each block with errors (at most
+ * CK_MAX_EXPLAIN) from its fixpoint entry state, dumping the state at every
+ * point; attached to the block's first error. */
 static void explain(ravel_checker *ck, ravel_report *r)
 {
     uint32_t done = 0;
@@ -497,14 +472,10 @@ static void explain(ravel_checker *ck, ravel_report *r)
         uint32_t blk = e->block_id;
         if (blk == CK_NIL || !ck_reachable(ck, blk) || seen[blk]) continue;
         seen[blk] = 1;
-        ck->dumping = true;
-        ck->dump_block = blk;
         ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
                    rv_block_name(ck->f, blk));
         ck->explain_base = ck->explain.len;
-        if (ck->ref_decided) ck_ref_explain(ck, blk);
-        else ck_flow(ck, false);
-        ck->dumping = false;
+        ck_ref_explain(ck, blk);
         e->pub.explain = ck_bdetach(&ck->explain);
         done++;
     }

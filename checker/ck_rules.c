@@ -83,7 +83,7 @@ static void note_slot(guard *g, ravel_loc l)
 #define GV_BAD 0xffu
 #define GV_DEF 0x100u
 
-/* For compute_need (ck_state.c), the allocated function's guard notes per
+/* For the value-numbering verdict (ck_vn.c), the allocated function's guard notes per
  * vreg whether it is defined, defined again (also when guard_plain_any
  * and guard_inst both look at one instruction, which is rare: that only
  * chains one more vreg and has build_m scan; plain_ops giving up tells

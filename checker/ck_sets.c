@@ -110,34 +110,3 @@ uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32
     return r->len;
 }
 
-/* Meet of two known values: intersection, empty intersection = conflicted. */
-ck_val ck_val_meet(ck_sets *s, ck_val a, ck_val b, ck_u32vec *tmp)
-{
-    if (a == b) return a;
-    if (a == CK_V_CONFLICT || b == CK_V_CONFLICT || a == CK_V_EMPTY || b == CK_V_EMPTY) return CK_V_CONFLICT;
-    uint32_t oa, ob;
-    const uint32_t *ma, *mb;
-    uint32_t na = ck_val_members(s, a, &ma, &oa), nb = ck_val_members(s, b, &mb, &ob);
-    if (na == 1 || nb == 1) {
-        uint32_t x = na == 1 ? ma[0] : mb[0];
-        const uint32_t *m = na == 1 ? mb : ma;
-        uint32_t n = na == 1 ? nb : na;
-        for (uint32_t i = 0; i < n; i++)
-            if (m[i] == x) return x;
-        return CK_V_CONFLICT;
-    }
-    tmp->len = 0;
-    rv_vec_reserve(*tmp, na < nb ? na : nb);
-    /* re-fetch: the pool does not move during a merge, tmp is separate */
-    uint32_t i = 0, j = 0;
-    while (i < na && j < nb) {
-        if (ma[i] < mb[j]) i++;
-        else if (ma[i] > mb[j]) j++;
-        else {
-            tmp->data[tmp->len++] = ma[i];
-            i++, j++;
-        }
-    }
-    if (tmp->len == 0) return CK_V_CONFLICT;
-    return ck_set_intern(s, tmp->data, tmp->len);
-}

@@ -1,6 +1,7 @@
 /* ck_vn.c - the value-numbering verdict: one pass over the function that
  * proves "the fixpoint reports no value error" for the usual allocation,
- * or answers "not proven" (the walks of ck_flow.c then decide, and report).
+ * or answers "not proven" (the reference fixpoint, ck_ref.c, then decides
+ * and reports).
  *
  * Idea. A state of FORMAT section 6 says, per location, which vregs it
  * holds. Here every vreg and every location (both are *vars*) carries a
@@ -18,7 +19,7 @@
  * a phi name, hash-consed on (block, names on each edge): two vars share it
  * iff they agree on every edge, which is the meet's intersection exactly.
  * The walk is the dominator tree in reverse post-order with one dense
- * state and an undo log (as ck_flow.c); an edge into a join carries the
+ * state and an undo log; an edge into a join carries the
  * vars changed since the join's idom (its delta).
  *
  * Loops without iteration. A loop header h gives every var the loop may
@@ -46,7 +47,7 @@
  * unions, at every block all members of a class in use there have related
  * operands on each in-edge, so the state the relation induces (L holds v
  * iff their names are related) is a post-fixpoint of FORMAT's equations:
- * it lies below the greatest fixpoint the walks compute, every read proven
+ * it lies below the greatest fixpoint of section 6, every read proven
  * here is proven there, and the fixpoint records no value error. A read of
  * two different leaves or of the unknown name, or an assumption that
  * fails, answers "not proven".
@@ -711,7 +712,7 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     return true;
 }
 
-/* The order of ck_xfer.c's xfer_op: early defs, early uses, clobbers, late
+/* The order of docs/format.md section 6's transfer: early defs, early uses, clobbers, late
  * defs, late uses; a copy whose read is proven aliases. */
 static bool vop(vn *W, const rv_inst *in)
 {
@@ -734,12 +735,12 @@ static bool vop(vn *W, const rv_inst *in)
         }
     }
     /* a copy aliases when its use is read at step 2 (a late use makes it a
-     * plain def, as in ck_xfer.c) */
+     * plain def, as in the reference) */
     bool copy = in->op == RAVEL_OP_COPY && nd == 1 && in->nuses >= 1 && !rv_op_is_late(&o[1]);
-    if (copy && (in->flags & RV_IF_SAFEPOINT)) return false; /* (its source set loses its .ref vregs: left to the walks) */
+    if (copy && (in->flags & RV_IF_SAFEPOINT)) return false; /* (its source set loses its .ref vregs: left to the reference) */
     /* a copy between kinds (a .ref copy of an int, or back) would give a
      * name of one kind to vregs of both, which the safepoint rule cannot
-     * tell apart: left to the walks */
+     * tell apart: left to the reference */
     if (copy && W->f->vregs.data[o[0].vreg].ref != W->f->vregs.data[o[1].vreg].ref) return false;
     uint32_t srcname = 0, uname = 0;
     for (uint32_t k = 0; k < nd; k++)
@@ -1324,9 +1325,9 @@ bool ck_vn_verdict(ravel_checker *ck)
     for (uint32_t b = 0; b < ck->nblocks; b++)
         if (ck->retreat.data[b]) return false;
     /* The rules report every location that does not exist: the walk runs
-     * only when they found nothing (else the walks of ck_flow.c decide,
+     * only when they found nothing (else the reference decides,
      * and the report has errors anyway). */
     if (!ck->rep || ck->rep->errs.len) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    return vn_walk(ck); /* (its own vlix: ck->locs_ok is the fast walk's) */
+    return vn_walk(ck);
 }

@@ -55,8 +55,8 @@ int rv_anycfg_build(const uint8_t *data, size_t len, uint64_t seed, const rv_any
 void rv_anycfg_free(rv_anycfg *a);
 
 /* Checks alloc (against orig, or NULL) by every path of the checker - the
- * default pipeline, the fast walk without value numbering, without the
- * stable-loop replay, the exact walk, verdict only, explain - and requires
+ * default pipeline, without value numbering, value numbering by its own
+ * scan with the full validator, verdict only, explain - and requires
  * the reference's (RAVEL_CHECK_REFERENCE) status and normalized report of
  * each. *ref_status: the reference's status. False with a description in
  * msg on the first difference. */

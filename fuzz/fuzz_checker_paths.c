@@ -2,8 +2,7 @@
  * The input's bytes build an allocated function on an arbitrary CFG
  * (fuzz/anycfg.h: irreducible cycles, self-loops, loops entered in the
  * middle; correct or nearly correct allocations); every checker path
- * (value numbering, the fast walk with its loop shortcut, the replay, the
- * exact walk, verdict only, explain) must give the reference fixpoint's
+ * (value numbering, without it, verdict only, explain) must give the reference fixpoint's
  * status and report, and an allocation the reference accepts must run as
  * its original does in the interpreter. On a difference: the function and
  * the difference on stderr, then abort(). */

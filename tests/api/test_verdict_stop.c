@@ -31,7 +31,7 @@ TEST(verdict_only_stops)
     if (!m) return;
     const ravel_func *f = ravel_module_func(m, 0);
     ravel_checker *ck = ravel_checker_new();
-    ravel_checker_add_options(ck, CK_OPT_NO_VN); /* the walk decides */
+    ravel_checker_add_options(ck, CK_OPT_NO_VN); /* the reference decides */
     CHECK_EQ_INT(ravel_check(ck, f, NULL, NULL), RAVEL_EFAIL);
     uint64_t full = ck->nvisits;
     ravel_checker_add_options(ck, RAVEL_CHECK_VERDICT_ONLY);
@@ -39,7 +39,7 @@ TEST(verdict_only_stops)
     uint64_t vo = ck->nvisits;
     CHECK(full >= 400);
     CHECK(vo <= 4);
-    /* the context is reusable after a stopped walk */
+    /* the context is reusable after a stopped check */
     ravel_checker_clear_options(ck, RAVEL_CHECK_VERDICT_ONLY);
     ravel_report *rep = NULL;
     CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);

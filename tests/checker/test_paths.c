@@ -1,15 +1,14 @@
 /* test_paths.c - one reference that every path of the checker answers to.
  *
  * On many functions of every CFG shape, correct and corrupted allocations,
- * every path (the default pipeline with value numbering, the fast walk with
- * its loop shortcut and replay, without the replay, the exact walk, verdict
- * only, explain) must give the status and the normalized report of the
+ * every path (the default pipeline with value numbering, without it, value
+ * numbering by its own scan, verdict only, explain) must give the status and the normalized report of the
  * reference fixpoint (RAVEL_CHECK_REFERENCE; rv_anycfg_paths_agree). And
  * the reference never looks away: whatever it accepts runs as its original
  * does in the interpreter (moving collector too where the machine says so).
  *
  *   1. arbitrary CFGs (fuzz/anycfg.h): irreducible, reducible, any, and
- *      one natural loop (repaired to nearly correct: the loop shortcut); each
+ *      one natural loop (repaired to nearly correct); each
  *      after 0..3 rounds of repair (from wild to nearly correct); and
  *      mutants of them (an operand's or an edit's location changed, an
  *      edit deleted or inserted, a stackmap slot dropped, a def renamed

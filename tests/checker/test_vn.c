@@ -2,10 +2,10 @@
  * - Coverage: it proves every correct allocation the three allocators make
  *   of generated functions (loops, calls, block arguments, classes, with
  *   and without safepoints) at the sizes below; a regression that makes it
- *   give up shows here, where the walks would hide it behind a correct
- *   verdict.
+ *   give up shows here, where the reference would hide it behind a
+ *   correct verdict.
  * - Agreement: on those functions and on single-edit corruptions of them,
- *   the checker with it and the exact walk alone give the same report.
+ *   the checker with it and the reference alone give the same report.
  * - The guard's notes (ck_gn, ck_gw) stand for build_m's scan: with the
  *   scan (CK_OPT_NEED_SCAN) it proves the same allocations, and on these
  *   SSA functions the notes are in use (no vreg noted twice, blocks noted).
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Checks g with ck and with the exact walk; true if the reports agree. */
+/* Checks g with ck and with the reference; true if the reports agree. */
 static bool agree(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, int *rc)
 {
     ravel_report *a = NULL, *b = NULL;
@@ -28,7 +28,7 @@ static bool agree(ravel_checker *ck, ravel_checker *ref, const ravel_func *g, in
     int rr = ravel_check(ref, g, NULL, &b);
     char *ta = report_text(a), *tb = report_text(b);
     bool same = *rc == rr && ta && tb && strcmp(ta, tb) == 0;
-    if (!same) fprintf(stderr, "value numbering and the exact walk differ (%d vs %d):\n%s---\n%s", *rc, rr, ta ? ta : "?", tb ? tb : "?");
+    if (!same) fprintf(stderr, "value numbering and the reference differ (%d vs %d):\n%s---\n%s", *rc, rr, ta ? ta : "?", tb ? tb : "?");
     free(ta);
     free(tb);
     ravel_report_free(a);
@@ -57,13 +57,13 @@ static void corrupt_and_compare(ravel_checker *ck, ravel_checker *ref, const rav
 static void run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
 {
     ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new(), *scan = ravel_checker_new();
-    ravel_checker_set_options(ref, CK_OPT_EXACT);
+    ravel_checker_set_options(ref, RAVEL_CHECK_REFERENCE);
     ravel_checker_set_options(scan, CK_OPT_NEED_SCAN);
     uint32_t checked = 0, proven = 0, differ = 0, scan_proven = 0, noted = 0, multi = 0;
     for (uint32_t k = 0; k < nfuncs; k++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
-        o.cfg = RV_GEN_CFG_STRUCTURED; /* value numbering declines irreducible CFGs (the walks decide them) */
+        o.cfg = RV_GEN_CFG_STRUCTURED; /* value numbering declines irreducible CFGs (the reference decides them) */
         o.max_insts = size;
         if (big) {
             o.min_insts = size - size / 10;
@@ -134,11 +134,11 @@ TEST(option_turns_it_off)
     ravel_module_free(m);
 }
 
-/* --explain replays the walks for the blocks with errors: a function whose
- * only errors are the rules' (here an unallocated one: no locations) gets
- * the same report, dumps included, as from the exact walk. With errors
- * among the rules' the value numbering does not run (a location may not
- * exist): the walks decide. */
+/* --explain replays the reference for the blocks with errors: a function
+ * whose only errors are the rules' (here an unallocated one: no locations)
+ * gets the same report, dumps included, as from the reference alone. With
+ * errors among the rules' the value numbering does not run (a location may
+ * not exist): the reference decides. */
 TEST(explain_with_rule_errors_only)
 {
     rv_gen_opts o;
@@ -150,7 +150,7 @@ TEST(explain_with_rule_errors_only)
         for (unsigned ex = 0; ex < 2; ex++) {
             ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
             ravel_checker_set_options(ck, ex ? RAVEL_CHECK_EXPLAIN : 0);
-            ravel_checker_set_options(ref, (ex ? RAVEL_CHECK_EXPLAIN : 0) | CK_OPT_EXACT);
+            ravel_checker_set_options(ref, (ex ? RAVEL_CHECK_EXPLAIN : 0) | RAVEL_CHECK_REFERENCE);
             int rc;
             CHECK(agree(ck, ref, f, &rc));
             CHECK_EQ_INT(rc, RAVEL_EFAIL);
