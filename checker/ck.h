@@ -1,5 +1,5 @@
 /*
- * ck.h - internal map of the symbolic checker (FORMAT.md section 6).
+ * ck.h - internal map of the symbolic checker (docs/format.md section 6).
  *
  * Pipeline of one ravel_check call (check.c):
  *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL
@@ -204,7 +204,7 @@ static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { r
  * stackmap; its transfer reduces to: check the uses, make the clobbered
  * registers unknown, write the defs (ck_vn.c). (A clobbered
  * register the op defines is written by its late def right after: the
- * same state as FORMAT's "except those the instruction defines".) */
+ * same state as docs/format.md section 6's "except those the instruction defines".) */
 static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
 {
     if ((in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_COPY) return false;

@@ -1,6 +1,6 @@
 /* ck_rules.c - what does not depend on values: the structural guard (bad
  * input that would make the analysis unsafe -> RAVEL_EINVAL), the
- * per-operand constraint and structure rules of FORMAT.md section 6, and the
+ * per-operand constraint and structure rules of docs/format.md section 6, and the
  * match against the unallocated function (--orig).
  * The guard requires nothing of f beyond the builder's guarantees; the
  * rules and the match require the guard. The guard also flags (*suspect)

@@ -3,7 +3,7 @@
  * or answers "not proven" (the reference fixpoint, ck_ref.c, then decides
  * and reports).
  *
- * Idea. A state of FORMAT section 6 says, per location, which vregs it
+ * Idea. A state of docs/format.md section 6 says, per location, which vregs it
  * holds. Here every vreg and every location (both are *vars*) carries a
  * *name* instead, and location L holds vreg v iff name(L) == name(v) (0,
  * the unknown name, holds nothing). The transfer needs no sets at all:
@@ -46,7 +46,7 @@
  * the unknown name or names of both kinds (below). By induction over the
  * unions, at every block all members of a class in use there have related
  * operands on each in-edge, so the state the relation induces (L holds v
- * iff their names are related) is a post-fixpoint of FORMAT's equations:
+ * iff their names are related) is a post-fixpoint of the equations of docs/format.md section 6:
  * it lies below the greatest fixpoint of section 6, every read proven
  * here is proven there, and the fixpoint records no value error. A read of
  * two different leaves or of the unknown name, or an assumption that
@@ -665,7 +665,7 @@ static bool settle_stackmaps(const ravel_checker *ck, struct ck_vn *V)
     return true;
 }
 
-/* The collector (FORMAT section 6; names are of .ref vregs only or of
+/* The collector (docs/format.md section 6; names are of .ref vregs only or of
  * none, so a location loses all of its vregs or none): gc moving, every
  * location outside the stackmap holding a .ref name is emptied; gc
  * nonmoving, every one whose name no listed slot holds (fewer facts than

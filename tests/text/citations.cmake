@@ -20,11 +20,7 @@ if(NOT SRC)
   message(FATAL_ERROR "usage: cmake -DSRC=SOURCE_DIR -P citations.cmake")
 endif()
 
-# Directories still carrying old citations that another branch rewrites; the
-# lead empties this list when that branch lands (see the report of branch
-# `spec`). Only the upstream-file check skips them; their docs/format.md
-# citations are checked like any other.
-set(pending_dirs "checker/")
+
 
 string(CONCAT upstream_word "FOR" "MAT")
 string(CONCAT upstream "${upstream_word}" ".md")
@@ -77,18 +73,11 @@ foreach(file IN LISTS files)
   endif()
   file(READ ${SRC}/${file} text)
 
-  set(pending FALSE)
-  foreach(d IN LISTS pending_dirs)
-    string(FIND "${file}" "${d}" at)
-    if(at EQUAL 0)
-      set(pending TRUE)
-    endif()
-  endforeach()
   string(FIND "${text}" "${upstream}" at)
-  if(NOT at EQUAL -1 AND NOT pending)
+  if(NOT at EQUAL -1)
     message(SEND_ERROR "${file}: names ${upstream}, a file users do not have; cite docs/format.md")
     math(EXPR failures "${failures} + 1")
-  elseif(text MATCHES "(^|[^A-Za-z0-9_])${upstream_word}([^A-Za-z0-9_]|$)" AND NOT pending)
+  elseif(text MATCHES "(^|[^A-Za-z0-9_])${upstream_word}([^A-Za-z0-9_]|$)")
     message(SEND_ERROR "${file}: cites the upstream contract as ${upstream_word}; cite docs/format.md sections")
     math(EXPR failures "${failures} + 1")
   endif()
