@@ -124,6 +124,12 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
 /* The oracles on a given function (f unallocated, valid SSA). seed drives
  * the allocator's random choices and the interpreter's input vectors. */
 int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags);
+
+/* Writes the unallocated form of f (its allocation stripped) as "#| "
+ * comment lines, preceded by the line telling how to extract it
+ * (sed -n 's/^#| //p' FILE): the reproducers' header, shared with the
+ * reducer. */
+void rv_fuzz_put_unallocated(FILE *fp, const ravel_func *f);
 int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed);
 int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
 /* One injected bug, judged in full: copies alloc (an allocation of f the

@@ -148,9 +148,7 @@ static void comment_diags(FILE *fp, const ravel_diags *d)
     free(buf);
 }
 
-/* The unallocated form of f, as "#| " comment lines (extract it with
- * sed -n 's/^#| //p' FILE). */
-static void put_unallocated(FILE *fp, const ravel_func *f)
+void rv_fuzz_put_unallocated(FILE *fp, const ravel_func *f)
 {
     ravel_func *g = rv_func_strip(f);
     char *buf = NULL;
@@ -175,7 +173,7 @@ static void put_unallocated(FILE *fp, const ravel_func *f)
 static void put_func(FILE *fp, const ravel_func *f)
 {
     if (rv_func_is_allocated(f)) {
-        put_unallocated(fp, f);
+        rv_fuzz_put_unallocated(fp, f);
         fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
     } else
         fputs("# reproduce: ravel alloc -a ALLOCATOR THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);

@@ -140,7 +140,6 @@ static void put_header(FILE *fp, const ctx *c, bool final)
     if (final) fprintf(fp, "# reduced-from: %u lines, %u instructions\n", c->st->lines_before, c->st->insts_before);
 }
 
-static void put_unallocated(FILE *fp, const ravel_func *f);
 
 /* What a command (and the replay) sees: the header, the unallocated form of
  * an allocated f as `#| ` lines, then the function. */
@@ -150,7 +149,7 @@ static char *command_text(const ctx *c, const ravel_func *f, const char *body, s
     FILE *fp = open_memstream(&buf, len);
     if (!fp) rv_oom();
     put_header(fp, c, false);
-    if (f && rv_func_is_allocated(f)) put_unallocated(fp, f);
+    if (f && rv_func_is_allocated(f)) rv_fuzz_put_unallocated(fp, f);
     fputc('\n', fp);
     fwrite(body, 1, blen, fp);
     if (fclose(fp) != 0) rv_oom();
@@ -321,28 +320,6 @@ static void put_comment(FILE *fp, const char *text)
     }
 }
 
-static void put_unallocated(FILE *fp, const ravel_func *f)
-{
-    ravel_func *g = rv_func_strip(f);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) rv_oom();
-    ravel_print_machine(m, f->mach);
-    fputc('\n', m);
-    ravel_print_func(m, g);
-    fclose(m);
-    fputs("# the unallocated function (sed -n 's/^#| //p' THIS_FILE > orig.ra):\n", fp);
-    for (const char *p = buf; p < buf + len;) {
-        const char *e = memchr(p, '\n', (size_t)(buf + len - p));
-        size_t n = e ? (size_t)(e - p) : (size_t)(buf + len - p);
-        fprintf(fp, "#| %.*s\n", (int)n, p);
-        p += n + 1;
-    }
-    free(buf);
-    ravel_func_free(g);
-}
-
 /* The verdict lines of CHECK mode: the checker's report, or the difference. */
 static void put_check_verdict(FILE *fp, ctx *c, const ravel_func *f)
 {
@@ -400,7 +377,7 @@ static char *result_text(ctx *c)
         else fprintf(fp, "# verdict: %s\n", rd_outcome_name(r.outcome));
         if (r.detail) put_comment(fp, r.detail);
         if (rv_func_is_allocated(f)) {
-            put_unallocated(fp, f);
+            rv_fuzz_put_unallocated(fp, f);
             fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
         } else {
             fputs("# reproduce: ravel alloc -a ALLOCATOR THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
