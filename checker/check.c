@@ -164,6 +164,31 @@ static void drop_undecided(ravel_checker *ck, ravel_report *rep, uint32_t limit)
                  ck->f->file ? ck->f->file : "<input>", rv_func_name(ck->f), limit, nvalue, nvalue == 1 ? "" : "s");
 }
 
+/* --explain, once the report is final: replays the reference's transfer
+ * of each block with errors (at most CK_MAX_EXPLAIN) from its fixpoint
+ * entry state, dumping the state at every point; attached to the block's
+ * first error. (The driver runs it, so the report calls no analysis.) */
+static void explain(ravel_checker *ck, ravel_report *r)
+{
+    uint32_t done = 0;
+    uint8_t *seen = rv_xcalloc(ck->nblocks, 1);
+    ck->rep = NULL;
+    for (uint32_t i = 0; i < r->errs.len && done < CK_MAX_EXPLAIN; i++) {
+        ck_err *e = &r->errs.data[i];
+        uint32_t blk = e->block_id;
+        if (blk == CK_NIL || !ck_reachable(ck, blk) || seen[blk]) continue;
+        seen[blk] = 1;
+        ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
+                   rv_block_name(ck->f, blk));
+        ck->explain_base = ck->explain.len;
+        ck_ref_explain(ck, blk);
+        e->pub.explain = ck_bdetach(&ck->explain);
+        done++;
+    }
+    free(seen);
+    ck->rep = r;
+}
+
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
     ravel_report *rep = ck_report_new();
@@ -203,6 +228,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (overflow) drop_undecided(ck, rep, limit);
     ck_finish_report(ck);
+    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->rpo.len && rep->errs.len) explain(ck, rep);
     ck->rep = NULL;
     ck->f = NULL;
     return finish(rep, report);

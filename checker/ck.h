@@ -319,7 +319,7 @@ void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_lo
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void ck_bad_input(ravel_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ck_drop_value_errors(ravel_report *rep); /* keeps the rules' errors */
-void ck_finish_report(ravel_checker *ck); /* sort, dedupe, explain */
+void ck_finish_report(ravel_checker *ck); /* sort, one error per operand, the cap */
 const char *ck_vname(const ravel_func *f, uint32_t v, char *buf); /* "v3" */
 void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in);
 

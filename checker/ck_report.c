@@ -459,30 +459,6 @@ static void free_err(ck_err *e)
     free((char *)e->pub.explain);
 }
 
-/* Replays the reference's transfer of each block with errors (at most
- * CK_MAX_EXPLAIN) from its fixpoint entry state, dumping the state at every
- * point; attached to the block's first error. */
-static void explain(ravel_checker *ck, ravel_report *r)
-{
-    uint32_t done = 0;
-    uint8_t *seen = rv_xcalloc(ck->nblocks, 1);
-    ck->rep = NULL;
-    for (uint32_t i = 0; i < r->errs.len && done < CK_MAX_EXPLAIN; i++) {
-        ck_err *e = &r->errs.data[i];
-        uint32_t blk = e->block_id;
-        if (blk == CK_NIL || !ck_reachable(ck, blk) || seen[blk]) continue;
-        seen[blk] = 1;
-        ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
-                   rv_block_name(ck->f, blk));
-        ck->explain_base = ck->explain.len;
-        ck_ref_explain(ck, blk);
-        e->pub.explain = ck_bdetach(&ck->explain);
-        done++;
-    }
-    free(seen);
-    ck->rep = r;
-}
-
 void ck_finish_report(ravel_checker *ck)
 {
     ravel_report *r = ck->rep;
@@ -503,7 +479,6 @@ void ck_finish_report(ravel_checker *ck)
         r->omitted = r->errs.len - ck->max_errors;
         while (r->errs.len > ck->max_errors) free_err(&r->errs.data[--r->errs.len]);
     }
-    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->rpo.len) explain(ck, r);
 }
 
 /* ---- public report API ---- */
