@@ -87,34 +87,47 @@ static bool attrs_apply(rd_func *f, uint32_t lo, uint32_t hi)
 
 const rd_pass rd_pass_attrs = {"attributes", attrs_count, attrs_apply};
 
-/* ---- stackmap slots ------------------------------------------------------------------ */
+/* ---- list entries: stackmap slots, explicit clobbers ------------------------------------- */
 
-static uint32_t smap_count(const rd_func *f)
+/* The instruction's list that a list pass shrinks. */
+typedef rd_u32s *(*rd_list_of)(rd_inst *in);
+static rd_u32s *smap_of(rd_inst *in) { return &in->smap; }
+static rd_u32s *clob_of(rd_inst *in) { return &in->clob; }
+
+static uint32_t list_count(const rd_func *f, rd_list_of list)
 {
     uint32_t n = 0;
     for (uint32_t b = 0; b < f->blocks.len; b++)
-        for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) n += f->blocks.data[b].insts.data[k].smap.len;
+        for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) n += list(&f->blocks.data[b].insts.data[k])->len;
     return n;
 }
 
-static bool smap_apply(rd_func *f, uint32_t lo, uint32_t hi)
+/* Removes entries lo .. hi-1, counted over the whole function (the
+ * attribute stays, possibly empty). */
+static bool list_apply(rd_func *f, uint32_t lo, uint32_t hi, rd_list_of list)
 {
     uint32_t item = 0;
     bool changed = false;
     for (uint32_t b = 0; b < f->blocks.len; b++)
         for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) {
-            rd_inst *in = &f->blocks.data[b].insts.data[k];
+            rd_u32s *l = list(&f->blocks.data[b].insts.data[k]);
             uint32_t w = 0;
-            for (uint32_t s = 0; s < in->smap.len; s++, item++) {
+            for (uint32_t s = 0; s < l->len; s++, item++) {
                 if (item >= lo && item < hi) changed = true;
-                else in->smap.data[w++] = in->smap.data[s];
+                else l->data[w++] = l->data[s];
             }
-            in->smap.len = w;
+            l->len = w;
         }
     return changed;
 }
 
+static uint32_t smap_count(const rd_func *f) { return list_count(f, smap_of); }
+static bool smap_apply(rd_func *f, uint32_t lo, uint32_t hi) { return list_apply(f, lo, hi, smap_of); }
 const rd_pass rd_pass_smap = {"stackmap-slots", smap_count, smap_apply};
+
+static uint32_t clob_count(const rd_func *f) { return list_count(f, clob_of); }
+static bool clob_apply(rd_func *f, uint32_t lo, uint32_t hi) { return list_apply(f, lo, hi, clob_of); }
+const rd_pass rd_pass_clobber_regs = {"clobber-lists", clob_count, clob_apply};
 
 /* ---- immediates ------------------------------------------------------------------------ */
 
@@ -157,32 +170,3 @@ static bool halve_apply(rd_func *f, uint32_t lo, uint32_t hi)
 }
 const rd_pass rd_pass_imm_halve = {"immediates-halve", halve_count, halve_apply};
 
-/* ---- explicit clobber lists ---------------------------------------------------------- */
-
-static uint32_t clob_count(const rd_func *f)
-{
-    uint32_t n = 0;
-    for (uint32_t b = 0; b < f->blocks.len; b++)
-        for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) n += f->blocks.data[b].insts.data[k].clob.len;
-    return n;
-}
-
-/* Removes entries lo .. hi-1 (the attribute stays, possibly empty). */
-static bool clob_apply(rd_func *f, uint32_t lo, uint32_t hi)
-{
-    uint32_t item = 0;
-    bool changed = false;
-    for (uint32_t b = 0; b < f->blocks.len; b++)
-        for (uint32_t k = 0; k < f->blocks.data[b].insts.len; k++) {
-            rd_inst *in = &f->blocks.data[b].insts.data[k];
-            uint32_t w = 0;
-            for (uint32_t c = 0; c < in->clob.len; c++, item++) {
-                if (item >= lo && item < hi) changed = true;
-                else in->clob.data[w++] = in->clob.data[c];
-            }
-            in->clob.len = w;
-        }
-    return changed;
-}
-
-const rd_pass rd_pass_clobber_regs = {"clobber-lists", clob_count, clob_apply};
