@@ -63,9 +63,19 @@
  * point is assumed equal after the walk (settle_stackmaps: the first that
  * holds with all it implies; a failed try is undone).
  *
+ * Irreducible cycles. A retreating edge u -> t whose target does not
+ * dominate its source is a latch too: t gets a placeholder for every var
+ * the blocks between c(t), a common dominator of t and u, and u may write
+ * (P(t), build_irr) and for every var its forward edges disagree on; u
+ * fills their operands, and checks the premise over what changed since
+ * c(t) on both dominator paths (record_entry, latch). Names stay on one
+ * chain of dominators (a strict dominator of t dominates u), so the
+ * relation and its proof above are unchanged.
+ *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
- * source set loses some vregs), a copy between a .ref vreg and another, a copy of a vreg to itself, irreducible
- * control flow, an M(h) larger than the budget (deep nests of big loops),
+ * source set loses some vregs), a copy between a .ref vreg and another, a
+ * copy of a vreg to itself, an M(h) or P(t) larger than the budget (deep
+ * nests of big loops),
  * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
  * Requires: ck_cfg_build, the guard (well-formed function), the rules
  * (with an error among them it answers "not proven" at once: then a
@@ -134,6 +144,12 @@ struct ck_vn {
     RV_VEC(uint32_t) own, own_start, rows, rowvar, tmpl;
     RV_VEC(vn_frame) frames;
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
+    RV_VEC(uint32_t) ic;    /* per block: an irreducible target's c (build_irr), else CK_NIL */
+    RV_VEC(ck_list) ilist;  /* per irreducible target: P(t) in mpool */
+    RV_VEC(ck_list) tlist;  /* per irreducible target: its entry names of the vars changed since c, in tpool */
+    RV_VEC(vn_ent) tpool;
+    RV_VEC(uint32_t) bmark; /* per block: build_irr's region stamp */
+    RV_VEC(uint32_t) istack;
     uint32_t nleaves;
     uint64_t scanned, scan_budget; /* log entries record_delta read, and its limit */
     uint64_t *fset;         /* failed stackmap trials (key + 1; 0: free) */
@@ -198,6 +214,12 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->tmpl);
     rv_vec_free(V->frames);
     rv_vec_free(V->pairs);
+    rv_vec_free(V->ic);
+    rv_vec_free(V->ilist);
+    rv_vec_free(V->tlist);
+    rv_vec_free(V->tpool);
+    rv_vec_free(V->bmark);
+    rv_vec_free(V->istack);
     free(V);
     ck->vn = NULL;
 }
@@ -209,7 +231,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 4 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(chead) + M(cpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
-           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs);
+           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs) + M(ic) + M(ilist) + M(tlist) + M(tpool) + M(bmark) + M(istack);
 #undef M
 }
 
@@ -807,6 +829,43 @@ static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
     V->st[x] = st;
 }
 
+/* Adds to the list being built in mpool (stamp st) the vars block bl's
+ * instructions write: an edit's destination, each def's vreg (not a
+ * single-def one: see build_m) and location, the registers a call or a
+ * clobber list clobbers. True if one is a safepoint. */
+static bool scan_insts(vn *W, uint32_t st, const rv_block *bl)
+{
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    const uint8_t *sdef = V->sdef.data;
+    bool sp = false;
+    /* room: 2 per instruction (an edit adds 1, a one-def operation 2); an
+     * instruction that may add more makes room for itself and the rest */
+    rv_vec_reserve(V->mpool, 2 * (size_t)bl->ninsts);
+    const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
+    for (; in < end; in++) {
+        CK_PREFETCH_AHEAD(in, 12);
+        if (rv_is_edit(in)) {
+            add_var(V, st, vlix(W, in->u.edit.dst));
+            continue;
+        }
+        const uint32_t *regs = NULL;
+        uint32_t nc = 0;
+        if (((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) && !rv_is_term(in))
+            nc = rv_inst_clobbers(f, in, &regs); /* (none otherwise) */
+        if (in->ndefs > 1 || nc) rv_vec_reserve(V->mpool, 2 * (size_t)in->ndefs + nc + 2 * (size_t)(end - in));
+        const rv_operand *d = W->ops + in->first_op;
+        for (uint32_t k = 0; k < in->ndefs; k++) {
+            uint32_t x = W->nlocs + d[k].vreg;
+            if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
+            add_var(V, st, vlix(W, d[k].loc));
+        }
+        sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
+        for (uint32_t k = 0; k < nc; k++) add_var(V, st, vlix(W, regs[k]));
+    }
+    return sp;
+}
+
 /* Single-def vregs (V->sdef). v has one assignment in the function: one
  * def, never a parameter (nor
  * an argument or a copy source: the guard's notes do not tell those
@@ -896,7 +955,6 @@ static bool build_m(vn *W)
     /* M(h): what h's own blocks write, then its inner loops' M (inner
      * headers come later in reverse post-order); budget: all lists */
     uint64_t budget = 8ull * f->insts.len + 4096;
-    const uint8_t *sdef = V->sdef.data;
     for (uint32_t i = ck->rpo.len; i-- > 0;) {
         uint32_t h = ck->rpo.data[i];
         if (!ck->is_header.data[h]) continue;
@@ -914,31 +972,7 @@ static bool build_m(vn *W)
                 allregs = true;
                 continue;
             }
-            /* room: 2 per instruction (an edit adds 1, a one-def operation
-             * 2); an instruction that may add more makes room for itself
-             * and the rest */
-            rv_vec_reserve(V->mpool, 2 * (size_t)bl->ninsts);
-            const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
-            for (; in < end; in++) {
-                CK_PREFETCH_AHEAD(in, 12);
-                if (rv_is_edit(in)) {
-                    add_var(V, st, vlix(W, in->u.edit.dst));
-                    continue;
-                }
-                const uint32_t *regs = NULL;
-                uint32_t nc = 0;
-                if (((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) && !rv_is_term(in))
-                    nc = rv_inst_clobbers(f, in, &regs); /* (none otherwise) */
-                if (in->ndefs > 1 || nc) rv_vec_reserve(V->mpool, 2 * (size_t)in->ndefs + nc + 2 * (size_t)(end - in));
-                const rv_operand *d = W->ops + in->first_op;
-                for (uint32_t k = 0; k < in->ndefs; k++) {
-                    uint32_t x = W->nlocs + d[k].vreg;
-                    if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
-                    add_var(V, st, vlix(W, d[k].loc));
-                }
-                sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
-                for (uint32_t k = 0; k < nc; k++) add_var(V, st, vlix(W, regs[k]));
-            }
+            sp |= scan_insts(W, st, bl);
         }
         rv_vec_reserve(V->mpool, W->nregs);
         for (uint32_t r = 0; allregs && r < W->nregs; r++) add_var(V, st, r); /* (register r: var r) */
@@ -956,6 +990,117 @@ static bool build_m(vn *W)
         V->mlist.data[h] = (ck_list){start, V->mpool.len - start};
         if (V->mpool.len > budget) return false;
     }
+    return true;
+}
+
+/* ---- irreducible cycles ---- */
+
+static inline bool vdom(const ravel_checker *ck, uint32_t a, uint32_t b)
+{
+    return ck->dpre.data[a] <= ck->dpre.data[b] && ck->dpost.data[b] <= ck->dpost.data[a];
+}
+
+/* A retreating edge u -> t whose target does not dominate its source (an
+ * irreducible edge; ck->retreat[t]). Let c(t) be the outermost of the
+ * nearest common dominators of t and its irreducible predecessors u (they
+ * all lie on t's chain of dominators; c(t) dominates every such u, and
+ * c(t) != t). A var can have different names at t's entry and at the end
+ * of u only if a block on a path from c(t) to t or to u, c(t) excluded,
+ * writes it: such paths end in u (t itself reaches u), so these blocks are
+ * the region R(t), the blocks that reach some u without passing through
+ * c(t) (every one is strictly dominated by c(t), and so are their
+ * predecessors other than c(t): the search stays below it). P(t): the vars
+ * R(t) writes (parameters included; single-def vregs need none: a vreg
+ * whose def's block dominates t has that name at every u too, one that
+ * does not is unknown at t), a placeholder each at t, as M(h) at a
+ * header; lsp[t] if R(t) has a safepoint. The latch of u then checks the
+ * premise over what changed since c(t) (latch). False past the budget. */
+static bool build_irr(vn *W)
+{
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    uint32_t n = ck->nblocks;
+    V->ic.len = V->ilist.len = V->tlist.len = V->bmark.len = 0;
+    rv_vec_reserve(V->ic, n);
+    rv_vec_reserve(V->ilist, n);
+    rv_vec_reserve(V->tlist, n);
+    rv_vec_reserve(V->bmark, n);
+    V->ic.len = V->ilist.len = V->tlist.len = V->bmark.len = n;
+    memset(V->ic.data, 0xff, (size_t)n * sizeof *V->ic.data);
+    memset(V->bmark.data, 0, (size_t)n * sizeof *V->bmark.data);
+    V->tpool.len = 0;
+    memset(V->ilist.data, 0, (size_t)n * sizeof *V->ilist.data);
+    uint64_t work = 0, budget = 8ull * f->insts.len + 4096;
+    uint32_t bst = 0;
+    bool again = true;
+    for (uint32_t pass = 0; pass < 2 && again; pass++) {
+      again = false;
+      for (uint32_t i = 0; i < ck->rpo.len; i++) {
+        uint32_t t = ck->rpo.data[i];
+        if (!ck->retreat.data[t]) continue;
+        uint32_t c = CK_NIL, p0 = ck->pred_start.data[t], p1 = ck->pred_start.data[t + 1];
+        V->istack.len = 0;
+        for (uint32_t p = p0; p < p1; p++) {
+            uint32_t u = ck->pred.data[p], x = u;
+            if (!ck_reachable(ck, u) || ck->rpo_index.data[u] < i || vdom(ck, t, u)) continue;
+            while (!vdom(ck, x, t)) x = ck->idom.data[x], work++;
+            if (c == CK_NIL || vdom(ck, x, c)) c = x;
+            rv_vec_push(V->istack, u);
+        }
+        V->ic.data[t] = c;
+        uint32_t st = next_stamp(V), start = V->mpool.len;
+        bool sp = false;
+        bst++;
+        while (V->istack.len) {
+            uint32_t b = V->istack.data[--V->istack.len];
+            if (b == c || V->bmark.data[b] == bst) continue;
+            V->bmark.data[b] = bst;
+            const rv_block *bl = &f->blocks.data[b];
+            rv_vec_reserve(V->mpool, bl->nparams); /* (add_var's room) */
+            for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+            sp |= scan_insts(W, st, bl);
+            work += bl->ninsts + 1;
+            /* placeholders in R(t) make new names too: a natural header's
+             * M(h) (with the guard's notes it lists every register, written
+             * or not), another irreducible target's P (one of later in
+             * reverse post-order is known from a second pass) */
+            ck_list ml[2] = {ck->is_header.data[b] ? V->mlist.data[b] : (ck_list){0, 0},
+                             b != t && V->ic.data[b] != CK_NIL ? V->ilist.data[b] : (ck_list){0, 0}};
+            if (b != t && V->ic.data[b] != CK_NIL && ck->rpo_index.data[b] > i && pass == 0) again = true;
+            for (int l = 0; l < 2; l++) {
+                rv_vec_reserve(V->mpool, ml[l].len);
+                for (uint32_t k = 0; k < ml[l].len; k++) add_var(V, st, V->mpool.data[ml[l].start + k]);
+                work += ml[l].len;
+            }
+            for (uint32_t p = ck->pred_start.data[b]; p < ck->pred_start.data[b + 1]; p++)
+                if (ck_reachable(ck, ck->pred.data[p])) rv_vec_push(V->istack, ck->pred.data[p]);
+            work += ck->pred_start.data[b + 1] - ck->pred_start.data[b];
+        }
+        V->ilist.data[t] = (ck_list){start, V->mpool.len - start};
+        V->lsp.data[t] |= sp;
+        if (work > budget || V->mpool.len > 2 * budget) return false;
+      }
+    }
+    return true;
+}
+
+/* At irreducible target t's entry: the names of the vars changed since
+ * c(t)'s exit on the dominator path (t's join included), for its latches;
+ * every other var has c(t)'s name here. */
+static bool record_entry(vn *W, uint32_t t)
+{
+    struct ck_vn *V = W->V;
+    uint32_t from = V->mexit.data[V->ic.data[t]], st = next_stamp(V), start = V->tpool.len;
+    V->scanned += V->log.len - from;
+    if (V->scanned > V->scan_budget) return false;
+    for (uint32_t i = from; i < V->log.len; i++) {
+        uint32_t x = V->log.data[i].var;
+        if (V->st[x] == st) continue;
+        V->st[x] = st;
+        rv_vec_push(V->tpool, ((vn_ent){x, W->cur[x]}));
+    }
+    V->tlist.data[t] = (ck_list){start, V->tpool.len - start};
     return true;
 }
 
@@ -1033,8 +1178,24 @@ static bool latch(vn *W, uint32_t k, const rv_succ *e)
     const vn_ent *log = V->log.data;
     const uint8_t *sdef = V->sdef.data;
     const uint32_t *stv = V->st, *aux = V->aux, *cur = W->cur;
-    uint32_t *st2 = V->st2, bad = 0;
-    for (uint32_t i = V->hmark.data[t], end = V->log.len; i < end; i++) { /* (without a branch per entry) */
+    uint32_t *st2 = V->st2, bad = 0, from = V->hmark.data[t];
+    if (!vdom(W->ck, t, W->block)) {
+        /* an irreducible edge (build_irr): t is not on this dominator
+         * path, c(t) is. A var changed since c(t) on t's path has the
+         * entry name recorded there (record_entry); any other has c(t)'s
+         * name at t, the first old name logged since c(t) here. */
+        ck_list tl = V->tlist.data[t];
+        for (uint32_t i = 0; i < tl.len; i++) {
+            vn_ent te = V->tpool.data[tl.start + i];
+            uint32_t x = te.var;
+            if (st2[x] == sq) continue;
+            st2[x] = sd;
+            if (x == W->refvar || !te.name || (sdef[x] & VN_SD_SINGLE)) continue;
+            bad |= (stv[x] == st ? aux[x] : cur[x]) != te.name;
+        }
+        from = V->mexit.data[V->ic.data[t]];
+    }
+    for (uint32_t i = from, end = V->log.len; i < end; i++) { /* (without a branch per entry) */
         uint32_t x = log[i].var, was = log[i].name, s2 = st2[x];
         uint32_t skip = (s2 == sq) | (x == W->refvar) | (sdef[x] & VN_SD_SINGLE); /* (0 at every header of its loops) */
         uint32_t now = stv[x] == st ? aux[x] : cur[x];
@@ -1051,7 +1212,8 @@ static void join(vn *W, uint32_t b)
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
     uint32_t p0 = ck->pred_start.data[b], np = npreds(ck, b), rb = ck->rpo_index.data[b];
-    bool header = ck->is_header.data[b];
+    bool irr = V->ic.data[b] != CK_NIL; /* an irreducible target (build_irr) */
+    bool header = ck->is_header.data[b] || irr;
     uint32_t st = next_stamp(V), sm = next_stamp(V), nrows = 0; /* (both first: a wrap clears the marks) */
     V->rowvar.len = 0;
     V->rows.len = 0;
@@ -1100,14 +1262,17 @@ static void join(vn *W, uint32_t b)
     }
     /* the vars the loop may write: a placeholder each, unless unknown on
      * an edge into the loop (not in any delta and 0 now: 0 on every one) */
-    ck_list m = header ? V->mlist.data[b] : (ck_list){0, 0};
-    for (uint32_t i = 0; i < m.len; i++) {
-        uint32_t x = V->mpool.data[m.start + i];
-        if (V->st[x] != st) {
-            if (!W->cur[x]) continue;
-            NEW_ROW(x);
+    for (int li = 0; li < 2; li++) {
+        ck_list m = li == 0 ? (ck->is_header.data[b] ? V->mlist.data[b] : (ck_list){0, 0})
+                            : (irr ? V->ilist.data[b] : (ck_list){0, 0});
+        for (uint32_t i = 0; i < m.len; i++) {
+            uint32_t x = V->mpool.data[m.start + i];
+            if (V->st[x] != st) {
+                if (!W->cur[x]) continue;
+                NEW_ROW(x);
+            }
+            V->st2[x] = sm;
         }
-        V->st2[x] = sm;
     }
     if (header && V->lsp.data[b]) {
         /* the collector writes too: in a loop with a safepoint every
@@ -1155,7 +1320,11 @@ static void join(vn *W, uint32_t b)
             continue;
         }
         uint32_t wit = x >= W->nlocs && x < W->refvar ? x - W->nlocs : CK_NIL, name;
-        if (V->st2[x] == sm) { /* a var the loop may write: its placeholder, back operands filled by the latches */
+        /* a var the loop may write: its placeholder, back operands filled
+         * by the latches; at an irreducible target also a var the forward
+         * edges disagree on (a phi of t is not in use at an irreducible
+         * latch: the var there cannot be "itself") */
+        if (V->st2[x] == sm || (irr && !all)) {
             uint32_t id = new_node(W, b, np), h = 0;
             memcpy(&V->ops.data[V->nops.data[id]], row, np * sizeof *row);
             name = id | refs;
@@ -1273,7 +1442,7 @@ static bool vn_walk(ravel_checker *ck)
     struct ck_vn *V = W.V;
     size_arrays(&W);
     W.cur = V->cur;
-    if (!build_m(&W)) return false;
+    if (!build_m(&W) || !build_irr(&W)) return false;
     V->frames.len = 0;
     rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0, 0}));
     bool first = true;
@@ -1287,6 +1456,7 @@ static bool vn_walk(ravel_checker *ck)
                 if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(&W, b);
                 else enter_single(&W, b);
             }
+            if (V->ic.data[b] != CK_NIL && !record_entry(&W, b)) return false;
             V->hmark.data[b] = V->log.len;
             W.block = b;
             if (!vblock(&W, b)) return false;
@@ -1296,7 +1466,7 @@ static bool vn_walk(ravel_checker *ck)
                 uint32_t eidx = t->u.succ.first + k;
                 const rv_succ *e = &f->succs.data[eidx];
                 uint32_t s = e->block;
-                if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a back edge (reducible: s dominates b) */
+                if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a retreating edge: a back edge, or an irreducible one (build_irr) */
                     uint32_t p0 = ck->pred_start.data[s], j = 0;
                     while (ck->pedge.data[p0 + j] != eidx) j++;
                     if (!latch(&W, j, e)) return false;
@@ -1322,8 +1492,6 @@ static bool vn_walk(ravel_checker *ck)
 bool ck_vn_verdict(ravel_checker *ck)
 {
     if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
-    for (uint32_t b = 0; b < ck->nblocks; b++)
-        if (ck->retreat.data[b]) return false;
     /* The rules report every location that does not exist: the walk runs
      * only when they found nothing (else the reference decides,
      * and the report has errors anyway). */
