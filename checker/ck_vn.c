@@ -1054,7 +1054,7 @@ static bool build_irr(vn *W)
         bst++;
         while (V->istack.len) {
             uint32_t b = V->istack.data[--V->istack.len];
-            if (b == c || V->bmark.data[b] == bst) continue;
+            if (b == c || V->bmark.data[b] == bst || (ck->opts & CK_OPT_VN_NO_P)) continue;
             V->bmark.data[b] = bst;
             const rv_block *bl = &f->blocks.data[b];
             rv_vec_reserve(V->mpool, bl->nparams); /* (add_var's room) */
