@@ -705,9 +705,10 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         V->st2[li] = sl;
+        /* (with gc moving a listed slot loses its non-.ref vregs, section
+         * 6; here that is a no-op: vstackmap, just before, refused every
+         * listed slot whose name is not a .ref name) */
         if (!moving) rv_vec_push(V->roots, W->cur[li]);
-        else if (W->cur[li] && !(W->cur[li] & VN_REF)) vset(W, li, 0); /* gc moving rewrote the slot: its non-.ref name is gone
-                                                                           (implied: vstackmap already refused a slot without a .ref name) */
     }
     ck_sort_u32(V->roots.data, V->roots.len);
     V->keep.len = 0;
