@@ -121,6 +121,13 @@ int rv_fuzz_allocator_index(const char *name);
  * (ALLOC, DIFFERENTIAL and ORACLE). Never crashes; returns RV_FUZZ_*. */
 int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, size_t size);
 
+/* Grows z's reused checker scratch before an engine starts (fuzz_harness.h):
+ * runs target t's checks on nfuncs of the largest functions z->gen allows,
+ * with allocator alloc (or every one if alloc < 0), so that an execution's
+ * paths do not depend on the executions before it. Leaves no reproducer
+ * and no oracle counts behind. */
+void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs);
+
 /* The oracles on a given function (f unallocated, valid SSA). seed drives
  * the allocator's random choices and the interpreter's input vectors. */
 int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed, unsigned flags);

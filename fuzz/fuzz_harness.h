@@ -14,18 +14,32 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Functions checked by the warm-up of a fuzz process (rv_fuzz_warm_up);
+ * builds without an engine (replaying files) define it to 0. */
+#ifndef RV_HARNESS_WARM_UP
+#define RV_HARNESS_WARM_UP 8u
+#endif
+
 /* alloc_name: a fixed allocator (fuzz_alloc_NAME targets) or NULL. */
 static inline int rv_harness_run(rv_fuzz_target t, const char *alloc_name, const uint8_t *data, size_t size)
 {
     static rv_fuzz *z;
     static int alloc = -2; /* -2: not looked up yet */
-    if (!z) z = rv_fuzz_new();
     if (alloc == -2) {
         alloc = alloc_name ? rv_fuzz_allocator_index(alloc_name) : -1;
         if (alloc_name && alloc < 0) {
             fprintf(stderr, "fuzz target built for allocator '%s', which is not in the table\n", alloc_name);
             abort();
         }
+    }
+    if (!z) {
+        z = rv_fuzz_new();
+        /* Grow the reused checker scratch first (rv_fuzz_warm_up): the
+         * first call comes before AFL++'s fork server (driver_afl.c) and is
+         * libFuzzer's first input. RAVEL_FUZZ_WARM_UP=N sets the number of
+         * functions (0: none, to measure without). */
+        const char *w = getenv("RAVEL_FUZZ_WARM_UP");
+        rv_fuzz_warm_up(z, t, alloc, w ? (unsigned)strtoul(w, NULL, 10) : RV_HARNESS_WARM_UP);
     }
 #ifdef RAVEL_FUZZ_FRESH_STATE
     /* AFL++ counts an input whose edges differ between runs as unstable.

@@ -649,6 +649,94 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
     return r;
 }
 
+/* ---- warm-up of the reused context ------------------------------------------------------- */
+
+/* The checker context of a fuzz process is reused from one execution to the
+ * next; its scratch grows on demand. A growth (a realloc, a rehash) is
+ * taken by the first input that needs the room and not by the same input
+ * run again, which a coverage-guided engine sees as an unstable input
+ * (AFL++'s stability). The byte entry points' functions are bounded by
+ * z->gen (max_insts, max_blocks, max_regs), so checking a few of the
+ * largest before the engine starts grows the scratch to about what any
+ * input reaches: later executions take the same paths whatever ran before
+ * them. */
+/* Checks corruptions of f's allocation by a, with and without a report:
+ * the rules' errors and value numbering's "not proven" are where the
+ * reference fixpoint and the report get their scratch. The parser's target
+ * also checks without the original function. */
+static void warm_corrupt(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, const rv_allocator *a, uint64_t seed,
+                         unsigned i)
+{
+    rv_alloc_opts ao = {.seed = seed};
+    char *err = NULL;
+    ravel_func *out = a->run(f, &ao, &err);
+    free(err);
+    if (!out) return;
+    rng r = {seed};
+    for (unsigned c = 0; c < 4; c++) {
+        ravel_report *rep = NULL;
+        if (c) {
+            rv_inject_result res;
+            rv_inject(out, (rv_inject_kind)((i + c * 7) % RV_INJ_COUNT_), rng_next(&r), &res);
+        }
+        check_out(z, out, f, &rep);
+        ravel_report_free(rep);
+        check_out(z, out, f, NULL);
+        if (t == RV_FT_PARSE) {
+            rep = NULL;
+            ravel_check(z->ck, out, NULL, &rep);
+            ravel_report_free(rep);
+        }
+    }
+    ravel_func_free(out);
+}
+
+enum { RV_WARM_SCALE = 4, RV_WARM_BYTE_INPUTS = 16 };
+
+void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs)
+{
+    if (t == RV_FT_MOVES) return; /* no checker */
+    size_t n = rv_fuzz_nallocators();
+    /* functions RV_WARM_SCALE times the largest the inputs can give: most
+     * scratch grows with the function, so what an input needs stays below
+     * what the warm-up left even where a dimension's maximum is rare */
+    rv_gen_opts o = z->gen;
+    o.max_insts *= RV_WARM_SCALE;
+    o.max_blocks *= RV_WARM_SCALE;
+    o.min_insts = o.max_insts;
+    for (unsigned i = 0; i < nfuncs; i++) {
+        uint64_t seed = rv_hash64(0x7761726dull + i);
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        const ravel_func *f = m && ravel_module_nfuncs(m) == 1 ? ravel_module_func(m, 0) : NULL;
+        for (size_t k = 0; f && k < n; k++) {
+            if (alloc >= 0 && (size_t)alloc != k) continue;
+            const rv_allocator *a = &rv_allocators[k];
+            if (t == RV_FT_ORACLE) rv_fuzz_oracle(z, f, a, seed);
+            else rv_fuzz_alloc(z, f, a, seed, 0);
+            warm_corrupt(z, t, f, a, seed, i);
+        }
+        ravel_module_free(m);
+        /* and inputs as the engine makes them, of the inputs' own sizes:
+         * some paths (value numbering's stackmap trials) depend on shapes
+         * more than on size */
+        rng r = {seed};
+        for (unsigned j = 0; j < RV_WARM_BYTE_INPUTS; j++) {
+            uint8_t buf[1024];
+            size_t len = 16 + rng_below(&r, sizeof buf - 16);
+            for (size_t b = 0; b < len; b++) buf[b] = (uint8_t)rng_next(&r);
+            rv_fuzz_bytes(z, t, alloc, buf, len);
+        }
+    }
+    /* what the warm-up found is not the engine's business (its inputs
+     * find the same); its counts are not the campaign's */
+    free(z->repro);
+    z->repro = NULL;
+    z->repro_len = 0;
+    z->oracle_tried = z->oracle_rejected = z->oracle_accepted = 0;
+    z->oracle_miss = z->paths_diff = false;
+    memset(z->oracle_kinds, 0, sizeof z->oracle_kinds);
+}
+
 /* ---- reproducer replay ------------------------------------------------------------------ */
 
 /* Finds "# KEY: VALUE" in the comment lines of text; copies VALUE (one word). */

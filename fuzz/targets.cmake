@@ -71,6 +71,7 @@ function(ravel_fuzz_engine t)
     endforeach()
   elseif(RAVEL_FUZZ_ENGINE STREQUAL "none")
     target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver_standalone.c)
+    target_compile_definitions(${t} PRIVATE RV_HARNESS_WARM_UP=0u) # no coverage: nothing to keep stable
   else()
     message(FATAL_ERROR "RAVEL_FUZZ_ENGINE must be none, libfuzzer, afl or env (got '${RAVEL_FUZZ_ENGINE}')")
   endif()
