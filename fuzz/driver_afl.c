@@ -25,7 +25,7 @@ int main(int argc, char **argv)
     unsigned count = 0;
     int bad = 0, paths = rv_driver_args(argc, argv, &count, &bad);
     if (paths) return bad ? 2 : 0;
-    LLVMFuzzerTestOneInput((const uint8_t *)"", 0); /* warm up: one-time allocations before the fork server */
+    LLVMFuzzerTestOneInput((const uint8_t *)"", 0); /* warm up before the fork server (one-time allocations, rv_fuzz_warm_up) */
 #ifdef __AFL_FUZZ_TESTCASE_LEN
     __AFL_INIT();
     const uint8_t *buf = __AFL_FUZZ_TESTCASE_BUF;

@@ -2,8 +2,9 @@
  * input to the library's oracle, and on a bug print the complete reproducer
  * (.ra text with the checker's report) and abort(), so that the engine saves
  * the input as a crash file. Harnesses are programs, not library code: the
- * context below is kept for the life of the process (reused checker memory;
- * RAVEL_FUZZ_FRESH_STATE: see rv_harness_run). */
+ * context below is kept for the life of the process (reused checker memory,
+ * warmed up before the first input; RAVEL_FUZZ_FRESH_STATE: see
+ * rv_harness_run). */
 #ifndef RAVEL_FUZZ_HARNESS_H
 #define RAVEL_FUZZ_HARNESS_H
 
@@ -34,22 +35,22 @@ static inline int rv_harness_run(rv_fuzz_target t, const char *alloc_name, const
     }
     if (!z) {
         z = rv_fuzz_new();
-        /* Grow the reused checker scratch first (rv_fuzz_warm_up): the
-         * first call comes before AFL++'s fork server (driver_afl.c) and is
-         * libFuzzer's first input. RAVEL_FUZZ_WARM_UP=N sets the number of
-         * functions (0: none, to measure without). */
+#ifndef RAVEL_FUZZ_FRESH_STATE
+        /* Grow the reused checker scratch first (rv_fuzz_warm_up), so that
+         * an execution's paths do not depend on the ones before it (AFL++'s
+         * stability; README "Fuzzing"). The first call comes before AFL++'s
+         * fork server (driver_afl.c) and is libFuzzer's first input.
+         * RAVEL_FUZZ_WARM_UP=N sets the number of functions (0: none, to
+         * measure without). */
         const char *w = getenv("RAVEL_FUZZ_WARM_UP");
         rv_fuzz_warm_up(z, t, alloc, w ? (unsigned)strtoul(w, NULL, 10) : RV_HARNESS_WARM_UP);
+#endif
     }
 #ifdef RAVEL_FUZZ_FRESH_STATE
-    /* AFL++ counts an input whose edges differ between runs as unstable.
-     * The checker context keeps its scratch between executions, so which
-     * growth and first-use paths an input takes depends on the inputs run
-     * before it in the same process (persistent mode): that was the state
-     * leaking between executions (fuzz_alloc on an AFL++ secondary, 90 s:
-     * stability 97.35%, 513 exec/s). With -DRAVEL_FUZZ_FRESH_STATE=ON each
-     * execution gets a fresh context: 99.98%, but 178 exec/s, so it is off
-     * by default. */
+    /* -DRAVEL_FUZZ_FRESH_STATE=ON: a fresh checker context for every
+     * execution, nothing carried over (and no warm-up): the reference for
+     * the stability of a harness without leaks (fuzz_alloc on an AFL++
+     * secondary: 99.98%), at about a third of the speed. */
     ravel_checker_free(z->ck);
     z->ck = ravel_checker_new();
 #endif
