@@ -239,11 +239,11 @@ static bool ensure_spilled(fa *a, uint32_t v, uint32_t i)
 
 static void ref_ctx_free(ref_ctx *c)
 {
-    free(c->ridx);
-    free(c->rvreg);
-    free(c->gen);
-    free(c->kill);
-    free(c->has_sp);
+    rv_free(c->ridx);
+    rv_free(c->rvreg);
+    rv_free(c->gen);
+    rv_free(c->kill);
+    rv_free(c->has_sp);
     memset(c, 0, sizeof *c);
 }
 
@@ -366,7 +366,7 @@ static bool prepass(fa *a)
     bool refs = nsp != 0;
     c->nsp = nsp;
     if (refs && !ref_index(a, c)) {
-        free(def_block);
+        rv_free(def_block);
         return false;
     }
     for (uint32_t b = 0; b < n; b++) {
@@ -406,7 +406,7 @@ static bool prepass(fa *a)
         if (a->vs[v].vflags & VF_GLOBAL) a->vs[v].vflags |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
         a->vs[v].stamp = RAVEL_NONE;
     }
-    free(def_block);
+    rv_free(def_block);
     return true;
 }
 
@@ -518,7 +518,7 @@ static void safepoint_refs(fa *a)
     }
     /* the stackmaps: inst, count, then the live refs and the rare early .ref defs */
     rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * c->nsp);
-    free(live);
+    rv_free(live);
     rv_dataflow_free(&df);
 }
 
@@ -1089,19 +1089,19 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
 
 static void fa_free(fa *a)
 {
-    free(a->vs);
-    free(a->oflags);
-    free(a->content);
-    free(a->rf);
-    free(a->tgt);
-    free(a->touched);
-    free(a->scratch_bs);
-    free(a->sp_first);
-    free(a->sp_n);
-    free(a->heir_src);
-    free(a->gen_start);
-    free(a->snap_start);
-    free(a->snap_len);
+    rv_free(a->vs);
+    rv_free(a->oflags);
+    rv_free(a->content);
+    rv_free(a->rf);
+    rv_free(a->tgt);
+    rv_free(a->touched);
+    rv_free(a->scratch_bs);
+    rv_free(a->sp_first);
+    rv_free(a->sp_n);
+    rv_free(a->heir_src);
+    rv_free(a->gen_start);
+    rv_free(a->snap_start);
+    rv_free(a->snap_len);
     rv_vec_free(a->gen);
     rv_vec_free(a->snap);
     rv_vec_free(a->sp_list);
@@ -1126,11 +1126,11 @@ ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err,
     ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
     if (ok && !g && !a.err) a.err = rv_out_limit_error(&a.out);
     if (g) { /* (a.err is NULL then) */
-        free(a.err);
+        rv_free(a.err);
         a.err = NULL;
     }
     if (err) *err = a.err;
-    else free(a.err);
+    else rv_free(a.err);
     fa_free(&a);
     return g;
 }
