@@ -464,8 +464,10 @@ static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *sr
 }
 
 /* Records, for each safepoint of block b, the refs live across it in
- * sp_list (backward walk of the block from its live-out set in `live`). */
-static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
+ * sp_list (backward walk of the block from its live-out set in `live`).
+ * False when sp_list passes the stackmaps' limit (the output would be
+ * refused: stop before it takes gigabytes). */
+static bool ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
 {
     const ravel_func *f = a->f;
     const rv_block *bl = &f->blocks.data[b];
@@ -486,19 +488,21 @@ static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
                 if (rv_op_is_late(&ops[u]) && c->ridx[ops[u].vreg] != RAVEL_NONE && !rv_bs_test(live, c->ridx[ops[u].vreg]))
                     rv_vec_push(a->sp_list, ops[u].vreg);
             a->sp_n[i] = a->sp_list.len - a->sp_first[i];
+            if (a->sp_list.len > RV_MAX_STACKMAP_ENTRIES) return false;
         }
         ref_step_inst(c, in, live);
     }
+    return true;
 }
 
 /* The refs live across each safepoint (sp_first, sp_n, sp_list), from the
  * gen/kill sets prepass made. */
-static void safepoint_refs(fa *a)
+static bool safepoint_refs(fa *a)
 {
     const ravel_func *f = a->f;
     ref_ctx *c = &a->refs;
     uint32_t nb = a->cfg.nblocks;
-    if (!c->nsp) return;
+    if (!c->nsp) return true;
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = &a->cfg;
@@ -510,16 +514,23 @@ static void safepoint_refs(fa *a)
     a->sp_first = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     a->sp_n = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c->nw + 1));
-    for (uint32_t b = 0; b < nb; b++) {
+    bool ok = true;
+    for (uint32_t b = 0; b < nb && ok; b++) {
         if (!c->has_sp[b]) continue;
         memset(live, 0, sizeof(uint64_t) * c->nw);
         if (c->gw) memcpy(live, df.out + (size_t)b * c->gw, c->gw * sizeof *live);
-        ref_walk_block(a, c, b, live);
+        ok = ref_walk_block(a, c, b, live);
+    }
+    rv_free(live);
+    rv_dataflow_free(&df);
+    if (!ok) {
+        a->out.too_big = true;
+        a->err = rv_out_limit_error(&a->out);
+        return false;
     }
     /* the stackmaps: inst, count, then the live refs and the rare early .ref defs */
     rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * c->nsp);
-    rv_free(live);
-    rv_dataflow_free(&df);
+    return true;
 }
 
 /* ---- register choice ---- */
@@ -1120,7 +1131,7 @@ ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err,
     bool ok = prepass(&a);
     if (ok) {
         share_param_slots(&a);
-        safepoint_refs(&a);
+        ok = safepoint_refs(&a);
     }
     for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
     ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
