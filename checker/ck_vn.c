@@ -74,8 +74,8 @@
  *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
  * source set loses some vregs), a copy between a .ref vreg and another, a
- * copy of a vreg to itself, an M(h) or P(t) larger than the budget (deep
- * nests of big loops),
+ * copy of a vreg to itself, misses left after VN_MAX_WALKS lazy walks
+ * (build_m), a P(t) larger than the budget,
  * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
  * Requires: ck_cfg_build, the guard (well-formed function), the rules
  * (with an error among them it answers "not proven" at once: then a
@@ -150,6 +150,10 @@ struct ck_vn {
     RV_VEC(vn_ent) tpool;
     RV_VEC(uint32_t) bmark; /* per block: build_irr's region stamp */
     RV_VEC(uint32_t) istack;
+    bool lazy;              /* M(h) without its inner loops' (over the budget): latches record misses */
+    RV_VEC(vn_ent) miss;    /* this walk's misses: (var, header or irreducible target) */
+    RV_VEC(vn_ent) xall;    /* all misses so far, for the next M(h) and P(t) */
+    RV_VEC(uint32_t) xstart, xvar; /* xall by block, CSR */
     uint32_t nleaves;
     uint64_t scanned, scan_budget; /* log entries record_delta read, and its limit */
     uint64_t *fset;         /* failed stackmap trials (key + 1; 0: free) */
@@ -220,6 +224,10 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->tpool);
     rv_vec_free(V->bmark);
     rv_vec_free(V->istack);
+    rv_vec_free(V->miss);
+    rv_vec_free(V->xall);
+    rv_vec_free(V->xstart);
+    rv_vec_free(V->xvar);
     free(V);
     ck->vn = NULL;
 }
@@ -231,7 +239,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 4 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(chead) + M(cpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
-           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs) + M(ic) + M(ilist) + M(tlist) + M(tpool) + M(bmark) + M(istack);
+           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs) + M(ic) + M(ilist) + M(tlist) + M(tpool) + M(bmark) + M(istack) + M(miss) + M(xall) + M(xstart) + M(xvar);
 #undef M
 }
 
@@ -880,8 +888,24 @@ static bool scan_insts(vn *W, uint32_t st, const rv_block *bl)
  * give it 0 anyway), and leaving v out of M(h) and out of join deltas
  * saves the bookkeeping. */
 
+/* Adds block h's misses of earlier walks (V->xall, lazy M(h)) to the list
+ * being built (stamp st). */
+static void add_extras(vn *W, uint32_t st, uint32_t h)
+{
+    struct ck_vn *V = W->V;
+    if (!V->xall.len) return;
+    uint32_t a = V->xstart.data[h], e = V->xstart.data[h + 1];
+    rv_vec_reserve(V->mpool, e - a);
+    for (uint32_t i = a; i < e; i++) add_var(V, st, V->xvar.data[i]);
+}
+
 /* sdef, then M(h) for every header, inner loops first (their M is part of
- * the enclosing one's). False past the budget. */
+ * the enclosing one's). False past the budget. Lazy (V->lazy): M(h) is
+ * what h's own blocks write and the misses of earlier walks, not its inner
+ * loops' M: linear however deep the nest (a loop nest d deep, each level
+ * writing its own slot, has inner loops' writes summing to d^2/2), and a
+ * var an inner loop writes that is known at h's entry is found missing by
+ * h's latch, then added for the next walk (vn_walk). */
 static bool build_m(vn *W)
 {
     ravel_checker *ck = W->ck;
@@ -983,10 +1007,11 @@ static bool build_m(vn *W)
         }
         for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
             sp |= V->lsp.data[ck->lchild.data[j]] != 0;
-            ck_list m = V->mlist.data[ck->lchild.data[j]];
+            ck_list m = V->lazy ? (ck_list){0, 0} : V->mlist.data[ck->lchild.data[j]];
             rv_vec_reserve(V->mpool, m.len);
             for (uint32_t k = 0; k < m.len; k++) add_var(V, st, V->mpool.data[m.start + k]);
         }
+        add_extras(W, st, h);
         V->lsp.data[h] = sp;
         V->mlist.data[h] = (ck_list){start, V->mpool.len - start};
         if (V->mpool.len > budget) return false;
@@ -1078,6 +1103,7 @@ static bool build_irr(vn *W)
                 if (ck_reachable(ck, ck->pred.data[p])) rv_vec_push(V->istack, ck->pred.data[p]);
             work += ck->pred_start.data[b + 1] - ck->pred_start.data[b];
         }
+        add_extras(W, st, t);
         V->ilist.data[t] = (ck_list){start, V->mpool.len - start};
         V->lsp.data[t] |= sp;
         if (work > budget || V->mpool.len > 2 * budget) return false;
@@ -1153,6 +1179,35 @@ static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
     return true;
 }
 
+/* Lazy M(h): the latch into t found vars that changed without a
+ * placeholder; the same test as latch's, var by var, records them as
+ * misses of t for the next walk (this one goes on to find the others). */
+static bool record_misses(vn *W, uint32_t t, uint32_t from, bool irr, uint32_t st, uint32_t sq)
+{
+    struct ck_vn *V = W->V;
+    uint32_t sd = next_stamp(V);
+    if (sd <= sq) return false; /* (the marks wrapped, latch's with them: no record) */
+    uint32_t before = V->miss.len;
+    const uint32_t *cur = W->cur;
+    ck_list tl = irr ? V->tlist.data[t] : (ck_list){0, 0};
+    for (uint32_t i = 0; i < tl.len; i++) {
+        vn_ent te = V->tpool.data[tl.start + i];
+        uint32_t x = te.var;
+        if (V->st2[x] == sq) continue;
+        V->st2[x] = sd;
+        if (x == W->refvar || !te.name || (V->sdef.data[x] & VN_SD_SINGLE)) continue;
+        if ((V->st[x] == st ? V->aux[x] : cur[x]) != te.name) rv_vec_push(V->miss, ((vn_ent){x, t}));
+    }
+    for (uint32_t i = from; i < V->log.len; i++) {
+        uint32_t x = V->log.data[i].var, was = V->log.data[i].name;
+        if (V->st2[x] == sq || V->st2[x] == sd) continue;
+        V->st2[x] = sd;
+        if (x == W->refvar || (V->sdef.data[x] & VN_SD_SINGLE) || !was) continue;
+        if ((V->st[x] == st ? V->aux[x] : cur[x]) != was) rv_vec_push(V->miss, ((vn_ent){x, t}));
+    }
+    return V->miss.len > before; /* (a failed premise with no miss to show: not proven) */
+}
+
 /* A back edge e (pred number k of header t): the operands of t's
  * placeholders on it. */
 static bool latch(vn *W, uint32_t k, const rv_succ *e)
@@ -1180,7 +1235,8 @@ static bool latch(vn *W, uint32_t k, const rv_succ *e)
     const uint8_t *sdef = V->sdef.data;
     const uint32_t *stv = V->st, *aux = V->aux, *cur = W->cur;
     uint32_t *st2 = V->st2, bad = 0, from = V->hmark.data[t];
-    if (!vdom(W->ck, t, W->block)) {
+    bool irr = !vdom(W->ck, t, W->block);
+    if (irr) {
         /* an irreducible edge (build_irr): t is not on this dominator
          * path, c(t) is. A var changed since c(t) on t's path has the
          * entry name recorded there (record_entry); any other has c(t)'s
@@ -1203,6 +1259,7 @@ static bool latch(vn *W, uint32_t k, const rv_succ *e)
         bad |= !skip & (s2 != sd) & (was != 0) & (now != was); /* (the first entry since h holds h's name) */
         st2[x] = s2 == sq ? sq : sd;
     }
+    if (bad && V->lazy) return record_misses(W, t, from, irr, st, sq);
     return !bad;
 }
 
@@ -1434,16 +1491,12 @@ static void size_arrays(vn *W)
     V->mexit.len = V->hmark.len = n;
 }
 
-/* The walk and the checks after it (ck_vn_verdict). */
-static bool vn_walk(ravel_checker *ck)
+/* One walk over the dominator tree (false: not proven, or misses found). */
+static bool walk(vn *W)
 {
-    const ravel_func *f = ck->f;
-    static const rv_operand none; /* (a function without operands) */
-    vn W = {ck, ck->vn, f, f->ops.data ? f->ops.data : &none, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
-    struct ck_vn *V = W.V;
-    size_arrays(&W);
-    W.cur = V->cur;
-    if (!build_m(&W) || !build_irr(&W)) return false;
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
     V->frames.len = 0;
     rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0, 0}));
     bool first = true;
@@ -1454,13 +1507,13 @@ static bool vn_walk(ravel_checker *ck)
             first = false;
             ck->nvisits++;
             if (b != 0) {
-                if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(&W, b);
-                else enter_single(&W, b);
+                if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(W, b);
+                else enter_single(W, b);
             }
-            if (V->ic.data[b] != CK_NIL && !record_entry(&W, b)) return false;
+            if (V->ic.data[b] != CK_NIL && !record_entry(W, b)) return false;
             V->hmark.data[b] = V->log.len;
-            W.block = b;
-            if (!vblock(&W, b)) return false;
+            W->block = b;
+            if (!vblock(W, b)) return false;
             V->mexit.data[b] = V->log.len;
             const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
             for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
@@ -1470,9 +1523,9 @@ static bool vn_walk(ravel_checker *ck)
                 if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a retreating edge: a back edge, or an irreducible one (build_irr) */
                     uint32_t p0 = ck->pred_start.data[s], j = 0;
                     while (ck->pedge.data[p0 + j] != eidx) j++;
-                    if (!latch(&W, j, e)) return false;
+                    if (!latch(W, j, e)) return false;
                 } else if (npreds(ck, s) > 1 || ck->is_header.data[s]) {
-                    if (!record_delta(&W, eidx, e)) return false;
+                    if (!record_delta(W, eidx, e)) return false;
                 }
             }
             fr = &V->frames.data[V->frames.len - 1];
@@ -1483,11 +1536,61 @@ static bool vn_walk(ravel_checker *ck)
             first = true;
             continue;
         }
-        rollback(&W, fr->mark);
+        rollback(W, fr->mark);
         V->rl.len = fr->rlmark;
         V->frames.len--;
     }
-    return !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
+    return !V->miss.len;
+}
+
+/* The misses so far by block (CSR in xstart/xvar), for build_m and build_irr. */
+static void index_misses(vn *W)
+{
+    struct ck_vn *V = W->V;
+    uint32_t n = W->ck->nblocks;
+    for (uint32_t i = 0; i < V->miss.len; i++) rv_vec_push(V->xall, V->miss.data[i]);
+    V->miss.len = 0;
+    V->xstart.len = 0;
+    rv_vec_reserve(V->xstart, n + 1);
+    V->xstart.len = n + 1;
+    memset(V->xstart.data, 0, (size_t)(n + 1) * sizeof *V->xstart.data);
+    for (uint32_t i = 0; i < V->xall.len; i++) V->xstart.data[V->xall.data[i].name + 1]++;
+    for (uint32_t b = 0; b < n; b++) V->xstart.data[b + 1] += V->xstart.data[b];
+    V->xvar.len = 0;
+    rv_vec_reserve(V->xvar, V->xall.len);
+    V->xvar.len = V->xall.len;
+    rv_vec_reserve(V->rows, n); /* (a fill cursor per block) */
+    memcpy(V->rows.data, V->xstart.data, (size_t)n * sizeof *V->rows.data);
+    for (uint32_t i = 0; i < V->xall.len; i++) V->xvar.data[V->rows.data[V->xall.data[i].name]++] = V->xall.data[i].var;
+}
+
+#define VN_MAX_WALKS 4 /* lazy M(h): walks before "not proven" */
+
+/* The walk and the checks after it (ck_vn_verdict). M(h) over its budget
+ * makes the walk lazy (build_m): a walk that finds misses is followed by
+ * another with them added, at most VN_MAX_WALKS in all. */
+static bool vn_walk(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    static const rv_operand none; /* (a function without operands) */
+    vn W = {ck, ck->vn, f, f->ops.data ? f->ops.data : &none, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
+    struct ck_vn *V = W.V;
+    V->lazy = (ck->opts & CK_OPT_VN_LAZY) != 0;
+    V->miss.len = V->xall.len = 0;
+    for (uint32_t attempt = 0;; attempt++) {
+        size_arrays(&W);
+        W.cur = V->cur;
+        if (!build_m(&W)) {
+            if (V->lazy) return false;
+            V->lazy = true; /* (over the budget: lazy from now on) */
+            if (!build_m(&W)) return false;
+        }
+        if (!build_irr(&W)) return false;
+        bool ok = walk(&W);
+        if (!V->miss.len) return ok && !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
+        if (attempt + 1 == VN_MAX_WALKS) return false;
+        index_misses(&W);
+    }
 }
 
 bool ck_vn_verdict(ravel_checker *ck)

@@ -343,11 +343,11 @@ void rv_cfg_build(rv_cfg *c, const ravel_func *f)
     build_rpo(c, scratch);
     build_idom(c, scratch);
     build_loops(c, scratch);
-    free(scratch);
+    rv_free(scratch);
 }
 
 void rv_cfg_free(rv_cfg *c)
 {
-    free(c->pred_start); /* the block of every array (alloc_results) */
+    rv_free(c->pred_start); /* the block of every array (alloc_results) */
     memset(c, 0, sizeof *c);
 }
