@@ -10,10 +10,11 @@
 #   WORKERS  default: number of CPUs
 # The corpus lives in build-fuzz-out/ENGINE/TARGET/ (seeded from corpus/TARGET/),
 # crashes in build-fuzz-out/ENGINE/TARGET/crashes/. Prints executions, executions
-# per second and coverage at the end; exits 1 if a crash was found.
+# per second and coverage at the end (AFL++: and each instance's stability);
+# exits 1 if a crash was found.
 # Environment: RAVEL_FUZZ_SANITIZE (default address,undefined), RAVEL_FUZZ_OUT.
 set -uo pipefail
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 3 ] || usage
 engine=$1 target=$2 secs=$3 workers=${4:-$(nproc 2>/dev/null || echo 1)}
 case "$secs$workers" in *[!0-9]*) usage ;; esac
@@ -108,7 +109,8 @@ for s in "$findings"/*/fuzzer_stats; do
   c=$(awk -F': *' '/^saved_crashes|^unique_crashes/ {print $2; exit}' "$s")
   g=$(awk -F': *' '/^bitmap_cvg/ {print $2}' "$s")
   x=$(awk -F': *' '/^edges_found/ {print $2}' "$s")
-  echo "  $n: executions $e, exec/s $r, edges $x, map coverage $g, crashes $c"
+  st=$(awk -F': *' '/^stability/ {print $2}' "$s")
+  echo "  $n: executions $e, exec/s $r, edges $x, map coverage $g, stability $st, crashes $c"
   total=$((total + ${e:-0})); crashes=$((crashes + ${c:-0}))
   eps=$(awk -v a="$eps" -v b="${r:-0}" 'BEGIN { print a + b }')
 done
