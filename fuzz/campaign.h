@@ -127,6 +127,8 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
  * paths do not depend on the executions before it. Leaves no reproducer
  * and no oracle counts behind. */
 void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs);
+/* nfuncs of the fuzz targets' warm-up (fuzz/fuzz_harness.h) */
+#define RV_FUZZ_WARM_UP_FUNCS 8u
 
 /* The oracles on a given function (f unallocated, valid SSA). seed drives
  * the allocator's random choices and the interpreter's input vectors. */

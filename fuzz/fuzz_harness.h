@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Functions checked by the warm-up of a fuzz process (rv_fuzz_warm_up);
  * builds without an engine (replaying files) define it to 0. */
 #ifndef RV_HARNESS_WARM_UP
-#define RV_HARNESS_WARM_UP 8u
+#define RV_HARNESS_WARM_UP RV_FUZZ_WARM_UP_FUNCS
 #endif
 
 /* alloc_name: a fixed allocator (fuzz_alloc_NAME targets) or NULL. */
@@ -38,8 +38,9 @@ static inline int rv_harness_run(rv_fuzz_target t, const char *alloc_name, const
 #ifndef RAVEL_FUZZ_FRESH_STATE
         /* Grow the reused checker scratch first (rv_fuzz_warm_up), so that
          * an execution's paths do not depend on the ones before it (AFL++'s
-         * stability; README "Fuzzing"). The first call comes before AFL++'s
-         * fork server (driver_afl.c) and is libFuzzer's first input.
+         * stability; README "Fuzzing"). The first call is
+         * LLVMFuzzerInitialize's (below), before any engine's first input
+         * and before AFL++'s fork server.
          * RAVEL_FUZZ_WARM_UP=N sets the number of functions (0: none, to
          * measure without). */
         const char *w = getenv("RAVEL_FUZZ_WARM_UP");
@@ -62,6 +63,20 @@ static inline int rv_harness_run(rv_fuzz_target t, const char *alloc_name, const
         fflush(stderr);
         abort();
     }
+    return 0;
+}
+
+/* Called once before the first input by libFuzzer and by AFL++'s
+ * libAFLDriver (the OSS-Fuzz builds), which calls it before its deferred
+ * fork server: the harness's context and its warm-up are made here, in
+ * the parent, instead of in the first execution of every forked child.
+ * (driver_afl.c does the same with an empty input before __AFL_INIT.) */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    LLVMFuzzerTestOneInput((const uint8_t *)"", 0);
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * whatever ran before them (what AFL++ measures as stability).
  *
  * The fuzz harness keeps one checker context for the whole process
- * (fuzz/fuzz_harness.h), warmed up first (rv_fuzz_warm_up). This program
+ * (fuzz/fuzz_harness.h), warmed up first (rv_fuzz_warm_up with
+ * RV_FUZZ_WARM_UP_FUNCS functions, as here). This program
  * is linked with the checker's sources compiled with
  * -fsanitize-coverage=trace-pc (tests/fuzz/CMakeLists.txt), so every basic
  * block of the checker calls __sanitizer_cov_trace_pc below, which marks
@@ -16,7 +17,6 @@
  * growths are a bound, not a proof, so a rare input whose shape needs
  * more room than the warm-up made is tolerated (MAX_DIFFERING). */
 #include "fuzz/campaign.h"
-#include "fuzz/fuzz_harness.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -104,7 +104,7 @@ int main(void)
     static const rv_fuzz_target targets[] = {RV_FT_ALLOC, RV_FT_ORACLE};
     for (size_t k = 0; k < sizeof targets / sizeof *targets; k++) {
         unsigned blocks = 0;
-        unsigned bad = differing(targets[k], RV_HARNESS_WARM_UP, in, len, &blocks);
+        unsigned bad = differing(targets[k], RV_FUZZ_WARM_UP_FUNCS, in, len, &blocks);
         printf("%s: %u of %u inputs take other checker blocks on their second run (at most %u allowed; up to %u blocks per input)\n",
                rv_fuzz_target_name(targets[k]), bad, NINPUTS, MAX_DIFFERING, blocks);
         /* the map must see the checker at all, or the test proves nothing */
