@@ -36,24 +36,7 @@ void ravel_checker_free(ravel_checker *ck)
     rv_vec_free(ck->gwdef);
     rv_vec_free(ck->bsucc);
     rv_vec_free(ck->rtodo);
-    rv_vec_free(ck->pred_start);
-    rv_vec_free(ck->pred);
-    rv_vec_free(ck->pedge);
-    rv_vec_free(ck->rpo);
-    rv_vec_free(ck->rpo_index);
-    rv_vec_free(ck->dfs_stack);
-    rv_vec_free(ck->dfs_next);
-    rv_vec_free(ck->idom);
-    rv_vec_free(ck->dchild_start);
-    rv_vec_free(ck->dchild);
-    rv_vec_free(ck->retreat);
-    rv_vec_free(ck->dpre);
-    rv_vec_free(ck->dpost);
-    rv_vec_free(ck->loop_of);
-    rv_vec_free(ck->loop_parent);
-    rv_vec_free(ck->lchild_start);
-    rv_vec_free(ck->lchild);
-    rv_vec_free(ck->is_header);
+    ck_cfg_free(&ck->cfg);
     rv_vec_free(ck->tmp_locs);
     free(ck->explain.s);
     ck_vn_free(ck);
@@ -208,7 +191,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nvregs = alloc->vregs.len;
     ck->rep = rep;
     ck->nvisits = ck->ref_scans = 0;
-    ck_cfg_build(ck);
+    ck_cfg_build(&ck->cfg, alloc, ck->bsucc.data);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
     ck->diverged = false;
@@ -228,7 +211,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
     if (overflow) drop_undecided(ck, rep, limit);
     ck_finish_report(ck);
-    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->rpo.len && rep->errs.len) explain(ck, rep);
+    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->cfg.g.nrpo && rep->errs.len) explain(ck, rep);
     ck->rep = NULL;
     ck->f = NULL;
     return finish(rep, report);
@@ -244,12 +227,9 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
 size_t ck_memory(const ravel_checker *ck)
 {
 #define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
-    size_t n = V(gpend) + V(gnpred) + V(gw) + V(gwslot) + V(gwdef) + V(bsucc) + V(rtodo) + V(pred_start) + V(pred) +
-               V(pedge) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) + V(dchild) +
-               V(retreat) + V(dpre) + V(dpost) + V(loop_of) + V(loop_parent) + V(lchild_start) + V(lchild) + V(is_header) +
-               V(tmp_locs);
+    size_t n = V(gpend) + V(gnpred) + V(gw) + V(gwslot) + V(gwdef) + V(bsucc) + V(rtodo) + V(tmp_locs);
 #undef V
-    n += ck_vn_memory(ck) + ck_ref_memory(ck);
+    n += ck_cfg_memory(&ck->cfg) + ck_vn_memory(ck) + ck_ref_memory(ck);
     n += (size_t)ck->gvcap * (sizeof *ck->gdef + sizeof *ck->gn + sizeof *ck->gpar) + ck->explain.cap;
     return n;
 }

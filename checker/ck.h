@@ -111,6 +111,17 @@ struct ravel_report {
     const void *text_func;
 };
 
+/* The CFG phase's context (ck_cfg.c): rv_cfg (ir/cfg.c) and what only the
+ * checker reads on top of it; kept between checks. */
+typedef struct ck_cfg {
+    rv_cfg g;                              /* preds, rpo, idom, dominance numbers, loop_header, loop_parent */
+    RV_VEC(uint32_t) pedge;                /* pedge[p]: the edge (index into f->succs) of in-edge p = g.pred[p] -> its block */
+    ck_u32vec dchild_start, dchild; /* the dominator tree's children lists, in reverse post-order */
+    ck_u32vec lchild_start, lchild; /* the loop tree's children lists */
+    RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge (value numbering: not proven) */
+    RV_VEC(uint32_t) next;   /* scratch: per-block cursors */
+} ck_cfg;
+
 /* Growable text buffer. */
 typedef struct ck_buf {
     char *s;
@@ -127,15 +138,7 @@ struct ravel_checker {
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
-    /* cfg (ck_cfg.c) */
-    RV_VEC(uint32_t) pred_start, pred, rpo, rpo_index, dfs_stack, dfs_next;
-    RV_VEC(uint32_t) pedge; /* pedge[p]: the edge (index into f->succs) of in-edge p = pred[p] -> its block */
-    RV_VEC(uint32_t) idom, dchild_start, dchild;
-    RV_VEC(uint32_t) dpre, dpost;           /* dominator-tree numbering */
-    RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */
-    RV_VEC(uint32_t) lchild_start, lchild;  /* the loop tree's children lists */
-    RV_VEC(uint8_t) is_header;
-    RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge (value numbering: not proven) */
+    ck_cfg cfg; /* the CFG phase (ck_cfg.c) */
     /* the guard (ck_rules.c): per-vreg stamps, grow-only */
     uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
     uint32_t *gpar;        /* parameter of the block being guarded */
@@ -247,9 +250,13 @@ ck_val ck_set_intern(ck_sets *s, const uint32_t *sorted, uint32_t n);
 uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one);
 void ck_sort_u32(uint32_t *a, uint32_t n);
 
-/* ck_cfg.c */
-void ck_cfg_build(ravel_checker *ck);
-static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->rpo_index.data[b] != CK_NIL; }
+/* ck_cfg.c: built from the allocated function and its guard's successor lists */
+void ck_cfg_init(ck_cfg *c);
+void ck_cfg_build(ck_cfg *c, const ravel_func *f, const ck_list *bsucc);
+void ck_cfg_free(ck_cfg *c);
+size_t ck_cfg_memory(const ck_cfg *c);
+static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.rpo_index[b] != CK_NIL; }
+static inline bool ck_is_header(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.loop_header[b] == b; }
 
 /* The location index of l, CK_NIL if l names no location of the function. */
 static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)

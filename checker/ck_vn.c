@@ -385,7 +385,7 @@ static int age_cmp(const ravel_checker *ck, const struct ck_vn *V, uint32_t x, u
 {
     uint32_t bx = name_block(V, x), by = name_block(V, y);
     if (bx == by) return (x & VN_LEAF) ? ((y & VN_LEAF) ? 2 : 1) : ((y & VN_LEAF) ? -1 : 0);
-    const uint32_t *pre = ck->dpre.data, *post = ck->dpost.data;
+    const uint32_t *pre = ck->cfg.g.dom_pre, *post = ck->cfg.g.dom_post;
     if (pre[bx] <= pre[by] && post[by] <= post[bx]) return -1;
     if (pre[by] <= pre[bx] && post[bx] <= post[by]) return 1;
     return 2;
@@ -446,7 +446,7 @@ static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_
     return true;
 }
 
-static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->pred_start.data[b + 1] - ck->pred_start.data[b]; }
+static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.pred_start[b + 1] - ck->cfg.g.pred_start[b]; }
 
 /* The operand of name x on in-edge k of block b: its own operand if x is
  * a phi of b, else x itself. */
@@ -849,7 +849,7 @@ static bool build_m(vn *W)
     { /* the single-def vregs (above), from the guard's notes; the .ref vregs */
         const ck_gn *gn = ck->gn;
         const rv_vreg *vr = f->vregs.data;
-        const uint32_t *loop = ck->loop_of.data;
+        const uint32_t *loop = ck->cfg.g.loop_header;
         uint32_t st = ck->gnstamp << 3, want = notes ? st | GN_DEF : 0, chained = st | GN_DEF | GN_CHAIN;
         uint32_t multi = st | GN_DEF | GN_MULTI, anymulti = 0;
         uint8_t *sd = V->sdef.data + W->nlocs;
@@ -883,7 +883,7 @@ static bool build_m(vn *W)
     memset(V->own_start.data, 0, (size_t)(n + 1) * sizeof *V->own_start.data);
     bool any = false;
     for (uint32_t b = 0; b < n; b++)
-        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own_start.data[ck->loop_of.data[b] + 1]++, any = true;
+        if (ck_reachable(ck, b) && ck->cfg.g.loop_header[b] != CK_NIL) V->own_start.data[ck->cfg.g.loop_header[b] + 1]++, any = true;
     if (!any) return true;
     for (uint32_t b = 0; b < n; b++) V->own_start.data[b + 1] += V->own_start.data[b];
     V->own.len = 0;
@@ -892,14 +892,14 @@ static bool build_m(vn *W)
     rv_vec_reserve(V->rows, n); /* (rows: a fill cursor per header here) */
     for (uint32_t b = 0; b < n; b++) V->rows.data[b] = V->own_start.data[b];
     for (uint32_t b = 0; b < n; b++)
-        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own.data[V->rows.data[ck->loop_of.data[b]]++] = b;
+        if (ck_reachable(ck, b) && ck->cfg.g.loop_header[b] != CK_NIL) V->own.data[V->rows.data[ck->cfg.g.loop_header[b]]++] = b;
     /* M(h): what h's own blocks write, then its inner loops' M (inner
      * headers come later in reverse post-order); budget: all lists */
     uint64_t budget = 8ull * f->insts.len + 4096;
     const uint8_t *sdef = V->sdef.data;
-    for (uint32_t i = ck->rpo.len; i-- > 0;) {
-        uint32_t h = ck->rpo.data[i];
-        if (!ck->is_header.data[h]) continue;
+    for (uint32_t i = ck->cfg.g.nrpo; i-- > 0;) {
+        uint32_t h = ck->cfg.g.rpo[i];
+        if (!ck_is_header(ck, h)) continue;
         uint32_t st = next_stamp(V), start = V->mpool.len;
         bool sp = false, allregs = false;
         for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
@@ -946,9 +946,9 @@ static bool build_m(vn *W)
             rv_vec_reserve(V->mpool, 1);
             add_var(V, st, V->cpool.data[c].var);
         }
-        for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
-            sp |= V->lsp.data[ck->lchild.data[j]] != 0;
-            ck_list m = V->mlist.data[ck->lchild.data[j]];
+        for (uint32_t j = ck->cfg.lchild_start.data[h]; j < ck->cfg.lchild_start.data[h + 1]; j++) {
+            sp |= V->lsp.data[ck->cfg.lchild.data[j]] != 0;
+            ck_list m = V->mlist.data[ck->cfg.lchild.data[j]];
             rv_vec_reserve(V->mpool, m.len);
             for (uint32_t k = 0; k < m.len; k++) add_var(V, st, V->mpool.data[m.start + k]);
         }
@@ -974,7 +974,7 @@ static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
-    uint32_t t = e->block, from = V->mexit.data[ck->idom.data[t]];
+    uint32_t t = e->block, from = V->mexit.data[ck->cfg.g.idom[t]];
     /* the log segments scanned for all edges together stay within a budget
      * (deep nests of joins rescan their arms once per level) */
     V->scanned += V->log.len - from;
@@ -1050,8 +1050,8 @@ static void join(vn *W, uint32_t b)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
-    uint32_t p0 = ck->pred_start.data[b], np = npreds(ck, b), rb = ck->rpo_index.data[b];
-    bool header = ck->is_header.data[b];
+    uint32_t p0 = ck->cfg.g.pred_start[b], np = npreds(ck, b), rb = ck->cfg.g.rpo_index[b];
+    bool header = ck_is_header(ck, b);
     uint32_t st = next_stamp(V), sm = next_stamp(V), nrows = 0; /* (both first: a wrap clears the marks) */
     V->rowvar.len = 0;
     V->rows.len = 0;
@@ -1062,8 +1062,8 @@ static void join(vn *W, uint32_t b)
     V->tmpl.len = np;
     uint32_t *tmpl = V->tmpl.data;
     for (uint32_t k = 0; k < np; k++) {
-        uint32_t q = ck->pred.data[p0 + k];
-        tmpl[k] = !ck_reachable(ck, q) ? VN_SKIP : ck->rpo_index.data[q] >= rb ? 0 : 1;
+        uint32_t q = ck->cfg.g.pred[p0 + k];
+        tmpl[k] = !ck_reachable(ck, q) ? VN_SKIP : ck->cfg.g.rpo_index[q] >= rb ? 0 : 1;
     }
     /* a row per var: its name on each in-edge */
 #define NEW_ROW(x)                                                                                   \
@@ -1083,12 +1083,12 @@ static void join(vn *W, uint32_t b)
     uint32_t k0 = CK_NIL;
     for (uint32_t k = 0; k < np; k++)
         if (tmpl[k] == 1 &&
-            (k0 == CK_NIL || V->edl.data[ck->pedge.data[p0 + k]].len < V->edl.data[ck->pedge.data[p0 + k0]].len))
+            (k0 == CK_NIL || V->edl.data[ck->cfg.pedge.data[p0 + k]].len < V->edl.data[ck->cfg.pedge.data[p0 + k0]].len))
             k0 = k;
     for (uint32_t j = 0; j < np && k0 != CK_NIL; j++) {
         uint32_t k = j == 0 ? k0 : j == k0 ? 0 : j; /* k0 first */
         if (tmpl[k] != 1) continue;
-        ck_list d = V->edl.data[ck->pedge.data[p0 + k]];
+        ck_list d = V->edl.data[ck->cfg.pedge.data[p0 + k]];
         for (uint32_t i = 0; i < d.len; i++) {
             vn_ent e = V->dpool.data[d.start + i];
             if (V->st[e.var] != st) {
@@ -1209,10 +1209,10 @@ static void enter_single(vn *W, uint32_t b)
     ravel_checker *ck = W->ck;
     const rv_block *bl = &W->f->blocks.data[b];
     if (!bl->nparams) return;
-    uint32_t p0 = ck->pred_start.data[b];
-    for (uint32_t k = p0; k < ck->pred_start.data[b + 1]; k++) {
-        if (!ck_reachable(ck, ck->pred.data[k])) continue;
-        const rv_succ *e = &W->f->succs.data[ck->pedge.data[k]];
+    uint32_t p0 = ck->cfg.g.pred_start[b];
+    for (uint32_t k = p0; k < ck->cfg.g.pred_start[b + 1]; k++) {
+        if (!ck_reachable(ck, ck->cfg.g.pred[k])) continue;
+        const rv_succ *e = &W->f->succs.data[ck->cfg.pedge.data[k]];
         struct ck_vn *V = W->V;
         rv_vec_reserve(V->rows, e->nargs);
         arg_names(W, e, V->rows.data);
@@ -1275,7 +1275,7 @@ static bool vn_walk(ravel_checker *ck)
     W.cur = V->cur;
     if (!build_m(&W)) return false;
     V->frames.len = 0;
-    rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0, 0}));
+    rv_vec_push(V->frames, ((vn_frame){0, ck->cfg.dchild_start.data[0], 0, 0}));
     bool first = true;
     while (V->frames.len) {
         vn_frame *fr = &V->frames.data[V->frames.len - 1];
@@ -1284,7 +1284,7 @@ static bool vn_walk(ravel_checker *ck)
             first = false;
             ck->nvisits++;
             if (b != 0) {
-                if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(&W, b);
+                if (npreds(ck, b) > 1 || ck_is_header(ck, b)) join(&W, b);
                 else enter_single(&W, b);
             }
             V->hmark.data[b] = V->log.len;
@@ -1296,19 +1296,19 @@ static bool vn_walk(ravel_checker *ck)
                 uint32_t eidx = t->u.succ.first + k;
                 const rv_succ *e = &f->succs.data[eidx];
                 uint32_t s = e->block;
-                if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a back edge (reducible: s dominates b) */
-                    uint32_t p0 = ck->pred_start.data[s], j = 0;
-                    while (ck->pedge.data[p0 + j] != eidx) j++;
+                if (ck->cfg.g.rpo_index[s] <= ck->cfg.g.rpo_index[b]) { /* a back edge (reducible: s dominates b) */
+                    uint32_t p0 = ck->cfg.g.pred_start[s], j = 0;
+                    while (ck->cfg.pedge.data[p0 + j] != eidx) j++;
                     if (!latch(&W, j, e)) return false;
-                } else if (npreds(ck, s) > 1 || ck->is_header.data[s]) {
+                } else if (npreds(ck, s) > 1 || ck_is_header(ck, s)) {
                     if (!record_delta(&W, eidx, e)) return false;
                 }
             }
             fr = &V->frames.data[V->frames.len - 1];
         }
-        if (fr->next < ck->dchild_start.data[b + 1]) {
-            uint32_t c = ck->dchild.data[fr->next++];
-            rv_vec_push(V->frames, ((vn_frame){c, ck->dchild_start.data[c], V->log.len, V->rl.len}));
+        if (fr->next < ck->cfg.dchild_start.data[b + 1]) {
+            uint32_t c = ck->cfg.dchild.data[fr->next++];
+            rv_vec_push(V->frames, ((vn_frame){c, ck->cfg.dchild_start.data[c], V->log.len, V->rl.len}));
             first = true;
             continue;
         }
@@ -1321,9 +1321,9 @@ static bool vn_walk(ravel_checker *ck)
 
 bool ck_vn_verdict(ravel_checker *ck)
 {
-    if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
+    if (!ck->cfg.g.nrpo) return true; /* (no reachable block: nothing to read) */
     for (uint32_t b = 0; b < ck->nblocks; b++)
-        if (ck->retreat.data[b]) return false;
+        if (ck->cfg.retreat.data[b]) return false;
     /* The rules report every location that does not exist: the walk runs
      * only when they found nothing (else the reference decides,
      * and the report has errors anyway). */

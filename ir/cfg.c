@@ -18,8 +18,11 @@
  *   - loops: natural loops of back edges p -> h with h dominating p; loops
  *     with one header are merged. loop_header[b] is the innermost header whose
  *     loop contains b (a header belongs to its own loop), loop_depth[b] the
- *     number of loops containing b. Retreating edges of irreducible regions
- *     are not back edges: such cycles get no loop (an approximation).
+ *     number of loops containing b, loop_parent[h] (h a header) the header
+ *     of the innermost loop enclosing h's loop (RAVEL_NONE for an outermost
+ *     loop and for blocks that are no header). Retreating edges of
+ *     irreducible regions are not back edges: such cycles get no loop (an
+ *     approximation).
  * Every step is linear in blocks + edges, except the dominator fixpoint
  * (a few passes in practice) and the loop discovery, which is near-linear
  * (union-find with path compression, as in LLVM's LoopInfo).
@@ -27,7 +30,9 @@
  * CFG for every function they see, so per-array mallocs dominated small
  * functions): every result array lives in one block whose base is
  * pred_start (rv_cfg_free frees it), and the steps share one scratch block
- * sized for the hungriest of them. */
+ * sized for the hungriest of them. rv_cfg_rebuild builds into the storage
+ * of an earlier build (kept while large enough: no allocation at all when
+ * one context checks or allocates many functions, e.g. the checker). */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -286,7 +291,7 @@ static void discover_loop(rv_cfg *c, uint32_t h, uint32_t *parent, uint32_t *out
     }
 }
 
-/* Requires: scratch of 3n + 2 * edges + 1 words. */
+/* Requires: scratch of 2n + 2 * edges + 1 words. */
 static void build_loops(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
@@ -294,7 +299,7 @@ static void build_loops(rv_cfg *c, uint32_t *scratch)
         c->loop_header[b] = RAVEL_NONE;
         c->loop_depth[b] = 0;
     }
-    uint32_t *parent = scratch, *outer = parent + n, *depth = outer + n;
+    uint32_t *parent = c->loop_parent, *outer = scratch, *depth = outer + n;
     /* within one discover_loop, the predecessors of a block are pushed at
      * most once (when it is claimed, or linked as an inner header), plus the
      * back-edge sources: at most 2 * edges entries */
@@ -311,11 +316,22 @@ static void build_loops(rv_cfg *c, uint32_t *scratch)
         if (c->loop_header[b] != RAVEL_NONE) c->loop_depth[b] = depth[c->loop_header[b]];
 }
 
+/* *p holds at least need words (a new block if the old one, of *room
+ * words, is too small; never NULL). */
+static void ensure_u32(uint32_t **p, size_t *room, size_t need)
+{
+    if (*p && need <= *room) return;
+    free(*p);
+    *p = alloc_u32(need);
+    *room = need;
+}
+
 /* The result arrays, carved from one block (base: pred_start). */
 static void alloc_results(rv_cfg *c, uint32_t nedges)
 {
     size_t n = c->nblocks;
-    carve k = {alloc_u32(2 * (n + 1) + 2 * (size_t)nedges + 7 * n)};
+    ensure_u32(&c->pred_start, &c->room, 2 * (n + 1) + 2 * (size_t)nedges + 8 * n);
+    carve k = {c->pred_start};
     c->pred_start = take_u32(&k, n + 1);
     c->succ_start = take_u32(&k, n + 1);
     c->pred = take_u32(&k, nedges);
@@ -327,27 +343,36 @@ static void alloc_results(rv_cfg *c, uint32_t nedges)
     c->dom_post = take_u32(&k, n);
     c->loop_depth = take_u32(&k, n);
     c->loop_header = take_u32(&k, n);
+    c->loop_parent = take_u32(&k, n);
+}
+
+void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f)
+{
+    c->nblocks = f->layout.len;
+    uint32_t nedges = count_edges(f, c->nblocks);
+    alloc_results(c, nedges);
+    /* scratch: edges n, rpo 3n, dominator tree 4n + 1, loops 2n + 2e + 1 */
+    size_t n = c->nblocks, need = 4 * n + 1;
+    if (2 * n + 2 * (size_t)nedges + 1 > need) need = 2 * n + 2 * (size_t)nedges + 1;
+    ensure_u32(&c->scratch, &c->scratch_room, need);
+    build_edges(c, f, c->scratch);
+    build_rpo(c, c->scratch);
+    build_idom(c, c->scratch);
+    build_loops(c, c->scratch);
 }
 
 void rv_cfg_build(rv_cfg *c, const ravel_func *f)
 {
     memset(c, 0, sizeof *c);
-    c->nblocks = f->layout.len;
-    uint32_t nedges = count_edges(f, c->nblocks);
-    alloc_results(c, nedges);
-    /* scratch: edges n, rpo 3n, dominator tree 4n + 1, loops 3n + 2e + 1 */
-    size_t n = c->nblocks, need = 4 * n + 1;
-    if (3 * n + 2 * (size_t)nedges + 1 > need) need = 3 * n + 2 * (size_t)nedges + 1;
-    uint32_t *scratch = alloc_u32(need);
-    build_edges(c, f, scratch);
-    build_rpo(c, scratch);
-    build_idom(c, scratch);
-    build_loops(c, scratch);
-    free(scratch);
+    rv_cfg_rebuild(c, f);
+    free(c->scratch); /* a one-off build keeps only its results */
+    c->scratch = NULL;
+    c->scratch_room = 0;
 }
 
 void rv_cfg_free(rv_cfg *c)
 {
     free(c->pred_start); /* the block of every array (alloc_results) */
+    free(c->scratch);
     memset(c, 0, sizeof *c);
 }
