@@ -26,16 +26,8 @@ ravel_checker *ravel_checker_new(void)
 void ravel_checker_free(ravel_checker *ck)
 {
     if (!ck) return;
-    free(ck->gdef);
-    free(ck->gn);
-    free(ck->gpar);
-    rv_vec_free(ck->gpend);
-    rv_vec_free(ck->gnpred);
-    rv_vec_free(ck->gw);
-    rv_vec_free(ck->gwslot);
-    rv_vec_free(ck->gwdef);
-    rv_vec_free(ck->bsucc);
-    rv_vec_free(ck->rtodo);
+    ck_guard_free(&ck->guard);
+    ck_facts_free(&ck->facts);
     ck_cfg_free(&ck->cfg);
     rv_vec_free(ck->tmp_locs);
     free(ck->explain.s);
@@ -88,7 +80,7 @@ static int finish(ravel_report *rep, ravel_report **out)
 }
 
 /* The guard rejected f, read from text (the reader builds consistent
- * structure), for causes that leave that structure intact (ck->gbroken
+ * structure), for causes that leave that structure intact (ck->guard.gbroken
  * false): ravel_validate's diagnostics, with line and column and each cause
  * once, replace the guard's when it agrees. */
 static void precise_bad_input(const ravel_func *f, ravel_report *rep, uint32_t ndiags0)
@@ -111,13 +103,13 @@ static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, 
 {
     bool suspect = false;
     uint32_t ndiags0 = rep->bad_input.len;
-    ck->grecord = record; /* the allocated function's guard lists the rules' work (ck->rtodo) */
+    ck->guard.grecord = record; /* the allocated function's guard lists the rules' work (ck->facts.rtodo) */
     bool ok = ck_guard(ck, f, rep, nslots, &suspect);
-    ck->grecord = false;
+    ck->guard.grecord = false;
     if (!ok) {
         /* the validator's messages are more precise (a position for every
          * cause, each cause once): they replace the guard's when it can run */
-        if (!ck->gbroken && f->file && f->src) precise_bad_input(f, rep, ndiags0);
+        if (!ck->guard.gbroken && f->file && f->src) precise_bad_input(f, rep, ndiags0);
         return false;
     }
     if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
@@ -191,7 +183,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nvregs = alloc->vregs.len;
     ck->rep = rep;
     ck->nvisits = ck->ref_scans = 0;
-    ck_cfg_build(&ck->cfg, alloc, ck->bsucc.data);
+    ck_cfg_build(&ck->cfg, alloc, ck->facts.bsucc.data);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
     ck->diverged = false;
@@ -227,9 +219,9 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
 size_t ck_memory(const ravel_checker *ck)
 {
 #define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
-    size_t n = V(gpend) + V(gnpred) + V(gw) + V(gwslot) + V(gwdef) + V(bsucc) + V(rtodo) + V(tmp_locs);
+    size_t n = V(tmp_locs);
 #undef V
     n += ck_cfg_memory(&ck->cfg) + ck_vn_memory(ck) + ck_ref_memory(ck);
-    n += (size_t)ck->gvcap * (sizeof *ck->gdef + sizeof *ck->gn + sizeof *ck->gpar) + ck->explain.cap;
+    n += ck_guard_memory(&ck->guard) + ck_facts_memory(&ck->facts) + ck->explain.cap;
     return n;
 }

@@ -111,6 +111,41 @@ struct ravel_report {
     const void *text_func;
 };
 
+/* The guard's working state (ck_rules.c): per-vreg stamps, grow-only. */
+typedef struct ck_guard_ctx {
+    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
+    uint32_t *gpar;        /* parameter of the block being guarded */
+    uint32_t gvcap, gstamp;
+    ck_u32vec gpend, gnpred; /* reads not yet seen defined; in-edges per block */
+    ck_u32vec gwdef;         /* the block's defs in slots (at most cap, else the block is not noted) */
+    bool gwover;
+    const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
+    uint32_t gnfast_k;
+    bool grecord;  /* set by ravel_check around the allocated function's guard only (not the original's): write ck_facts */
+    bool gbroken;  /* the last ck_guard failed on broken structure (ravel_validate unsafe on it) */
+} ck_guard_ctx;
+
+/* The facts the allocated function's guard writes (ck->guard.grecord) for
+ * the phases after it; each valid only after a passed guard. */
+typedef struct ck_facts {
+    RV_VEC(ck_list) bsucc; /* per block: its successors in f->succs (the CFG reads them, not the terminators) */
+    ck_u32vec rtodo;       /* [rules/s2] (block, inst) pairs: every instruction a rule may fire on */
+    /* for the value-numbering verdict (ck_vn.c: compute_need); valid while gnf_ok */
+    struct ck_gn *gn;      /* per vreg (gncap of them) */
+    uint32_t gncap;
+    uint32_t gnstamp;      /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
+    bool gnf_ok;
+    /* the slots each block writes, for M(h) (ck_vn.c: build_m); valid
+     * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
+     * guard's fast path ran every one of its instructions: then every slot
+     * they write is listed in gwslot[gw[b].start ..], it has no safepoint,
+     * and each vreg they define has its ck_gn note of that def (so a vreg
+     * defined once has the block in gn[v].b). */
+    RV_VEC(ck_list) gw;    /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
+    ck_u32vec gwslot;      /* (repeats possible) */
+    bool gwf_ok;
+} ck_facts;
+
 /* The CFG phase's context (ck_cfg.c): rv_cfg (ir/cfg.c) and what only the
  * checker reads on top of it; kept between checks. */
 typedef struct ck_cfg {
@@ -134,37 +169,12 @@ struct ravel_checker {
     unsigned opts; /* RAVEL_CHECK_* (never RAVEL_CHECK_VERIFY: see verify) */
     bool verify;   /* verification requested (ravel_check_if_enabled); no option call clears it */
     size_t max_errors; /* errors kept in a report (ravel_checker_set_max_errors); 0: all */
-    bool gbroken;  /* the last ck_guard failed on broken structure (ravel_validate unsafe on it) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
     ck_cfg cfg; /* the CFG phase (ck_cfg.c) */
-    /* the guard (ck_rules.c): per-vreg stamps, grow-only */
-    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
-    uint32_t *gpar;        /* parameter of the block being guarded */
-    uint32_t gvcap, gstamp;
-    RV_VEC(uint32_t) gpend, gnpred; /* reads not yet seen defined; in-edges per block */
-    RV_VEC(ck_list) bsucc;  /* per block: its successors in f->succs (the allocated function's guard, once passed) */
-    /* [rules/s2] the rules' work list, filled by the guard of the allocated function */
-    RV_VEC(uint32_t) rtodo; /* (block, inst) pairs: every instruction a rule may fire on */
-    bool grecord;           /* set by ravel_check around that guard only (not the original's) */
-    /* the same guard's facts for the value-numbering verdict (ck_vn.c); valid while gnf_ok */
-    struct ck_gn *gn;     /* per vreg */
-    uint32_t gnstamp;     /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
-    bool gnf_ok;
-    /* and its notes of the slots each block writes, for M(h) (ck_vn.c:
-     * build_m); valid while gwf_ok. A block is *noted* (gw[b].len !=
-     * CK_NIL) when the guard's fast path ran every one of its
-     * instructions: then every slot they write is listed in
-     * gwslot[gw[b].start ..], it has no safepoint, and each vreg they
-     * define has its ck_gn note of that def (so a vreg defined once has
-     * the block in gn[v].b). */
-    RV_VEC(ck_list) gw;      /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
-    RV_VEC(uint32_t) gwslot; /* (repeats possible) */
-    RV_VEC(uint32_t) gwdef;  /* the block's defs in slots (scratch; at most cap, else not noted) */
-    bool gwf_ok, gwover;
-    const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
-    uint32_t gnfast_k;
+    ck_guard_ctx guard; /* the guard's working state (ck_rules.c) */
+    ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
     uint64_t nvisits;        /* block visits of the last ravel_check (value numbering, reference): tests bound the work */
     uint64_t ref_scans;      /* holder-list entries the reference scanned in it: tests bound the work */
     uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
@@ -219,11 +229,11 @@ static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
     return true;
 }
 
-/* Block b's successors in f->succs: from ck->bsucc for the allocated
- * function's guard (ck->grecord), else from its terminator. */
+/* Block b's successors in f->succs: from ck->facts.bsucc for the allocated
+ * function's guard (ck->guard.grecord), else from its terminator. */
 static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f, uint32_t b)
 {
-    if (ck->grecord) return ck->bsucc.data[b];
+    if (ck->guard.grecord) return ck->facts.bsucc.data[b];
     const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     return (ck_list){rv_inst_nsuccs(t) ? t->u.succ.first : 0, rv_inst_nsuccs(t)};
 }
@@ -299,6 +309,10 @@ size_t ck_memory(const ravel_checker *ck);
  * failure appends diagnostics to rep->bad_input and returns false. On
  * success *suspect tells whether ravel_validate might reject f (EINVAL). */
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect);
+void ck_guard_free(ck_guard_ctx *g);
+size_t ck_guard_memory(const ck_guard_ctx *g);
+void ck_facts_free(ck_facts *x);
+size_t ck_facts_memory(const ck_facts *x);
 void ck_rules(ravel_checker *ck);
 void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
 

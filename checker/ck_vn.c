@@ -840,17 +840,17 @@ static bool build_m(vn *W)
      * vregs it defines that are not single-def are those defined once and
      * chained (below, by their def's innermost loop; a vreg defined more
      * than once, GN_MULTI, turns the notes off). */
-    bool notes = ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN), wnotes = notes && ck->gwf_ok;
+    bool notes = ck->facts.gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN), wnotes = notes && ck->facts.gwf_ok;
     V->chead.len = 0;
     rv_vec_reserve(V->chead, n);
     V->chead.len = n;
     memset(V->chead.data, 0xff, (size_t)n * sizeof *V->chead.data);
     V->cpool.len = 0;
     { /* the single-def vregs (above), from the guard's notes; the .ref vregs */
-        const ck_gn *gn = ck->gn;
+        const ck_gn *gn = ck->facts.gn;
         const rv_vreg *vr = f->vregs.data;
         const uint32_t *loop = ck->cfg.g.loop_header;
-        uint32_t st = ck->gnstamp << 3, want = notes ? st | GN_DEF : 0, chained = st | GN_DEF | GN_CHAIN;
+        uint32_t st = ck->facts.gnstamp << 3, want = notes ? st | GN_DEF : 0, chained = st | GN_DEF | GN_CHAIN;
         uint32_t multi = st | GN_DEF | GN_MULTI, anymulti = 0;
         uint8_t *sd = V->sdef.data + W->nlocs;
         for (uint32_t v = 0; v < ck->nvregs; v++) {
@@ -907,10 +907,10 @@ static bool build_m(vn *W)
             const rv_block *bl = &f->blocks.data[b];
             rv_vec_reserve(V->mpool, bl->nparams); /* (add_var's room) */
             for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
-            if (wnotes && ck->gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
-                const uint32_t *sl = ck->gwslot.data + ck->gw.data[b].start;
-                rv_vec_reserve(V->mpool, ck->gw.data[b].len);
-                for (uint32_t k = 0; k < ck->gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
+            if (wnotes && ck->facts.gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
+                const uint32_t *sl = ck->facts.gwslot.data + ck->facts.gw.data[b].start;
+                rv_vec_reserve(V->mpool, ck->facts.gw.data[b].len);
+                for (uint32_t k = 0; k < ck->facts.gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
                 allregs = true;
                 continue;
             }

@@ -81,10 +81,10 @@ static void run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
             CHECK_EQ_INT(rc, RAVEL_OK);
             checked++;
             proven += ck->vn_proven;
-            for (uint32_t b = 0; b < ck->gw.len; b++) noted += ck->gwf_ok && ck->gw.data[b].len != CK_NIL;
+            for (uint32_t b = 0; b < ck->facts.gw.len; b++) noted += ck->facts.gwf_ok && ck->facts.gw.data[b].len != CK_NIL;
             for (uint32_t v = 0; v < ck->nvregs; v++)
-                multi += ck->gn[v].tag == (ck->gnstamp << 3 | GN_DEF | GN_MULTI) ||
-                         ck->gn[v].tag == (ck->gnstamp << 3 | GN_DEF | GN_MULTI | GN_CHAIN);
+                multi += ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI) ||
+                         ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI | GN_CHAIN);
             CHECK_EQ_INT(ravel_check(scan, g, NULL, NULL), RAVEL_OK);
             scan_proven += scan->vn_proven;
             if (k % 4 == 0) corrupt_and_compare(ck, ref, g, &differ);
