@@ -29,8 +29,7 @@ void ravel_checker_free(ravel_checker *ck)
     ck_guard_free(&ck->guard);
     ck_facts_free(&ck->facts);
     ck_cfg_free(&ck->cfg);
-    rv_vec_free(ck->tmp_locs);
-    free(ck->explain.s);
+    ck_out_free(&ck->out);
     ck_vn_free(ck);
     ck_ref_free(ck);
     free(ck);
@@ -147,21 +146,21 @@ static void explain(ravel_checker *ck, ravel_report *r)
 {
     uint32_t done = 0;
     uint8_t *seen = rv_xcalloc(ck->nblocks, 1);
-    ck->rep = NULL;
+    ck->out.rep = NULL;
     for (uint32_t i = 0; i < r->errs.len && done < CK_MAX_EXPLAIN; i++) {
         ck_err *e = &r->errs.data[i];
         uint32_t blk = e->block_id;
         if (blk == CK_NIL || !ck_reachable(ck, blk) || seen[blk]) continue;
         seen[blk] = 1;
-        ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
+        ck_bprintf(&ck->out.explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
                    rv_block_name(ck->f, blk));
-        ck->explain_base = ck->explain.len;
+        ck->out.explain_base = ck->out.explain.len;
         ck_ref_explain(ck, blk);
-        e->pub.explain = ck_bdetach(&ck->explain);
+        e->pub.explain = ck_bdetach(&ck->out.explain);
         done++;
     }
     free(seen);
-    ck->rep = r;
+    ck->out.rep = r;
 }
 
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
@@ -181,7 +180,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nlocs = ck->nregs + nslots;
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
-    ck->rep = rep;
+    ck->out.rep = rep;
     ck->nvisits = ck->ref_scans = 0;
     ck_cfg_build(&ck->cfg, alloc, ck->facts.bsucc.data);
     ck_rules(ck);
@@ -204,7 +203,7 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     if (overflow) drop_undecided(ck, rep, limit);
     ck_finish_report(ck);
     if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->cfg.g.nrpo && rep->errs.len) explain(ck, rep);
-    ck->rep = NULL;
+    ck->out.rep = NULL;
     ck->f = NULL;
     return finish(rep, report);
 }
@@ -218,10 +217,6 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
 
 size_t ck_memory(const ravel_checker *ck)
 {
-#define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
-    size_t n = V(tmp_locs);
-#undef V
-    n += ck_cfg_memory(&ck->cfg) + ck_vn_memory(ck) + ck_ref_memory(ck);
-    n += ck_guard_memory(&ck->guard) + ck_facts_memory(&ck->facts) + ck->explain.cap;
-    return n;
+    return ck_guard_memory(&ck->guard) + ck_facts_memory(&ck->facts) + ck_cfg_memory(&ck->cfg) + ck_vn_memory(ck) +
+           ck_ref_memory(ck) + ck_out_memory(&ck->out);
 }

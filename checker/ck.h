@@ -165,29 +165,42 @@ typedef struct ck_buf {
 void ck_bprintf(ck_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *ck_bdetach(ck_buf *b); /* returns the malloc'd string ("" if empty), resets b */
 
+/* The report phase's context (ck_report.c): where the current call's
+ * errors go, and the explain dumps' buffers (kept between checks). */
+typedef struct ck_out {
+    ravel_report *rep;   /* NULL when not collecting */
+    ck_buf explain;      /* explain dump target */
+    size_t explain_base; /* length of its header */
+    ck_u32vec tmp_locs;  /* explain dumps: the locations a block names */
+} ck_out;
+void ck_out_free(ck_out *o);
+size_t ck_out_memory(const ck_out *o);
+
+/* The checker: options, the function being checked, and one context per
+ * phase, each kept between checks and owned by its phase's file (init:
+ * zeroed; free and memory: ck_<phase>_free/_memory, called by check.c). */
 struct ravel_checker {
+    /* options (the API's setters) */
     unsigned opts; /* RAVEL_CHECK_* (never RAVEL_CHECK_VERIFY: see verify) */
     bool verify;   /* verification requested (ravel_check_if_enabled); no option call clears it */
     size_t max_errors; /* errors kept in a report (ravel_checker_set_max_errors); 0: all */
+    uint32_t set_limit; /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
-    ck_cfg cfg; /* the CFG phase (ck_cfg.c) */
+    /* the phases, in the driver's order */
     ck_guard_ctx guard; /* the guard's working state (ck_rules.c) */
     ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
-    uint64_t nvisits;        /* block visits of the last ravel_check (value numbering, reference): tests bound the work */
-    uint64_t ref_scans;      /* holder-list entries the reference scanned in it: tests bound the work */
-    uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
-    RV_VEC(uint32_t) tmp_locs; /* explain dumps: the locations a block names */
-    bool diverged;           /* the reference passed its safety cap */
-    struct ck_vn *vn;         /* the value-numbering verdict's scratch (ck_vn.c); kept between checks */
-    bool vn_proven;           /* the last ravel_check was decided by the value-numbering verdict (tests) */
-    struct ck_ref *ref;       /* the reference fixpoint's own context (ck_ref.c); kept between checks */
-    bool ref_decided;         /* the last ravel_check was decided and reported by the reference */
-    /* errors of the current call */
-    ravel_report *rep; /* NULL when not collecting */
-    ck_buf explain;    /* explain dump target */
-    size_t explain_base; /* length of its header */
+    ck_cfg cfg;         /* the CFG (ck_cfg.c) */
+    struct ck_vn *vn;   /* the value-numbering verdict's context (ck_vn.c) */
+    struct ck_ref *ref; /* the reference fixpoint's context (ck_ref.c) */
+    ck_out out;         /* the report being written (ck_report.c) */
+    /* what the last ravel_check did (the driver, tests and benchmarks read it) */
+    bool vn_proven;     /* decided by the value-numbering verdict */
+    bool ref_decided;   /* decided and reported by the reference */
+    bool diverged;      /* the reference passed its safety cap */
+    uint64_t nvisits;   /* block visits (value numbering, reference): tests bound the work */
+    uint64_t ref_scans; /* holder-list entries the reference scanned: tests bound the work */
 };
 
 /* Where an error happens: block, instruction, operand role and index. */

@@ -72,7 +72,7 @@ struct ck_ref {
     ck_u32vec m1, m2, srcset, hl;
     ck_entvec exitv, edgev, meetv;
     /* recording and verdict */
-    bool record;    /* the recording pass: value errors go to ck->rep */
+    bool record;    /* the recording pass: value errors go to ck->out.rep */
     bool stop_at_error;
     uint32_t nerr;  /* value errors seen (any pass) */
     uint32_t err_block; /* provenance: the block of the error being explained */
@@ -430,7 +430,7 @@ static void alias_def(ravel_checker *ck, ck_ref *r, uint32_t d, uint32_t u, uint
 static void value_error(ravel_checker *ck, ck_ref *r, const ck_site *s, const char *kind, uint32_t li, uint32_t expect)
 {
     r->nerr++;
-    if (!r->record || !ck->rep) return;
+    if (!r->record || !ck->out.rep) return;
     ck_err_value_rec(ck, s, kind, li, expect, &r->sets, get_loc(r, li));
 }
 
@@ -813,7 +813,7 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
 static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
 {
     const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join};
-    ravel_report *rep = ck->rep;
+    ravel_report *rep = ck->out.rep;
     for (uint32_t i = e0; i < rep->errs.len && i < CK_MAX_PROVENANCE; i++) {
         ck_err *e = &rep->errs.data[i];
         if (!e->value) continue;
@@ -841,7 +841,7 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
         return false;
     }
     if (!done) { /* a certain value error: the verdict is known */
-        if (ck->rep) ck->rep->status = RAVEL_EFAIL;
+        if (ck->out.rep) ck->out.rep->status = RAVEL_EFAIL;
         return false;
     }
     bool ok = r->nerr == 0;
@@ -849,10 +849,10 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     /* the recording pass: every reached block once, at the fixpoint */
     r->record = true;
     r->nerr = 0;
-    uint32_t e0 = ck->rep ? ck->rep->errs.len : 0;
+    uint32_t e0 = ck->out.rep ? ck->out.rep->errs.len : 0;
     for (uint32_t i = 0; i < r->cfg.nrpo; i++) run_block(ck, r, r->cfg.rpo[i]);
     r->record = false;
-    if (ck->rep) add_provenance(ck, r, e0);
+    if (ck->out.rep) add_provenance(ck, r, e0);
     *overflow = r->sets.overflow;
     return r->nerr == 0;
 }
@@ -866,7 +866,7 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
     bool rec = r->record;
     r->record = false;
     load_entry(ck, r, blk);
-    ck->explain.len = ck->explain_base;
+    ck->out.explain.len = ck->out.explain_base;
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         uint32_t ii = bl->first_inst + i;
         ck_dump_state_of(ck, &r->sets, r->cur, blk, ii);

@@ -1113,9 +1113,9 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
     for (uint32_t k = 0; !clean && k < (uint32_t)in->ndefs + in->nuses; k++) {
         ck_site s;
         site_op(&s, b, ii, in, k, &ops[k]);
-        uint32_t before = ck->rep->errs.len;
+        uint32_t before = ck->out.rep->errs.len;
         rule_operand(ck, &s, in, &ops[k]);
-        if (ck->rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
+        if (ck->out.rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
     }
     if ((in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP)) {
         ck_site s = {b, ii, "inst", -1, NULL, 3 * 65536u};

@@ -1327,7 +1327,7 @@ bool ck_vn_verdict(ravel_checker *ck)
     /* The rules report every location that does not exist: the walk runs
      * only when they found nothing (else the reference decides,
      * and the report has errors anyway). */
-    if (!ck->rep || ck->rep->errs.len) return false;
+    if (!ck->out.rep || ck->out.rep->errs.len) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
     return vn_walk(ck);
 }
