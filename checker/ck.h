@@ -301,8 +301,9 @@ size_t ck_vn_memory(const ravel_checker *ck);
 
 /* ck_ref.c: the reference fixpoint (docs/format.md section 6 as written:
  * a worklist over the reachable blocks in reverse post-order, any CFG). It
- * uses only ck->f, nregs, nlocs, nblocks, nvregs, set_limit and ck->rep,
- * and records the value errors there (with provenance). verdict_only: it
+ * uses only ck->f, nregs, nlocs, nblocks, nvregs, set_limit, the CFG's
+ * rv_cfg (ck->cfg.g: reverse post-order, dominance) and ck->out.rep, and
+ * records the value errors there (with provenance). verdict_only: it
  * may stop at the first (certain) value error, setting the status. True if
  * no value error. *overflow: the set limit was passed (errors undecided);
  * *limit: that limit. Sets ck->diverged past its safety cap. */

@@ -8,7 +8,7 @@
  *     locations that are not `unknown`, sorted by location index (unknown
  *     is the meet's bottom, so states only shrink);
  *   - a worklist over the reachable blocks in reverse post-order, any CFG
- *     (rv_cfg): when a block's exit changes, each successor's entry is
+ *     (ck->cfg.g, ir/cfg.c): when a block's exit changes, each successor's entry is
  *     recomputed as the meet over its in-edges of what they carry now
  *     (edges from blocks not run yet are unreached, the meet's identity),
  *     and the successor is queued if it changed; the entry block starts
@@ -47,8 +47,7 @@ typedef struct ck_hold {
 } ck_hold;
 
 struct ck_ref {
-    rv_cfg cfg;
-    bool has_cfg;
+    bool has_run; /* a check ran: the states below are of ck->f */
     ck_sets sets;
     /* per block: entry state in pool and exit state in xpool (sorted by li,
      * no unknown); reached: has an entry, xdone: has an exit, queued */
@@ -90,7 +89,6 @@ void ck_ref_free(ravel_checker *ck)
 {
     ck_ref *r = ck->ref;
     if (!r) return;
-    if (r->has_cfg) rv_cfg_free(&r->cfg);
     ck_sets_free(&r->sets);
     rv_vec_free(r->pool);
     rv_vec_free(r->xpool);
@@ -129,8 +127,7 @@ size_t ck_ref_memory(const ravel_checker *ck)
 #define V(x) ((size_t)r->x.cap * sizeof *r->x.data)
     return V(pool) + V(xpool) + V(ent) + V(xit) + V(reached) + V(queued) + V(xdone) + V(in_start) + V(in_src) + V(in_edge) + V(touched) + V(holds) +
            V(m1) + V(m2) + V(srcset) + V(hl) + V(exitv) + V(edgev) + V(meetv) + V(sets.pool) + V(sets.recs) +
-           (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 16 + (size_t)r->vcap * 12 +
-           (r->has_cfg ? (size_t)r->cfg.nblocks * 4 * 12 : 0);
+           (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 16 + (size_t)r->vcap * 12;
 #undef V
 }
 
@@ -141,14 +138,12 @@ static void clear_touched(ck_ref *r)
     r->touched.len = 0;
 }
 
-/* Per-function reset: the CFG, the in-edge lists, empty states. */
+/* Per-function reset: the in-edge lists, empty states (the CFG is ck->cfg). */
 static void ref_reset(ravel_checker *ck, ck_ref *r)
 {
     const ravel_func *f = ck->f;
     uint32_t n = ck->nblocks;
-    if (r->has_cfg) rv_cfg_free(&r->cfg);
-    rv_cfg_build(&r->cfg, f);
-    r->has_cfg = true;
+    r->has_run = true;
     ck_sets_reset(&r->sets);
     if (ck->set_limit) r->sets.limit = ck->set_limit;
     r->pool.len = r->xpool.len = 0;
@@ -732,7 +727,7 @@ static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
  * error (stop_at_error) or hit the safety cap (*diverged). */
 static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
 {
-    const rv_cfg *c = &r->cfg;
+    const rv_cfg *c = &ck->cfg.g;
     if (!c->nrpo) return true;
     uint64_t cap = (uint64_t)ck->nblocks * ((uint64_t)ck->nlocs * (ck->nvregs + 3u) + 1u) + 1000u, visits = 0;
     uint32_t entry = c->rpo[0];
@@ -764,7 +759,7 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
 static bool ref_on_path(void *ctx, uint32_t b)
 {
     ravel_checker *ck = ctx;
-    return rv_cfg_dominates(&ck->ref->cfg, b, ck->ref->err_block);
+    return rv_cfg_dominates(&ck->cfg.g, b, ck->ref->err_block);
 }
 
 static uint32_t ref_nin(void *ctx, uint32_t b, uint32_t *from)
@@ -850,7 +845,7 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     r->record = true;
     r->nerr = 0;
     uint32_t e0 = ck->out.rep ? ck->out.rep->errs.len : 0;
-    for (uint32_t i = 0; i < r->cfg.nrpo; i++) run_block(ck, r, r->cfg.rpo[i]);
+    for (uint32_t i = 0; i < ck->cfg.g.nrpo; i++) run_block(ck, r, ck->cfg.g.rpo[i]);
     r->record = false;
     if (ck->out.rep) add_provenance(ck, r, e0);
     *overflow = r->sets.overflow;
@@ -883,7 +878,7 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
 uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc *out, uint32_t max)
 {
     ck_ref *r = ck->ref;
-    if (!r || !r->has_cfg || r->cfg.nblocks != f->layout.len || v >= f->vregs.len) return 0;
+    if (!r || !r->has_run || r->reached.len != f->layout.len || v >= f->vregs.len) return 0;
     uint32_t b = 0;
     while (b < f->layout.len && !(inst >= f->blocks.data[b].first_inst && inst < f->blocks.data[b].first_inst + f->blocks.data[b].ninsts)) b++;
     if (b == f->layout.len || !r->reached.data[b]) return 0;
