@@ -1,10 +1,12 @@
 /*
  * ck.h - internal map of the symbolic checker (docs/format.md section 6).
  *
- * Pipeline of one ravel_check call (check.c):
- *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL
- *   cfg (ck_cfg.c)        predecessors, reverse post-order, dominators,
- *                         natural loops, own scratch
+ * Pipeline of one ravel_check call (check.c, the one driver), each phase
+ * with its own context in struct ravel_checker (see there):
+ *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL;
+ *                         writes ck_facts for the phases after it
+ *   cfg (ck_cfg.c)        ir/cfg.c's rv_cfg plus in-edge indexes,
+ *                         dominator/loop children, retreat flags
  *   rules (ck_rules.c)    per-operand constraint/structure checks, --orig match
  *   value numbering       proves a correct allocation in one pass, or
  *     (ck_vn.c)           answers "not proven"
@@ -12,6 +14,7 @@
  *                         written (any CFG): decides what value numbering
  *                         did not prove and records its value errors
  *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
+ *                         (ck_out; explain is run by the driver)
  *
  * Glossary: a *location index* (li) is a dense number for a location:
  * registers are 0..nregs-1, slot sN is nregs+N. A *value* (ck_val) is the
