@@ -152,9 +152,8 @@ typedef struct ck_facts {
 /* The CFG phase's context (ck_cfg.c): rv_cfg (ir/cfg.c) and what only the
  * checker reads on top of it; kept between checks. */
 typedef struct ck_cfg {
-    rv_cfg g;                              /* preds, rpo, idom, dominance numbers, loop_header, loop_parent */
+    rv_cfg g;                              /* preds, rpo, idom, dominator tree, loop_header, loop_parent */
     RV_VEC(uint32_t) pedge;                /* pedge[p]: the edge (index into f->succs) of in-edge p = g.pred[p] -> its block */
-    ck_u32vec dchild_start, dchild; /* the dominator tree's children lists, in reverse post-order */
     ck_u32vec lchild_start, lchild; /* the loop tree's children lists */
     RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge (value numbering: not proven) */
     RV_VEC(uint32_t) next;   /* scratch: per-block cursors */

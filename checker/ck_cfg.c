@@ -1,5 +1,5 @@
 /* ck_cfg.c - the CFG phase: ir/cfg.c's analyses (rv_cfg: predecessors,
- * reverse post-order, dominators, natural loops and their nesting) plus
+ * reverse post-order, the dominator tree, natural loops and their nesting) plus
  * what only the checker reads on top of them, in a context kept between
  * checks (rv_cfg_rebuild reuses its storage: no allocation per call once
  * warm).
@@ -9,8 +9,6 @@
  * Guarantees, on top of rv_cfg's (whose predecessors are listed per block
  * by source block, then by successor index):
  *   pedge[p]       the edge (index into f->succs) of in-edge g.pred[p];
- *   dchild         each block's dominator-tree children, in reverse
- *                  post-order (CSR over dchild_start);
  *   lchild         each header's inner loops' headers, by block id (CSR
  *                  over lchild_start);
  *   retreat[b]     b has a retreating in-edge from a block it does not
@@ -26,8 +24,6 @@ void ck_cfg_free(ck_cfg *c)
 {
     rv_cfg_free(&c->g);
     rv_vec_free(c->pedge);
-    rv_vec_free(c->dchild_start);
-    rv_vec_free(c->dchild);
     rv_vec_free(c->lchild_start);
     rv_vec_free(c->lchild);
     rv_vec_free(c->next);
@@ -38,8 +34,7 @@ void ck_cfg_free(ck_cfg *c)
 size_t ck_cfg_memory(const ck_cfg *c)
 {
 #define V(x) ((size_t)c->x.cap * sizeof *c->x.data)
-    return (c->g.room + c->g.scratch_room) * sizeof(uint32_t) + V(pedge) + V(dchild_start) + V(dchild) +
-           V(lchild_start) + V(lchild) + V(next) + V(retreat);
+    return (c->g.room + c->g.scratch_room) * sizeof(uint32_t) + V(pedge) + V(lchild_start) + V(lchild) + V(next) + V(retreat);
 #undef V
 }
 
@@ -56,30 +51,24 @@ static void build_pedge(ck_cfg *c, const ck_list *bsucc, const rv_succ *succ)
         for (uint32_t k = 0; k < bsucc[b].len; k++) c->pedge.data[next[succ[bsucc[b].start + k].block]++] = bsucc[b].start + k;
 }
 
-/* Children lists (CSR) of the tree of parent[] over the blocks listed in
- * order[0 .. n_order) (order NULL: blocks 0 .. n_order-1): each child
- * appended to its parent's list in that order; blocks whose parent is
- * CK_NIL are roots (not listed). */
-static void build_children(ck_cfg *c, ck_u32vec *start, ck_u32vec *child, const uint32_t *parent,
-                           const uint32_t *order, uint32_t n_order)
+/* The loop tree's children lists (CSR): each header appended to its
+ * loop_parent's list, by block id. */
+static void build_loop_children(ck_cfg *c)
 {
+    const uint32_t *parent = c->g.loop_parent;
     uint32_t n = c->g.nblocks, *next = c->next.data;
-    rv_vec_reserve(*start, n + 1);
-    rv_vec_reserve(*child, n);
-    start->len = n + 1;
-    uint32_t *st = start->data;
+    rv_vec_reserve(c->lchild_start, n + 1);
+    rv_vec_reserve(c->lchild, n);
+    c->lchild_start.len = n + 1;
+    uint32_t *st = c->lchild_start.data;
     for (uint32_t b = 0; b <= n; b++) st[b] = 0;
-    for (uint32_t i = 0; i < n_order; i++) {
-        uint32_t x = order ? order[i] : i;
-        if (parent[x] != CK_NIL) st[parent[x] + 1]++;
-    }
+    for (uint32_t h = 0; h < n; h++)
+        if (parent[h] != CK_NIL) st[parent[h] + 1]++;
     for (uint32_t b = 0; b < n; b++) st[b + 1] += st[b];
-    child->len = st[n];
+    c->lchild.len = st[n];
     for (uint32_t b = 0; b < n; b++) next[b] = st[b];
-    for (uint32_t i = 0; i < n_order; i++) {
-        uint32_t x = order ? order[i] : i;
-        if (parent[x] != CK_NIL) child->data[next[parent[x]]++] = x;
-    }
+    for (uint32_t h = 0; h < n; h++)
+        if (parent[h] != CK_NIL) c->lchild.data[next[parent[h]]++] = h;
 }
 
 /* retreat[h]: some reachable q -> h with rpo_index[q] >= rpo_index[h] and
@@ -91,6 +80,7 @@ static void build_retreat(ck_cfg *c)
     rv_vec_reserve(c->retreat, n);
     c->retreat.len = n;
     for (uint32_t b = 0; b < n; b++) c->retreat.data[b] = 0;
+    if (g->reducible) return; /* (rv_cfg checked every retreating edge) */
     for (uint32_t i = 0; i < g->nrpo; i++) {
         uint32_t h = g->rpo[i];
         for (uint32_t p = g->pred_start[h]; p < g->pred_start[h + 1]; p++) {
@@ -108,9 +98,6 @@ void ck_cfg_build(ck_cfg *c, const ravel_func *f, const ck_list *bsucc)
     rv_vec_reserve(c->next, n);
     c->next.len = n;
     build_pedge(c, bsucc, f->succs.data);
-    /* the dominator tree without its root (idom[0] = 0), in reverse post-order */
-    build_children(c, &c->dchild_start, &c->dchild, g->idom, g->nrpo ? g->rpo + 1 : NULL, g->nrpo ? g->nrpo - 1 : 0);
-    /* the loop tree: headers by block id; loop_parent is CK_NIL for every non-header */
-    build_children(c, &c->lchild_start, &c->lchild, g->loop_parent, NULL, n);
+    build_loop_children(c);
     build_retreat(c);
 }

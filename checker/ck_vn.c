@@ -1275,7 +1275,7 @@ static bool vn_walk(ravel_checker *ck)
     W.cur = V->cur;
     if (!build_m(&W)) return false;
     V->frames.len = 0;
-    rv_vec_push(V->frames, ((vn_frame){0, ck->cfg.dchild_start.data[0], 0, 0}));
+    rv_vec_push(V->frames, ((vn_frame){0, ck->cfg.g.dom_start[0], 0, 0}));
     bool first = true;
     while (V->frames.len) {
         vn_frame *fr = &V->frames.data[V->frames.len - 1];
@@ -1306,9 +1306,9 @@ static bool vn_walk(ravel_checker *ck)
             }
             fr = &V->frames.data[V->frames.len - 1];
         }
-        if (fr->next < ck->cfg.dchild_start.data[b + 1]) {
-            uint32_t c = ck->cfg.dchild.data[fr->next++];
-            rv_vec_push(V->frames, ((vn_frame){c, ck->cfg.dchild_start.data[c], V->log.len, V->rl.len}));
+        if (fr->next < ck->cfg.g.dom_start[b + 1]) {
+            uint32_t c = ck->cfg.g.dom_child[fr->next++];
+            rv_vec_push(V->frames, ((vn_frame){c, ck->cfg.g.dom_start[c], V->log.len, V->rl.len}));
             first = true;
             continue;
         }

@@ -13,8 +13,10 @@
  *   - idom (Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm";
  *     one pass over forward edges when the CFG is reducible): idom[0] = 0,
  *     RAVEL_NONE for unreachable blocks;
- *   - dominance queries in O(1) from a pre/post numbering of the dominator
- *     tree;
+ *   - the dominator tree's children lists (dom_child, CSR over dom_start,
+ *     each in reverse post-order) and dominance queries in O(1) from its
+ *     pre/post numbering; reducible: every retreating edge is a back edge
+ *     (its target dominates its source);
  *   - loops: natural loops of back edges p -> h with h dominating p; loops
  *     with one header are merged. loop_header[b] is the innermost header whose
  *     loop contains b (a header belongs to its own loop), loop_depth[b] the
@@ -56,19 +58,10 @@ static const rv_inst *block_term(const ravel_func *f, uint32_t b)
     return t && rv_is_term(t) ? t : NULL;
 }
 
-/* Edges to blocks of the layout (the size of succ and pred). */
-static uint32_t count_edges(const ravel_func *f, uint32_t n)
-{
-    uint32_t nedges = 0;
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_inst *t = block_term(f, b);
-        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) nedges += rv_inst_succs(f, t)[k].block < n;
-    }
-    return nedges;
-}
-
-/* Step 1: successor and predecessor lists (CSR, edges with repeats).
- * Requires: the arrays allocated; scratch of n words. */
+/* Step 1: successor and predecessor lists (CSR, edges with repeats): one
+ * pass over the terminators, then the predecessors from the successors.
+ * Requires: the arrays allocated for f->succs.len edges (a bound: every
+ * terminator's successors are records of f->succs); scratch of n words. */
 static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
 {
     uint32_t n = c->nblocks, nedges = 0;
@@ -79,7 +72,7 @@ static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
         for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
             uint32_t s = rv_inst_succs(f, t)[k].block;
             if (s < n) {
-                nedges++;
+                c->succ[nedges++] = s;
                 c->pred_start[s + 1]++;
             }
         }
@@ -87,16 +80,8 @@ static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
     c->succ_start[n] = nedges;
     for (uint32_t b = 0; b < n; b++) c->pred_start[b + 1] += c->pred_start[b];
     if (n) memcpy(fill, c->pred_start, sizeof(uint32_t) * n);
-    uint32_t e = 0;
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_inst *t = block_term(f, b);
-        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
-            uint32_t s = rv_inst_succs(f, t)[k].block;
-            if (s >= n) continue;
-            c->succ[e++] = s;
-            c->pred[fill[s]++] = b;
-        }
-    }
+    for (uint32_t b = 0; b < n; b++)
+        for (uint32_t e = c->succ_start[b]; e < c->succ_start[b + 1]; e++) c->pred[fill[c->succ[e]]++] = b;
 }
 
 /* Step 2: reverse post-order by an iterative depth-first search from block 0.
@@ -185,11 +170,12 @@ static bool retreating_edges_are_back_edges(const rv_cfg *c)
 /* Dominators: one pass over the acyclic part (forward edges in RPO) is exact
  * for reducible CFGs, which we verify; irreducible ones iterate the full
  * Cooper-Harvey-Kennedy fixpoint. This avoids CHK's quadratic passes on deep
- * loop nests. Also builds the dominator-tree numbering (scratch: 4n + 1). */
+ * loop nests. Also builds the dominator tree (scratch: 2n). */
 static void build_idom(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
     for (uint32_t b = 0; b < n; b++) c->idom[b] = RAVEL_NONE;
+    c->reducible = true;
     if (!c->nrpo) {
         build_domtree_numbers(c, scratch);
         return;
@@ -198,21 +184,22 @@ static void build_idom(rv_cfg *c, uint32_t *scratch)
     idom_pass(c, true);
     build_domtree_numbers(c, scratch);
     if (retreating_edges_are_back_edges(c)) return;
+    c->reducible = false;
     while (idom_pass(c, false)) {
     }
     build_domtree_numbers(c, scratch);
 }
 
-/* Step 4: pre/post numbers of the dominator tree for O(1) dominance.
- * Requires: scratch of 4n + 1 words. */
+/* Step 4: the dominator tree's children lists (in reverse post-order) and
+ * its pre/post numbers for O(1) dominance. Requires: scratch of 2n words. */
 static void build_domtree_numbers(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
+    uint32_t *start = c->dom_start, *kids = c->dom_child, *fill = scratch;
     for (uint32_t b = 0; b < n; b++) c->dom_pre[b] = c->dom_post[b] = RAVEL_NONE;
+    memset(start, 0, sizeof(uint32_t) * (n + 1));
     if (!c->nrpo) return;
     /* children lists in CSR form */
-    uint32_t *start = scratch, *kids = start + n + 1, *fill = kids + n;
-    memset(start, 0, sizeof(uint32_t) * (n + 1));
     for (uint32_t i = 1; i < c->nrpo; i++) start[c->idom[c->rpo[i]] + 1]++;
     for (uint32_t b = 0; b < n; b++) start[b + 1] += start[b];
     memcpy(fill, start, sizeof(uint32_t) * n);
@@ -330,7 +317,7 @@ static void ensure_u32(uint32_t **p, size_t *room, size_t need)
 static void alloc_results(rv_cfg *c, uint32_t nedges)
 {
     size_t n = c->nblocks;
-    ensure_u32(&c->pred_start, &c->room, 2 * (n + 1) + 2 * (size_t)nedges + 8 * n);
+    ensure_u32(&c->pred_start, &c->room, 3 * (n + 1) + 2 * (size_t)nedges + 9 * n);
     carve k = {c->pred_start};
     c->pred_start = take_u32(&k, n + 1);
     c->succ_start = take_u32(&k, n + 1);
@@ -344,15 +331,17 @@ static void alloc_results(rv_cfg *c, uint32_t nedges)
     c->loop_depth = take_u32(&k, n);
     c->loop_header = take_u32(&k, n);
     c->loop_parent = take_u32(&k, n);
+    c->dom_start = take_u32(&k, n + 1);
+    c->dom_child = take_u32(&k, n);
 }
 
 void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f)
 {
     c->nblocks = f->layout.len;
-    uint32_t nedges = count_edges(f, c->nblocks);
+    uint32_t nedges = f->succs.len; /* at least the edges (build_edges) */
     alloc_results(c, nedges);
-    /* scratch: edges n, rpo 3n, dominator tree 4n + 1, loops 2n + 2e + 1 */
-    size_t n = c->nblocks, need = 4 * n + 1;
+    /* scratch: edges n, rpo 3n, dominator tree 2n, loops 2n + 2e + 1 */
+    size_t n = c->nblocks, need = 3 * n + 1;
     if (2 * n + 2 * (size_t)nedges + 1 > need) need = 2 * n + 2 * (size_t)nedges + 1;
     ensure_u32(&c->scratch, &c->scratch_room, need);
     build_edges(c, f, c->scratch);

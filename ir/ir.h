@@ -321,6 +321,8 @@ typedef struct rv_cfg {
     uint32_t *rpo_index;  /* block -> index in rpo, RAVEL_NONE if unreachable */
     uint32_t *idom;       /* immediate dominator (entry: itself; unreachable: RAVEL_NONE) */
     uint32_t *dom_pre, *dom_post; /* dominator-tree DFS numbers (RAVEL_NONE if unreachable) */
+    uint32_t *dom_start, *dom_child; /* CSR: b's dominator-tree children dom_child[dom_start[b] .. dom_start[b+1]), in RPO */
+    bool reducible;       /* every retreating edge p -> b has b dominating p */
     uint32_t *loop_depth; /* loop nesting depth (0 outside loops) */
     uint32_t *loop_header;/* innermost loop header containing b, RAVEL_NONE if none */
     uint32_t *loop_parent;/* header h -> header of the innermost enclosing loop (RAVEL_NONE: outermost, or no header) */

@@ -118,6 +118,7 @@ TEST(nested_loops)
     CHECK_EQ_INT(c->loop_parent[1], RAVEL_NONE); /* outermost */
     CHECK_EQ_INT(c->loop_parent[3], RAVEL_NONE); /* no header */
     CHECK_EQ_INT(c->loop_parent[5], RAVEL_NONE);
+    CHECK(c->reducible);
     CHECK_EQ_INT(c->idom[6], 4);
     CHECK_EQ_INT(c->idom[4], 2);
     unload(&p);
@@ -147,6 +148,13 @@ TEST(irreducible_and_unreachable)
     CHECK(!rv_cfg_dominates(c, 4, 4));
     CHECK_EQ_INT(c->loop_depth[1], 0);
     CHECK_EQ_INT(c->loop_depth[4], 0);
+    CHECK(!c->reducible);
+    /* the dominator tree: b0's children b1, b2 (reverse post-order), b1's b3 */
+    CHECK_EQ_INT(c->dom_start[1] - c->dom_start[0], 2);
+    CHECK_EQ_INT(c->dom_child[c->dom_start[0]], c->rpo[c->rpo_index[1] < c->rpo_index[2] ? c->rpo_index[1] : c->rpo_index[2]]);
+    CHECK_EQ_INT(c->dom_start[2] - c->dom_start[1], 1);
+    CHECK_EQ_INT(c->dom_child[c->dom_start[1]], 3);
+    CHECK_EQ_INT(c->dom_start[5] - c->dom_start[4], 0);
     unload(&p);
 }
 
@@ -230,11 +238,12 @@ static bool same_cfg(const rv_cfg *a, const rv_cfg *b)
     if (ne && (memcmp(a->pred, b->pred, ne * sizeof(uint32_t)) || memcmp(a->succ, b->succ, ne * sizeof(uint32_t))))
         return false;
     if (a->nrpo && memcmp(a->rpo, b->rpo, a->nrpo * sizeof(uint32_t))) return false;
-    const uint32_t *pa[] = {a->rpo_index, a->idom, a->dom_pre, a->dom_post, a->loop_depth, a->loop_header, a->loop_parent};
-    const uint32_t *pb[] = {b->rpo_index, b->idom, b->dom_pre, b->dom_post, b->loop_depth, b->loop_header, b->loop_parent};
+    const uint32_t *pa[] = {a->rpo_index, a->idom, a->dom_pre, a->dom_post, a->loop_depth, a->loop_header, a->loop_parent, a->dom_start};
+    const uint32_t *pb[] = {b->rpo_index, b->idom, b->dom_pre, b->dom_post, b->loop_depth, b->loop_header, b->loop_parent, b->dom_start};
     for (uint32_t k = 0; k < sizeof pa / sizeof *pa; k++)
         if (n && memcmp(pa[k], pb[k], n * sizeof(uint32_t))) return false;
-    return true;
+    if (a->dom_start[n] != b->dom_start[n] || a->reducible != b->reducible) return false;
+    return !a->dom_start[n] || !memcmp(a->dom_child, b->dom_child, a->dom_start[n] * sizeof(uint32_t));
 }
 
 /* rv_cfg_rebuild into one context, small -> large -> small: each result
