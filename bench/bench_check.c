@@ -13,12 +13,11 @@
  * are live at once at every size; --window 0 lifts that (any value in
  * scope: thousands live at 10^5, and with --safepoints every stackmap lists
  * thousands of references, so the input grows as safepoints x live refs).
- * The last columns: an irreducible function of about the same allocated
- * size (fuzz/anycfg.h: a random CFG with irreducible cycles, a few dozen
- * blocks, allocated nearly correctly; irreducible CFGs are decided by the
- * reference fixpoint), its check time per instruction and the ratio of
- * that to the reducible function's (the issue's target: within 2x); at
- * most IRR_MAX instructions (the builder's repairs grow faster than it).
+ * The last columns: an irreducible function of the same size (the
+ * generator's arbitrary control flow, --cfg any, with the row's options:
+ * the first seed whose CFG has an irreducible cycle, allocated by `fast`),
+ * its check time per instruction and the ratio of that to the reducible
+ * function's (the aim: within 2x).
  * Usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N]
  *                    [--safepoints] [--quick] [--small]
  * (--small: per-call costs on many small functions, see bench_small)
@@ -26,7 +25,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "checker/ck.h"
-#include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
 
 #include <stdlib.h>
@@ -103,35 +101,39 @@ static uint32_t count_slots(const ravel_func *g)
     return n > g->nslots ? n : g->nslots;
 }
 
-#define IRR_MAX 25000u /* the irreducible column's largest function */
-
-/* An irreducible function of about n allocated instructions (anycfg:
- * 40 blocks before edge blocks, instructions per block to match), and
- * the median time of checking it; *ninsts its size, *verdict the status. */
-static double irreducible_check(ravel_checker *ck, uint32_t n, int runs, uint32_t *ninsts, int *verdict, bool safepoints)
+/* An irreducible function of the row's size: the generator's arbitrary
+ * control flow (RV_GEN_CFG_ANY) with the row's options, the first seed
+ * whose CFG has an irreducible cycle, allocated by `fast` (correct, as
+ * the reducible row's function); the median time of checking it. *ninsts
+ * its allocated size, *verdict the status; -1 if no seed gives one. */
+static double irreducible_check(ravel_checker *ck, const rv_gen_opts *row, uint32_t size, int runs, uint32_t *ninsts,
+                                int *verdict)
 {
-    rv_anycfg_opts o;
-    rv_anycfg_opts_default(&o);
-    o.irreducible = 1;
-    o.max_blocks = 40;
-    o.max_insts = n / 25 > 1 ? n / 25 : 1; /* (about half the maximum per block on average, ~50 blocks with edge blocks) */
-    o.nregs = 16;
-    o.nslots = 16;
-    o.repairs = 4;
-    o.repair_pct = 100;
-    o.clean = true;
-    (void)safepoints;
-    rv_anycfg a;
+    rv_gen_opts o = *row;
+    o.cfg = RV_GEN_CFG_ANY;
     *ninsts = 0;
-    if (rv_anycfg_build(NULL, 0, n, &o, &a) != 0) {
-        rv_anycfg_free(&a);
-        return -1;
+    for (uint64_t seed = 7ull * size; seed < 7ull * size + 64; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        ravel_func *g = NULL;
+        bool irr = false;
+        if (ravel_allocate("fast", ravel_module_func(m, 0), 1, &g, NULL) == RAVEL_OK && g) {
+            ravel_checker_set_options(ck, 0);
+            ravel_check(ck, g, NULL, NULL);
+            for (uint32_t b = 0; b < ck->nblocks && !irr; b++) irr = ck->cfg.retreat.data[b] != 0;
+        }
+        if (!irr) {
+            ravel_func_free(g);
+            ravel_module_free(m); /* (after g: g uses m's machine) */
+            continue;
+        }
+        *ninsts = g->insts.len;
+        double t = time_check(ck, g, runs, verdict, 0);
+        if (*verdict == RAVEL_OK && !ck->vn_proven) *verdict = -1; /* (left to the reference: shown) */
+        ravel_func_free(g);
+        ravel_module_free(m);
+        return t;
     }
-    const ravel_func *g = ravel_module_func(a.alloc, 0);
-    *ninsts = g->insts.len;
-    double t = time_check(ck, g, runs, verdict, 0);
-    rv_anycfg_free(&a);
-    return t;
+    return -1;
 }
 
 /* --small: per-call cost of checking many small allocated functions (the
@@ -279,13 +281,12 @@ int main(int argc, char **argv)
         fflush(stdout);
         uint32_t irr_n = 0;
         int irr_v = 0;
-        /* (building it repairs with the reference, superlinear in the
-         * block size: capped at IRR_MAX instructions) */
-        double ti = irreducible_check(ck, na_insts < IRR_MAX ? na_insts : IRR_MAX, check_runs, &irr_n, &irr_v, safepoints);
+        double ti = irreducible_check(ck, &o, size, check_runs, &irr_n, &irr_v);
         if (ti < 0 || !irr_n) printf(" | %9s\n", "failed");
         else
             printf(" | %9u %9.1f %7.2f %s\n", irr_n, ti * 1e9 / irr_n, (ti * 1e9 / irr_n) / (tc * 1e9 / na_insts),
-                   irr_v == RAVEL_OK ? "verified" : irr_v == RAVEL_EFAIL ? "errors" : "bad input");
+                   irr_v == RAVEL_OK ? "verified" : irr_v == -1 ? "verified (reference)" : irr_v == RAVEL_EFAIL ? "ERRORS" : "bad input");
+        if (ti >= 0 && irr_n && irr_v != RAVEL_OK && irr_v != -1) bad++;
         if (v2 != verdict) bad++;
         if (verdict != RAVEL_OK) bad++;
         ravel_func_free(fastest);

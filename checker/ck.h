@@ -38,6 +38,8 @@
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the reference decides */
+#define CK_OPT_VN_LAZY 0x04000000u /* internal option (tests): value numbering's lazy M(h) from the first walk (ck_vn.c: build_m) */
+#define CK_OPT_VN_NO_P 0x10000000u /* internal option (tests): irreducible targets get no P(t) (ck_vn.c: build_irr), so that the latches' premise check decides */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {

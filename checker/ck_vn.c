@@ -63,9 +63,19 @@
  * point is assumed equal after the walk (settle_stackmaps: the first that
  * holds with all it implies; a failed try is undone).
  *
+ * Irreducible cycles. A retreating edge u -> t whose target does not
+ * dominate its source is a latch too: t gets a placeholder for every var
+ * the blocks between c(t), a common dominator of t and u, and u may write
+ * (P(t), build_irr) and for every var its forward edges disagree on; u
+ * fills their operands, and checks the premise over what changed since
+ * c(t) on both dominator paths (record_entry, latch). Names stay on one
+ * chain of dominators (a strict dominator of t dominates u), so the
+ * relation and its proof above are unchanged.
+ *
  * Not handled (answers "not proven" at once): a copy at a safepoint (its
- * source set loses some vregs), a copy between a .ref vreg and another, a copy of a vreg to itself, irreducible
- * control flow, an M(h) larger than the budget (deep nests of big loops),
+ * source set loses some vregs), a copy between a .ref vreg and another, a
+ * copy of a vreg to itself, misses left after VN_MAX_WALKS lazy walks
+ * (build_m), a P(t) larger than the budget,
  * join deltas past theirs (deep nests of joins), 2^30 leaves or phis.
  * Requires: ck_cfg_build, the guard (well-formed function), the rules
  * (with an error among them it answers "not proven" at once: then a
@@ -134,6 +144,16 @@ struct ck_vn {
     RV_VEC(uint32_t) own, own_start, rows, rowvar, tmpl;
     RV_VEC(vn_frame) frames;
     RV_VEC(uint32_t) pairs; /* assumed pairs (a, b), flat */
+    RV_VEC(uint32_t) ic;    /* per block: an irreducible target's c (build_irr), else CK_NIL */
+    RV_VEC(ck_list) ilist;  /* per irreducible target: P(t) in mpool */
+    RV_VEC(ck_list) tlist;  /* per irreducible target: its entry names of the vars changed since c, in tpool */
+    RV_VEC(vn_ent) tpool;
+    RV_VEC(uint32_t) bmark; /* per block: build_irr's region stamp */
+    RV_VEC(uint32_t) istack;
+    bool lazy;              /* M(h) without its inner loops' (over the budget): latches record misses */
+    RV_VEC(vn_ent) miss;    /* this walk's misses: (var, header or irreducible target) */
+    RV_VEC(vn_ent) xall;    /* all misses so far, for the next M(h) and P(t) */
+    RV_VEC(uint32_t) xstart, xvar; /* xall by block, CSR */
     uint32_t nleaves;
     uint64_t scanned, scan_budget; /* log entries record_delta read, and its limit */
     uint64_t *fset;         /* failed stackmap trials (key + 1; 0: free) */
@@ -198,6 +218,16 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->tmpl);
     rv_vec_free(V->frames);
     rv_vec_free(V->pairs);
+    rv_vec_free(V->ic);
+    rv_vec_free(V->ilist);
+    rv_vec_free(V->tlist);
+    rv_vec_free(V->tpool);
+    rv_vec_free(V->bmark);
+    rv_vec_free(V->istack);
+    rv_vec_free(V->miss);
+    rv_vec_free(V->xall);
+    rv_vec_free(V->xstart);
+    rv_vec_free(V->xvar);
     free(V);
     ck->vn = NULL;
 }
@@ -209,7 +239,7 @@ size_t ck_vn_memory(const ravel_checker *ck)
 #define M(x) ((size_t)V->x.cap * sizeof *V->x.data)
     return (size_t)V->var_cap * 4 * 4 + (size_t)V->hsize * 4 + (size_t)V->fcap * 8 + M(log) + M(nblk) + M(nops) + M(ops) + M(uf) + M(ufleaf) + M(leaves) + M(nwit) + M(nnew) + M(rl) + M(keep) + M(roots) + M(soft) + M(cand) + M(nsoft) + M(snap) +
            M(edl) + M(dpool) + M(mexit) + M(hmark) + M(sdef) + M(mlist) + M(lsp) + M(mpool) + M(chead) + M(cpool) + M(qlist) + M(qpool) + M(jlist) + M(jpool) + M(own) + M(own_start) +
-           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs);
+           M(rows) + M(rowvar) + M(tmpl) + M(frames) + M(pairs) + M(ic) + M(ilist) + M(tlist) + M(tpool) + M(bmark) + M(istack) + M(miss) + M(xall) + M(xstart) + M(xvar);
 #undef M
 }
 
@@ -683,9 +713,10 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         V->st2[li] = sl;
+        /* (with gc moving a listed slot loses its non-.ref vregs, section
+         * 6; here that is a no-op: vstackmap, just before, refused every
+         * listed slot whose name is not a .ref name) */
         if (!moving) rv_vec_push(V->roots, W->cur[li]);
-        else if (W->cur[li] && !(W->cur[li] & VN_REF)) vset(W, li, 0); /* gc moving rewrote the slot: its non-.ref name is gone
-                                                                           (implied: vstackmap already refused a slot without a .ref name) */
     }
     ck_sort_u32(V->roots.data, V->roots.len);
     V->keep.len = 0;
@@ -807,6 +838,43 @@ static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
     V->st[x] = st;
 }
 
+/* Adds to the list being built in mpool (stamp st) the vars block bl's
+ * instructions write: an edit's destination, each def's vreg (not a
+ * single-def one: see build_m) and location, the registers a call or a
+ * clobber list clobbers. True if one is a safepoint. */
+static bool scan_insts(vn *W, uint32_t st, const rv_block *bl)
+{
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    const uint8_t *sdef = V->sdef.data;
+    bool sp = false;
+    /* room: 2 per instruction (an edit adds 1, a one-def operation 2); an
+     * instruction that may add more makes room for itself and the rest */
+    rv_vec_reserve(V->mpool, 2 * (size_t)bl->ninsts);
+    const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
+    for (; in < end; in++) {
+        CK_PREFETCH_AHEAD(in, 12);
+        if (rv_is_edit(in)) {
+            add_var(V, st, vlix(W, in->u.edit.dst));
+            continue;
+        }
+        const uint32_t *regs = NULL;
+        uint32_t nc = 0;
+        if (((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) && !rv_is_term(in))
+            nc = rv_inst_clobbers(f, in, &regs); /* (none otherwise) */
+        if (in->ndefs > 1 || nc) rv_vec_reserve(V->mpool, 2 * (size_t)in->ndefs + nc + 2 * (size_t)(end - in));
+        const rv_operand *d = W->ops + in->first_op;
+        for (uint32_t k = 0; k < in->ndefs; k++) {
+            uint32_t x = W->nlocs + d[k].vreg;
+            if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
+            add_var(V, st, vlix(W, d[k].loc));
+        }
+        sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
+        for (uint32_t k = 0; k < nc; k++) add_var(V, st, vlix(W, regs[k]));
+    }
+    return sp;
+}
+
 /* Single-def vregs (V->sdef). v has one assignment in the function: one
  * def, never a parameter (nor
  * an argument or a copy source: the guard's notes do not tell those
@@ -820,8 +888,24 @@ static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
  * give it 0 anyway), and leaving v out of M(h) and out of join deltas
  * saves the bookkeeping. */
 
+/* Adds block h's misses of earlier walks (V->xall, lazy M(h)) to the list
+ * being built (stamp st). */
+static void add_extras(vn *W, uint32_t st, uint32_t h)
+{
+    struct ck_vn *V = W->V;
+    if (!V->xall.len) return;
+    uint32_t a = V->xstart.data[h], e = V->xstart.data[h + 1];
+    rv_vec_reserve(V->mpool, e - a);
+    for (uint32_t i = a; i < e; i++) add_var(V, st, V->xvar.data[i]);
+}
+
 /* sdef, then M(h) for every header, inner loops first (their M is part of
- * the enclosing one's). False past the budget. */
+ * the enclosing one's). False past the budget. Lazy (V->lazy): M(h) is
+ * what h's own blocks write and the misses of earlier walks, not its inner
+ * loops' M: linear however deep the nest (a loop nest d deep, each level
+ * writing its own slot, has inner loops' writes summing to d^2/2), and a
+ * var an inner loop writes that is known at h's entry is found missing by
+ * h's latch, then added for the next walk (vn_walk). */
 static bool build_m(vn *W)
 {
     ravel_checker *ck = W->ck;
@@ -896,7 +980,6 @@ static bool build_m(vn *W)
     /* M(h): what h's own blocks write, then its inner loops' M (inner
      * headers come later in reverse post-order); budget: all lists */
     uint64_t budget = 8ull * f->insts.len + 4096;
-    const uint8_t *sdef = V->sdef.data;
     for (uint32_t i = ck->cfg.g.nrpo; i-- > 0;) {
         uint32_t h = ck->cfg.g.rpo[i];
         if (!ck_is_header(ck, h)) continue;
@@ -914,31 +997,7 @@ static bool build_m(vn *W)
                 allregs = true;
                 continue;
             }
-            /* room: 2 per instruction (an edit adds 1, a one-def operation
-             * 2); an instruction that may add more makes room for itself
-             * and the rest */
-            rv_vec_reserve(V->mpool, 2 * (size_t)bl->ninsts);
-            const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
-            for (; in < end; in++) {
-                CK_PREFETCH_AHEAD(in, 12);
-                if (rv_is_edit(in)) {
-                    add_var(V, st, vlix(W, in->u.edit.dst));
-                    continue;
-                }
-                const uint32_t *regs = NULL;
-                uint32_t nc = 0;
-                if (((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) && !rv_is_term(in))
-                    nc = rv_inst_clobbers(f, in, &regs); /* (none otherwise) */
-                if (in->ndefs > 1 || nc) rv_vec_reserve(V->mpool, 2 * (size_t)in->ndefs + nc + 2 * (size_t)(end - in));
-                const rv_operand *d = W->ops + in->first_op;
-                for (uint32_t k = 0; k < in->ndefs; k++) {
-                    uint32_t x = W->nlocs + d[k].vreg;
-                    if (!(sdef[x] & VN_SD_SINGLE)) add_var(V, st, x);
-                    add_var(V, st, vlix(W, d[k].loc));
-                }
-                sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
-                for (uint32_t k = 0; k < nc; k++) add_var(V, st, vlix(W, regs[k]));
-            }
+            sp |= scan_insts(W, st, bl);
         }
         rv_vec_reserve(V->mpool, W->nregs);
         for (uint32_t r = 0; allregs && r < W->nregs; r++) add_var(V, st, r); /* (register r: var r) */
@@ -948,14 +1007,127 @@ static bool build_m(vn *W)
         }
         for (uint32_t j = ck->cfg.lchild_start.data[h]; j < ck->cfg.lchild_start.data[h + 1]; j++) {
             sp |= V->lsp.data[ck->cfg.lchild.data[j]] != 0;
-            ck_list m = V->mlist.data[ck->cfg.lchild.data[j]];
+            ck_list m = V->lazy ? (ck_list){0, 0} : V->mlist.data[ck->cfg.lchild.data[j]];
             rv_vec_reserve(V->mpool, m.len);
             for (uint32_t k = 0; k < m.len; k++) add_var(V, st, V->mpool.data[m.start + k]);
         }
+        add_extras(W, st, h);
         V->lsp.data[h] = sp;
         V->mlist.data[h] = (ck_list){start, V->mpool.len - start};
         if (V->mpool.len > budget) return false;
     }
+    return true;
+}
+
+/* ---- irreducible cycles ---- */
+
+static inline bool vdom(const ravel_checker *ck, uint32_t a, uint32_t b)
+{
+    return ck->cfg.g.dom_pre[a] <= ck->cfg.g.dom_pre[b] && ck->cfg.g.dom_post[b] <= ck->cfg.g.dom_post[a];
+}
+
+/* A retreating edge u -> t whose target does not dominate its source (an
+ * irreducible edge; ck->cfg.retreat[t]). Let c(t) be the outermost of the
+ * nearest common dominators of t and its irreducible predecessors u (they
+ * all lie on t's chain of dominators; c(t) dominates every such u, and
+ * c(t) != t). A var can have different names at t's entry and at the end
+ * of u only if a block on a path from c(t) to t or to u, c(t) excluded,
+ * writes it: such paths end in u (t itself reaches u), so these blocks are
+ * the region R(t), the blocks that reach some u without passing through
+ * c(t) (every one is strictly dominated by c(t), and so are their
+ * predecessors other than c(t): the search stays below it). P(t): the vars
+ * R(t) writes (parameters included; single-def vregs need none: a vreg
+ * whose def's block dominates t has that name at every u too, one that
+ * does not is unknown at t), a placeholder each at t, as M(h) at a
+ * header; lsp[t] if R(t) has a safepoint. The latch of u then checks the
+ * premise over what changed since c(t) (latch). False past the budget. */
+static bool build_irr(vn *W)
+{
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    uint32_t n = ck->nblocks;
+    V->ic.len = V->ilist.len = V->tlist.len = V->bmark.len = 0;
+    rv_vec_reserve(V->ic, n);
+    rv_vec_reserve(V->ilist, n);
+    rv_vec_reserve(V->tlist, n);
+    rv_vec_reserve(V->bmark, n);
+    V->ic.len = V->ilist.len = V->tlist.len = V->bmark.len = n;
+    memset(V->ic.data, 0xff, (size_t)n * sizeof *V->ic.data);
+    memset(V->bmark.data, 0, (size_t)n * sizeof *V->bmark.data);
+    V->tpool.len = 0;
+    memset(V->ilist.data, 0, (size_t)n * sizeof *V->ilist.data);
+    uint64_t work = 0, budget = 8ull * f->insts.len + 4096;
+    uint32_t bst = 0;
+    bool again = true;
+    for (uint32_t pass = 0; pass < 2 && again; pass++) {
+      again = false;
+      for (uint32_t i = 0; i < ck->cfg.g.nrpo; i++) {
+        uint32_t t = ck->cfg.g.rpo[i];
+        if (!ck->cfg.retreat.data[t]) continue;
+        uint32_t c = CK_NIL, p0 = ck->cfg.g.pred_start[t], p1 = ck->cfg.g.pred_start[t + 1];
+        V->istack.len = 0;
+        for (uint32_t p = p0; p < p1; p++) {
+            uint32_t u = ck->cfg.g.pred[p], x = u;
+            if (!ck_reachable(ck, u) || ck->cfg.g.rpo_index[u] < i || vdom(ck, t, u)) continue;
+            while (!vdom(ck, x, t)) x = ck->cfg.g.idom[x], work++;
+            if (c == CK_NIL || vdom(ck, x, c)) c = x;
+            rv_vec_push(V->istack, u);
+        }
+        V->ic.data[t] = c;
+        uint32_t st = next_stamp(V), start = V->mpool.len;
+        bool sp = false;
+        bst++;
+        while (V->istack.len) {
+            uint32_t b = V->istack.data[--V->istack.len];
+            if (b == c || V->bmark.data[b] == bst || (ck->opts & CK_OPT_VN_NO_P)) continue;
+            V->bmark.data[b] = bst;
+            const rv_block *bl = &f->blocks.data[b];
+            rv_vec_reserve(V->mpool, bl->nparams); /* (add_var's room) */
+            for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+            sp |= scan_insts(W, st, bl);
+            work += bl->ninsts + 1;
+            /* placeholders in R(t) make new names too: a natural header's
+             * M(h) (with the guard's notes it lists every register, written
+             * or not), another irreducible target's P (one of later in
+             * reverse post-order is known from a second pass) */
+            ck_list ml[2] = {ck_is_header(ck, b) ? V->mlist.data[b] : (ck_list){0, 0},
+                             b != t && V->ic.data[b] != CK_NIL ? V->ilist.data[b] : (ck_list){0, 0}};
+            if (b != t && V->ic.data[b] != CK_NIL && ck->cfg.g.rpo_index[b] > i && pass == 0) again = true;
+            for (int l = 0; l < 2; l++) {
+                rv_vec_reserve(V->mpool, ml[l].len);
+                for (uint32_t k = 0; k < ml[l].len; k++) add_var(V, st, V->mpool.data[ml[l].start + k]);
+                work += ml[l].len;
+            }
+            for (uint32_t p = ck->cfg.g.pred_start[b]; p < ck->cfg.g.pred_start[b + 1]; p++)
+                if (ck_reachable(ck, ck->cfg.g.pred[p])) rv_vec_push(V->istack, ck->cfg.g.pred[p]);
+            work += ck->cfg.g.pred_start[b + 1] - ck->cfg.g.pred_start[b];
+        }
+        add_extras(W, st, t);
+        V->ilist.data[t] = (ck_list){start, V->mpool.len - start};
+        V->lsp.data[t] |= sp;
+        if (work > budget || V->mpool.len > 2 * budget) return false;
+      }
+    }
+    return true;
+}
+
+/* At irreducible target t's entry: the names of the vars changed since
+ * c(t)'s exit on the dominator path (t's join included), for its latches;
+ * every other var has c(t)'s name here. */
+static bool record_entry(vn *W, uint32_t t)
+{
+    struct ck_vn *V = W->V;
+    uint32_t from = V->mexit.data[V->ic.data[t]], st = next_stamp(V), start = V->tpool.len;
+    V->scanned += V->log.len - from;
+    if (V->scanned > V->scan_budget) return false;
+    for (uint32_t i = from; i < V->log.len; i++) {
+        uint32_t x = V->log.data[i].var;
+        if (V->st[x] == st) continue;
+        V->st[x] = st;
+        rv_vec_push(V->tpool, ((vn_ent){x, W->cur[x]}));
+    }
+    V->tlist.data[t] = (ck_list){start, V->tpool.len - start};
     return true;
 }
 
@@ -1007,6 +1179,35 @@ static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
     return true;
 }
 
+/* Lazy M(h): the latch into t found vars that changed without a
+ * placeholder; the same test as latch's, var by var, records them as
+ * misses of t for the next walk (this one goes on to find the others). */
+static bool record_misses(vn *W, uint32_t t, uint32_t from, bool irr, uint32_t st, uint32_t sq)
+{
+    struct ck_vn *V = W->V;
+    uint32_t sd = next_stamp(V);
+    if (sd <= sq) return false; /* (the marks wrapped, latch's with them: no record) */
+    uint32_t before = V->miss.len;
+    const uint32_t *cur = W->cur;
+    ck_list tl = irr ? V->tlist.data[t] : (ck_list){0, 0};
+    for (uint32_t i = 0; i < tl.len; i++) {
+        vn_ent te = V->tpool.data[tl.start + i];
+        uint32_t x = te.var;
+        if (V->st2[x] == sq) continue;
+        V->st2[x] = sd;
+        if (x == W->refvar || !te.name || (V->sdef.data[x] & VN_SD_SINGLE)) continue;
+        if ((V->st[x] == st ? V->aux[x] : cur[x]) != te.name) rv_vec_push(V->miss, ((vn_ent){x, t}));
+    }
+    for (uint32_t i = from; i < V->log.len; i++) {
+        uint32_t x = V->log.data[i].var, was = V->log.data[i].name;
+        if (V->st2[x] == sq || V->st2[x] == sd) continue;
+        V->st2[x] = sd;
+        if (x == W->refvar || (V->sdef.data[x] & VN_SD_SINGLE) || !was) continue;
+        if ((V->st[x] == st ? V->aux[x] : cur[x]) != was) rv_vec_push(V->miss, ((vn_ent){x, t}));
+    }
+    return V->miss.len > before; /* (a failed premise with no miss to show: not proven) */
+}
+
 /* A back edge e (pred number k of header t): the operands of t's
  * placeholders on it. */
 static bool latch(vn *W, uint32_t k, const rv_succ *e)
@@ -1033,14 +1234,32 @@ static bool latch(vn *W, uint32_t k, const rv_succ *e)
     const vn_ent *log = V->log.data;
     const uint8_t *sdef = V->sdef.data;
     const uint32_t *stv = V->st, *aux = V->aux, *cur = W->cur;
-    uint32_t *st2 = V->st2, bad = 0;
-    for (uint32_t i = V->hmark.data[t], end = V->log.len; i < end; i++) { /* (without a branch per entry) */
+    uint32_t *st2 = V->st2, bad = 0, from = V->hmark.data[t];
+    bool irr = !vdom(W->ck, t, W->block);
+    if (irr) {
+        /* an irreducible edge (build_irr): t is not on this dominator
+         * path, c(t) is. A var changed since c(t) on t's path has the
+         * entry name recorded there (record_entry); any other has c(t)'s
+         * name at t, the first old name logged since c(t) here. */
+        ck_list tl = V->tlist.data[t];
+        for (uint32_t i = 0; i < tl.len; i++) {
+            vn_ent te = V->tpool.data[tl.start + i];
+            uint32_t x = te.var;
+            if (st2[x] == sq) continue;
+            st2[x] = sd;
+            if (x == W->refvar || !te.name || (sdef[x] & VN_SD_SINGLE)) continue;
+            bad |= (stv[x] == st ? aux[x] : cur[x]) != te.name;
+        }
+        from = V->mexit.data[V->ic.data[t]];
+    }
+    for (uint32_t i = from, end = V->log.len; i < end; i++) { /* (without a branch per entry) */
         uint32_t x = log[i].var, was = log[i].name, s2 = st2[x];
         uint32_t skip = (s2 == sq) | (x == W->refvar) | (sdef[x] & VN_SD_SINGLE); /* (0 at every header of its loops) */
         uint32_t now = stv[x] == st ? aux[x] : cur[x];
         bad |= !skip & (s2 != sd) & (was != 0) & (now != was); /* (the first entry since h holds h's name) */
         st2[x] = s2 == sq ? sq : sd;
     }
+    if (bad && V->lazy) return record_misses(W, t, from, irr, st, sq);
     return !bad;
 }
 
@@ -1051,7 +1270,8 @@ static void join(vn *W, uint32_t b)
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
     uint32_t p0 = ck->cfg.g.pred_start[b], np = npreds(ck, b), rb = ck->cfg.g.rpo_index[b];
-    bool header = ck_is_header(ck, b);
+    bool irr = V->ic.data[b] != CK_NIL; /* an irreducible target (build_irr) */
+    bool header = ck_is_header(ck, b) || irr;
     uint32_t st = next_stamp(V), sm = next_stamp(V), nrows = 0; /* (both first: a wrap clears the marks) */
     V->rowvar.len = 0;
     V->rows.len = 0;
@@ -1100,14 +1320,17 @@ static void join(vn *W, uint32_t b)
     }
     /* the vars the loop may write: a placeholder each, unless unknown on
      * an edge into the loop (not in any delta and 0 now: 0 on every one) */
-    ck_list m = header ? V->mlist.data[b] : (ck_list){0, 0};
-    for (uint32_t i = 0; i < m.len; i++) {
-        uint32_t x = V->mpool.data[m.start + i];
-        if (V->st[x] != st) {
-            if (!W->cur[x]) continue;
-            NEW_ROW(x);
+    for (int li = 0; li < 2; li++) {
+        ck_list m = li == 0 ? (ck_is_header(ck, b) ? V->mlist.data[b] : (ck_list){0, 0})
+                            : (irr ? V->ilist.data[b] : (ck_list){0, 0});
+        for (uint32_t i = 0; i < m.len; i++) {
+            uint32_t x = V->mpool.data[m.start + i];
+            if (V->st[x] != st) {
+                if (!W->cur[x]) continue;
+                NEW_ROW(x);
+            }
+            V->st2[x] = sm;
         }
-        V->st2[x] = sm;
     }
     if (header && V->lsp.data[b]) {
         /* the collector writes too: in a loop with a safepoint every
@@ -1155,7 +1378,11 @@ static void join(vn *W, uint32_t b)
             continue;
         }
         uint32_t wit = x >= W->nlocs && x < W->refvar ? x - W->nlocs : CK_NIL, name;
-        if (V->st2[x] == sm) { /* a var the loop may write: its placeholder, back operands filled by the latches */
+        /* a var the loop may write: its placeholder, back operands filled
+         * by the latches; at an irreducible target also a var the forward
+         * edges disagree on (a phi of t is not in use at an irreducible
+         * latch: the var there cannot be "itself") */
+        if (V->st2[x] == sm || (irr && !all)) {
             uint32_t id = new_node(W, b, np), h = 0;
             memcpy(&V->ops.data[V->nops.data[id]], row, np * sizeof *row);
             name = id | refs;
@@ -1264,16 +1491,12 @@ static void size_arrays(vn *W)
     V->mexit.len = V->hmark.len = n;
 }
 
-/* The walk and the checks after it (ck_vn_verdict). */
-static bool vn_walk(ravel_checker *ck)
+/* One walk over the dominator tree (false: not proven, or misses found). */
+static bool walk(vn *W)
 {
-    const ravel_func *f = ck->f;
-    static const rv_operand none; /* (a function without operands) */
-    vn W = {ck, ck->vn, f, f->ops.data ? f->ops.data : &none, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
-    struct ck_vn *V = W.V;
-    size_arrays(&W);
-    W.cur = V->cur;
-    if (!build_m(&W)) return false;
+    ravel_checker *ck = W->ck;
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
     V->frames.len = 0;
     rv_vec_push(V->frames, ((vn_frame){0, ck->cfg.g.dom_start[0], 0, 0}));
     bool first = true;
@@ -1284,24 +1507,25 @@ static bool vn_walk(ravel_checker *ck)
             first = false;
             ck->nvisits++;
             if (b != 0) {
-                if (npreds(ck, b) > 1 || ck_is_header(ck, b)) join(&W, b);
-                else enter_single(&W, b);
+                if (npreds(ck, b) > 1 || ck_is_header(ck, b)) join(W, b);
+                else enter_single(W, b);
             }
+            if (V->ic.data[b] != CK_NIL && !record_entry(W, b)) return false;
             V->hmark.data[b] = V->log.len;
-            W.block = b;
-            if (!vblock(&W, b)) return false;
+            W->block = b;
+            if (!vblock(W, b)) return false;
             V->mexit.data[b] = V->log.len;
             const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
             for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
                 uint32_t eidx = t->u.succ.first + k;
                 const rv_succ *e = &f->succs.data[eidx];
                 uint32_t s = e->block;
-                if (ck->cfg.g.rpo_index[s] <= ck->cfg.g.rpo_index[b]) { /* a back edge (reducible: s dominates b) */
+                if (ck->cfg.g.rpo_index[s] <= ck->cfg.g.rpo_index[b]) { /* a retreating edge: a back edge, or an irreducible one (build_irr) */
                     uint32_t p0 = ck->cfg.g.pred_start[s], j = 0;
                     while (ck->cfg.pedge.data[p0 + j] != eidx) j++;
-                    if (!latch(&W, j, e)) return false;
+                    if (!latch(W, j, e)) return false;
                 } else if (npreds(ck, s) > 1 || ck_is_header(ck, s)) {
-                    if (!record_delta(&W, eidx, e)) return false;
+                    if (!record_delta(W, eidx, e)) return false;
                 }
             }
             fr = &V->frames.data[V->frames.len - 1];
@@ -1312,18 +1536,66 @@ static bool vn_walk(ravel_checker *ck)
             first = true;
             continue;
         }
-        rollback(&W, fr->mark);
+        rollback(W, fr->mark);
         V->rl.len = fr->rlmark;
         V->frames.len--;
     }
-    return !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
+    return !V->miss.len;
+}
+
+/* The misses so far by block (CSR in xstart/xvar), for build_m and build_irr. */
+static void index_misses(vn *W)
+{
+    struct ck_vn *V = W->V;
+    uint32_t n = W->ck->nblocks;
+    for (uint32_t i = 0; i < V->miss.len; i++) rv_vec_push(V->xall, V->miss.data[i]);
+    V->miss.len = 0;
+    V->xstart.len = 0;
+    rv_vec_reserve(V->xstart, n + 1);
+    V->xstart.len = n + 1;
+    memset(V->xstart.data, 0, (size_t)(n + 1) * sizeof *V->xstart.data);
+    for (uint32_t i = 0; i < V->xall.len; i++) V->xstart.data[V->xall.data[i].name + 1]++;
+    for (uint32_t b = 0; b < n; b++) V->xstart.data[b + 1] += V->xstart.data[b];
+    V->xvar.len = 0;
+    rv_vec_reserve(V->xvar, V->xall.len);
+    V->xvar.len = V->xall.len;
+    rv_vec_reserve(V->rows, n); /* (a fill cursor per block) */
+    memcpy(V->rows.data, V->xstart.data, (size_t)n * sizeof *V->rows.data);
+    for (uint32_t i = 0; i < V->xall.len; i++) V->xvar.data[V->rows.data[V->xall.data[i].name]++] = V->xall.data[i].var;
+}
+
+#define VN_MAX_WALKS 4 /* lazy M(h): walks before "not proven" */
+
+/* The walk and the checks after it (ck_vn_verdict). M(h) over its budget
+ * makes the walk lazy (build_m): a walk that finds misses is followed by
+ * another with them added, at most VN_MAX_WALKS in all. */
+static bool vn_walk(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    static const rv_operand none; /* (a function without operands) */
+    vn W = {ck, ck->vn, f, f->ops.data ? f->ops.data : &none, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
+    struct ck_vn *V = W.V;
+    V->lazy = (ck->opts & CK_OPT_VN_LAZY) != 0;
+    V->miss.len = V->xall.len = 0;
+    for (uint32_t attempt = 0;; attempt++) {
+        size_arrays(&W);
+        W.cur = V->cur;
+        if (!build_m(&W)) {
+            if (V->lazy) return false;
+            V->lazy = true; /* (over the budget: lazy from now on) */
+            if (!build_m(&W)) return false;
+        }
+        if (!build_irr(&W)) return false;
+        bool ok = walk(&W);
+        if (!V->miss.len) return ok && !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
+        if (attempt + 1 == VN_MAX_WALKS) return false;
+        index_misses(&W);
+    }
 }
 
 bool ck_vn_verdict(ravel_checker *ck)
 {
     if (!ck->cfg.g.nrpo) return true; /* (no reachable block: nothing to read) */
-    for (uint32_t b = 0; b < ck->nblocks; b++)
-        if (ck->cfg.retreat.data[b]) return false;
     /* The rules report every location that does not exist: the walk runs
      * only when they found nothing (else the reference decides,
      * and the report has errors anyway). */
