@@ -133,7 +133,7 @@ typedef struct ck_guard_ctx {
 /* The facts the allocated function's guard writes (ck->guard.grecord) for
  * the phases after it; each valid only after a passed guard. */
 typedef struct ck_facts {
-    RV_VEC(ck_list) bsucc; /* per block: its successors in f->succs (the CFG reads them, not the terminators) */
+    RV_VEC(ck_list) bsucc; /* per block: its successors in f->succs (rules and ck_cfg read them, not the terminators) */
     ck_u32vec rtodo;       /* [rules/s2] (block, inst) pairs: every instruction a rule may fire on */
     /* for the value-numbering verdict (ck_vn.c: compute_need); valid while gnf_ok */
     struct ck_gn *gn;      /* per vreg (gncap of them) */
@@ -154,11 +154,11 @@ typedef struct ck_facts {
 /* The CFG phase's context (ck_cfg.c): rv_cfg (ir/cfg.c) and what only the
  * checker reads on top of it; kept between checks. */
 typedef struct ck_cfg {
-    rv_cfg g;                              /* preds, rpo, idom, dominator tree, loop_header, loop_parent */
-    RV_VEC(uint32_t) pedge;                /* pedge[p]: the edge (index into f->succs) of in-edge p = g.pred[p] -> its block */
+    rv_cfg g;                       /* preds, rpo, idom, dominator tree, loop_header, loop_parent */
+    ck_u32vec pedge;                /* pedge[p]: the edge (index into f->succs) of in-edge p = g.pred[p] -> its block */
     ck_u32vec lchild_start, lchild; /* the loop tree's children lists */
-    RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge (value numbering: not proven) */
-    RV_VEC(uint32_t) next;   /* scratch: per-block cursors */
+    RV_VEC(uint8_t) retreat;        /* block has an irreducible retreating in-edge */
+    ck_u32vec next;                 /* scratch: per-block cursors */
 } ck_cfg;
 
 /* Growable text buffer. */
