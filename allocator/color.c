@@ -171,7 +171,7 @@ static void edge_grow(cg *c)
     c->hlen = 0;
     for (size_t h = 0; h < ocap; h++)
         if (old[h]) edge_insert(c, old[h]);
-    free(old);
+    rv_free(old);
 }
 
 /* Adds the interference a -- b (same class, distinct); true if new. */
@@ -415,19 +415,19 @@ static void build_block(cg *c, uint32_t b)
 static void graph_reset(cg *c)
 {
     for (uint32_t n = 0; n < c->nn; n++) rv_vec_free(c->adj[n]);
-    free(c->adj);
-    free(c->degree);
-    free(c->forbid);
-    free(c->occ);
-    free(c->len);
-    free(c->pref);
-    free(c->alias);
-    free(c->color);
-    free(c->dense);
-    free(c->pos);
-    free(c->stamp);
-    free(c->htab);
-    free(c->bm);
+    rv_free(c->adj);
+    rv_free(c->degree);
+    rv_free(c->forbid);
+    rv_free(c->occ);
+    rv_free(c->len);
+    rv_free(c->pref);
+    rv_free(c->alias);
+    rv_free(c->color);
+    rv_free(c->dense);
+    rv_free(c->pos);
+    rv_free(c->stamp);
+    rv_free(c->htab);
+    rv_free(c->bm);
     c->htab = NULL;
     c->bm = NULL;
     c->hcap = c->hlen = 0;
@@ -613,7 +613,7 @@ static void simplify(cg *c, u32vec *stack)
             if (eff_degree(c, t) == K - 1) rv_vec_push(low, t);
         }
     }
-    free(removed);
+    rv_free(removed);
     rv_vec_free(low);
     rv_vec_free(heap);
 }
@@ -658,7 +658,7 @@ static uint32_t select_colours(cg *c, const u32vec *stack, const u32vec *partner
             if (rv_bs_test(ok, x)) col = x;
         c->color[n] = col;
     }
-    free(ok);
+    rv_free(ok);
     return nspill;
 }
 
@@ -680,7 +680,7 @@ static uint32_t *partner_lists(cg *c, u32vec *partners)
         partners->data[fill[a]++] = b;
         partners->data[fill[b]++] = a;
     }
-    free(fill);
+    rv_free(fill);
     return start;
 }
 
@@ -695,7 +695,7 @@ static uint32_t colour_round(cg *c)
     simplify(c, &stack);
     uint32_t *pstart = partner_lists(c, &partners);
     uint32_t nspill = select_colours(c, &stack, &partners, pstart);
-    free(pstart);
+    rv_free(pstart);
     rv_vec_free(partners);
     rv_vec_free(stack);
     for (uint32_t v = 0; v < c->nv; v++) {
@@ -780,12 +780,12 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
     graph_reset(&c);
     rv_vec_free(c.ncls);
     rv_vec_free(c.moves);
-    free(hint);
-    free(c.ridx);
-    free(c.spilled);
-    free(c.group);
-    free(c.home);
-    free(c.op_node);
+    rv_free(hint);
+    rv_free(c.ridx);
+    rv_free(c.spilled);
+    rv_free(c.group);
+    rv_free(c.home);
+    rv_free(c.op_node);
     rv_liveness_free(&c.lv);
     rv_cfg_free(&c.cfg);
     return g;

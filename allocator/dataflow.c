@@ -83,14 +83,14 @@ void rv_dataflow_solve(rv_dataflow *df)
             count++;
         }
     }
-    free(ring);
-    free(onlist);
-    free(tmp);
+    rv_free(ring);
+    rv_free(onlist);
+    rv_free(tmp);
 }
 
 void rv_dataflow_free(rv_dataflow *df)
 {
-    free(df->in);
-    free(df->out);
+    rv_free(df->in);
+    rv_free(df->out);
     df->in = df->out = NULL;
 }

@@ -239,11 +239,11 @@ static bool ensure_spilled(fa *a, uint32_t v, uint32_t i)
 
 static void ref_ctx_free(ref_ctx *c)
 {
-    free(c->ridx);
-    free(c->rvreg);
-    free(c->gen);
-    free(c->kill);
-    free(c->has_sp);
+    rv_free(c->ridx);
+    rv_free(c->rvreg);
+    rv_free(c->gen);
+    rv_free(c->kill);
+    rv_free(c->has_sp);
     memset(c, 0, sizeof *c);
 }
 
@@ -366,7 +366,7 @@ static bool prepass(fa *a)
     bool refs = nsp != 0;
     c->nsp = nsp;
     if (refs && !ref_index(a, c)) {
-        free(def_block);
+        rv_free(def_block);
         return false;
     }
     for (uint32_t b = 0; b < n; b++) {
@@ -406,7 +406,7 @@ static bool prepass(fa *a)
         if (a->vs[v].vflags & VF_GLOBAL) a->vs[v].vflags |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
         a->vs[v].stamp = RAVEL_NONE;
     }
-    free(def_block);
+    rv_free(def_block);
     return true;
 }
 
@@ -464,8 +464,10 @@ static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *sr
 }
 
 /* Records, for each safepoint of block b, the refs live across it in
- * sp_list (backward walk of the block from its live-out set in `live`). */
-static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
+ * sp_list (backward walk of the block from its live-out set in `live`).
+ * False when sp_list passes the stackmaps' limit (the output would be
+ * refused: stop before it takes gigabytes). */
+static bool ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
 {
     const ravel_func *f = a->f;
     const rv_block *bl = &f->blocks.data[b];
@@ -486,19 +488,21 @@ static void ref_walk_block(fa *a, const ref_ctx *c, uint32_t b, uint64_t *live)
                 if (rv_op_is_late(&ops[u]) && c->ridx[ops[u].vreg] != RAVEL_NONE && !rv_bs_test(live, c->ridx[ops[u].vreg]))
                     rv_vec_push(a->sp_list, ops[u].vreg);
             a->sp_n[i] = a->sp_list.len - a->sp_first[i];
+            if (a->sp_list.len > RV_MAX_STACKMAP_ENTRIES) return false;
         }
         ref_step_inst(c, in, live);
     }
+    return true;
 }
 
 /* The refs live across each safepoint (sp_first, sp_n, sp_list), from the
  * gen/kill sets prepass made. */
-static void safepoint_refs(fa *a)
+static bool safepoint_refs(fa *a)
 {
     const ravel_func *f = a->f;
     ref_ctx *c = &a->refs;
     uint32_t nb = a->cfg.nblocks;
-    if (!c->nsp) return;
+    if (!c->nsp) return true;
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = &a->cfg;
@@ -510,16 +514,23 @@ static void safepoint_refs(fa *a)
     a->sp_first = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     a->sp_n = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     uint64_t *live = rv_xmalloc(sizeof(uint64_t) * (c->nw + 1));
-    for (uint32_t b = 0; b < nb; b++) {
+    bool ok = true;
+    for (uint32_t b = 0; b < nb && ok; b++) {
         if (!c->has_sp[b]) continue;
         memset(live, 0, sizeof(uint64_t) * c->nw);
         if (c->gw) memcpy(live, df.out + (size_t)b * c->gw, c->gw * sizeof *live);
-        ref_walk_block(a, c, b, live);
+        ok = ref_walk_block(a, c, b, live);
+    }
+    rv_free(live);
+    rv_dataflow_free(&df);
+    if (!ok) {
+        a->out.too_big = true;
+        a->err = rv_out_limit_error(&a->out);
+        return false;
     }
     /* the stackmaps: inst, count, then the live refs and the rare early .ref defs */
     rv_vec_reserve(a->out.smap, a->sp_list.len + 3 * c->nsp);
-    free(live);
-    rv_dataflow_free(&df);
+    return true;
 }
 
 /* ---- register choice ---- */
@@ -1089,19 +1100,19 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
 
 static void fa_free(fa *a)
 {
-    free(a->vs);
-    free(a->oflags);
-    free(a->content);
-    free(a->rf);
-    free(a->tgt);
-    free(a->touched);
-    free(a->scratch_bs);
-    free(a->sp_first);
-    free(a->sp_n);
-    free(a->heir_src);
-    free(a->gen_start);
-    free(a->snap_start);
-    free(a->snap_len);
+    rv_free(a->vs);
+    rv_free(a->oflags);
+    rv_free(a->content);
+    rv_free(a->rf);
+    rv_free(a->tgt);
+    rv_free(a->touched);
+    rv_free(a->scratch_bs);
+    rv_free(a->sp_first);
+    rv_free(a->sp_n);
+    rv_free(a->heir_src);
+    rv_free(a->gen_start);
+    rv_free(a->snap_start);
+    rv_free(a->snap_len);
     rv_vec_free(a->gen);
     rv_vec_free(a->snap);
     rv_vec_free(a->sp_list);
@@ -1120,17 +1131,17 @@ ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err,
     bool ok = prepass(&a);
     if (ok) {
         share_param_slots(&a);
-        safepoint_refs(&a);
+        ok = safepoint_refs(&a);
     }
     for (uint32_t b = 0; ok && b < a.cfg.nblocks; b++) ok = fa_block(&a, b);
     ravel_func *g = ok ? rv_out_finish(&a.out) : NULL;
     if (ok && !g && !a.err) a.err = rv_out_limit_error(&a.out);
     if (g) { /* (a.err is NULL then) */
-        free(a.err);
+        rv_free(a.err);
         a.err = NULL;
     }
     if (err) *err = a.err;
-    else free(a.err);
+    else rv_free(a.err);
     fa_free(&a);
     return g;
 }

@@ -386,12 +386,12 @@ static void build_hold(inj *c, uint32_t *out, bool steady)
         if (done[b]) continue;
         for (size_t k = (size_t)bb->first_inst * nl; k < (size_t)(bb->first_inst + bb->ninsts) * nl; k++) out[k] = H_UNK;
     }
-    free(dirty);
-    free(done);
-    free(hdr);
-    free(entry);
-    free(st);
-    free(e);
+    rv_free(dirty);
+    rv_free(done);
+    rv_free(hdr);
+    rv_free(entry);
+    rv_free(st);
+    rv_free(e);
 }
 
 /* Vregs live after each instruction: block liveness (live.c skips edits,
@@ -419,7 +419,7 @@ static void build_live(inj *c)
             }
         }
     }
-    free(cur);
+    rv_free(cur);
     rv_liveness_free(&lv);
 }
 
@@ -451,10 +451,10 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, boo
 static void inj_free(inj *c)
 {
     rv_cfg_free(&c->cfg);
-    free(c->blk);
-    free(c->hold);
-    free(c->steady);
-    free(c->live);
+    rv_free(c->blk);
+    rv_free(c->hold);
+    rv_free(c->steady);
+    rv_free(c->live);
     rv_vec_free(c->pref);
     rv_vec_free(c->other);
 }
@@ -655,7 +655,7 @@ static void rename_slot(ravel_func *f, uint32_t from, uint32_t to)
                 tmp[k] = s == from ? to : s;
             }
             set_smap(f, i, tmp, n);
-            free(tmp);
+            rv_free(tmp);
         }
     }
 }
@@ -1137,7 +1137,7 @@ static bool k_smap_missing(inj *c, rv_inject_result *res)
     for (uint32_t k = 0; k < n; k++)
         if (k != s.a) tmp[m++] = c->f->u32.data[in->u.smap.first + k];
     set_smap(c->f, s.i, tmp, m);
-    free(tmp);
+    rv_free(tmp);
     SAY(res, "%s: s%u (holding reference v%u) left out of the stackmap", w, gone, vnum(c, H(c, s.i, ravel_slot(gone))));
     res->inst = s.i;
     return true;
@@ -1163,7 +1163,7 @@ static bool k_smap_nonref(inj *c, rv_inject_result *res)
     for (uint32_t k = 0; k < n; k++) tmp[k] = c->f->u32.data[in->u.smap.first + k];
     tmp[n] = s.a;
     set_smap(c->f, s.i, tmp, n + 1);
-    free(tmp);
+    rv_free(tmp);
     SAY(res, "%s: s%u, which holds no reference, listed in the stackmap", w, s.a);
     res->inst = s.i;
     return true;
@@ -1442,7 +1442,7 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
             if (q != drop) tmp[m++] = f->u32.data[in->u.smap.first + q];
         SAY(res, "inst %u: s%u dropped from the stackmap", i, f->u32.data[in->u.smap.first + drop]);
         set_smap(f, i, tmp, m);
-        free(tmp);
+        rv_free(tmp);
         res->inst = i;
         return true;
     }
@@ -1456,7 +1456,7 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         for (uint32_t q = 0; q < n; q++) tmp[q] = f->u32.data[in->u.smap.first + q];
         tmp[n] = slot;
         set_smap(f, i, tmp, n + 1);
-        free(tmp);
+        rv_free(tmp);
         SAY(res, "inst %u: s%u added to the stackmap", i, slot);
         res->inst = i;
         return true;

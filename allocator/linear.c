@@ -228,7 +228,7 @@ static void lin_liveness(lin *L)
     uint8_t *nocap = u8_array(L->nv);
     for (uint32_t v = 0; v < L->nv; v++) nocap[v] = vref(L, v);
     rv_live_sparse_build(&L->ls, L->f, &L->cfg, LIN_GLOBAL_BLOCKS, nocap, RV_LS_ARGS_OUT);
-    free(nocap);
+    rv_free(nocap);
     L->global = L->ls.capped;
 }
 
@@ -258,7 +258,7 @@ static void lin_kills(lin *L)
             for (uint32_t k = 0; k < in->nuses; k++) mark[f->ops.data[u0 + k].vreg] = ep;
         }
     }
-    free(mark);
+    rv_free(mark);
 }
 
 static inline void hull(lin *L, uint32_t v, uint32_t p)
@@ -1301,7 +1301,7 @@ static uint32_t *lin_color_slots(lin *L, uint32_t *nslots)
         phys[iv.id] = s;
         heap_push(&h, ((uint64_t)iv.hi << 32) | s);
     }
-    free(h.d);
+    rv_free(h.d);
     rv_vec_free(freel);
     rv_vec_free(ivs);
     *nslots = n;
@@ -1318,7 +1318,7 @@ static ravel_func *lin_finish(lin *L)
     uint32_t nslots;
     uint32_t *phys = lin_color_slots(L, &nslots);
     if (nslots > RAVEL_MAX_SLOT + 1) {
-        free(phys);
+        rv_free(phys);
         L->cur_inst = RAVEL_NONE;
         if (!L->err) L->err = rv_alloc_errorf(L->f, RAVEL_NONE, "too many spill slots");
         return NULL;
@@ -1336,7 +1336,7 @@ static ravel_func *lin_finish(lin *L)
         rv_out_stackmap(&L->out, i, sl, n);
         k += 2 + n;
     }
-    free(phys);
+    rv_free(phys);
     return rv_out_finish(&L->out);
 }
 
@@ -1398,13 +1398,13 @@ static void lin_free(lin *L)
         rv_vec_free(L->endst[b]);
     }
     rv_live_sparse_free(&L->ls);
-    free(L->entry);
-    free(L->endst);
+    rv_free(L->entry);
+    rv_free(L->endst);
     void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_inst, L->def_reg, L->def_stored, L->opk, L->use_start,
                       L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
                       L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
                       L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres, L->pres_v, L->pres_sv};
-    for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
+    for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) rv_free(arrays[k]);
     rv_vec_free(L->order);
     rv_vec_free(L->bglob);
     rv_vec_free(L->tpos);
@@ -1435,11 +1435,11 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
     if (!g && L->out.too_big && !L->err) L->err = rv_out_limit_error(&L->out);
     if (!g) {
         if (err) *err = L->err ? L->err : rv_alloc_errorf(f, RAVEL_NONE, "allocation failed");
-        else free(L->err);
+        else rv_free(L->err);
     } else {
-        free(L->err);
+        rv_free(L->err);
     }
     lin_free(L);
-    free(L);
+    rv_free(L);
     return g;
 }

@@ -87,8 +87,8 @@ void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_c
     rv_dataflow_solve(&df);
     lv->in = df.in;
     lv->out = df.out;
-    free(c.gen);
-    free(c.kill);
+    rv_free(c.gen);
+    rv_free(c.kill);
 }
 
 /* Path exploration (per variable, SSA): from each block where v is read
@@ -196,8 +196,8 @@ static void pe_init(pe_ctx *c, const ravel_func *f, const rv_cfg *cfg, bool args
             for (uint32_t d = 0; d < in->ndefs; d++) seen[ops[d].vreg] = b + 1;
         }
     }
-    free(seen);
-    free(aseen);
+    rv_free(seen);
+    rv_free(aseen);
     c->read_start = rv_xcalloc(nv + 2, sizeof(uint32_t));
     for (uint32_t k = 0; k < rd.len; k++) c->read_start[rd.data[k].v + 2]++;
     for (uint32_t v = 0; v < nv; v++) c->read_start[v + 2] += c->read_start[v + 1];
@@ -230,11 +230,11 @@ static bool pe_walk_vreg(pe_ctx *c, uint32_t v)
 static void pe_free(pe_ctx *c)
 {
     rv_vec_free(c->stack);
-    free(c->def_block);
-    free(c->read_start);
-    free(c->read);
-    free(c->in_st);
-    free(c->out_st);
+    rv_free(c->def_block);
+    rv_free(c->read_start);
+    rv_free(c->read);
+    rv_free(c->in_st);
+    rv_free(c->out_st);
 }
 
 static void bits_mark(void *sink, uint32_t b, bool out, uint32_t v)
@@ -302,23 +302,23 @@ void rv_live_sparse_build(rv_live_sparse *ls, const ravel_func *f, const rv_cfg 
     uint32_t *cur = rv_xmalloc(sizeof(uint32_t) * (2 * (size_t)n + 1));
     memcpy(cur, start, sizeof(uint32_t) * 2 * n);
     for (uint32_t k = 0; k < s.m.len; k++) ls->v[cur[s.m.data[k].key]++] = s.m.data[k].v;
-    free(cur);
+    rv_free(cur);
     rv_vec_free(s.m);
 }
 
 void rv_live_sparse_free(rv_live_sparse *ls)
 {
-    free(ls->start);
-    free(ls->v);
-    free(ls->capped);
+    rv_free(ls->start);
+    rv_free(ls->v);
+    rv_free(ls->capped);
     ls->start = ls->v = NULL;
     ls->capped = NULL;
 }
 
 void rv_liveness_free(rv_liveness *lv)
 {
-    free(lv->in);
-    free(lv->out);
+    rv_free(lv->in);
+    rv_free(lv->out);
     lv->in = lv->out = NULL;
 }
 
@@ -470,8 +470,8 @@ static void iv_build_all(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
     iv_flatten(s, &B);
     rv_vec_free(B.r);
     rv_vec_free(B.u);
-    free(B.rhead);
-    free(B.uhead);
+    rv_free(B.rhead);
+    rv_free(B.uhead);
 }
 
 void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv)
@@ -572,7 +572,7 @@ static void iv_uses_only(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
     s->nuses_total = n;
     s->nranges_total = 0;
     uo_walk(&c, f, cfg->nblocks);
-    free(c.cur);
+    rv_free(c.cur);
 }
 
 void rv_intervals_build_sparse(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_live_sparse *ls)
@@ -583,9 +583,9 @@ void rv_intervals_build_sparse(rv_intervals *s, const ravel_func *f, const rv_cf
 
 void rv_intervals_free(rv_intervals *s)
 {
-    free(s->iv);
-    free(s->ranges);
-    free(s->uses);
+    rv_free(s->iv);
+    rv_free(s->ranges);
+    rv_free(s->uses);
     s->iv = NULL;
     s->ranges = NULL;
     s->uses = NULL;

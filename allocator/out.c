@@ -24,7 +24,7 @@ void rv_out_init(rv_out *o, const ravel_func *f)
 
 void rv_out_free(rv_out *o)
 {
-    free(o->loc);
+    rv_free(o->loc);
     o->loc = NULL;
     rv_vec_free(o->edits);
     rv_vec_free(o->smap);
@@ -142,7 +142,7 @@ static rv_out_edit_rec *sort_edits(const rv_out *o, uint32_t ninsts, uint32_t **
         uint32_t a = o->edits.data[k].anchor;
         if (a < na) sorted[fill[a]++] = o->edits.data[k];
     }
-    free(fill);
+    rv_free(fill);
     *pstart = start;
     return sorted;
 }
@@ -244,12 +244,12 @@ ravel_func *rv_out_finish(rv_out *o)
     }
     top = attach_stackmaps(o, g, insts, pos, top);
     g->nslots = top;
-    free(g->insts.data);
+    rv_free(g->insts.data);
     g->insts.data = insts;
     g->insts.len = n;
     g->insts.cap = cap;
-    free(pos);
-    free(sorted);
-    free(start);
+    rv_free(pos);
+    rv_free(sorted);
+    rv_free(start);
     return g;
 }

@@ -525,7 +525,7 @@ static bool rs_edge(rs *a, uint32_t ti, uint32_t k)
     for (uint32_t p = 0; p < sb->nparams; p++) src[nin + p] = a->vs[rv_block_params(f, sb)[p]].used ? cur_loc(a, rv_succ_args(f, sc)[p]) : RAVEL_LOC_NONE;
     for (uint32_t x = 0; x < nin + sb->nparams; x++)
         if (src[x] == RAVEL_LOC_NONE && (x < nin || a->vs[rv_block_params(f, sb)[x - nin]].used)) {
-            free(src);
+            rv_free(src);
             return rs_fail(a, ti, "internal error: a value live on an edge has no location");
         }
     if (a->entry_start[s] == RAVEL_NONE) decide_entry(a, s, src, src + nin, at_exit ? 2 : 4);
@@ -564,7 +564,7 @@ static bool rs_edge(rs *a, uint32_t ti, uint32_t k)
         }
         add_move(a, en->loc, from, val);
     }
-    free(src);
+    rv_free(src);
     if (anchor == RAVEL_NONE) return rs_fail(a, ti, "duplicate edges");
     if (!emit_moves(a, anchor, RAVEL_NONE)) return false;
     return true;
@@ -884,7 +884,7 @@ static bool rs_inst(rs *a, uint32_t i)
     a->moves.len = a->mvals.len = a->islots.len = 0;
     bool ok = place_operands(a, i, in, ops, false);
     if (!ok) { /* registers chosen for `any` operands may be what the others need: once more, with those in slots */
-        free(a->err);
+        rv_free(a->err);
         a->err = NULL;
         for (uint32_t t = 0; t < a->ntouched; t++) a->rf[a->touched[t]] = 0;
         a->ntouched = 0;
@@ -1048,7 +1048,7 @@ static void find_cycles(rs *a)
             sp = first;
         }
     }
-    free(num), free(low), free(stk), free(cs), free(ce), free(on);
+    rv_free(num), rv_free(low), rv_free(stk), rv_free(cs), rv_free(ce), rv_free(on);
 }
 
 typedef struct rs_live_ctx {
@@ -1125,8 +1125,8 @@ static void rs_liveness(rs *a)
     rv_dataflow_solve(&df);
     a->lv.in = df.in;
     a->lv.out = df.out;
-    free(c.gen);
-    free(c.kill);
+    rv_free(c.gen);
+    rv_free(c.kill);
 }
 
 static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv_random_opts *ro, rv_random_stats *st)
@@ -1173,21 +1173,21 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
 
 static void rs_free(rs *a)
 {
-    free(a->vs);
-    free(a->content);
-    free(a->phys);
-    free(a->copy_of);
+    rv_free(a->vs);
+    rv_free(a->content);
+    rv_free(a->phys);
+    rv_free(a->copy_of);
     rv_vec_free(a->sphys);
     rv_vec_free(a->sstamp);
     rv_vec_free(a->dirty);
     rv_vec_free(a->undo);
-    free(a->rf);
-    free(a->tgt);
-    free(a->touched);
-    free(a->scratch_bs);
-    free(a->entry_start);
-    free(a->entry_len);
-    free(a->cyclic);
+    rv_free(a->rf);
+    rv_free(a->tgt);
+    rv_free(a->touched);
+    rv_free(a->scratch_bs);
+    rv_free(a->entry_start);
+    rv_free(a->entry_len);
+    rv_free(a->cyclic);
     rv_vec_free(a->site_reloads);
     rv_vec_free(a->scont);
     rv_vec_free(a->entries);
@@ -1219,7 +1219,7 @@ static ravel_func *rs_run(const ravel_func *f, const rv_alloc_opts *o, const rv_
     if (ok && st)
         for (uint32_t k = 0; k < a.sites.len; k++) st->count[RV_RS_SPILL_RELOADS] += a.site_reloads.data[k] >= 2;
     *err = ok ? NULL : a.err;
-    if (ok) free(a.err);
+    if (ok) rv_free(a.err);
     rs_free(&a);
     return g;
 }
@@ -1246,7 +1246,7 @@ ravel_func *rv_random_run(const ravel_func *f, const rv_alloc_opts *o, const rv_
             return g;
         }
         rv_alloc_trace(o, "random", "shapes mode cannot allocate this function (%s): classic mode", e ? e : "?");
-        free(e);
+        rv_free(e);
         if (st) {
             memset(st, 0, sizeof *st);
             st->fallback = true;

@@ -459,10 +459,10 @@ static void colour_all(sa *s)
     }
     for (uint32_t b = 0; b < n; b++)
         if (s->cfg.rpo_index[b] == RAVEL_NONE) colour_block(s, b);
-    free(kids);
-    free(start);
-    free(fill);
-    free(stack);
+    rv_free(kids);
+    rv_free(start);
+    rv_free(fill);
+    rv_free(stack);
 }
 
 ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err)
@@ -506,17 +506,17 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     for (uint32_t v = 0; v < s.nv; v++) s.group[v] = find(&s, v);
     rv_assign_in ai = {f, &s.cfg, &s.lv, s.home, s.group, NULL};
     ravel_func *g = rv_assign_emit(&ai, err);
-    free(s.parent);
-    free(s.vr_ranges);
-    free(s.spilled);
-    free(s.vr_color);
-    free(s.home);
-    free(s.group);
-    free(s.occ);
-    free(s.dense);
-    free(s.pos);
-    free(s.avoid);
-    free(s.ridx);
+    rv_free(s.parent);
+    rv_free(s.vr_ranges);
+    rv_free(s.spilled);
+    rv_free(s.vr_color);
+    rv_free(s.home);
+    rv_free(s.group);
+    rv_free(s.occ);
+    rv_free(s.dense);
+    rv_free(s.pos);
+    rv_free(s.avoid);
+    rv_free(s.ridx);
     rv_intervals_free(&s.iv);
     rv_liveness_free(&s.lv);
     rv_cfg_free(&s.cfg);

@@ -31,40 +31,42 @@ const char *ravel_allocator_name(size_t i)
     return i < n ? rv_allocators[i].name : NULL;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = rv_xmalloc(n);
-    memcpy(p, s, n);
-    return p;
-}
-
 int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ravel_func **out, char **err)
 {
     if (out) *out = NULL;
     if (err) *err = NULL;
     const rv_allocator *a = rv_allocator_find(allocator);
     if (!a || !f || !out) {
-        if (err) *err = dup_str(!a ? "unknown allocator" : "ravel_allocate: NULL argument");
+        if (err) *err = rv_xstrdup(!a ? "unknown allocator" : "ravel_allocate: NULL argument");
         return RAVEL_EINVAL;
+    }
+    /* out of memory: every block of the call is freed, RAVEL_ENOMEM (no *err) */
+    rv_recover rec;
+    bool own = rv_recover_enter(&rec);
+    if (own && setjmp(rec.jb)) {
+        rv_recover_sweep(&rec);
+        return RAVEL_ENOMEM;
     }
     ravel_diags *d = ravel_diags_new();
     int rc = ravel_validate(f, RAVEL_VALIDATE_SSA, d);
     bool allocated = rc == RAVEL_OK && rv_func_is_allocated(f);
     ravel_diags_free(d);
     if (rc != RAVEL_OK || allocated) {
-        if (err) *err = dup_str(allocated ? "input is already allocated" : "input is not a valid SSA function (see ravel validate)");
-        return RAVEL_EINVAL;
+        if (err) *err = rv_xstrdup(allocated ? "input is already allocated" : "input is not a valid SSA function (see ravel validate)");
+        if (own) rv_recover_leave(&rec);
+        return rc == RAVEL_ENOMEM ? RAVEL_ENOMEM : RAVEL_EINVAL;
     }
     rv_alloc_opts o = {seed, false};
     char *e = NULL;
     ravel_func *g = a->run(f, &o, &e);
     if (!g) {
-        if (err) *err = e ? e : dup_str("allocation failed");
-        else free(e);
+        if (err) *err = e ? e : rv_xstrdup("allocation failed");
+        else rv_free(e);
+        if (own) rv_recover_leave(&rec);
         return RAVEL_EFAIL;
     }
-    free(e);
+    rv_free(e);
     *out = g;
+    if (own) rv_recover_leave(&rec);
     return RAVEL_OK;
 }

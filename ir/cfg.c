@@ -304,11 +304,15 @@ static void build_loops(rv_cfg *c, uint32_t *scratch)
 }
 
 /* *p holds at least need words (a new block if the old one, of *room
- * words, is too small; never NULL). */
+ * words, is too small; never NULL). The old block is released first and
+ * *p cleared, so that an allocation failure (unwinding to a recovery
+ * region) leaves no dangling pointer in c. */
 static void ensure_u32(uint32_t **p, size_t *room, size_t need)
 {
     if (*p && need <= *room) return;
-    free(*p);
+    rv_free(*p);
+    *p = NULL;
+    *room = 0;
     *p = alloc_u32(need);
     *room = need;
 }
@@ -354,14 +358,14 @@ void rv_cfg_build(rv_cfg *c, const ravel_func *f)
 {
     memset(c, 0, sizeof *c);
     rv_cfg_rebuild(c, f);
-    free(c->scratch); /* a one-off build keeps only its results */
+    rv_free(c->scratch); /* a one-off build keeps only its results */
     c->scratch = NULL;
     c->scratch_room = 0;
 }
 
 void rv_cfg_free(rv_cfg *c)
 {
-    free(c->pred_start); /* the block of every array (alloc_results) */
-    free(c->scratch);
+    rv_free(c->pred_start); /* the block of every array (alloc_results) */
+    rv_free(c->scratch);
     memset(c, 0, sizeof *c);
 }

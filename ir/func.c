@@ -74,7 +74,7 @@ uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t 
 
 static int fail(ravel_func *f, int code, const char *msg)
 {
-    free(f->err);
+    rv_free(f->err);
     size_t n = strlen(msg);
     f->err = rv_xmalloc(n + 1);
     memcpy(f->err, msg, n + 1);
@@ -125,8 +125,8 @@ void ravel_func_free(ravel_func *f)
     rv_vec_free(f->succs);
     rv_vec_free(f->u32);
     rv_map_free(&f->vreg_by_num);
-    free(f->err);
-    free(f);
+    rv_free(f->err);
+    rv_free(f);
 }
 
 static uint32_t push_vreg(ravel_func *f, uint32_t num)
@@ -635,9 +635,9 @@ int ravel_func_finish(ravel_func *f)
     rv_block *nb = rv_xmalloc(sizeof(rv_block) * (n ? n : 1));
     for (uint32_t i = 0; i < n; i++) nb[newid[i]] = f->blocks.data[i];
     memcpy(f->blocks.data, nb, sizeof(rv_block) * n);
-    free(nb);
+    rv_free(nb);
     for (uint32_t i = 0; i < f->succs.len; i++) f->succs.data[i].block = newid[f->succs.data[i].block];
     for (uint32_t i = 0; i < f->layout.len; i++) f->layout.data[i] = i;
-    free(newid);
+    rv_free(newid);
     return RAVEL_OK;
 }

@@ -455,7 +455,7 @@ static void dense_slots(ictx *c)
     for (uint32_t i = 0; i < n; i++)
         if (!w || v[w - 1] != v[i]) v[w++] = v[i];
     if ((uint64_t)c->nslots <= 2 * (uint64_t)w + 64) { /* dense enough: direct */
-        free(v);
+        rv_free(v);
         return;
     }
     c->slotnum = v;
@@ -512,15 +512,15 @@ static void init_ctx(ictx *c, const ravel_func *f, const rv_run_opts *o, rv_run_
 
 static void free_ctx(ictx *c)
 {
-    free(c->val);
-    free(c->written);
-    free(c->uvals);
-    free(c->in);
-    free(c->defs);
-    free(c->brcount);
-    free(c->seed);
-    free(c->refs);
-    free(c->slotnum);
+    rv_free(c->val);
+    rv_free(c->written);
+    rv_free(c->uvals);
+    rv_free(c->in);
+    rv_free(c->defs);
+    rv_free(c->brcount);
+    rv_free(c->seed);
+    rv_free(c->refs);
+    rv_free(c->slotnum);
 }
 
 int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r)

@@ -16,14 +16,17 @@
  *     for printing (vreg number, block name symbol, register name).
  *   - Locations: register id, or RAVEL_SLOT_BIT|slot (ravel.h).
  *
- * No mutable globals anywhere. Out of memory aborts via rv_oom() (the parser
- * bounds input sizes first so that this does not happen on bad input).
+ * No mutable globals anywhere (but util.c's thread-local recovery region).
+ * Out of memory: rv_oom() unwinds to the entry point, which returns
+ * RAVEL_ENOMEM (the parser also bounds input sizes first, so that bad input
+ * does not get there).
  */
 #ifndef RAVEL_IR_H
 #define RAVEL_IR_H
 
 #include "ravel.h"
 #include <stdbool.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,10 +42,34 @@
 #define RV_MAX_VREG_NUM 0x7fffffffu
 
 /* ===== util.c: memory, growable arrays, hashing, symbols, diagnostics ====== */
-void rv_oom(void);
+/* Out of memory: inside a recovery region, unwinds to its entry point
+ * (which returns RAVEL_ENOMEM); outside one, aborts. Library code
+ * allocates only with rv_x* and frees only with rv_free (tests/text: a
+ * plain malloc or free in the library fails the lint), so that a region
+ * knows every block it made. */
+typedef struct rv_recover {
+    jmp_buf jb;
+    void **tab;       /* the region's live blocks (a hash set) */
+    size_t cap, n;
+} rv_recover;
+/* Opens r on this thread; false if a region is open already (then the
+ * caller works inside that one and must not setjmp or leave). Use:
+ *   rv_recover rec; bool own = rv_recover_enter(&rec);
+ *   if (own && setjmp(rec.jb)) { release the context by rv_free;
+ *       rv_recover_sweep(&rec); return RAVEL_ENOMEM; }
+ *   ... work ...; if (own) rv_recover_leave(&rec);
+ * (locals changed after setjmp and read after the jump: volatile) */
+bool rv_recover_enter(rv_recover *r);
+void rv_recover_leave(rv_recover *r);             /* closes r: its blocks live on */
+void rv_recover_sweep(rv_recover *r);             /* frees every block of r still noted, closes r */
+void rv_recover_keep(void *p);                    /* p outlives the region whatever happens (not swept) */
+void rv_fail_alloc_after(uint64_t n);             /* tests: inside a region, the n-th allocation from now fails (0: none) */
+_Noreturn void rv_oom(void);
 void *rv_xmalloc(size_t n);
 void *rv_xcalloc(size_t n, size_t size);
 void *rv_xrealloc(void *p, size_t n);
+char *rv_xstrdup(const char *s);
+void rv_free(void *p);
 
 /* Growable array: RV_VEC(T) v = {0}; rv_vec_push(v, x); v.data[i]; rv_vec_free(v) */
 #define RV_VEC(T) struct { T *data; uint32_t len, cap; }
@@ -57,7 +84,7 @@ void rv_vec_grow_(void **data, uint32_t *cap, size_t elem, size_t need);
         rv_vec_reserve(v, 1);                                                        \
         (v).data[(v).len++] = (x);                                                   \
     } while (0)
-#define rv_vec_free(v) (free((v).data), (v).data = NULL, (v).len = (v).cap = 0)
+#define rv_vec_free(v) (rv_free((v).data), (v).data = NULL, (v).len = (v).cap = 0)
 
 /* Bump arena: many small allocations, one free. */
 typedef struct rv_arena {
@@ -119,6 +146,9 @@ struct ravel_diags {
     uint32_t max; /* stop recording after this many (default 50); count still grows */
     uint32_t dropped;
 };
+/* Out of memory in an entry point: d back to what it held at the mark. */
+uint64_t rv_diags_mark(const ravel_diags *d);
+void rv_diags_truncate(ravel_diags *d, uint64_t mark);
 /* Records an error. file may be NULL ("<input>"); line/col 0 = unknown;
  * src/srclen: the whole source text (to quote the line) or NULL. */
 void rv_diag_error(ravel_diags *d, const char *file, const char *src, size_t srclen,

@@ -22,7 +22,7 @@ void ravel_machine_free(ravel_machine *m)
     rv_vec_free(m->name_class);
     rv_symtab_free(&m->names);
     rv_arena_free(&m->arena);
-    free(m);
+    rv_free(m);
 }
 
 /* A failing call: its message (ravel_machine_error), then its status. */

@@ -509,7 +509,7 @@ static bool define_reg(parser *P, const char *s, uint32_t n, const token *at, vo
     memcpy(name, s, n);
     name[n] = 0;
     int r = ravel_machine_add_reg(P->m, name, c->cls, c->reserved);
-    if (name != buf) free(name);
+    if (name != buf) rv_free(name);
     if (r < 0) return perr(P, at->line, at->col, "cannot add register '%.*s'", ln, s);
     return true;
 }
@@ -526,7 +526,7 @@ static bool machine_class(parser *P)
     memcpy(name, nm.s, nm.n);
     name[nm.n] = 0;
     int cls = ravel_machine_add_class(P->m, name);
-    free(name);
+    rv_free(name);
     if (cls < 0) return perr(P, nm.line, nm.col, "cannot add class '%.*s'", ln, nm.s);
     next(P);
     if (P->t.k == T_EOL || P->t.k == T_EOF)
@@ -1141,7 +1141,7 @@ static ravel_func *func_header(parser *P)
     memcpy(name, nm.s, nm.n);
     name[nm.n] = 0;
     ravel_func *f = ravel_func_new(P->m, name);
-    free(name);
+    rv_free(name);
     rv_vec_push(P->mod->funcs, f);
     f->line = fk.line, f->col = fk.col;
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
@@ -1213,7 +1213,7 @@ static void parser_free(parser *P)
     rv_vec_free(P->list);
     rv_vec_free(P->vcache);
     rv_symtab_free(&P->fnames);
-    free(P->ntab);
+    rv_free(P->ntab);
 }
 
 static char *dup_str(const char *s)
@@ -1265,7 +1265,25 @@ static void parse_module(parser *P)
     if (P->nerr == 0 && P->mod->funcs.len == 0) perr(P, P->t.line, P->t.col, "expected at least one func after the machine");
 }
 
+static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d);
+
 ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d)
+{
+    /* out of memory: NULL, d as it was (no new diagnostic), nothing kept */
+    rv_recover rec;
+    bool own = rv_recover_enter(&rec);
+    uint64_t volatile mark = rv_diags_mark(d);
+    if (own && setjmp(rec.jb)) {
+        rv_diags_truncate(d, mark);
+        rv_recover_sweep(&rec);
+        return NULL;
+    }
+    ravel_module *mod = parse_text(text, len, filename, d);
+    if (own) rv_recover_leave(&rec);
+    return mod;
+}
+
+static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d)
 {
     ravel_module *mod = rv_xcalloc(1, sizeof *mod);
     mod->filename = dup_str(filename ? filename : "<input>");
@@ -1299,9 +1317,9 @@ void ravel_module_free(ravel_module *mod)
     for (uint32_t i = 0; i < mod->funcs.len; i++) ravel_func_free(mod->funcs.data[i]);
     rv_vec_free(mod->funcs);
     ravel_machine_free(mod->mach);
-    free(mod->filename);
-    free(mod->src);
-    free(mod);
+    rv_free(mod->filename);
+    rv_free(mod->src);
+    rv_free(mod);
 }
 
 const ravel_machine *ravel_module_machine(const ravel_module *mod) { return mod ? mod->mach : NULL; }

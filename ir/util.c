@@ -1,36 +1,166 @@
 /* util.c - memory, growable arrays, hash map, symbols, diagnostics.
- * Guarantees: no global mutable state; every structure is freed by its
- * *_free function; out of memory ends in rv_oom(). */
+ * Guarantees: no global mutable state (but the thread-local recovery
+ * region below); every structure is freed by its *_free function; out of
+ * memory ends in rv_oom(): RAVEL_ENOMEM from the entry point inside a
+ * recovery region, abort() outside one. */
 #include "ir.h"
 
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
-void rv_oom(void)
+/* ---- recovery from out of memory ----
+ * An entry point of the library (ravel_check, ravel_validate,
+ * ravel_allocate, ravel_module_parse) opens a recovery region around its
+ * work: rv_recover_enter, then setjmp on the region's jb. Inside it every
+ * block rv_x* allocates and rv_free has not freed is noted in the region's
+ * set, so that after a failed allocation (rv_oom: longjmp to jb) the entry
+ * point can release what its context keeps (by rv_free) and then
+ * rv_recover_sweep the rest (temporaries in lost stack frames): no leak,
+ * and it returns RAVEL_ENOMEM. The one thread-local: the current region
+ * (a pointer to the entry point's own frame, set and cleared by it), and
+ * the tests' failure countdown. Regions do not nest: an entry point called
+ * inside another's region works in that region (its failure unwinds to
+ * the outermost entry point). Outside a region, out of memory aborts. */
+static _Thread_local rv_recover *rv_cur;
+static _Thread_local uint64_t rv_fail_countdown;
+
+_Noreturn void rv_oom(void)
 {
+    if (rv_cur) longjmp(rv_cur->jb, 1);
     fputs("ravel: out of memory\n", stderr);
     abort();
 }
 
+void rv_fail_alloc_after(uint64_t n) { rv_fail_countdown = n; }
+
+/* The region's set: open addressing, linear probing, deletion by
+ * backward shift (no tombstones); its own table is malloc'd (not noted). */
+static size_t rec_slot(const rv_recover *r, uintptr_t p)
+{
+    return (size_t)(rv_hash64((uint64_t)p) & (r->cap - 1));
+}
+
+static void rec_add(rv_recover *r, void *p)
+{
+    if (2 * (r->n + 1) > r->cap) {
+        size_t ncap = r->cap ? 2 * r->cap : 256;
+        void **t = calloc(ncap, sizeof *t);
+        if (!t) {
+            free(p); /* (not noted yet: freed here, then the failure) */
+            longjmp(r->jb, 1);
+        }
+        void **old = r->tab;
+        size_t ocap = r->cap;
+        r->tab = t;
+        r->cap = ncap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i]) {
+                size_t h = rec_slot(r, (uintptr_t)old[i]);
+                while (r->tab[h]) h = (h + 1) & (r->cap - 1);
+                r->tab[h] = old[i];
+            }
+        free(old);
+    }
+    size_t h = rec_slot(r, (uintptr_t)p);
+    while (r->tab[h]) h = (h + 1) & (r->cap - 1);
+    r->tab[h] = p;
+    r->n++;
+}
+
+/* Removes p from the set; false if it was not there. */
+static bool rec_del(rv_recover *r, uintptr_t p)
+{
+    if (!r->n) return false;
+    size_t m = r->cap - 1, h = rec_slot(r, p);
+    while ((uintptr_t)r->tab[h] != p) {
+        if (!r->tab[h]) return false;
+        h = (h + 1) & m;
+    }
+    r->tab[h] = NULL;
+    r->n--;
+    for (size_t j = (h + 1) & m; r->tab[j]; j = (j + 1) & m) { /* backward shift */
+        size_t want = rec_slot(r, (uintptr_t)r->tab[j]);
+        if (((j - want) & m) >= ((j - h) & m)) { /* (its probe passes h) */
+            r->tab[h] = r->tab[j];
+            r->tab[j] = NULL;
+            h = j;
+        }
+    }
+    return true;
+}
+
+bool rv_recover_enter(rv_recover *r)
+{
+    r->tab = NULL;
+    r->cap = r->n = 0;
+    if (rv_cur) return false;
+    rv_cur = r;
+    return true;
+}
+
+void rv_recover_leave(rv_recover *r)
+{
+    if (rv_cur == r) rv_cur = NULL;
+    free(r->tab);
+    r->tab = NULL;
+    r->cap = r->n = 0;
+}
+
+void rv_recover_keep(void *p)
+{
+    if (rv_cur && p) rec_del(rv_cur, (uintptr_t)p);
+}
+
+void rv_recover_sweep(rv_recover *r)
+{
+    for (size_t i = 0; i < r->cap; i++) free(r->tab[i]);
+    rv_recover_leave(r);
+}
+
+/* True if this allocation is to fail (tests: rv_fail_alloc_after). */
+static inline bool fail_now(void)
+{
+    return rv_fail_countdown && rv_cur && --rv_fail_countdown == 0;
+}
+
 void *rv_xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = fail_now() ? NULL : malloc(n ? n : 1);
     if (!p) rv_oom();
+    if (rv_cur) rec_add(rv_cur, p);
     return p;
 }
 
 void *rv_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
+    void *p = fail_now() ? NULL : calloc(n ? n : 1, size ? size : 1);
     if (!p) rv_oom();
+    if (rv_cur) rec_add(rv_cur, p);
     return p;
 }
 
 void *rv_xrealloc(void *p, size_t n)
 {
-    p = realloc(p, n ? n : 1);
-    if (!p) rv_oom();
-    return p;
+    if (fail_now()) rv_oom(); /* (p stays as it was, as after a failed realloc) */
+    uintptr_t key = (uintptr_t)p;
+    void *q = realloc(p, n ? n : 1);
+    if (!q) rv_oom();
+    /* a block of the region moves; one from before stays its owner's */
+    if (rv_cur && (!key || rec_del(rv_cur, key))) rec_add(rv_cur, q);
+    return q;
+}
+
+char *rv_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(rv_xmalloc(n), s, n);
+}
+
+void rv_free(void *p)
+{
+    if (rv_cur && p) rec_del(rv_cur, (uintptr_t)p);
+    free(p);
 }
 
 void rv_vec_grow_(void **data, uint32_t *cap, size_t elem, size_t need)
@@ -88,7 +218,7 @@ void rv_arena_free(rv_arena *a)
     struct rv_arena_chunk *c = a->head;
     while (c) {
         struct rv_arena_chunk *n = c->next;
-        free(c);
+        rv_free(c);
         c = n;
     }
     a->head = NULL;
@@ -182,8 +312,8 @@ static void map_rehash(rv_map *m, uint32_t ncap)
             n.vals[j] = m->vals[i];
             n.len++;
         }
-    free(m->keys);
-    free(m->vals);
+    rv_free(m->keys);
+    rv_free(m->vals);
     *m = n;
 }
 
@@ -201,8 +331,8 @@ void rv_map_put(rv_map *m, uint64_t key, uint32_t val)
 
 void rv_map_free(rv_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    rv_free(m->keys);
+    rv_free(m->vals);
     memset(m, 0, sizeof *m);
 }
 
@@ -259,15 +389,30 @@ ravel_diags *ravel_diags_new(void)
     return d;
 }
 
+uint64_t rv_diags_mark(const ravel_diags *d) { return d ? (uint64_t)d->v.len << 32 | d->dropped : 0; }
+
+void rv_diags_truncate(ravel_diags *d, uint64_t mark)
+{
+    if (!d) return;
+    uint32_t n = (uint32_t)(mark >> 32);
+    for (uint32_t i = n; i < d->v.len; i++) {
+        rv_free(d->v.data[i].msg);
+        rv_free(d->v.data[i].srcline);
+    }
+    if (n < d->v.len) d->v.len = n;
+    d->dropped = (uint32_t)mark;
+    rv_recover_keep(d->v.data); /* (the caller's: never swept) */
+}
+
 void ravel_diags_free(ravel_diags *d)
 {
     if (!d) return;
     for (uint32_t i = 0; i < d->v.len; i++) {
-        free(d->v.data[i].msg);
-        free(d->v.data[i].srcline);
+        rv_free(d->v.data[i].msg);
+        rv_free(d->v.data[i].srcline);
     }
     rv_vec_free(d->v);
-    free(d);
+    rv_free(d);
 }
 
 size_t ravel_diags_count(const ravel_diags *d) { return d ? d->v.len + d->dropped : 0; }

@@ -425,7 +425,7 @@ static void check_edges(vctx *c)
                        npred[s]);
         }
     }
-    free(npred);
+    rv_free(npred);
 }
 
 /* ---- pass 4: dominance (SSA) ---- */
@@ -496,14 +496,14 @@ static void flush_sorted(ravel_diags *from, ravel_diags *to)
             rv_vec_push(to->v, g);
         } else {
             if (to) to->dropped++;
-            free(g.msg);
-            free(g.srcline);
+            rv_free(g.msg);
+            rv_free(g.srcline);
         }
     }
     if (to) to->dropped += from->dropped;
-    free(refs);
+    rv_free(refs);
     rv_vec_free(from->v);
-    free(from);
+    rv_free(from);
 }
 
 /* The careful passes 1-4: every error, with its message. */
@@ -530,11 +530,11 @@ int rv_validate_careful(const ravel_func *f, unsigned flags, ravel_diags *d)
     for (uint32_t b = 0; b < c.nb; b++) check_block(&c, b);
     check_edges(&c);
     if (flags & RAVEL_VALIDATE_SSA) check_ssa(&c);
-    free(c.ndefs);
-    free(c.def_block);
-    free(c.def_inst);
-    free(c.reported);
-    free(c.stamp);
+    rv_free(c.ndefs);
+    rv_free(c.def_block);
+    rv_free(c.def_inst);
+    rv_free(c.reported);
+    rv_free(c.stamp);
     flush_sorted(c.d, d);
     return c.einval ? RAVEL_EINVAL : c.efail ? RAVEL_EFAIL : RAVEL_OK;
 }
@@ -917,13 +917,23 @@ bool rv_validate_fast(const ravel_func *f)
     x.def = (fdef *)mem;
     for (size_t k = 0; k < narrays; k++, p += nb) *arrays[k] = p;
     bool ok = fast_run(&x);
-    free(mem);
+    rv_free(mem);
     return ok;
 }
 
 int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d)
 {
     if (!f || !f->mach) return RAVEL_EINVAL;
-    if (rv_validate_fast(f)) return RAVEL_OK;
-    return rv_validate_careful(f, flags, d);
+    /* out of memory: d loses what this call added, RAVEL_ENOMEM */
+    rv_recover rec;
+    bool own = rv_recover_enter(&rec);
+    uint64_t volatile mark = rv_diags_mark(d);
+    if (own && setjmp(rec.jb)) {
+        rv_diags_truncate(d, mark);
+        rv_recover_sweep(&rec);
+        return RAVEL_ENOMEM;
+    }
+    int rc = rv_validate_fast(f) ? RAVEL_OK : rv_validate_careful(f, flags, d);
+    if (own) rv_recover_leave(&rec);
+    return rc;
 }

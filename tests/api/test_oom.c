@@ -1,0 +1,150 @@
+/* test_oom.c - out of memory is an error status, not an abort: each entry
+ * point a JIT calls (ravel_module_parse, ravel_validate, ravel_allocate
+ * with every allocator, ravel_check) is run with its n-th allocation
+ * failing, for every n until the call needs fewer (rv_fail_alloc_after).
+ * Every failure must give RAVEL_ENOMEM (NULL for the parser), leave the
+ * caller's objects as they were (the diagnostics, the checker context,
+ * which must then give the same result as a fresh one), and leak nothing
+ * (the sanitizer builds run LeakSanitizer at exit). */
+#define _POSIX_C_SOURCE 200809L
+#include "ir/ir.h"
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A loop, a call, a join with parameters: the allocators' usual work. */
+static const char src[] =
+    "machine\n  class int r0 r1 r2\n  clobbers r0\nend\n"
+    "func f\nb0:\n  v0:int, v1:int = args\n  jump b1(v0)\n"
+    "b1(v2:int):\n  v3:int = add v2, v1\n  v4:int = call v3\n  v5:int = lt v4, v1\n  br v5, b2, b3\n"
+    "b2:\n  jump b1(v4)\n"
+    "b3:\n  out v3\n  ret v4\nend\n";
+
+static const char bad_text[] = "machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int = args\n  @@@ v0\nend\n";
+
+static ravel_module *parse_ok(const char *text)
+{
+    ravel_module *m = ravel_module_parse(text, strlen(text), "t.ra", NULL);
+    CHECK(m != NULL);
+    return m;
+}
+
+TEST(parse)
+{
+    for (int which = 0; which < 2; which++) {
+        const char *text = which ? bad_text : src;
+        uint64_t n = 1, failures = 0;
+        for (;; n++) {
+            ravel_diags *d = ravel_diags_new();
+            rv_fail_alloc_after(n);
+            ravel_module *m = ravel_module_parse(text, strlen(text), "t.ra", d);
+            bool failed = (which == 0 && !m) || (which == 1 && ravel_diags_count(d) == 0);
+            rv_fail_alloc_after(0);
+            if (failed) { /* out of memory: nothing new in d */
+                CHECK(m == NULL);
+                CHECK_EQ_INT((int)ravel_diags_count(d), 0);
+                failures++;
+            }
+            ravel_module_free(m);
+            ravel_diags_free(d);
+            if (!failed || n > 100000 || test_failed_) break;
+        }
+        printf("ravel_module_parse (%s): NULL at each of %llu allocations\n", which ? "an error" : "valid",
+               (unsigned long long)failures);
+        CHECK(failures > 10);
+        CHECK(n < 100000);
+    }
+}
+
+TEST(validate)
+{
+    ravel_module *m = parse_ok(src);
+    /* not SSA (v1 defined twice): diagnostics */
+    ravel_module *u = parse_ok("machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int = args\n  v1:int = add v0, v0\n"
+                               "  v1:int = add v1, v0\n  ret v1\nend\n");
+    const ravel_func *fs[2] = {ravel_module_func(m, 0), ravel_module_func(u, 0)};
+    for (int k = 0; k < 2; k++) {
+        ravel_diags *d0 = ravel_diags_new();
+        int want = ravel_validate(fs[k], RAVEL_VALIDATE_SSA, d0);
+        size_t nd = ravel_diags_count(d0);
+        ravel_diags_free(d0);
+        uint64_t failures = 0, n;
+        for (n = 1; n < 100000; n++) {
+            ravel_diags *d = ravel_diags_new();
+            rv_diag_error(d, "x.ra", NULL, 0, 1, 1, "a diagnostic from before");
+            rv_fail_alloc_after(n);
+            int rc = ravel_validate(fs[k], RAVEL_VALIDATE_SSA, d);
+            rv_fail_alloc_after(0);
+            if (rc == RAVEL_ENOMEM) {
+                CHECK_EQ_INT((int)ravel_diags_count(d), 1);
+                failures++;
+            } else {
+                CHECK_EQ_INT(rc, want);
+                CHECK_EQ_INT((int)ravel_diags_count(d), (int)nd + 1);
+            }
+            ravel_diags_free(d);
+            if (rc != RAVEL_ENOMEM) break;
+        }
+        CHECK(n < 100000);
+        printf("ravel_validate (%s): RAVEL_ENOMEM at each of %llu allocations\n", k ? "errors" : "valid",
+               (unsigned long long)failures);
+        if (k == 1) CHECK(failures > 0);
+    }
+    ravel_module_free(m);
+    ravel_module_free(u);
+}
+
+TEST(allocate)
+{
+    ravel_module *u = parse_ok(src);
+    const ravel_func *f = ravel_module_func(u, 0);
+    for (size_t a = 0; ravel_allocator_name(a); a++) {
+        const char *name = ravel_allocator_name(a);
+        ravel_func *want = NULL;
+        CHECK_EQ_INT(ravel_allocate(name, f, 3, &want, NULL), RAVEL_OK);
+        uint64_t failures = 0, n;
+        for (n = 1; n < 1000000; n++) {
+            ravel_func *g = (ravel_func *)1;
+            char *err = NULL;
+            rv_fail_alloc_after(n);
+            int rc = ravel_allocate(name, f, 3, &g, &err);
+            rv_fail_alloc_after(0);
+            if (rc == RAVEL_ENOMEM) {
+                CHECK(g == NULL);
+                CHECK(err == NULL);
+                failures++;
+                continue;
+            }
+            CHECK_EQ_INT(rc, RAVEL_OK);
+            /* the same allocation as without a failure */
+            char *a_txt = NULL, *b_txt = NULL;
+            size_t la = 0, lb = 0;
+            FILE *fa = open_memstream(&a_txt, &la), *fb = open_memstream(&b_txt, &lb);
+            ravel_print_func(fa, want);
+            ravel_print_func(fb, g);
+            fclose(fa);
+            fclose(fb);
+            CHECK(la == lb && memcmp(a_txt, b_txt, la) == 0);
+            free(a_txt);
+            free(b_txt);
+            ravel_func_free(g);
+            free(err);
+            break;
+        }
+        printf("ravel_allocate %s: RAVEL_ENOMEM at each of %llu allocations, then the same output\n", name,
+               (unsigned long long)failures);
+        CHECK(failures >= 20);
+        CHECK(n < 1000000);
+        ravel_func_free(want);
+    }
+    ravel_module_free(u);
+}
+
+int main(void)
+{
+    RUN(parse);
+    RUN(validate);
+    RUN(allocate);
+    return TEST_SUMMARY();
+}
