@@ -17,22 +17,29 @@
 
 ravel_checker *ravel_checker_new(void)
 {
-    ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
+    ravel_checker *ck = rv_xcalloc(1, sizeof *ck); /* (outside a region: out of memory aborts) */
     ck->verify = ravel_verify_requested() != 0;
     ck->max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     return ck;
 }
 
-void ravel_checker_free(ravel_checker *ck)
+/* Every phase's scratch released: the context is as new (options kept). */
+static void release_scratch(ravel_checker *ck)
 {
-    if (!ck) return;
     ck_guard_free(&ck->guard);
     ck_facts_free(&ck->facts);
     ck_cfg_free(&ck->cfg);
     ck_out_free(&ck->out);
     ck_vn_free(ck);
     ck_ref_free(ck);
-    free(ck);
+    ck->f = NULL;
+}
+
+void ravel_checker_free(ravel_checker *ck)
+{
+    if (!ck) return;
+    release_scratch(ck);
+    rv_free(ck);
 }
 
 /* "Verification requested" is a flag of its own: no option call can clear
@@ -159,14 +166,35 @@ static void explain(ravel_checker *ck, ravel_report *r)
         e->pub.explain = ck_bdetach(&ck->out.explain);
         done++;
     }
-    free(seen);
+    rv_free(seen);
     ck->out.rep = r;
 }
 
+static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
+
+/* Out of memory anywhere in a check: the context's scratch is released
+ * (some of it half grown: the context is as new), the report being made
+ * and every temporary are freed with the region (ir/util.c), and the status
+ * is RAVEL_ENOMEM with no report. */
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
-    ravel_report *rep = ck_report_new();
     if (report) *report = NULL;
+    rv_recover rec;
+    bool own = rv_recover_enter(&rec);
+    if (own && setjmp(rec.jb)) {
+        if (ck) release_scratch(ck);
+        rv_recover_sweep(&rec);
+        if (report) *report = NULL;
+        return RAVEL_ENOMEM;
+    }
+    int rc = check(ck, alloc, orig, report);
+    if (own) rv_recover_leave(&rec);
+    return rc;
+}
+
+static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
+{
+    ravel_report *rep = ck_report_new();
     uint32_t nslots = 0, onslots = 0;
     if (!ck || !alloc) {
         ck_bad_input(rep, "ravel_check: no checker or no function");

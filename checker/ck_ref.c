@@ -100,14 +100,14 @@ void ck_ref_free(ravel_checker *ck)
     rv_vec_free(r->in_start);
     rv_vec_free(r->in_src);
     rv_vec_free(r->in_edge);
-    free(r->cur);
-    free(r->lmark);
-    free(r->lmark2);
-    free(r->lseen);
+    rv_free(r->cur);
+    rv_free(r->lmark);
+    rv_free(r->lmark2);
+    rv_free(r->lseen);
     rv_vec_free(r->touched);
-    free(r->vhead);
-    free(r->vmark);
-    free(r->vmark2);
+    rv_free(r->vhead);
+    rv_free(r->vmark);
+    rv_free(r->vmark2);
     rv_vec_free(r->hl);
     rv_vec_free(r->holds);
     rv_vec_free(r->m1);
@@ -116,7 +116,7 @@ void ck_ref_free(ravel_checker *ck)
     rv_vec_free(r->exitv);
     rv_vec_free(r->edgev);
     rv_vec_free(r->meetv);
-    free(r);
+    rv_free(r);
     ck->ref = NULL;
 }
 
@@ -185,10 +185,10 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
     /* the dense state and the holder lists */
     clear_touched(r);
     if (ck->nlocs > r->loc_cap) {
-        free(r->cur);
-        free(r->lmark);
-        free(r->lmark2);
-        free(r->lseen);
+        rv_free(r->cur);
+        rv_free(r->lmark);
+        rv_free(r->lmark2);
+        rv_free(r->lseen);
         r->loc_cap = ck->nlocs;
         r->cur = rv_xmalloc(sizeof *r->cur * r->loc_cap);
         for (uint32_t li = 0; li < r->loc_cap; li++) r->cur[li] = CK_V_UNKNOWN;
@@ -200,9 +200,9 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
         if (r->vmark2) memset(r->vmark2, 0, sizeof *r->vmark2 * r->vcap);
     }
     if (ck->nvregs + 1 > r->vcap) {
-        free(r->vhead);
-        free(r->vmark);
-        free(r->vmark2);
+        rv_free(r->vhead);
+        rv_free(r->vmark);
+        rv_free(r->vmark2);
         r->vcap = ck->nvregs + 1;
         r->vhead = rv_xmalloc(sizeof *r->vhead * r->vcap);
         r->vmark = rv_xcalloc(r->vcap, sizeof *r->vmark);

@@ -129,7 +129,7 @@ void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val 
 
 void ck_out_free(ck_out *o)
 {
-    free(o->explain.s);
+    rv_free(o->explain.s);
     rv_vec_free(o->tmp_locs);
     memset(o, 0, sizeof *o);
 }
@@ -156,7 +156,7 @@ void ck_bad_input(ravel_report *rep, const char *fmt, ...)
 
 void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
 {
-    while (rep->bad_input.len > n) free(rep->bad_input.data[--rep->bad_input.len]);
+    while (rep->bad_input.len > n) rv_free(rep->bad_input.data[--rep->bad_input.len]);
 }
 
 /* The text of instruction ii, made once per report and shared by all its
@@ -164,7 +164,7 @@ void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
 static const char *inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t ii)
 {
     if (rep->text_func != f) {
-        free(rep->text_of);
+        rv_free(rep->text_of);
         rep->text_of = rv_xcalloc(f->insts.len ? f->insts.len : 1, sizeof *rep->text_of);
         rep->text_func = f;
     }
@@ -460,12 +460,12 @@ void ck_drop_value_errors(ravel_report *rep)
 
 static void free_err(ck_err *e)
 {
-    free((char *)e->pub.loc);
-    free((char *)e->pub.expected);
-    free((char *)e->pub.held); /* (inst_text belongs to the report's texts) */
-    free((char *)e->pub.message);
-    free((char *)e->pub.provenance);
-    free((char *)e->pub.explain);
+    rv_free((char *)e->pub.loc);
+    rv_free((char *)e->pub.expected);
+    rv_free((char *)e->pub.held); /* (inst_text belongs to the report's texts) */
+    rv_free((char *)e->pub.message);
+    rv_free((char *)e->pub.provenance);
+    rv_free((char *)e->pub.explain);
 }
 
 void ck_finish_report(ravel_checker *ck)
@@ -509,13 +509,13 @@ void ravel_report_free(ravel_report *r)
 {
     if (!r) return;
     for (uint32_t i = 0; i < r->errs.len; i++) free_err(&r->errs.data[i]);
-    for (uint32_t i = 0; i < r->bad_input.len; i++) free(r->bad_input.data[i]);
-    for (uint32_t i = 0; i < r->texts.len; i++) free(r->texts.data[i]);
+    for (uint32_t i = 0; i < r->bad_input.len; i++) rv_free(r->bad_input.data[i]);
+    for (uint32_t i = 0; i < r->texts.len; i++) rv_free(r->texts.data[i]);
     rv_vec_free(r->errs);
     rv_vec_free(r->bad_input);
     rv_vec_free(r->texts);
-    free(r->text_of);
-    free(r);
+    rv_free(r->text_of);
+    rv_free(r);
 }
 
 static void print_lines(FILE *out, const char *s, const char *prefix)

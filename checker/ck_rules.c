@@ -247,8 +247,8 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
 
 void ck_guard_free(ck_guard_ctx *g)
 {
-    free(g->gdef);
-    free(g->gpar);
+    rv_free(g->gdef);
+    rv_free(g->gpar);
     rv_vec_free(g->gpend);
     rv_vec_free(g->gnpred);
     rv_vec_free(g->gwdef);
@@ -263,7 +263,7 @@ size_t ck_guard_memory(const ck_guard_ctx *g)
 
 void ck_facts_free(ck_facts *x)
 {
-    free(x->gn);
+    rv_free(x->gn);
     rv_vec_free(x->bsucc);
     rv_vec_free(x->rtodo);
     rv_vec_free(x->gw);

@@ -175,12 +175,12 @@ void ck_vn_free(ravel_checker *ck)
 {
     struct ck_vn *V = ck->vn;
     if (!V) return;
-    free(V->cur);
-    free(V->st);
-    free(V->aux);
-    free(V->st2);
-    free(V->htab);
-    free(V->fset);
+    rv_free(V->cur);
+    rv_free(V->st);
+    rv_free(V->aux);
+    rv_free(V->st2);
+    rv_free(V->htab);
+    rv_free(V->fset);
     rv_vec_free(V->log);
     rv_vec_free(V->nblk);
     rv_vec_free(V->nops);
@@ -228,7 +228,7 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->xall);
     rv_vec_free(V->xstart);
     rv_vec_free(V->xvar);
-    free(V);
+    rv_free(V);
     ck->vn = NULL;
 }
 
@@ -346,7 +346,7 @@ static void htab_prepare(struct ck_vn *V, uint32_t nrows)
     uint32_t cap = 16;
     while (cap < 2 * nrows) cap *= 2;
     if (cap > V->hsize) {
-        free(V->htab);
+        rv_free(V->htab);
         V->htab = rv_xcalloc(cap, sizeof *V->htab);
         V->hsize = cap;
     } else {
@@ -648,7 +648,7 @@ static void failed_add(struct ck_vn *V, uint64_t key)
             while (t[h]) h = (h + 1) & (ncap - 1);
             t[h] = V->fset[i];
         }
-        free(V->fset);
+        rv_free(V->fset);
         V->fset = t;
         V->fcap = ncap;
     }
@@ -1458,8 +1458,8 @@ static void size_arrays(vn *W)
         uint32_t c = nv + nv / 2 + 16;
         V->cur = rv_xrealloc(V->cur, (size_t)c * sizeof *V->cur);
         V->aux = rv_xrealloc(V->aux, (size_t)c * sizeof *V->aux);
-        free(V->st);
-        free(V->st2);
+        rv_free(V->st);
+        rv_free(V->st2);
         V->st = rv_xcalloc(c, sizeof *V->st);
         V->st2 = rv_xcalloc(c, sizeof *V->st2);
         V->var_cap = c;
