@@ -213,7 +213,7 @@ static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *o
     ck_cfg_build(&ck->cfg, alloc, ck->facts.bsucc.data);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    ck->diverged = false;
+    ck->diverged = ck->states_over = false;
     ck->ref_decided = false;
     bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & RAVEL_CHECK_EXPLAIN);
     bool overflow = false;
@@ -228,6 +228,15 @@ static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *o
         ck_ref_check(ck, verdict_only, &overflow, &limit);
     }
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
+    if (ck->states_over) { /* (nothing decided: value errors found so far are dropped with the rest) */
+        ck_drop_value_errors(rep);
+        ck_bad_input(rep,
+                     "%s: error: func %s: beyond the checker's limit: the reference's per-block states would hold more "
+                     "than %u entries in all (about blocks x locations known in each: a nest of thousands of loops "
+                     "each keeping values of its own); not decided",
+                     alloc->file ? alloc->file : "<input>", rv_func_name(alloc),
+                     ck->state_limit ? ck->state_limit : CK_MAX_STATE_POOL);
+    }
     if (overflow) drop_undecided(ck, rep, limit);
     ck_finish_report(ck);
     if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->cfg.g.nrpo && rep->errs.len) explain(ck, rep);

@@ -83,6 +83,15 @@ typedef struct ck_sets {
  * copies the checker stops making sets (ck_set_intern) instead of running
  * out of memory. */
 #define CK_MAX_SET_POOL (1u << 26)
+/* Entries (location, value) the reference's per-block entry and exit
+ * states may hold in all (2 x 256 MiB). Known locations per block times
+ * blocks: real functions stay far below (a 10^6-instruction function:
+ * about 10^6), but a nest of d loops each keeping a value of its own in
+ * its own slot holds about d^2/2 (12 GB at d = 20,000): past the limit the
+ * reference stops, and the check reports "beyond the checker's limit"
+ * (bad input) instead of running out of memory. Value numbering proves
+ * such nests when they are correct, without states. */
+#define CK_MAX_STATE_POOL (1u << 25)
 
 /* A sparse list in some pool: [start, start+len). */
 typedef struct ck_list {
@@ -189,6 +198,7 @@ struct ravel_checker {
     bool verify;   /* verification requested (ravel_check_if_enabled); no option call clears it */
     size_t max_errors; /* errors kept in a report (ravel_checker_set_max_errors); 0: all */
     uint32_t set_limit; /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
+    uint32_t state_limit; /* tests: the reference's state limit instead of CK_MAX_STATE_POOL (0: that) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
@@ -203,6 +213,7 @@ struct ravel_checker {
     bool vn_proven;     /* decided by the value-numbering verdict */
     bool ref_decided;   /* decided and reported by the reference */
     bool diverged;      /* the reference passed its safety cap */
+    bool states_over;   /* the reference passed CK_MAX_STATE_POOL: nothing decided */
     uint64_t nvisits;   /* block visits (value numbering, reference): tests bound the work */
     uint64_t ref_scans; /* holder-list entries the reference scanned: tests bound the work */
 };
@@ -310,7 +321,8 @@ size_t ck_vn_memory(const ravel_checker *ck);
  * records the value errors there (with provenance). verdict_only: it
  * may stop at the first (certain) value error, setting the status. True if
  * no value error. *overflow: the set limit was passed (errors undecided);
- * *limit: that limit. Sets ck->diverged past its safety cap. */
+ * *limit: that limit. Sets ck->diverged past its safety cap, and
+ * ck->states_over past CK_MAX_STATE_POOL (then nothing is decided). */
 typedef struct ck_ref ck_ref;
 bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t *limit);
 void ck_ref_explain(ravel_checker *ck, uint32_t blk); /* after ck_ref_check: dumps blk into ck->explain */

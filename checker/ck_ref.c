@@ -75,6 +75,8 @@ struct ck_ref {
     bool stop_at_error;
     uint32_t nerr;  /* value errors seen (any pass) */
     uint32_t err_block; /* provenance: the block of the error being explained */
+    uint32_t state_limit; /* CK_MAX_STATE_POOL, or ck->state_limit (tests) */
+    bool states_over;     /* a state was not stored: past state_limit */
 };
 
 /* ---- context ---- */
@@ -146,6 +148,8 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
     r->has_run = true;
     ck_sets_reset(&r->sets);
     if (ck->set_limit) r->sets.limit = ck->set_limit;
+    r->state_limit = ck->state_limit ? ck->state_limit : CK_MAX_STATE_POOL;
+    r->states_over = false;
     r->pool.len = r->xpool.len = 0;
     rv_vec_reserve(r->ent, n);
     rv_vec_reserve(r->xit, n);
@@ -634,11 +638,15 @@ static ck_val edge_val(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_
 
 /* Stores vec into the span *sp of pool (in place when it fits); true if
  * it differs from what was there (or nothing was: had false). */
-static bool store(ck_entvec *pool, ck_span *sp, const ck_entvec *vec, bool had)
+static bool store(ck_ref *r, ck_entvec *pool, ck_span *sp, const ck_entvec *vec, bool had)
 {
     if (had && sp->len == vec->len && (!vec->len || !memcmp(pool->data + sp->start, vec->data, vec->len * sizeof *vec->data)))
         return false;
     if (!had || vec->len > sp->cap) {
+        if ((uint64_t)r->pool.len + r->xpool.len + vec->len > r->state_limit) { /* bounded: the check stops */
+            r->states_over = true;
+            return false;
+        }
         rv_vec_reserve(*pool, vec->len);
         *sp = (ck_span){pool->len, 0, vec->len};
         pool->len += vec->len;
@@ -701,7 +709,7 @@ static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
     }
     bool had = r->reached.data[t];
     r->reached.data[t] = 1;
-    return store(&r->pool, &r->ent.data[t], &r->meetv, had);
+    return store(r, &r->pool, &r->ent.data[t], &r->meetv, had);
 }
 
 /* After a visit of b: its exit state stored; each successor whose entry
@@ -712,7 +720,7 @@ static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
     exit_state(r);
     bool had = r->xdone.data[b];
     r->xdone.data[b] = 1;
-    if (!store(&r->xpool, &r->xit.data[b], &r->exitv, had)) return;
+    if (!store(r, &r->xpool, &r->xit.data[b], &r->exitv, had)) return;
     const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
         uint32_t to = rv_inst_succs(f, t)[k].block;
@@ -749,6 +757,7 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
             run_block(ck, r, b);
             if (r->stop_at_error && r->nerr && !r->sets.overflow) return false;
             propagate(ck, r, b);
+            if (r->states_over) return false;
         }
     }
     return true;
@@ -833,6 +842,10 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     *limit = r->sets.limit;
     if (diverged) {
         ck->diverged = true;
+        return false;
+    }
+    if (r->states_over) {
+        ck->states_over = true;
         return false;
     }
     if (!done) { /* a certain value error: the verdict is known */
