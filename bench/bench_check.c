@@ -119,7 +119,7 @@ static double irreducible_check(ravel_checker *ck, const rv_gen_opts *row, uint3
         if (ravel_allocate("fast", ravel_module_func(m, 0), 1, &g, NULL) == RAVEL_OK && g) {
             ravel_checker_set_options(ck, 0);
             ravel_check(ck, g, NULL, NULL);
-            for (uint32_t b = 0; b < ck->nblocks && !irr; b++) irr = ck->retreat.data[b] != 0;
+            for (uint32_t b = 0; b < ck->nblocks && !irr; b++) irr = ck->cfg.retreat.data[b] != 0;
         }
         if (!irr) {
             ravel_func_free(g);

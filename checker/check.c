@@ -17,48 +17,29 @@
 
 ravel_checker *ravel_checker_new(void)
 {
-    ravel_checker *ck = rv_xcalloc(1, sizeof *ck);
+    ravel_checker *ck = rv_xcalloc(1, sizeof *ck); /* (outside a region: out of memory aborts) */
     ck->verify = ravel_verify_requested() != 0;
     ck->max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     return ck;
 }
 
+/* Every phase's scratch released: the context is as new (options kept). */
+static void release_scratch(ravel_checker *ck)
+{
+    ck_guard_free(&ck->guard);
+    ck_facts_free(&ck->facts);
+    ck_cfg_free(&ck->cfg);
+    ck_out_free(&ck->out);
+    ck_vn_free(ck);
+    ck_ref_free(ck);
+    ck->f = NULL;
+}
+
 void ravel_checker_free(ravel_checker *ck)
 {
     if (!ck) return;
-    free(ck->gdef);
-    free(ck->gn);
-    free(ck->gpar);
-    rv_vec_free(ck->gpend);
-    rv_vec_free(ck->gnpred);
-    rv_vec_free(ck->gw);
-    rv_vec_free(ck->gwslot);
-    rv_vec_free(ck->gwdef);
-    rv_vec_free(ck->bsucc);
-    rv_vec_free(ck->rtodo);
-    rv_vec_free(ck->pred_start);
-    rv_vec_free(ck->pred);
-    rv_vec_free(ck->pedge);
-    rv_vec_free(ck->rpo);
-    rv_vec_free(ck->rpo_index);
-    rv_vec_free(ck->dfs_stack);
-    rv_vec_free(ck->dfs_next);
-    rv_vec_free(ck->idom);
-    rv_vec_free(ck->dchild_start);
-    rv_vec_free(ck->dchild);
-    rv_vec_free(ck->retreat);
-    rv_vec_free(ck->dpre);
-    rv_vec_free(ck->dpost);
-    rv_vec_free(ck->loop_of);
-    rv_vec_free(ck->loop_parent);
-    rv_vec_free(ck->lchild_start);
-    rv_vec_free(ck->lchild);
-    rv_vec_free(ck->is_header);
-    rv_vec_free(ck->tmp_locs);
-    free(ck->explain.s);
-    ck_vn_free(ck);
-    ck_ref_free(ck);
-    free(ck);
+    release_scratch(ck);
+    rv_free(ck);
 }
 
 /* "Verification requested" is a flag of its own: no option call can clear
@@ -105,7 +86,7 @@ static int finish(ravel_report *rep, ravel_report **out)
 }
 
 /* The guard rejected f, read from text (the reader builds consistent
- * structure), for causes that leave that structure intact (ck->gbroken
+ * structure), for causes that leave that structure intact (ck->guard.gbroken
  * false): ravel_validate's diagnostics, with line and column and each cause
  * once, replace the guard's when it agrees. */
 static void precise_bad_input(const ravel_func *f, ravel_report *rep, uint32_t ndiags0)
@@ -128,13 +109,13 @@ static bool input_ok(ravel_checker *ck, const ravel_func *f, ravel_report *rep, 
 {
     bool suspect = false;
     uint32_t ndiags0 = rep->bad_input.len;
-    ck->grecord = record; /* the allocated function's guard lists the rules' work (ck->rtodo) */
+    ck->guard.grecord = record; /* the allocated function's guard lists the rules' work (ck->facts.rtodo) */
     bool ok = ck_guard(ck, f, rep, nslots, &suspect);
-    ck->grecord = false;
+    ck->guard.grecord = false;
     if (!ok) {
         /* the validator's messages are more precise (a position for every
          * cause, each cause once): they replace the guard's when it can run */
-        if (!ck->gbroken && f->file && f->src) precise_bad_input(f, rep, ndiags0);
+        if (!ck->guard.gbroken && f->file && f->src) precise_bad_input(f, rep, ndiags0);
         return false;
     }
     if (ck->opts & RAVEL_CHECK_NO_VALIDATE) return true;
@@ -172,27 +153,48 @@ static void explain(ravel_checker *ck, ravel_report *r)
 {
     uint32_t done = 0;
     uint8_t *seen = rv_xcalloc(ck->nblocks, 1);
-    ck->rep = NULL;
+    ck->out.rep = NULL;
     for (uint32_t i = 0; i < r->errs.len && done < CK_MAX_EXPLAIN; i++) {
         ck_err *e = &r->errs.data[i];
         uint32_t blk = e->block_id;
         if (blk == CK_NIL || !ck_reachable(ck, blk) || seen[blk]) continue;
         seen[blk] = 1;
-        ck_bprintf(&ck->explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
+        ck_bprintf(&ck->out.explain, "state at every point of %s (locations the block names; unknown if not shown otherwise):\n",
                    rv_block_name(ck->f, blk));
-        ck->explain_base = ck->explain.len;
+        ck->out.explain_base = ck->out.explain.len;
         ck_ref_explain(ck, blk);
-        e->pub.explain = ck_bdetach(&ck->explain);
+        e->pub.explain = ck_bdetach(&ck->out.explain);
         done++;
     }
-    free(seen);
-    ck->rep = r;
+    rv_free(seen);
+    ck->out.rep = r;
 }
 
+static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
+
+/* Out of memory anywhere in a check: the context's scratch is released
+ * (some of it half grown: the context is as new), the report being made
+ * and every temporary are freed with the region (ir/util.c), and the status
+ * is RAVEL_ENOMEM with no report. */
 int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
-    ravel_report *rep = ck_report_new();
     if (report) *report = NULL;
+    rv_recover rec;
+    bool own = rv_recover_enter(&rec);
+    if (own && setjmp(rec.jb)) {
+        if (ck) release_scratch(ck);
+        rv_recover_sweep(&rec);
+        if (report) *report = NULL;
+        return RAVEL_ENOMEM;
+    }
+    int rc = check(ck, alloc, orig, report);
+    if (own) rv_recover_leave(&rec);
+    return rc;
+}
+
+static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
+{
+    ravel_report *rep = ck_report_new();
     uint32_t nslots = 0, onslots = 0;
     if (!ck || !alloc) {
         ck_bad_input(rep, "ravel_check: no checker or no function");
@@ -206,12 +208,12 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
     ck->nlocs = ck->nregs + nslots;
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
-    ck->rep = rep;
+    ck->out.rep = rep;
     ck->nvisits = ck->ref_scans = 0;
-    ck_cfg_build(ck);
+    ck_cfg_build(&ck->cfg, alloc, ck->facts.bsucc.data);
     ck_rules(ck);
     if (orig) ck_match_orig(ck, orig);
-    ck->diverged = false;
+    ck->diverged = ck->states_over = false;
     ck->ref_decided = false;
     bool verdict_only = (ck->opts & RAVEL_CHECK_VERDICT_ONLY) && !(ck->opts & RAVEL_CHECK_EXPLAIN);
     bool overflow = false;
@@ -226,10 +228,19 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
         ck_ref_check(ck, verdict_only, &overflow, &limit);
     }
     if (ck->diverged) ck_bad_input(rep, "func %s: internal error: the analysis did not converge", rv_func_name(alloc));
+    if (ck->states_over) { /* (nothing decided: value errors found so far are dropped with the rest) */
+        ck_drop_value_errors(rep);
+        ck_bad_input(rep,
+                     "%s: error: func %s: beyond the checker's limit: the reference's per-block states would hold more "
+                     "than %u entries in all (about blocks x locations known in each: a nest of thousands of loops "
+                     "each keeping values of its own); not decided",
+                     alloc->file ? alloc->file : "<input>", rv_func_name(alloc),
+                     ck->state_limit ? ck->state_limit : CK_MAX_STATE_POOL);
+    }
     if (overflow) drop_undecided(ck, rep, limit);
     ck_finish_report(ck);
-    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->rpo.len && rep->errs.len) explain(ck, rep);
-    ck->rep = NULL;
+    if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->cfg.g.nrpo && rep->errs.len) explain(ck, rep);
+    ck->out.rep = NULL;
     ck->f = NULL;
     return finish(rep, report);
 }
@@ -243,13 +254,6 @@ int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const rav
 
 size_t ck_memory(const ravel_checker *ck)
 {
-#define V(x) ((size_t)ck->x.cap * sizeof *ck->x.data)
-    size_t n = V(gpend) + V(gnpred) + V(gw) + V(gwslot) + V(gwdef) + V(bsucc) + V(rtodo) + V(pred_start) + V(pred) +
-               V(pedge) + V(rpo) + V(rpo_index) + V(dfs_stack) + V(dfs_next) + V(idom) + V(dchild_start) + V(dchild) +
-               V(retreat) + V(dpre) + V(dpost) + V(loop_of) + V(loop_parent) + V(lchild_start) + V(lchild) + V(is_header) +
-               V(tmp_locs);
-#undef V
-    n += ck_vn_memory(ck) + ck_ref_memory(ck);
-    n += (size_t)ck->gvcap * (sizeof *ck->gdef + sizeof *ck->gn + sizeof *ck->gpar) + ck->explain.cap;
-    return n;
+    return ck_guard_memory(&ck->guard) + ck_facts_memory(&ck->facts) + ck_cfg_memory(&ck->cfg) + ck_vn_memory(ck) +
+           ck_ref_memory(ck) + ck_out_memory(&ck->out);
 }

@@ -1,10 +1,12 @@
 /*
  * ck.h - internal map of the symbolic checker (docs/format.md section 6).
  *
- * Pipeline of one ravel_check call (check.c):
- *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL
- *   cfg (ck_cfg.c)        predecessors, reverse post-order, dominators,
- *                         natural loops, own scratch
+ * Pipeline of one ravel_check call (check.c, the one driver), each phase
+ * with its own context in struct ravel_checker (see there):
+ *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL;
+ *                         writes ck_facts for the phases after it
+ *   cfg (ck_cfg.c)        ir/cfg.c's rv_cfg plus in-edge indexes,
+ *                         dominator/loop children, retreat flags
  *   rules (ck_rules.c)    per-operand constraint/structure checks, --orig match
  *   value numbering       proves a correct allocation in one pass, or
  *     (ck_vn.c)           answers "not proven"
@@ -12,6 +14,7 @@
  *                         written (any CFG): decides what value numbering
  *                         did not prove and records its value errors
  *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
+ *                         (ck_out; explain is run by the driver)
  *
  * Glossary: a *location index* (li) is a dense number for a location:
  * registers are 0..nregs-1, slot sN is nregs+N. A *value* (ck_val) is the
@@ -80,6 +83,15 @@ typedef struct ck_sets {
  * copies the checker stops making sets (ck_set_intern) instead of running
  * out of memory. */
 #define CK_MAX_SET_POOL (1u << 26)
+/* Entries (location, value) the reference's per-block entry and exit
+ * states may hold in all (2 x 256 MiB). Known locations per block times
+ * blocks: real functions stay far below (a 10^6-instruction function:
+ * about 10^6), but a nest of d loops each keeping a value of its own in
+ * its own slot holds about d^2/2 (12 GB at d = 20,000): past the limit the
+ * reference stops, and the check reports "beyond the checker's limit"
+ * (bad input) instead of running out of memory. Value numbering proves
+ * such nests when they are correct, without states. */
+#define CK_MAX_STATE_POOL (1u << 25)
 
 /* A sparse list in some pool: [start, start+len). */
 typedef struct ck_list {
@@ -113,6 +125,51 @@ struct ravel_report {
     const void *text_func;
 };
 
+/* The guard's working state (ck_rules.c): per-vreg stamps, grow-only. */
+typedef struct ck_guard_ctx {
+    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
+    uint32_t *gpar;        /* parameter of the block being guarded */
+    uint32_t gvcap, gstamp;
+    ck_u32vec gpend, gnpred; /* reads not yet seen defined; in-edges per block */
+    ck_u32vec gwdef;         /* the block's defs in slots (at most cap, else the block is not noted) */
+    bool gwover;
+    const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
+    uint32_t gnfast_k;
+    bool grecord;  /* set by ravel_check around the allocated function's guard only (not the original's): write ck_facts */
+    bool gbroken;  /* the last ck_guard failed on broken structure (ravel_validate unsafe on it) */
+} ck_guard_ctx;
+
+/* The facts the allocated function's guard writes (ck->guard.grecord) for
+ * the phases after it; each valid only after a passed guard. */
+typedef struct ck_facts {
+    RV_VEC(ck_list) bsucc; /* per block: its successors in f->succs (rules and ck_cfg read them, not the terminators) */
+    ck_u32vec rtodo;       /* [rules/s2] (block, inst) pairs: every instruction a rule may fire on */
+    /* for the value-numbering verdict (ck_vn.c: compute_need); valid while gnf_ok */
+    struct ck_gn *gn;      /* per vreg (gncap of them) */
+    uint32_t gncap;
+    uint32_t gnstamp;      /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
+    bool gnf_ok;
+    /* the slots each block writes, for M(h) (ck_vn.c: build_m); valid
+     * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
+     * guard's fast path ran every one of its instructions: then every slot
+     * they write is listed in gwslot[gw[b].start ..], it has no safepoint,
+     * and each vreg they define has its ck_gn note of that def (so a vreg
+     * defined once has the block in gn[v].b). */
+    RV_VEC(ck_list) gw;    /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
+    ck_u32vec gwslot;      /* (repeats possible) */
+    bool gwf_ok;
+} ck_facts;
+
+/* The CFG phase's context (ck_cfg.c): rv_cfg (ir/cfg.c) and what only the
+ * checker reads on top of it; kept between checks. */
+typedef struct ck_cfg {
+    rv_cfg g;                       /* preds, rpo, idom, dominator tree, loop_header, loop_parent */
+    ck_u32vec pedge;                /* pedge[p]: the edge (index into f->succs) of in-edge p = g.pred[p] -> its block */
+    ck_u32vec lchild_start, lchild; /* the loop tree's children lists */
+    RV_VEC(uint8_t) retreat;        /* block has an irreducible retreating in-edge */
+    ck_u32vec next;                 /* scratch: per-block cursors */
+} ck_cfg;
+
 /* Growable text buffer. */
 typedef struct ck_buf {
     char *s;
@@ -121,62 +178,44 @@ typedef struct ck_buf {
 void ck_bprintf(ck_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *ck_bdetach(ck_buf *b); /* returns the malloc'd string ("" if empty), resets b */
 
+/* The report phase's context (ck_report.c): where the current call's
+ * errors go, and the explain dumps' buffers (kept between checks). */
+typedef struct ck_out {
+    ravel_report *rep;   /* NULL when not collecting */
+    ck_buf explain;      /* explain dump target */
+    size_t explain_base; /* length of its header */
+    ck_u32vec tmp_locs;  /* explain dumps: the locations a block names */
+} ck_out;
+void ck_out_free(ck_out *o);
+size_t ck_out_memory(const ck_out *o);
+
+/* The checker: options, the function being checked, and one context per
+ * phase, each kept between checks and owned by its phase's file (init:
+ * zeroed; free and memory: ck_<phase>_free/_memory, called by check.c). */
 struct ravel_checker {
+    /* options (the API's setters) */
     unsigned opts; /* RAVEL_CHECK_* (never RAVEL_CHECK_VERIFY: see verify) */
     bool verify;   /* verification requested (ravel_check_if_enabled); no option call clears it */
     size_t max_errors; /* errors kept in a report (ravel_checker_set_max_errors); 0: all */
-    bool gbroken;  /* the last ck_guard failed on broken structure (ravel_validate unsafe on it) */
+    uint32_t set_limit; /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
+    uint32_t state_limit; /* tests: the reference's state limit instead of CK_MAX_STATE_POOL (0: that) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
-    /* cfg (ck_cfg.c) */
-    RV_VEC(uint32_t) pred_start, pred, rpo, rpo_index, dfs_stack, dfs_next;
-    RV_VEC(uint32_t) pedge; /* pedge[p]: the edge (index into f->succs) of in-edge p = pred[p] -> its block */
-    RV_VEC(uint32_t) idom, dchild_start, dchild;
-    RV_VEC(uint32_t) dpre, dpost;           /* dominator-tree numbering */
-    RV_VEC(uint32_t) loop_of, loop_parent;  /* natural loops (innermost header; enclosing header) */
-    RV_VEC(uint32_t) lchild_start, lchild;  /* the loop tree's children lists */
-    RV_VEC(uint8_t) is_header;
-    RV_VEC(uint8_t) retreat; /* block has an irreducible retreating in-edge (value numbering: not proven) */
-    /* the guard (ck_rules.c): per-vreg stamps, grow-only */
-    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
-    uint32_t *gpar;        /* parameter of the block being guarded */
-    uint32_t gvcap, gstamp;
-    RV_VEC(uint32_t) gpend, gnpred; /* reads not yet seen defined; in-edges per block */
-    RV_VEC(ck_list) bsucc;  /* per block: its successors in f->succs (the allocated function's guard, once passed) */
-    /* [rules/s2] the rules' work list, filled by the guard of the allocated function */
-    RV_VEC(uint32_t) rtodo; /* (block, inst) pairs: every instruction a rule may fire on */
-    bool grecord;           /* set by ravel_check around that guard only (not the original's) */
-    /* the same guard's facts for the value-numbering verdict (ck_vn.c); valid while gnf_ok */
-    struct ck_gn *gn;     /* per vreg */
-    uint32_t gnstamp;     /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
-    bool gnf_ok;
-    /* and its notes of the slots each block writes, for M(h) (ck_vn.c:
-     * build_m); valid while gwf_ok. A block is *noted* (gw[b].len !=
-     * CK_NIL) when the guard's fast path ran every one of its
-     * instructions: then every slot they write is listed in
-     * gwslot[gw[b].start ..], it has no safepoint, and each vreg they
-     * define has its ck_gn note of that def (so a vreg defined once has
-     * the block in gn[v].b). */
-    RV_VEC(ck_list) gw;      /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
-    RV_VEC(uint32_t) gwslot; /* (repeats possible) */
-    RV_VEC(uint32_t) gwdef;  /* the block's defs in slots (scratch; at most cap, else not noted) */
-    bool gwf_ok, gwover;
-    const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
-    uint32_t gnfast_k;
-    uint64_t nvisits;        /* block visits of the last ravel_check (value numbering, reference): tests bound the work */
-    uint64_t ref_scans;      /* holder-list entries the reference scanned in it: tests bound the work */
-    uint32_t set_limit;      /* tests: the interned sets' limit instead of CK_MAX_SET_POOL (0: that) */
-    RV_VEC(uint32_t) tmp_locs; /* explain dumps: the locations a block names */
-    bool diverged;           /* the reference passed its safety cap */
-    struct ck_vn *vn;         /* the value-numbering verdict's scratch (ck_vn.c); kept between checks */
-    bool vn_proven;           /* the last ravel_check was decided by the value-numbering verdict (tests) */
-    struct ck_ref *ref;       /* the reference fixpoint's own context (ck_ref.c); kept between checks */
-    bool ref_decided;         /* the last ravel_check was decided and reported by the reference */
-    /* errors of the current call */
-    ravel_report *rep; /* NULL when not collecting */
-    ck_buf explain;    /* explain dump target */
-    size_t explain_base; /* length of its header */
+    /* the phases, in the driver's order */
+    ck_guard_ctx guard; /* the guard's working state (ck_rules.c) */
+    ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
+    ck_cfg cfg;         /* the CFG (ck_cfg.c) */
+    struct ck_vn *vn;   /* the value-numbering verdict's context (ck_vn.c) */
+    struct ck_ref *ref; /* the reference fixpoint's context (ck_ref.c) */
+    ck_out out;         /* the report being written (ck_report.c) */
+    /* what the last ravel_check did (the driver, tests and benchmarks read it) */
+    bool vn_proven;     /* decided by the value-numbering verdict */
+    bool ref_decided;   /* decided and reported by the reference */
+    bool diverged;      /* the reference passed its safety cap */
+    bool states_over;   /* the reference passed CK_MAX_STATE_POOL: nothing decided */
+    uint64_t nvisits;   /* block visits (value numbering, reference): tests bound the work */
+    uint64_t ref_scans; /* holder-list entries the reference scanned: tests bound the work */
 };
 
 /* Where an error happens: block, instruction, operand role and index. */
@@ -218,11 +257,11 @@ static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
     return true;
 }
 
-/* Block b's successors in f->succs: from ck->bsucc for the allocated
- * function's guard (ck->grecord), else from its terminator. */
+/* Block b's successors in f->succs: from ck->facts.bsucc for the allocated
+ * function's guard (ck->guard.grecord), else from its terminator. */
 static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f, uint32_t b)
 {
-    if (ck->grecord) return ck->bsucc.data[b];
+    if (ck->guard.grecord) return ck->facts.bsucc.data[b];
     const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     return (ck_list){rv_inst_nsuccs(t) ? t->u.succ.first : 0, rv_inst_nsuccs(t)};
 }
@@ -249,9 +288,13 @@ ck_val ck_set_intern(ck_sets *s, const uint32_t *sorted, uint32_t n);
 uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one);
 void ck_sort_u32(uint32_t *a, uint32_t n);
 
-/* ck_cfg.c */
-void ck_cfg_build(ravel_checker *ck);
-static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->rpo_index.data[b] != CK_NIL; }
+/* ck_cfg.c: built from the allocated function and its guard's successor lists */
+void ck_cfg_init(ck_cfg *c);
+void ck_cfg_build(ck_cfg *c, const ravel_func *f, const ck_list *bsucc);
+void ck_cfg_free(ck_cfg *c);
+size_t ck_cfg_memory(const ck_cfg *c);
+static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.rpo_index[b] != CK_NIL; }
+static inline bool ck_is_header(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.loop_header[b] == b; }
 
 /* The location index of l, CK_NIL if l names no location of the function. */
 static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
@@ -273,11 +316,13 @@ size_t ck_vn_memory(const ravel_checker *ck);
 
 /* ck_ref.c: the reference fixpoint (docs/format.md section 6 as written:
  * a worklist over the reachable blocks in reverse post-order, any CFG). It
- * uses only ck->f, nregs, nlocs, nblocks, nvregs, set_limit and ck->rep,
- * and records the value errors there (with provenance). verdict_only: it
+ * uses only ck->f, nregs, nlocs, nblocks, nvregs, set_limit, the CFG's
+ * rv_cfg (ck->cfg.g: reverse post-order, dominance) and ck->out.rep, and
+ * records the value errors there (with provenance). verdict_only: it
  * may stop at the first (certain) value error, setting the status. True if
  * no value error. *overflow: the set limit was passed (errors undecided);
- * *limit: that limit. Sets ck->diverged past its safety cap. */
+ * *limit: that limit. Sets ck->diverged past its safety cap, and
+ * ck->states_over past CK_MAX_STATE_POOL (then nothing is decided). */
 typedef struct ck_ref ck_ref;
 bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t *limit);
 void ck_ref_explain(ravel_checker *ck, uint32_t blk); /* after ck_ref_check: dumps blk into ck->explain */
@@ -294,6 +339,10 @@ size_t ck_memory(const ravel_checker *ck);
  * failure appends diagnostics to rep->bad_input and returns false. On
  * success *suspect tells whether ravel_validate might reject f (EINVAL). */
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect);
+void ck_guard_free(ck_guard_ctx *g);
+size_t ck_guard_memory(const ck_guard_ctx *g);
+void ck_facts_free(ck_facts *x);
+size_t ck_facts_memory(const ck_facts *x);
 void ck_rules(ravel_checker *ck);
 void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
 

@@ -8,7 +8,7 @@
  *     locations that are not `unknown`, sorted by location index (unknown
  *     is the meet's bottom, so states only shrink);
  *   - a worklist over the reachable blocks in reverse post-order, any CFG
- *     (rv_cfg): when a block's exit changes, each successor's entry is
+ *     (ck->cfg.g, ir/cfg.c): when a block's exit changes, each successor's entry is
  *     recomputed as the meet over its in-edges of what they carry now
  *     (edges from blocks not run yet are unreached, the meet's identity),
  *     and the successor is queued if it changed; the entry block starts
@@ -47,8 +47,7 @@ typedef struct ck_hold {
 } ck_hold;
 
 struct ck_ref {
-    rv_cfg cfg;
-    bool has_cfg;
+    bool has_run; /* a check ran: the states below are of ck->f */
     ck_sets sets;
     /* per block: entry state in pool and exit state in xpool (sorted by li,
      * no unknown); reached: has an entry, xdone: has an exit, queued */
@@ -72,10 +71,12 @@ struct ck_ref {
     ck_u32vec m1, m2, srcset, hl;
     ck_entvec exitv, edgev, meetv;
     /* recording and verdict */
-    bool record;    /* the recording pass: value errors go to ck->rep */
+    bool record;    /* the recording pass: value errors go to ck->out.rep */
     bool stop_at_error;
     uint32_t nerr;  /* value errors seen (any pass) */
     uint32_t err_block; /* provenance: the block of the error being explained */
+    uint32_t state_limit; /* CK_MAX_STATE_POOL, or ck->state_limit (tests) */
+    bool states_over;     /* a state was not stored: past state_limit */
 };
 
 /* ---- context ---- */
@@ -90,7 +91,6 @@ void ck_ref_free(ravel_checker *ck)
 {
     ck_ref *r = ck->ref;
     if (!r) return;
-    if (r->has_cfg) rv_cfg_free(&r->cfg);
     ck_sets_free(&r->sets);
     rv_vec_free(r->pool);
     rv_vec_free(r->xpool);
@@ -102,14 +102,14 @@ void ck_ref_free(ravel_checker *ck)
     rv_vec_free(r->in_start);
     rv_vec_free(r->in_src);
     rv_vec_free(r->in_edge);
-    free(r->cur);
-    free(r->lmark);
-    free(r->lmark2);
-    free(r->lseen);
+    rv_free(r->cur);
+    rv_free(r->lmark);
+    rv_free(r->lmark2);
+    rv_free(r->lseen);
     rv_vec_free(r->touched);
-    free(r->vhead);
-    free(r->vmark);
-    free(r->vmark2);
+    rv_free(r->vhead);
+    rv_free(r->vmark);
+    rv_free(r->vmark2);
     rv_vec_free(r->hl);
     rv_vec_free(r->holds);
     rv_vec_free(r->m1);
@@ -118,7 +118,7 @@ void ck_ref_free(ravel_checker *ck)
     rv_vec_free(r->exitv);
     rv_vec_free(r->edgev);
     rv_vec_free(r->meetv);
-    free(r);
+    rv_free(r);
     ck->ref = NULL;
 }
 
@@ -129,8 +129,7 @@ size_t ck_ref_memory(const ravel_checker *ck)
 #define V(x) ((size_t)r->x.cap * sizeof *r->x.data)
     return V(pool) + V(xpool) + V(ent) + V(xit) + V(reached) + V(queued) + V(xdone) + V(in_start) + V(in_src) + V(in_edge) + V(touched) + V(holds) +
            V(m1) + V(m2) + V(srcset) + V(hl) + V(exitv) + V(edgev) + V(meetv) + V(sets.pool) + V(sets.recs) +
-           (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 16 + (size_t)r->vcap * 12 +
-           (r->has_cfg ? (size_t)r->cfg.nblocks * 4 * 12 : 0);
+           (size_t)r->sets.cap * 4 + (size_t)r->loc_cap * 16 + (size_t)r->vcap * 12;
 #undef V
 }
 
@@ -141,16 +140,16 @@ static void clear_touched(ck_ref *r)
     r->touched.len = 0;
 }
 
-/* Per-function reset: the CFG, the in-edge lists, empty states. */
+/* Per-function reset: the in-edge lists, empty states (the CFG is ck->cfg). */
 static void ref_reset(ravel_checker *ck, ck_ref *r)
 {
     const ravel_func *f = ck->f;
     uint32_t n = ck->nblocks;
-    if (r->has_cfg) rv_cfg_free(&r->cfg);
-    rv_cfg_build(&r->cfg, f);
-    r->has_cfg = true;
+    r->has_run = true;
     ck_sets_reset(&r->sets);
     if (ck->set_limit) r->sets.limit = ck->set_limit;
+    r->state_limit = ck->state_limit ? ck->state_limit : CK_MAX_STATE_POOL;
+    r->states_over = false;
     r->pool.len = r->xpool.len = 0;
     rv_vec_reserve(r->ent, n);
     rv_vec_reserve(r->xit, n);
@@ -190,10 +189,10 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
     /* the dense state and the holder lists */
     clear_touched(r);
     if (ck->nlocs > r->loc_cap) {
-        free(r->cur);
-        free(r->lmark);
-        free(r->lmark2);
-        free(r->lseen);
+        rv_free(r->cur);
+        rv_free(r->lmark);
+        rv_free(r->lmark2);
+        rv_free(r->lseen);
         r->loc_cap = ck->nlocs;
         r->cur = rv_xmalloc(sizeof *r->cur * r->loc_cap);
         for (uint32_t li = 0; li < r->loc_cap; li++) r->cur[li] = CK_V_UNKNOWN;
@@ -205,9 +204,9 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
         if (r->vmark2) memset(r->vmark2, 0, sizeof *r->vmark2 * r->vcap);
     }
     if (ck->nvregs + 1 > r->vcap) {
-        free(r->vhead);
-        free(r->vmark);
-        free(r->vmark2);
+        rv_free(r->vhead);
+        rv_free(r->vmark);
+        rv_free(r->vmark2);
         r->vcap = ck->nvregs + 1;
         r->vhead = rv_xmalloc(sizeof *r->vhead * r->vcap);
         r->vmark = rv_xcalloc(r->vcap, sizeof *r->vmark);
@@ -430,7 +429,7 @@ static void alias_def(ravel_checker *ck, ck_ref *r, uint32_t d, uint32_t u, uint
 static void value_error(ravel_checker *ck, ck_ref *r, const ck_site *s, const char *kind, uint32_t li, uint32_t expect)
 {
     r->nerr++;
-    if (!r->record || !ck->rep) return;
+    if (!r->record || !ck->out.rep) return;
     ck_err_value_rec(ck, s, kind, li, expect, &r->sets, get_loc(r, li));
 }
 
@@ -639,11 +638,15 @@ static ck_val edge_val(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_
 
 /* Stores vec into the span *sp of pool (in place when it fits); true if
  * it differs from what was there (or nothing was: had false). */
-static bool store(ck_entvec *pool, ck_span *sp, const ck_entvec *vec, bool had)
+static bool store(ck_ref *r, ck_entvec *pool, ck_span *sp, const ck_entvec *vec, bool had)
 {
     if (had && sp->len == vec->len && (!vec->len || !memcmp(pool->data + sp->start, vec->data, vec->len * sizeof *vec->data)))
         return false;
     if (!had || vec->len > sp->cap) {
+        if ((uint64_t)r->pool.len + r->xpool.len + vec->len > r->state_limit) { /* bounded: the check stops */
+            r->states_over = true;
+            return false;
+        }
         rv_vec_reserve(*pool, vec->len);
         *sp = (ck_span){pool->len, 0, vec->len};
         pool->len += vec->len;
@@ -706,7 +709,7 @@ static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
     }
     bool had = r->reached.data[t];
     r->reached.data[t] = 1;
-    return store(&r->pool, &r->ent.data[t], &r->meetv, had);
+    return store(r, &r->pool, &r->ent.data[t], &r->meetv, had);
 }
 
 /* After a visit of b: its exit state stored; each successor whose entry
@@ -717,7 +720,7 @@ static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
     exit_state(r);
     bool had = r->xdone.data[b];
     r->xdone.data[b] = 1;
-    if (!store(&r->xpool, &r->xit.data[b], &r->exitv, had)) return;
+    if (!store(r, &r->xpool, &r->xit.data[b], &r->exitv, had)) return;
     const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
         uint32_t to = rv_inst_succs(f, t)[k].block;
@@ -732,7 +735,7 @@ static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
  * error (stop_at_error) or hit the safety cap (*diverged). */
 static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
 {
-    const rv_cfg *c = &r->cfg;
+    const rv_cfg *c = &ck->cfg.g;
     if (!c->nrpo) return true;
     uint64_t cap = (uint64_t)ck->nblocks * ((uint64_t)ck->nlocs * (ck->nvregs + 3u) + 1u) + 1000u, visits = 0;
     uint32_t entry = c->rpo[0];
@@ -754,6 +757,7 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
             run_block(ck, r, b);
             if (r->stop_at_error && r->nerr && !r->sets.overflow) return false;
             propagate(ck, r, b);
+            if (r->states_over) return false;
         }
     }
     return true;
@@ -764,7 +768,7 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
 static bool ref_on_path(void *ctx, uint32_t b)
 {
     ravel_checker *ck = ctx;
-    return rv_cfg_dominates(&ck->ref->cfg, b, ck->ref->err_block);
+    return rv_cfg_dominates(&ck->cfg.g, b, ck->ref->err_block);
 }
 
 static uint32_t ref_nin(void *ctx, uint32_t b, uint32_t *from)
@@ -813,7 +817,7 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
 static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
 {
     const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join};
-    ravel_report *rep = ck->rep;
+    ravel_report *rep = ck->out.rep;
     for (uint32_t i = e0; i < rep->errs.len && i < CK_MAX_PROVENANCE; i++) {
         ck_err *e = &rep->errs.data[i];
         if (!e->value) continue;
@@ -840,8 +844,12 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
         ck->diverged = true;
         return false;
     }
+    if (r->states_over) {
+        ck->states_over = true;
+        return false;
+    }
     if (!done) { /* a certain value error: the verdict is known */
-        if (ck->rep) ck->rep->status = RAVEL_EFAIL;
+        if (ck->out.rep) ck->out.rep->status = RAVEL_EFAIL;
         return false;
     }
     bool ok = r->nerr == 0;
@@ -849,10 +857,10 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     /* the recording pass: every reached block once, at the fixpoint */
     r->record = true;
     r->nerr = 0;
-    uint32_t e0 = ck->rep ? ck->rep->errs.len : 0;
-    for (uint32_t i = 0; i < r->cfg.nrpo; i++) run_block(ck, r, r->cfg.rpo[i]);
+    uint32_t e0 = ck->out.rep ? ck->out.rep->errs.len : 0;
+    for (uint32_t i = 0; i < ck->cfg.g.nrpo; i++) run_block(ck, r, ck->cfg.g.rpo[i]);
     r->record = false;
-    if (ck->rep) add_provenance(ck, r, e0);
+    if (ck->out.rep) add_provenance(ck, r, e0);
     *overflow = r->sets.overflow;
     return r->nerr == 0;
 }
@@ -866,7 +874,7 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
     bool rec = r->record;
     r->record = false;
     load_entry(ck, r, blk);
-    ck->explain.len = ck->explain_base;
+    ck->out.explain.len = ck->out.explain_base;
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         uint32_t ii = bl->first_inst + i;
         ck_dump_state_of(ck, &r->sets, r->cur, blk, ii);
@@ -883,7 +891,7 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
 uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc *out, uint32_t max)
 {
     ck_ref *r = ck->ref;
-    if (!r || !r->has_cfg || r->cfg.nblocks != f->layout.len || v >= f->vregs.len) return 0;
+    if (!r || !r->has_run || r->reached.len != f->layout.len || v >= f->vregs.len) return 0;
     uint32_t b = 0;
     while (b < f->layout.len && !(inst >= f->blocks.data[b].first_inst && inst < f->blocks.data[b].first_inst + f->blocks.data[b].ninsts)) b++;
     if (b == f->layout.len || !r->reached.data[b]) return 0;

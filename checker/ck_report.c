@@ -127,6 +127,15 @@ void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val 
 
 /* ---- recording ---- */
 
+void ck_out_free(ck_out *o)
+{
+    rv_free(o->explain.s);
+    rv_vec_free(o->tmp_locs);
+    memset(o, 0, sizeof *o);
+}
+
+size_t ck_out_memory(const ck_out *o) { return o->explain.cap + (size_t)o->tmp_locs.cap * sizeof *o->tmp_locs.data; }
+
 ravel_report *ck_report_new(void)
 {
     ravel_report *r = rv_xcalloc(1, sizeof *r);
@@ -147,7 +156,7 @@ void ck_bad_input(ravel_report *rep, const char *fmt, ...)
 
 void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
 {
-    while (rep->bad_input.len > n) free(rep->bad_input.data[--rep->bad_input.len]);
+    while (rep->bad_input.len > n) rv_free(rep->bad_input.data[--rep->bad_input.len]);
 }
 
 /* The text of instruction ii, made once per report and shared by all its
@@ -155,7 +164,7 @@ void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
 static const char *inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t ii)
 {
     if (rep->text_func != f) {
-        free(rep->text_of);
+        rv_free(rep->text_of);
         rep->text_of = rv_xcalloc(f->insts.len ? f->insts.len : 1, sizeof *rep->text_of);
         rep->text_func = f;
     }
@@ -171,7 +180,7 @@ static const char *inst_text_once(ravel_report *rep, const ravel_func *f, uint32
 static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t expect)
 {
     const ravel_func *f = ck->f;
-    ravel_report *rep = ck->rep;
+    ravel_report *rep = ck->out.rep;
     ck_err e;
     memset(&e, 0, sizeof e);
     e.block_id = s->block;
@@ -371,7 +380,7 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
 static void mark_dump_loc(ravel_checker *ck, ravel_loc l)
 {
     uint32_t li = ck_li(ck, l);
-    if (li != CK_NIL) rv_vec_push(ck->tmp_locs, li);
+    if (li != CK_NIL) rv_vec_push(ck->out.tmp_locs, li);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -385,7 +394,7 @@ static void block_locs(ravel_checker *ck, uint32_t b)
 {
     const ravel_func *f = ck->f;
     const rv_block *bl = &f->blocks.data[b];
-    ck->tmp_locs.len = 0;
+    ck->out.tmp_locs.len = 0;
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
         if (rv_is_edit(in)) {
@@ -397,16 +406,16 @@ static void block_locs(ravel_checker *ck, uint32_t b)
         if (!rv_is_term(in) && (in->flags & RV_IF_STACKMAP))
             for (uint32_t k = 0; k < in->u.smap.n; k++) mark_dump_loc(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
     }
-    if (ck->tmp_locs.len > 1) qsort(ck->tmp_locs.data, ck->tmp_locs.len, sizeof *ck->tmp_locs.data, cmp_u32);
+    if (ck->out.tmp_locs.len > 1) qsort(ck->out.tmp_locs.data, ck->out.tmp_locs.len, sizeof *ck->out.tmp_locs.data, cmp_u32);
     uint32_t w = 0;
-    for (uint32_t i = 0; i < ck->tmp_locs.len; i++)
-        if (!w || ck->tmp_locs.data[w - 1] != ck->tmp_locs.data[i]) ck->tmp_locs.data[w++] = ck->tmp_locs.data[i];
-    ck->tmp_locs.len = w;
+    for (uint32_t i = 0; i < ck->out.tmp_locs.len; i++)
+        if (!w || ck->out.tmp_locs.data[w - 1] != ck->out.tmp_locs.data[i]) ck->out.tmp_locs.data[w++] = ck->out.tmp_locs.data[i];
+    ck->out.tmp_locs.len = w;
 }
 
 void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals, uint32_t blk, uint32_t ii)
 {
-    ck_buf *b = &ck->explain;
+    ck_buf *b = &ck->out.explain;
     char lb[32];
     if (ii == CK_NIL) ck_bprintf(b, "  at block exit:");
     else {
@@ -417,8 +426,8 @@ void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals
         ck_bprintf(b, "`:");
     }
     block_locs(ck, blk);
-    for (uint32_t i = 0; i < ck->tmp_locs.len; i++) {
-        uint32_t li = ck->tmp_locs.data[i];
+    for (uint32_t i = 0; i < ck->out.tmp_locs.len; i++) {
+        uint32_t li = ck->out.tmp_locs.data[i];
         ck_bprintf(b, " %s=", loc_name(ck, li, lb));
         ck_val_text_in(b, ck->f, sets, vals[li]);
     }
@@ -451,17 +460,17 @@ void ck_drop_value_errors(ravel_report *rep)
 
 static void free_err(ck_err *e)
 {
-    free((char *)e->pub.loc);
-    free((char *)e->pub.expected);
-    free((char *)e->pub.held); /* (inst_text belongs to the report's texts) */
-    free((char *)e->pub.message);
-    free((char *)e->pub.provenance);
-    free((char *)e->pub.explain);
+    rv_free((char *)e->pub.loc);
+    rv_free((char *)e->pub.expected);
+    rv_free((char *)e->pub.held); /* (inst_text belongs to the report's texts) */
+    rv_free((char *)e->pub.message);
+    rv_free((char *)e->pub.provenance);
+    rv_free((char *)e->pub.explain);
 }
 
 void ck_finish_report(ravel_checker *ck)
 {
-    ravel_report *r = ck->rep;
+    ravel_report *r = ck->out.rep;
     if (!r || !r->errs.len) return;
     qsort(r->errs.data, r->errs.len, sizeof(ck_err), cmp_err);
     uint32_t w = 0;
@@ -500,13 +509,13 @@ void ravel_report_free(ravel_report *r)
 {
     if (!r) return;
     for (uint32_t i = 0; i < r->errs.len; i++) free_err(&r->errs.data[i]);
-    for (uint32_t i = 0; i < r->bad_input.len; i++) free(r->bad_input.data[i]);
-    for (uint32_t i = 0; i < r->texts.len; i++) free(r->texts.data[i]);
+    for (uint32_t i = 0; i < r->bad_input.len; i++) rv_free(r->bad_input.data[i]);
+    for (uint32_t i = 0; i < r->texts.len; i++) rv_free(r->texts.data[i]);
     rv_vec_free(r->errs);
     rv_vec_free(r->bad_input);
     rv_vec_free(r->texts);
-    free(r->text_of);
-    free(r);
+    rv_free(r->text_of);
+    rv_free(r);
 }
 
 static void print_lines(FILE *out, const char *s, const char *prefix)

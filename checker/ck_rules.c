@@ -10,10 +10,11 @@
  * verdict and its messages) and the verdicts stay those of the validator.
  * The guard of the allocated function and the rules' operand scan are one
  * pass: the guard lists the instructions on which a rule may fire
- * (ck->rtodo) and ck_rules visits only those. */
+ * (ck->facts.rtodo) and ck_rules visits only those. */
 #include "ck.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- guard ---- */
@@ -76,7 +77,7 @@ static void note_slot(guard *g, ravel_loc l)
         g->maxslot = ravel_loc_slot(l) + 1;
 }
 
-/* ck->gdef, per vreg of the function guarded: its class (GV_BAD: none; the
+/* ck->guard.gdef, per vreg of the function guarded: its class (GV_BAD: none; the
  * class may be one the machine does not have: only rk says which exist),
  * | GV_DEF once a definition of it has been seen. Rewritten for every
  * function (guard_scratch). */
@@ -87,14 +88,14 @@ static void note_slot(guard *g, ravel_loc l)
  * vreg whether it is defined, defined again (also when guard_plain_any
  * and guard_inst both look at one instruction, which is rare: that only
  * chains one more vreg and has build_m scan; plain_ops giving up tells
- * guard_plain_any which defs it noted, ck->gnfast, and those are noted
+ * guard_plain_any which defs it noted, ck->guard.gnfast, and those are noted
  * again with `again`), where, and whether it is a parameter, a branch
  * argument or a copy source. Every path through the guard notes them, so
  * compute_need needs no pass of its own over the instructions. */
 static inline void gn_note_def(ravel_checker *ck, uint32_t v, uint32_t b, bool again) /* grecord */
 {
-    ck_gn *n = &ck->gn[v];
-    uint32_t st = ck->gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
+    ck_gn *n = &ck->facts.gn[v];
+    uint32_t st = ck->facts.gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
     if ((fl & GN_DEF) && !again) fl |= GN_MULTI;
     *n = (ck_gn){st | fl | GN_DEF, b};
 }
@@ -103,14 +104,14 @@ static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b) { gn_no
 
 static inline void gn_def(ravel_checker *ck, uint32_t v, uint32_t b)
 {
-    if (ck->grecord) gn_def_rec(ck, v, b);
+    if (ck->guard.grecord) gn_def_rec(ck, v, b);
 }
 
 static inline void gn_chain(ravel_checker *ck, uint32_t v)
 {
-    if (!ck->grecord) return;
-    ck_gn *n = &ck->gn[v];
-    uint32_t st = ck->gnstamp << 3;
+    if (!ck->guard.grecord) return;
+    ck_gn *n = &ck->facts.gn[v];
+    uint32_t st = ck->facts.gnstamp << 3;
     n->tag = (n->tag & ~7u) == st ? n->tag | GN_CHAIN : st | GN_CHAIN;
 }
 
@@ -120,10 +121,10 @@ static void note_vreg(guard *g, uint32_t v, bool def)
 {
     ravel_checker *ck = g->ck;
     if (def) {
-        ck->gdef[v] |= GV_DEF;
+        ck->guard.gdef[v] |= GV_DEF;
         gn_def(ck, v, g->b);
-    } else if (!(ck->gdef[v] & GV_DEF)) {
-        rv_vec_push(ck->gpend, v);
+    } else if (!(ck->guard.gdef[v] & GV_DEF)) {
+        rv_vec_push(ck->guard.gpend, v);
     }
 }
 
@@ -143,7 +144,7 @@ static void guard_term_shape(guard *g, const rv_inst *in)
             continue; /* the guard fails on these */
         const rv_block *t = &f->blocks.data[s->block];
         if (!range_ok(t->first_param, t->nparams, f->u32.len)) continue;
-        g->ck->gnpred.data[s->block]++;
+        g->ck->guard.gnpred.data[s->block]++;
         for (uint32_t a = 0; a < s->nargs; a++) {
             uint32_t v = ck_args(f, s)[a], p = ck_params(f, t)[a];
             if (v >= f->vregs.len || p >= f->vregs.len) continue;
@@ -244,50 +245,92 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
     (void)b;
 }
 
+void ck_guard_free(ck_guard_ctx *g)
+{
+    rv_free(g->gdef);
+    rv_free(g->gpar);
+    rv_vec_free(g->gpend);
+    rv_vec_free(g->gnpred);
+    rv_vec_free(g->gwdef);
+    memset(g, 0, sizeof *g);
+}
+
+size_t ck_guard_memory(const ck_guard_ctx *g)
+{
+    return (size_t)g->gvcap * (sizeof *g->gdef + sizeof *g->gpar) + (size_t)g->gpend.cap * sizeof *g->gpend.data +
+           (size_t)g->gnpred.cap * sizeof *g->gnpred.data + (size_t)g->gwdef.cap * sizeof *g->gwdef.data;
+}
+
+void ck_facts_free(ck_facts *x)
+{
+    rv_free(x->gn);
+    rv_vec_free(x->bsucc);
+    rv_vec_free(x->rtodo);
+    rv_vec_free(x->gw);
+    rv_vec_free(x->gwslot);
+    memset(x, 0, sizeof *x);
+}
+
+size_t ck_facts_memory(const ck_facts *x)
+{
+    return (size_t)x->gncap * sizeof *x->gn + (size_t)x->bsucc.cap * sizeof *x->bsucc.data +
+           (size_t)x->rtodo.cap * sizeof *x->rtodo.data + (size_t)x->gw.cap * sizeof *x->gw.data +
+           (size_t)x->gwslot.cap * sizeof *x->gwslot.data;
+}
+
+/* The facts' notes of nvregs vregs: room for them, and a new stamp (so
+ * every note of an earlier guard is stale). The grown part's tags are
+ * zero, a stamp never taken. */
+static void facts_reset_notes(ck_facts *x, uint32_t nvregs)
+{
+    if (nvregs > x->gncap) {
+        uint32_t n = nvregs + nvregs / 2 + 16;
+        x->gn = rv_xrealloc(x->gn, (size_t)n * sizeof *x->gn);
+        memset(x->gn + x->gncap, 0, (size_t)(n - x->gncap) * sizeof *x->gn);
+        x->gncap = n;
+    }
+    if (++x->gnstamp >= (1u << 29)) { /* stamps are 29 bits: wrap, clear once */
+        memset(x->gn, 0, (size_t)x->gncap * sizeof *x->gn);
+        x->gnstamp = 1;
+    }
+}
+
 /* Sizes the guard's scratch for f and sets gdef (requires f->mach). */
 static void guard_scratch(guard *g)
 {
     ravel_checker *ck = g->ck;
     const ravel_func *f = g->f;
-    if (f->vregs.len > ck->gvcap) {
+    if (f->vregs.len > ck->guard.gvcap) {
         uint32_t n = f->vregs.len + f->vregs.len / 2 + 16;
-        ck->gdef = rv_xrealloc(ck->gdef, (size_t)n * sizeof *ck->gdef);
-        ck->gpar = rv_xrealloc(ck->gpar, (size_t)n * sizeof *ck->gpar);
-        memset(ck->gdef, 0, (size_t)n * sizeof *ck->gdef);
-        memset(ck->gpar, 0, (size_t)n * sizeof *ck->gpar);
-        /* kept (realloc) when the original function's guard grows it; the
-         * new part's tags are zero, a stamp never taken */
-        uint32_t old = ck->gvcap;
-        ck->gn = rv_xrealloc(ck->gn, (size_t)n * sizeof *ck->gn);
-        memset(ck->gn + old, 0, (size_t)(n - old) * sizeof *ck->gn);
-        ck->gvcap = n;
+        ck->guard.gdef = rv_xrealloc(ck->guard.gdef, (size_t)n * sizeof *ck->guard.gdef);
+        ck->guard.gpar = rv_xrealloc(ck->guard.gpar, (size_t)n * sizeof *ck->guard.gpar);
+        memset(ck->guard.gdef, 0, (size_t)n * sizeof *ck->guard.gdef);
+        memset(ck->guard.gpar, 0, (size_t)n * sizeof *ck->guard.gpar);
+        ck->guard.gvcap = n;
     }
-    if (ck->grecord && ++ck->gnstamp >= (1u << 29)) { /* stamps are 29 bits: wrap, clear once */
-        memset(ck->gn, 0, (size_t)ck->gvcap * sizeof *ck->gn);
-        ck->gnstamp = 1;
-    }
-    if (ck->gstamp > 0xffffffffu - f->layout.len - 2) { /* wrap: clear every mark once */
-        memset(ck->gpar, 0, (size_t)ck->gvcap * sizeof *ck->gpar);
-        ck->gstamp = 0;
+    if (ck->guard.grecord) facts_reset_notes(&ck->facts, f->vregs.len);
+    if (ck->guard.gstamp > 0xffffffffu - f->layout.len - 2) { /* wrap: clear every mark once */
+        memset(ck->guard.gpar, 0, (size_t)ck->guard.gvcap * sizeof *ck->guard.gpar);
+        ck->guard.gstamp = 0;
     }
     const rv_vreg *vr = f->vregs.data;
-    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) ck->gdef[v] = (uint16_t)(vr[v].has_class ? vr[v].cls : GV_BAD);
-    ck->gpend.len = 0;
-    rv_vec_reserve(ck->gnpred, f->layout.len);
-    ck->gnpred.len = f->layout.len;
-    memset(ck->gnpred.data, 0, (size_t)f->layout.len * sizeof *ck->gnpred.data);
+    for (uint32_t v = 0, n = f->vregs.len; v < n; v++) ck->guard.gdef[v] = (uint16_t)(vr[v].has_class ? vr[v].cls : GV_BAD);
+    ck->guard.gpend.len = 0;
+    rv_vec_reserve(ck->guard.gnpred, f->layout.len);
+    ck->guard.gnpred.len = f->layout.len;
+    memset(ck->guard.gnpred.data, 0, (size_t)f->layout.len * sizeof *ck->guard.gnpred.data);
 }
 
 /* Parameters: a definition each; listed twice in one block is bad input. */
 static void guard_params(guard *g, const rv_block *bl)
 {
     const ravel_func *f = g->f;
-    uint32_t st = ++g->ck->gstamp;
+    uint32_t st = ++g->ck->guard.gstamp;
     for (uint32_t p = 0; p < bl->nparams; p++) {
         uint32_t v = ck_params(f, bl)[p];
         if (v >= f->vregs.len) continue;
-        if (!f->vregs.data[v].has_class || g->ck->gpar[v] == st) g->suspect = true;
-        g->ck->gpar[v] = st;
+        if (!f->vregs.data[v].has_class || g->ck->guard.gpar[v] == st) g->suspect = true;
+        g->ck->guard.gpar[v] = st;
         note_vreg(g, v, true);
         gn_chain(g->ck, v);
     }
@@ -298,12 +341,12 @@ static void guard_finish(guard *g)
 {
     ravel_checker *ck = g->ck;
     const ravel_func *f = g->f;
-    for (uint32_t i = 0; i < ck->gpend.len; i++)
-        if (!(ck->gdef[ck->gpend.data[i]] & GV_DEF)) g->suspect = true;
+    for (uint32_t i = 0; i < ck->guard.gpend.len; i++)
+        if (!(ck->guard.gdef[ck->guard.gpend.data[i]] & GV_DEF)) g->suspect = true;
     for (uint32_t b = 0; b < f->layout.len && !g->suspect; b++) {
         ck_list s = ck_succ_list(ck, f, b);
         for (uint32_t k = 0; s.len >= 2 && k < s.len; k++)
-            if (ck->gnpred.data[f->succs.data[s.start + k].block] >= 2) g->suspect = true;
+            if (ck->guard.gnpred.data[f->succs.data[s.start + k].block] >= 2) g->suspect = true;
     }
 }
 
@@ -312,8 +355,8 @@ static void guard_finish(guard *g)
  * registers or slots of the right kind. For those the guard does its work
  * and at the same time decides whether the instruction is *clean*: no rule
  * of rule_edit, rule_operand, rule_overlap or the stackmap rule can fire on
- * it. Clean instructions are not visited again; the others go to ck->rtodo
- * (when ck->grecord), and ck_rules runs on that list only.
+ * it. Clean instructions are not visited again; the others go to ck->facts.rtodo
+ * (when ck->guard.grecord), and ck_rules runs on that list only.
  * Three levels, each handing what it does not know to the next (which
  * repeats the work: definitions, reads, slots and suspicion are
  * idempotent, and nothing fails before the last level):
@@ -353,7 +396,7 @@ typedef struct gfast {
     guard *g;
     uint32_t b; /* the block being guarded */
     uint32_t nops, nimms, nvregs, nregs, ncls, nu32;
-    bool record; /* the allocated function's guard (ck->grecord): notes for compute_need and the rules */
+    bool record; /* the allocated function's guard (ck->guard.grecord): notes for compute_need and the rules */
     bool noloc;  /* the original function's guard: an operand without a location is usual */
     uint16_t rk[RV_MAX_REGS]; /* see RK_* */
 } gfast;
@@ -470,8 +513,8 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
     const rv_vreg *vregs = x->vregs;
     const uint16_t *rk = x->rk;
     uint16_t *gdef = x->gdef;
-    uint32_t noted = x->ck->gnfast == in ? x->ck->gnfast_k : 0; /* defs plain_ops noted before giving up */
-    x->ck->gnfast = NULL;
+    uint32_t noted = x->ck->guard.gnfast == in ? x->ck->guard.gnfast_k : 0; /* defs plain_ops noted before giving up */
+    x->ck->guard.gnfast = NULL;
     uint32_t nvregs = x->nvregs, clean = (res & G_STATUS) == G_CLEAN;
     const rv_operand *o = x->ops + in->first_op, *u = o + nd, *e = u + nu;
     uint64_t dmask = 0;
@@ -486,7 +529,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             slots = max_u32(slots, r >> G_SLOTS);
         }
         gdef[v] |= GV_DEF;
-        if (x->ck->grecord) gn_note_def(x->ck, v, x->b, (uint32_t)(d - o) < noted);
+        if (x->ck->guard.grecord) gn_note_def(x->ck, v, x->b, (uint32_t)(d - o) < noted);
         uint64_t bit = 1ull << (d->loc & 63);
         if ((dmask & bit) && !no_def_overlap(o, d)) clean = 0; /* def-overlap */
         dmask |= bit;
@@ -501,7 +544,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
             clean &= (q & G_STATUS) == G_CLEAN;
             slots = max_u32(slots, q >> G_SLOTS);
         }
-        if (!(gdef[v] & GV_DEF)) rv_vec_push(x->ck->gpend, v);
+        if (!(gdef[v] & GV_DEF)) rv_vec_push(x->ck->guard.gpend, v);
         if (in->op == RAVEL_OP_COPY) gn_chain(x->ck, v);
         if (((dmask >> (r->loc & 63)) & 1) && !no_use_overlap(o, u, r)) clean = 0; /* early-def-overlap, late-use-overwritten */
     }
@@ -517,10 +560,10 @@ static bool guard_inst_other(guard *g, uint32_t b, const rv_inst *in, bool last,
         guard_inst(g, b, in, last);
         if (!g->ok) return false;
     }
-    if (ck->grecord) {
-        rv_vec_reserve(ck->rtodo, 2);
-        ck->rtodo.data[ck->rtodo.len++] = b;
-        ck->rtodo.data[ck->rtodo.len++] = (uint32_t)(in - g->f->insts.data);
+    if (ck->guard.grecord) {
+        rv_vec_reserve(ck->facts.rtodo, 2);
+        ck->facts.rtodo.data[ck->facts.rtodo.len++] = b;
+        ck->facts.rtodo.data[ck->facts.rtodo.len++] = (uint32_t)(in - g->f->insts.data);
     }
     return true;
 }
@@ -585,8 +628,8 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
  * made for the block, the block is not noted. */
 static void gw_slot_def(ravel_checker *ck, ravel_loc l)
 {
-    if (ck->gwdef.len < ck->gwdef.cap) ck->gwdef.data[ck->gwdef.len++] = l;
-    else ck->gwover = true;
+    if (ck->guard.gwdef.len < ck->guard.gwdef.cap) ck->guard.gwdef.data[ck->guard.gwdef.len++] = l;
+    else ck->guard.gwover = true;
 }
 
 /* The operands of operation in (in range, at least one) when all are
@@ -604,8 +647,8 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     /* giving up after noting the first k defs: guard_plain_any notes them again, not as GN_MULTI */
 #define GIVE_UP(k)                       \
     do {                                 \
-        x->ck->gnfast = in;              \
-        x->ck->gnfast_k = (uint32_t)(k); \
+        x->ck->guard.gnfast = in;              \
+        x->ck->guard.gnfast_k = (uint32_t)(k); \
         return G_ANY;                    \
     } while (0)
     for (const rv_operand *p = o; p < u; p++) { /* defs */
@@ -727,10 +770,10 @@ static uint32_t guard_term(const gfast *x, const rv_inst *in, ravel_loc *top)
     }
     ravel_checker *ck = x->ck;
     for (uint32_t k = 0; k < ns; k++) {
-        ck->gnpred.data[succ[k].block]++;
+        ck->guard.gnpred.data[succ[k].block]++;
         for (uint32_t a = 0; a < succ[k].nargs; a++) {
             uint32_t v = x->u32[succ[k].first_arg + a];
-            if (!(x->gdef[v] & GV_DEF)) rv_vec_push(ck->gpend, v);
+            if (!(x->gdef[v] & GV_DEF)) rv_vec_push(ck->guard.gpend, v);
             gn_chain(ck, v);
         }
     }
@@ -739,7 +782,7 @@ static uint32_t guard_term(const gfast *x, const rv_inst *in, ravel_loc *top)
 
 /* The instructions of block b (whose range the caller checked), in order,
  * until the guard fails: runs of usual ones in guard_run, each other one
- * through guard_inst_rare; what is not clean goes to ck->rtodo. */
+ * through guard_inst_rare; what is not clean goes to ck->facts.rtodo. */
 static void guard_insts(const gfast *x, const rv_block *bl)
 {
     const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
@@ -747,10 +790,10 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     bool ok = true, noted = true;
     ravel_checker *ck = x->ck;
     /* the write notes (ck_gw): room for a slot per instruction */
-    rv_vec_reserve(ck->gwslot, bl->ninsts);
-    uint32_t *start = ck->gwslot.data + ck->gwslot.len, *ws = start;
-    ck->gwdef.len = 0;
-    ck->gwover = false;
+    rv_vec_reserve(ck->facts.gwslot, bl->ninsts);
+    uint32_t *start = ck->facts.gwslot.data + ck->facts.gwslot.len, *ws = start;
+    ck->guard.gwdef.len = 0;
+    ck->guard.gwover = false;
     while (ok) {
         uint32_t r;
         in = guard_run(x, in, last, &top, &r, &ws);
@@ -766,12 +809,12 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     uint32_t r = rv_is_term(last) ? guard_term(x, last, &top) : G_SLOW;
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
     if (r != G_CLEAN) guard_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
-    if (noted && r == G_CLEAN && !ck->gwover && x->record) {
-        uint32_t n = (uint32_t)(ws - start), nd = ck->gwdef.len;
-        rv_vec_reserve(ck->gwslot, n + nd);
-        memcpy(ck->gwslot.data + ck->gwslot.len + n, ck->gwdef.data, (size_t)nd * sizeof *ck->gwdef.data);
-        ck->gw.data[x->b] = (ck_list){ck->gwslot.len, n + nd};
-        ck->gwslot.len += n + nd;
+    if (noted && r == G_CLEAN && !ck->guard.gwover && x->record) {
+        uint32_t n = (uint32_t)(ws - start), nd = ck->guard.gwdef.len;
+        rv_vec_reserve(ck->facts.gwslot, n + nd);
+        memcpy(ck->facts.gwslot.data + ck->facts.gwslot.len + n, ck->guard.gwdef.data, (size_t)nd * sizeof *ck->guard.gwdef.data);
+        ck->facts.gw.data[x->b] = (ck_list){ck->facts.gwslot.len, n + nd};
+        ck->facts.gwslot.len += n + nd;
     }
 }
 
@@ -833,7 +876,7 @@ static void guard_blocks(guard *g)
     x.ops = f->ops.data;
     x.vregs = f->vregs.data;
     x.u32 = f->u32.data;
-    x.gdef = ck->gdef;
+    x.gdef = ck->guard.gdef;
     x.ck = ck;
     x.g = g;
     x.b = 0;
@@ -843,19 +886,19 @@ static void guard_blocks(guard *g)
     x.nregs = f->mach->regs.len;
     x.ncls = f->mach->classes.len;
     x.nu32 = f->u32.len;
-    x.record = ck->grecord;
-    x.noloc = !ck->grecord; /* the original function (--orig): its operands have no locations */
+    x.record = ck->guard.grecord;
+    x.noloc = !ck->guard.grecord; /* the original function (--orig): its operands have no locations */
     bool fast = !(ck->opts & CK_OPT_NO_FAST_GUARD) && guard_fast_init(f->mach, x.rk);
-    ck->gwdef.len = 0;
-    rv_vec_reserve(ck->gwdef, 64); /* room for a block's defs in slots */
-    if (ck->grecord) { /* the write notes (ck_gw): none until a block's fast path notes it; the successor lists */
-        rv_vec_reserve(ck->gw, f->layout.len);
-        ck->gw.len = f->layout.len;
-        for (uint32_t b = 0; b < f->layout.len; b++) ck->gw.data[b].len = CK_NIL;
-        ck->gwslot.len = 0;
-        rv_vec_reserve(ck->bsucc, f->layout.len);
-        ck->bsucc.len = f->layout.len;
-        memset(ck->bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->bsucc.data);
+    ck->guard.gwdef.len = 0;
+    rv_vec_reserve(ck->guard.gwdef, 64); /* room for a block's defs in slots */
+    if (ck->guard.grecord) { /* the write notes (ck_gw): none until a block's fast path notes it; the successor lists */
+        rv_vec_reserve(ck->facts.gw, f->layout.len);
+        ck->facts.gw.len = f->layout.len;
+        for (uint32_t b = 0; b < f->layout.len; b++) ck->facts.gw.data[b].len = CK_NIL;
+        ck->facts.gwslot.len = 0;
+        rv_vec_reserve(ck->facts.bsucc, f->layout.len);
+        ck->facts.bsucc.len = f->layout.len;
+        memset(ck->facts.bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->facts.bsucc.data);
     }
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
@@ -870,9 +913,9 @@ static void guard_blocks(guard *g)
             for (; in <= last; in++)
                 if (!guard_inst_other(g, b, in, in == last, true)) break;
         }
-        if (ck->grecord) { /* (its terminator is in the cache now, and will not be later) */
+        if (ck->guard.grecord) { /* (its terminator is in the cache now, and will not be later) */
             const rv_inst *t = rv_inst_at(f, bl->first_inst + bl->ninsts - 1);
-            ck->bsucc.data[b] = (ck_list){t->u.succ.first, rv_inst_nsuccs(t)};
+            ck->facts.bsucc.data[b] = (ck_list){t->u.succ.first, rv_inst_nsuccs(t)};
         }
     }
 }
@@ -881,7 +924,7 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
 {
     guard g = {ck, f, rep, 0, 0, true, false, false, NULL, NULL};
     *suspect = false;
-    ck->gbroken = true;
+    ck->guard.gbroken = true;
     if (!f->mach) {
         gfail(&g, NULL, "function without a machine");
         return false;
@@ -892,14 +935,14 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     }
     if (f->blocks.len != f->layout.len) gsoft(&g, NULL, "a block is referenced but never defined");
     guard_scratch(&g);
-    ck->gnfast = NULL;
-    if (ck->grecord) ck->rtodo.len = 0, ck->gnf_ok = ck->gwf_ok = false;
+    ck->guard.gnfast = NULL;
+    if (ck->guard.grecord) ck->facts.rtodo.len = 0, ck->facts.gnf_ok = ck->facts.gwf_ok = false;
     guard_blocks(&g);
-    if (ck->grecord) ck->gnf_ok = ck->gwf_ok = g.ok;
+    if (ck->guard.grecord) ck->facts.gnf_ok = ck->facts.gwf_ok = g.ok;
     *nslots = g.maxslot;
     if (g.ok) guard_finish(&g);
     *suspect = g.suspect;
-    ck->gbroken = g.broken;
+    ck->guard.gbroken = g.broken;
     return g.ok;
 }
 
@@ -1070,9 +1113,9 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
     for (uint32_t k = 0; !clean && k < (uint32_t)in->ndefs + in->nuses; k++) {
         ck_site s;
         site_op(&s, b, ii, in, k, &ops[k]);
-        uint32_t before = ck->rep->errs.len;
+        uint32_t before = ck->out.rep->errs.len;
         rule_operand(ck, &s, in, &ops[k]);
-        if (ck->rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
+        if (ck->out.rep->errs.len == before) rule_overlap(ck, &s, in, k, &ops[k]);
     }
     if ((in->flags & RV_IF_SAFEPOINT) && !(in->flags & RV_IF_STACKMAP)) {
         ck_site s = {b, ii, "inst", -1, NULL, 3 * 65536u};
@@ -1080,12 +1123,12 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
     }
 }
 
-/* Requires: the guard of ck->f ran with ck->grecord (ck->rtodo lists, in
+/* Requires: the guard of ck->f ran with ck->guard.grecord (ck->facts.rtodo lists, in
  * layout order, every instruction on which a rule may fire; on the others
  * none can, see guard_fast_*). */
 void ck_rules(ravel_checker *ck)
 {
-    for (uint32_t t = 0; t + 1 < ck->rtodo.len; t += 2) rules_inst(ck, ck->rtodo.data[t], ck->rtodo.data[t + 1]);
+    for (uint32_t t = 0; t + 1 < ck->facts.rtodo.len; t += 2) rules_inst(ck, ck->facts.rtodo.data[t], ck->facts.rtodo.data[t + 1]);
 }
 
 /* ---- --orig: the allocated function must be the original plus locations,

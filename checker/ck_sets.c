@@ -34,7 +34,7 @@ void ck_sets_free(ck_sets *s)
 {
     rv_vec_free(s->pool);
     rv_vec_free(s->recs);
-    free(s->tab);
+    rv_free(s->tab);
     s->tab = NULL;
     s->cap = 0;
 }
@@ -58,7 +58,7 @@ static bool set_is(const ck_sets *s, uint32_t id, const uint32_t *m, uint32_t n)
 static void sets_grow(ck_sets *s)
 {
     uint32_t ncap = s->cap ? s->cap * 2 : 64;
-    free(s->tab);
+    rv_free(s->tab);
     s->tab = rv_xcalloc(ncap, sizeof *s->tab);
     s->cap = ncap;
     for (uint32_t id = 0; id < s->recs.len; id++) {

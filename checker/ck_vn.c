@@ -175,12 +175,12 @@ void ck_vn_free(ravel_checker *ck)
 {
     struct ck_vn *V = ck->vn;
     if (!V) return;
-    free(V->cur);
-    free(V->st);
-    free(V->aux);
-    free(V->st2);
-    free(V->htab);
-    free(V->fset);
+    rv_free(V->cur);
+    rv_free(V->st);
+    rv_free(V->aux);
+    rv_free(V->st2);
+    rv_free(V->htab);
+    rv_free(V->fset);
     rv_vec_free(V->log);
     rv_vec_free(V->nblk);
     rv_vec_free(V->nops);
@@ -228,7 +228,7 @@ void ck_vn_free(ravel_checker *ck)
     rv_vec_free(V->xall);
     rv_vec_free(V->xstart);
     rv_vec_free(V->xvar);
-    free(V);
+    rv_free(V);
     ck->vn = NULL;
 }
 
@@ -346,7 +346,7 @@ static void htab_prepare(struct ck_vn *V, uint32_t nrows)
     uint32_t cap = 16;
     while (cap < 2 * nrows) cap *= 2;
     if (cap > V->hsize) {
-        free(V->htab);
+        rv_free(V->htab);
         V->htab = rv_xcalloc(cap, sizeof *V->htab);
         V->hsize = cap;
     } else {
@@ -415,7 +415,7 @@ static int age_cmp(const ravel_checker *ck, const struct ck_vn *V, uint32_t x, u
 {
     uint32_t bx = name_block(V, x), by = name_block(V, y);
     if (bx == by) return (x & VN_LEAF) ? ((y & VN_LEAF) ? 2 : 1) : ((y & VN_LEAF) ? -1 : 0);
-    const uint32_t *pre = ck->dpre.data, *post = ck->dpost.data;
+    const uint32_t *pre = ck->cfg.g.dom_pre, *post = ck->cfg.g.dom_post;
     if (pre[bx] <= pre[by] && post[by] <= post[bx]) return -1;
     if (pre[by] <= pre[bx] && post[bx] <= post[by]) return 1;
     return 2;
@@ -476,7 +476,7 @@ static bool relate(const ravel_checker *ck, struct ck_vn *V, uint32_t a, uint32_
     return true;
 }
 
-static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->pred_start.data[b + 1] - ck->pred_start.data[b]; }
+static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.pred_start[b + 1] - ck->cfg.g.pred_start[b]; }
 
 /* The operand of name x on in-edge k of block b: its own operand if x is
  * a phi of b, else x itself. */
@@ -648,7 +648,7 @@ static void failed_add(struct ck_vn *V, uint64_t key)
             while (t[h]) h = (h + 1) & (ncap - 1);
             t[h] = V->fset[i];
         }
-        free(V->fset);
+        rv_free(V->fset);
         V->fset = t;
         V->fcap = ncap;
     }
@@ -924,17 +924,17 @@ static bool build_m(vn *W)
      * vregs it defines that are not single-def are those defined once and
      * chained (below, by their def's innermost loop; a vreg defined more
      * than once, GN_MULTI, turns the notes off). */
-    bool notes = ck->gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN), wnotes = notes && ck->gwf_ok;
+    bool notes = ck->facts.gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN), wnotes = notes && ck->facts.gwf_ok;
     V->chead.len = 0;
     rv_vec_reserve(V->chead, n);
     V->chead.len = n;
     memset(V->chead.data, 0xff, (size_t)n * sizeof *V->chead.data);
     V->cpool.len = 0;
     { /* the single-def vregs (above), from the guard's notes; the .ref vregs */
-        const ck_gn *gn = ck->gn;
+        const ck_gn *gn = ck->facts.gn;
         const rv_vreg *vr = f->vregs.data;
-        const uint32_t *loop = ck->loop_of.data;
-        uint32_t st = ck->gnstamp << 3, want = notes ? st | GN_DEF : 0, chained = st | GN_DEF | GN_CHAIN;
+        const uint32_t *loop = ck->cfg.g.loop_header;
+        uint32_t st = ck->facts.gnstamp << 3, want = notes ? st | GN_DEF : 0, chained = st | GN_DEF | GN_CHAIN;
         uint32_t multi = st | GN_DEF | GN_MULTI, anymulti = 0;
         uint8_t *sd = V->sdef.data + W->nlocs;
         for (uint32_t v = 0; v < ck->nvregs; v++) {
@@ -967,7 +967,7 @@ static bool build_m(vn *W)
     memset(V->own_start.data, 0, (size_t)(n + 1) * sizeof *V->own_start.data);
     bool any = false;
     for (uint32_t b = 0; b < n; b++)
-        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own_start.data[ck->loop_of.data[b] + 1]++, any = true;
+        if (ck_reachable(ck, b) && ck->cfg.g.loop_header[b] != CK_NIL) V->own_start.data[ck->cfg.g.loop_header[b] + 1]++, any = true;
     if (!any) return true;
     for (uint32_t b = 0; b < n; b++) V->own_start.data[b + 1] += V->own_start.data[b];
     V->own.len = 0;
@@ -976,13 +976,13 @@ static bool build_m(vn *W)
     rv_vec_reserve(V->rows, n); /* (rows: a fill cursor per header here) */
     for (uint32_t b = 0; b < n; b++) V->rows.data[b] = V->own_start.data[b];
     for (uint32_t b = 0; b < n; b++)
-        if (ck_reachable(ck, b) && ck->loop_of.data[b] != CK_NIL) V->own.data[V->rows.data[ck->loop_of.data[b]]++] = b;
+        if (ck_reachable(ck, b) && ck->cfg.g.loop_header[b] != CK_NIL) V->own.data[V->rows.data[ck->cfg.g.loop_header[b]]++] = b;
     /* M(h): what h's own blocks write, then its inner loops' M (inner
      * headers come later in reverse post-order); budget: all lists */
     uint64_t budget = 8ull * f->insts.len + 4096;
-    for (uint32_t i = ck->rpo.len; i-- > 0;) {
-        uint32_t h = ck->rpo.data[i];
-        if (!ck->is_header.data[h]) continue;
+    for (uint32_t i = ck->cfg.g.nrpo; i-- > 0;) {
+        uint32_t h = ck->cfg.g.rpo[i];
+        if (!ck_is_header(ck, h)) continue;
         uint32_t st = next_stamp(V), start = V->mpool.len;
         bool sp = false, allregs = false;
         for (uint32_t j = V->own_start.data[h]; j < V->own_start.data[h + 1]; j++) {
@@ -990,10 +990,10 @@ static bool build_m(vn *W)
             const rv_block *bl = &f->blocks.data[b];
             rv_vec_reserve(V->mpool, bl->nparams); /* (add_var's room) */
             for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
-            if (wnotes && ck->gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
-                const uint32_t *sl = ck->gwslot.data + ck->gw.data[b].start;
-                rv_vec_reserve(V->mpool, ck->gw.data[b].len);
-                for (uint32_t k = 0; k < ck->gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
+            if (wnotes && ck->facts.gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
+                const uint32_t *sl = ck->facts.gwslot.data + ck->facts.gw.data[b].start;
+                rv_vec_reserve(V->mpool, ck->facts.gw.data[b].len);
+                for (uint32_t k = 0; k < ck->facts.gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
                 allregs = true;
                 continue;
             }
@@ -1005,9 +1005,9 @@ static bool build_m(vn *W)
             rv_vec_reserve(V->mpool, 1);
             add_var(V, st, V->cpool.data[c].var);
         }
-        for (uint32_t j = ck->lchild_start.data[h]; j < ck->lchild_start.data[h + 1]; j++) {
-            sp |= V->lsp.data[ck->lchild.data[j]] != 0;
-            ck_list m = V->lazy ? (ck_list){0, 0} : V->mlist.data[ck->lchild.data[j]];
+        for (uint32_t j = ck->cfg.lchild_start.data[h]; j < ck->cfg.lchild_start.data[h + 1]; j++) {
+            sp |= V->lsp.data[ck->cfg.lchild.data[j]] != 0;
+            ck_list m = V->lazy ? (ck_list){0, 0} : V->mlist.data[ck->cfg.lchild.data[j]];
             rv_vec_reserve(V->mpool, m.len);
             for (uint32_t k = 0; k < m.len; k++) add_var(V, st, V->mpool.data[m.start + k]);
         }
@@ -1023,11 +1023,11 @@ static bool build_m(vn *W)
 
 static inline bool vdom(const ravel_checker *ck, uint32_t a, uint32_t b)
 {
-    return ck->dpre.data[a] <= ck->dpre.data[b] && ck->dpost.data[b] <= ck->dpost.data[a];
+    return ck->cfg.g.dom_pre[a] <= ck->cfg.g.dom_pre[b] && ck->cfg.g.dom_post[b] <= ck->cfg.g.dom_post[a];
 }
 
 /* A retreating edge u -> t whose target does not dominate its source (an
- * irreducible edge; ck->retreat[t]). Let c(t) be the outermost of the
+ * irreducible edge; ck->cfg.retreat[t]). Let c(t) be the outermost of the
  * nearest common dominators of t and its irreducible predecessors u (they
  * all lie on t's chain of dominators; c(t) dominates every such u, and
  * c(t) != t). A var can have different names at t's entry and at the end
@@ -1062,15 +1062,15 @@ static bool build_irr(vn *W)
     bool again = true;
     for (uint32_t pass = 0; pass < 2 && again; pass++) {
       again = false;
-      for (uint32_t i = 0; i < ck->rpo.len; i++) {
-        uint32_t t = ck->rpo.data[i];
-        if (!ck->retreat.data[t]) continue;
-        uint32_t c = CK_NIL, p0 = ck->pred_start.data[t], p1 = ck->pred_start.data[t + 1];
+      for (uint32_t i = 0; i < ck->cfg.g.nrpo; i++) {
+        uint32_t t = ck->cfg.g.rpo[i];
+        if (!ck->cfg.retreat.data[t]) continue;
+        uint32_t c = CK_NIL, p0 = ck->cfg.g.pred_start[t], p1 = ck->cfg.g.pred_start[t + 1];
         V->istack.len = 0;
         for (uint32_t p = p0; p < p1; p++) {
-            uint32_t u = ck->pred.data[p], x = u;
-            if (!ck_reachable(ck, u) || ck->rpo_index.data[u] < i || vdom(ck, t, u)) continue;
-            while (!vdom(ck, x, t)) x = ck->idom.data[x], work++;
+            uint32_t u = ck->cfg.g.pred[p], x = u;
+            if (!ck_reachable(ck, u) || ck->cfg.g.rpo_index[u] < i || vdom(ck, t, u)) continue;
+            while (!vdom(ck, x, t)) x = ck->cfg.g.idom[x], work++;
             if (c == CK_NIL || vdom(ck, x, c)) c = x;
             rv_vec_push(V->istack, u);
         }
@@ -1091,17 +1091,17 @@ static bool build_irr(vn *W)
              * M(h) (with the guard's notes it lists every register, written
              * or not), another irreducible target's P (one of later in
              * reverse post-order is known from a second pass) */
-            ck_list ml[2] = {ck->is_header.data[b] ? V->mlist.data[b] : (ck_list){0, 0},
+            ck_list ml[2] = {ck_is_header(ck, b) ? V->mlist.data[b] : (ck_list){0, 0},
                              b != t && V->ic.data[b] != CK_NIL ? V->ilist.data[b] : (ck_list){0, 0}};
-            if (b != t && V->ic.data[b] != CK_NIL && ck->rpo_index.data[b] > i && pass == 0) again = true;
+            if (b != t && V->ic.data[b] != CK_NIL && ck->cfg.g.rpo_index[b] > i && pass == 0) again = true;
             for (int l = 0; l < 2; l++) {
                 rv_vec_reserve(V->mpool, ml[l].len);
                 for (uint32_t k = 0; k < ml[l].len; k++) add_var(V, st, V->mpool.data[ml[l].start + k]);
                 work += ml[l].len;
             }
-            for (uint32_t p = ck->pred_start.data[b]; p < ck->pred_start.data[b + 1]; p++)
-                if (ck_reachable(ck, ck->pred.data[p])) rv_vec_push(V->istack, ck->pred.data[p]);
-            work += ck->pred_start.data[b + 1] - ck->pred_start.data[b];
+            for (uint32_t p = ck->cfg.g.pred_start[b]; p < ck->cfg.g.pred_start[b + 1]; p++)
+                if (ck_reachable(ck, ck->cfg.g.pred[p])) rv_vec_push(V->istack, ck->cfg.g.pred[p]);
+            work += ck->cfg.g.pred_start[b + 1] - ck->cfg.g.pred_start[b];
         }
         add_extras(W, st, t);
         V->ilist.data[t] = (ck_list){start, V->mpool.len - start};
@@ -1146,7 +1146,7 @@ static bool record_delta(vn *W, uint32_t eidx, const rv_succ *e)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
-    uint32_t t = e->block, from = V->mexit.data[ck->idom.data[t]];
+    uint32_t t = e->block, from = V->mexit.data[ck->cfg.g.idom[t]];
     /* the log segments scanned for all edges together stay within a budget
      * (deep nests of joins rescan their arms once per level) */
     V->scanned += V->log.len - from;
@@ -1269,9 +1269,9 @@ static void join(vn *W, uint32_t b)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
-    uint32_t p0 = ck->pred_start.data[b], np = npreds(ck, b), rb = ck->rpo_index.data[b];
+    uint32_t p0 = ck->cfg.g.pred_start[b], np = npreds(ck, b), rb = ck->cfg.g.rpo_index[b];
     bool irr = V->ic.data[b] != CK_NIL; /* an irreducible target (build_irr) */
-    bool header = ck->is_header.data[b] || irr;
+    bool header = ck_is_header(ck, b) || irr;
     uint32_t st = next_stamp(V), sm = next_stamp(V), nrows = 0; /* (both first: a wrap clears the marks) */
     V->rowvar.len = 0;
     V->rows.len = 0;
@@ -1282,8 +1282,8 @@ static void join(vn *W, uint32_t b)
     V->tmpl.len = np;
     uint32_t *tmpl = V->tmpl.data;
     for (uint32_t k = 0; k < np; k++) {
-        uint32_t q = ck->pred.data[p0 + k];
-        tmpl[k] = !ck_reachable(ck, q) ? VN_SKIP : ck->rpo_index.data[q] >= rb ? 0 : 1;
+        uint32_t q = ck->cfg.g.pred[p0 + k];
+        tmpl[k] = !ck_reachable(ck, q) ? VN_SKIP : ck->cfg.g.rpo_index[q] >= rb ? 0 : 1;
     }
     /* a row per var: its name on each in-edge */
 #define NEW_ROW(x)                                                                                   \
@@ -1303,12 +1303,12 @@ static void join(vn *W, uint32_t b)
     uint32_t k0 = CK_NIL;
     for (uint32_t k = 0; k < np; k++)
         if (tmpl[k] == 1 &&
-            (k0 == CK_NIL || V->edl.data[ck->pedge.data[p0 + k]].len < V->edl.data[ck->pedge.data[p0 + k0]].len))
+            (k0 == CK_NIL || V->edl.data[ck->cfg.pedge.data[p0 + k]].len < V->edl.data[ck->cfg.pedge.data[p0 + k0]].len))
             k0 = k;
     for (uint32_t j = 0; j < np && k0 != CK_NIL; j++) {
         uint32_t k = j == 0 ? k0 : j == k0 ? 0 : j; /* k0 first */
         if (tmpl[k] != 1) continue;
-        ck_list d = V->edl.data[ck->pedge.data[p0 + k]];
+        ck_list d = V->edl.data[ck->cfg.pedge.data[p0 + k]];
         for (uint32_t i = 0; i < d.len; i++) {
             vn_ent e = V->dpool.data[d.start + i];
             if (V->st[e.var] != st) {
@@ -1321,7 +1321,7 @@ static void join(vn *W, uint32_t b)
     /* the vars the loop may write: a placeholder each, unless unknown on
      * an edge into the loop (not in any delta and 0 now: 0 on every one) */
     for (int li = 0; li < 2; li++) {
-        ck_list m = li == 0 ? (ck->is_header.data[b] ? V->mlist.data[b] : (ck_list){0, 0})
+        ck_list m = li == 0 ? (ck_is_header(ck, b) ? V->mlist.data[b] : (ck_list){0, 0})
                             : (irr ? V->ilist.data[b] : (ck_list){0, 0});
         for (uint32_t i = 0; i < m.len; i++) {
             uint32_t x = V->mpool.data[m.start + i];
@@ -1436,10 +1436,10 @@ static void enter_single(vn *W, uint32_t b)
     ravel_checker *ck = W->ck;
     const rv_block *bl = &W->f->blocks.data[b];
     if (!bl->nparams) return;
-    uint32_t p0 = ck->pred_start.data[b];
-    for (uint32_t k = p0; k < ck->pred_start.data[b + 1]; k++) {
-        if (!ck_reachable(ck, ck->pred.data[k])) continue;
-        const rv_succ *e = &W->f->succs.data[ck->pedge.data[k]];
+    uint32_t p0 = ck->cfg.g.pred_start[b];
+    for (uint32_t k = p0; k < ck->cfg.g.pred_start[b + 1]; k++) {
+        if (!ck_reachable(ck, ck->cfg.g.pred[k])) continue;
+        const rv_succ *e = &W->f->succs.data[ck->cfg.pedge.data[k]];
         struct ck_vn *V = W->V;
         rv_vec_reserve(V->rows, e->nargs);
         arg_names(W, e, V->rows.data);
@@ -1458,8 +1458,8 @@ static void size_arrays(vn *W)
         uint32_t c = nv + nv / 2 + 16;
         V->cur = rv_xrealloc(V->cur, (size_t)c * sizeof *V->cur);
         V->aux = rv_xrealloc(V->aux, (size_t)c * sizeof *V->aux);
-        free(V->st);
-        free(V->st2);
+        rv_free(V->st);
+        rv_free(V->st2);
         V->st = rv_xcalloc(c, sizeof *V->st);
         V->st2 = rv_xcalloc(c, sizeof *V->st2);
         V->var_cap = c;
@@ -1498,7 +1498,7 @@ static bool walk(vn *W)
     struct ck_vn *V = W->V;
     const ravel_func *f = W->f;
     V->frames.len = 0;
-    rv_vec_push(V->frames, ((vn_frame){0, ck->dchild_start.data[0], 0, 0}));
+    rv_vec_push(V->frames, ((vn_frame){0, ck->cfg.g.dom_start[0], 0, 0}));
     bool first = true;
     while (V->frames.len) {
         vn_frame *fr = &V->frames.data[V->frames.len - 1];
@@ -1507,7 +1507,7 @@ static bool walk(vn *W)
             first = false;
             ck->nvisits++;
             if (b != 0) {
-                if (npreds(ck, b) > 1 || ck->is_header.data[b]) join(W, b);
+                if (npreds(ck, b) > 1 || ck_is_header(ck, b)) join(W, b);
                 else enter_single(W, b);
             }
             if (V->ic.data[b] != CK_NIL && !record_entry(W, b)) return false;
@@ -1520,19 +1520,19 @@ static bool walk(vn *W)
                 uint32_t eidx = t->u.succ.first + k;
                 const rv_succ *e = &f->succs.data[eidx];
                 uint32_t s = e->block;
-                if (ck->rpo_index.data[s] <= ck->rpo_index.data[b]) { /* a retreating edge: a back edge, or an irreducible one (build_irr) */
-                    uint32_t p0 = ck->pred_start.data[s], j = 0;
-                    while (ck->pedge.data[p0 + j] != eidx) j++;
+                if (ck->cfg.g.rpo_index[s] <= ck->cfg.g.rpo_index[b]) { /* a retreating edge: a back edge, or an irreducible one (build_irr) */
+                    uint32_t p0 = ck->cfg.g.pred_start[s], j = 0;
+                    while (ck->cfg.pedge.data[p0 + j] != eidx) j++;
                     if (!latch(W, j, e)) return false;
-                } else if (npreds(ck, s) > 1 || ck->is_header.data[s]) {
+                } else if (npreds(ck, s) > 1 || ck_is_header(ck, s)) {
                     if (!record_delta(W, eidx, e)) return false;
                 }
             }
             fr = &V->frames.data[V->frames.len - 1];
         }
-        if (fr->next < ck->dchild_start.data[b + 1]) {
-            uint32_t c = ck->dchild.data[fr->next++];
-            rv_vec_push(V->frames, ((vn_frame){c, ck->dchild_start.data[c], V->log.len, V->rl.len}));
+        if (fr->next < ck->cfg.g.dom_start[b + 1]) {
+            uint32_t c = ck->cfg.g.dom_child[fr->next++];
+            rv_vec_push(V->frames, ((vn_frame){c, ck->cfg.g.dom_start[c], V->log.len, V->rl.len}));
             first = true;
             continue;
         }
@@ -1595,11 +1595,11 @@ static bool vn_walk(ravel_checker *ck)
 
 bool ck_vn_verdict(ravel_checker *ck)
 {
-    if (!ck->rpo.len) return true; /* (no reachable block: nothing to read) */
+    if (!ck->cfg.g.nrpo) return true; /* (no reachable block: nothing to read) */
     /* The rules report every location that does not exist: the walk runs
      * only when they found nothing (else the reference decides,
      * and the report has errors anyway). */
-    if (!ck->rep || ck->rep->errs.len) return false;
+    if (!ck->out.rep || ck->out.rep->errs.len) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
     bool ok = vn_walk(ck);
     struct ck_vn *V = ck->vn;

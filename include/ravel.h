@@ -51,7 +51,10 @@ typedef enum ravel_status {
     RAVEL_EINVAL = -1,   /* bad input / API misuse (exit status 2 in the CLI) */
     RAVEL_EFAIL = -2,    /* the property checked does not hold (exit status 1) */
     RAVEL_ELIMIT = -3,   /* an implementation limit was exceeded */
-    RAVEL_ENOMEM = -4,   /* reserved: out of memory still aborts (docs/architecture.md) */
+    RAVEL_ENOMEM = -4,   /* out of memory: ravel_check, ravel_validate and ravel_allocate return
+                            it, having freed what the call allocated (a checker context stays
+                            usable); ravel_module_parse returns NULL with no new diagnostic.
+                            Other calls (builders, constructors) still abort (docs/architecture.md) */
 } ravel_status;
 
 /* ---- locations ---------------------------------------------------------- */
@@ -152,7 +155,8 @@ int ravel_set_loc(ravel_func *f, uint32_t inst, uint32_t k, ravel_loc loc);
 const char *ravel_func_error(const ravel_func *f);
 
 /* ---- modules and text ------------------------------------------------------ */
-/* A module is one machine and its functions, as read from a .ra file. */
+/* A module is one machine and its functions, as read from a .ra file. NULL
+ * on bad input (diagnostics in d) or out of memory (nothing added to d). */
 ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d);
 void ravel_module_free(ravel_module *mod);
 const ravel_machine *ravel_module_machine(const ravel_module *mod);
@@ -171,9 +175,9 @@ void ravel_diags_print(FILE *out, const ravel_diags *d);
 
 /* Structural validation (docs/format.md sections 3-5 and the structural part of
  * section 6). flags: RAVEL_VALIDATE_SSA also checks SSA and dominance.
- * Returns RAVEL_OK, RAVEL_EINVAL (bad input: unreadable or unresolved) or
+ * Returns RAVEL_OK, RAVEL_EINVAL (bad input: unreadable or unresolved),
  * RAVEL_EFAIL (well formed, but the allocated form breaks a structural
- * rule of section 6). Messages go to d. */
+ * rule of section 6) or RAVEL_ENOMEM (d as it was). Messages go to d. */
 #define RAVEL_VALIDATE_SSA 1u
 int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d);
 
@@ -278,7 +282,8 @@ int ravel_verify_requested(void);
 /* Allocates f (unallocated, valid, SSA) with the named built-in allocator
  * ("fast", "linear", "random", ...). On success *out is the allocated
  * function (free with ravel_func_free). On failure returns a negative status
- * and, if err is not NULL, *err is a malloc'd message. */
+ * and, if err is not NULL, *err is a malloc'd message (none for
+ * RAVEL_ENOMEM, which frees everything the call allocated). */
 int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ravel_func **out, char **err);
 /* Names of the built-in allocators: i = 0, 1, ... until NULL. */
 const char *ravel_allocator_name(size_t i);

@@ -13,13 +13,18 @@
  *   - idom (Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm";
  *     one pass over forward edges when the CFG is reducible): idom[0] = 0,
  *     RAVEL_NONE for unreachable blocks;
- *   - dominance queries in O(1) from a pre/post numbering of the dominator
- *     tree;
+ *   - the dominator tree's children lists (dom_child, CSR over dom_start,
+ *     each in reverse post-order) and dominance queries in O(1) from its
+ *     pre/post numbering; reducible: every retreating edge is a back edge
+ *     (its target dominates its source);
  *   - loops: natural loops of back edges p -> h with h dominating p; loops
  *     with one header are merged. loop_header[b] is the innermost header whose
  *     loop contains b (a header belongs to its own loop), loop_depth[b] the
- *     number of loops containing b. Retreating edges of irreducible regions
- *     are not back edges: such cycles get no loop (an approximation).
+ *     number of loops containing b, loop_parent[h] (h a header) the header
+ *     of the innermost loop enclosing h's loop (RAVEL_NONE for an outermost
+ *     loop and for blocks that are no header). Retreating edges of
+ *     irreducible regions are not back edges: such cycles get no loop (an
+ *     approximation).
  * Every step is linear in blocks + edges, except the dominator fixpoint
  * (a few passes in practice) and the loop discovery, which is near-linear
  * (union-find with path compression, as in LLVM's LoopInfo).
@@ -27,7 +32,9 @@
  * CFG for every function they see, so per-array mallocs dominated small
  * functions): every result array lives in one block whose base is
  * pred_start (rv_cfg_free frees it), and the steps share one scratch block
- * sized for the hungriest of them. */
+ * sized for the hungriest of them. rv_cfg_rebuild builds into the storage
+ * of an earlier build (kept while large enough: no allocation at all when
+ * one context checks or allocates many functions, e.g. the checker). */
 #include "ir.h"
 
 #include <stdlib.h>
@@ -51,19 +58,10 @@ static const rv_inst *block_term(const ravel_func *f, uint32_t b)
     return t && rv_is_term(t) ? t : NULL;
 }
 
-/* Edges to blocks of the layout (the size of succ and pred). */
-static uint32_t count_edges(const ravel_func *f, uint32_t n)
-{
-    uint32_t nedges = 0;
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_inst *t = block_term(f, b);
-        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) nedges += rv_inst_succs(f, t)[k].block < n;
-    }
-    return nedges;
-}
-
-/* Step 1: successor and predecessor lists (CSR, edges with repeats).
- * Requires: the arrays allocated; scratch of n words. */
+/* Step 1: successor and predecessor lists (CSR, edges with repeats): one
+ * pass over the terminators, then the predecessors from the successors.
+ * Requires: the arrays allocated for f->succs.len edges (a bound: every
+ * terminator's successors are records of f->succs); scratch of n words. */
 static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
 {
     uint32_t n = c->nblocks, nedges = 0;
@@ -74,7 +72,7 @@ static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
         for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
             uint32_t s = rv_inst_succs(f, t)[k].block;
             if (s < n) {
-                nedges++;
+                c->succ[nedges++] = s;
                 c->pred_start[s + 1]++;
             }
         }
@@ -82,16 +80,8 @@ static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
     c->succ_start[n] = nedges;
     for (uint32_t b = 0; b < n; b++) c->pred_start[b + 1] += c->pred_start[b];
     if (n) memcpy(fill, c->pred_start, sizeof(uint32_t) * n);
-    uint32_t e = 0;
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_inst *t = block_term(f, b);
-        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
-            uint32_t s = rv_inst_succs(f, t)[k].block;
-            if (s >= n) continue;
-            c->succ[e++] = s;
-            c->pred[fill[s]++] = b;
-        }
-    }
+    for (uint32_t b = 0; b < n; b++)
+        for (uint32_t e = c->succ_start[b]; e < c->succ_start[b + 1]; e++) c->pred[fill[c->succ[e]]++] = b;
 }
 
 /* Step 2: reverse post-order by an iterative depth-first search from block 0.
@@ -180,11 +170,12 @@ static bool retreating_edges_are_back_edges(const rv_cfg *c)
 /* Dominators: one pass over the acyclic part (forward edges in RPO) is exact
  * for reducible CFGs, which we verify; irreducible ones iterate the full
  * Cooper-Harvey-Kennedy fixpoint. This avoids CHK's quadratic passes on deep
- * loop nests. Also builds the dominator-tree numbering (scratch: 4n + 1). */
+ * loop nests. Also builds the dominator tree (scratch: 2n). */
 static void build_idom(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
     for (uint32_t b = 0; b < n; b++) c->idom[b] = RAVEL_NONE;
+    c->reducible = true;
     if (!c->nrpo) {
         build_domtree_numbers(c, scratch);
         return;
@@ -193,21 +184,22 @@ static void build_idom(rv_cfg *c, uint32_t *scratch)
     idom_pass(c, true);
     build_domtree_numbers(c, scratch);
     if (retreating_edges_are_back_edges(c)) return;
+    c->reducible = false;
     while (idom_pass(c, false)) {
     }
     build_domtree_numbers(c, scratch);
 }
 
-/* Step 4: pre/post numbers of the dominator tree for O(1) dominance.
- * Requires: scratch of 4n + 1 words. */
+/* Step 4: the dominator tree's children lists (in reverse post-order) and
+ * its pre/post numbers for O(1) dominance. Requires: scratch of 2n words. */
 static void build_domtree_numbers(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
+    uint32_t *start = c->dom_start, *kids = c->dom_child, *fill = scratch;
     for (uint32_t b = 0; b < n; b++) c->dom_pre[b] = c->dom_post[b] = RAVEL_NONE;
+    memset(start, 0, sizeof(uint32_t) * (n + 1));
     if (!c->nrpo) return;
     /* children lists in CSR form */
-    uint32_t *start = scratch, *kids = start + n + 1, *fill = kids + n;
-    memset(start, 0, sizeof(uint32_t) * (n + 1));
     for (uint32_t i = 1; i < c->nrpo; i++) start[c->idom[c->rpo[i]] + 1]++;
     for (uint32_t b = 0; b < n; b++) start[b + 1] += start[b];
     memcpy(fill, start, sizeof(uint32_t) * n);
@@ -286,7 +278,7 @@ static void discover_loop(rv_cfg *c, uint32_t h, uint32_t *parent, uint32_t *out
     }
 }
 
-/* Requires: scratch of 3n + 2 * edges + 1 words. */
+/* Requires: scratch of 2n + 2 * edges + 1 words. */
 static void build_loops(rv_cfg *c, uint32_t *scratch)
 {
     uint32_t n = c->nblocks;
@@ -294,7 +286,7 @@ static void build_loops(rv_cfg *c, uint32_t *scratch)
         c->loop_header[b] = RAVEL_NONE;
         c->loop_depth[b] = 0;
     }
-    uint32_t *parent = scratch, *outer = parent + n, *depth = outer + n;
+    uint32_t *parent = c->loop_parent, *outer = scratch, *depth = outer + n;
     /* within one discover_loop, the predecessors of a block are pushed at
      * most once (when it is claimed, or linked as an inner header), plus the
      * back-edge sources: at most 2 * edges entries */
@@ -311,11 +303,26 @@ static void build_loops(rv_cfg *c, uint32_t *scratch)
         if (c->loop_header[b] != RAVEL_NONE) c->loop_depth[b] = depth[c->loop_header[b]];
 }
 
+/* *p holds at least need words (a new block if the old one, of *room
+ * words, is too small; never NULL). The old block is released first and
+ * *p cleared, so that an allocation failure (unwinding to a recovery
+ * region) leaves no dangling pointer in c. */
+static void ensure_u32(uint32_t **p, size_t *room, size_t need)
+{
+    if (*p && need <= *room) return;
+    rv_free(*p);
+    *p = NULL;
+    *room = 0;
+    *p = alloc_u32(need);
+    *room = need;
+}
+
 /* The result arrays, carved from one block (base: pred_start). */
 static void alloc_results(rv_cfg *c, uint32_t nedges)
 {
     size_t n = c->nblocks;
-    carve k = {alloc_u32(2 * (n + 1) + 2 * (size_t)nedges + 7 * n)};
+    ensure_u32(&c->pred_start, &c->room, 3 * (n + 1) + 2 * (size_t)nedges + 9 * n);
+    carve k = {c->pred_start};
     c->pred_start = take_u32(&k, n + 1);
     c->succ_start = take_u32(&k, n + 1);
     c->pred = take_u32(&k, nedges);
@@ -327,27 +334,38 @@ static void alloc_results(rv_cfg *c, uint32_t nedges)
     c->dom_post = take_u32(&k, n);
     c->loop_depth = take_u32(&k, n);
     c->loop_header = take_u32(&k, n);
+    c->loop_parent = take_u32(&k, n);
+    c->dom_start = take_u32(&k, n + 1);
+    c->dom_child = take_u32(&k, n);
+}
+
+void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f)
+{
+    c->nblocks = f->layout.len;
+    uint32_t nedges = f->succs.len; /* at least the edges (build_edges) */
+    alloc_results(c, nedges);
+    /* scratch: edges n, rpo 3n, dominator tree 2n, loops 2n + 2e + 1 */
+    size_t n = c->nblocks, need = 3 * n + 1;
+    if (2 * n + 2 * (size_t)nedges + 1 > need) need = 2 * n + 2 * (size_t)nedges + 1;
+    ensure_u32(&c->scratch, &c->scratch_room, need);
+    build_edges(c, f, c->scratch);
+    build_rpo(c, c->scratch);
+    build_idom(c, c->scratch);
+    build_loops(c, c->scratch);
 }
 
 void rv_cfg_build(rv_cfg *c, const ravel_func *f)
 {
     memset(c, 0, sizeof *c);
-    c->nblocks = f->layout.len;
-    uint32_t nedges = count_edges(f, c->nblocks);
-    alloc_results(c, nedges);
-    /* scratch: edges n, rpo 3n, dominator tree 4n + 1, loops 3n + 2e + 1 */
-    size_t n = c->nblocks, need = 4 * n + 1;
-    if (3 * n + 2 * (size_t)nedges + 1 > need) need = 3 * n + 2 * (size_t)nedges + 1;
-    uint32_t *scratch = alloc_u32(need);
-    build_edges(c, f, scratch);
-    build_rpo(c, scratch);
-    build_idom(c, scratch);
-    build_loops(c, scratch);
-    rv_free(scratch);
+    rv_cfg_rebuild(c, f);
+    rv_free(c->scratch); /* a one-off build keeps only its results */
+    c->scratch = NULL;
+    c->scratch_room = 0;
 }
 
 void rv_cfg_free(rv_cfg *c)
 {
     rv_free(c->pred_start); /* the block of every array (alloc_results) */
+    rv_free(c->scratch);
     memset(c, 0, sizeof *c);
 }

@@ -351,12 +351,21 @@ typedef struct rv_cfg {
     uint32_t *rpo_index;  /* block -> index in rpo, RAVEL_NONE if unreachable */
     uint32_t *idom;       /* immediate dominator (entry: itself; unreachable: RAVEL_NONE) */
     uint32_t *dom_pre, *dom_post; /* dominator-tree DFS numbers (RAVEL_NONE if unreachable) */
+    uint32_t *dom_start, *dom_child; /* CSR: b's dominator-tree children dom_child[dom_start[b] .. dom_start[b+1]), in RPO */
+    bool reducible;       /* every retreating edge p -> b has b dominating p */
     uint32_t *loop_depth; /* loop nesting depth (0 outside loops) */
     uint32_t *loop_header;/* innermost loop header containing b, RAVEL_NONE if none */
+    uint32_t *loop_parent;/* header h -> header of the innermost enclosing loop (RAVEL_NONE: outermost, or no header) */
+    size_t room;          /* words of the results' block (base pred_start) */
+    uint32_t *scratch;    /* rv_cfg_rebuild's scratch, kept for the next one (NULL after rv_cfg_build) */
+    size_t scratch_room;
 } rv_cfg;
 /* Requires: a finished function. Valid input is not required: blocks without
  * a terminator have no successors, undefined successors are ignored. */
 void rv_cfg_build(rv_cfg *c, const ravel_func *f);
+/* The same into c's storage of an earlier build (c zeroed or built before;
+ * grows it only when too small). rv_cfg_free frees it. */
+void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f);
 void rv_cfg_free(rv_cfg *c);
 /* True if a dominates b (reflexive); false if either is unreachable. O(1). */
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);

@@ -141,8 +141,75 @@ TEST(allocate)
     ravel_module_free(u);
 }
 
+static char *report_str(const ravel_report *r)
+{
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    ravel_report_print(f, r);
+    fclose(f);
+    return t;
+}
+
+/* A new context per failure point (all its scratch still to grow); after
+ * RAVEL_ENOMEM the same context, unfailed, must give the report a fresh
+ * one gives. */
+TEST(check)
+{
+    ravel_module *u = parse_ok(src);
+    ravel_func *good = NULL;
+    CHECK_EQ_INT(ravel_allocate("linear", ravel_module_func(u, 0), 1, &good, NULL), RAVEL_OK);
+    /* wrong: v1 read from r0 after the call clobbered it */
+    ravel_module *w = parse_ok("machine\n  class int r0 r1\n  clobbers r0\nend\nfunc f\nb0:\n"
+                               "  v0:int @r0, v1:int @r1 = args\n  r0 = move r1\n  v2:int @r1 = call g v0 @r1\n"
+                               "  v3:int @r1 = add v2 @r1, v1 @r0\n  ret v3 @r1\nend\n");
+    const ravel_func *fs[2] = {good, ravel_module_func(w, 0)};
+    static const unsigned opts[3] = {0, RAVEL_CHECK_REFERENCE, RAVEL_CHECK_EXPLAIN};
+    for (int k = 0; k < 2; k++)
+        for (int o = 0; o < 3; o++) {
+            ravel_checker *fresh = ravel_checker_new();
+            ravel_checker_set_options(fresh, opts[o]);
+            ravel_report *want = NULL;
+            int want_rc = ravel_check(fresh, fs[k], k == 0 ? ravel_module_func(u, 0) : NULL, &want);
+            char *want_txt = report_str(want);
+            uint64_t failures = 0, n;
+            for (n = 1; n < 100000 && !test_failed_; n++) {
+                ravel_checker *ck = ravel_checker_new(); /* (cold: every scratch buffer still to grow) */
+                ravel_checker_set_options(ck, opts[o]);
+                ravel_report *rep = (ravel_report *)1;
+                rv_fail_alloc_after(n);
+                int rc = ravel_check(ck, fs[k], k == 0 ? ravel_module_func(u, 0) : NULL, &rep);
+                rv_fail_alloc_after(0);
+                bool oom = rc == RAVEL_ENOMEM;
+                if (oom) {
+                    CHECK(rep == NULL);
+                    failures++;
+                    rc = ravel_check(ck, fs[k], k == 0 ? ravel_module_func(u, 0) : NULL, &rep); /* reusable */
+                }
+                CHECK_EQ_INT(rc, want_rc);
+                char *txt = report_str(rep);
+                CHECK(strcmp(txt, want_txt) == 0);
+                free(txt);
+                ravel_report_free(rep);
+                ravel_checker_free(ck);
+                if (!oom) break;
+            }
+            printf("ravel_check (%s, options %u): RAVEL_ENOMEM at each of %llu allocations, then the same report\n",
+                   k ? "errors" : "correct", opts[o], (unsigned long long)failures);
+            CHECK(failures >= 5);
+            CHECK(n < 100000);
+            free(want_txt);
+            ravel_report_free(want);
+            ravel_checker_free(fresh);
+        }
+    ravel_func_free(good);
+    ravel_module_free(u);
+    ravel_module_free(w);
+}
+
 int main(void)
 {
+    RUN(check);
     RUN(parse);
     RUN(validate);
     RUN(allocate);

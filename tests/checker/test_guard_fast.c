@@ -165,9 +165,9 @@ static void guard_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *
     ravel_report *a = ck_report_new(), *b = ck_report_new();
     uint32_t na = 0, nb = 0;
     bool sa = false, sb = false;
-    ck->grecord = ref->grecord = record;
+    ck->guard.grecord = ref->guard.grecord = record;
     bool oa = ck_guard(ck, g, a, &na, &sa), ob = ck_guard(ref, g, b, &nb, &sb);
-    ck->grecord = ref->grecord = false;
+    ck->guard.grecord = ref->guard.grecord = false;
     bool same = oa == ob && na == nb && sa == sb && a->bad_input.len == b->bad_input.len;
     for (uint32_t i = 0; same && i < a->bad_input.len; i++) same = strcmp(a->bad_input.data[i], b->bad_input.data[i]) == 0;
     if (oa && sa) st->suspect++;

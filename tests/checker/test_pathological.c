@@ -28,6 +28,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct text {
     char *s;
@@ -196,6 +197,44 @@ TEST(spilled_nests_near_linear)
     }
 }
 
+/* The same nest with one wrong reload (level 2 reads slot 3): value
+ * numbering declines, and the reference's states hold about d^2/2
+ * entries. Under the default limit a depth of 300 is decided; past a
+ * lowered limit (ck->state_limit) the check stops with one "beyond the
+ * checker's limit" diagnostic, RAVEL_EINVAL, and memory within the limit. */
+TEST(spilled_nest_error_bounded)
+{
+    char *src = spilled_nest(300);
+    char *p = strstr(src, "X2:\n  r0 = reload s2");
+    CHECK(p != NULL);
+    if (p) p[strlen("X2:\n  r0 = reload s")] = '3';
+    ravel_diags *dg = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(src, strlen(src), "spilled_nest.ra", dg);
+    CHECK(m != NULL);
+    if (m) {
+        const ravel_func *f = ravel_module_func(m, 0);
+        ravel_checker *ck = ravel_checker_new();
+        ravel_report *rep = NULL;
+        CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
+        CHECK_EQ_INT((int)ravel_report_count(rep), 1);
+        ravel_report_free(rep);
+        ck->state_limit = 20000;
+        CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EINVAL);
+        CHECK_EQ_INT((int)ravel_report_count(rep), 0);
+        CHECK(ravel_report_ndiags(rep) == 1 && strstr(ravel_report_diag(rep, 0), "beyond the checker's limit") != NULL);
+        ravel_report_free(rep);
+        ravel_checker_free(ck);
+        ck = ravel_checker_new();
+        ck->state_limit = 20000;
+        CHECK_EQ_INT(ravel_check(ck, f, NULL, NULL), RAVEL_EINVAL);
+        CHECK(ck_memory(ck) <= 40u * 20000 + 256u * (f->insts.len + f->layout.len) + 65536);
+        ravel_checker_free(ck);
+        ravel_module_free(m);
+    }
+    ravel_diags_free(dg);
+    free(src);
+}
+
 /* The reference alone (the report's path) too. */
 TEST(reference_on_deep_nests)
 {
@@ -337,6 +376,7 @@ int main(void)
 {
     RUN(deep_nests_cost_polynomial_work);
     RUN(spilled_nests_near_linear);
+    RUN(spilled_nest_error_bounded);
     RUN(reference_on_deep_nests);
     RUN(reports_as_the_reference);
     RUN(copy_chains_within_the_limit);

@@ -83,13 +83,13 @@ static uint32_t run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
             checked++;
             proven += ck->vn_proven;
             bool retreat = false;
-            for (uint32_t b = 0; b < ck->nblocks; b++) retreat |= ck->retreat.data[b] != 0;
+            for (uint32_t b = 0; b < ck->nblocks; b++) retreat |= ck->cfg.retreat.data[b] != 0;
             irr += retreat;
             if (!ck->vn_proven) fprintf(stderr, "not proven: seed %u, allocator %s, irreducible %d\n", 9100 + k, ravel_allocator_name(a), retreat);
-            for (uint32_t b = 0; b < ck->gw.len; b++) noted += ck->gwf_ok && ck->gw.data[b].len != CK_NIL;
+            for (uint32_t b = 0; b < ck->facts.gw.len; b++) noted += ck->facts.gwf_ok && ck->facts.gw.data[b].len != CK_NIL;
             for (uint32_t v = 0; v < ck->nvregs; v++)
-                multi += ck->gn[v].tag == (ck->gnstamp << 3 | GN_DEF | GN_MULTI) ||
-                         ck->gn[v].tag == (ck->gnstamp << 3 | GN_DEF | GN_MULTI | GN_CHAIN);
+                multi += ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI) ||
+                         ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI | GN_CHAIN);
             CHECK_EQ_INT(ravel_check(scan, g, NULL, NULL), RAVEL_OK);
             scan_proven += scan->vn_proven;
             if (k % 4 == 0) corrupt_and_compare(ck, ref, g, &differ);
@@ -192,7 +192,7 @@ TEST(lazy_m_agrees)
             if (!agree(ck, ref, g, &rc)) differ++;
             checked++;
             proven += ck->vn_proven;
-            rewalked += ck->nvisits > ck->rpo.len;
+            rewalked += ck->nvisits > ck->cfg.g.nrpo;
             for (int kind = 0; kind < RV_INJ_COUNT_; kind++) { /* every bug of the catalogue */
                 ravel_func *h = rv_func_clone(g);
                 rv_inject_result res;
@@ -232,7 +232,7 @@ TEST(irreducible_premise_check)
             int rc;
             if (!agree(ck, ref, g, &rc)) differ++;
             bool retreat = false;
-            for (uint32_t b = 0; b < ck->nblocks; b++) retreat |= ck->retreat.data[b] != 0;
+            for (uint32_t b = 0; b < ck->nblocks; b++) retreat |= ck->cfg.retreat.data[b] != 0;
             if (retreat) {
                 irr++;
                 proven += ck->vn_proven;

@@ -1,6 +1,7 @@
 /* test_cfg.c - unit tests of the CFG analyses (ir/cfg.c): edges with
- * repeats, RPO, immediate dominators, dominance, loop depth and headers,
- * irreducible and unreachable parts, and a large generated CFG. */
+ * repeats, RPO, immediate dominators, dominance, loop depth, headers and
+ * parents, irreducible and unreachable parts, a large generated CFG, and
+ * rebuilding into kept storage (rv_cfg_rebuild). */
 #include "ir/ir.h"
 #include "tests/test.h"
 
@@ -113,6 +114,11 @@ TEST(nested_loops)
     CHECK_EQ_INT(c->loop_header[2], 2);
     CHECK_EQ_INT(c->loop_header[4], 1);
     CHECK_EQ_INT(c->loop_header[5], 1);
+    CHECK_EQ_INT(c->loop_parent[2], 1);          /* the inner loop's parent */
+    CHECK_EQ_INT(c->loop_parent[1], RAVEL_NONE); /* outermost */
+    CHECK_EQ_INT(c->loop_parent[3], RAVEL_NONE); /* no header */
+    CHECK_EQ_INT(c->loop_parent[5], RAVEL_NONE);
+    CHECK(c->reducible);
     CHECK_EQ_INT(c->idom[6], 4);
     CHECK_EQ_INT(c->idom[4], 2);
     unload(&p);
@@ -142,6 +148,13 @@ TEST(irreducible_and_unreachable)
     CHECK(!rv_cfg_dominates(c, 4, 4));
     CHECK_EQ_INT(c->loop_depth[1], 0);
     CHECK_EQ_INT(c->loop_depth[4], 0);
+    CHECK(!c->reducible);
+    /* the dominator tree: b0's children b1, b2 (reverse post-order), b1's b3 */
+    CHECK_EQ_INT(c->dom_start[1] - c->dom_start[0], 2);
+    CHECK_EQ_INT(c->dom_child[c->dom_start[0]], c->rpo[c->rpo_index[1] < c->rpo_index[2] ? c->rpo_index[1] : c->rpo_index[2]]);
+    CHECK_EQ_INT(c->dom_start[2] - c->dom_start[1], 1);
+    CHECK_EQ_INT(c->dom_child[c->dom_start[1]], 3);
+    CHECK_EQ_INT(c->dom_start[5] - c->dom_start[4], 0);
     unload(&p);
 }
 
@@ -203,11 +216,75 @@ TEST(large_cfgs)
     CHECK_EQ_INT(c.loop_depth[n / 2], n / 2 - 1);
     CHECK_EQ_INT(c.loop_header[n / 2], n / 2 - 1);
     CHECK_EQ_INT(c.loop_header[n - 2], 1);
+    CHECK_EQ_INT(c.loop_parent[1], RAVEL_NONE);
+    CHECK_EQ_INT(c.loop_parent[2], 1);
+    CHECK_EQ_INT(c.loop_parent[n / 2 - 1], n / 2 - 2);
     CHECK_EQ_INT(c.loop_depth[n - 1], 0);
     CHECK_EQ_INT(c.idom[n - 1], n - 2);
     rv_cfg_free(&c);
     ravel_func_free(f);
     ravel_machine_free(m);
+}
+
+/* Every result of a equals b's (same function). */
+static bool same_cfg(const rv_cfg *a, const rv_cfg *b)
+{
+    uint32_t n = a->nblocks;
+    if (n != b->nblocks || a->nrpo != b->nrpo) return false;
+    if (memcmp(a->pred_start, b->pred_start, (n + 1) * sizeof(uint32_t)) ||
+        memcmp(a->succ_start, b->succ_start, (n + 1) * sizeof(uint32_t)))
+        return false;
+    uint32_t ne = a->pred_start[n];
+    if (ne && (memcmp(a->pred, b->pred, ne * sizeof(uint32_t)) || memcmp(a->succ, b->succ, ne * sizeof(uint32_t))))
+        return false;
+    if (a->nrpo && memcmp(a->rpo, b->rpo, a->nrpo * sizeof(uint32_t))) return false;
+    const uint32_t *pa[] = {a->rpo_index, a->idom, a->dom_pre, a->dom_post, a->loop_depth, a->loop_header, a->loop_parent, a->dom_start};
+    const uint32_t *pb[] = {b->rpo_index, b->idom, b->dom_pre, b->dom_post, b->loop_depth, b->loop_header, b->loop_parent, b->dom_start};
+    for (uint32_t k = 0; k < sizeof pa / sizeof *pa; k++)
+        if (n && memcmp(pa[k], pb[k], n * sizeof(uint32_t))) return false;
+    if (a->dom_start[n] != b->dom_start[n] || a->reducible != b->reducible) return false;
+    return !a->dom_start[n] || !memcmp(a->dom_child, b->dom_child, a->dom_start[n] * sizeof(uint32_t));
+}
+
+/* rv_cfg_rebuild into one context, small -> large -> small: each result
+ * equals a fresh build's, and the large build's storage is kept. */
+TEST(rebuild_into_kept_storage)
+{
+    parsed p, q;
+    CHECK(load(&p, sum_text));
+    CHECK(load(&q, MACHINE "func f\n"
+                           "b0:\n  v0:int = args\n  jump b1\n"
+                           "b1:\n  jump b2\n"
+                           "b2:\n  br v0, b3, b4\n"
+                           "b3:\n  jump b2\n"
+                           "b4:\n  br v0, b5, b6\n"
+                           "b5:\n  jump b1\n"
+                           "b6:\n  ret\n"
+                           "end\n"));
+    if (!p.m || !q.m) return;
+    ravel_machine *m = ravel_machine_new();
+    ravel_machine_add_class(m, "int");
+    ravel_machine_add_reg(m, "r0", 0, 0);
+    ravel_func *big = build_chain(m, 1000, true);
+    rv_cfg fresh, r;
+    memset(&r, 0, sizeof r);
+    rv_cfg_rebuild(&r, p.f);
+    CHECK(same_cfg(&r, &p.c));
+    rv_cfg_rebuild(&r, big);
+    rv_cfg_build(&fresh, big);
+    CHECK(same_cfg(&r, &fresh));
+    rv_cfg_free(&fresh);
+    const uint32_t *base = r.pred_start, *scratch = r.scratch;
+    rv_cfg_rebuild(&r, q.f);
+    CHECK(same_cfg(&r, &q.c));
+    CHECK(r.pred_start == base && r.scratch == scratch); /* no new storage for a smaller function */
+    rv_cfg_rebuild(&r, p.f);
+    CHECK(same_cfg(&r, &p.c));
+    rv_cfg_free(&r);
+    ravel_func_free(big);
+    ravel_machine_free(m);
+    unload(&p);
+    unload(&q);
 }
 
 int main(void)
@@ -217,5 +294,6 @@ int main(void)
     RUN(nested_loops);
     RUN(irreducible_and_unreachable);
     RUN(large_cfgs);
+    RUN(rebuild_into_kept_storage);
     return TEST_SUMMARY();
 }
