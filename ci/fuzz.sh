@@ -77,8 +77,9 @@ fi
 
 # AFL++: a normal and a CMPLOG build, then -M main + -S secondaries.
 bdir=$outroot/build/afl
-configure_build "$bdir" afl-clang-fast AFL_QUIET=1
-configure_build "$bdir-cmplog" afl-clang-fast AFL_QUIET=1 AFL_LLVM_CMPLOG=1
+deny=AFL_LLVM_DENYLIST=$root/fuzz/afl_denylist.txt # (see that file)
+configure_build "$bdir" afl-clang-fast AFL_QUIET=1 "$deny"
+configure_build "$bdir-cmplog" afl-clang-fast AFL_QUIET=1 AFL_LLVM_CMPLOG=1 "$deny"
 bin=$bdir/fuzz/$target cmp=$bdir-cmplog/fuzz/$target
 in=$work/seeds
 rm -rf "$in" && mkdir -p "$in"

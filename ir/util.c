@@ -34,14 +34,28 @@ _Noreturn void rv_oom(void)
 
 void rv_fail_alloc_after(uint64_t n) { rv_fail_countdown = n; }
 
+/* The set's functions are not instrumented for coverage in fuzzing
+ * builds: it is hashed by address, so its probe loops run as often as
+ * where malloc put the blocks decides, which depends on the executions
+ * before in the same process; a coverage-guided engine would count the
+ * differences as unstable edges (README "Fuzzing": AFL++ stability). Not
+ * inlined, so that the attribute holds. */
+#if defined(__clang__) && __clang_major__ >= 13
+#define RV_NO_COVERAGE __attribute__((noinline, no_sanitize("coverage")))
+#elif defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define RV_NO_COVERAGE __attribute__((noinline, no_sanitize_coverage))
+#else
+#define RV_NO_COVERAGE
+#endif
+
 /* The region's set: open addressing, linear probing, deletion by
  * backward shift (no tombstones); its own table is malloc'd (not noted). */
-static size_t rec_slot(const rv_recover *r, uintptr_t p)
+RV_NO_COVERAGE static size_t rec_slot(const rv_recover *r, uintptr_t p)
 {
     return (size_t)(rv_hash64((uint64_t)p) & (r->cap - 1));
 }
 
-static void rec_add(rv_recover *r, void *p)
+RV_NO_COVERAGE static void rec_add(rv_recover *r, void *p)
 {
     if (2 * (r->n + 1) > r->cap) {
         size_t ncap = r->cap ? 2 * r->cap : 256;
@@ -69,7 +83,7 @@ static void rec_add(rv_recover *r, void *p)
 }
 
 /* Removes p from the set; false if it was not there. */
-static bool rec_del(rv_recover *r, uintptr_t p)
+RV_NO_COVERAGE static bool rec_del(rv_recover *r, uintptr_t p)
 {
     if (!r->n) return false;
     size_t m = r->cap - 1, h = rec_slot(r, p);

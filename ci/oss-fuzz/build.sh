@@ -15,6 +15,9 @@
 src=${RAVEL_SRC:-$SRC/ravel}
 build=$WORK/ravel-build
 echo "ravel: building fuzz targets with CC=$CC engine=$LIB_FUZZING_ENGINE"
+# AFL++ only (afl-clang-fast reads it): functions left uninstrumented, see
+# fuzz/afl_denylist.txt (a stable edge map)
+export AFL_LLVM_DENYLIST="$src/fuzz/afl_denylist.txt"
 # CMAKE_BUILD_TYPE=None: only OSS-Fuzz's $CFLAGS; sanitizers come from them too.
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER="$CC" \
   -DRAVEL_FUZZ_ENGINE=env -DRAVEL_SANITIZE= -DRAVEL_BUILD_TESTS=OFF -DRAVEL_BUILD_BENCH=OFF
