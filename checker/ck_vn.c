@@ -1472,8 +1472,8 @@ static void size_arrays(vn *W)
     V->pairs.len = 0;
     V->nleaves = 0;
     V->scanned = 0;
-    if (V->fcount) memset(V->fset, 0, (size_t)V->fcap * sizeof *V->fset);
-    V->fcount = 0;
+    /* (fset is empty here: ck_vn_verdict empties it after each walk, so
+     * which paths a check takes does not depend on the check before it) */
     V->scan_budget = 16ull * W->f->insts.len + 65536;
     V->full = false;
     V->leaves.len = V->rl.len = V->soft.len = V->cand.len = 0;
@@ -1601,5 +1601,9 @@ bool ck_vn_verdict(ravel_checker *ck)
      * and the report has errors anyway). */
     if (!ck->out.rep || ck->out.rep->errs.len) return false;
     if (!ck->vn) ck->vn = rv_xcalloc(1, sizeof *ck->vn);
-    return vn_walk(ck);
+    bool ok = vn_walk(ck);
+    struct ck_vn *V = ck->vn;
+    if (V->fcount) memset(V->fset, 0, (size_t)V->fcap * sizeof *V->fset);
+    V->fcount = 0;
+    return ok;
 }
