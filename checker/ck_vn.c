@@ -1590,6 +1590,8 @@ static bool vn_walk(ravel_checker *ck)
         if (!V->miss.len) return ok && !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
         if (attempt + 1 == VN_MAX_WALKS) return false;
         index_misses(&W);
+        if (V->fcount) memset(V->fset, 0, (size_t)V->fcap * sizeof *V->fset); /* (the next walk's names are new) */
+        V->fcount = 0;
     }
 }
 
