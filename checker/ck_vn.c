@@ -1093,7 +1093,7 @@ static bool build_irr(vn *W)
              * reverse post-order is known from a second pass) */
             ck_list ml[2] = {ck_is_header(ck, b) ? V->mlist.data[b] : (ck_list){0, 0},
                              b != t && V->ic.data[b] != CK_NIL ? V->ilist.data[b] : (ck_list){0, 0}};
-            if (b != t && V->ic.data[b] != CK_NIL && ck->cfg.g.rpo_index[b] > i && pass == 0) again = true;
+            if (b != t && ck->cfg.retreat.data[b] && ck->cfg.g.rpo_index[b] > i && pass == 0) again = true; /* (its P not made yet) */
             for (int l = 0; l < 2; l++) {
                 rv_vec_reserve(V->mpool, ml[l].len);
                 for (uint32_t k = 0; k < ml[l].len; k++) add_var(V, st, V->mpool.data[ml[l].start + k]);
@@ -1590,6 +1590,8 @@ static bool vn_walk(ravel_checker *ck)
         if (!V->miss.len) return ok && !V->full && verify(ck, V, 0) && settle_stackmaps(ck, V);
         if (attempt + 1 == VN_MAX_WALKS) return false;
         index_misses(&W);
+        if (V->fcount) memset(V->fset, 0, (size_t)V->fcap * sizeof *V->fset); /* (the next walk's names are new) */
+        V->fcount = 0;
     }
 }
 

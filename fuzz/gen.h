@@ -13,9 +13,11 @@
  *
  * Pipeline: bytes -> two rv_gen_src (the first 16 bytes for the machine,
  * the rest for the function; each continues with a PRNG seeded from a hash
- * of its bytes when they run out) -> gen.c: machine (written straight into
- * its arrays) -> gen_func.c: CFG, values, instructions (written straight
- * into the function's arrays) -> ravel_module. A choice among n <= 256
+ * of its bytes when they run out; gen_src.h) -> gen_machine.c: machine
+ * (written straight into its arrays) -> gen_func.c: CFG, values,
+ * instructions (written straight into the function's arrays) ->
+ * gen_module.c: the ravel_module, the entry points below. Options and
+ * feature names: gen_machine.c. A choice among n <= 256
  * takes one byte (the decisions about one operand are read as four bytes
  * at once), so a mutated byte changes one decision (and what follows it),
  * never the machine when it lies in the function's part.
@@ -82,105 +84,5 @@ const char *rv_gen_feature_name(size_t i);
  * gen_func.c. Returns true if they hold; otherwise writes the first broken
  * rule into why. Requires a finished function. */
 bool rv_gen_satisfiable(const ravel_func *f, char *why, size_t whylen);
-
-/* ===== internal: shared by gen*.c only ====================================== */
-#ifdef RV_GEN_INTERNAL
-/* The source of every choice: the input bytes in order, then (when they run
- * out) a splitmix64 PRNG seeded from a hash of the whole input, so short
- * inputs still give varied programs. Both are one stream of bytes: p..end
- * is the unread part of the current run (the input, then one PRNG pool
- * after another), so that a draw is one comparison and one load. */
-enum { RV_GEN_POOL = 64 };
-typedef struct rv_gen_src {
-    const uint8_t *p, *end;       /* unread bytes of the current run (the input, then pool) */
-    uint64_t rng;                 /* the PRNG state */
-    uint8_t pool[RV_GEN_POOL];    /* eight PRNG words, low byte first */
-} rv_gen_src;
-/* Starts a source on data[0..size) (data may be NULL when size is 0), the
- * PRNG seeded with seed. The source points into itself: do not copy it. */
-void rv_gen_src_init(rv_gen_src *s, const uint8_t *data, size_t size, uint64_t seed);
-void rv_gen_refill(rv_gen_src *s);                 /* p == end: the next PRNG pool */
-/* The PRNG alone (splitmix64; also immediates). */
-static inline uint64_t rv_gen_u64(rv_gen_src *s)
-{
-    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-/* The next byte of the stream. */
-static inline uint32_t rv_gen_byte(rv_gen_src *s)
-{
-    if (s->p == s->end) rv_gen_refill(s);
-    return *s->p++;
-}
-/* The next two bytes, big-endian (two decisions that are usually made
- * together, for the price of one stream check). */
-static inline uint32_t rv_gen_u16(rv_gen_src *s)
-{
-    if (s->end - s->p >= 2) {
-        uint32_t x = (uint32_t)s->p[0] << 8 | s->p[1];
-        s->p += 2;
-        return x;
-    }
-    uint32_t x = rv_gen_byte(s) << 8;
-    return x | rv_gen_byte(s);
-}
-/* The next four bytes, big-endian (the decisions about one operand). */
-static inline uint32_t rv_gen_u32(rv_gen_src *s)
-{
-    if (s->end - s->p >= 4) {
-        uint32_t x = (uint32_t)s->p[0] << 24 | (uint32_t)s->p[1] << 16 | (uint32_t)s->p[2] << 8 | s->p[3];
-        s->p += 4;
-        return x;
-    }
-    uint32_t x = rv_gen_u16(s) << 16;
-    return x | rv_gen_u16(s);
-}
-/* The next eight bytes, big-endian (64 random bits; two operands'
- * decisions, or a register set). */
-static inline uint64_t rv_gen_bits(rv_gen_src *s)
-{
-    if (s->end - s->p >= 8) { /* the common case: no refill in between */
-        const uint8_t *p = s->p;
-        uint64_t x = (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
-                     (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | p[7];
-        s->p += 8;
-        return x;
-    }
-    uint64_t x = (uint64_t)rv_gen_u32(s) << 32;
-    return x | rv_gen_u32(s);
-}
-uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n);
-/* A choice in [0, n) (0, and no byte used, if n <= 1). One byte decides it
- * when n <= 256 (two when n <= 65536, four above), so that a mutated input
- * byte changes one decision. Scaled by a multiply, not a division. */
-static inline uint32_t rv_gen_below(rv_gen_src *s, uint32_t n)
-{
-    if (n <= 1) return 0;
-    if (n <= 256) return (rv_gen_byte(s) * n) >> 8;
-    return rv_gen_below_slow(s, n);
-}
-/* True with probability pct/100. */
-static inline bool rv_gen_chance(rv_gen_src *s, uint32_t pct) { return rv_gen_below(s, 100) < pct; }
-
-#define RV_GEN_MAX_CLASSES 3
-#define RV_GEN_MAX_CLASS_REGS 64 /* allocatable registers per class (opts clamped) */
-#define RV_GEN_MAX_RESERVED 2
-/* What gen_func.c needs to know about the generated machine. */
-typedef struct rv_gen_mach {
-    ravel_machine *m;
-    uint32_t ncls;
-    uint32_t nalloc[RV_GEN_MAX_CLASSES];
-    uint32_t alloc[RV_GEN_MAX_CLASSES][RV_GEN_MAX_CLASS_REGS];
-    uint32_t nres[RV_GEN_MAX_CLASSES];
-    uint32_t res[RV_GEN_MAX_CLASSES][RV_GEN_MAX_RESERVED];
-    uint32_t nclob;          /* default clobbers, a copy of m->clobbers */
-    const uint32_t *clob;
-} rv_gen_mach;
-
-/* gen_func.c: builds the function; never fails. */
-ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm);
-#endif
 
 #endif

@@ -101,8 +101,7 @@
  * mnemonics, ~15% for reading the choice stream, the rest the operand
  * pipeline (pick, draw, budget, append; ~100-130 each) and the CFG
  * structure. */
-#define RV_GEN_INTERNAL
-#include "fuzz/gen.h"
+#include "fuzz/gen_func.h"
 
 #include <stdlib.h>
 #include <string.h>

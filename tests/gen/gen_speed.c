@@ -12,8 +12,8 @@
  * instructions and fails if the cost per instruction of the big ones exceeds
  * 4x that of the small ones (generation must stay linear in max_insts). */
 #define _POSIX_C_SOURCE 199309L
-#define RV_GEN_INTERNAL
 #include "fuzz/gen.h"
+#include "fuzz/gen_src.h"
 
 #include <stdio.h>
 #include <stdlib.h>

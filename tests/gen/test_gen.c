@@ -567,7 +567,7 @@ TEST(golden_output)
     CHECK(all);
 }
 
-/* The machine is written straight into its arrays (gen.c), not through
+/* The machine is written straight into its arrays (gen_machine.c), not through
  * ravel_machine_add_*: it must keep machine.c's invariants, so that the
  * public API (names, classes, clobbers) works on it. */
 TEST(machine_invariants)

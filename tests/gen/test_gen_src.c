@@ -2,8 +2,8 @@
  * one byte per small choice while the input lasts, the multi-byte reads
  * equal to that many one-byte reads (also across the end of the input),
  * the PRNG continuation deterministic in its seed, every choice in range. */
-#define RV_GEN_INTERNAL
 #include "fuzz/gen.h"
+#include "fuzz/gen_src.h"
 #include "tests/test.h"
 
 TEST(one_byte_per_choice)

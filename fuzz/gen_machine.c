@@ -1,5 +1,6 @@
-/* gen.c - the generator's entry points: the choice source (bytes, then a
- * PRNG), options, feature names, and the random machine description.
+/* gen_machine.c - the generator's options, feature names, and the random
+ * machine description (the choice source is gen_src.c, the function
+ * gen_func.c, the entry points gen_module.c).
  *
  * Requires: nothing of its input; every byte string is accepted.
  * Guarantees: a module with one machine (1-3 classes named int, float, vec;
@@ -9,47 +10,10 @@
  * same on every platform (multi-byte values are assembled byte by byte or
  * read little-endian explicitly).
  */
-#define RV_GEN_INTERNAL
-#include "fuzz/gen.h"
+#include "fuzz/gen_machine.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- choice source ---- */
-
-void rv_gen_src_init(rv_gen_src *s, const uint8_t *data, size_t size, uint64_t seed)
-{
-    s->p = size ? data : s->pool;
-    s->end = size ? data + size : s->pool;
-    s->rng = seed;
-}
-
-void rv_gen_refill(rv_gen_src *s)
-{
-    for (uint32_t w = 0; w < RV_GEN_POOL / 8; w++) {
-        uint64_t x = rv_gen_u64(s);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(s->pool + w * 8, &x, 8); /* low byte first: one store */
-#else
-        for (uint32_t i = 0; i < 8; i++) s->pool[w * 8 + i] = (uint8_t)(x >> (8 * i));
-#endif
-    }
-    s->p = s->pool;
-    s->end = s->pool + RV_GEN_POOL;
-}
-
-/* rv_gen_below for n > 256: two or four bytes, big-endian, scaled. */
-uint32_t rv_gen_below_slow(rv_gen_src *s, uint32_t n)
-{
-    if (n <= 65536) {
-        uint32_t x = rv_gen_byte(s) << 8;
-        x |= rv_gen_byte(s);
-        return (x * n) >> 16;
-    }
-    uint64_t x = 0;
-    for (int i = 0; i < 4; i++) x = x << 8 | rv_gen_byte(s);
-    return (uint32_t)((x * n) >> 32);
-}
 
 /* ---- options and feature names ---- */
 
@@ -92,9 +56,7 @@ int rv_gen_cfg_parse(const char *name)
     return -1;
 }
 
-/* Options as the generator uses them: sizes at least 1, registers clamped
- * to 1..RV_GEN_MAX_CLASS_REGS, pressure to 0..100. */
-static rv_gen_opts clamp_opts(const rv_gen_opts *in)
+rv_gen_opts rv_gen_clamp_opts(const rv_gen_opts *in)
 {
     rv_gen_opts o;
     if (in) o = *in; else rv_gen_opts_default(&o);
@@ -211,7 +173,7 @@ static void pick_clobbers(rv_gen_src *s, rv_gen_mach *gm)
     gm->nclob = n;
 }
 
-static ravel_machine *gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm)
+ravel_machine *rv_gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm)
 {
     memset(gm, 0, sizeof *gm);
     ravel_machine *m = gm->m = ravel_machine_new();
@@ -241,56 +203,3 @@ static ravel_machine *gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_ma
 
 /* ---- entry points ---- */
 
-/* The machine and the function draw from separate sources, so that a
- * mutation of the function's bytes keeps the machine and the other way
- * round: the machine reads the first RV_GEN_MACHINE_BYTES bytes, the
- * function the rest; each continues with its own PRNG stream when its
- * bytes run out (the machine's seeded from a hash of its bytes only, the
- * function's from a hash of the whole input). */
-#define RV_GEN_MACHINE_BYTES 16
-
-static ravel_module *gen_module(rv_gen_src *ms, rv_gen_src *fs, const rv_gen_opts *in)
-{
-    rv_gen_opts o = clamp_opts(in);
-    rv_gen_mach gm;
-    ravel_module *mod = rv_xcalloc(1, sizeof *mod);
-    mod->mach = gen_machine(ms, &o, &gm);
-    ravel_func *f = rv_gen_func(fs, &o, &gm);
-    rv_vec_push(mod->funcs, f);
-    return mod;
-}
-
-/* A hash of data[0..n), eight bytes (read little-endian) per step: fuzz
- * inputs run to kilobytes, and a byte-wise hash of them cost as much as
- * generating a small function. */
-static uint64_t hash_input(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        h = (h ^ rv_load_le64(p + i)) * 0xbf58476d1ce4e5b9ULL;
-        h ^= h >> 31;
-    }
-    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-    return rv_hash64(h);
-}
-
-ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_opts *o)
-{
-    if (!data) size = 0;
-    uint64_t h = hash_input(data, size);
-    size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
-    rv_gen_src ms, fs;
-    rv_gen_src_init(&ms, data, mb, rv_hash64(hash_input(data, mb) ^ 0x6d616368ULL));
-    rv_gen_src_init(&fs, data ? data + mb : NULL, size - mb, h);
-    return gen_module(&ms, &fs, o);
-}
-
-ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o)
-{
-    uint64_t h = rv_hash64(seed ^ 0x5eed5eed5eedULL);
-    rv_gen_src ms, fs;
-    rv_gen_src_init(&ms, NULL, 0, rv_hash64(h ^ 0x6d616368ULL));
-    rv_gen_src_init(&fs, NULL, 0, h);
-    return gen_module(&ms, &fs, o);
-}

@@ -1,0 +1,10 @@
+/* gen_func.h - the generated function (internal to fuzz/gen*.c). */
+#ifndef RAVEL_GEN_FUNC_H
+#define RAVEL_GEN_FUNC_H
+
+#include "fuzz/gen_machine.h"
+
+/* gen_func.c: builds the function; never fails. */
+ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm);
+
+#endif
