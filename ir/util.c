@@ -48,6 +48,13 @@ void rv_fail_alloc_after(uint64_t n) { rv_fail_countdown = n; }
 #define RV_NO_COVERAGE
 #endif
 
+/* True if this allocation (or the set's own growth) is to fail (tests:
+ * rv_fail_alloc_after). */
+static inline bool fail_now(void)
+{
+    return rv_fail_countdown && rv_cur && --rv_fail_countdown == 0;
+}
+
 /* The region's set: open addressing, linear probing, deletion by
  * backward shift (no tombstones); its own table is malloc'd (not noted). */
 RV_NO_COVERAGE static size_t rec_slot(const rv_recover *r, uintptr_t p)
@@ -55,15 +62,16 @@ RV_NO_COVERAGE static size_t rec_slot(const rv_recover *r, uintptr_t p)
     return (size_t)(rv_hash64((uint64_t)p) & (r->cap - 1));
 }
 
-RV_NO_COVERAGE static void rec_add(rv_recover *r, void *p)
+/* Room for one more block in the set, made before the allocation it is
+ * for: a failure here unwinds with every block still where its owner
+ * holds it (after a realloc had moved one, its owner would hold a freed
+ * pointer). */
+RV_NO_COVERAGE static void rec_room(rv_recover *r)
 {
     if (2 * (r->n + 1) > r->cap) {
         size_t ncap = r->cap ? 2 * r->cap : 256;
-        void **t = calloc(ncap, sizeof *t);
-        if (!t) {
-            free(p); /* (not noted yet: freed here, then the failure) */
-            longjmp(r->jb, 1);
-        }
+        void **t = fail_now() ? NULL : calloc(ncap, sizeof *t);
+        if (!t) longjmp(r->jb, 1);
         void **old = r->tab;
         size_t ocap = r->cap;
         r->tab = t;
@@ -76,6 +84,11 @@ RV_NO_COVERAGE static void rec_add(rv_recover *r, void *p)
             }
         free(old);
     }
+}
+
+/* Notes p (rec_room made the room). */
+RV_NO_COVERAGE static void rec_add(rv_recover *r, void *p)
+{
     size_t h = rec_slot(r, (uintptr_t)p);
     while (r->tab[h]) h = (h + 1) & (r->cap - 1);
     r->tab[h] = p;
@@ -132,14 +145,9 @@ void rv_recover_sweep(rv_recover *r)
     rv_recover_leave(r);
 }
 
-/* True if this allocation is to fail (tests: rv_fail_alloc_after). */
-static inline bool fail_now(void)
-{
-    return rv_fail_countdown && rv_cur && --rv_fail_countdown == 0;
-}
-
 void *rv_xmalloc(size_t n)
 {
+    if (rv_cur) rec_room(rv_cur);
     void *p = fail_now() ? NULL : malloc(n ? n : 1);
     if (!p) rv_oom();
     if (rv_cur) rec_add(rv_cur, p);
@@ -148,6 +156,7 @@ void *rv_xmalloc(size_t n)
 
 void *rv_xcalloc(size_t n, size_t size)
 {
+    if (rv_cur) rec_room(rv_cur);
     void *p = fail_now() ? NULL : calloc(n ? n : 1, size ? size : 1);
     if (!p) rv_oom();
     if (rv_cur) rec_add(rv_cur, p);
@@ -156,6 +165,7 @@ void *rv_xcalloc(size_t n, size_t size)
 
 void *rv_xrealloc(void *p, size_t n)
 {
+    if (rv_cur) rec_room(rv_cur);
     if (fail_now()) rv_oom(); /* (p stays as it was, as after a failed realloc) */
     uintptr_t key = (uintptr_t)p;
     void *q = realloc(p, n ? n : 1);

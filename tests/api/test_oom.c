@@ -7,6 +7,7 @@
  * which must then give the same result as a fresh one), and leak nothing
  * (the sanitizer builds run LeakSanitizer at exit). */
 #define _POSIX_C_SOURCE 200809L
+#include "fuzz/gen.h"
 #include "ir/ir.h"
 #include "tests/test.h"
 
@@ -97,10 +98,14 @@ TEST(validate)
 
 TEST(allocate)
 {
+    rv_gen_opts go;
+    rv_gen_opts_default(&go);
+    go.max_insts = 150; /* (hundreds of blocks live at once: the region's set grows under a failure too) */
+    ravel_module *gm = rv_gen_from_seed(5, &go);
     ravel_module *u = parse_ok(src);
-    const ravel_func *f = ravel_module_func(u, 0);
-    for (size_t a = 0; ravel_allocator_name(a); a++) {
-        const char *name = ravel_allocator_name(a);
+    for (size_t a = 0; ravel_allocator_name(a) || a < 7; a++) {
+        const ravel_func *f = ravel_module_func(ravel_allocator_name(a) ? u : gm, 0);
+        const char *name = ravel_allocator_name(a) ? ravel_allocator_name(a) : a == 5 ? "linear" : "color";
         ravel_func *want = NULL;
         CHECK_EQ_INT(ravel_allocate(name, f, 3, &want, NULL), RAVEL_OK);
         uint64_t failures = 0, n;
@@ -132,13 +137,14 @@ TEST(allocate)
             free(err);
             break;
         }
-        printf("ravel_allocate %s: RAVEL_ENOMEM at each of %llu allocations, then the same output\n", name,
-               (unsigned long long)failures);
+        printf("ravel_allocate %s (%s): RAVEL_ENOMEM at each of %llu allocations, then the same output\n", name,
+               f == ravel_module_func(u, 0) ? "small" : "generated", (unsigned long long)failures);
         CHECK(failures >= 20);
         CHECK(n < 1000000);
         ravel_func_free(want);
     }
     ravel_module_free(u);
+    ravel_module_free(gm);
 }
 
 static char *report_str(const ravel_report *r)
