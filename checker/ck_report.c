@@ -41,15 +41,6 @@ char *ck_bdetach(ck_buf *b)
     return s;
 }
 
-static char *xstrdup(const char *s)
-{
-    if (!s) return NULL;
-    size_t n = strlen(s);
-    char *p = rv_xmalloc(n + 1);
-    memcpy(p, s, n + 1);
-    return p;
-}
-
 /* ---- naming ---- */
 
 const char *ck_vname(const ravel_func *f, uint32_t v, char *buf)
@@ -150,7 +141,7 @@ void ck_bad_input(ravel_report *rep, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    rv_vec_push(rep->bad_input, xstrdup(tmp));
+    rv_vec_push(rep->bad_input, rv_xstrdup(tmp));
     rep->status = RAVEL_EINVAL;
 }
 
@@ -201,7 +192,7 @@ static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, ui
     e.pub.position = s->op ? (rv_op_is_late(s->op) ? "late" : "early") : NULL;
     if (expect != CK_NIL) {
         char vb[32];
-        e.pub.expected = xstrdup(ck_vname(f, expect, vb));
+        e.pub.expected = rv_xstrdup(ck_vname(f, expect, vb));
     }
     if (s->inst != CK_NIL) e.pub.inst_text = inst_text_once(rep, f, s->inst);
     rv_vec_push(rep->errs, e);
@@ -225,7 +216,7 @@ ck_err *ck_err_value_rec(ravel_checker *ck, const ck_site *s, const char *kind, 
     char lb[32], vb[32];
     e->li = li;
     e->value = true;
-    e->pub.loc = xstrdup(loc_name(ck, li, lb));
+    e->pub.loc = rv_xstrdup(loc_name(ck, li, lb));
     ck_buf h = {0};
     ck_val_text_in(&h, ck->f, sets, held);
     e->pub.held = ck_bdetach(&h);
@@ -245,7 +236,7 @@ void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_lo
 {
     ck_err *e = new_err(ck, s, kind, expect);
     char lb[32], tmp[400];
-    if (loc != RAVEL_LOC_NONE) e->pub.loc = xstrdup(rv_loc_str(ck->f->mach, loc, lb));
+    if (loc != RAVEL_LOC_NONE) e->pub.loc = rv_xstrdup(rv_loc_str(ck->f->mach, loc, lb));
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);

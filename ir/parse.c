@@ -1216,14 +1216,6 @@ static void parser_free(parser *P)
     rv_free(P->ntab);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s);
-    char *p = rv_xmalloc(n + 1);
-    memcpy(p, s, n + 1);
-    return p;
-}
-
 static void parser_init(parser *P, ravel_module *mod, ravel_diags *d)
 {
     memset(P, 0, sizeof *P);
@@ -1286,7 +1278,7 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
 static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d)
 {
     ravel_module *mod = rv_xcalloc(1, sizeof *mod);
-    mod->filename = dup_str(filename ? filename : "<input>");
+    mod->filename = rv_xstrdup(filename ? filename : "<input>");
     if (len > RV_MAX_INPUT_BYTES || (len && !text)) {
         if (!text) rv_diag_error(d, mod->filename, NULL, 0, 0, 0, "no input text (NULL with a length)");
         else rv_diag_error(d, mod->filename, NULL, 0, 0, 0, "input larger than %u MiB, refused", RV_MAX_INPUT_BYTES >> 20);

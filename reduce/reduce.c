@@ -58,12 +58,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(rv_xmalloc(n), s, n);
-}
-
 /* ---- text ---------------------------------------------------------------------- */
 
 /* The canonical text of r (machine, blank line, function), or NULL if the
@@ -403,13 +397,13 @@ static bool input_rules(ctx *c, const ravel_func *f)
     if (c->o->mode == RV_RD_ALLOC || (!allocated && ravel_validate(f, RAVEL_VALIDATE_SSA, d) == RAVEL_OK)) {
         c->vflags = RAVEL_VALIDATE_SSA;
         if (ravel_validate(f, RAVEL_VALIDATE_SSA, d) != RAVEL_OK) {
-            c->err = xstrdup("the input is not a valid SSA function (an allocator needs one)");
+            c->err = rv_xstrdup("the input is not a valid SSA function (an allocator needs one)");
             ok = false;
         }
     } else {
         int v = ravel_validate(f, 0, d);
         c->allow_efail = v == RAVEL_EFAIL;
-        if (v == RAVEL_EINVAL) c->err = xstrdup("the input does not validate"), ok = false;
+        if (v == RAVEL_EINVAL) c->err = rv_xstrdup("the input does not validate"), ok = false;
         if (allocated) {
             ravel_func *orig = rv_func_strip(f);
             c->orig_ssa = ravel_validate(orig, RAVEL_VALIDATE_SSA, d) == RAVEL_OK;
@@ -423,18 +417,18 @@ static bool input_rules(ctx *c, const ravel_func *f)
 static int start(ctx *c, const ravel_func *f, size_t *len, char **text)
 {
     if (c->o->mode == RV_RD_CHECK && !rv_func_is_allocated(f))
-        return c->err = xstrdup("the input is not allocated (reduce an unallocated function with -a NAME)"), RAVEL_EINVAL;
-    if (c->o->mode == RV_RD_ALLOC && !c->o->alloc) return c->err = xstrdup("no allocator"), RAVEL_EINVAL;
-    if (c->o->mode == RV_RD_COMMAND && !c->o->command) return c->err = xstrdup("no command"), RAVEL_EINVAL;
+        return c->err = rv_xstrdup("the input is not allocated (reduce an unallocated function with -a NAME)"), RAVEL_EINVAL;
+    if (c->o->mode == RV_RD_ALLOC && !c->o->alloc) return c->err = rv_xstrdup("no allocator"), RAVEL_EINVAL;
+    if (c->o->mode == RV_RD_COMMAND && !c->o->command) return c->err = rv_xstrdup("no command"), RAVEL_EINVAL;
     if (!input_rules(c, f)) return RAVEL_EINVAL;
     rd_from_func(&c->cur, f);
     *text = func_text(&c->cur, len);
-    if (!*text) return c->err = xstrdup("the function cannot be rebuilt through the builder"), RAVEL_EINVAL;
+    if (!*text) return c->err = rv_xstrdup("the function cannot be rebuilt through the builder"), RAVEL_EINVAL;
     c->cur_hash = rv_hash_bytes(*text, *len);
     c->st->lines_before = count_lines(*text, *len);
     c->st->insts_before = rd_ninsts(&c->cur);
     int t = test_text(c, *text, *len, false, &c->ref);
-    if (t < 0) return c->err = xstrdup("the input does not survive printing and reading back"), RAVEL_EINVAL;
+    if (t < 0) return c->err = rv_xstrdup("the input does not survive printing and reading back"), RAVEL_EINVAL;
     if (t == 0) return RAVEL_EINVAL;
     c->st->tests++;
     bool interesting = c->o->mode == RV_RD_COMMAND ? c->ref.outcome == RD_CMD_OK
@@ -446,7 +440,7 @@ static int start(ctx *c, const ravel_func *f, size_t *len, char **text)
         char buf[160];
         snprintf(buf, sizeof buf, "the input does not have the property to keep (its verdict: %s)",
                  rd_outcome_name(c->ref.outcome));
-        c->err = xstrdup(buf);
+        c->err = rv_xstrdup(buf);
         return RAVEL_EFAIL;
     }
     if (has_banner(c) && c->o->mode == RV_RD_CHECK) { /* keep the replay's verdict (ctest runs it) */
