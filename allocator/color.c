@@ -41,10 +41,13 @@
  *
  * Memory: the edge set is a triangular bit matrix up to 8192 nodes (at
  * most 4 MB), beyond that a hash table holding each interference once (8
- * bytes, load <= 1/2); plus two adjacency entries per edge (4 bytes each):
- * about 32 bytes per edge on large graphs; edges are at most the live
- * values at each def, summed over defs. Per node: about 60 bytes. Time per
- * round: linear in the edges. */
+ * bytes, load <= 1/2); plus two adjacency entries per edge (4 bytes each,
+ * in 64-byte chunks of 14 from one pool): about 32 bytes per edge on large
+ * graphs; edges are at most the live values at each def, summed over defs.
+ * Per node: about 70 bytes. Time per round: linear in the edges. A round
+ * reuses the storage of the last one, so that a whole allocation costs a
+ * few dozen heap allocations (they are expensive under AddressSanitizer,
+ * where the fuzz targets run). */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -57,6 +60,12 @@
 
 typedef struct cg_move { uint32_t a, b; double w; } cg_move;
 typedef RV_VEC(uint32_t) u32vec;
+
+/* Adjacency lists live in one pool of fixed-size chunks (a node's list is
+ * a chain of chunks), so that a round costs a handful of allocations
+ * whatever the number of nodes; the pool is reused by the next round. */
+#define CG_CHUNK 14
+typedef struct cg_chunk { uint32_t next, n, e[CG_CHUNK]; } cg_chunk;
 
 typedef struct cg {
     const ravel_func *f;
@@ -77,9 +86,11 @@ typedef struct cg {
     uint64_t *htab;      /* edge table: key (lo << 32 | hi) + 1, 0 = empty */
     size_t hcap, hlen;   /* hlen: edges (either representation) */
     uint64_t *bm;        /* instead of htab for small graphs: the triangular bit matrix */
-    u32vec *adj;
+    RV_VEC(cg_chunk) chunks;
+    uint32_t *head, *tail; /* per node: first and last chunk of its list, RAVEL_NONE if empty */
     uint32_t *degree;
     uint64_t *forbid;
+    uint32_t *nforb;     /* per node: colours forbidden (bits set in its mask) */
     double *occ;         /* weighted occurrences */
     uint32_t *len;       /* instructions live */
     uint32_t *pref;      /* preferred register (fixed operand), RAVEL_NONE */
@@ -89,6 +100,9 @@ typedef struct cg {
     /* the live set (sparse) */
     uint32_t *dense, *pos, nlive;
     uint32_t *stamp, cur_stamp;
+    uint64_t *imask;     /* per class: colours of the registers the current instruction clobbers or fixes */
+    uint32_t ncap;       /* nodes the per-node arrays have room for (kept across rounds) */
+    size_t bmcap;        /* words the bit matrix has room for */
 } cg;
 
 static uint32_t vcls(const cg *c, uint32_t v) { return c->f->vregs.data[v].cls; }
@@ -174,6 +188,29 @@ static void edge_grow(cg *c)
     rv_free(old);
 }
 
+static void adj_push(cg *c, uint32_t n, uint32_t x)
+{
+    uint32_t t = c->tail[n];
+    if (t == RAVEL_NONE || c->chunks.data[t].n == CG_CHUNK) {
+        uint32_t k = c->chunks.len;
+        rv_vec_reserve(c->chunks, 1);
+        c->chunks.len++;
+        c->chunks.data[k].next = RAVEL_NONE;
+        c->chunks.data[k].n = 0;
+        if (t == RAVEL_NONE) c->head[n] = k;
+        else c->chunks.data[t].next = k;
+        c->tail[n] = t = k;
+    }
+    cg_chunk *ch = &c->chunks.data[t];
+    ch->e[ch->n++] = x;
+}
+
+/* Iterates the neighbours t of node n (the pool may grow in the body: the
+ * chunk is looked up afresh for each entry). */
+#define CG_FOR_ADJ(C, N, T)                                                                        \
+    for (uint32_t ch_ = (C)->head[N]; ch_ != RAVEL_NONE; ch_ = (C)->chunks.data[ch_].next)           \
+        for (uint32_t k_ = 0, T; k_ < (C)->chunks.data[ch_].n && ((T = (C)->chunks.data[ch_].e[k_]), 1); k_++)
+
 /* Adds the interference a -- b (same class, distinct); true if new. */
 static bool add_edge(cg *c, uint32_t a, uint32_t b)
 {
@@ -187,24 +224,50 @@ static bool add_edge(cg *c, uint32_t a, uint32_t b)
         if (2 * (c->hlen + 1) > c->hcap) edge_grow(c);
         if (!edge_insert(c, ekey(a, b))) return false;
     }
-    rv_vec_push(c->adj[a], b);
-    rv_vec_push(c->adj[b], a);
+    adj_push(c, a, b);
+    adj_push(c, b, a);
     c->degree[a]++;
     c->degree[b]++;
     return true;
 }
 
+static void forbid_colour(cg *c, uint32_t n, uint32_t x)
+{
+    if (rv_bs_test(fmask(c, n), x)) return;
+    rv_bs_set(fmask(c, n), x);
+    c->nforb[n]++;
+}
+
 static void forbid_reg(cg *c, uint32_t n, uint32_t r)
 {
     if (r >= c->m->regs.len || c->ridx[r] == RAVEL_NONE || c->m->regs.data[r].cls != c->ncls.data[n]) return;
-    rv_bs_set(fmask(c, n), c->ridx[r]);
+    forbid_colour(c, n, c->ridx[r]);
 }
 
-static uint32_t nforbid(const cg *c, uint32_t n)
+static uint32_t popcount_mask(const cg *c, const uint64_t *m)
 {
     uint32_t k = 0;
-    for (uint32_t w = 0; w < c->fw; w++) k += (uint32_t)__builtin_popcountll(fmask(c, n)[w]);
+    for (uint32_t w = 0; w < c->fw; w++) k += (uint32_t)__builtin_popcountll(m[w]);
     return k;
+}
+
+/* Forbids node n every colour of mask m (of n's class). */
+static void forbid_mask(cg *c, uint32_t n, const uint64_t *m)
+{
+    uint64_t *fm = fmask(c, n);
+    for (uint32_t w = 0; w < c->fw; w++) {
+        uint64_t add = m[w] & ~fm[w];
+        if (!add) continue;
+        fm[w] |= add;
+        c->nforb[n] += (uint32_t)__builtin_popcountll(add);
+    }
+}
+
+/* Adds register r to the instruction mask of its class (c->imask). */
+static void imask_add(cg *c, uint32_t r)
+{
+    if (r >= c->m->regs.len || c->ridx[r] == RAVEL_NONE) return;
+    rv_bs_set(c->imask + (size_t)c->m->regs.data[r].cls * c->fw, c->ridx[r]);
 }
 
 /* ---- the live set ---- */
@@ -296,16 +359,27 @@ static void build_inst(cg *c, uint32_t i, double w, uint32_t nshort_next)
     uint32_t nclob = rv_inst_clobbers(f, in, &clob);
     bool fixed = false;
     for (uint32_t o = 0; o < nops; o++) fixed |= ops[o].kind == RAVEL_C_FIXED;
+    if (nclob || fixed) { /* per class: the colours of those registers */
+        memset(c->imask, 0, sizeof(uint64_t) * c->fw * c->m->classes.len);
+        for (uint32_t q = 0; q < nclob; q++) imask_add(c, clob[q]);
+        for (uint32_t o = 0; o < nops; o++)
+            if (ops[o].kind == RAVEL_C_FIXED) imask_add(c, ops[o].arg);
+    }
     for (uint32_t k = 0; (nclob || fixed || (in->flags & RV_IF_SAFEPOINT)) && k < c->nlive - nshort_next; k++) {
         uint32_t n = c->dense[k];
-        bool def_here = false;
+        bool def_here = false, own_fixed_use = false;
         for (uint32_t d = 0; d < nd; d++) def_here |= onode(c, in->first_op + d) == n;
         if (def_here) continue;
-        for (uint32_t q = 0; q < nclob; q++) forbid_reg(c, n, clob[q]);
+        for (uint32_t o = nd; o < nops; o++) own_fixed_use |= ops[o].kind == RAVEL_C_FIXED && vnode(c, ops[o].vreg) == n;
+        if (!own_fixed_use) {
+            if (nclob || fixed) forbid_mask(c, n, c->imask + (size_t)c->ncls.data[n] * c->fw);
+        } else { /* n may stay in the register it is read from */
+            for (uint32_t q = 0; q < nclob; q++) forbid_reg(c, n, clob[q]);
+            for (uint32_t o = 0; o < nops; o++)
+                if (ops[o].kind == RAVEL_C_FIXED && !(o >= nd && vnode(c, ops[o].vreg) == n)) forbid_reg(c, n, ops[o].arg);
+        }
         if ((in->flags & RV_IF_SAFEPOINT) && !is_short(c, n) && c->f->vregs.data[n].ref)
-            for (uint32_t x = 0; x < kof(c, c->ncls.data[n]); x++) rv_bs_set(fmask(c, n), x);
-        for (uint32_t o = 0; o < nops; o++)
-            if (ops[o].kind == RAVEL_C_FIXED && !(o >= nd && vnode(c, ops[o].vreg) == n)) forbid_reg(c, n, ops[o].arg);
+            for (uint32_t x = 0; x < kof(c, c->ncls.data[n]); x++) forbid_colour(c, n, x);
     }
     for (uint32_t d = 0; d < nd; d++) {
         uint32_t dn = onode(c, in->first_op + d);
@@ -412,12 +486,15 @@ static void build_block(cg *c, uint32_t b)
     }
 }
 
-static void graph_reset(cg *c)
+/* Frees the graph's storage (at the end; rounds reuse it). */
+static void graph_free(cg *c)
 {
-    for (uint32_t n = 0; n < c->nn; n++) rv_vec_free(c->adj[n]);
-    rv_free(c->adj);
+    rv_vec_free(c->chunks);
+    rv_free(c->head);
+    rv_free(c->tail);
     rv_free(c->degree);
     rv_free(c->forbid);
+    rv_free(c->nforb);
     rv_free(c->occ);
     rv_free(c->len);
     rv_free(c->pref);
@@ -431,31 +508,72 @@ static void graph_reset(cg *c)
     c->htab = NULL;
     c->bm = NULL;
     c->hcap = c->hlen = 0;
-    c->moves.len = 0;
+    c->ncap = 0;
+    c->bmcap = 0;
 }
 
-/* Builds the graph; false if it grows beyond CG_MAX_EDGES. */
+/* Room for nn nodes in every per-node array (grown, never shrunk: a later
+ * round has at least as many nodes). */
+static void graph_room(cg *c, uint32_t nn)
+{
+    if (nn <= c->ncap) return;
+    uint32_t cap = c->ncap * 2 > nn ? c->ncap * 2 : nn;
+    c->head = rv_xrealloc(c->head, sizeof(uint32_t) * cap);
+    c->tail = rv_xrealloc(c->tail, sizeof(uint32_t) * cap);
+    c->degree = rv_xrealloc(c->degree, sizeof(uint32_t) * cap);
+    c->forbid = rv_xrealloc(c->forbid, sizeof(uint64_t) * c->fw * cap);
+    c->nforb = rv_xrealloc(c->nforb, sizeof(uint32_t) * cap);
+    c->occ = rv_xrealloc(c->occ, sizeof(double) * cap);
+    c->len = rv_xrealloc(c->len, sizeof(uint32_t) * cap);
+    c->pref = rv_xrealloc(c->pref, sizeof(uint32_t) * cap);
+    c->alias = rv_xrealloc(c->alias, sizeof(uint32_t) * cap);
+    c->color = rv_xrealloc(c->color, sizeof(uint32_t) * cap);
+    c->dense = rv_xrealloc(c->dense, sizeof(uint32_t) * cap);
+    c->pos = rv_xrealloc(c->pos, sizeof(uint32_t) * cap);
+    c->stamp = rv_xrealloc(c->stamp, sizeof(uint32_t) * cap);
+    c->ncap = cap;
+}
+
+/* Builds the graph of this round (on the storage of the last one); false
+ * if it grows beyond CG_MAX_EDGES. */
 static bool build(cg *c)
 {
     make_short_ranges(c);
     uint32_t nn = c->nn + 1;
-    c->adj = rv_xcalloc(nn, sizeof(u32vec));
-    c->degree = rv_xcalloc(nn, sizeof(uint32_t));
-    c->forbid = rv_xcalloc((size_t)nn * c->fw, sizeof(uint64_t));
-    c->occ = rv_xcalloc(nn, sizeof(double));
-    c->len = rv_xcalloc(nn, sizeof(uint32_t));
-    c->pref = rv_xmalloc(sizeof(uint32_t) * nn);
+    graph_room(c, nn);
+    c->chunks.len = 0;
+    c->moves.len = 0;
+    memset(c->head, 0xff, sizeof(uint32_t) * nn);
+    memset(c->tail, 0xff, sizeof(uint32_t) * nn);
+    memset(c->degree, 0, sizeof(uint32_t) * nn);
+    memset(c->forbid, 0, sizeof(uint64_t) * c->fw * nn);
+    memset(c->nforb, 0, sizeof(uint32_t) * nn);
+    memset(c->occ, 0, sizeof(double) * nn);
+    memset(c->len, 0, sizeof(uint32_t) * nn);
     memset(c->pref, 0xff, sizeof(uint32_t) * nn);
-    c->alias = rv_xmalloc(sizeof(uint32_t) * nn);
     for (uint32_t n = 0; n < nn; n++) c->alias[n] = n;
-    c->color = rv_xmalloc(sizeof(uint32_t) * nn);
     memset(c->color, 0xff, sizeof(uint32_t) * nn);
-    c->dense = rv_xmalloc(sizeof(uint32_t) * nn);
-    c->pos = rv_xcalloc(nn, sizeof(uint32_t));
-    c->stamp = rv_xcalloc(nn, sizeof(uint32_t));
+    memset(c->pos, 0, sizeof(uint32_t) * nn);
+    memset(c->stamp, 0, sizeof(uint32_t) * nn);
     c->cur_stamp = 0;
-    if (c->nn <= CG_BITMATRIX_NODES) c->bm = rv_xcalloc(((size_t)c->nn * c->nn / 2 + 64) / 64, sizeof(uint64_t));
-    else edge_grow(c);
+    c->hlen = 0;
+    if (c->nn <= CG_BITMATRIX_NODES) {
+        size_t words = ((size_t)c->nn * c->nn / 2 + 64) / 64;
+        if (words > c->bmcap) {
+            rv_free(c->bm);
+            c->bm = rv_xmalloc(sizeof(uint64_t) * words);
+            c->bmcap = words;
+        }
+        memset(c->bm, 0, sizeof(uint64_t) * words);
+    } else {
+        rv_free(c->bm);
+        c->bm = NULL;
+        c->bmcap = 0;
+        rv_free(c->htab);
+        c->htab = NULL;
+        c->hcap = 0;
+        edge_grow(c);
+    }
     for (uint32_t b = 0; b < c->cfg.nblocks; b++) {
         build_block(c, b);
         if (c->hlen > CG_MAX_EDGES) return false;
@@ -465,7 +583,7 @@ static bool build(cg *c)
 
 /* ---- coalescing (Briggs) ---- */
 
-static uint32_t eff_degree(const cg *c, uint32_t n) { return c->degree[n] + nforbid(c, n); }
+static uint32_t eff_degree(const cg *c, uint32_t n) { return c->degree[n] + c->nforb[n]; }
 
 static bool briggs_ok(cg *c, uint32_t a, uint32_t b)
 {
@@ -475,9 +593,7 @@ static bool briggs_ok(cg *c, uint32_t a, uint32_t b)
     c->cur_stamp++;
     uint32_t both[2] = {a, b};
     for (int s = 0; s < 2; s++) {
-        u32vec *l = &c->adj[both[s]];
-        for (uint32_t k = 0; k < l->len; k++) {
-            uint32_t t = l->data[k];
+        CG_FOR_ADJ(c, both[s], t) {
             if (c->alias[t] != t || c->stamp[t] == c->cur_stamp) continue;
             c->stamp[t] = c->cur_stamp;
             uint32_t d = eff_degree(c, t);
@@ -491,15 +607,14 @@ static bool briggs_ok(cg *c, uint32_t a, uint32_t b)
 static void combine(cg *c, uint32_t a, uint32_t b)
 {
     c->alias[b] = a;
-    u32vec *l = &c->adj[b];
-    for (uint32_t k = 0; k < l->len; k++) {
-        uint32_t t = l->data[k];
+    CG_FOR_ADJ(c, b, t) {
         if (c->alias[t] != t) continue;
         add_edge(c, a, t); /* t gains a if new (counted there) */
         c->degree[t]--;    /* and loses b */
     }
-    rv_vec_free(*l);
+    c->head[b] = c->tail[b] = RAVEL_NONE;
     for (uint32_t w = 0; w < c->fw; w++) fmask(c, a)[w] |= fmask(c, b)[w];
+    c->nforb[a] = popcount_mask(c, fmask(c, a));
     c->occ[a] += c->occ[b];
     c->len[a] += c->len[b];
     if (c->pref[a] == RAVEL_NONE) c->pref[a] = c->pref[b];
@@ -605,9 +720,7 @@ static void simplify(cg *c, u32vec *stack)
         left--;
         rv_vec_push(*stack, n);
         uint32_t K = kof(c, c->ncls.data[n]);
-        u32vec *l = &c->adj[n];
-        for (uint32_t k = 0; k < l->len; k++) {
-            uint32_t t = l->data[k];
+        CG_FOR_ADJ(c, n, t) {
             if (removed[t] || c->alias[t] != t) continue;
             c->degree[t]--;
             if (eff_degree(c, t) == K - 1) rv_vec_push(low, t);
@@ -625,9 +738,7 @@ static bool free_colours(cg *c, uint32_t n, uint64_t *ok)
     memset(ok, 0, sizeof(uint64_t) * c->fw);
     for (uint32_t x = 0; x < K; x++) rv_bs_set(ok, x);
     for (uint32_t w = 0; w < c->fw; w++) ok[w] &= ~fmask(c, n)[w];
-    u32vec *l = &c->adj[n];
-    for (uint32_t k = 0; k < l->len; k++) {
-        uint32_t t = l->data[k];
+    CG_FOR_ADJ(c, n, t) {
         if (c->alias[t] != t) t = find(c, t);
         if (c->color[t] != RAVEL_NONE) rv_bs_clear(ok, c->color[t]);
     }
@@ -751,6 +862,7 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
         if (cl->alloc.len > maxk) maxk = cl->alloc.len;
     }
     c.fw = rv_bs_words(maxk);
+    c.imask = rv_xcalloc((size_t)c.m->classes.len * c.fw + 1, sizeof(uint64_t));
     c.spilled = rv_xcalloc(c.nv + 1, sizeof(bool));
     c.group = rv_xmalloc(sizeof(uint32_t) * (c.nv + 1));
     for (uint32_t v = 0; v < c.nv; v++) c.group[v] = v;
@@ -767,7 +879,6 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
         }
         rv_alloc_trace(o, "color", "round %u: %u nodes, %zu edges, %u spilled", r, c.nn, c.hlen, nspill);
         if (!nspill || last) break;
-        graph_reset(&c);
     }
     ravel_func *g = NULL;
     if (too_big) {
@@ -777,10 +888,11 @@ ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **e
         rv_assign_in ai = {f, &c.cfg, &c.lv, c.home, c.group, hint};
         g = rv_assign_emit(&ai, err);
     }
-    graph_reset(&c);
+    graph_free(&c);
     rv_vec_free(c.ncls);
     rv_vec_free(c.moves);
     rv_free(hint);
+    rv_free(c.imask);
     rv_free(c.ridx);
     rv_free(c.spilled);
     rv_free(c.group);
