@@ -45,8 +45,8 @@
  * in 64-byte chunks of 14 from one pool): about 32 bytes per edge on large
  * graphs; edges are at most the live values at each def, summed over defs.
  * Per node: about 70 bytes. Time per round: linear in the edges. A round
- * reuses the storage of the last one, so that a whole allocation costs a
- * few dozen heap allocations (they are expensive under AddressSanitizer,
+ * reuses the storage of the last one, so that a whole allocation costs
+ * about a hundred heap allocations (expensive under AddressSanitizer,
  * where the fuzz targets run). */
 #include "alloc.h"
 
