@@ -19,6 +19,15 @@ static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
+    struct stat st;
+    if (fp != stdin && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) { /* a file's size is known: refuse or size first */
+        if ((uint64_t)st.st_size > RV_MAX_INPUT_BYTES) {
+            snprintf(why, whylen, "ravel: %s: input larger than %u MiB, refused", path, RV_MAX_INPUT_BYTES >> 20);
+            fclose(fp);
+            return NULL;
+        }
+        if ((size_t)st.st_size + 1 > cap) cap = (size_t)st.st_size + 1; /* one more, to see the end without growing */
+    }
     char *buf = rv_xmalloc(cap + 1);
     for (;;) {
         if (n == cap) {
