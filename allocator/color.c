@@ -41,9 +41,9 @@
  *
  * Memory: the edge set is a triangular bit matrix up to 8192 nodes (at
  * most 4 MB), beyond that a hash table holding each interference once (8
- * bytes, load <= 1/2); plus two adjacency entries per edge (4 bytes each,
- * in 64-byte chunks of 14 from one pool): about 32 bytes per edge on large
- * graphs; edges are at most the live values at each def, summed over defs.
+ * bytes, load <= 1/2); the build's list of edges (8 bytes each) and two
+ * adjacency entries per edge (4 bytes each): about 40 bytes per edge on
+ * large graphs; edges are at most the live values at each def, summed over defs.
  * Per node: about 70 bytes. Time per round: linear in the edges. A round
  * reuses the storage of the last one, so that a whole allocation costs
  * about a hundred heap allocations (expensive under AddressSanitizer,
@@ -61,9 +61,13 @@
 typedef struct cg_move { uint32_t a, b; double w; } cg_move;
 typedef RV_VEC(uint32_t) u32vec;
 
-/* Adjacency lists live in one pool of fixed-size chunks (a node's list is
- * a chain of chunks), so that a round costs a handful of allocations
- * whatever the number of nodes; the pool is reused by the next round. */
+/* Adjacency lists: the build records each new edge in one list of pairs;
+ * once it is done they become one array per round, each node's neighbours
+ * contiguous and in the order their edges were made (a counting sort on the
+ * degrees). The edges coalescing adds later go to per-node chains of
+ * fixed-size chunks from one pool, iterated after the array. A round thus
+ * costs a handful of allocations whatever the number of nodes, and the next
+ * round reuses the storage. */
 #define CG_CHUNK 14
 typedef struct cg_chunk { uint32_t next, n, e[CG_CHUNK]; } cg_chunk;
 
@@ -86,8 +90,12 @@ typedef struct cg {
     uint64_t *htab;      /* edge table: key (lo << 32 | hi) + 1, 0 = empty */
     size_t hcap, hlen;   /* hlen: edges (either representation) */
     uint64_t *bm;        /* instead of htab for small graphs: the triangular bit matrix */
-    RV_VEC(cg_chunk) chunks;
-    uint32_t *head, *tail; /* per node: first and last chunk of its list, RAVEL_NONE if empty */
+    RV_VEC(uint64_t) pairs;  /* the build's edges, a << 32 | b, in the order made */
+    bool csr;                /* the build is over: its edges are in cadj */
+    RV_VEC(uint32_t) cadj;   /* the build's adjacency: node n's neighbours are cadj[cbeg[n] .. cend[n]) */
+    uint32_t *cbeg, *cend;
+    RV_VEC(cg_chunk) chunks; /* edges added after the build (coalescing) */
+    uint32_t *head, *tail;   /* per node: first and last chunk of those, RAVEL_NONE if none */
     uint32_t *degree;
     uint64_t *forbid;
     uint32_t *nforb;     /* per node: colours forbidden (bits set in its mask) */
@@ -205,11 +213,52 @@ static void adj_push(cg *c, uint32_t n, uint32_t x)
     ch->e[ch->n++] = x;
 }
 
-/* Iterates the neighbours t of node n (the pool may grow in the body: the
- * chunk is looked up afresh for each entry). */
-#define CG_FOR_ADJ(C, N, T)                                                                        \
-    for (uint32_t ch_ = (C)->head[N]; ch_ != RAVEL_NONE; ch_ = (C)->chunks.data[ch_].next)           \
-        for (uint32_t k_ = 0, T; k_ < (C)->chunks.data[ch_].n && ((T = (C)->chunks.data[ch_].e[k_]), 1); k_++)
+/* Iteration over the neighbours of a node: the build's, then the chunks'
+ * (the pool may grow while a list is walked: a chunk is looked up afresh
+ * for each entry). Requires the build to be over (c->csr). */
+typedef struct cg_it { uint32_t k, end, ch, ck; } cg_it;
+
+static inline cg_it adj_begin(const cg *c, uint32_t n) { return (cg_it){c->cbeg[n], c->cend[n], c->head[n], 0}; }
+
+static inline __attribute__((always_inline)) bool adj_next(const cg *c, cg_it *it, uint32_t *t)
+{
+    if (it->k < it->end) {
+        *t = c->cadj.data[it->k++];
+        return true;
+    }
+    while (it->ch != RAVEL_NONE) {
+        const cg_chunk *x = &c->chunks.data[it->ch];
+        if (it->ck < x->n) {
+            *t = x->e[it->ck++];
+            return true;
+        }
+        it->ch = x->next;
+        it->ck = 0;
+    }
+    return false;
+}
+
+#define CG_FOR_ADJ(C, N, T) for (uint32_t T, it_ok_ = 1; it_ok_; it_ok_ = 0) for (cg_it it_ = adj_begin(C, N); adj_next(C, &it_, &T);)
+
+/* The build's edges as one array (see cg_chunk). */
+static void make_csr(cg *c, uint32_t nn)
+{
+    uint32_t k = 0;
+    for (uint32_t n = 0; n < nn; n++) {
+        c->cbeg[n] = c->cend[n] = k;
+        k += c->degree[n];
+    }
+    c->cbeg[nn] = k;
+    c->cadj.len = 0;
+    rv_vec_reserve(c->cadj, k + 1);
+    c->cadj.len = k;
+    for (uint32_t e = 0; e < c->pairs.len; e++) {
+        uint32_t a = (uint32_t)(c->pairs.data[e] >> 32), b = (uint32_t)c->pairs.data[e];
+        c->cadj.data[c->cend[a]++] = b;
+        c->cadj.data[c->cend[b]++] = a;
+    }
+    c->csr = true;
+}
 
 /* Adds the interference a -- b (same class, distinct); true if new. */
 static bool add_edge(cg *c, uint32_t a, uint32_t b)
@@ -224,8 +273,12 @@ static bool add_edge(cg *c, uint32_t a, uint32_t b)
         if (2 * (c->hlen + 1) > c->hcap) edge_grow(c);
         if (!edge_insert(c, ekey(a, b))) return false;
     }
-    adj_push(c, a, b);
-    adj_push(c, b, a);
+    if (c->csr) {
+        adj_push(c, a, b);
+        adj_push(c, b, a);
+    } else {
+        rv_vec_push(c->pairs, (uint64_t)a << 32 | b);
+    }
     c->degree[a]++;
     c->degree[b]++;
     return true;
@@ -489,6 +542,10 @@ static void build_block(cg *c, uint32_t b)
 /* Frees the graph's storage (at the end; rounds reuse it). */
 static void graph_free(cg *c)
 {
+    rv_vec_free(c->pairs);
+    rv_vec_free(c->cadj);
+    rv_free(c->cbeg);
+    rv_free(c->cend);
     rv_vec_free(c->chunks);
     rv_free(c->head);
     rv_free(c->tail);
@@ -518,6 +575,8 @@ static void graph_room(cg *c, uint32_t nn)
 {
     if (nn <= c->ncap) return;
     uint32_t cap = c->ncap * 2 > nn ? c->ncap * 2 : nn;
+    c->cbeg = rv_xrealloc(c->cbeg, sizeof(uint32_t) * (cap + 1));
+    c->cend = rv_xrealloc(c->cend, sizeof(uint32_t) * cap);
     c->head = rv_xrealloc(c->head, sizeof(uint32_t) * cap);
     c->tail = rv_xrealloc(c->tail, sizeof(uint32_t) * cap);
     c->degree = rv_xrealloc(c->degree, sizeof(uint32_t) * cap);
@@ -542,6 +601,8 @@ static bool build(cg *c)
     uint32_t nn = c->nn + 1;
     graph_room(c, nn);
     c->chunks.len = 0;
+    c->pairs.len = 0;
+    c->csr = false;
     c->moves.len = 0;
     memset(c->head, 0xff, sizeof(uint32_t) * nn);
     memset(c->tail, 0xff, sizeof(uint32_t) * nn);
@@ -578,6 +639,7 @@ static bool build(cg *c)
         build_block(c, b);
         if (c->hlen > CG_MAX_EDGES) return false;
     }
+    make_csr(c, nn);
     return true;
 }
 
@@ -613,6 +675,7 @@ static void combine(cg *c, uint32_t a, uint32_t b)
         c->degree[t]--;    /* and loses b */
     }
     c->head[b] = c->tail[b] = RAVEL_NONE;
+    c->cend[b] = c->cbeg[b];
     for (uint32_t w = 0; w < c->fw; w++) fmask(c, a)[w] |= fmask(c, b)[w];
     c->nforb[a] = popcount_mask(c, fmask(c, a));
     c->occ[a] += c->occ[b];
