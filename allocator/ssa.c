@@ -51,10 +51,12 @@ typedef struct sa {
     rv_cfg cfg;
     rv_liveness lv;
     rv_intervals iv;
-    uint32_t nv, nregs;
+    uint32_t nv, nregs, ncls;
+    /* the per-vreg, per-register and per-class arrays below share one block (mem) */
+    void *mem;
     uint32_t *parent;     /* virtual registers: union-find over vregs */
-    rangevec *vr_ranges;  /* per root: the members' ranges, merged */
     bool *spilled;        /* per root */
+    uint8_t *cls;         /* per vreg: its class */
     uint32_t *vr_color;   /* per root: register of the first coloured member, or RAVEL_NONE */
     uint32_t *home;       /* per vreg: register or RAVEL_NONE (slot) */
     uint32_t *group;      /* per vreg: its root */
@@ -64,9 +66,13 @@ typedef struct sa {
     uint32_t *ridx;       /* register -> index in its class's allocatable list, or RAVEL_NONE */
     /* the live set of the spilling walk (sparse) */
     uint32_t *dense, *pos, nlive;
+    /* per instruction of the spilling walk, per class */
+    uint32_t *across;     /* live-across values in registers (see pressure) */
+    uint64_t *clobmask;   /* registers the instruction clobbers (class-local bits, as avoid) */
+    uint64_t *fixmask;    /* registers its fixed operands name */
 } sa;
 
-static uint32_t vcls(const sa *s, uint32_t v) { return s->f->vregs.data[v].cls; }
+static uint32_t vcls(const sa *s, uint32_t v) { return s->cls[v]; }
 
 static uint32_t find(sa *s, uint32_t v)
 {
@@ -77,13 +83,23 @@ static uint32_t find(sa *s, uint32_t v)
     return v;
 }
 
-/* ---- virtual registers ---- */
+/* ---- virtual registers ----
+ * The members' merged ranges of each root are a run [off, off + len) of
+ * one pool; a merge appends the new run (the old ones become garbage, and
+ * the pool is compacted when the garbage outgrows the live runs). */
 
-static bool ranges_overlap(const rangevec *a, const rangevec *b)
+typedef struct vr_run { uint32_t off, len; } vr_run;
+typedef struct vr_pool {
+    rangevec r;
+    vr_run *run;      /* per root */
+    uint32_t live;    /* ranges in the roots' runs */
+} vr_pool;
+
+static bool ranges_overlap(const rv_range *a, uint32_t na, const rv_range *b, uint32_t nb)
 {
     uint32_t i = 0, j = 0;
-    while (i < a->len && j < b->len) {
-        const rv_range *x = &a->data[i], *y = &b->data[j];
+    while (i < na && j < nb) {
+        const rv_range *x = &a[i], *y = &b[j];
         if (x->from < y->to && y->from < x->to) return true;
         if (x->to <= y->to) i++;
         else j++;
@@ -91,49 +107,70 @@ static bool ranges_overlap(const rangevec *a, const rangevec *b)
     return false;
 }
 
-static void ranges_merge(rangevec *dst, const rangevec *a, const rangevec *b)
+/* Appends the merge of a and b (runs of the pool, which has room for
+ * both) to the pool; returns its length. */
+static uint32_t ranges_merge(rangevec *dst, const rv_range *a, uint32_t na, const rv_range *b, uint32_t nb)
 {
-    uint32_t i = 0, j = 0;
-    dst->len = 0;
-    rv_vec_reserve(*dst, a->len + b->len + 1);
-    while (i < a->len || j < b->len) {
-        rv_range r = (j >= b->len || (i < a->len && a->data[i].from < b->data[j].from)) ? a->data[i++] : b->data[j++];
-        if (dst->len && dst->data[dst->len - 1].to >= r.from) {
+    uint32_t i = 0, j = 0, start = dst->len;
+    while (i < na || j < nb) {
+        rv_range r = (j >= nb || (i < na && a[i].from < b[j].from)) ? a[i++] : b[j++];
+        if (dst->len > start && dst->data[dst->len - 1].to >= r.from) {
             if (r.to > dst->data[dst->len - 1].to) dst->data[dst->len - 1].to = r.to;
         } else {
             dst->data[dst->len++] = r;
         }
     }
+    return dst->len - start;
 }
 
-static void try_union(sa *s, uint32_t p, uint32_t a)
+/* Keeps only the roots' runs. */
+static void pool_compact(sa *s, vr_pool *P)
+{
+    rangevec n = {0};
+    rv_vec_reserve(n, 2 * (size_t)P->live + 1);
+    for (uint32_t v = 0; v < s->nv; v++) {
+        if (s->parent[v] != v) continue;
+        vr_run *x = &P->run[v];
+        if (x->len) memcpy(n.data + n.len, P->r.data + x->off, sizeof(rv_range) * x->len);
+        x->off = n.len;
+        n.len += x->len;
+    }
+    rv_vec_free(P->r);
+    P->r = n;
+}
+
+static void try_union(sa *s, vr_pool *P, uint32_t p, uint32_t a)
 {
     uint32_t x = find(s, p), y = find(s, a);
     if (x == y || vcls(s, p) != vcls(s, a) || s->f->vregs.data[p].ref != s->f->vregs.data[a].ref) return;
-    if (ranges_overlap(&s->vr_ranges[x], &s->vr_ranges[y])) return; /* interfere: keep the copy */
-    rangevec m = {0};
-    ranges_merge(&m, &s->vr_ranges[x], &s->vr_ranges[y]);
-    rv_vec_free(s->vr_ranges[x]);
-    rv_vec_free(s->vr_ranges[y]);
+    vr_run rx = P->run[x], ry = P->run[y];
+    if (ranges_overlap(P->r.data + rx.off, rx.len, P->r.data + ry.off, ry.len)) return; /* interfere: keep the copy */
+    if (P->r.len - P->live > P->live + 64) { /* mostly garbage */
+        pool_compact(s, P);
+        rx = P->run[x], ry = P->run[y];
+    }
+    rv_vec_reserve(P->r, (size_t)rx.len + ry.len + 1); /* (may move the pool: offsets stay) */
+    uint32_t off = P->r.len, n = ranges_merge(&P->r, P->r.data + rx.off, rx.len, P->r.data + ry.off, ry.len);
+    P->live = P->live - rx.len - ry.len + n;
     if (y < x) {
         uint32_t t = x;
         x = y;
         y = t;
     }
     s->parent[y] = x;
-    s->vr_ranges[x] = m;
+    P->run[x] = (vr_run){off, n};
 }
 
 static void build_vregs(sa *s)
 {
     const ravel_func *f = s->f;
+    vr_pool P = {{0}, rv_xmalloc(sizeof(vr_run) * (s->nv + 1)), s->iv.nranges_total};
+    rv_vec_reserve(P.r, 2 * (size_t)s->iv.nranges_total + 1);
+    if (s->iv.nranges_total) memcpy(P.r.data, s->iv.ranges, sizeof(rv_range) * s->iv.nranges_total);
+    P.r.len = s->iv.nranges_total;
     for (uint32_t v = 0; v < s->nv; v++) {
         s->parent[v] = v;
-        const rv_range *r = rv_iv_ranges(&s->iv, v);
-        uint32_t n = s->iv.iv[v].nranges;
-        rv_vec_reserve(s->vr_ranges[v], n + 1);
-        if (n) memcpy(s->vr_ranges[v].data, r, sizeof(rv_range) * n);
-        s->vr_ranges[v].len = n;
+        P.run[v] = (vr_run){s->iv.iv[v].first_range, s->iv.iv[v].nranges};
     }
     for (uint32_t k = 0; k < s->cfg.nrpo; k++) { /* blocks in RPO: loop-carried values first meet their entry value */
         uint32_t b = s->cfg.rpo[k];
@@ -142,10 +179,11 @@ static void build_vregs(sa *s)
         for (uint32_t e = 0; e < rv_inst_nsuccs(t); e++) {
             const rv_succ *sc = &rv_inst_succs(f, t)[e];
             const rv_block *sb = &f->blocks.data[sc->block];
-            for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) try_union(s, rv_block_params(f, sb)[p], rv_succ_args(f, sc)[p]);
+            for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) try_union(s, &P, rv_block_params(f, sb)[p], rv_succ_args(f, sc)[p]);
         }
     }
-    for (uint32_t v = 0; v < s->nv; v++) rv_vec_free(s->vr_ranges[v]);
+    rv_vec_free(P.r);
+    rv_free(P.run);
 }
 
 /* ---- spilling ---- */
@@ -197,19 +235,37 @@ static bool defined_at(const rv_inst *in, const rv_operand *ops, uint32_t v)
     return false;
 }
 
-/* Registers class cls needs at instruction i (the live set holds what is
- * live after i): the live-across values, plus the operands' needs or the
- * registers the instruction clobbers (no value survives in those),
- * whichever is more. */
-static uint32_t pressure(sa *s, uint32_t i, uint32_t cls)
+/* The live-across values of each class at instruction i (the live set
+ * holds what is live after i): in registers, not defined by i. */
+static void count_across(sa *s, const rv_inst *in, const rv_operand *ops)
 {
-    const rv_inst *in = rv_inst_at(s->f, i);
-    const rv_operand *ops = rv_ops_of(s->f, in);
-    uint32_t across = 0, uses = 0, early = 0, defs = 0;
+    memset(s->across, 0, sizeof(uint32_t) * s->ncls);
+    for (uint32_t k = 0; k < s->nlive; k++) {
+        uint32_t w = s->dense[k];
+        if (!vspilled(s, w) && !defined_at(in, ops, w)) s->across[vcls(s, w)]++;
+    }
+}
+
+/* The same for class cls alone. */
+static uint32_t count_across_cls(sa *s, const rv_inst *in, const rv_operand *ops, uint32_t cls)
+{
+    uint32_t across = 0;
     for (uint32_t k = 0; k < s->nlive; k++) {
         uint32_t w = s->dense[k];
         if (vcls(s, w) == cls && !vspilled(s, w) && !defined_at(in, ops, w)) across++;
     }
+    return across;
+}
+
+/* Registers class cls needs at instruction i, with `across` live-across
+ * values of the class: those, plus the operands' needs or the registers
+ * the instruction clobbers (no value survives in those), whichever is
+ * more. */
+static uint32_t pressure(sa *s, uint32_t i, uint32_t cls, uint32_t across)
+{
+    const rv_inst *in = rv_inst_at(s->f, i);
+    const rv_operand *ops = rv_ops_of(s->f, in);
+    uint32_t uses = 0, early = 0, defs = 0;
     for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
         const rv_operand *o = &ops[u];
         if (vcls(s, o->vreg) != cls || (in_live(s, o->vreg) && !vspilled(s, o->vreg))) continue;
@@ -233,13 +289,14 @@ static uint32_t pressure(sa *s, uint32_t i, uint32_t cls)
 }
 
 /* Spills, at instruction i, the live-across values of class cls with the
- * farthest next use until the class fits. */
+ * farthest next use until the class fits (s->across[cls] is up to date,
+ * and stays so: only values of cls are spilled). */
 static void relieve(sa *s, uint32_t i, uint32_t cls)
 {
     const rv_inst *in = rv_inst_at(s->f, i);
     const rv_operand *ops = rv_ops_of(s->f, in);
     uint32_t K = s->m->classes.data[cls].alloc.len;
-    while (pressure(s, i, cls) > K) {
+    while (pressure(s, i, cls, s->across[cls]) > K) {
         uint32_t best = RAVEL_NONE, bd = 0;
         for (uint32_t k = 0; k < s->nlive; k++) {
             uint32_t w = s->dense[k];
@@ -252,14 +309,18 @@ static void relieve(sa *s, uint32_t i, uint32_t cls)
         }
         if (best == RAVEL_NONE) return; /* only operands left: assign.c copes or reports */
         s->spilled[find(s, best)] = true;
+        s->across[cls] = count_across_cls(s, in, ops, cls);
         rv_alloc_trace(s->opts, "ssa", "spill v%u (virtual register of v%u) at inst %u", s->f->vregs.data[best].num,
                        s->f->vregs.data[find(s, best)].num, i);
     }
 }
 
-static void avoid_reg(sa *s, uint32_t v, uint32_t r)
+/* The class-local bit of register r for class cls, or 0 (see avoid). */
+static uint64_t reg_bit(const sa *s, uint32_t r, uint32_t *cls)
 {
-    if (r < s->nregs && s->ridx[r] < 64 && s->m->regs.data[r].cls == vcls(s, v)) s->avoid[v] |= (uint64_t)1 << s->ridx[r];
+    if (r >= s->nregs || s->ridx[r] >= 64 || s->m->regs.data[r].cls >= s->m->classes.len) return 0;
+    *cls = s->m->regs.data[r].cls;
+    return (uint64_t)1 << s->ridx[r];
 }
 
 /* Registers instruction i clobbers or fixes for another value are to be
@@ -269,16 +330,44 @@ static void note_avoid(sa *s, uint32_t i)
     const rv_inst *in = rv_inst_at(s->f, i);
     const rv_operand *ops = rv_ops_of(s->f, in);
     const uint32_t *clob;
-    uint32_t nclob = rv_inst_clobbers(s->f, in, &clob);
+    uint32_t nclob = rv_inst_clobbers(s->f, in, &clob), nops = (uint32_t)in->ndefs + in->nuses;
     bool fixed = false;
-    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) fixed |= ops[k].kind == RAVEL_C_FIXED;
+    for (uint32_t k = 0; k < nops; k++) fixed |= ops[k].kind == RAVEL_C_FIXED;
     if (!nclob && !fixed) return;
+    memset(s->clobmask, 0, sizeof(uint64_t) * s->ncls);
+    memset(s->fixmask, 0, sizeof(uint64_t) * s->ncls);
+    for (uint32_t q = 0; q < nclob; q++) {
+        uint32_t c = 0;
+        uint64_t bit = reg_bit(s, clob[q], &c);
+        s->clobmask[c] |= bit;
+    }
+    for (uint32_t o = 0; fixed && o < nops; o++)
+        if (ops[o].kind == RAVEL_C_FIXED) {
+            uint32_t c = 0;
+            uint64_t bit = reg_bit(s, ops[o].arg, &c);
+            s->fixmask[c] |= bit;
+        }
     for (uint32_t k = 0; k < s->nlive; k++) {
-        uint32_t w = s->dense[k];
-        if (defined_at(in, ops, w)) continue;
-        for (uint32_t q = 0; q < nclob; q++) avoid_reg(s, w, clob[q]);
-        for (uint32_t o = 0; fixed && o < (uint32_t)in->ndefs + in->nuses; o++)
-            if (ops[o].kind == RAVEL_C_FIXED && ops[o].vreg != w) avoid_reg(s, w, ops[o].arg);
+        uint32_t w = s->dense[k], c = vcls(s, w);
+        bool own_fixed = false; /* w's own fixed operands are not to be avoided by w */
+        bool def = false;
+        for (uint32_t o = 0; o < nops; o++) {
+            def |= o < in->ndefs && ops[o].vreg == w;
+            own_fixed |= ops[o].kind == RAVEL_C_FIXED && ops[o].vreg == w;
+        }
+        if (def) continue;
+        uint64_t m = s->clobmask[c];
+        if (!own_fixed) {
+            m |= s->fixmask[c];
+        } else {
+            for (uint32_t o = 0; o < nops; o++)
+                if (ops[o].kind == RAVEL_C_FIXED && ops[o].vreg != w) {
+                    uint32_t rc = UINT32_MAX;
+                    uint64_t bit = reg_bit(s, ops[o].arg, &rc);
+                    if (rc == c) m |= bit;
+                }
+        }
+        s->avoid[w] |= m;
     }
 }
 
@@ -309,6 +398,7 @@ static void spill_block(sa *s, uint32_t b)
             for (uint32_t k = 0; k < sc->nargs; k++) live_add(s, rv_succ_args(f, sc)[k]);
         }
         if (in->flags & RV_IF_SAFEPOINT) spill_refs_across(s, in, ops);
+        count_across(s, in, ops);
         for (uint32_t c = 0; c < s->m->classes.len; c++) relieve(s, i, c);
         note_avoid(s, i);
         for (uint32_t d = 0; d < in->ndefs; d++) live_del(s, ops[d].vreg);
@@ -442,15 +532,15 @@ static void colour_block(sa *s, uint32_t b)
 static void colour_all(sa *s)
 {
     uint32_t n = s->cfg.nblocks;
-    uint32_t *kids = rv_xmalloc(sizeof(uint32_t) * (n + 1)), *start = rv_xcalloc(n + 2, sizeof(uint32_t));
+    uint32_t *kids = rv_xmalloc(sizeof(uint32_t) * (4 * (size_t)n + 5)), *start = kids + n + 1;
+    uint32_t *fill = start + n + 2, *stack = fill + n + 1, sp = 0;
+    memset(start, 0, sizeof(uint32_t) * (n + 2));
     for (uint32_t b = 0; b < n; b++)
         if (s->cfg.idom[b] != RAVEL_NONE && b != 0) start[s->cfg.idom[b] + 1]++;
     for (uint32_t b = 0; b < n; b++) start[b + 1] += start[b];
-    uint32_t *fill = rv_xmalloc(sizeof(uint32_t) * (n + 1));
     memcpy(fill, start, sizeof(uint32_t) * (n + 1));
     for (uint32_t b = 0; b < n; b++)
         if (s->cfg.idom[b] != RAVEL_NONE && b != 0) kids[fill[s->cfg.idom[b]]++] = b;
-    uint32_t *stack = rv_xmalloc(sizeof(uint32_t) * (n + 1)), sp = 0;
     if (n) stack[sp++] = 0;
     while (sp) {
         uint32_t b = stack[--sp];
@@ -459,10 +549,7 @@ static void colour_all(sa *s)
     }
     for (uint32_t b = 0; b < n; b++)
         if (s->cfg.rpo_index[b] == RAVEL_NONE) colour_block(s, b);
-    rv_free(kids);
-    rv_free(start);
-    rv_free(fill);
-    rv_free(stack);
+    rv_free(kids); /* (and start, fill, stack) */
 }
 
 ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err)
@@ -483,21 +570,23 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     }
     rv_liveness_build(&s.lv, f, &s.cfg);
     rv_intervals_build(&s.iv, f, &s.cfg, &s.lv);
-    uint32_t nv = s.nv + 1;
-    s.parent = rv_xmalloc(sizeof(uint32_t) * nv);
-    s.vr_ranges = rv_xcalloc(nv, sizeof(rangevec));
-    s.spilled = rv_xcalloc(nv, sizeof(bool));
-    s.vr_color = rv_xmalloc(sizeof(uint32_t) * nv);
+    uint32_t nv = s.nv + 1, nr = s.nregs + 1, nc = s.ncls = s.m->classes.len + 1;
+    /* one block: 64-bit arrays first, then 32-bit, then bytes */
+    size_t n64 = (size_t)nv + 2 * (size_t)nc, n32 = 6 * (size_t)nv + 2 * (size_t)nr + nc;
+    uint64_t *p64 = s.mem = rv_xmalloc(sizeof(uint64_t) * n64 + sizeof(uint32_t) * n32 + 2 * (size_t)nv);
+    s.avoid = p64, s.clobmask = p64 + nv, s.fixmask = p64 + nv + nc;
+    uint32_t *p32 = (uint32_t *)(p64 + n64);
+    s.parent = p32, s.vr_color = p32 + nv, s.home = p32 + 2 * (size_t)nv, s.group = p32 + 3 * (size_t)nv;
+    s.dense = p32 + 4 * (size_t)nv, s.pos = p32 + 5 * (size_t)nv, s.occ = p32 + 6 * (size_t)nv;
+    s.ridx = s.occ + nr, s.across = s.ridx + nr;
+    s.spilled = (bool *)(p32 + n32), s.cls = (uint8_t *)(s.spilled + nv);
+    memset(s.avoid, 0, sizeof(uint64_t) * nv);
     memset(s.vr_color, 0xff, sizeof(uint32_t) * nv);
-    s.home = rv_xmalloc(sizeof(uint32_t) * nv);
     memset(s.home, 0xff, sizeof(uint32_t) * nv);
-    s.group = rv_xmalloc(sizeof(uint32_t) * nv);
-    s.occ = rv_xmalloc(sizeof(uint32_t) * (s.nregs + 1));
-    s.dense = rv_xmalloc(sizeof(uint32_t) * nv);
-    s.pos = rv_xcalloc(nv, sizeof(uint32_t));
-    s.avoid = rv_xcalloc(nv, sizeof(uint64_t));
-    s.ridx = rv_xmalloc(sizeof(uint32_t) * (s.nregs + 1));
-    memset(s.ridx, 0xff, sizeof(uint32_t) * (s.nregs + 1));
+    memset(s.pos, 0, sizeof(uint32_t) * nv);
+    memset(s.ridx, 0xff, sizeof(uint32_t) * nr);
+    memset(s.spilled, 0, nv);
+    for (uint32_t v = 0; v < s.nv; v++) s.cls[v] = f->vregs.data[v].cls;
     for (uint32_t k = 0; k < s.m->classes.len; k++)
         for (uint32_t x = 0; x < s.m->classes.data[k].alloc.len; x++) s.ridx[s.m->classes.data[k].alloc.data[x]] = x;
     build_vregs(&s);
@@ -506,17 +595,7 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     for (uint32_t v = 0; v < s.nv; v++) s.group[v] = find(&s, v);
     rv_assign_in ai = {f, &s.cfg, &s.lv, s.home, s.group, NULL};
     ravel_func *g = rv_assign_emit(&ai, err);
-    rv_free(s.parent);
-    rv_free(s.vr_ranges);
-    rv_free(s.spilled);
-    rv_free(s.vr_color);
-    rv_free(s.home);
-    rv_free(s.group);
-    rv_free(s.occ);
-    rv_free(s.dense);
-    rv_free(s.pos);
-    rv_free(s.avoid);
-    rv_free(s.ridx);
+    rv_free(s.mem);
     rv_intervals_free(&s.iv);
     rv_liveness_free(&s.lv);
     rv_cfg_free(&s.cfg);
