@@ -118,6 +118,9 @@ typedef struct rs {
     RV_VEC(uint32_t) islots;  /* slots read or written by this instruction or its moves */
     RV_VEC(rv_move) moves;
     RV_VEC(uint32_t) mvals;   /* value of each move (parallel with moves) */
+    RV_VEC(rv_move) real;     /* emit_moves: the moves not in place */
+    RV_VEC(ravel_loc) esrc;   /* rs_edge: where each value the successor needs is */
+    void *mem;                /* the block holding the fixed-size arrays (rs_init) */
     RV_VEC(uint32_t) smap;
     uint64_t *scratch_bs;
     RV_VEC(uint32_t) sites;        /* per spill-before-branch site: its slot */
@@ -416,10 +419,11 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
                            rv_loc_str(a->m, a->moves.data[k].src, b2), a->f->vregs.data[a->mvals.data[k]].num, anchor);
         }
     /* moves in place only keep their ends out of the scratch registers */
-    RV_VEC(rv_move) real = {0};
+    a->real.len = 0;
+    rv_vec_reserve(a->real, a->moves.len);
     for (uint32_t k = 0; k < a->moves.len; k++)
-        if (a->moves.data[k].dst != a->moves.data[k].src) rv_vec_push(real, a->moves.data[k]);
-    if (!rv_pmove_simple(&a->pm, real.data, real.len)) {
+        if (a->moves.data[k].dst != a->moves.data[k].src) a->real.data[a->real.len++] = a->moves.data[k];
+    if (!rv_pmove_simple(&a->pm, a->real.data, a->real.len)) {
         memset(a->scratch_bs, 0, rv_bs_words(a->nregs) * sizeof(uint64_t));
         for (uint32_t r = 0; r < a->nregs; r++) {
             if (a->m->regs.data[r].reserved || (a->rf[r] & RS_TOUCHED)) continue;
@@ -428,12 +432,9 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
             for (uint32_t k = 0; k < a->moves.len && !end; k++) end = a->moves.data[k].dst == r || a->moves.data[k].src == r;
             if (!end) rv_bs_set(a->scratch_bs, r);
         }
-        if (rv_pmove_resolve(&a->pm, a->m, real.data, real.len, a->scratch_bs, scratch_slot_cb, a) != RAVEL_OK) {
-            rv_vec_free(real);
+        if (rv_pmove_resolve(&a->pm, a->m, a->real.data, a->real.len, a->scratch_bs, scratch_slot_cb, a) != RAVEL_OK)
             return rs_fail(a, i, "internal error: conflicting moves");
-        }
     }
-    rv_vec_free(real);
     rv_out_edits(&a->out, anchor, &a->pm);
     /* the state after the moves: every dst gets its value (read at once) */
     for (uint32_t k = 0; k < a->pm.out.len; k++) { /* temporaries used by the resolver hold nothing known */
@@ -517,17 +518,17 @@ static bool rs_edge(rs *a, uint32_t ti, uint32_t k)
     /* where each needed value is now */
     uint32_t nin = 0;
     for (uint32_t w = 0; w < a->lv.nwords; w++) nin += (uint32_t)__builtin_popcountll(a->lv.in[(size_t)s * a->lv.nwords + w]);
-    ravel_loc *src = rv_xmalloc(sizeof(ravel_loc) * (nin + sb->nparams + 1));
+    a->esrc.len = 0;
+    rv_vec_reserve(a->esrc, (size_t)nin + sb->nparams + 1);
+    ravel_loc *src = a->esrc.data; /* (nothing else grows esrc while src is in use) */
     uint32_t n = 0;
     for (uint32_t w = 0; w < a->lv.nwords; w++)
         for (uint64_t bits = a->lv.in[(size_t)s * a->lv.nwords + w]; bits; bits &= bits - 1)
             src[n++] = cur_loc(a, w * 64 + (uint32_t)__builtin_ctzll(bits));
     for (uint32_t p = 0; p < sb->nparams; p++) src[nin + p] = a->vs[rv_block_params(f, sb)[p]].used ? cur_loc(a, rv_succ_args(f, sc)[p]) : RAVEL_LOC_NONE;
     for (uint32_t x = 0; x < nin + sb->nparams; x++)
-        if (src[x] == RAVEL_LOC_NONE && (x < nin || a->vs[rv_block_params(f, sb)[x - nin]].used)) {
-            rv_free(src);
+        if (src[x] == RAVEL_LOC_NONE && (x < nin || a->vs[rv_block_params(f, sb)[x - nin]].used))
             return rs_fail(a, ti, "internal error: a value live on an edge has no location");
-        }
     if (a->entry_start[s] == RAVEL_NONE) decide_entry(a, s, src, src + nin, at_exit ? 2 : 4);
     /* the moves, in contract order: live-ins (in liveness order), then parameters */
     a->moves.len = a->mvals.len = a->islots.len = 0;
@@ -564,7 +565,6 @@ static bool rs_edge(rs *a, uint32_t ti, uint32_t k)
         }
         add_move(a, en->loc, from, val);
     }
-    rv_free(src);
     if (anchor == RAVEL_NONE) return rs_fail(a, ti, "duplicate edges");
     if (!emit_moves(a, anchor, RAVEL_NONE)) return false;
     return true;
@@ -1016,9 +1016,11 @@ static bool rs_block(rs *a, uint32_t b)
 static void find_cycles(rs *a)
 {
     uint32_t n = a->cfg.nblocks, idx = 0;
-    uint32_t *num = rv_xmalloc(sizeof(uint32_t) * (n + 1)), *low = rv_xmalloc(sizeof(uint32_t) * (n + 1));
-    uint32_t *stk = rv_xmalloc(sizeof(uint32_t) * (n + 1)), *cs = rv_xmalloc(sizeof(uint32_t) * (n + 1)), *ce = rv_xmalloc(sizeof(uint32_t) * (n + 1));
-    bool *on = rv_xcalloc(n + 1, 1);
+    size_t n1 = (size_t)n + 1;
+    uint32_t *num = rv_xmalloc(sizeof(uint32_t) * 5 * n1 + n1), *low = num + n1; /* one block for all six */
+    uint32_t *stk = low + n1, *cs = stk + n1, *ce = cs + n1;
+    bool *on = (bool *)(ce + n1);
+    memset(on, 0, n1);
     uint32_t sp = 0, csp = 0;
     for (uint32_t b = 0; b < n; b++) num[b] = RAVEL_NONE;
     for (uint32_t root = 0; root < n; root++) {
@@ -1048,7 +1050,7 @@ static void find_cycles(rs *a)
             sp = first;
         }
     }
-    rv_free(num), rv_free(low), rv_free(stk), rv_free(cs), rv_free(ce), rv_free(on);
+    rv_free(num); /* (and low, stk, cs, ce, on) */
 }
 
 typedef struct rs_live_ctx {
@@ -1140,54 +1142,62 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     a->rng = rv_hash64((o ? o->seed : 0) ^ 0x5a4e5ull);
     a->nregs = a->m->regs.len;
     a->nv = f->vregs.len;
-    a->vs = rv_xmalloc(sizeof(rs_vreg) * (a->nv + 1));
+    rv_cfg_build(&a->cfg, f);
+    /* the fixed-size arrays in one block: 64-bit, then the vregs, 32-bit, bytes */
+    size_t nr = (size_t)a->nregs + 1, nb = (size_t)a->cfg.nblocks + 1, nv = (size_t)a->nv + 1;
+    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 4 * nr + 2 * nb;
+    a->mem = rv_xmalloc(sizeof(uint64_t) * nw + sizeof(rs_vreg) * nv + sizeof(uint32_t) * n32 + nr + nb);
+    a->scratch_bs = a->mem;
+    memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
+    a->vs = (rs_vreg *)(a->scratch_bs + nw);
+    uint32_t *p32 = (uint32_t *)(a->vs + nv);
+    a->copy_of = p32, a->content = p32 + nv, a->phys = a->content + nr, a->tgt = a->phys + nr, a->touched = a->tgt + nr;
+    a->entry_start = a->touched + nr, a->entry_len = a->entry_start + nb;
+    a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr);
     for (uint32_t v = 0; v < a->nv; v++) {
         rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, false};
         a->vs[v] = x;
     }
-    a->copy_of = rv_xmalloc(sizeof(uint32_t) * (a->nv + 1));
-    memset(a->copy_of, 0xff, sizeof(uint32_t) * (a->nv + 1));
+    memset(a->copy_of, 0xff, sizeof(uint32_t) * nv);
     for (uint32_t i = 0; i < f->insts.len; i++) {
         const rv_inst *in = rv_inst_at(f, i);
         const rv_operand *ops = rv_ops_of(f, in);
         if (in->op == RAVEL_OP_COPY && in->ndefs == 1 && in->nuses == 1) a->copy_of[ops[0].vreg] = ops[1].vreg;
     }
-    uint32_t nr = a->nregs + 1;
-    a->content = rv_xmalloc(sizeof(uint32_t) * nr);
-    a->phys = rv_xmalloc(sizeof(uint32_t) * nr);
-    a->rf = rv_xcalloc(nr, 1);
-    a->tgt = rv_xmalloc(sizeof(uint32_t) * nr);
-    a->touched = rv_xmalloc(sizeof(uint32_t) * nr);
-    a->scratch_bs = rv_xcalloc(rv_bs_words(a->nregs) + 1, sizeof(uint64_t));
-    rv_cfg_build(&a->cfg, f);
+    memset(a->rf, 0, nr);
     rs_liveness(a);
-    uint32_t nb = a->cfg.nblocks + 1;
-    a->entry_start = rv_xmalloc(sizeof(uint32_t) * nb);
     memset(a->entry_start, 0xff, sizeof(uint32_t) * nb);
-    a->entry_len = rv_xcalloc(nb, sizeof(uint32_t));
-    a->cyclic = rv_xcalloc(nb, 1);
+    memset(a->entry_len, 0, sizeof(uint32_t) * nb);
+    memset(a->cyclic, 0, nb);
     find_cycles(a);
+    /* room for every contract (live-ins and parameters of each block) at once */
+    size_t nent = 0;
+    for (uint32_t b = 0; b < a->cfg.nblocks; b++) {
+        nent += f->blocks.data[b].nparams;
+        for (uint32_t w = 0; w < a->lv.nwords; w++) nent += (size_t)__builtin_popcountll(a->lv.in[(size_t)b * a->lv.nwords + w]);
+    }
+    rv_vec_reserve(a->entries, nent + 1);
+    rv_vec_reserve(a->msrc, nent + 1);
+    /* the state's growable arrays start big enough for most functions */
+    rv_vec_reserve(a->scont, 64);
+    rv_vec_reserve(a->sphys, 64);
+    rv_vec_reserve(a->sstamp, 64);
+    rv_vec_reserve(a->dirty, 64);
+    rv_vec_reserve(a->undo, 64);
+    rv_vec_reserve(a->moves, 32);
+    rv_vec_reserve(a->mvals, 32);
+    rv_vec_reserve(a->islots, 32);
     rv_out_init(&a->out, f);
     rv_pmove_init(&a->pm);
 }
 
 static void rs_free(rs *a)
 {
-    rv_free(a->vs);
-    rv_free(a->content);
-    rv_free(a->phys);
-    rv_free(a->copy_of);
+    rv_free(a->mem);
     rv_vec_free(a->sphys);
     rv_vec_free(a->sstamp);
     rv_vec_free(a->dirty);
     rv_vec_free(a->undo);
-    rv_free(a->rf);
-    rv_free(a->tgt);
-    rv_free(a->touched);
-    rv_free(a->scratch_bs);
-    rv_free(a->entry_start);
-    rv_free(a->entry_len);
-    rv_free(a->cyclic);
     rv_vec_free(a->site_reloads);
     rv_vec_free(a->scont);
     rv_vec_free(a->entries);
@@ -1195,6 +1205,8 @@ static void rs_free(rs *a)
     rv_vec_free(a->islots);
     rv_vec_free(a->moves);
     rv_vec_free(a->mvals);
+    rv_vec_free(a->real);
+    rv_vec_free(a->esrc);
     rv_vec_free(a->smap);
     rv_vec_free(a->sites);
     rv_liveness_free(&a->lv);
