@@ -64,10 +64,13 @@ typedef struct sa {
     uint64_t *avoid;      /* per vreg: registers (class-local index < 64) clobbered or needed by a fixed
                            * operand of another value while it is live: its register is saved around those */
     uint32_t *ridx;       /* register -> index in its class's allocatable list, or RAVEL_NONE */
-    /* the live set of the spilling walk (sparse) */
+    /* the live set of the spilling walk (sparse), and counts kept with it */
     uint32_t *dense, *pos, nlive;
+    uint32_t *root_live;  /* per root: its members in the live set */
+    uint32_t *opstamp, stamp; /* see mark_ops */
+    uint8_t *opfl;
+    uint32_t *inreg;      /* per class: values in the live set whose root is not spilled */
     /* per instruction of the spilling walk, per class */
-    uint32_t *across;     /* live-across values in registers (see pressure) */
     uint64_t *clobmask;   /* registers the instruction clobbers (class-local bits, as avoid) */
     uint64_t *fixmask;    /* registers its fixed operands name */
 } sa;
@@ -194,6 +197,9 @@ static void live_add(sa *s, uint32_t v)
     if (in_live(s, v)) return;
     s->pos[v] = s->nlive;
     s->dense[s->nlive++] = v;
+    uint32_t r = find(s, v);
+    s->root_live[r]++;
+    if (!s->spilled[r]) s->inreg[vcls(s, v)]++;
 }
 static void live_del(sa *s, uint32_t v)
 {
@@ -201,9 +207,26 @@ static void live_del(sa *s, uint32_t v)
     uint32_t last = s->dense[--s->nlive];
     s->dense[s->pos[v]] = last;
     s->pos[last] = s->pos[v];
+    uint32_t r = find(s, v);
+    s->root_live[r]--;
+    if (!s->spilled[r]) s->inreg[vcls(s, v)]--;
+}
+static void live_clear(sa *s)
+{
+    for (uint32_t k = 0; k < s->nlive; k++) s->root_live[find(s, s->dense[k])] = 0;
+    memset(s->inreg, 0, sizeof(uint32_t) * s->ncls);
+    s->nlive = 0;
 }
 
 static bool vspilled(sa *s, uint32_t v) { return s->spilled[find(s, v)]; }
+
+/* Spills the virtual register of root r (its live members leave inreg). */
+static void spill_root(sa *s, uint32_t r)
+{
+    if (s->spilled[r]) return;
+    s->spilled[r] = true;
+    s->inreg[vcls(s, r)] -= s->root_live[r];
+}
 
 /* Point of v's first use after point p, or UINT32_MAX (no later use in
  * layout order: live around a loop or out of the function's tail). */
@@ -221,47 +244,45 @@ static uint32_t next_use(const sa *s, uint32_t v, uint32_t p)
     return UINT32_MAX;
 }
 
-static bool used_at(const rv_inst *in, const rv_operand *ops, uint32_t v)
-{
-    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
-        if (ops[u].vreg == v) return true;
-    return false;
-}
+/* The operands of the instruction the spilling walk is at: opfl[v] holds
+ * v's OPF_* flags there while opstamp[v] == stamp. */
+enum { OPF_DEF = 1, OPF_USE = 2, OPF_FIXED = 4 };
 
-static bool defined_at(const rv_inst *in, const rv_operand *ops, uint32_t v)
+static void mark_ops(sa *s, const rv_inst *in, const rv_operand *ops)
 {
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].vreg == v) return true;
-    return false;
-}
-
-/* The live-across values of each class at instruction i (the live set
- * holds what is live after i): in registers, not defined by i. */
-static void count_across(sa *s, const rv_inst *in, const rv_operand *ops)
-{
-    memset(s->across, 0, sizeof(uint32_t) * s->ncls);
-    for (uint32_t k = 0; k < s->nlive; k++) {
-        uint32_t w = s->dense[k];
-        if (!vspilled(s, w) && !defined_at(in, ops, w)) s->across[vcls(s, w)]++;
+    s->stamp++;
+    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+        uint32_t v = ops[k].vreg;
+        if (s->opstamp[v] != s->stamp) {
+            s->opstamp[v] = s->stamp;
+            s->opfl[v] = 0;
+        }
+        s->opfl[v] |= (uint8_t)((k < in->ndefs ? OPF_DEF : OPF_USE) | (ops[k].kind == RAVEL_C_FIXED ? OPF_FIXED : 0));
     }
 }
 
-/* The same for class cls alone. */
-static uint32_t count_across_cls(sa *s, const rv_inst *in, const rv_operand *ops, uint32_t cls)
+static uint8_t opf(const sa *s, uint32_t v) { return s->opstamp[v] == s->stamp ? s->opfl[v] : 0; }
+
+/* The live-across values of class cls at instruction i (the live set
+ * holds what is live after i): in the live set, in registers (root not
+ * spilled), not defined by i. */
+static uint32_t across(sa *s, const rv_inst *in, const rv_operand *ops, uint32_t cls)
 {
-    uint32_t across = 0;
-    for (uint32_t k = 0; k < s->nlive; k++) {
-        uint32_t w = s->dense[k];
-        if (vcls(s, w) == cls && !vspilled(s, w) && !defined_at(in, ops, w)) across++;
+    uint32_t n = s->inreg[cls];
+    for (uint32_t d = 0; d < in->ndefs; d++) {
+        uint32_t w = ops[d].vreg;
+        if (vcls(s, w) != cls || !in_live(s, w) || vspilled(s, w)) continue;
+        bool first = true; /* a value defined twice counts once */
+        for (uint32_t d2 = 0; d2 < d; d2++) first &= ops[d2].vreg != w;
+        n -= first;
     }
-    return across;
+    return n;
 }
 
-/* Registers class cls needs at instruction i, with `across` live-across
- * values of the class: those, plus the operands' needs or the registers
- * the instruction clobbers (no value survives in those), whichever is
- * more. */
-static uint32_t pressure(sa *s, uint32_t i, uint32_t cls, uint32_t across)
+/* Registers class cls needs at instruction i: the live-across values,
+ * plus the operands' needs or the registers the instruction clobbers (no
+ * value survives in those), whichever is more. */
+static uint32_t pressure(sa *s, uint32_t i, uint32_t cls)
 {
     const rv_inst *in = rv_inst_at(s->f, i);
     const rv_operand *ops = rv_ops_of(s->f, in);
@@ -285,22 +306,19 @@ static uint32_t pressure(sa *s, uint32_t i, uint32_t cls, uint32_t across)
     const uint32_t *clob;
     uint32_t nclob = rv_inst_clobbers(s->f, in, &clob), lost = 0;
     for (uint32_t q = 0; q < nclob; q++) lost += s->ridx[clob[q]] != RAVEL_NONE && s->m->regs.data[clob[q]].cls == cls;
-    return across + (lost > need ? lost : need);
+    return across(s, in, ops, cls) + (lost > need ? lost : need);
 }
 
 /* Spills, at instruction i, the live-across values of class cls with the
- * farthest next use until the class fits (s->across[cls] is up to date,
- * and stays so: only values of cls are spilled). */
+ * farthest next use until the class fits. */
 static void relieve(sa *s, uint32_t i, uint32_t cls)
 {
-    const rv_inst *in = rv_inst_at(s->f, i);
-    const rv_operand *ops = rv_ops_of(s->f, in);
     uint32_t K = s->m->classes.data[cls].alloc.len;
-    while (pressure(s, i, cls, s->across[cls]) > K) {
+    while (pressure(s, i, cls) > K) {
         uint32_t best = RAVEL_NONE, bd = 0;
         for (uint32_t k = 0; k < s->nlive; k++) {
             uint32_t w = s->dense[k];
-            if (vcls(s, w) != cls || vspilled(s, w) || defined_at(in, ops, w) || used_at(in, ops, w)) continue;
+            if (vcls(s, w) != cls || vspilled(s, w) || (opf(s, w) & (OPF_DEF | OPF_USE))) continue;
             uint32_t d = next_use(s, w, rv_point_late(i));
             if (best == RAVEL_NONE || d > bd || (d == bd && w < best)) {
                 best = w;
@@ -308,8 +326,7 @@ static void relieve(sa *s, uint32_t i, uint32_t cls)
             }
         }
         if (best == RAVEL_NONE) return; /* only operands left: assign.c copes or reports */
-        s->spilled[find(s, best)] = true;
-        s->across[cls] = count_across_cls(s, in, ops, cls);
+        spill_root(s, find(s, best));
         rv_alloc_trace(s->opts, "ssa", "spill v%u (virtual register of v%u) at inst %u", s->f->vregs.data[best].num,
                        s->f->vregs.data[find(s, best)].num, i);
     }
@@ -349,15 +366,10 @@ static void note_avoid(sa *s, uint32_t i)
         }
     for (uint32_t k = 0; k < s->nlive; k++) {
         uint32_t w = s->dense[k], c = vcls(s, w);
-        bool own_fixed = false; /* w's own fixed operands are not to be avoided by w */
-        bool def = false;
-        for (uint32_t o = 0; o < nops; o++) {
-            def |= o < in->ndefs && ops[o].vreg == w;
-            own_fixed |= ops[o].kind == RAVEL_C_FIXED && ops[o].vreg == w;
-        }
-        if (def) continue;
+        uint8_t fl = opf(s, w);
+        if (fl & OPF_DEF) continue;
         uint64_t m = s->clobmask[c];
-        if (!own_fixed) {
+        if (!(fl & OPF_FIXED)) { /* (w's own fixed operands are not to be avoided by w) */
             m |= s->fixmask[c];
         } else {
             for (uint32_t o = 0; o < nops; o++)
@@ -373,11 +385,11 @@ static void note_avoid(sa *s, uint32_t i)
 
 /* A .ref value live across a safepoint would be stored, listed and
  * reloaded there in a register; in its slot it is only listed. */
-static void spill_refs_across(sa *s, const rv_inst *in, const rv_operand *ops)
+static void spill_refs_across(sa *s)
 {
     for (uint32_t k = 0; k < s->nlive; k++) {
         uint32_t w = s->dense[k];
-        if (s->f->vregs.data[w].ref && !defined_at(in, ops, w)) s->spilled[find(s, w)] = true;
+        if (s->f->vregs.data[w].ref && !(opf(s, w) & OPF_DEF)) spill_root(s, find(s, w));
     }
 }
 
@@ -385,7 +397,7 @@ static void spill_block(sa *s, uint32_t b)
 {
     const ravel_func *f = s->f;
     const rv_block *bl = &f->blocks.data[b];
-    s->nlive = 0;
+    live_clear(s);
     const uint64_t *outb = s->lv.out + (size_t)b * s->lv.nwords;
     for (uint32_t w = 0; w < s->lv.nwords; w++)
         for (uint64_t bits = outb[w]; bits; bits &= bits - 1) live_add(s, w * 64 + (uint32_t)__builtin_ctzll(bits));
@@ -397,8 +409,8 @@ static void spill_block(sa *s, uint32_t b)
             const rv_succ *sc = &rv_inst_succs(f, in)[e];
             for (uint32_t k = 0; k < sc->nargs; k++) live_add(s, rv_succ_args(f, sc)[k]);
         }
-        if (in->flags & RV_IF_SAFEPOINT) spill_refs_across(s, in, ops);
-        count_across(s, in, ops);
+        mark_ops(s, in, ops);
+        if (in->flags & RV_IF_SAFEPOINT) spill_refs_across(s);
         for (uint32_t c = 0; c < s->m->classes.len; c++) relieve(s, i, c);
         note_avoid(s, i);
         for (uint32_t d = 0; d < in->ndefs; d++) live_del(s, ops[d].vreg);
@@ -572,18 +584,22 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     rv_intervals_build(&s.iv, f, &s.cfg, &s.lv);
     uint32_t nv = s.nv + 1, nr = s.nregs + 1, nc = s.ncls = s.m->classes.len + 1;
     /* one block: 64-bit arrays first, then 32-bit, then bytes */
-    size_t n64 = (size_t)nv + 2 * (size_t)nc, n32 = 6 * (size_t)nv + 2 * (size_t)nr + nc;
-    uint64_t *p64 = s.mem = rv_xmalloc(sizeof(uint64_t) * n64 + sizeof(uint32_t) * n32 + 2 * (size_t)nv);
+    size_t n64 = (size_t)nv + 2 * (size_t)nc, n32 = 8 * (size_t)nv + 2 * (size_t)nr + nc;
+    uint64_t *p64 = s.mem = rv_xmalloc(sizeof(uint64_t) * n64 + sizeof(uint32_t) * n32 + 3 * (size_t)nv);
     s.avoid = p64, s.clobmask = p64 + nv, s.fixmask = p64 + nv + nc;
     uint32_t *p32 = (uint32_t *)(p64 + n64);
     s.parent = p32, s.vr_color = p32 + nv, s.home = p32 + 2 * (size_t)nv, s.group = p32 + 3 * (size_t)nv;
     s.dense = p32 + 4 * (size_t)nv, s.pos = p32 + 5 * (size_t)nv, s.occ = p32 + 6 * (size_t)nv;
-    s.ridx = s.occ + nr, s.across = s.ridx + nr;
-    s.spilled = (bool *)(p32 + n32), s.cls = (uint8_t *)(s.spilled + nv);
+    s.ridx = s.occ + nr, s.inreg = s.ridx + nr, s.root_live = s.inreg + nc;
+    s.opstamp = s.root_live + nv;
+    s.spilled = (bool *)(p32 + n32), s.cls = (uint8_t *)(s.spilled + nv), s.opfl = s.cls + nv;
     memset(s.avoid, 0, sizeof(uint64_t) * nv);
     memset(s.vr_color, 0xff, sizeof(uint32_t) * nv);
     memset(s.home, 0xff, sizeof(uint32_t) * nv);
     memset(s.pos, 0, sizeof(uint32_t) * nv);
+    memset(s.root_live, 0, sizeof(uint32_t) * nv);
+    memset(s.opstamp, 0, sizeof(uint32_t) * nv);
+    memset(s.inreg, 0, sizeof(uint32_t) * nc);
     memset(s.ridx, 0xff, sizeof(uint32_t) * nr);
     memset(s.spilled, 0, nv);
     for (uint32_t v = 0; v < s.nv; v++) s.cls[v] = f->vregs.data[v].cls;
