@@ -81,7 +81,9 @@ enum { /* per-vreg flags, valid for the current instruction only */
 
 typedef struct lin_vst { uint32_t v, home; uint8_t sv; } lin_vst;
 typedef RV_VEC(uint32_t) u32vec;
-typedef RV_VEC(lin_vst) vstvec;
+/* A block's entry or end state: a run of the states pool with room for
+ * exactly the items it gets (params and live-ins; live-outs). */
+typedef struct vstvec { lin_vst *data; uint32_t len; } vstvec;
 typedef RV_VEC(rv_move) movevec;
 
 typedef struct lin {
@@ -125,6 +127,7 @@ typedef struct lin {
     uint32_t anchor; /* where edits go */
     /* block states */
     vstvec *entry, *endst;
+    lin_vst *states;  /* the pool of the entry and end states */
     uint32_t *emstamp, *emidx, emcount;
     /* output */
     rv_out out;
@@ -134,6 +137,9 @@ typedef struct lin {
     uint32_t *pres_v; /* preserved register -> the vreg it holds (for free_scratch) */
     uint8_t *pres_sv; /* and whether that vreg's slot is valid */
     u32vec moves_tmp;
+    uint32_t *kmark;  /* lin_kills' per-vreg marks */
+    uint8_t *nocap;   /* lin_liveness' per-vreg "never capped" */
+    void *mem; /* the block holding the fixed-size arrays (lin_arrays) */
     char *err;
 } lin;
 
@@ -146,7 +152,6 @@ static uint32_t *u32_array(size_t n, uint8_t fill)
     return p;
 }
 
-static uint8_t *u8_array(size_t n) { return rv_xcalloc(n ? n : 1, 1); }
 
 static inline const rv_reg *lin_reg(const lin *L, uint32_t r) { return &L->m->regs.data[r]; }
 static inline uint8_t vcls(const lin *L, uint32_t v) { return L->f->vregs.data[v].cls; }
@@ -225,10 +230,9 @@ static void lin_defs(lin *L)
  * them at its end. */
 static void lin_liveness(lin *L)
 {
-    uint8_t *nocap = u8_array(L->nv);
+    uint8_t *nocap = L->nocap;
     for (uint32_t v = 0; v < L->nv; v++) nocap[v] = vref(L, v);
     rv_live_sparse_build(&L->ls, L->f, &L->cfg, LIN_GLOBAL_BLOCKS, nocap, RV_LS_ARGS_OUT);
-    rv_free(nocap);
     L->global = L->ls.capped;
 }
 
@@ -236,7 +240,7 @@ static void lin_liveness(lin *L)
 static void lin_kills(lin *L)
 {
     const ravel_func *f = L->f;
-    uint32_t *mark = u32_array(L->nv, 0);
+    uint32_t *mark = L->kmark;
     for (uint32_t b = 0; b < L->nb; b++) {
         uint32_t ep = b + 1;
         const rv_block *bl = &f->blocks.data[b];
@@ -258,7 +262,6 @@ static void lin_kills(lin *L)
             for (uint32_t k = 0; k < in->nuses; k++) mark[f->ops.data[u0 + k].vreg] = ep;
         }
     }
-    rv_free(mark);
 }
 
 static inline void hull(lin *L, uint32_t v, uint32_t p)
@@ -1041,13 +1044,13 @@ static void lin_block_entry(lin *L, uint32_t b)
     for (uint32_t k = 0; k < bl->nparams; k++) { /* a dead param: no home, no slot, no moves */
         L->ent_fresh[ps[k]] = L->home[ps[k]] != RAVEL_NONE;
         L->ent_idx[ps[k]] = en->len;
-        rv_vec_push(*en, ((lin_vst){ps[k], L->home[ps[k]], L->global[ps[k]] || (L->instate[ps[k]] && L->sv[ps[k]])}));
+        en->data[en->len++] = (lin_vst){ps[k], L->home[ps[k]], L->global[ps[k]] || (L->instate[ps[k]] && L->sv[ps[k]])};
     }
     for (uint32_t k = 0; k < nin; k++) {
         uint32_t v = lins[k];
         L->ent_fresh[v] = L->home[v] != RAVEL_NONE;
         L->ent_idx[v] = en->len;
-        rv_vec_push(*en, ((lin_vst){v, L->home[v], L->sv[v]}));
+        en->data[en->len++] = (lin_vst){v, L->home[v], L->sv[v]};
     }
 }
 
@@ -1058,8 +1061,8 @@ static void lin_block_exit(lin *L, uint32_t b)
     const uint32_t *outs = live_out(L, b, &nout);
     for (uint32_t k = 0; k < nout; k++) {
         uint32_t v = outs[k];
-        if (L->instate[v]) rv_vec_push(*ex, ((lin_vst){v, L->home[v], L->sv[v]}));
-        else rv_vec_push(*ex, ((lin_vst){v, RAVEL_NONE, 1})); /* not SSA-reachable here */
+        if (L->instate[v]) ex->data[ex->len++] = (lin_vst){v, L->home[v], L->sv[v]};
+        else ex->data[ex->len++] = (lin_vst){v, RAVEL_NONE, 1}; /* not SSA-reachable here */
         leave(L, v);
     }
     for (uint32_t k = 0; k < L->bglob.len; k++) leave(L, L->bglob.data[k]);
@@ -1342,6 +1345,80 @@ static ravel_func *lin_finish(lin *L)
 
 /* ---- driver ---- */
 
+/* Places the fixed-size arrays in one block at base, each initialised
+ * (base NULL: only sums their sizes into *total). */
+static void lin_arrays(lin *L, char *base, size_t *total)
+{
+    size_t off = 0, ni = L->f->insts.len, nops = L->f->ops.len, nv = L->nv, nb = L->nb, nr = L->nr;
+    size_t nw = rv_bs_words(L->nr) + 1;
+#define LIN_TAKE(field, n, fill)                                                  \
+    do {                                                                          \
+        size_t bytes_ = sizeof *L->field * ((n) + 1);                             \
+        if (base) {                                                               \
+            L->field = (void *)(base + off);                                      \
+            memset(L->field, (fill), bytes_);                                     \
+        }                                                                         \
+        off += (bytes_ + 7) & ~(size_t)7;                                         \
+    } while (0)
+    LIN_TAKE(scratch, nw, 0);
+    LIN_TAKE(pres, nw, 0);
+    LIN_TAKE(entry, nb, 0);
+    LIN_TAKE(endst, nb, 0);
+    LIN_TAKE(bpos, nb, 0);
+    LIN_TAKE(ipos, ni, 0);
+    LIN_TAKE(inst_block, ni, 0xff);
+    LIN_TAKE(def_inst, nv, 0xff);
+    LIN_TAKE(def_reg, nv, 0xff);
+    LIN_TAKE(use_start, nv + 1, 0);
+    LIN_TAKE(use_cur, nv, 0);
+    LIN_TAKE(lo, nv, 0xff);
+    LIN_TAKE(hi, nv, 0);
+    LIN_TAKE(home, nv, 0xff);
+    LIN_TAKE(ent_idx, nv, 0);
+    LIN_TAKE(refpos, nv, 0);
+    LIN_TAKE(vstamp, nv, 0);
+    LIN_TAKE(vpin, nv, 0xff);
+    LIN_TAKE(emstamp, nv, 0);
+    LIN_TAKE(emidx, nv, 0);
+    LIN_TAKE(kmark, nv, 0);
+    LIN_TAKE(owner, nr, 0xff);
+    LIN_TAKE(rstamp, nr, 0);
+    LIN_TAKE(rpinv, nr, 0xff);
+    LIN_TAKE(pres_v, nr, 0xff);
+    LIN_TAKE(def_stored, nv, 0);
+    LIN_TAKE(slot_used, nv, 0);
+    LIN_TAKE(sv, nv, 0);
+    LIN_TAKE(instate, nv, 0);
+    LIN_TAKE(ent_fresh, nv, 0);
+    LIN_TAKE(vfl, nv, 0);
+    LIN_TAKE(nocap, nv, 0);
+    LIN_TAKE(opk, nops, 0);
+    LIN_TAKE(rfl, nr, 0);
+    LIN_TAKE(pres_sv, nr, 0);
+#undef LIN_TAKE
+    *total = off;
+}
+
+/* The entry and end states of every block in one pool: entry[b] has room
+ * for b's params and live-ins, endst[b] for its live-outs (what
+ * lin_block_entry and lin_block_exit put there). */
+static void lin_states(lin *L)
+{
+    size_t n = L->ls.start[2 * (size_t)L->nb];
+    for (uint32_t b = 0; b < L->nb; b++) n += L->f->blocks.data[b].nparams;
+    L->states = rv_xmalloc(sizeof(lin_vst) * (n + 1));
+    size_t at = 0;
+    for (uint32_t b = 0; b < L->nb; b++) {
+        uint32_t nin, nout;
+        live_in(L, b, &nin);
+        live_out(L, b, &nout);
+        L->entry[b] = (vstvec){L->states + at, 0};
+        at += (size_t)L->f->blocks.data[b].nparams + nin;
+        L->endst[b] = (vstvec){L->states + at, 0};
+        at += nout;
+    }
+}
+
 static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
 {
     memset(L, 0, sizeof *L);
@@ -1352,40 +1429,11 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->nv = f->vregs.len;
     L->nb = L->cfg.nblocks;
     L->nr = L->m->regs.len;
-    uint32_t ni = f->insts.len;
-    L->bpos = u32_array(L->nb, 0);
-    L->ipos = u32_array(ni, 0);
-    L->inst_block = u32_array(ni, 0xff);
-    L->def_inst = u32_array(L->nv, 0xff);
-    L->def_reg = u32_array(L->nv, 0xff);
-    L->def_stored = u8_array(L->nv);
-    L->opk = u8_array(f->ops.len);
-    L->use_start = u32_array(L->nv + 1, 0);
-    L->use_cur = u32_array(L->nv, 0);
-    L->lo = u32_array(L->nv, 0xff);
-    L->hi = u32_array(L->nv, 0);
-    L->slot_used = u8_array(L->nv);
-    L->home = u32_array(L->nv, 0xff);
-    L->owner = u32_array(L->nr, 0xff);
-    L->sv = u8_array(L->nv);
-    L->instate = u8_array(L->nv);
-    L->ent_fresh = u8_array(L->nv);
-    L->ent_idx = u32_array(L->nv, 0);
-    L->refpos = u32_array(L->nv, 0);
-    L->rstamp = u32_array(L->nr, 0);
-    L->rpinv = u32_array(L->nr, 0xff);
-    L->rfl = u8_array(L->nr);
-    L->vstamp = u32_array(L->nv, 0);
-    L->vpin = u32_array(L->nv, 0xff);
-    L->vfl = u8_array(L->nv);
-    L->entry = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->entry);
-    L->endst = rv_xcalloc(L->nb ? L->nb : 1, sizeof *L->endst);
-    L->emstamp = u32_array(L->nv, 0);
-    L->emidx = u32_array(L->nv, 0);
-    L->scratch = rv_xcalloc(rv_bs_words(L->nr) + 1, sizeof(uint64_t));
-    L->pres = rv_xcalloc(rv_bs_words(L->nr) + 1, sizeof(uint64_t));
-    L->pres_v = u32_array(L->nr, 0xff);
-    L->pres_sv = u8_array(L->nr);
+    size_t total = 0;
+    lin_arrays(L, NULL, &total);
+    L->mem = rv_xmalloc(total);
+    lin_arrays(L, L->mem, &total);
+    rv_vec_reserve(L->order, L->nb);
     L->cur_inst = RAVEL_NONE;
     rv_out_init(&L->out, f);
     rv_pmove_init(&L->pm);
@@ -1393,18 +1441,10 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
 
 static void lin_free(lin *L)
 {
-    for (uint32_t b = 0; b < L->nb; b++) {
-        rv_vec_free(L->entry[b]);
-        rv_vec_free(L->endst[b]);
-    }
     rv_live_sparse_free(&L->ls);
-    rv_free(L->entry);
-    rv_free(L->endst);
-    void *arrays[] = {L->bpos, L->ipos, L->inst_block, L->def_inst, L->def_reg, L->def_stored, L->opk, L->use_start,
-                      L->use_pos, L->use_cur, L->lo, L->hi, L->slot_used, L->home, L->owner, L->sv,
-                      L->instate, L->refpos, L->rstamp, L->rpinv, L->rfl, L->vstamp, L->vpin, L->vfl,
-                      L->emstamp, L->emidx, L->ent_fresh, L->ent_idx, L->scratch, L->pres, L->pres_v, L->pres_sv};
-    for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) rv_free(arrays[k]);
+    rv_free(L->states);
+    rv_free(L->use_pos);
+    rv_free(L->mem);
     rv_vec_free(L->order);
     rv_vec_free(L->bglob);
     rv_vec_free(L->tpos);
@@ -1430,6 +1470,7 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
     lin_uses(L);
     lin_hulls(L);
     lin_global_hulls(L);
+    lin_states(L);
     ravel_func *g = NULL;
     if (lin_scan(L) && lin_resolve(L)) g = lin_finish(L);
     if (!g && L->out.too_big && !L->err) L->err = rv_out_limit_error(&L->out);
