@@ -74,6 +74,8 @@ typedef struct rs_vreg {
     uint32_t site;         /* a spill-before-branch site (index into sites) or RAVEL_NONE */
     uint32_t site_block;   /* block that last counted a reload for site */
     bool used;             /* read by an operand, or passed to a used parameter (rs_liveness) */
+    uint32_t nreg;         /* registers holding it for the engine (content) */
+    uint32_t nslot, sepoch; /* slots holding it for the engine (scont), valid when sepoch == epoch */
 } rs_vreg;
 
 typedef struct rs_entry { uint32_t v; ravel_loc loc; } rs_entry;
@@ -111,6 +113,10 @@ typedef struct rs {
     uint32_t *entry_start, *entry_len; /* per block, into entries; entry_start RAVEL_NONE = undecided */
     RV_VEC(rs_entry) entries;
     RV_VEC(ravel_loc) msrc;   /* per entry: the source location on the first edge resolved (merge counting) */
+    uint32_t ecount;          /* contracts decided; a location is taken in the current one when its */
+    uint32_t *estamp_r;       /* stamp (per register) */
+    RV_VEC(uint32_t) estamp_s; /* (per slot) is ecount */
+    uint32_t *mend, mcount;   /* emit_moves: registers ending a move have mend == mcount */
     /* per instruction */
     uint8_t *rf;
     uint32_t *tgt;
@@ -187,6 +193,19 @@ static uint32_t loc_get(const rs *a, ravel_loc l)
     return ravel_loc_is_slot(l) ? slot_val(a, ravel_loc_slot(l)) : a->content[l];
 }
 
+/* Counts d (+1, -1) more locations like l holding v for the engine. */
+static void held(rs *a, ravel_loc l, uint32_t v, int d)
+{
+    if (v == RAVEL_NONE) return;
+    rs_vreg *x = &a->vs[v];
+    if (!ravel_loc_is_slot(l)) {
+        x->nreg += (uint32_t)d;
+        return;
+    }
+    if (x->sepoch != a->epoch) x->sepoch = a->epoch, x->nslot = 0;
+    x->nslot += (uint32_t)d;
+}
+
 /* Location l holds v for the engine and p physically. */
 static void loc_write(rs *a, ravel_loc l, uint32_t v, uint32_t p)
 {
@@ -204,6 +223,8 @@ static void loc_write(rs *a, ravel_loc l, uint32_t v, uint32_t p)
         rs_undo u = {l, *c, *ph};
         rv_vec_push(a->undo, u);
     }
+    held(a, l, *c, -1);
+    held(a, l, v, 1);
     *c = v, *ph = p;
 }
 
@@ -211,6 +232,9 @@ static void undo_all(rs *a)
 {
     for (uint32_t k = a->undo.len; k-- > 0;) {
         const rs_undo *u = &a->undo.data[k];
+        uint32_t *c = ravel_loc_is_slot(u->l) ? &a->scont.data[ravel_loc_slot(u->l)] : &a->content[u->l];
+        held(a, u->l, *c, -1);
+        held(a, u->l, u->v, 1);
         if (ravel_loc_is_slot(u->l)) a->scont.data[ravel_loc_slot(u->l)] = u->v, a->sphys.data[ravel_loc_slot(u->l)] = u->p;
         else a->content[u->l] = u->v, a->phys[u->l] = u->p;
     }
@@ -241,17 +265,12 @@ static bool surely_not(const rs *a, ravel_loc l, uint32_t v)
 /* The engine stops using every register copy of v. */
 static void forget_regs(rs *a, uint32_t v)
 {
-    for (uint32_t r = 0; r < a->nregs; r++)
+    for (uint32_t r = 0; r < a->nregs && a->vs[v].nreg; r++)
         if (a->content[r] == v) forget(a, r);
 }
 
 /* The number of registers holding v for the engine. */
-static uint32_t nregs_of(const rs *a, uint32_t v)
-{
-    uint32_t n = 0;
-    for (uint32_t r = 0; r < a->nregs; r++) n += a->content[r] == v;
-    return n;
-}
+static uint32_t nregs_of(const rs *a, uint32_t v) { return a->vs[v].nreg; }
 
 static uint32_t new_slot_num(rs *a)
 {
@@ -286,6 +305,7 @@ static uint32_t reg_of(rs *a, uint32_t v)
 {
     uint32_t r = a->vs[v].reg;
     if (r != RAVEL_NONE && a->content[r] == v) return r;
+    if (!a->vs[v].nreg) return RAVEL_NONE;
     for (r = 0; r < a->nregs; r++)
         if (a->content[r] == v && !a->m->regs.data[r].reserved) return a->vs[v].reg = r;
     for (r = 0; r < a->nregs; r++)
@@ -298,6 +318,7 @@ static uint32_t slot_of(rs *a, uint32_t v)
 {
     uint32_t s = a->vs[v].slot; /* the last slot written with v; else one touched in this block */
     if (s != RAVEL_NONE && slot_val(a, s) == v) return s;
+    if (a->vs[v].sepoch != a->epoch || !a->vs[v].nslot) return RAVEL_NONE; /* (every slot of this epoch is in dirty) */
     for (uint32_t k = 0; k < a->dirty.len; k++)
         if (slot_val(a, a->dirty.data[k]) == v) return a->vs[v].slot = a->dirty.data[k];
     return RAVEL_NONE;
@@ -425,12 +446,16 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
         if (a->moves.data[k].dst != a->moves.data[k].src) a->real.data[a->real.len++] = a->moves.data[k];
     if (!rv_pmove_simple(&a->pm, a->real.data, a->real.len)) {
         memset(a->scratch_bs, 0, rv_bs_words(a->nregs) * sizeof(uint64_t));
+        a->mcount++;
+        for (uint32_t k = 0; k < a->moves.len; k++) {
+            ravel_loc d = a->moves.data[k].dst, s = a->moves.data[k].src;
+            if (!ravel_loc_is_slot(d) && d < a->nregs) a->mend[d] = a->mcount;
+            if (!ravel_loc_is_slot(s) && s < a->nregs) a->mend[s] = a->mcount;
+        }
         for (uint32_t r = 0; r < a->nregs; r++) {
             if (a->m->regs.data[r].reserved || (a->rf[r] & RS_TOUCHED)) continue;
             if (i != RAVEL_NONE && needed(a, a->content[r], i)) continue;
-            bool end = false;
-            for (uint32_t k = 0; k < a->moves.len && !end; k++) end = a->moves.data[k].dst == r || a->moves.data[k].src == r;
-            if (!end) rv_bs_set(a->scratch_bs, r);
+            if (a->mend[r] != a->mcount) rv_bs_set(a->scratch_bs, r);
         }
         if (rv_pmove_resolve(&a->pm, a->m, a->real.data, a->real.len, a->scratch_bs, scratch_slot_cb, a) != RAVEL_OK)
             return rs_fail(a, i, "internal error: conflicting moves");
@@ -447,28 +472,41 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
 
 /* ---- block entry contracts and edges ---- */
 
-static bool entry_taken(const rs *a, uint32_t from, ravel_loc l)
+/* Whether the contract being built (decide_entry) already uses l. */
+static bool entry_taken(const rs *a, ravel_loc l)
 {
-    for (uint32_t k = from; k < a->entries.len; k++)
-        if (a->entries.data[k].loc == l) return true;
-    return false;
+    if (!ravel_loc_is_slot(l)) return l < a->nregs && a->estamp_r[l] == a->ecount;
+    uint32_t s = ravel_loc_slot(l);
+    return s < a->estamp_s.len && a->estamp_s.data[s] == a->ecount;
+}
+
+static void entry_add(rs *a, uint32_t v, ravel_loc l)
+{
+    rv_vec_push(a->entries, ((rs_entry){v, l}));
+    if (!ravel_loc_is_slot(l)) {
+        if (l < a->nregs) a->estamp_r[l] = a->ecount;
+        return;
+    }
+    uint32_t s = ravel_loc_slot(l);
+    while (a->estamp_s.len <= s) rv_vec_push(a->estamp_s, 0);
+    a->estamp_s.data[s] = a->ecount;
 }
 
 /* A location for value v in the contract being built (entries from `from`):
  * `keep` if allowed and not taken, else a random register of the class or
  * a slot. */
-static ravel_loc entry_loc(rs *a, uint32_t from, uint32_t v, ravel_loc keep)
+static ravel_loc entry_loc(rs *a, uint32_t v, ravel_loc keep)
 {
-    if (keep != RAVEL_LOC_NONE && !entry_taken(a, from, keep) && (ravel_loc_is_slot(keep) || !a->m->regs.data[keep].reserved)) return keep;
+    if (keep != RAVEL_LOC_NONE && !entry_taken(a, keep) && (ravel_loc_is_slot(keep) || !a->m->regs.data[keep].reserved)) return keep;
     const rv_class *c = &a->m->classes.data[vcls(a, v)];
     if (!coin(a, 3))
         for (int t = 0; t < 4; t++) {
             uint32_t r = c->alloc.data[rv_rng_below(&a->rng, c->alloc.len)];
-            if (!entry_taken(a, from, r)) return r;
+            if (!entry_taken(a, r)) return r;
         }
     for (int t = 0; t < 4; t++) { /* a slot, often one other values use elsewhere */
         uint32_t s = rv_rng_below(&a->rng, a->scont.len + 2);
-        if (entry_taken(a, from, ravel_slot(s))) continue;
+        if (entry_taken(a, ravel_slot(s))) continue;
         slot_grow(a, s); /* new_slot_num never returns it */
         return ravel_slot(s);
     }
@@ -485,20 +523,19 @@ static void decide_entry(rs *a, uint32_t s, const ravel_loc *src_in, const ravel
     const rv_block *sb = &f->blocks.data[s];
     uint32_t from = a->entries.len, n = 0;
     a->entry_start[s] = from;
+    a->ecount++; /* a new contract: no location taken */
     for (uint32_t w = 0; w < a->lv.nwords; w++)
         for (uint64_t bits = a->lv.in[(size_t)s * a->lv.nwords + w]; bits; bits &= bits - 1) {
             uint32_t v = w * 64 + (uint32_t)__builtin_ctzll(bits);
             ravel_loc k = src_in && !coin(a, reloc) ? src_in[n] : RAVEL_LOC_NONE;
-            rs_entry e = {v, entry_loc(a, from, v, k)};
-            rv_vec_push(a->entries, e);
+            entry_add(a, v, entry_loc(a, v, k));
             n++;
         }
     for (uint32_t p = 0; p < sb->nparams; p++) {
         uint32_t v = rv_block_params(f, sb)[p];
         if (!a->vs[v].used) continue;
         ravel_loc k = src_par && !coin(a, reloc) ? src_par[p] : RAVEL_LOC_NONE;
-        rs_entry e = {v, entry_loc(a, from, v, k)};
-        rv_vec_push(a->entries, e);
+        entry_add(a, v, entry_loc(a, v, k));
     }
     a->entry_len[s] = a->entries.len - from;
     while (a->msrc.len < a->entries.len) rv_vec_push(a->msrc, RAVEL_LOC_NONE);
@@ -935,7 +972,7 @@ static bool rs_inst(rs *a, uint32_t i)
         for (uint32_t d = 0; d < in->ndefs; d++) {
             ravel_loc l = a->out.loc[in->first_op + d];
             uint32_t v = ops[d].vreg;
-            for (uint32_t r = 0; r < a->nregs; r++) /* SSA: no other copy, but be exact */
+            for (uint32_t r = 0; r < a->nregs && a->vs[v].nreg; r++) /* SSA: no other copy, but be exact */
                 if (a->content[r] == v) loc_set(a, r, RAVEL_NONE);
             loc_set(a, l, v);
         }
@@ -992,7 +1029,10 @@ static bool rs_block(rs *a, uint32_t b)
     if (a->entry_start[b] == RAVEL_NONE) decide_entry(a, b, NULL, NULL, 2);
     a->epoch++;
     a->dirty.len = 0;
-    for (uint32_t r = 0; r < a->nregs; r++) a->content[r] = RAVEL_NONE, a->phys[r] = RS_UNK;
+    for (uint32_t r = 0; r < a->nregs; r++) {
+        held(a, r, a->content[r], -1);
+        a->content[r] = RAVEL_NONE, a->phys[r] = RS_UNK;
+    }
     for (uint32_t e = 0; e < a->entry_len[b]; e++) {
         const rs_entry *en = &a->entries.data[a->entry_start[b] + e];
         loc_set(a, en->loc, en->v);
@@ -1145,17 +1185,18 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     rv_cfg_build(&a->cfg, f);
     /* the fixed-size arrays in one block: 64-bit, then the vregs, 32-bit, bytes */
     size_t nr = (size_t)a->nregs + 1, nb = (size_t)a->cfg.nblocks + 1, nv = (size_t)a->nv + 1;
-    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 4 * nr + 2 * nb;
+    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 6 * nr + 2 * nb;
     a->mem = rv_xmalloc(sizeof(uint64_t) * nw + sizeof(rs_vreg) * nv + sizeof(uint32_t) * n32 + nr + nb);
     a->scratch_bs = a->mem;
     memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
     a->vs = (rs_vreg *)(a->scratch_bs + nw);
     uint32_t *p32 = (uint32_t *)(a->vs + nv);
     a->copy_of = p32, a->content = p32 + nv, a->phys = a->content + nr, a->tgt = a->phys + nr, a->touched = a->tgt + nr;
-    a->entry_start = a->touched + nr, a->entry_len = a->entry_start + nb;
+    a->estamp_r = a->touched + nr, a->mend = a->estamp_r + nr;
+    a->entry_start = a->mend + nr, a->entry_len = a->entry_start + nb;
     a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr);
     for (uint32_t v = 0; v < a->nv; v++) {
-        rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, false};
+        rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, false, 0, 0, 0};
         a->vs[v] = x;
     }
     memset(a->copy_of, 0xff, sizeof(uint32_t) * nv);
@@ -1165,6 +1206,8 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
         if (in->op == RAVEL_OP_COPY && in->ndefs == 1 && in->nuses == 1) a->copy_of[ops[0].vreg] = ops[1].vreg;
     }
     memset(a->rf, 0, nr);
+    memset(a->estamp_r, 0, sizeof(uint32_t) * 2 * nr); /* (and mend) */
+    memset(a->content, 0xff, sizeof(uint32_t) * nr); /* (rs_block uncounts what it held) */
     rs_liveness(a);
     memset(a->entry_start, 0xff, sizeof(uint32_t) * nb);
     memset(a->entry_len, 0, sizeof(uint32_t) * nb);
@@ -1202,6 +1245,7 @@ static void rs_free(rs *a)
     rv_vec_free(a->scont);
     rv_vec_free(a->entries);
     rv_vec_free(a->msrc);
+    rv_vec_free(a->estamp_s);
     rv_vec_free(a->islots);
     rv_vec_free(a->moves);
     rv_vec_free(a->mvals);
