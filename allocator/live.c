@@ -105,6 +105,7 @@ void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_c
  * goes to the form's mark() in vreg order. */
 typedef struct pe_ctx {
     const rv_cfg *cfg;
+    uint32_t *mem;                /* one block: def_block, read_start, in_st, out_st, and pe_init's seen, aseen */
     uint32_t *def_block;          /* per vreg, RAVEL_NONE if never defined */
     uint32_t *read_start, *read;  /* CSR per vreg: block << 1 | is_arg; see pe_read */
     bool args_out;                /* jump arguments are live-out of their block too */
@@ -172,10 +173,18 @@ static void pe_init(pe_ctx *c, const ravel_func *f, const rv_cfg *cfg, bool args
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
     c->args_out = args_out;
-    c->def_block = rv_xmalloc(sizeof(uint32_t) * (nv + 1));
+    size_t n1 = (size_t)n + 1, nv1 = (size_t)nv + 1;
+    c->mem = rv_xmalloc(sizeof(uint32_t) * (4 * nv1 + 1 + 2 * n1));
+    c->def_block = c->mem;
+    uint32_t *seen = c->def_block + nv1, *aseen = seen + nv1;
+    c->read_start = aseen + nv1; /* nv + 2 entries */
+    c->in_st = c->read_start + nv1 + 1;
+    c->out_st = c->in_st + n1;
     for (uint32_t v = 0; v < nv; v++) c->def_block[v] = RAVEL_NONE;
-    uint32_t *seen = rv_xcalloc(nv + 1, sizeof(uint32_t)), *aseen = rv_xcalloc(nv + 1, sizeof(uint32_t));
+    memset(seen, 0, sizeof(uint32_t) * 2 * nv1); /* (and aseen) */
+    memset(c->read_start, 0, sizeof(uint32_t) * (nv1 + 1 + 2 * n1)); /* (and in_st, out_st) */
     pe_rdvec rd = {0};
+    rv_vec_reserve(rd, (size_t)f->ops.len + f->u32.len + 1); /* every read is an operand or a jump argument */
     for (uint32_t b = 0; b < n; b++) {
         const rv_block *bl = &f->blocks.data[b];
         for (uint32_t p = 0; p < bl->nparams; p++) {
@@ -196,16 +205,12 @@ static void pe_init(pe_ctx *c, const ravel_func *f, const rv_cfg *cfg, bool args
             for (uint32_t d = 0; d < in->ndefs; d++) seen[ops[d].vreg] = b + 1;
         }
     }
-    rv_free(seen);
-    rv_free(aseen);
-    c->read_start = rv_xcalloc(nv + 2, sizeof(uint32_t));
     for (uint32_t k = 0; k < rd.len; k++) c->read_start[rd.data[k].v + 2]++;
     for (uint32_t v = 0; v < nv; v++) c->read_start[v + 2] += c->read_start[v + 1];
     c->read = rv_xmalloc(sizeof(uint32_t) * (rd.len + 1));
     for (uint32_t k = 0; k < rd.len; k++) c->read[c->read_start[rd.data[k].v + 1]++] = rd.data[k].key;
     rv_vec_free(rd); /* read_start[v + 1] advanced to v's end = v + 1's start */
-    c->in_st = rv_xcalloc(n + 1, sizeof(uint32_t));
-    c->out_st = rv_xcalloc(n + 1, sizeof(uint32_t));
+    rv_vec_reserve(c->stack, n1);
     c->cap = UINT32_MAX;
 }
 
@@ -230,11 +235,8 @@ static bool pe_walk_vreg(pe_ctx *c, uint32_t v)
 static void pe_free(pe_ctx *c)
 {
     rv_vec_free(c->stack);
-    rv_free(c->def_block);
-    rv_free(c->read_start);
+    rv_free(c->mem);
     rv_free(c->read);
-    rv_free(c->in_st);
-    rv_free(c->out_st);
 }
 
 static void bits_mark(void *sink, uint32_t b, bool out, uint32_t v)
@@ -281,6 +283,7 @@ void rv_live_sparse_build(rv_live_sparse *ls, const ravel_func *f, const rv_cfg 
     pe_ctx c;
     pe_init(&c, f, cfg, (flags & RV_LS_ARGS_OUT) != 0);
     sp_sink s = {{0}};
+    rv_vec_reserve(s.m, (size_t)f->ops.len + f->u32.len + 2 * (size_t)n); /* (a first guess: it grows) */
     c.mark = list_mark;
     c.sink = &s;
     for (uint32_t v = 0; v < nv; v++) {
@@ -462,16 +465,19 @@ static void iv_build_all(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
     s->nvregs = f->vregs.len;
     s->npoints = 2 * f->insts.len;
     s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
-    B.rhead = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
-    B.uhead = rv_xmalloc(sizeof(uint32_t) * (s->nvregs + 1));
-    memset(B.rhead, 0xff, sizeof(uint32_t) * (s->nvregs + 1));
-    memset(B.uhead, 0xff, sizeof(uint32_t) * (s->nvregs + 1));
+    B.rhead = rv_xmalloc(sizeof(uint32_t) * 2 * ((size_t)s->nvregs + 1));
+    B.uhead = B.rhead + s->nvregs + 1;
+    memset(B.rhead, 0xff, sizeof(uint32_t) * 2 * ((size_t)s->nvregs + 1)); /* (and uhead) */
+    /* every use position is an operand, a jump argument or a parameter; most
+     * ranges start at one of those or at a block's start */
+    size_t nrec = (size_t)f->ops.len + f->u32.len + 1;
+    rv_vec_reserve(B.u, nrec);
+    rv_vec_reserve(B.r, nrec + cfg->nblocks);
     for (uint32_t b = cfg->nblocks; b-- > 0;) iv_block(&B, f, lv, ls, b);
     iv_flatten(s, &B);
     rv_vec_free(B.r);
     rv_vec_free(B.u);
-    rv_free(B.rhead);
-    rv_free(B.uhead);
+    rv_free(B.rhead); /* (and uhead) */
 }
 
 void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv)
