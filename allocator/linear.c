@@ -136,7 +136,6 @@ typedef struct lin {
     uint64_t *scratch, *pres;
     uint32_t *pres_v; /* preserved register -> the vreg it holds (for free_scratch) */
     uint8_t *pres_sv; /* and whether that vreg's slot is valid */
-    u32vec moves_tmp;
     uint32_t *kmark;  /* lin_kills' per-vreg marks */
     uint8_t *nocap;   /* lin_liveness' per-vreg "never capped" */
     void *mem; /* the block holding the fixed-size arrays (lin_arrays) */
@@ -1237,6 +1236,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
 static bool lin_resolve(lin *L)
 {
     movevec mv = {0};
+    rv_vec_reserve(mv, 16);
     bool ok = true;
     for (uint32_t p = 0; p < L->nb && ok; p++) {
         const rv_inst *t = rv_inst_at(L->f, term_inst(L, p));
@@ -1290,12 +1290,14 @@ static uint32_t *lin_color_slots(lin *L, uint32_t *nslots)
     uint32_t nvirt = L->nv + L->tpos.len;
     uint32_t *phys = u32_array(nvirt, 0xff);
     RV_VEC(lin_iv) ivs = {0};
+    rv_vec_reserve(ivs, (size_t)L->nv + L->tpos.len + 1);
     for (uint32_t v = 0; v < L->nv; v++)
         if (L->slot_used[v]) rv_vec_push(ivs, ((lin_iv){L->lo[v] == LIN_INF ? 0 : L->lo[v], L->hi[v], v}));
     for (uint32_t k = 0; k < L->tpos.len; k++) rv_vec_push(ivs, ((lin_iv){L->tpos.data[k], L->tpos.data[k], L->nv + k}));
     if (ivs.len > 1) qsort(ivs.data, ivs.len, sizeof *ivs.data, cmp_iv);
     lin_heap h = {rv_xmalloc(sizeof(uint64_t) * (ivs.len + 1)), 0};
     u32vec freel = {0};
+    rv_vec_reserve(freel, ivs.len + 1); /* (a slot is freed at most once per interval) */
     uint32_t n = 0;
     for (uint32_t k = 0; k < ivs.len; k++) {
         lin_iv iv = ivs.data[k];
@@ -1434,6 +1436,13 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->mem = rv_xmalloc(total);
     lin_arrays(L, L->mem, &total);
     rv_vec_reserve(L->order, L->nb);
+    rv_vec_reserve(L->flagged, L->nr + 1); /* (each register at most once per instruction) */
+    uint32_t nsafe = 0;
+    for (uint32_t i = 0; i < f->insts.len; i++) nsafe += (f->insts.data[i].flags & RV_IF_SAFEPOINT) != 0;
+    if (nsafe) { /* stackmaps: two words per safepoint and its slots (a first guess) */
+        rv_vec_reserve(L->smaps, 6 * (size_t)nsafe);
+        rv_vec_reserve(L->smap, 16);
+    }
     L->cur_inst = RAVEL_NONE;
     rv_out_init(&L->out, f);
     rv_pmove_init(&L->pm);
@@ -1452,7 +1461,6 @@ static void lin_free(lin *L)
     rv_vec_free(L->flagged);
     rv_vec_free(L->smap);
     rv_vec_free(L->smaps);
-    rv_vec_free(L->moves_tmp);
     rv_out_free(&L->out);
     rv_pmove_free(&L->pm);
     rv_cfg_free(&L->cfg);
