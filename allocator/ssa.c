@@ -59,7 +59,7 @@ typedef struct sa {
     uint8_t *cls;         /* per vreg: its class */
     uint32_t *vr_color;   /* per root: register of the first coloured member, or RAVEL_NONE */
     uint32_t *home;       /* per vreg: register or RAVEL_NONE (slot) */
-    uint32_t *group;      /* per vreg: its root */
+    uint32_t *group;      /* per vreg: its root (once build_vregs is done) */
     uint32_t *occ;        /* per register: value holding it during the colouring walk, or RAVEL_NONE */
     uint64_t *avoid;      /* per vreg: registers (class-local index < 64) clobbered or needed by a fixed
                            * operand of another value while it is live: its register is saved around those */
@@ -75,7 +75,7 @@ typedef struct sa {
     uint64_t *fixmask;    /* registers its fixed operands name */
 } sa;
 
-static uint32_t vcls(const sa *s, uint32_t v) { return s->cls[v]; }
+static inline __attribute__((always_inline)) uint32_t vcls(const sa *s, uint32_t v) { return s->cls[v]; }
 
 static uint32_t find(sa *s, uint32_t v)
 {
@@ -191,13 +191,13 @@ static void build_vregs(sa *s)
 
 /* ---- spilling ---- */
 
-static bool in_live(const sa *s, uint32_t v) { return s->pos[v] < s->nlive && s->dense[s->pos[v]] == v; }
+static inline __attribute__((always_inline)) bool in_live(const sa *s, uint32_t v) { return s->pos[v] < s->nlive && s->dense[s->pos[v]] == v; }
 static void live_add(sa *s, uint32_t v)
 {
     if (in_live(s, v)) return;
     s->pos[v] = s->nlive;
     s->dense[s->nlive++] = v;
-    uint32_t r = find(s, v);
+    uint32_t r = s->group[v];
     s->root_live[r]++;
     if (!s->spilled[r]) s->inreg[vcls(s, v)]++;
 }
@@ -207,18 +207,18 @@ static void live_del(sa *s, uint32_t v)
     uint32_t last = s->dense[--s->nlive];
     s->dense[s->pos[v]] = last;
     s->pos[last] = s->pos[v];
-    uint32_t r = find(s, v);
+    uint32_t r = s->group[v];
     s->root_live[r]--;
     if (!s->spilled[r]) s->inreg[vcls(s, v)]--;
 }
 static void live_clear(sa *s)
 {
-    for (uint32_t k = 0; k < s->nlive; k++) s->root_live[find(s, s->dense[k])] = 0;
+    for (uint32_t k = 0; k < s->nlive; k++) s->root_live[s->group[s->dense[k]]] = 0;
     memset(s->inreg, 0, sizeof(uint32_t) * s->ncls);
     s->nlive = 0;
 }
 
-static bool vspilled(sa *s, uint32_t v) { return s->spilled[find(s, v)]; }
+static inline __attribute__((always_inline)) bool vspilled(sa *s, uint32_t v) { return s->spilled[s->group[v]]; }
 
 /* Spills the virtual register of root r (its live members leave inreg). */
 static void spill_root(sa *s, uint32_t r)
@@ -261,7 +261,7 @@ static void mark_ops(sa *s, const rv_inst *in, const rv_operand *ops)
     }
 }
 
-static uint8_t opf(const sa *s, uint32_t v) { return s->opstamp[v] == s->stamp ? s->opfl[v] : 0; }
+static inline __attribute__((always_inline)) uint8_t opf(const sa *s, uint32_t v) { return s->opstamp[v] == s->stamp ? s->opfl[v] : 0; }
 
 /* The live-across values of class cls at instruction i (the live set
  * holds what is live after i): in the live set, in registers (root not
@@ -326,9 +326,9 @@ static void relieve(sa *s, uint32_t i, uint32_t cls)
             }
         }
         if (best == RAVEL_NONE) return; /* only operands left: assign.c copes or reports */
-        spill_root(s, find(s, best));
+        spill_root(s, s->group[best]);
         rv_alloc_trace(s->opts, "ssa", "spill v%u (virtual register of v%u) at inst %u", s->f->vregs.data[best].num,
-                       s->f->vregs.data[find(s, best)].num, i);
+                       s->f->vregs.data[s->group[best]].num, i);
     }
 }
 
@@ -389,7 +389,7 @@ static void spill_refs_across(sa *s)
 {
     for (uint32_t k = 0; k < s->nlive; k++) {
         uint32_t w = s->dense[k];
-        if (s->f->vregs.data[w].ref && !(opf(s, w) & OPF_DEF)) spill_root(s, find(s, w));
+        if (s->f->vregs.data[w].ref && !(opf(s, w) & OPF_DEF)) spill_root(s, s->group[w]);
     }
 }
 
@@ -435,7 +435,7 @@ static bool avoided(const sa *s, uint32_t v, uint32_t r)
 
 static void colour(sa *s, uint32_t v, const uint32_t *pref, uint32_t npref)
 {
-    uint32_t root = find(s, v), cls = vcls(s, v);
+    uint32_t root = s->group[v], cls = vcls(s, v);
     if (s->spilled[root]) return;
     uint32_t r = RAVEL_NONE;
     /* preferences first, unless an instruction disturbs them while v lives */
@@ -606,9 +606,9 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     for (uint32_t k = 0; k < s.m->classes.len; k++)
         for (uint32_t x = 0; x < s.m->classes.data[k].alloc.len; x++) s.ridx[s.m->classes.data[k].alloc.data[x]] = x;
     build_vregs(&s);
+    for (uint32_t v = 0; v < s.nv; v++) s.group[v] = find(&s, v); /* the unions are final */
     for (uint32_t b = 0; b < s.cfg.nblocks; b++) spill_block(&s, b);
     colour_all(&s);
-    for (uint32_t v = 0; v < s.nv; v++) s.group[v] = find(&s, v);
     rv_assign_in ai = {f, &s.cfg, &s.lv, s.home, s.group, NULL};
     ravel_func *g = rv_assign_emit(&ai, err);
     rv_free(s.mem);
