@@ -136,8 +136,8 @@ typedef struct rs {
 
 /* ---- small helpers ---- */
 
-static uint32_t vcls(const rs *a, uint32_t v) { return a->f->vregs.data[v].cls; }
-static bool vref(const rs *a, uint32_t v) { return a->f->vregs.data[v].ref; }
+static inline __attribute__((always_inline)) uint32_t vcls(const rs *a, uint32_t v) { return a->f->vregs.data[v].cls; }
+static inline __attribute__((always_inline)) bool vref(const rs *a, uint32_t v) { return a->f->vregs.data[v].ref; }
 static bool coin(rs *a, uint32_t n) { return rv_rng_below(&a->rng, n) == 0; }
 
 static bool rs_fail(rs *a, uint32_t inst, const char *msg)
@@ -174,7 +174,7 @@ static void slot_touch(rs *a, uint32_t s)
     rv_vec_push(a->dirty, s);
 }
 
-static uint32_t slot_val(const rs *a, uint32_t s)
+static inline __attribute__((always_inline)) uint32_t slot_val(const rs *a, uint32_t s)
 {
     return s < a->scont.len && a->sstamp.data[s] == a->epoch ? a->scont.data[s] : RAVEL_NONE;
 }
@@ -188,13 +188,13 @@ static uint32_t loc_phys(const rs *a, ravel_loc l)
     return a->sstamp.data[s] == a->epoch ? a->sphys.data[s] : RS_UNK;
 }
 
-static uint32_t loc_get(const rs *a, ravel_loc l)
+static inline __attribute__((always_inline)) uint32_t loc_get(const rs *a, ravel_loc l)
 {
     return ravel_loc_is_slot(l) ? slot_val(a, ravel_loc_slot(l)) : a->content[l];
 }
 
 /* Counts d (+1, -1) more locations like l holding v for the engine. */
-static void held(rs *a, ravel_loc l, uint32_t v, int d)
+static inline __attribute__((always_inline)) void held(rs *a, ravel_loc l, uint32_t v, int d)
 {
     if (v == RAVEL_NONE) return;
     rs_vreg *x = &a->vs[v];
@@ -297,8 +297,8 @@ static void planted(rs *a)
 }
 
 /* Liveness within the current block. */
-static bool live_after(const rs *a, uint32_t v, uint32_t i) { return v != RAVEL_NONE && a->vs[v].stamp == a->cur + 1 && a->vs[v].lastuse > i && a->vs[v].lastuse != RAVEL_NONE; }
-static bool needed(const rs *a, uint32_t v, uint32_t i) { return v != RAVEL_NONE && a->vs[v].stamp == a->cur + 1 && a->vs[v].lastuse != RAVEL_NONE && a->vs[v].lastuse >= i; }
+static inline __attribute__((always_inline)) bool live_after(const rs *a, uint32_t v, uint32_t i) { return v != RAVEL_NONE && a->vs[v].stamp == a->cur + 1 && a->vs[v].lastuse > i && a->vs[v].lastuse != RAVEL_NONE; }
+static inline __attribute__((always_inline)) bool needed(const rs *a, uint32_t v, uint32_t i) { return v != RAVEL_NONE && a->vs[v].stamp == a->cur + 1 && a->vs[v].lastuse != RAVEL_NONE && a->vs[v].lastuse >= i; }
 
 /* The register holding v, or RAVEL_NONE. */
 static uint32_t reg_of(rs *a, uint32_t v)
