@@ -13,11 +13,11 @@
  * Pipeline:
  *   1. order     blocks in reverse post-order, then unreachable ones; every
  *                block start and instruction gets a position.
- *   2. liveness  the shared analyses (live.c): per block live-in/live-out
+ *   2. liveness  the shared analysis (live.c): per block live-in/live-out
  *                lists (rv_live_sparse, jump arguments live-out of the
- *                branching block) and the use positions of the intervals
- *                (rv_intervals_build_sparse without ranges), renumbered in
- *                scan order. A vreg live at more than LIN_GLOBAL_BLOCKS
+ *                branching block); the reads of each vreg (the use
+ *                positions the intervals would list) at their scan
+ *                positions. A vreg live at more than LIN_GLOBAL_BLOCKS
  *                block entries and exits (the lists' cap) is "global":
  *                stored once after its def, in its slot at every block
  *                boundary, in registers only within blocks. Per operand
@@ -52,10 +52,10 @@
  * it (a home or a temporary copy); sv = slot valid; entry/end state = where
  * the live vregs are at a block's start/end.
  *
- * Shared pieces (alloc.h): the cfg, the liveness and use positions, the
- * parallel moves, the output builder and the error text. This file's own:
- * the scan order and positions, the global policy, the DIES/DEAD flags and
- * the slot hulls (over scan positions, edge edits included). */
+ * Shared pieces (alloc.h): the cfg, the liveness, the parallel moves, the
+ * output builder and the error text. This file's own: the scan order and
+ * positions, the reads of each vreg, the global policy, the DIES/DEAD flags
+ * and the slot hulls (over scan positions, edge edits included). */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -152,9 +152,9 @@ static uint32_t *u32_array(size_t n, uint8_t fill)
 }
 
 
-static inline const rv_reg *lin_reg(const lin *L, uint32_t r) { return &L->m->regs.data[r]; }
-static inline uint8_t vcls(const lin *L, uint32_t v) { return L->f->vregs.data[v].cls; }
-static inline bool vref(const lin *L, uint32_t v) { return L->f->vregs.data[v].ref; }
+static inline __attribute__((always_inline)) const rv_reg *lin_reg(const lin *L, uint32_t r) { return &L->m->regs.data[r]; }
+static inline __attribute__((always_inline)) uint8_t vcls(const lin *L, uint32_t v) { return L->f->vregs.data[v].cls; }
+static inline __attribute__((always_inline)) bool vref(const lin *L, uint32_t v) { return L->f->vregs.data[v].ref; }
 static inline ravel_loc vslot(uint32_t v) { return RAVEL_SLOT_BIT | v; }
 static inline bool reg_alloc_of(const lin *L, uint32_t r, uint32_t cls)
 {
@@ -263,7 +263,7 @@ static void lin_kills(lin *L)
     }
 }
 
-static inline void hull(lin *L, uint32_t v, uint32_t p)
+static inline __attribute__((always_inline)) void hull(lin *L, uint32_t v, uint32_t p)
 {
     if (p < L->lo[v]) L->lo[v] = p;
     if (p > L->hi[v]) L->hi[v] = p;
@@ -275,30 +275,52 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The reads of each vreg (operand uses and jump arguments, from the shared
- * intervals' use positions; their ranges are not needed) as scan
- * positions, ascending (CSR). The intervals list them in layout order:
+/* The reads of each vreg (operand uses and jump arguments: the non-def
+ * use positions of the shared intervals, counted and placed here directly)
+ * as scan positions, ascending (CSR). They are placed in layout order:
  * when the scan order (RPO) differs, a vreg's row is sorted. */
 static void lin_uses(lin *L)
 {
-    rv_intervals iv;
-    rv_intervals_build_sparse(&iv, L->f, &L->cfg, NULL);
-    L->use_pos = u32_array(iv.nuses_total, 0);
-    uint32_t n = 0;
-    for (uint32_t v = 0; v < L->nv; v++) {
-        const rv_use_pos *u = rv_iv_uses(&iv, v);
-        bool sorted = true;
-        L->use_start[v] = L->use_cur[v] = n;
-        for (uint32_t k = 0; k < iv.iv[v].nuses; k++) {
-            if (u[k].flags & RV_UP_DEF) continue;
-            uint32_t p = L->ipos[u[k].inst];
-            sorted &= n == L->use_start[v] || L->use_pos[n - 1] <= p;
-            L->use_pos[n++] = p;
+    const ravel_func *f = L->f;
+    uint32_t *cnt = L->use_cur; /* first the count of each vreg's reads */
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        for (uint32_t b = 0; b < L->nb; b++) {
+            const rv_block *bl = &f->blocks.data[b];
+            for (uint32_t j = 0; j < bl->ninsts; j++) {
+                uint32_t i = bl->first_inst + j, p = L->ipos[i];
+                const rv_inst *in = rv_inst_at(f, i);
+                const rv_operand *ops = rv_ops_of(f, in);
+                for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
+                    if (pass) L->use_pos[cnt[ops[u].vreg]++] = p;
+                    else cnt[ops[u].vreg]++;
+                }
+                for (uint32_t e = 0; e < rv_inst_nsuccs(in); e++) {
+                    const rv_succ *sc = &rv_inst_succs(f, in)[e];
+                    const uint32_t *args = sargs(f, sc);
+                    for (uint32_t k = 0; k < sc->nargs; k++) {
+                        if (pass) L->use_pos[cnt[args[k]]++] = p;
+                        else cnt[args[k]]++;
+                    }
+                }
+            }
         }
-        if (!sorted) qsort(L->use_pos + L->use_start[v], n - L->use_start[v], sizeof(uint32_t), cmp_u32);
+        if (pass) break;
+        uint32_t n = 0; /* rows: use_start; cnt becomes each row's fill point */
+        for (uint32_t v = 0; v < L->nv; v++) {
+            L->use_start[v] = n;
+            n += cnt[v];
+            cnt[v] = L->use_start[v];
+        }
+        L->use_start[L->nv] = n;
+        L->use_pos = u32_array(n, 0);
     }
-    L->use_start[L->nv] = n;
-    rv_intervals_free(&iv);
+    for (uint32_t v = 0; v < L->nv; v++) { /* rows in layout order; the scan order may differ */
+        uint32_t s0 = L->use_start[v], n = L->use_start[v + 1] - s0;
+        bool sorted = true;
+        for (uint32_t k = 1; k < n && sorted; k++) sorted = L->use_pos[s0 + k - 1] <= L->use_pos[s0 + k];
+        if (!sorted) qsort(L->use_pos + s0, n, sizeof(uint32_t), cmp_u32);
+        L->use_cur[v] = s0;
+    }
 }
 
 /* The live hulls of the slots: first to last scan position where the vreg
@@ -357,8 +379,8 @@ static uint32_t next_use(lin *L, uint32_t v)
     return c < e ? L->use_pos[c] : LIN_INF;
 }
 
-static inline uint8_t rfl(const lin *L, uint32_t r) { return L->rstamp[r] == L->stamp ? L->rfl[r] : 0; }
-static inline void rset(lin *L, uint32_t r, uint8_t fl)
+static inline __attribute__((always_inline)) uint8_t rfl(const lin *L, uint32_t r) { return L->rstamp[r] == L->stamp ? L->rfl[r] : 0; }
+static inline __attribute__((always_inline)) void rset(lin *L, uint32_t r, uint8_t fl)
 {
     if (L->rstamp[r] != L->stamp) {
         L->rstamp[r] = L->stamp;
@@ -368,10 +390,10 @@ static inline void rset(lin *L, uint32_t r, uint8_t fl)
     }
     L->rfl[r] |= fl;
 }
-static inline uint32_t rpin(const lin *L, uint32_t r) { return (rfl(L, r) & (RF_PIN_E | RF_PIN_L)) ? L->rpinv[r] : RAVEL_NONE; }
-static inline uint8_t vfl(const lin *L, uint32_t v) { return L->vstamp[v] == L->stamp ? L->vfl[v] : 0; }
-static inline uint32_t vpinned(const lin *L, uint32_t v) { return (L->vstamp[v] == L->stamp) ? L->vpin[v] : RAVEL_NONE; }
-static inline void vset(lin *L, uint32_t v, uint8_t fl)
+static inline __attribute__((always_inline)) uint32_t rpin(const lin *L, uint32_t r) { return (rfl(L, r) & (RF_PIN_E | RF_PIN_L)) ? L->rpinv[r] : RAVEL_NONE; }
+static inline __attribute__((always_inline)) uint8_t vfl(const lin *L, uint32_t v) { return L->vstamp[v] == L->stamp ? L->vfl[v] : 0; }
+static inline __attribute__((always_inline)) uint32_t vpinned(const lin *L, uint32_t v) { return (L->vstamp[v] == L->stamp) ? L->vpin[v] : RAVEL_NONE; }
+static inline __attribute__((always_inline)) void vset(lin *L, uint32_t v, uint8_t fl)
 {
     if (L->vstamp[v] != L->stamp) {
         L->vstamp[v] = L->stamp;
@@ -380,7 +402,7 @@ static inline void vset(lin *L, uint32_t v, uint8_t fl)
     }
     L->vfl[v] |= fl;
 }
-static inline void touch(lin *L, uint32_t v) { L->ent_fresh[v] = 0; } /* v is read */
+static inline __attribute__((always_inline)) void touch(lin *L, uint32_t v) { L->ent_fresh[v] = 0; } /* v is read */
 static void pin(lin *L, uint32_t r, uint32_t v, bool late)
 {
     rset(L, r, late ? RF_PIN_L : RF_PIN_E);
@@ -391,7 +413,7 @@ static void pin(lin *L, uint32_t r, uint32_t v, bool late)
 }
 
 /* Every virtual slot named anywhere gets a physical slot. */
-static inline void mark_slot(lin *L, ravel_loc l)
+static inline __attribute__((always_inline)) void mark_slot(lin *L, ravel_loc l)
 {
     if (ravel_loc_is_slot(l) && ravel_loc_slot(l) < L->nv) L->slot_used[ravel_loc_slot(l)] = 1;
 }
@@ -951,7 +973,7 @@ static void emap_build(lin *L, const vstvec *s)
         L->emidx[s->data[k].v] = k;
     }
 }
-static const lin_vst *emap_get(const lin *L, const vstvec *s, uint32_t v)
+static inline __attribute__((always_inline)) const lin_vst *emap_get(const lin *L, const vstvec *s, uint32_t v)
 {
     return L->emstamp[v] == L->emcount ? &s->data[L->emidx[v]] : NULL;
 }
