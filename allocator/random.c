@@ -117,6 +117,8 @@ typedef struct rs {
     uint32_t *estamp_r;       /* stamp (per register) */
     RV_VEC(uint32_t) estamp_s; /* (per slot) is ecount */
     uint32_t *mend, mcount;   /* emit_moves: registers ending a move have mend == mcount */
+    uint32_t *dstamp_r, dcount; /* move_to: locations a move writes have stamp (per register) */
+    RV_VEC(uint32_t) dstamp_s;  /* (per slot) == dcount */
     /* per instruction */
     uint8_t *rf;
     uint32_t *tgt;
@@ -417,12 +419,27 @@ static void add_move(rs *a, ravel_loc dst, ravel_loc src, uint32_t v)
     if (ravel_loc_is_slot(src)) rv_vec_push(a->islots, ravel_loc_slot(src));
 }
 
-/* Whether the current moves already write dst. */
+/* Whether the current moves write dst (once emit_moves marked them). */
 static bool move_to(const rs *a, ravel_loc dst)
 {
-    for (uint32_t k = 0; k < a->moves.len; k++)
-        if (a->moves.data[k].dst == dst) return true;
-    return false;
+    if (!ravel_loc_is_slot(dst)) return dst < a->nregs && a->dstamp_r[dst] == a->dcount;
+    uint32_t s = ravel_loc_slot(dst);
+    return s < a->dstamp_s.len && a->dstamp_s.data[s] == a->dcount;
+}
+
+static void mark_move_dsts(rs *a)
+{
+    a->dcount++;
+    for (uint32_t k = 0; k < a->moves.len; k++) {
+        ravel_loc d = a->moves.data[k].dst;
+        if (!ravel_loc_is_slot(d)) {
+            if (d < a->nregs) a->dstamp_r[d] = a->dcount;
+            continue;
+        }
+        uint32_t s = ravel_loc_slot(d);
+        while (a->dstamp_s.len <= s) rv_vec_push(a->dstamp_s, 0);
+        a->dstamp_s.data[s] = a->dcount;
+    }
 }
 
 static uint32_t scratch_slot_cb(void *ctx) { return new_slot_num(ctx); }
@@ -462,6 +479,7 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
     }
     rv_out_edits(&a->out, anchor, &a->pm);
     /* the state after the moves: every dst gets its value (read at once) */
+    mark_move_dsts(a);
     for (uint32_t k = 0; k < a->pm.out.len; k++) { /* temporaries used by the resolver hold nothing known */
         ravel_loc d = a->pm.out.data[k].dst;
         if (!move_to(a, d)) loc_write(a, d, RAVEL_NONE, RS_UNK); /* a borrowed register gets its value back */
@@ -1185,15 +1203,15 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     rv_cfg_build(&a->cfg, f);
     /* the fixed-size arrays in one block: 64-bit, then the vregs, 32-bit, bytes */
     size_t nr = (size_t)a->nregs + 1, nb = (size_t)a->cfg.nblocks + 1, nv = (size_t)a->nv + 1;
-    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 6 * nr + 2 * nb;
+    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 7 * nr + 2 * nb;
     a->mem = rv_xmalloc(sizeof(uint64_t) * nw + sizeof(rs_vreg) * nv + sizeof(uint32_t) * n32 + nr + nb);
     a->scratch_bs = a->mem;
     memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
     a->vs = (rs_vreg *)(a->scratch_bs + nw);
     uint32_t *p32 = (uint32_t *)(a->vs + nv);
     a->copy_of = p32, a->content = p32 + nv, a->phys = a->content + nr, a->tgt = a->phys + nr, a->touched = a->tgt + nr;
-    a->estamp_r = a->touched + nr, a->mend = a->estamp_r + nr;
-    a->entry_start = a->mend + nr, a->entry_len = a->entry_start + nb;
+    a->estamp_r = a->touched + nr, a->mend = a->estamp_r + nr, a->dstamp_r = a->mend + nr;
+    a->entry_start = a->dstamp_r + nr, a->entry_len = a->entry_start + nb;
     a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr);
     for (uint32_t v = 0; v < a->nv; v++) {
         rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, false, 0, 0, 0};
@@ -1206,7 +1224,7 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
         if (in->op == RAVEL_OP_COPY && in->ndefs == 1 && in->nuses == 1) a->copy_of[ops[0].vreg] = ops[1].vreg;
     }
     memset(a->rf, 0, nr);
-    memset(a->estamp_r, 0, sizeof(uint32_t) * 2 * nr); /* (and mend) */
+    memset(a->estamp_r, 0, sizeof(uint32_t) * 3 * nr); /* (and mend, dstamp_r) */
     memset(a->content, 0xff, sizeof(uint32_t) * nr); /* (rs_block uncounts what it held) */
     rs_liveness(a);
     memset(a->entry_start, 0xff, sizeof(uint32_t) * nb);
@@ -1246,6 +1264,7 @@ static void rs_free(rs *a)
     rv_vec_free(a->entries);
     rv_vec_free(a->msrc);
     rv_vec_free(a->estamp_s);
+    rv_vec_free(a->dstamp_s);
     rv_vec_free(a->islots);
     rv_vec_free(a->moves);
     rv_vec_free(a->mvals);
