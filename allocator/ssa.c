@@ -366,6 +366,7 @@ static void note_avoid(sa *s, uint32_t i)
         }
     for (uint32_t k = 0; k < s->nlive; k++) {
         uint32_t w = s->dense[k], c = vcls(s, w);
+        if (!(s->clobmask[c] | s->fixmask[c])) continue; /* nothing of w's class to avoid here */
         uint8_t fl = opf(s, w);
         if (fl & OPF_DEF) continue;
         uint64_t m = s->clobmask[c];
