@@ -68,6 +68,7 @@ typedef struct sa {
     uint32_t *dense, *pos, nlive;
     uint32_t *root_live;  /* per root: its members in the live set */
     uint32_t *opstamp, stamp; /* see mark_ops */
+    uint32_t *cand, *cand_d;  /* relieve: candidates and their next uses */
     uint8_t *opfl;
     uint32_t *inreg;      /* per class: values in the live set whose root is not spilled */
     /* per instruction of the spilling walk, per class */
@@ -310,16 +311,26 @@ static uint32_t pressure(sa *s, uint32_t i, uint32_t cls)
 }
 
 /* Spills, at instruction i, the live-across values of class cls with the
- * farthest next use until the class fits. */
+ * farthest next use until the class fits. The candidates and their next
+ * uses are gathered once: a spill only removes candidates (its root's). */
 static void relieve(sa *s, uint32_t i, uint32_t cls)
 {
-    uint32_t K = s->m->classes.data[cls].alloc.len;
+    uint32_t K = s->m->classes.data[cls].alloc.len, ncand = 0;
+    bool gathered = false;
     while (pressure(s, i, cls) > K) {
+        if (!gathered) {
+            for (uint32_t k = 0; k < s->nlive; k++) {
+                uint32_t w = s->dense[k];
+                if (vcls(s, w) != cls || vspilled(s, w) || (opf(s, w) & (OPF_DEF | OPF_USE))) continue;
+                s->cand[ncand] = w;
+                s->cand_d[ncand++] = next_use(s, w, rv_point_late(i));
+            }
+            gathered = true;
+        }
         uint32_t best = RAVEL_NONE, bd = 0;
-        for (uint32_t k = 0; k < s->nlive; k++) {
-            uint32_t w = s->dense[k];
-            if (vcls(s, w) != cls || vspilled(s, w) || (opf(s, w) & (OPF_DEF | OPF_USE))) continue;
-            uint32_t d = next_use(s, w, rv_point_late(i));
+        for (uint32_t k = 0; k < ncand; k++) {
+            uint32_t w = s->cand[k], d = s->cand_d[k];
+            if (vspilled(s, w)) continue;
             if (best == RAVEL_NONE || d > bd || (d == bd && w < best)) {
                 best = w;
                 bd = d;
@@ -585,14 +596,14 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     rv_intervals_build(&s.iv, f, &s.cfg, &s.lv);
     uint32_t nv = s.nv + 1, nr = s.nregs + 1, nc = s.ncls = s.m->classes.len + 1;
     /* one block: 64-bit arrays first, then 32-bit, then bytes */
-    size_t n64 = (size_t)nv + 2 * (size_t)nc, n32 = 8 * (size_t)nv + 2 * (size_t)nr + nc;
+    size_t n64 = (size_t)nv + 2 * (size_t)nc, n32 = 10 * (size_t)nv + 2 * (size_t)nr + nc;
     uint64_t *p64 = s.mem = rv_xmalloc(sizeof(uint64_t) * n64 + sizeof(uint32_t) * n32 + 3 * (size_t)nv);
     s.avoid = p64, s.clobmask = p64 + nv, s.fixmask = p64 + nv + nc;
     uint32_t *p32 = (uint32_t *)(p64 + n64);
     s.parent = p32, s.vr_color = p32 + nv, s.home = p32 + 2 * (size_t)nv, s.group = p32 + 3 * (size_t)nv;
     s.dense = p32 + 4 * (size_t)nv, s.pos = p32 + 5 * (size_t)nv, s.occ = p32 + 6 * (size_t)nv;
     s.ridx = s.occ + nr, s.inreg = s.ridx + nr, s.root_live = s.inreg + nc;
-    s.opstamp = s.root_live + nv;
+    s.opstamp = s.root_live + nv, s.cand = s.opstamp + nv, s.cand_d = s.cand + nv;
     s.spilled = (bool *)(p32 + n32), s.cls = (uint8_t *)(s.spilled + nv), s.opfl = s.cls + nv;
     memset(s.avoid, 0, sizeof(uint64_t) * nv);
     memset(s.vr_color, 0xff, sizeof(uint32_t) * nv);
