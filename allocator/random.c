@@ -118,6 +118,7 @@ typedef struct rs {
     RV_VEC(uint32_t) estamp_s; /* (per slot) is ecount */
     uint32_t *mend, mcount;   /* emit_moves: registers ending a move have mend == mcount */
     uint32_t *dstamp_r, dcount; /* move_to: locations a move writes have stamp (per register) */
+    uint32_t *harm;           /* save_and_map: the registers it examines */
     RV_VEC(uint32_t) dstamp_s;  /* (per slot) == dcount */
     /* per instruction */
     uint8_t *rf;
@@ -876,8 +877,17 @@ static bool save_and_map(rs *a, uint32_t i, const rv_inst *in, const rv_operand 
 {
     bool sp = (in->flags & RV_IF_SAFEPOINT) != 0;
     a->smap.len = 0;
-    for (uint32_t r = 0; r < a->nregs; r++) {
-        uint32_t w = a->content[r];
+    /* only a register the instruction touches can be harmed (a save below
+     * touches only free ones): those, in register order */
+    uint32_t nh = 0;
+    for (uint32_t t = 0; t < a->ntouched; t++) {
+        uint32_t r = a->touched[t], k;
+        if (!(a->rf[r] & (RS_DEF | RS_CLOB | RS_TGT))) continue;
+        for (k = nh++; k > 0 && a->harm[k - 1] > r; k--) a->harm[k] = a->harm[k - 1];
+        a->harm[k] = r;
+    }
+    for (uint32_t h = 0; h < nh; h++) {
+        uint32_t r = a->harm[h], w = a->content[r];
         if (w == RAVEL_NONE || !live_after(a, w, i) || defines(in, ops, w)) continue;
         if (sp && vref(a, w)) continue; /* below */
         uint8_t fl = a->rf[r];
@@ -1203,7 +1213,7 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     rv_cfg_build(&a->cfg, f);
     /* the fixed-size arrays in one block: 64-bit, then the vregs, 32-bit, bytes */
     size_t nr = (size_t)a->nregs + 1, nb = (size_t)a->cfg.nblocks + 1, nv = (size_t)a->nv + 1;
-    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 7 * nr + 2 * nb;
+    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 8 * nr + 2 * nb;
     a->mem = rv_xmalloc(sizeof(uint64_t) * nw + sizeof(rs_vreg) * nv + sizeof(uint32_t) * n32 + nr + nb);
     a->scratch_bs = a->mem;
     memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
@@ -1211,7 +1221,8 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     uint32_t *p32 = (uint32_t *)(a->vs + nv);
     a->copy_of = p32, a->content = p32 + nv, a->phys = a->content + nr, a->tgt = a->phys + nr, a->touched = a->tgt + nr;
     a->estamp_r = a->touched + nr, a->mend = a->estamp_r + nr, a->dstamp_r = a->mend + nr;
-    a->entry_start = a->dstamp_r + nr, a->entry_len = a->entry_start + nb;
+    a->harm = a->dstamp_r + nr;
+    a->entry_start = a->harm + nr, a->entry_len = a->entry_start + nb;
     a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr);
     for (uint32_t v = 0; v < a->nv; v++) {
         rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, false, 0, 0, 0};
