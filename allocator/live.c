@@ -17,10 +17,12 @@
  *
  * Intervals follow Wimmer & Franz's BuildIntervals: blocks in reverse
  * layout order, instructions backwards, a range per live-out vreg over the
- * whole block, shortened at its def, extended by each use. Ranges and use
- * positions are collected as newest-first linked lists per vreg; since they
- * are produced in decreasing point order, walking a list yields them sorted
- * ascending, which the final flattening into CSR arrays relies on. The
+ * whole block, shortened at its def, extended by each use. Ranges are
+ * collected as newest-first linked lists per vreg; since they are produced
+ * in decreasing point order, walking a list yields them sorted ascending,
+ * which the final flattening into CSR arrays relies on. Use positions,
+ * counted per vreg first, are written straight into their CSR rows, each
+ * filled from its end (the same ascending order). The
  * use positions alone (rv_intervals_build_sparse without liveness) are
  * counted and placed in two forward passes, in the same order. */
 #include "alloc.h"
@@ -328,12 +330,15 @@ void rv_liveness_free(rv_liveness *lv)
 /* ---- intervals ---- */
 
 typedef struct rnode { uint32_t from, to, next; } rnode;
-typedef struct unode { rv_use_pos u; uint32_t next; } unode;
 
+/* Ranges go to per-vreg lists (their number is known only at the end);
+ * use positions, whose number per vreg is counted first, straight into
+ * their rows, each filled from its end. */
 typedef struct iv_build {
     RV_VEC(rnode) r;
-    RV_VEC(unode) u;
-    uint32_t *rhead, *uhead; /* per vreg, RAVEL_NONE = empty */
+    uint32_t *rhead;   /* per vreg, RAVEL_NONE = empty */
+    rv_use_pos *uses;  /* the result's rows */
+    uint32_t *ucur;    /* per vreg: one past the next record to fill */
 } iv_build;
 
 /* Adds [from, to) to v, merging with v's newest range when they touch. */
@@ -364,16 +369,13 @@ static void def_range(iv_build *B, uint32_t v, uint32_t p)
 
 static void add_use(iv_build *B, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
 {
-    unode n;
-    n.u.pos = pos;
-    n.u.inst = inst;
-    n.u.op = op;
-    n.u.kind = kind;
-    n.u.flags = flags;
-    n.u.arg = arg;
-    n.next = B->uhead[v];
-    B->uhead[v] = B->u.len;
-    rv_vec_push(B->u, n);
+    rv_use_pos *u = &B->uses[--B->ucur[v]];
+    u->pos = pos;
+    u->inst = inst;
+    u->op = op;
+    u->kind = kind;
+    u->flags = flags;
+    u->arg = arg;
 }
 
 static void op_use_pos(iv_build *B, const ravel_func *f, uint32_t i, uint32_t opi)
@@ -384,7 +386,7 @@ static void op_use_pos(iv_build *B, const ravel_func *f, uint32_t i, uint32_t op
 }
 
 /* One instruction, backwards: ranges (defs then uses), then use positions
- * pushed latest point first so that lists come out ascending. */
+ * added latest point first (each row fills from its end), so rows come out ascending. */
 static void iv_inst(iv_build *B, const ravel_func *f, uint32_t i, uint32_t bfrom)
 {
     const rv_inst *in = rv_inst_at(f, i);
@@ -436,12 +438,12 @@ static void iv_block(iv_build *B, const ravel_func *f, const rv_liveness *lv, co
     }
 }
 
-/* Flattens the per-vreg lists into CSR arrays (lists are already ascending). */
+/* Flattens the per-vreg range lists into CSR arrays (lists are already
+ * ascending). */
 static void iv_flatten(rv_intervals *s, iv_build *B)
 {
     s->ranges = rv_xmalloc(sizeof(rv_range) * (B->r.len ? B->r.len : 1));
-    s->uses = rv_xmalloc(sizeof(rv_use_pos) * (B->u.len ? B->u.len : 1));
-    uint32_t nr = 0, nu = 0;
+    uint32_t nr = 0;
     for (uint32_t v = 0; v < s->nvregs; v++) {
         rv_interval *it = &s->iv[v];
         it->first_range = nr;
@@ -450,13 +452,11 @@ static void iv_flatten(rv_intervals *s, iv_build *B)
             s->ranges[nr++] = r;
         }
         it->nranges = nr - it->first_range;
-        it->first_use = nu;
-        for (uint32_t h = B->uhead[v]; h != RAVEL_NONE; h = B->u.data[h].next) s->uses[nu++] = B->u.data[h].u;
-        it->nuses = nu - it->first_use;
     }
     s->nranges_total = nr;
-    s->nuses_total = nu;
 }
+
+static void uo_count(rv_intervals *s, const ravel_func *f, uint32_t nblocks);
 
 static void iv_build_all(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv, const rv_live_sparse *ls)
 {
@@ -466,18 +466,23 @@ static void iv_build_all(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg
     s->npoints = 2 * f->insts.len;
     s->iv = rv_xcalloc(s->nvregs + 1, sizeof(rv_interval));
     B.rhead = rv_xmalloc(sizeof(uint32_t) * 2 * ((size_t)s->nvregs + 1));
-    B.uhead = B.rhead + s->nvregs + 1;
-    memset(B.rhead, 0xff, sizeof(uint32_t) * 2 * ((size_t)s->nvregs + 1)); /* (and uhead) */
-    /* every use position is an operand, a jump argument or a parameter; most
-     * ranges start at one of those or at a block's start */
-    size_t nrec = (size_t)f->ops.len + f->u32.len + 1;
-    rv_vec_reserve(B.u, nrec);
-    rv_vec_reserve(B.r, nrec + cfg->nblocks);
+    B.ucur = B.rhead + s->nvregs + 1;
+    memset(B.rhead, 0xff, sizeof(uint32_t) * ((size_t)s->nvregs + 1));
+    uo_count(s, f, cfg->nblocks); /* the rows of the use positions */
+    uint32_t nu = 0;
+    for (uint32_t v = 0; v < s->nvregs; v++) {
+        s->iv[v].first_use = nu;
+        nu += s->iv[v].nuses;
+        B.ucur[v] = nu;
+    }
+    s->uses = B.uses = rv_xmalloc(sizeof(rv_use_pos) * (nu ? nu : 1));
+    s->nuses_total = nu;
+    /* most ranges start at an operand, a jump argument or a block's start */
+    rv_vec_reserve(B.r, (size_t)f->ops.len + f->u32.len + cfg->nblocks + 1);
     for (uint32_t b = cfg->nblocks; b-- > 0;) iv_block(&B, f, lv, ls, b);
     iv_flatten(s, &B);
     rv_vec_free(B.r);
-    rv_vec_free(B.u);
-    rv_free(B.rhead); /* (and uhead) */
+    rv_free(B.rhead); /* (and ucur) */
 }
 
 void rv_intervals_build(rv_intervals *s, const ravel_func *f, const rv_cfg *cfg, const rv_liveness *lv)
