@@ -104,7 +104,10 @@ void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_c
  * One walk serves both forms (rv_liveness_build: bitsets, rv_live_sparse_build:
  * lists): the reads are grouped by vreg, each vreg is walked alone with
  * per-block stamps (v + 1) telling which marks are new, and every new mark
- * goes to the form's mark() in vreg order. */
+ * goes to the form's sink (pe_mark) in vreg order. */
+typedef struct sp_mark { uint32_t key, v; } sp_mark; /* key: block << 1 | out */
+typedef struct sp_sink { RV_VEC(sp_mark) m; } sp_sink;
+
 typedef struct pe_ctx {
     const rv_cfg *cfg;
     uint32_t *mem;                /* one block: def_block, read_start, in_st, out_st, and pe_init's seen, aseen */
@@ -114,14 +117,15 @@ typedef struct pe_ctx {
     uint32_t *in_st, *out_st;     /* per block: v + 1 once marked for v */
     RV_VEC(uint32_t) stack;
     uint32_t count, cap;          /* marks of the current vreg; stop beyond cap */
-    void (*mark)(void *sink, uint32_t b, bool out, uint32_t v);
-    void *sink;
+    rv_liveness *bits;            /* the sink: bitsets, or else */
+    sp_sink *list;                /* lists */
 } pe_ctx;
 
 static void pe_mark(pe_ctx *c, uint32_t b, bool out, uint32_t v)
 {
     c->count++;
-    c->mark(c->sink, b, out, v);
+    if (c->bits) rv_bs_set((out ? c->bits->out : c->bits->in) + (size_t)b * c->bits->nwords, v);
+    else rv_vec_push(c->list->m, ((sp_mark){b << 1 | (uint32_t)out, v}));
 }
 
 /* v is read in b before any def of it there: live-in at b, and upwards. */
@@ -241,12 +245,6 @@ static void pe_free(pe_ctx *c)
     rv_free(c->read);
 }
 
-static void bits_mark(void *sink, uint32_t b, bool out, uint32_t v)
-{
-    rv_liveness *lv = sink;
-    rv_bs_set((out ? lv->out : lv->in) + (size_t)b * lv->nwords, v);
-}
-
 void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
 {
     uint32_t n = cfg->nblocks, nv = f->vregs.len;
@@ -257,23 +255,12 @@ void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
     lv->out = rv_xcalloc((size_t)n * lv->nwords + 1, sizeof(uint64_t));
     pe_ctx c;
     pe_init(&c, f, cfg, false);
-    c.mark = bits_mark;
-    c.sink = lv;
+    c.bits = lv;
     for (uint32_t v = 0; v < nv; v++) pe_walk_vreg(&c, v);
     pe_free(&c);
 }
 
 /* ---- sparse liveness ---- */
-
-typedef struct sp_mark { uint32_t key, v; } sp_mark; /* key: block << 1 | out */
-
-typedef struct sp_sink { RV_VEC(sp_mark) m; } sp_sink;
-
-static void list_mark(void *sink, uint32_t b, bool out, uint32_t v)
-{
-    sp_sink *s = sink;
-    rv_vec_push(s->m, ((sp_mark){b << 1 | (uint32_t)out, v}));
-}
 
 void rv_live_sparse_build(rv_live_sparse *ls, const ravel_func *f, const rv_cfg *cfg, uint32_t cap, const uint8_t *nocap,
                           unsigned flags)
@@ -286,8 +273,7 @@ void rv_live_sparse_build(rv_live_sparse *ls, const ravel_func *f, const rv_cfg 
     pe_init(&c, f, cfg, (flags & RV_LS_ARGS_OUT) != 0);
     sp_sink s = {{0}};
     rv_vec_reserve(s.m, (size_t)f->ops.len + f->u32.len + 2 * (size_t)n); /* (a first guess: it grows) */
-    c.mark = list_mark;
-    c.sink = &s;
+    c.list = &s;
     for (uint32_t v = 0; v < nv; v++) {
         uint32_t undo = s.m.len;
         c.cap = nocap && nocap[v] ? UINT32_MAX : cap;
