@@ -1203,8 +1203,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
     uint32_t np = f->blocks.data[s].nparams;
     uint32_t nw = rv_bs_words(L->nr);
     memset(L->pres, 0, nw * sizeof(uint64_t));
-    mv->len = 0;
-    emap_build(L, &L->endst[p]);
+    mv->len = 0; /* (lin_resolve mapped p's end state) */
     for (uint32_t j = 0; j < en->len; j++) {
         const lin_vst *e = &en->data[j];
         uint32_t src_v = j < np ? args[j] : e->v;
@@ -1262,6 +1261,7 @@ static bool lin_resolve(lin *L)
     bool ok = true;
     for (uint32_t p = 0; p < L->nb && ok; p++) {
         const rv_inst *t = rv_inst_at(L->f, term_inst(L, p));
+        emap_build(L, &L->endst[p]); /* once for all of p's edges */
         for (uint32_t k = 0; k < rv_inst_nsuccs(t) && ok; k++) ok = lin_edge(L, p, k, &mv);
     }
     rv_vec_free(mv);
