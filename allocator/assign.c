@@ -571,8 +571,16 @@ static bool asg_inst(asg *a, uint32_t i)
         if (ravel_loc_is_slot(l) || (home_reg(a, v) == RAVEL_NONE && cached_reg(a, v) == l)) continue;
         add_move(&a->before, l, home_loc(a, v), vcls(a, v));
     }
-    /* live-across values whose register is overwritten: save, restore */
-    for (uint32_t k = 0; k < a->nlive; k++) {
+    /* live-across values whose register is overwritten: save, restore.
+     * Such a register is the home of a live value not defined here
+     * (AF_ACROSS, from mark_homes) and disturbed, so it is among the
+     * touched ones (every flag and target is set through touch): without
+     * one the scan below is idle, and so is the restoring one unless the
+     * safepoint saved values (most instructions disturb no home). */
+    bool saves = false;
+    for (uint32_t t = 0; t < a->ntouched && !saves; t++)
+        saves = (a->rf[a->touched[t]] & AF_ACROSS) && disturbed(a, in, a->touched[t]);
+    for (uint32_t k = 0; saves && k < a->nlive; k++) {
         uint32_t w = a->dense[k], h = home_reg(a, w);
         if (h == RAVEL_NONE || is_defined_here(in, ops, w) || !disturbed(a, in, h) || a->save_stamp[h] == i + 1) continue;
         a->save_stamp[h] = i + 1;
@@ -588,7 +596,7 @@ static bool asg_inst(asg *a, uint32_t i)
     if (sp && !safepoint(a, i, in, ops)) return false;
     for (uint32_t d = 0; d < nd; d++) /* a def written to its own slot leaves it there */
         if (a->out.loc[in->first_op + d] == ravel_slot(slot_of(a, ops[d].vreg))) a->slot_ok[ops[d].vreg] = a->cur_block + 1;
-    for (uint32_t k = 0; k < a->nlive; k++) {
+    for (uint32_t k = 0; (saves || sp) && k < a->nlive; k++) {
         uint32_t w = a->dense[k], h = home_reg(a, w);
         if (h == RAVEL_NONE || is_defined_here(in, ops, w) || a->save_stamp[h] != i + 1) continue;
         if (disturbed(a, in, h)) add_move(&a->after, h, ravel_slot(a->saved_to[h]), vcls(a, w));
