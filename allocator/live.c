@@ -355,13 +355,7 @@ static void def_range(iv_build *B, uint32_t v, uint32_t p)
 
 static void add_use(iv_build *B, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
 {
-    rv_use_pos *u = &B->uses[--B->ucur[v]];
-    u->pos = pos;
-    u->inst = inst;
-    u->op = op;
-    u->kind = kind;
-    u->flags = flags;
-    u->arg = arg;
+    B->uses[--B->ucur[v]] = (rv_use_pos){pos, inst, op, kind, flags, arg};
 }
 
 static void op_use_pos(iv_build *B, const ravel_func *f, uint32_t i, uint32_t opi)
@@ -487,13 +481,7 @@ typedef struct uo_ctx {
 
 static void uo_add(uo_ctx *c, uint32_t v, uint32_t pos, uint32_t inst, uint32_t op, uint8_t kind, uint8_t flags, uint16_t arg)
 {
-    rv_use_pos *u = &c->s->uses[c->cur[v]++];
-    u->pos = pos;
-    u->inst = inst;
-    u->op = op;
-    u->kind = kind;
-    u->flags = flags;
-    u->arg = arg;
+    c->s->uses[c->cur[v]++] = (rv_use_pos){pos, inst, op, kind, flags, arg};
 }
 
 static void uo_ops(uo_ctx *c, const ravel_func *f, uint32_t i, const rv_inst *in, bool defs, bool late)

@@ -79,6 +79,14 @@ typedef struct rs_vreg {
 } rs_vreg;
 
 typedef struct rs_entry { uint32_t v; ravel_loc loc; } rs_entry;
+
+/* A set of locations, emptied in O(1): l is in it when its stamp (per
+ * register, per slot) is the set's current one. */
+typedef struct rs_locset {
+    uint32_t *r;           /* per register (in the fixed-size block) */
+    RV_VEC(uint32_t) s;    /* per slot, grown on demand */
+    uint32_t cur;
+} rs_locset;
 typedef struct rs_undo { ravel_loc l; uint32_t v, p; } rs_undo;
 
 typedef struct rs {
@@ -113,13 +121,10 @@ typedef struct rs {
     uint32_t *entry_start, *entry_len; /* per block, into entries; entry_start RAVEL_NONE = undecided */
     RV_VEC(rs_entry) entries;
     RV_VEC(ravel_loc) msrc;   /* per entry: the source location on the first edge resolved (merge counting) */
-    uint32_t ecount;          /* contracts decided; a location is taken in the current one when its */
-    uint32_t *estamp_r;       /* stamp (per register) */
-    RV_VEC(uint32_t) estamp_s; /* (per slot) is ecount */
+    rs_locset taken;          /* the locations the contract being decided uses */
     uint32_t *mend, mcount;   /* emit_moves: registers ending a move have mend == mcount */
-    uint32_t *dstamp_r, dcount; /* move_to: locations a move writes have stamp (per register) */
+    rs_locset written;        /* move_to: the locations the current moves write */
     uint32_t *harm;           /* save_and_map: the registers it examines */
-    RV_VEC(uint32_t) dstamp_s;  /* (per slot) == dcount */
     /* per instruction */
     uint8_t *rf;
     uint32_t *tgt;
@@ -420,27 +425,31 @@ static void add_move(rs *a, ravel_loc dst, ravel_loc src, uint32_t v)
     if (ravel_loc_is_slot(src)) rv_vec_push(a->islots, ravel_loc_slot(src));
 }
 
-/* Whether the current moves write dst (once emit_moves marked them). */
-static bool move_to(const rs *a, ravel_loc dst)
+static bool locset_has(const rs *a, const rs_locset *x, ravel_loc l)
 {
-    if (!ravel_loc_is_slot(dst)) return dst < a->nregs && a->dstamp_r[dst] == a->dcount;
-    uint32_t s = ravel_loc_slot(dst);
-    return s < a->dstamp_s.len && a->dstamp_s.data[s] == a->dcount;
+    if (!ravel_loc_is_slot(l)) return l < a->nregs && x->r[l] == x->cur;
+    uint32_t s = ravel_loc_slot(l);
+    return s < x->s.len && x->s.data[s] == x->cur;
 }
+
+static void locset_add(const rs *a, rs_locset *x, ravel_loc l)
+{
+    if (!ravel_loc_is_slot(l)) {
+        if (l < a->nregs) x->r[l] = x->cur;
+        return;
+    }
+    uint32_t s = ravel_loc_slot(l);
+    while (x->s.len <= s) rv_vec_push(x->s, 0);
+    x->s.data[s] = x->cur;
+}
+
+/* Whether the current moves write dst (once emit_moves marked them). */
+static bool move_to(const rs *a, ravel_loc dst) { return locset_has(a, &a->written, dst); }
 
 static void mark_move_dsts(rs *a)
 {
-    a->dcount++;
-    for (uint32_t k = 0; k < a->moves.len; k++) {
-        ravel_loc d = a->moves.data[k].dst;
-        if (!ravel_loc_is_slot(d)) {
-            if (d < a->nregs) a->dstamp_r[d] = a->dcount;
-            continue;
-        }
-        uint32_t s = ravel_loc_slot(d);
-        while (a->dstamp_s.len <= s) rv_vec_push(a->dstamp_s, 0);
-        a->dstamp_s.data[s] = a->dcount;
-    }
+    a->written.cur++;
+    for (uint32_t k = 0; k < a->moves.len; k++) locset_add(a, &a->written, a->moves.data[k].dst);
 }
 
 static uint32_t scratch_slot_cb(void *ctx) { return new_slot_num(ctx); }
@@ -492,23 +501,12 @@ static bool emit_moves(rs *a, uint32_t anchor, uint32_t i)
 /* ---- block entry contracts and edges ---- */
 
 /* Whether the contract being built (decide_entry) already uses l. */
-static bool entry_taken(const rs *a, ravel_loc l)
-{
-    if (!ravel_loc_is_slot(l)) return l < a->nregs && a->estamp_r[l] == a->ecount;
-    uint32_t s = ravel_loc_slot(l);
-    return s < a->estamp_s.len && a->estamp_s.data[s] == a->ecount;
-}
+static bool entry_taken(const rs *a, ravel_loc l) { return locset_has(a, &a->taken, l); }
 
 static void entry_add(rs *a, uint32_t v, ravel_loc l)
 {
     rv_vec_push(a->entries, ((rs_entry){v, l}));
-    if (!ravel_loc_is_slot(l)) {
-        if (l < a->nregs) a->estamp_r[l] = a->ecount;
-        return;
-    }
-    uint32_t s = ravel_loc_slot(l);
-    while (a->estamp_s.len <= s) rv_vec_push(a->estamp_s, 0);
-    a->estamp_s.data[s] = a->ecount;
+    locset_add(a, &a->taken, l);
 }
 
 /* A location for value v in the contract being built (entries from `from`):
@@ -542,7 +540,7 @@ static void decide_entry(rs *a, uint32_t s, const ravel_loc *src_in, const ravel
     const rv_block *sb = &f->blocks.data[s];
     uint32_t from = a->entries.len, n = 0;
     a->entry_start[s] = from;
-    a->ecount++; /* a new contract: no location taken */
+    a->taken.cur++; /* a new contract: no location taken */
     for (uint32_t w = 0; w < a->lv.nwords; w++)
         for (uint64_t bits = a->lv.in[(size_t)s * a->lv.nwords + w]; bits; bits &= bits - 1) {
             uint32_t v = w * 64 + (uint32_t)__builtin_ctzll(bits);
@@ -1220,8 +1218,8 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     a->vs = (rs_vreg *)(a->scratch_bs + nw);
     uint32_t *p32 = (uint32_t *)(a->vs + nv);
     a->copy_of = p32, a->content = p32 + nv, a->phys = a->content + nr, a->tgt = a->phys + nr, a->touched = a->tgt + nr;
-    a->estamp_r = a->touched + nr, a->mend = a->estamp_r + nr, a->dstamp_r = a->mend + nr;
-    a->harm = a->dstamp_r + nr;
+    a->taken.r = a->touched + nr, a->mend = a->taken.r + nr, a->written.r = a->mend + nr;
+    a->harm = a->written.r + nr;
     a->entry_start = a->harm + nr, a->entry_len = a->entry_start + nb;
     a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr);
     for (uint32_t v = 0; v < a->nv; v++) {
@@ -1235,7 +1233,7 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
         if (in->op == RAVEL_OP_COPY && in->ndefs == 1 && in->nuses == 1) a->copy_of[ops[0].vreg] = ops[1].vreg;
     }
     memset(a->rf, 0, nr);
-    memset(a->estamp_r, 0, sizeof(uint32_t) * 3 * nr); /* (and mend, dstamp_r) */
+    memset(a->taken.r, 0, sizeof(uint32_t) * 3 * nr); /* (and mend, written.r) */
     memset(a->content, 0xff, sizeof(uint32_t) * nr); /* (rs_block uncounts what it held) */
     rs_liveness(a);
     memset(a->entry_start, 0xff, sizeof(uint32_t) * nb);
@@ -1274,8 +1272,8 @@ static void rs_free(rs *a)
     rv_vec_free(a->scont);
     rv_vec_free(a->entries);
     rv_vec_free(a->msrc);
-    rv_vec_free(a->estamp_s);
-    rv_vec_free(a->dstamp_s);
+    rv_vec_free(a->taken.s);
+    rv_vec_free(a->written.s);
     rv_vec_free(a->islots);
     rv_vec_free(a->moves);
     rv_vec_free(a->mvals);
