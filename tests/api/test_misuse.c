@@ -4,6 +4,7 @@
  * through the API names its blocks and instructions. */
 #define _POSIX_C_SOURCE 200809L
 #include "ravel.h"
+#include "tests/checker/report_text.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -110,11 +111,7 @@ TEST(builder_messages_and_api_report)
     ravel_checker *ck = ravel_checker_new();
     ravel_report *rep = NULL;
     CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    ravel_report_print(mem, rep);
-    fclose(mem);
+    char *buf = report_text(rep);
     CHECK(buf && strstr(buf, "<input>: error[use-unknown]: in func jit, block entry, inst 1, `out v0`") != NULL);
     CHECK(buf && strstr(buf, "<input>:0") == NULL);
     if (buf) fputs(buf, stdout);

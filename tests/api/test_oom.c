@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/checker/report_text.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -147,16 +148,6 @@ TEST(allocate)
     ravel_module_free(gm);
 }
 
-static char *report_str(const ravel_report *r)
-{
-    char *t = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&t, &n);
-    ravel_report_print(f, r);
-    fclose(f);
-    return t;
-}
-
 /* A new context per failure point (all its scratch still to grow); after
  * RAVEL_ENOMEM the same context, unfailed, must give the report a fresh
  * one gives. */
@@ -177,7 +168,7 @@ TEST(check)
             ravel_checker_set_options(fresh, opts[o]);
             ravel_report *want = NULL;
             int want_rc = ravel_check(fresh, fs[k], k == 0 ? ravel_module_func(u, 0) : NULL, &want);
-            char *want_txt = report_str(want);
+            char *want_txt = report_text(want);
             uint64_t failures = 0, n;
             for (n = 1; n < 100000 && !test_failed_; n++) {
                 ravel_checker *ck = ravel_checker_new(); /* (cold: every scratch buffer still to grow) */
@@ -193,7 +184,7 @@ TEST(check)
                     rc = ravel_check(ck, fs[k], k == 0 ? ravel_module_func(u, 0) : NULL, &rep); /* reusable */
                 }
                 CHECK_EQ_INT(rc, want_rc);
-                char *txt = report_str(rep);
+                char *txt = report_text(rep);
                 CHECK(strcmp(txt, want_txt) == 0);
                 free(txt);
                 ravel_report_free(rep);
