@@ -74,7 +74,17 @@ typedef struct rv_allocator {
     const char *name;
     const char *description;
     ravel_func *(*run)(const ravel_func *f, const rv_alloc_opts *o, char **err);
+    /* An allocator outside the table (the fuzzing kit's callback, an
+     * --alloc-cmd process): run is NULL and fn(user, ...) allocates. */
+    ravel_alloc_fn fn;
+    void *user;
 } rv_allocator;
+
+/* Runs a on f, built-in (run) or not (fn): RAVEL_OK with *out set, or
+ * RAVEL_EDECLINED (fn only), or another negative status (a failure) with
+ * *out NULL; *err, malloc'd or NULL, says why (free it with free). The one
+ * call every driver (fuzz library, reducer, CLI) makes. */
+int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts *o, ravel_func **out, char **err);
 
 /* The table (table.c), terminated by an entry with name == NULL. */
 extern const rv_allocator rv_allocators[];

@@ -9,12 +9,12 @@
 
 ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **err); /* linear.c */
 const rv_allocator rv_allocators[] = {
-    {"fast", "local one-pass allocator (LLVM RegAllocFast style): registers within extended blocks, slots across block boundaries", rv_alloc_fast},
-    {"linear", "linear scan with interval splitting (second-chance binpacking, Belady eviction), edge resolution, slot reuse", rv_alloc_linear},
-    {"random", "a random legal allocation from the seed: fast's engine choosing at random, or the shapes of production allocators (edge moves, merges, splits, shared slots) on any CFG; stresses checkers", rv_alloc_random},
-    {"color", "iterated graph colouring (Chaitin-Briggs): phi elimination, conservative coalescing, optimistic colouring, spill everywhere", rv_alloc_color},
-    {"ssa", "decoupled SSA allocation: virtual registers from block parameters, Belady spilling before colouring, dominator-order colouring", rv_alloc_ssa},
-    {NULL, NULL, NULL},
+    {.name = "fast", .description = "local one-pass allocator (LLVM RegAllocFast style): registers within extended blocks, slots across block boundaries", .run = rv_alloc_fast},
+    {.name = "linear", .description = "linear scan with interval splitting (second-chance binpacking, Belady eviction), edge resolution, slot reuse", .run = rv_alloc_linear},
+    {.name = "random", .description = "a random legal allocation from the seed: fast's engine choosing at random, or the shapes of production allocators (edge moves, merges, splits, shared slots) on any CFG; stresses checkers", .run = rv_alloc_random},
+    {.name = "color", .description = "iterated graph colouring (Chaitin-Briggs): phi elimination, conservative coalescing, optimistic colouring, spill everywhere", .run = rv_alloc_color},
+    {.name = "ssa", .description = "decoupled SSA allocation: virtual registers from block parameters, Belady spilling before colouring, dominator-order colouring", .run = rv_alloc_ssa},
+    {.name = NULL},
 };
 
 const rv_allocator *rv_allocator_find(const char *name)
@@ -22,6 +22,31 @@ const rv_allocator *rv_allocator_find(const char *name)
     for (const rv_allocator *a = rv_allocators; name && a->name; a++)
         if (strcmp(a->name, name) == 0) return a;
     return NULL;
+}
+
+int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts *o, ravel_func **out, char **err)
+{
+    *out = NULL;
+    *err = NULL;
+    if (a->run) {
+        *out = a->run(f, o, err);
+        return *out ? RAVEL_OK : RAVEL_EFAIL;
+    }
+    if (!a->fn) {
+        *err = rv_xstrdup("allocator has no entry point");
+        return RAVEL_EINVAL;
+    }
+    int rc = a->fn(a->user, f, o->seed, out, err);
+    if (rc == RAVEL_OK && !*out) {
+        rc = RAVEL_EFAIL;
+        if (!*err) *err = rv_xstrdup("the allocator returned RAVEL_OK without a function");
+    }
+    if (rc != RAVEL_OK && *out) {
+        ravel_func_free(*out);
+        *out = NULL;
+    }
+    if (rc > 0) rc = RAVEL_EFAIL;
+    return rc;
 }
 
 const char *ravel_allocator_name(size_t i)

@@ -96,6 +96,8 @@ typedef struct rv_fuzz {
                              (RV_FUZZ_ORACLE miss, or RV_FUZZ_PATHS difference) */
     bool paths_diff;      /* ... and it was a difference between checker paths (RV_FUZZ_PATHS) */
     bool paths;           /* compare the checker's paths (set by rv_fuzz_alloc from RV_FUZZ_PATHS) */
+    bool declined;        /* the last rv_fuzz_alloc / rv_fuzz_oracle returned RV_FUZZ_SKIP because the
+                             allocator declined the function (RAVEL_EDECLINED: a user's allocator) */
     /* The oracle's corruptions: with probability inject_permille/1000 (default
      * 1000) an execution draws a kind of the catalogue (allocator/inject.h)
      * uniformly, or always inject_kind when >= 0 (default -1), up to three

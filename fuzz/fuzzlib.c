@@ -326,11 +326,18 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
     rv_fuzz_target t = (flags & RV_FUZZ_DIFF) ? RV_FT_DIFFERENTIAL : RV_FT_ALLOC;
     z->oracle_miss = z->paths_diff = false;
     z->paths = (flags & RV_FUZZ_PATHS) != 0;
+    z->declined = false;
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
+    ravel_func *out = NULL;
     uint64_t t0 = phase_start(z);
-    ravel_func *out = a->run(f, &ao, &err);
+    int arc = rv_alloc_run(a, f, &ao, &out, &err);
     phase_end(z, RV_PH_ALLOCATE, t0);
+    if (arc == RAVEL_EDECLINED) { /* the allocator does not handle f: counted, not a bug */
+        z->declined = true;
+        free(err);
+        return RV_FUZZ_SKIP;
+    }
     if (!out) {
         int r = bug_alloc_failed(z, t, f, a, seed, err);
         free(err);
@@ -465,10 +472,13 @@ int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint6
 {
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
+    ravel_func *out = NULL;
+    z->declined = false;
     uint64_t t0 = phase_start(z);
-    ravel_func *out = a->run(f, &ao, &err);
+    int arc = rv_alloc_run(a, f, &ao, &out, &err);
     t0 = phase_end(z, RV_PH_ALLOCATE, t0);
     free(err);
+    z->declined = arc == RAVEL_EDECLINED;
     if (!out) return RV_FUZZ_SKIP;
     int first = check_out(z, out, f, NULL);
     phase_end(z, RV_PH_CHECK, t0);
@@ -669,7 +679,8 @@ static void warm_corrupt(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, cons
 {
     rv_alloc_opts ao = {.seed = seed};
     char *err = NULL;
-    ravel_func *out = a->run(f, &ao, &err);
+    ravel_func *out = NULL;
+    rv_alloc_run(a, f, &ao, &out, &err);
     free(err);
     if (!out) return;
     rng r = {seed};

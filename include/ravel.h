@@ -55,6 +55,8 @@ typedef enum ravel_status {
                             it, having freed what the call allocated (a checker context stays
                             usable); ravel_module_parse returns NULL with no new diagnostic.
                             Other calls (builders, constructors) still abort (docs/architecture.md) */
+    RAVEL_EDECLINED = -5, /* a user's allocator does not handle this function (ravel_alloc_fn,
+                             exit status 3 of an --alloc-cmd): counted, not a failure */
 } ravel_status;
 
 /* ---- locations ---------------------------------------------------------- */
@@ -287,6 +289,19 @@ int ravel_verify_requested(void);
 int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ravel_func **out, char **err);
 /* Names of the built-in allocators: i = 0, 1, ... until NULL. */
 const char *ravel_allocator_name(size_t i);
+
+/* A user's allocator, as the fuzzing kit (ravel_fuzz.h) and the fuzz
+ * library call it. orig is unallocated, valid SSA and finished; the
+ * callback must not modify it. Returns:
+ *   RAVEL_OK        *out is a new allocated function of orig's machine
+ *                   (built with the builders, or parsed), owned by the caller;
+ *   RAVEL_EDECLINED the allocator does not handle this function (counted,
+ *                   not a failure); *msg may say why;
+ *   any other negative status: the allocator failed on a satisfiable
+ *                   function (a bug); *msg may say why.
+ * *msg, if set, is malloc'd (freed by the caller with free). seed is for
+ * allocators with random choices (0 unless the caller draws one). */
+typedef int (*ravel_alloc_fn)(void *user, const ravel_func *orig, uint64_t seed, ravel_func **out, char **msg);
 
 #ifdef __cplusplus
 }

@@ -210,7 +210,7 @@ static bool worker_answer(rd_oracle *q, const ravel_func *f, int fd)
     ravel_func *a = NULL;
     if (o->compare) {
         rv_alloc_opts ao = {.seed = o->seed};
-        a = o->alloc->run(f, &ao, &err);
+        rv_alloc_run(o->alloc, f, &ao, &a, &err);
         out = !a ? RD_FAIL : rd_differs(o, f, a, msg, sizeof msg) ? RD_DIFFERS : RD_PASS;
         text = out == RD_DIFFERS ? msg : out == RD_FAIL && err ? err : "";
         len = strlen(text);

@@ -45,7 +45,7 @@ static int campaign(const rv_allocator *table, bool oracle, rv_campaign_result *
 
 TEST(wrong_allocations_fail_the_campaign)
 {
-    const rv_allocator bad[] = {{"all_in_r0", "planted bug", all_in_r0}, {NULL, NULL, NULL}};
+    const rv_allocator bad[] = {{.name = "all_in_r0", .description = "planted bug", .run = all_in_r0}, {.name = NULL}};
     rv_campaign_result r;
     CHECK_EQ_INT(campaign(bad, false, &r), 1);
     CHECK(r.per[0].fails > 0);
@@ -60,7 +60,7 @@ TEST(wrong_allocations_fail_the_campaign)
 
 TEST(correct_allocator_passes)
 {
-    const rv_allocator good[] = {rv_allocators[0], {NULL, NULL, NULL}};
+    const rv_allocator good[] = {rv_allocators[0], {.name = NULL}};
     rv_campaign_result r;
     CHECK_EQ_INT(campaign(good, true, &r), 0);
     CHECK_EQ_INT(r.per[0].fails, 0);
@@ -75,7 +75,7 @@ TEST(correct_allocator_passes)
  * misses the checker has had, reproducers/inject-smap-nonref-*.ra). */
 TEST(checker_misses_are_not_allocator_failures)
 {
-    const rv_allocator good[] = {rv_allocators[0], {NULL, NULL, NULL}};
+    const rv_allocator good[] = {rv_allocators[0], {.name = NULL}};
     int kinds[] = {-1, rv_inject_find("smap-nonref")};
     for (unsigned q = 0; q < 2; q++) {
         rv_campaign_result r;

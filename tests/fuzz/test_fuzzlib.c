@@ -82,7 +82,7 @@ TEST(alloc_catches_planted_bugs)
     ravel_module *m = parse(sum_text);
     if (!m) return;
     rv_fuzz *z = rv_fuzz_new();
-    const rv_allocator bad = {"all_in_r0", "planted bug", all_in_r0};
+    const rv_allocator bad = {.name = "all_in_r0", .description = "planted bug", .run = all_in_r0};
     CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &bad, 1, 0), RV_FUZZ_BUG);
     CHECK(has(z, "# allocator: all_in_r0"));
     CHECK(has(z, "# target: alloc"));
@@ -109,7 +109,7 @@ TEST(alloc_catches_planted_bugs)
     CHECK(um != NULL && ravel_module_nfuncs(um) == 1 && !rv_func_is_allocated(ravel_module_func(um, 0)));
     ravel_module_free(um);
     free(orig);
-    const rv_allocator fails = {"fails", "planted failure", always_fails};
+    const rv_allocator fails = {.name = "fails", .description = "planted failure", .run = always_fails};
     CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &fails, 1, 0), RV_FUZZ_BUG);
     CHECK(has(z, "allocation failed"));
     CHECK(has(z, "planted failure"));
@@ -153,9 +153,9 @@ TEST(alloc_reports_invalid_output)
     ravel_module *m = parse(sum_text);
     if (!m) return;
     const struct { rv_allocator a; const char *msg; } cases[] = {
-        {{"no_location", "planted bug", no_location}, "has no location"},
-        {{"reg_out_of_range", "planted bug", reg_out_of_range}, "out of range"},
-        {{"slot_to_slot", "planted bug", slot_to_slot}, "slot-to-slot move"},
+        {{.name = "no_location", .description = "planted bug", .run = no_location}, "has no location"},
+        {{.name = "reg_out_of_range", .description = "planted bug", .run = reg_out_of_range}, "out of range"},
+        {{.name = "slot_to_slot", .description = "planted bug", .run = slot_to_slot}, "slot-to-slot move"},
     };
     for (int validate_first = 0; validate_first < 2; validate_first++) {
         rv_fuzz *z = rv_fuzz_new();
@@ -169,7 +169,7 @@ TEST(alloc_reports_invalid_output)
         /* a correct allocation still passes, and a wrong but well-formed one
          * is the checker's verdict */
         CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &rv_allocators[0], 1, 0), RV_FUZZ_PASS);
-        const rv_allocator bad = {"all_in_r0", "planted bug", all_in_r0};
+        const rv_allocator bad = {.name = "all_in_r0", .description = "planted bug", .run = all_in_r0};
         CHECK_EQ_INT(rv_fuzz_alloc(z, ravel_module_func(m, 0), &bad, 1, 0), RV_FUZZ_BUG);
         CHECK(has(z, "# verdict: the checker rejects the allocation"));
         rv_fuzz_free(z);
@@ -226,7 +226,7 @@ TEST(alloc_invalid_output_property)
 {
     rv_fuzz *z = rv_fuzz_new();
     ravel_checker *ck = ravel_checker_new();
-    const rv_allocator bad = {"structural_bug", "planted bug", structural_bug};
+    const rv_allocator bad = {.name = "structural_bug", .description = "planted bug", .run = structural_bug};
     rv_gen_opts g;
     rv_gen_opts_default(&g);
     g.max_insts = 40;
@@ -302,7 +302,7 @@ TEST(oracle_flag_matches_oracle)
     CHECK_EQ_INT(z1->oracle_accepted, z2->oracle_accepted);
     /* a wrong allocation is an allocation failure, not a checker miss */
     ravel_module *m = parse(sum_text);
-    const rv_allocator bad = {"all_in_r0", "planted bug", all_in_r0};
+    const rv_allocator bad = {.name = "all_in_r0", .description = "planted bug", .run = all_in_r0};
     if (m) CHECK_EQ_INT(rv_fuzz_alloc(z2, ravel_module_func(m, 0), &bad, 1, RV_FUZZ_ORACLE), RV_FUZZ_BUG);
     CHECK(!z2->oracle_miss);
     ravel_module_free(m);
@@ -409,8 +409,8 @@ TEST(campaign_survives_crashes)
 {
     char dir[] = "/tmp/ravel-fuzz-test-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    const rv_allocator table[] = {{"crashes", "planted crash", crashes}, {"all_in_r0", "planted bug", all_in_r0},
-                                  {NULL, NULL, NULL}};
+    const rv_allocator table[] = {{.name = "crashes", .description = "planted crash", .run = crashes}, {.name = "all_in_r0", .description = "planted bug", .run = all_in_r0},
+                                  {.name = NULL}};
     rv_campaign_opts o;
     rv_campaign_opts_default(&o);
     o.table = table;
@@ -469,8 +469,8 @@ TEST(campaign_kills_hung_workers)
 {
     char dir[] = "/tmp/ravel-fuzz-test-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    const rv_allocator table[] = {{"hangs", "planted hang", hangs}, {"second", "runs after it", rv_allocators[0].run},
-                                  {NULL, NULL, NULL}};
+    const rv_allocator table[] = {{.name = "hangs", .description = "planted hang", .run = hangs}, {.name = "second", .description = "runs after it", .run = rv_allocators[0].run},
+                                  {.name = NULL}};
     rv_campaign_opts o;
     rv_campaign_opts_default(&o);
     CHECK(o.stall_seconds == 60); /* the documented default */

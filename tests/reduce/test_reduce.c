@@ -250,11 +250,11 @@ static ravel_func *wrong_slot(const ravel_func *f, const rv_alloc_opts *o, char 
 }
 
 static const rv_allocator planted[] = {
-    {"crashing", "aborts on an instruction that reads one value twice", crashing},
-    {"failing", "fails on blocks with 3+ parameters", failing},
-    {"wrong-slot", "reloads from the next slot", wrong_slot},
-    {"hanging", "loops forever on blocks with 3+ parameters", hanging},
-    {"failing-then-hanging", "fails on 3+ parameters, loops forever on small functions", failing_then_hanging},
+    {.name = "crashing", .description = "aborts on an instruction that reads one value twice", .run = crashing},
+    {.name = "failing", .description = "fails on blocks with 3+ parameters", .run = failing},
+    {.name = "wrong-slot", .description = "reloads from the next slot", .run = wrong_slot},
+    {.name = "hanging", .description = "loops forever on blocks with 3+ parameters", .run = hanging},
+    {.name = "failing-then-hanging", .description = "fails on 3+ parameters, loops forever on small functions", .run = failing_then_hanging},
 };
 
 /* big(seed), or of the next seed whose function has the pattern (so that
