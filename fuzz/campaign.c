@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"
+#include "fuzz/extalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,6 +40,7 @@ typedef struct slot {
     _Atomic uint64_t iters, gen_nanos;
     _Atomic uint64_t funcs[RV_CAMPAIGN_MAX_ALLOCS], insts[RV_CAMPAIGN_MAX_ALLOCS];
     _Atomic uint64_t fails[RV_CAMPAIGN_MAX_ALLOCS], nanos[RV_CAMPAIGN_MAX_ALLOCS];
+    _Atomic uint64_t declined[RV_CAMPAIGN_MAX_ALLOCS]; /* RAVEL_EDECLINED (external allocators) */
     _Atomic uint64_t misses[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle: wrong allocations the checker accepted */
     _Atomic uint64_t otried[RV_CAMPAIGN_MAX_ALLOCS], orejected[RV_CAMPAIGN_MAX_ALLOCS]; /* --oracle's work */
     _Atomic uint64_t oaccepted[RV_CAMPAIGN_MAX_ALLOCS];
@@ -60,7 +62,9 @@ typedef struct campaign {
     const rv_campaign_opts *o;
     unsigned jobs, nalloc;
     const rv_allocator *table;               /* o->table or rv_allocators */
-    uint32_t alloc[RV_CAMPAIGN_MAX_ALLOCS]; /* indices into table */
+    const rv_allocator *sel[RV_CAMPAIGN_MAX_ALLOCS]; /* the allocators run: into table, or ext */
+    rv_allocator ext[RV_CAMPAIGN_MAX_ALLOCS];         /* the --alloc-cmd entries (user: an rv_ext) */
+    unsigned next;                                     /* entries of ext */
     shared *sh;
     size_t shsize;
     FILE *log;
@@ -103,14 +107,19 @@ uint64_t rv_campaign_iter_seed(uint64_t seed, uint64_t i)
 
 /* ---- failure files ---------------------------------------------------------- */
 
-/* Writes text to OUTDIR/NAME-iITER.ra; returns false (after a note) on error. */
-static bool write_case(const campaign *c, const char *name, uint64_t iter, const char *text, size_t len)
+/* Writes text to OUTDIR/NAME-iITER.ra; returns false (after a note) on error.
+ * A case of an external allocator (ext) names its command in the header. */
+static bool write_case(const campaign *c, const char *name, uint64_t iter, const char *text, size_t len,
+                       const rv_ext *ext)
 {
+    char *annotated = NULL;
+    if (ext) text = annotated = rv_ext_annotate(ext, text, len, &len);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s-i%" PRIu64 ".ra", c->o->outdir, name, iter);
     FILE *fp = fopen(path, "wb");
     bool ok = fp && fwrite(text, 1, len, fp) == len;
     if (fp && fclose(fp) != 0) ok = false;
+    rv_free(annotated);
     if (c->log)
         fprintf(c->log, "%s%s: iteration %" PRIu64 " failed -> %s%s\n", c->o->tty ? "\r\033[K" : "", name, iter,
                 ok ? path : "(could not write ", ok ? "" : ")");
@@ -142,7 +151,7 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
     uint64_t n = f ? original_insts(f) : 0;
     for (unsigned k = k0; f && k < c->nalloc; k++) {
         if (LD(c->sh->stop)) break;
-        const rv_allocator *a = &c->table[c->alloc[k]];
+        const rv_allocator *a = c->sel[k];
         ST(s->cur_alloc, k);
         uint64_t ot = z->oracle_tried, orj = z->oracle_rejected, oac = z->oracle_accepted;
         int r = rv_fuzz_alloc(z, f, a, seed,
@@ -152,14 +161,17 @@ static void run_iteration(const campaign *c, rv_fuzz *z, slot *s, uint64_t i, un
         ADD(s->oaccepted[k], z->oracle_accepted - oac);
         ADD(s->funcs[k], 1);
         ADD(s->insts[k], n);
+        if (r == RV_FUZZ_SKIP && z->declined) ADD(s->declined[k], 1);
         if (r == RV_FUZZ_BUG && !z->oracle_miss) {
             ADD(s->fails[k], 1);
-            if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, a->name, i, z->repro, z->repro_len);
+            if (z->repro && ADD(c->sh->files[k], 1) < o->max_files)
+                write_case(c, a->name, i, z->repro, z->repro_len, rv_ext_of(a));
         } else if (r == RV_FUZZ_BUG) { /* a checker bug: the oracle or the paths on the same allocation */
             char name[96];
             snprintf(name, sizeof name, "%s-%s", z->paths_diff ? "checker-paths" : "checker", a->name);
             ADD(*(z->paths_diff ? &s->pathdiffs[k] : &s->misses[k]), 1);
-            if (z->repro && ADD(c->sh->files[k], 1) < o->max_files) write_case(c, name, i, z->repro, z->repro_len);
+            if (z->repro && ADD(c->sh->files[k], 1) < o->max_files)
+                write_case(c, name, i, z->repro, z->repro_len, rv_ext_of(a));
         }
         for (unsigned q = 0; q < RV_INJ_COUNT_; q++) /* publish the oracle's counters, then restart them */
             for (unsigned x = 0; x < RV_ORC_COUNT_; x++)
@@ -186,6 +198,8 @@ static void worker(const campaign *c, unsigned w, uint64_t start, unsigned k0)
         run_iteration(c, z, s, i, i == start ? k0 : 0);
     }
     rv_fuzz_free(z);
+    for (unsigned k = 0; k < c->nalloc; k++) /* this worker's frames servers */
+        if (rv_ext_of(c->sel[k])) rv_ext_stop(rv_ext_of(c->sel[k]));
     ST(s->done, 1);
     if (c->log) fflush(c->log);
     _exit(0);
@@ -216,6 +230,7 @@ static void totals(const campaign *c, rv_campaign_result *r)
             r->per[k].funcs += LD(s->funcs[k]);
             r->per[k].insts += LD(s->insts[k]);
             r->per[k].fails += LD(s->fails[k]);
+            r->per[k].declined += LD(s->declined[k]);
             r->per[k].nanos += LD(s->nanos[k]);
             r->per[k].misses += LD(s->misses[k]);
             r->per[k].oracle_tried += LD(s->otried[k]);
@@ -267,7 +282,7 @@ static void record_crash(const campaign *c, rv_campaign_result *r, unsigned w, c
     uint64_t i = LD(s->cur_iter);
     uint32_t ka = LD(s->cur_alloc);
     uint64_t seed = rv_campaign_iter_seed(c->o->seed, i);
-    const char *name = ka == NO_ALLOC ? "generator" : c->table[c->alloc[ka]].name;
+    const char *name = ka == NO_ALLOC ? "generator" : c->sel[ka]->name;
     r->crashes++;
     if (ka != NO_ALLOC) ADD(s->fails[ka], 1), ADD(s->funcs[ka], 1);
     char *text = NULL;
@@ -284,7 +299,7 @@ static void record_crash(const campaign *c, rv_campaign_result *r, unsigned w, c
     }
     ravel_module_free(mod);
     fclose(fp);
-    write_case(c, name, i, text, len);
+    write_case(c, name, i, text, len, ka == NO_ALLOC ? NULL : rv_ext_of(c->sel[ka]));
     free(text);
     *iter = ka == NO_ALLOC || ka + 1 >= c->nalloc ? i + c->jobs : i;
     *k = ka == NO_ALLOC || ka + 1 >= c->nalloc ? 0 : ka + 1;
@@ -333,19 +348,53 @@ static unsigned reap(const campaign *c, rv_campaign_result *r, watch *ws)
     return running;
 }
 
+static const char *const cmd_names[RV_CAMPAIGN_MAX_ALLOCS] = {
+    "cmd1",  "cmd2",  "cmd3",  "cmd4",  "cmd5",  "cmd6",  "cmd7",  "cmd8",  "cmd9",  "cmd10", "cmd11",
+    "cmd12", "cmd13", "cmd14", "cmd15", "cmd16", "cmd17", "cmd18", "cmd19", "cmd20", "cmd21", "cmd22",
+    "cmd23", "cmd24", "cmd25", "cmd26", "cmd27", "cmd28", "cmd29", "cmd30", "cmd31", "cmd32",
+};
+
+/* The --alloc-cmd entries, each probed once (extalloc.h): 2 if one cannot run at all. */
+static int select_commands(campaign *c, rv_campaign_result *r)
+{
+    const rv_campaign_opts *o = c->o;
+    for (unsigned j = 0; j < o->nalloc_cmds && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; j++) {
+        rv_ext *x = rv_ext_new(o->alloc_cmds[j], o->alloc_protocol, o->alloc_timeout);
+        c->ext[c->next++] = rv_ext_allocator(x, cmd_names[j]);
+        char *why = NULL;
+        if (rv_ext_probe(x, &o->gen, &why) != 0) {
+            fprintf(c->log ? c->log : stderr, "ravel fuzz: error: --alloc-cmd '%s': %s\n", o->alloc_cmds[j], why);
+            rv_free(why);
+            return 2;
+        }
+        r->cmds[c->nalloc] = o->alloc_cmds[j];
+        c->sel[c->nalloc++] = &c->ext[c->next - 1];
+    }
+    return 0;
+}
+
+static void free_commands(campaign *c)
+{
+    for (unsigned j = 0; j < c->next; j++) rv_ext_free(rv_ext_of(&c->ext[j]));
+    c->next = 0;
+}
+
 static int select_allocators(campaign *c, rv_campaign_result *r)
 {
     c->nalloc = 0;
     c->table = c->o->table ? c->o->table : rv_allocators;
-    for (size_t i = 0; c->table[i].name && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
-        if (!c->o->allocator || strcmp(c->o->allocator, c->table[i].name) == 0) c->alloc[c->nalloc++] = (uint32_t)i;
-    if (c->nalloc == 0) {
+    bool builtin = c->o->allocator || !c->o->nalloc_cmds; /* commands alone unless -a too */
+    for (size_t i = 0; builtin && c->table[i].name && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
+        if (!c->o->allocator || strcmp(c->o->allocator, c->table[i].name) == 0) c->sel[c->nalloc++] = &c->table[i];
+    if (c->nalloc == 0 && builtin) {
         fprintf(c->log ? c->log : stderr, "ravel fuzz: %s\n",
                 c->o->allocator ? "unknown allocator (see 'ravel alloc --help')" : "no allocator is built in");
         return 2;
     }
+    if (select_commands(c, r)) return 2;
     r->nalloc = c->nalloc;
-    for (unsigned k = 0; k < c->nalloc; k++) r->names[k] = c->table[c->alloc[k]].name;
+    r->alloc_protocol = c->o->alloc_protocol;
+    for (unsigned k = 0; k < c->nalloc; k++) r->names[k] = c->sel[k]->name;
     return 0;
 }
 
@@ -385,6 +434,10 @@ static int setup(campaign *c, rv_campaign_result *r)
     }
     c->sh = p; /* zero-filled by mmap */
     double stall = c->o->stall_seconds > 0 ? c->o->stall_seconds : STALL_SECONDS_DEFAULT;
+    if (c->o->nalloc_cmds) { /* a command's own timeout comes first: its failure has the command's stderr */
+        double t = c->o->alloc_timeout > 0 ? c->o->alloc_timeout : RV_EXT_TIMEOUT_DEFAULT;
+        if (stall < t * 1.5 + 10) stall = t * 1.5 + 10;
+    }
     c->stall_nanos = stall < 1e9 ? (uint64_t)(stall * 1e9) : UINT64_MAX;
     r->jobs = c->jobs;
     r->oracle = c->o->oracle;
@@ -398,7 +451,10 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
     memset(r, 0, sizeof *r);
     campaign c = {.o = o, .log = o->progress, .parent = getpid()};
     int rc = setup(&c, r);
-    if (rc) return rc;
+    if (rc) {
+        free_commands(&c);
+        return rc;
+    }
     watch *ws = rv_xcalloc(c.jobs, sizeof *ws);
     uint64_t t0 = now_nanos(), last_draw = 0;
     for (unsigned w = 0; w < c.jobs; w++) {
@@ -434,6 +490,7 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
     }
     free(ws);
     munmap(c.sh, c.shsize);
+    free_commands(&c);
     if (rc) return rc;
     for (unsigned k = 0; k < r->nalloc; k++)
         if (r->per[k].fails || r->per[k].misses || r->per[k].pathdiffs) return 1;
@@ -443,19 +500,29 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
 void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
 {
     /* exec/s: wall-clock throughput of the whole campaign; us/exec: CPU time
-     * of one allocate + validate + check */
-    fprintf(out, "%-12s %12s %14s %9s %11s %11s\n", "allocator", "functions", "instructions", "failures", "exec/s",
-            "cpu-us/exec");
+     * of one allocate + validate + check (an external allocator's own CPU
+     * time is its process's, not counted). The declined column is there
+     * when an external allocator ran, or some function was declined. */
+    bool decl = false;
+    for (unsigned k = 0; k < r->nalloc; k++) decl |= r->cmds[k] != NULL || r->per[k].declined > 0;
+    fprintf(out, "%-12s %12s", "allocator", "functions");
+    if (decl) fprintf(out, " %9s", "declined");
+    fprintf(out, " %14s %9s %11s %11s\n", "instructions", "failures", "exec/s", "cpu-us/exec");
     rv_campaign_stats tot = {0};
     double secs = r->seconds > 0 ? r->seconds : 1e-9;
-    for (unsigned k = 0; k < r->nalloc; k++) {
-        const rv_campaign_stats *s = &r->per[k];
-        fprintf(out, "%-12s %12" PRIu64 " %14" PRIu64 " %9" PRIu64 " %11.0f %11.2f\n", r->names[k], s->funcs, s->insts,
-                s->fails, s->funcs / secs, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+    for (unsigned k = 0; k <= r->nalloc; k++) {
+        const rv_campaign_stats *s = k < r->nalloc ? &r->per[k] : &tot;
+        fprintf(out, "%-12s %12" PRIu64, k < r->nalloc ? r->names[k] : "total", s->funcs);
+        if (decl) fprintf(out, " %9" PRIu64, s->declined);
+        fprintf(out, " %14" PRIu64 " %9" PRIu64 " %11.0f %11.2f\n", s->insts, s->fails, s->funcs / secs,
+                s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+        if (k == r->nalloc) break;
         tot.funcs += s->funcs, tot.insts += s->insts, tot.fails += s->fails, tot.nanos += s->nanos;
+        tot.declined += s->declined;
     }
-    fprintf(out, "%-12s %12" PRIu64 " %14" PRIu64 " %9" PRIu64 " %11.0f %11.2f\n", "total", tot.funcs, tot.insts,
-            tot.fails, tot.funcs / secs, tot.funcs ? tot.nanos / 1e3 / tot.funcs : 0.0);
+    for (unsigned k = 0; k < r->nalloc; k++)
+        if (r->cmds[k])
+            fprintf(out, "%s = --alloc-cmd '%s' (%s)\n", r->names[k], r->cmds[k], rv_ext_protocol_name(r->alloc_protocol));
     double cpu = (tot.nanos + r->gen_nanos) / 1e9;
     fprintf(out,
             "%" PRIu64 " functions generated from --seed 0x%" PRIx64 " (%.2f cpu-us each), %.1f s on %u worker%s, "
@@ -517,10 +584,15 @@ void rv_campaign_print_json(FILE *out, const rv_campaign_result *r, const char *
         const rv_campaign_stats *s = &r->per[k];
         fprintf(out, "%s{\"name\":", k ? "," : "");
         rv_json_str(out, r->names[k]);
+        if (r->cmds[k]) {
+            fputs(",\"command\":", out);
+            rv_json_str(out, r->cmds[k]);
+            fprintf(out, ",\"protocol\":\"%s\"", rv_ext_protocol_name(r->alloc_protocol));
+        }
         fprintf(out, ",\"functions\":%" PRIu64 ",\"instructions\":%" PRIu64 ",\"failures\":%" PRIu64
-                     ",\"checker_misses\":%" PRIu64 ",\"checker_path_diffs\":%" PRIu64 ",\"oracle_tried\":%" PRIu64
+                     ",\"declined\":%" PRIu64 ",\"checker_misses\":%" PRIu64 ",\"checker_path_diffs\":%" PRIu64 ",\"oracle_tried\":%" PRIu64
                      ",\"oracle_rejected\":%" PRIu64 ",\"oracle_accepted\":%" PRIu64 ",\"cpu_us_per_exec\":%.2f}",
-                s->funcs, s->insts, s->fails, s->misses, s->pathdiffs, s->oracle_tried, s->oracle_rejected,
+                s->funcs, s->insts, s->fails, s->declined, s->misses, s->pathdiffs, s->oracle_tried, s->oracle_rejected,
                 s->oracle_accepted, s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
     }
     fprintf(out, "],\"crashes\":%" PRIu64 ",\"outdir\":", r->crashes);

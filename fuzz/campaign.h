@@ -161,7 +161,9 @@ int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
  * Every function is stripped to its unallocated form, allocated with each
  * named allocator, checked, and compared in the interpreter. Returns
  * RV_FUZZ_PASS, RV_FUZZ_BUG (z->repro says why) or RV_FUZZ_SKIP (the file
- * does not parse or validate: reported in z->repro too). */
+ * does not parse or validate, or is an external allocator's reproducer,
+ * `# alloc-cmd: CMD`, which is not replayed against the built-in ones:
+ * reported in z->repro too; ravel_replay skips the latter). */
 int rv_fuzz_replay_ra(rv_fuzz *z, const char *text, size_t len, const char *name);
 /* Finds "# KEY: VALUE" among the comment lines of a reproducer; copies the
  * first word of VALUE into out. Also used for `# status: open` (a recorded
@@ -193,6 +195,17 @@ typedef struct rv_campaign_opts {
                                  allocator) for this long is taken as hung: it is killed,
                                  its case recorded as a failure with a reproducer, and a
                                  new worker goes on after it (default 60; <= 0: default) */
+    /* External allocators (fuzz/extalloc.h, docs/protocol.md): each command
+     * is an allocator of the campaign, named cmd1, cmd2, ... in the summary
+     * (the JSON holds the command). With commands and no `allocator`, only
+     * the commands run; with `allocator` too, both. Each is probed once in
+     * the parent before the workers start: a command that cannot run at all
+     * (not found, not executable, no output) is a bad option (return 2). */
+    const char *const *alloc_cmds;
+    unsigned nalloc_cmds;
+    int alloc_protocol;       /* RV_EXT_ONESHOT (0, the default) or RV_EXT_FRAMES */
+    double alloc_timeout;     /* seconds per function (<= 0: 10); the stall timeout is
+                                 raised above it */
     FILE *progress;           /* progress line and failure notes (NULL = silent) */
     bool tty;                 /* progress is a terminal: redraw one line with \r */
     volatile sig_atomic_t *interrupt; /* set by the caller's SIGINT handler, or NULL */
@@ -200,6 +213,8 @@ typedef struct rv_campaign_opts {
 
 typedef struct rv_campaign_stats { /* per allocator */
     uint64_t funcs, insts, fails;
+    uint64_t declined; /* functions the allocator declined (RAVEL_EDECLINED: counted in funcs,
+                          not failures) */
     uint64_t nanos; /* CPU time spent allocating + checking, summed over workers */
     uint64_t misses; /* --oracle: corrupted allocations the checker wrongly accepted */
     /* --oracle: the oracle's work: corruptions tried, those the checker rejected, and
@@ -212,6 +227,8 @@ typedef struct rv_campaign_stats { /* per allocator */
 typedef struct rv_campaign_result {
     unsigned nalloc;
     const char *names[RV_CAMPAIGN_MAX_ALLOCS];
+    const char *cmds[RV_CAMPAIGN_MAX_ALLOCS]; /* an external allocator's command (o->alloc_cmds), else NULL */
+    int alloc_protocol;  /* of the commands */
     rv_campaign_stats per[RV_CAMPAIGN_MAX_ALLOCS];
     uint64_t iters;      /* generated functions */
     uint64_t gen_nanos;  /* CPU time spent generating */

@@ -815,6 +815,12 @@ int rv_fuzz_replay_ra(rv_fuzz *z, const char *text, size_t len, const char *name
     rv_fuzz_header(text, len, "expect", expect, sizeof expect);
     rv_fuzz_header(text, len, "seed", seedtxt, sizeof seedtxt);
     uint64_t seed = strtoull(seedtxt, NULL, 0);
+    char cmd[4096];
+    if (rv_fuzz_header(text, len, "alloc-cmd", cmd, sizeof cmd)) { /* `ravel fuzz --alloc-cmd`'s */
+        replay_fail(z, name, "a reproducer of an external allocator (# alloc-cmd:): not replayed against the built-in "
+                             "ones (ravel reduce --alloc-cmd CMD reruns the command)", NULL);
+        return RV_FUZZ_SKIP;
+    }
     if (strcmp(alloc, "all") != 0 && rv_fuzz_allocator_index(alloc) < 0)
         return replay_fail(z, name, "the allocator named in the header does not exist", NULL);
     if (*expect && strcmp(expect, "accept") != 0 && strcmp(expect, "reject") != 0)

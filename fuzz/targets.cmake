@@ -2,6 +2,7 @@
 # fuzz/CMakeLists.txt).
 #
 #   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib.c (the one-input oracles)
+#                     + extalloc.c (external allocators as processes, --alloc-cmd)
 #                     + mutation.c (the checker's mutation table, bench_mutation)
 #   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/table.c),
 #   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle,
@@ -25,6 +26,7 @@ ravel_add_library(ravel_anycfg ${CMAKE_CURRENT_SOURCE_DIR}/anycfg.c)
 target_link_libraries(ravel_anycfg PUBLIC ravel_checker ravel_ir)
 
 ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/extalloc.c
   ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c)
 target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir PRIVATE ravel_anycfg)
 
