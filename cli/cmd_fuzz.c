@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* sigaction, isatty */
 #include "cli.h"
 #include "fuzz/campaign.h"
+#include "fuzz/extalloc.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -29,6 +30,16 @@ static void fuzz_usage(FILE *out)
           "                         again to replay the campaign)\n"
           "  -j, --jobs N           worker processes (default: number of CPUs)\n"
           "  -a, --allocator NAME   only this allocator (default: all of them)\n"
+          "      --alloc-cmd 'CMD'  also an external allocator: a shell command speaking the\n"
+          "                         ravel-alloc protocol (docs/protocol.md); repeatable; named\n"
+          "                         cmd1, cmd2, ... in the summary; without -a only the\n"
+          "                         commands run. A command that cannot run at all (not\n"
+          "                         found, no output) is an error (exit 2) before the start\n"
+          "      --alloc-protocol oneshot|frames\n"
+          "                         oneshot (default): CMD runs once per function, module on\n"
+          "                         stdin, allocated module on stdout, exit 3 = declined;\n"
+          "                         frames: CMD runs once per worker and serves many\n"
+          "      --alloc-timeout S  a command taking longer on one function fails it (default 10)\n"
           "  -d, --differential     also run both forms in the interpreter and compare\n"
           "      --oracle           also fuzz the checker: corrupt every accepted allocation;\n"
           "                         if the checker accepts it, the interpreter must agree;\n"
@@ -185,6 +196,20 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
         } else if (opt(argc, argv, &i, "-a", "--allocator", &val)) {
             if (!val || !*val) return bad(a, val, "an allocator's name");
             o->allocator = val;
+        } else if (opt(argc, argv, &i, NULL, "--alloc-cmd", &val)) {
+            if (!val || !*val) return bad(a, val, "a shell command");
+            if (o->nalloc_cmds >= RV_CAMPAIGN_MAX_ALLOCS) return bad(a, val, "at most 32 commands");
+            const char **cmds = realloc((void *)o->alloc_cmds, (o->nalloc_cmds + 1) * sizeof *cmds);
+            if (!cmds) rv_oom();
+            cmds[o->nalloc_cmds++] = val;
+            o->alloc_cmds = cmds;
+        } else if (opt(argc, argv, &i, NULL, "--alloc-protocol", &val)) {
+            if ((o->alloc_protocol = rv_ext_protocol_parse(val)) < 0) return bad(a, val, "oneshot or frames");
+        } else if (opt(argc, argv, &i, NULL, "--alloc-timeout", &val)) {
+            char *end;
+            double s = val ? strtod(val, &end) : 0;
+            if (!val || *end || !(s > 0) || s > 1e6) return bad(a, val, "seconds, more than 0");
+            o->alloc_timeout = s;
         } else if (opt(argc, argv, &i, "-o", "--out", &val)) {
             if (!val || !*val) return bad(a, val, "a directory");
             o->outdir = val;
@@ -239,7 +264,10 @@ int cmd_fuzz(int argc, char **argv)
     rv_campaign_opts_default(&o);
     bool quiet = false, json = false, seeded = false;
     int rc = parse_args(argc, argv, &o, &quiet, &json, &seeded);
-    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (rc) {
+        free((void *)o.alloc_cmds);
+        return rc < 0 ? CLI_OK : rc;
+    }
     if (!seeded) o.seed = fresh_seed(); /* new ground on every run; --seed replays */
     fprintf(stderr, "ravel fuzz: seed 0x%llx (replay with --seed 0x%llx)\n", (unsigned long long)o.seed,
             (unsigned long long)o.seed);
@@ -254,6 +282,7 @@ int cmd_fuzz(int argc, char **argv)
     rv_campaign_result r;
     rc = rv_campaign_run(&o, &r);
     sigaction(SIGINT, &old, NULL);
+    free((void *)o.alloc_cmds);
     if (rc == 2) return CLI_USAGE;
     if (json) {
         rv_campaign_print_json(stdout, &r, o.outdir);
