@@ -4,9 +4,11 @@
  * usage. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "fuzz/extalloc.h"
 #include "reduce/reduce.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,8 +17,9 @@ static void usage(FILE *out)
 {
     fputs("usage: ravel reduce FILE [-o OUT] [--keep kind|any|first-line] [--compare]\n"
           "       ravel reduce -a NAME FILE [--seed S] [--compare] [--target T] [-o OUT]\n"
+          "       ravel reduce --alloc-cmd 'CMD' [--alloc-protocol P] [--alloc-timeout S] FILE\n"
           "       ravel reduce --test 'CMD' FILE [-o OUT]\n"
-          "       ravel reduce --from-fuzz TARGET CRASHFILE [-o OUT]\n"
+          "       ravel reduce --from-fuzz TARGET CRASHFILE [GENERATOR OPTIONS] [-o OUT]\n"
           "\n"
           "Shrinks a failing case while it keeps failing the same way, and prints it as\n"
           "a reproducer (the input's header kept, '# reduced-from:' added). Every\n"
@@ -31,13 +34,28 @@ static void usage(FILE *out)
           "  -a NAME          FILE is unallocated (an allocated one is stripped): keep\n"
           "                   what allocator NAME does wrong, as the fuzz harness sees it\n"
           "                   (wrong allocation, invalid output, failure, crash, hang)\n"
+          "  --alloc-cmd 'CMD'\n"
+          "                   as -a, but the allocator is an external command speaking the\n"
+          "                   ravel-alloc protocol (docs/protocol.md): keep what CMD does\n"
+          "                   wrong (the same verdict: checker error kind, invalid output,\n"
+          "                   the same failure, e.g. 'exited with status 1' or a timeout);\n"
+          "                   the reproducer's header names the command\n"
+          "  --alloc-protocol oneshot|frames   (default oneshot)\n"
+          "  --alloc-timeout S                 per function (default 10)\n"
           "  --test 'CMD'     keep 'CMD exits 0'; the candidate file's path replaces {}\n"
           "                   in CMD, or is appended as its last argument\n"
           "  --from-fuzz TARGET CRASHFILE\n"
           "                   regenerate the function of a libFuzzer/AFL++ input of a\n"
           "                   fuzz target (fuzz_alloc, fuzz_alloc_NAME, fuzz_differential,\n"
           "                   fuzz_checker_oracle) as the target does, then as -a\n"
-          "                   (or against --test 'CMD')\n"
+          "                   (or against --test 'CMD'); TARGET kit: an input of the\n"
+          "                   fuzzing kit's target (include/ravel_fuzz.h: all bytes make\n"
+          "                   the function, the allocator is yours: give --alloc-cmd,\n"
+          "                   -a or --test), with the kit's generator options:\n"
+          "  --machine FILE   generator: the kit's machine (a .ra file's machine block)\n"
+          "  --insts N, --blocks N, --regs N, --min-regs N, --pressure P, --window N,\n"
+          "  --cfg any|structured, --no-FEATURE\n"
+          "                   generator options as 'ravel fuzz' has them (for --from-fuzz)\n"
           "\n"
           "  --keep K         kind: the input's first error kind is among the errors\n"
           "                   (default); first-line: it is the first error; any: any\n"
@@ -65,6 +83,14 @@ typedef struct reduce_args {
     rv_reduce_opts o;
     const char *file, *out, *orig, *alloc, *fuzz_target, *target;
     bool quiet, seed_given;
+    /* --alloc-cmd: the external allocator (fuzz/extalloc.h) */
+    const char *alloc_cmd, *machine;
+    int alloc_protocol;
+    double alloc_timeout;
+    bool protocol_given, timeout_given, gen_given;
+    rv_ext *ext;
+    rv_allocator ext_alloc;
+    rv_gen_opts gen; /* --from-fuzz: the generator's options */
 } reduce_args;
 
 static int bad(const char *arg, const char *val, const char *want) { return cli_bad_value("reduce", arg, val, want); }
@@ -90,16 +116,70 @@ static int parse_keep(const char *v, rv_rd_keep *k)
 
 static bool takes_value(const char *s)
 {
-    static const char *const opts[] = {"-o", "--keep", "-a", "--test", "--seed", "--target", "--inputs",
-                                       "--orig", "--time", "--test-timeout"};
+    static const char *const opts[] = {"-o",          "--keep",        "-a",          "--test",
+                                       "--seed",      "--target",      "--inputs",    "--orig",
+                                       "--time",      "--test-timeout", "--alloc-cmd", "--alloc-protocol",
+                                       "--alloc-timeout", "--machine", "--insts",     "--blocks",
+                                       "--regs",      "--min-regs",    "--pressure",  "--window",
+                                       "--cfg"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         if (!strcmp(s, opts[i])) return true;
     return false;
 }
 
+/* The generator's knobs (--insts ... --window, --cfg), as ravel fuzz has them. */
+static int parse_gen(reduce_args *a, const char *s, const char *v, bool *done)
+{
+    static const struct {
+        const char *name;
+        size_t field; /* offset of the uint32_t knob in rv_gen_opts */
+        uint64_t lo, hi;
+        const char *want;
+    } knobs[] = {
+        {"--insts", offsetof(rv_gen_opts, max_insts), 1, 100000, "a whole number from 1 to 100000"},
+        {"--blocks", offsetof(rv_gen_opts, max_blocks), 1, 10000, "a whole number from 1 to 10000"},
+        {"--regs", offsetof(rv_gen_opts, max_regs), 1, 32, "a whole number from 1 to 32"},
+        {"--min-regs", offsetof(rv_gen_opts, min_regs), 1, 32, "a whole number from 1 to 32"},
+        {"--pressure", offsetof(rv_gen_opts, pressure), 0, 100, "a whole number from 0 to 100"},
+        {"--window", offsetof(rv_gen_opts, window), 0, UINT32_MAX, "a whole number from 0 to 4294967295"},
+    };
+    *done = true;
+    if (!strcmp(s, "--cfg")) {
+        int cfg = rv_gen_cfg_parse(v);
+        if (cfg < 0) return bad(s, v, "any or structured");
+        a->gen.cfg = (uint32_t)cfg;
+        return 0;
+    }
+    for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
+        uint64_t x;
+        if (strcmp(s, knobs[k].name)) continue;
+        if (cli_parse_u64(v, &x) || x < knobs[k].lo || x > knobs[k].hi) return bad(s, v, knobs[k].want);
+        *(uint32_t *)((char *)&a->gen + knobs[k].field) = (uint32_t)x;
+        return 0;
+    }
+    *done = false;
+    return 0;
+}
+
 static int parse_value(reduce_args *a, const char *s, const char *v)
 {
+    bool gen;
+    int rc = parse_gen(a, s, v, &gen);
+    if (gen) {
+        a->gen_given = true;
+        return rc;
+    }
     if (!strcmp(s, "-o")) a->out = v;
+    else if (!strcmp(s, "--alloc-cmd")) {
+        if (!*v) return bad(s, v, "a shell command");
+        a->alloc_cmd = v;
+    } else if (!strcmp(s, "--alloc-protocol")) {
+        a->protocol_given = true;
+        if ((a->alloc_protocol = rv_ext_protocol_parse(v)) < 0) return bad(s, v, "oneshot or frames");
+    } else if (!strcmp(s, "--alloc-timeout")) {
+        a->timeout_given = true;
+        return parse_seconds(s, v, &a->alloc_timeout);
+    } else if (!strcmp(s, "--machine")) a->machine = v;
     else if (!strcmp(s, "--keep")) return parse_keep(v, &a->o.keep);
     else if (!strcmp(s, "-a")) a->alloc = v;
     else if (!strcmp(s, "--test")) a->o.command = v;
@@ -119,6 +199,7 @@ static int parse_args(int argc, char **argv, reduce_args *a)
 {
     memset(a, 0, sizeof *a);
     rv_reduce_opts_default(&a->o);
+    rv_gen_opts_default(&a->gen);
     a->o.progress = isatty(STDERR_FILENO);
     bool progress = false;
     for (int i = 1; i < argc; i++) {
@@ -137,6 +218,11 @@ static int parse_args(int argc, char **argv, reduce_args *a)
             progress = true;
         } else if (!strcmp(s, "-q")) {
             a->quiet = true;
+        } else if (!strncmp(s, "--no-", 5)) {
+            unsigned bit = rv_gen_feature_bit(s + 5);
+            if (!bit) return cli_bad_feature("reduce", s);
+            a->gen.features &= ~bit;
+            a->gen_given = true;
         } else if (!strcmp(s, "--from-fuzz")) {
             if (i + 2 >= argc) return cli_usage_error("reduce", "--from-fuzz needs TARGET and CRASHFILE");
             a->fuzz_target = argv[++i];
@@ -158,8 +244,16 @@ static int parse_args(int argc, char **argv, reduce_args *a)
     }
     a->o.progress = !a->quiet && (a->o.progress || progress);
     if (a->o.command && a->alloc) return cli_usage_error("reduce", "--test cannot be combined with -a");
-    if (a->alloc && a->fuzz_target) return cli_usage_error("reduce", "--from-fuzz names its allocator; drop -a");
-    if (a->target && !a->alloc) return cli_usage_error("reduce", "--target needs -a NAME");
+    if (a->alloc_cmd && (a->alloc || a->o.command))
+        return cli_usage_error("reduce", "--alloc-cmd cannot be combined with -a or --test");
+    if ((a->protocol_given || a->timeout_given) && !a->alloc_cmd)
+        return cli_usage_error("reduce", "--alloc-protocol and --alloc-timeout need --alloc-cmd");
+    if ((a->gen_given || a->machine) && !a->fuzz_target)
+        return cli_usage_error("reduce", "generator options (--machine, --insts, ...) need --from-fuzz");
+    if (a->gen.min_regs > a->gen.max_regs) return cli_usage_error("reduce", "--min-regs is larger than --regs");
+    if (a->alloc && a->fuzz_target && strcmp(a->fuzz_target, "kit") != 0)
+        return cli_usage_error("reduce", "--from-fuzz names its allocator; drop -a");
+    if (a->target && !a->alloc && !a->alloc_cmd) return cli_usage_error("reduce", "--target needs -a NAME or --alloc-cmd");
     if (a->o.moving_gc && !a->o.compare) return cli_usage_error("reduce", "--moving-gc needs --compare");
     return 0;
 }
@@ -176,13 +270,33 @@ static int set_target(reduce_args *a)
 }
 
 /* --from-fuzz: the function the target generates from the bytes, and the
- * allocator and seed it uses (fuzz/fuzzlib.c, rv_fuzz_bytes). */
+ * allocator and seed it uses (fuzz/fuzzlib.c, rv_fuzz_bytes). The kit's
+ * target (include/ravel_fuzz.h) gives all its bytes to the generator with
+ * its options (a->gen: --machine, --insts, ...) and its seed is the hash of
+ * the bytes, as rv_fuzz_bytes's; its allocator is the user's: --alloc-cmd,
+ * -a or --test. An --alloc-cmd replaces a fuzz target's allocator. */
 static ravel_module *from_fuzz(reduce_args *a, const uint8_t *data, size_t size, char *header, size_t hlen)
 {
     const char *t = a->fuzz_target;
     if (!strncmp(t, "fuzz_", 5)) t += 5;
     size_t n = rv_fuzz_nallocators();
     int alloc = -1;
+    if (!strcmp(t, "kit")) {
+        if (!a->ext && !a->alloc && !a->o.command) {
+            cli_usage_error("reduce", "--from-fuzz kit: the allocator is yours: give --alloc-cmd 'CMD', -a NAME or --test 'CMD'");
+            return NULL;
+        }
+        if (a->alloc && !(a->o.alloc = rv_allocator_find(a->alloc))) {
+            bad("-a", a->alloc, "an allocator of 'ravel alloc --list'");
+            return NULL;
+        }
+        if (a->ext) a->o.alloc = &a->ext_alloc;
+        a->o.target = RV_FT_ALLOC;
+        a->o.seed = rv_hash_bytes(data, size);
+        snprintf(header, hlen, "# ravel fuzz reproducer\n# target: %s\n# allocator: %s\n# seed: 0x%016llx\n",
+                 rv_fuzz_target_name(a->o.target), a->o.alloc ? a->o.alloc->name : "all", (unsigned long long)a->o.seed);
+        return rv_gen_from_bytes(data, size, &a->gen);
+    }
     if (!strcmp(t, "alloc")) a->o.target = RV_FT_ALLOC;
     else if (!strcmp(t, "differential")) a->o.target = RV_FT_DIFFERENTIAL;
     else if (!strcmp(t, "checker_oracle")) a->o.target = RV_FT_ORACLE;
@@ -195,10 +309,9 @@ static ravel_module *from_fuzz(reduce_args *a, const uint8_t *data, size_t size,
         alloc = size ? data[0] % (int)n : 0;
         if (size) data++, size--;
     }
-    a->o.alloc = &rv_allocators[alloc];
+    a->o.alloc = a->ext ? &a->ext_alloc : &rv_allocators[alloc];
     a->o.seed = rv_hash_bytes(data, size);
-    rv_gen_opts go;
-    rv_gen_opts_default(&go);
+    rv_gen_opts go = a->gen; /* the fuzz targets' options are the defaults */
     snprintf(header, hlen, "# ravel fuzz reproducer\n# target: %s\n# allocator: %s\n# seed: 0x%016llx\n",
              rv_fuzz_target_name(a->o.target), a->o.alloc->name, (unsigned long long)a->o.seed);
     return rv_gen_from_bytes(data, size, &go);
@@ -269,6 +382,12 @@ static int run(reduce_args *a, const ravel_func *f, const char *header, size_t h
     rv_reduce_stats st;
     int rc = rv_reduce(f, header, hlen, &a->o, &out, &st, &err);
     int status = CLI_OK;
+    if (rc == RAVEL_OK && a->ext) { /* the header names the command */
+        size_t n;
+        char *t = rv_ext_annotate(a->ext, out, strlen(out), &n);
+        free(out);
+        out = t;
+    }
     if (rc == RAVEL_OK) {
         status = write_out(a->out, out);
         if (!a->quiet) rv_reduce_print_summary(stderr, &st);
@@ -281,11 +400,45 @@ static int run(reduce_args *a, const ravel_func *f, const char *header, size_t h
     return status;
 }
 
+/* --alloc-cmd: the handle, probed once (a command that cannot run at all is
+ * a usage error, not a "failure" to reduce); the test timeout is raised
+ * above the command's own, so that the command's timeout is what a hang
+ * shows (with the command's stderr). */
+static int make_ext(reduce_args *a)
+{
+    a->ext = rv_ext_new(a->alloc_cmd, a->alloc_protocol, a->alloc_timeout);
+    a->ext_alloc = rv_ext_allocator(a->ext, "alloc-cmd");
+    char *why = NULL;
+    if (rv_ext_probe(a->ext, &a->gen, &why) != 0) {
+        fprintf(stderr, "ravel reduce: error: --alloc-cmd '%s': %s\n", a->alloc_cmd, why);
+        rv_free(why);
+        return CLI_USAGE;
+    }
+    double t = rv_ext_timeout(a->ext);
+    if (a->o.test_timeout < t * 1.5 + 5) a->o.test_timeout = t * 1.5 + 5;
+    return 0;
+}
+
+static int reduce_main(reduce_args *a);
+
 int cmd_reduce(int argc, char **argv)
 {
     reduce_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    if (a.alloc_cmd && (rc = make_ext(&a)) != 0) {
+        rv_ext_free(a.ext);
+        return rc;
+    }
+    rc = reduce_main(&a);
+    rv_ext_free(a.ext);
+    return rc;
+}
+
+static int reduce_main(reduce_args *ap)
+{
+    reduce_args a = *ap;
+    int rc;
     if ((rc = set_target(&a))) return rc;
     size_t len = 0;
     char *text = cli_read_file(a.file, &len);
@@ -305,7 +458,8 @@ int cmd_reduce(int argc, char **argv)
             free(text);
             return bad("-a", a.alloc, "an allocator of 'ravel alloc --list'");
         }
-        a.o.mode = a.o.command ? RV_RD_COMMAND : a.alloc ? RV_RD_ALLOC : RV_RD_CHECK;
+        if (a.ext) a.o.alloc = &a.ext_alloc;
+        a.o.mode = a.o.command ? RV_RD_COMMAND : a.alloc || a.ext ? RV_RD_ALLOC : RV_RD_CHECK;
     }
     if (!m) {
         free(text);
