@@ -601,9 +601,13 @@ class Allocator:
 
     # -- parallel copies of an edge, slot to slot through a register ------
 
-    def edge_copies(self, pairs):
+    def edge_copies(self, pairs, cache):
         """pairs: [(param, arg)]. Copies each arg's home into its param's
-        home, all reads before all writes (a temporary slot breaks cycles)."""
+        home, all reads before all writes (a temporary slot breaks cycles).
+        A value the cache holds in a register is spilled from there.
+        Requires: cache exact (register -> the vreg it holds); no operand
+        of the block's terminator is still to be read (a jump has none)."""
+        self.cache = cache
         moves = []
         for p, a in pairs:
             dst, src = self.slot(p), self.slot(a)
@@ -632,8 +636,14 @@ class Allocator:
                     mv[1] = temp
 
     def copy_slot(self, dst, src, v):
-        r = self.scratch(v)
-        self.emit("%s = reload s%d" % (r, src))
+        """Slot src holds the value of v; copies it to slot dst."""
+        held = [r for r, w in self.cache.items() if w == v]
+        if held:
+            r = held[0]
+        else:
+            r = self.scratch(v)
+            self.emit("%s = reload s%d" % (r, src))
+            self.cache[r] = v
         self.emit("s%d = spill %s" % (dst, r))
 
     # -- one instruction ------------------------------------------------
@@ -819,14 +829,14 @@ class Allocator:
             self.out = []
             cache = {}      # register -> the vreg it is known to hold
             if bi in br_in:
-                self.edge_copies(br_in[bi])
+                self.edge_copies(br_in[bi], cache)
             for i, inst in enumerate(b.insts):
                 if inst.kind == "jump":
                     label, args = inst.targets[0]
                     params = f.blocks[index[label]].params
                     if len(params) != len(args):
                         raise BadInput("argument count of the edge %s -> %s" % (b.name, label))
-                    self.edge_copies(list(zip([p[0] for p in params], args)))
+                    self.edge_copies(list(zip([p[0] for p in params], args)), cache)
                     self.emit(inst.text())
                 else:
                     self.instruction(inst, cache, live[bi][i])
