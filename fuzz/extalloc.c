@@ -246,6 +246,7 @@ enum { PUMP_DONE = 1, PUMP_EOF = 0, PUMP_TIMEOUT = -1, PUMP_TOOBIG = -2, PUMP_FR
 static int parse_reply(xio *io)
 {
     if (io->hlen) return 1;
+    if (io->olen == 0) return 0;
     const char *nl = memchr(io->o, '\n', io->olen < HEADER_MAX ? io->olen : HEADER_MAX);
     if (!nl) return io->olen >= HEADER_MAX ? -1 : 0;
     static const char *const words[] = {"ok ", "declined ", "error "};
