@@ -14,8 +14,7 @@
 #   reduce KIND MAX RAVEL_PY_BUG=KIND: the first reproducer of the campaign is
 #                   cut by `ravel reduce --alloc-cmd` to at most MAX
 #                   instructions, and still fails the same way
-# Exit 0 = pass, 77 = skipped (ravel without --alloc-cmd); any other status
-# fails, with the reason on stderr.
+# Exit 0 = pass; any other status fails, with the reason on stderr.
 set -u
 RAVEL=$1 PY=$2 ALLOC=$3 WORK=$4 TEST=$5
 shift 5
@@ -30,12 +29,6 @@ cd "$WORK" || fail "cannot enter $WORK"
 count_insts() {
     awk '/^func /{f=1; next} f && /^end/{exit}
          f && /^  / && !/= (spill|reload|move) /{n++} END{print n+0}' "$1"
-}
-
-# Until the external-allocator options exist (issue 27, part 3), the
-# campaign tests are skipped (77: SKIP_RETURN_CODE), not failed.
-needs() {
-    "$RAVEL" "$1" --help 2>&1 | grep -q -- "--alloc-cmd" || { echo "ravel $1 has no --alloc-cmd: skipped"; exit 77; }
 }
 
 case $TEST in
@@ -56,7 +49,6 @@ protocol)
     grep -q "error: line 7: the input is already allocated" err.txt || fail "no error message: $(cat err.txt)"
     ;;
 clean)
-    needs fuzz
     "$RAVEL" fuzz --alloc-cmd "$CMD" -n 300 -s 1 -j1 -q -o out > summary.txt 2>&1
     rc=$?
     [ $rc -eq 0 ] || fail "ravel fuzz exited $rc: $(cat summary.txt; ls out 2>/dev/null | head -3)"
@@ -68,15 +60,12 @@ clean)
     [ $(($3 * 100)) -lt "$2" ] || fail "$3 of $2 functions declined (want under 1%)"
     ;;
 bug)
-    needs fuzz
     RAVEL_PY_BUG=$1 "$RAVEL" fuzz --alloc-cmd "$CMD" -n 40 -s 1 -j1 -q -o out > summary.txt 2>&1
     rc=$?
     [ $rc -eq 1 ] || fail "RAVEL_PY_BUG=$1: ravel fuzz exited $rc, want 1: $(cat summary.txt)"
     ls out/*.ra > /dev/null 2>&1 || fail "no reproducer written"
     ;;
 reduce)
-    needs fuzz
-    needs reduce
     RAVEL_PY_BUG=$1 "$RAVEL" fuzz --alloc-cmd "$CMD" -n 40 -s 1 -j1 -q --max-files 1 -o out > summary.txt 2>&1
     case=$(ls out/*.ra 2>/dev/null | head -1)
     [ -n "$case" ] || fail "RAVEL_PY_BUG=$1: the campaign found nothing: $(cat summary.txt)"
