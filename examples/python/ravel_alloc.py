@@ -158,7 +158,16 @@ class Operand:
         self.loc = None                         # chosen location: register name or slot number
 
     def early_point(self):
+        """Occupies its location at the early point: uses, early defs."""
         return not self.is_def or not self.late
+
+    def late_point(self):
+        """Occupies its location at the late point: defs, late uses."""
+        return self.is_def or self.late
+
+    def spans(self):
+        """Both points: a late use or an early def (S5 of the generator)."""
+        return self.early_point() and self.late_point()
 
     def text(self):
         s = ""
@@ -701,12 +710,11 @@ class Allocator:
         busy_e, busy_l = {}, {}     # register -> vreg occupying it at the early / late point
 
         def occupy(o, r):
-            for point, busy in (("e", busy_e), ("l", busy_l)):
-                at = (o.early_point() if point == "e" else
-                      (o.late or o.is_def))
+            # only early uses of one vreg may share a register
+            for at, busy in ((o.early_point(), busy_e), (o.late_point(), busy_l)):
                 if not at:
                     continue
-                if r in busy and (busy[r] != o.vreg or o.is_def or o.late):
+                if r in busy and (busy[r] != o.vreg or o.late_point()):
                     raise Decline("register %s wanted twice at one point" % r)
                 busy[r] = o.vreg
             o.loc = r
@@ -724,7 +732,7 @@ class Allocator:
                 o.loc = self.slot(o.vreg)
         # spanning register operands: late uses and early defs
         for o in ops:
-            if o.loc is None and o.kind != "reuse" and ((o.is_def and not o.late) or (not o.is_def and o.late)):
+            if o.loc is None and o.kind != "reuse" and o.spans():
                 avoid = fixed | set(busy_e) | set(busy_l)
                 if not o.is_def:
                     avoid |= clob

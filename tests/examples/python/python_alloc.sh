@@ -4,8 +4,9 @@
 #
 # usage: python_alloc.sh RAVEL PYTHON ALLOC WORKDIR TEST [ARG]
 #   (PYTHON: the interpreter command, may carry options: "python3 -S")
-#   protocol        the allocator alone: a generated function allocated and
-#                   verified with `ravel check --orig`; a shape it declines
+#   protocol        the allocator alone: a generated function allocated,
+#                   verified with `ravel check --orig`, printed canonically
+#                   (`ravel fmt --check`); a shape it declines
 #                   exits 3 with a message; bad input exits 2
 #   clean           `ravel fuzz --alloc-cmd` over 300 functions (seed 1): exit
 #                   0, no failure, declines under 1%
@@ -36,6 +37,7 @@ protocol)
     "$RAVEL" gen --seed 7 > orig.ra || fail "ravel gen"
     $CMD < orig.ra > out.ra 2> err.txt || fail "allocator exited $? on gen --seed 7: $(cat err.txt)"
     "$RAVEL" check out.ra --orig orig.ra > check.txt 2>&1 || fail "ravel check rejects it: $(head -5 check.txt)"
+    "$RAVEL" fmt --check out.ra || fail "the output is not in canonical form"
     # a reuse of a `stack` use is declined (the generator never writes one)
     printf 'machine\n  class int r0 r1\nend\n\nfunc f\nb0:\n  v0:int = args\n  v1:int reuse(0) = add v0 stack\n  ret v1\nend\n' > odd.ra
     $CMD < odd.ra > /dev/null 2> err.txt
