@@ -80,6 +80,8 @@ sigpipe) # exits without reading a large input: a failure, ravel is not killed b
     fuzz a -n 3 -j 1 --insts 3000 --alloc-cmd "exit 1"
     want_status 1
     want_in "$dir/a.txt" '^cmd1  *3  *0  *[0-9]*  *3 '
+    if grep -q 'worker crash' "$dir/a.txt"; then fail "a worker died (SIGPIPE?)"; fi
+    want_in "$(first_file a)" 'the command exited with status 1'
     ;;
 empty) # exit 0 and no output on every function: a usage error before the campaign, exit 2
     fuzz a -n 50 --alloc-cmd "sh $here/empty.sh"
