@@ -241,6 +241,8 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
     }
     if (!o->oracle && (o->inject_kind >= 0 || o->inject_permille != 1000))
         return cli_usage_error("fuzz", "--inject and --inject-prob need --oracle");
+    if (!o->nalloc_cmds && (o->alloc_protocol != 0 || o->alloc_timeout > 0))
+        return cli_usage_error("fuzz", "--alloc-protocol and --alloc-timeout need --alloc-cmd");
     if (o->gen.min_regs > o->gen.max_regs) {
         return cli_usage_error("fuzz", "--min-regs is larger than --regs");
     }
