@@ -160,6 +160,22 @@ frames_reduce) # a wrong frames server found and reduced in persistent mode
     want_in "$dir/reduced.ra" '^# alloc-protocol: frames$'
     want_in "$dir/reduced.ra" 'error\[use-wrong-vreg\]'
     ;;
+usage) # bad options: exit 2 with a message
+    for args in "--alloc-protocol bogus --alloc-cmd true" "--alloc-timeout 0 --alloc-cmd true" \
+                "--alloc-protocol frames" "--alloc-cmd="; do
+        # shellcheck disable=SC2086
+        "$RAVEL" fuzz -n 1 -q $args > "$dir/u.txt" 2> "$dir/u.err"; st=$?
+        want_status 2
+        want_in "$dir/u.err" 'ravel fuzz: '
+    done
+    "$RAVEL" reduce --alloc-cmd true -a fast x.ra > "$dir/u.txt" 2> "$dir/u.err"; st=$?
+    want_status 2
+    want_in "$dir/u.err" 'cannot be combined'
+    "$RAVEL" reduce --alloc-timeout 3 x.ra > "$dir/u.txt" 2> "$dir/u.err"; st=$?
+    want_status 2
+    "$RAVEL" fuzz --help > "$dir/u.txt"; want_in "$dir/u.txt" '--alloc-cmd'
+    "$RAVEL" reduce --help > "$dir/u.txt"; want_in "$dir/u.txt" '--alloc-cmd'
+    ;;
 *) fail "unknown case" ;;
 esac
 echo "extalloc.$case_: ok"
