@@ -113,6 +113,8 @@ typedef struct ck_err {
     uint32_t seq;    /* insertion order (stable sort) */
     bool value;      /* a value error: provenance is computed */
     bool late;       /* the read happens after the instruction's own writes */
+    char *here;      /* value errors: "vK is in L here" (other locations holding the expected
+                        vreg at the read), prepended to the provenance; or NULL */
 } ck_err;
 
 struct ravel_report {
@@ -121,6 +123,7 @@ struct ravel_report {
     int status;
     size_t omitted;           /* errors found beyond the checker's cap (not in errs) */
     RV_VEC(char *) texts;     /* instruction texts, each made once, shared by its errors */
+    RV_VEC(char *) srcs;      /* srcs[k]: the source line of the instruction of texts[k], or NULL */
     uint32_t *text_of;        /* per instruction of text_func: 1 + index into texts, 0 if none */
     const void *text_func;
 };

@@ -426,11 +426,33 @@ static void alias_def(ravel_checker *ck, ck_ref *r, uint32_t d, uint32_t u, uint
 
 /* ---- reads ---- */
 
+/* "vK is in L here" (or "in L1, L2 and L3"): the other locations that hold
+ * vreg v at the read, in location order; NULL if none. Only on errors. */
+static char *here_note(const ravel_checker *ck, ck_ref *r, uint32_t v)
+{
+    uint32_t n = 0, shown = 0;
+    for (uint32_t li = 0; li < ck->nlocs; li++) n += val_has(r, get_loc(r, li), v);
+    if (!n) return NULL;
+    ck_buf b = {0};
+    char vb[32], lb[32];
+    ck_bprintf(&b, "%s is in ", ck_vname(ck->f, v, vb));
+    for (uint32_t li = 0; li < ck->nlocs && shown < 8; li++) {
+        if (!val_has(r, get_loc(r, li), v)) continue;
+        if (shown) ck_bprintf(&b, shown + 1 == n ? " and " : ", ");
+        ck_bprintf(&b, "%s", rv_loc_str(ck->f->mach, ck_loc_of(ck, li), lb));
+        shown++;
+    }
+    if (shown < n) ck_bprintf(&b, " and %u more locations", n - shown);
+    ck_bprintf(&b, " here");
+    return ck_bdetach(&b);
+}
+
 static void value_error(ravel_checker *ck, ck_ref *r, const ck_site *s, const char *kind, uint32_t li, uint32_t expect)
 {
     r->nerr++;
     if (!r->record || !ck->out.rep) return;
-    ck_err_value_rec(ck, s, kind, li, expect, &r->sets, get_loc(r, li));
+    ck_err *e = ck_err_value_rec(ck, s, kind, li, expect, &r->sets, get_loc(r, li));
+    if (expect != CK_NIL && ck->out.rep->errs.len <= CK_MAX_PROVENANCE) e->here = here_note(ck, r, expect);
 }
 
 static bool read_use(ravel_checker *ck, ck_ref *r, const ck_site *s, const rv_operand *o)
@@ -813,7 +835,8 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
 }
 
 /* Provenance for the value errors recorded from index e0 on (the first
- * CK_MAX_PROVENANCE of the report). */
+ * CK_MAX_PROVENANCE of the report): where the expected vreg is at the read,
+ * then how the location got what it holds. */
 static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
 {
     const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join};
@@ -824,6 +847,14 @@ static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
         r->err_block = e->block_id;
         char *p = ck_provenance_text(ck, &ops, e->block_id, e->inst_id, e->li, e->expect, e->late,
                                      strcmp(e->pub.kind, "use-unknown") != 0);
+        if (e->here) { /* the "is in" note first: it points at the missing reload or the wrong register */
+            ck_buf b = {0};
+            ck_bprintf(&b, "%s\n%s", e->here, p ? p : "");
+            rv_free(p);
+            p = ck_bdetach(&b);
+            rv_free(e->here);
+            e->here = NULL;
+        }
         rep->errs.data[i].pub.provenance = p; /* (the report may not move: nothing is pushed here) */
     }
 }

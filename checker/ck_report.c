@@ -54,14 +54,15 @@ static const char *loc_name(const ravel_checker *ck, uint32_t li, char *buf)
     return rv_loc_str(ck->f->mach, ck_loc_of(ck, li), buf);
 }
 
-static void op_text(ck_buf *b, const ravel_func *f, const rv_operand *o)
+static void op_text(ck_buf *b, const ravel_func *f, const rv_operand *o, bool locs)
 {
-    char vb[32];
+    char vb[32], lb[32];
     ck_bprintf(b, "%s", ck_vname(f, o->vreg, vb));
+    if (locs && o->loc != RAVEL_LOC_NONE) ck_bprintf(b, " @%s", rv_loc_str(f->mach, o->loc, lb));
 }
 
 /* "v5 = add v3, v2", "jump b1(v6, v5)", "r1 = reload s0". */
-void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
+static void inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in, bool locs)
 {
     char l1[32], l2[32], vb[32];
     if (rv_is_edit(in)) {
@@ -72,7 +73,7 @@ void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
     const rv_operand *d = ck_defs(f, in), *u = ck_uses(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++) {
         if (k) ck_bprintf(b, ", ");
-        op_text(b, f, &d[k]);
+        op_text(b, f, &d[k], locs);
     }
     ck_bprintf(b, "%s%s", in->ndefs ? " = " : "", rv_inst_mnemonic(f, in));
     if (in->op == RAVEL_OP_CALL && in->name != RAVEL_NONE) ck_bprintf(b, " %s", rv_sym_str(&f->syms, in->name));
@@ -82,7 +83,7 @@ void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
         if (ki < in->nimms && f->imms.data[in->first_imm + ki].pos == p)
             ck_bprintf(b, "%lld", (long long)f->imms.data[in->first_imm + ki++].value);
         else if (ku < in->nuses)
-            op_text(b, f, &u[ku++]);
+            op_text(b, f, &u[ku++], locs);
     }
     for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
         const rv_succ *s = &rv_inst_succs(f, in)[k];
@@ -94,6 +95,8 @@ void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in)
         }
     }
 }
+
+void ck_inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in) { inst_text(b, f, in, false); }
 
 /* "line 12" or "inst 5" (functions built through the API have no lines). */
 static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
@@ -150,9 +153,67 @@ void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
     while (rep->bad_input.len > n) rv_free(rep->bad_input.data[--rep->bad_input.len]);
 }
 
+/* Line n (1-based) of f's source text without its newline (malloc'd), or
+ * NULL when f has no source or no such line. */
+static char *source_line(const ravel_func *f, uint32_t n)
+{
+    if (!f->src || !n) return NULL;
+    const char *p = f->src, *end = f->src + f->srclen;
+    for (uint32_t k = 1; k < n; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) return NULL;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (len && p[len - 1] == '\r') len--;
+    if (len > 4096) len = 4096; /* (a diagnostic quotes at most this much) */
+    char *s = rv_xmalloc(len + 1);
+    memcpy(s, p, len);
+    s[len] = 0;
+    return s;
+}
+
+static bool vreg_start(const char *s, size_t i)
+{
+    bool boundary = i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == ',' || s[i - 1] == '(' ||
+                    s[i - 1] == '=';
+    return boundary && s[i] == 'v' && s[i + 1] >= '0' && s[i + 1] <= '9';
+}
+
+/* The column (1-based) of the site's operand in its source line: the k-th
+ * vreg before the instruction's `=` for def k, after it for use k (register
+ * names never look like vregs, docs/format.md section 3), the k-th slot of
+ * stackmap(...) for stackmap k; else the instruction's own column. */
+static uint32_t operand_col(const ravel_func *f, const char *line, const ck_site *s, uint32_t inst_col)
+{
+    if (!line || !s->role || s->k < 0) return inst_col;
+    size_t n = strcspn(line, "#"), start = inst_col ? inst_col - 1 : 0;
+    if (start > n) return inst_col;
+    size_t eq = start;
+    while (eq < n && line[eq] != '=') eq++;
+    bool def = !strcmp(s->role, "def"), use = !strcmp(s->role, "use");
+    int32_t k = s->k;
+    if (def || use) {
+        size_t from = def || eq == n ? start : eq + 1, to = def ? eq : n;
+        for (size_t i = from; i < to; i++)
+            if (vreg_start(line, i) && k-- == 0) return (uint32_t)i + 1;
+        return inst_col;
+    }
+    if (!strcmp(s->role, "stackmap")) {
+        const char *sm = strstr(line + start, "stackmap(");
+        if (!sm || (size_t)(sm - line) >= n) return inst_col;
+        for (size_t i = (size_t)(sm - line) + 9; i < n && line[i] != ')'; i++)
+            if ((line[i - 1] == '(' || line[i - 1] == ' ' || line[i - 1] == ',') && line[i] == 's' && k-- == 0)
+                return (uint32_t)i + 1;
+    }
+    (void)f;
+    return inst_col;
+}
+
 /* The text of instruction ii, made once per report and shared by all its
  * errors: an instruction with n operands all wrong costs O(n), not O(n^2). */
-static const char *inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t ii)
+static uint32_t inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t ii)
 {
     if (rep->text_func != f) {
         rv_free(rep->text_of);
@@ -161,11 +222,12 @@ static const char *inst_text_once(ravel_report *rep, const ravel_func *f, uint32
     }
     if (!rep->text_of[ii]) {
         ck_buf b = {0};
-        ck_inst_text(&b, f, &f->insts.data[ii]);
+        inst_text(&b, f, &f->insts.data[ii], true);
         rv_vec_push(rep->texts, ck_bdetach(&b));
+        rv_vec_push(rep->srcs, source_line(f, f->insts.data[ii].line));
         rep->text_of[ii] = rep->texts.len;
     }
-    return rep->texts.data[rep->text_of[ii] - 1];
+    return rep->text_of[ii] - 1;
 }
 
 static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, uint32_t expect)
@@ -194,7 +256,14 @@ static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, ui
         char vb[32];
         e.pub.expected = rv_xstrdup(ck_vname(f, expect, vb));
     }
-    if (s->inst != CK_NIL) e.pub.inst_text = inst_text_once(rep, f, s->inst);
+    if (s->inst != CK_NIL) {
+        uint32_t t = inst_text_once(rep, f, s->inst);
+        e.pub.inst_text = rep->texts.data[t];
+        e.pub.source = rep->srcs.data[t];
+        e.pub.col = operand_col(f, e.pub.source, s, f->insts.data[s->inst].col);
+    } else if (s->block != CK_NIL) {
+        e.pub.col = f->blocks.data[s->block].col;
+    }
     rv_vec_push(rep->errs, e);
     rep->status = RAVEL_EFAIL;
     return &rep->errs.data[rep->errs.len - 1];
@@ -277,6 +346,46 @@ static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
     return false;
 }
 
+/* Can block b reach itself (is it on a CFG cycle)? Only on errors: a
+ * search over the successors. */
+static bool on_cycle(const ravel_checker *ck, uint32_t b)
+{
+    const rv_cfg *c = &ck->cfg.g;
+    uint8_t *seen = rv_xcalloc(c->nblocks ? c->nblocks : 1, 1);
+    uint32_t *stack = rv_xmalloc(((size_t)c->nblocks + 1) * sizeof *stack), n = 0;
+    bool found = false;
+    for (uint32_t e = c->succ_start[b]; e < c->succ_start[b + 1]; e++)
+        if (!seen[c->succ[e]]) seen[c->succ[e]] = 1, stack[n++] = c->succ[e];
+    while (n && !found) {
+        uint32_t x = stack[--n];
+        if (x == b) found = true;
+        for (uint32_t e = c->succ_start[x]; e < c->succ_start[x + 1]; e++)
+            if (!seen[c->succ[e]]) seen[c->succ[e]] = 1, stack[n++] = c->succ[e];
+    }
+    rv_free(stack);
+    rv_free(seen);
+    return found;
+}
+
+/* The walk back from a read of li reached the definition d of the expected
+ * vreg (instruction ii of block blk) without meeting a write of li: what is
+ * true of li then. The fixpoint's states cannot say more: every path from
+ * the entry reaches the def before the vreg exists, so no location holds it
+ * on every path before its def. If the def is on no cycle, li cannot have
+ * held the vreg at all; on a cycle an older value of it may have been in li
+ * on some path (made stale by the def), so only "not given it" is certain. */
+static void def_note(ck_buf *b, const ravel_checker *ck, uint32_t blk, uint32_t ii, const rv_operand *d, uint32_t li)
+{
+    const ravel_func *f = ck->f;
+    char vb[32], lb[32], db[32];
+    const char *ln = rv_loc_str(f->mach, ck_loc_of(ck, li), lb), *dn = rv_loc_str(f->mach, d->loc, db);
+    ck_bprintf(b, "%s was defined at ", ck_vname(f, d->vreg, vb));
+    where(b, f, ii);
+    if (ck_li(ck, d->loc) == li) ck_bprintf(b, " in %s\n", dn);
+    else if (!on_cycle(ck, blk)) ck_bprintf(b, " in %s; %s never held it\n", dn, ln);
+    else ck_bprintf(b, " in %s; %s was not given it after that definition (an older value of it there is stale)\n", dn, ln);
+}
+
 /* Walks back from an error (block x, instruction ii, location li, expected
  * vreg v) through edits, defs and single-predecessor edges, explaining what
  * put the content of li there; at a join, lists what each edge brought.
@@ -325,12 +434,8 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
             }
             const rv_operand *d = ck_defs(f, in);
             for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
-                if (d[k].vreg == v) {
-                    ck_bprintf(&b, "%s was redefined at ", ck_vname(f, v, vb));
-                    where(&b, f, i);
-                    ck_bprintf(&b, " (in %s): older copies such as the one in %s are stale\n",
-                               rv_loc_str(f->mach, d[k].loc, lb2), lb);
-                }
+                if (d[k].vreg == v) /* li was not written between this def and the read */
+                    def_note(&b, ck, blk, i, &d[k], li);
         }
         if (done) break;
         lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
@@ -457,6 +562,7 @@ static void free_err(ck_err *e)
     rv_free((char *)e->pub.message);
     rv_free((char *)e->pub.provenance);
     rv_free((char *)e->pub.explain);
+    rv_free(e->here);
 }
 
 void ck_finish_report(ravel_checker *ck)
@@ -502,9 +608,11 @@ void ravel_report_free(ravel_report *r)
     for (uint32_t i = 0; i < r->errs.len; i++) free_err(&r->errs.data[i]);
     for (uint32_t i = 0; i < r->bad_input.len; i++) rv_free(r->bad_input.data[i]);
     for (uint32_t i = 0; i < r->texts.len; i++) rv_free(r->texts.data[i]);
+    for (uint32_t i = 0; i < r->srcs.len; i++) rv_free(r->srcs.data[i]);
     rv_vec_free(r->errs);
     rv_vec_free(r->bad_input);
     rv_vec_free(r->texts);
+    rv_vec_free(r->srcs);
     rv_free(r->text_of);
     rv_free(r);
 }
@@ -523,18 +631,34 @@ void ravel_report_print(FILE *out, const ravel_report *r)
 {
     if (!r) return;
     for (uint32_t i = 0; i < r->bad_input.len; i++) fprintf(out, "%s\n", r->bad_input.data[i]);
-    const char *last_text = NULL;
+    const char *last_text = NULL, *last_source = NULL;
     for (uint32_t i = 0; i < r->errs.len; i++) {
         const ravel_check_error *e = &r->errs.data[i].pub;
         fprintf(out, "%s:", e->file ? e->file : "<input>");
         if (e->line) fprintf(out, "%u:", e->line);
+        if (e->line && e->col) fprintf(out, "%u:", e->col);
         fprintf(out, " error[%s]: in func %s", e->kind, e->func);
         if (e->block) fprintf(out, ", block %s", e->block);
         if (!e->line && e->inst != RAVEL_NONE) fprintf(out, ", inst %u", e->inst);
-        /* an instruction's text once, on its first error (shared pointer) */
-        if (e->inst_text && e->inst_text != last_text) fprintf(out, ", `%s`", e->inst_text);
+        /* without a source line, the instruction's text once, on its first
+         * error (shared pointer); with one, the line and a caret, as every
+         * other diagnostic (ravel_diags_print) */
+        if (!e->source && e->inst_text && e->inst_text != last_text) fprintf(out, ", `%s`", e->inst_text);
         last_text = e->inst_text;
         fprintf(out, ": %s\n", e->message);
+        const char *prev_source = last_source;
+        last_source = e->source;
+        /* the source line and caret: on the instruction's first error, and on
+         * the others only when the line is short (a report stays linear in
+         * the errors when one long line has thousands) */
+        if (e->source && (e->source != prev_source || strlen(e->source) <= 160)) {
+            fprintf(out, "  %s\n", e->source);
+            if (e->col) {
+                fputs("  ", out);
+                for (uint32_t k = 1; k < e->col && e->source[k - 1]; k++) fputc(e->source[k - 1] == '\t' ? '\t' : ' ', out);
+                fputs("^\n", out);
+            }
+        }
         print_lines(out, e->provenance, "  note: ");
         print_lines(out, e->explain, "  ");
     }
@@ -571,7 +695,7 @@ void ravel_report_print_json(FILE *out, const ravel_report *r)
         json_str(out, "block", e->block, true);
         if (e->inst != RAVEL_NONE) fprintf(out, ",\"inst\":%u", e->inst);
         else fputs(",\"inst\":null", out);
-        fprintf(out, ",\"line\":%u", e->line);
+        fprintf(out, ",\"line\":%u,\"col\":%u", e->line, e->col);
         if (e->operand >= 0) fprintf(out, ",\"operand\":%d", e->operand);
         else fputs(",\"operand\":null", out);
         json_str(out, "role", e->role, true);
@@ -581,6 +705,7 @@ void ravel_report_print_json(FILE *out, const ravel_report *r)
         json_str(out, "held", e->held, true);
         /* an instruction's text once, on its first error; null on the next */
         json_str(out, "inst_text", i && e->inst_text == r->errs.data[i - 1].pub.inst_text ? NULL : e->inst_text, true);
+        json_str(out, "source", i && e->source && e->source == r->errs.data[i - 1].pub.source ? NULL : e->source, true);
         json_str(out, "message", e->message, true);
         json_str(out, "provenance", e->provenance, true);
         json_str(out, "explain", e->explain, true);

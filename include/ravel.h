@@ -261,17 +261,22 @@ typedef struct ravel_check_error {
     const char *loc;        /* location name ("r2", "s1") or NULL */
     const char *expected;   /* expected vreg ("v3") or NULL */
     const char *held;       /* "unknown", "conflicted", "empty", "{v5, v9}" or NULL */
-    const char *inst_text;  /* the instruction, e.g. "v4 = add v3, v2"; one string per
-                               instruction, shared by all its errors */
+    const char *inst_text;  /* the instruction with its locations, e.g. "v4 @r1 = add v3 @r0, v2 @s1";
+                               one string per instruction, shared by all its errors */
     const char *message;    /* one-line description */
     const char *provenance; /* explanation lines separated by '\n', or NULL */
     const char *explain;    /* per-point state dump (RAVEL_CHECK_EXPLAIN), or NULL */
+    uint32_t col;           /* column of the operand in the source (of the instruction when the
+                               operand is not found there), 0 if unknown */
+    const char *source;     /* the instruction's source line as written, locations included, or
+                               NULL (built through the API); shared by all its errors */
 } ravel_check_error;
 const ravel_check_error *ravel_report_error(const ravel_report *r, size_t i);
 /* Bad-input diagnostics (status RAVEL_EINVAL). */
 size_t ravel_report_ndiags(const ravel_report *r);
 const char *ravel_report_diag(const ravel_report *r, size_t i);
-/* Compiler-style text: "FILE:LINE: error[KIND]: ..." plus provenance notes. */
+/* Compiler-style text: "FILE:LINE:COL: error[KIND]: ...", the source line
+ * with a caret under the operand, then the provenance notes. */
 void ravel_report_print(FILE *out, const ravel_report *r);
 /* One JSON object per error per line (fields: docs/checker.md). */
 void ravel_report_print_json(FILE *out, const ravel_report *r);

@@ -112,7 +112,7 @@ TEST(builder_messages_and_api_report)
     ravel_report *rep = NULL;
     CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
     char *buf = report_text(rep);
-    CHECK(buf && strstr(buf, "<input>: error[use-unknown]: in func jit, block entry, inst 1, `out v0`") != NULL);
+    CHECK(buf && strstr(buf, "<input>: error[use-unknown]: in func jit, block entry, inst 1, `out v0 @r1`") != NULL);
     CHECK(buf && strstr(buf, "<input>:0") == NULL);
     if (buf) fputs(buf, stdout);
     free(buf);

@@ -19,8 +19,11 @@ contains() { # contains FILE TEXT DESCRIPTION
 expect 0 "verified" -- "$RAVEL" check "$CASES/use_ok.ra"
 contains "$TMP.out" "verified: 1 function" "verified summary"
 expect 1 "errors" -- "$RAVEL" check "$CASES/use_wrong_vreg.ra"
-contains "$TMP.out" "error[use-wrong-vreg]: in func f, block b0, \`ret v0\`: use 0 (v0) expects r0 to hold v0, but r0 holds {v2}" "text report"
+contains "$TMP.out" "use_wrong_vreg.ra:15:7: error[use-wrong-vreg]: in func f, block b0: use 0 (v0) expects r0 to hold v0, but r0 holds {v2}" "text report"
 contains "$TMP.out" "note: r0 was written with v2" "provenance note"
+# the instruction as written, and a caret under the operand (column 7)
+[ "$(grep -A1 -F -x -- "    ret v0 @r0  #! use-wrong-vreg" "$TMP.out" | tail -n 1)" = "        ^" ] ||
+    { echo "FAIL: source line and caret"; cat "$TMP.out"; fail=1; }
 expect 1 "json" -- "$RAVEL" check --json "$CASES/use_wrong_vreg.ra"
 contains "$TMP.out" '{"kind":"use-wrong-vreg","file":' "json object"
 contains "$TMP.out" '"expected":"v0","held":"{v2}"' "json fields"
@@ -40,7 +43,7 @@ contains "$TMP.out" "usage: ravel check FILE" "help text"
 contains "$TMP.out" "--reference" "help text: --reference"
 expect 0 "reference ok" -- "$RAVEL" check --reference "$CASES/irreducible_ra2_0266.ra" --orig "$CASES/irreducible_ra2_0266.orig"
 expect 1 "reference wrong" -- "$RAVEL" check --reference "$CASES/irreducible_header_lost.ra"
-contains "$TMP.out" "irreducible_header_lost.ra:12: error[use-conflicted]" "reference first error"
+contains "$TMP.out" "irreducible_header_lost.ra:12:20: error[use-conflicted]" "reference first error"
 printf 'machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int @r0 = args\n  ret v0 @r0 +\nend\n' >"$TMP.ra"
 expect 2 "syntax error" -- "$RAVEL" check "$TMP.ra"
 # --json: a file that does not parse or cannot be read is reported as JSON

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "allocator/inject.h"
+#include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 #include "tests/test.h"
@@ -135,8 +136,208 @@ TEST(provenance_quotes_its_lines)
     ravel_checker_free(ck);
 }
 
+/* ---- the notes' claims against the reference's states ---- */
+
+static uint32_t claims, false_claims, missing_here;
+
+static ravel_loc loc_named(const ravel_machine *m, const char *name)
+{
+    if (name[0] == 's' && name[1] >= '0' && name[1] <= '9') return ravel_slot((uint32_t)strtoul(name + 1, NULL, 10));
+    int r = ravel_machine_find_reg(m, name);
+    return r < 0 ? RAVEL_LOC_NONE : (ravel_loc)r;
+}
+
+static uint32_t inst_at_line(const ravel_func *f, uint32_t line)
+{
+    for (uint32_t i = 0; i < f->insts.len; i++)
+        if (f->insts.data[i].line == line) return i;
+    return RAVEL_NONE;
+}
+
+static uint32_t vreg_named(const ravel_func *f, const char *name)
+{
+    uint32_t num = (uint32_t)strtoul(name + 1, NULL, 10);
+    for (uint32_t v = 0; v < f->vregs.len; v++)
+        if (f->vregs.data[v].num == num) return v;
+    return RAVEL_NONE;
+}
+
+static bool holds_before(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc l, uint32_t *n)
+{
+    ravel_loc locs[512];
+    uint32_t k = ck_ref_holders(ck, f, inst, v, locs, 512);
+    if (n) *n = k;
+    for (uint32_t i = 0; i < k && i < 512; i++)
+        if (locs[i] == l) return true;
+    return false;
+}
+
+/* Does instruction inst define v (in d, when d is not NONE)? */
+static bool defines(const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc d)
+{
+    const rv_inst *in = &f->insts.data[inst];
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (rv_inst_defs(f, in)[k].vreg == v && (d == RAVEL_LOC_NONE || rv_inst_defs(f, in)[k].loc == d)) return true;
+    return false;
+}
+
+/* Is instruction i's block on a CFG cycle? (its own computation: the
+ * successors' closure, with the CFG of ir/cfg.c) */
+static bool on_cycle(const ravel_func *f, uint32_t i)
+{
+    rv_cfg c;
+    rv_cfg_build(&c, f);
+    uint32_t b = 0;
+    while (b + 1 < f->layout.len && f->blocks.data[b + 1].first_inst <= i) b++;
+    bool *seen = calloc(c.nblocks + 1, 1), found = false;
+    uint32_t *todo = malloc((c.nblocks + 1) * sizeof *todo), n = 0;
+    todo[n++] = b;
+    while (n) {
+        uint32_t x = todo[--n];
+        for (uint32_t e = c.succ_start[x]; e < c.succ_start[x + 1]; e++) {
+            uint32_t y = c.succ[e];
+            if (y == b) found = true;
+            if (!seen[y]) seen[y] = true, todo[n++] = y;
+        }
+    }
+    free(seen);
+    free(todo);
+    rv_cfg_free(&c);
+    return found;
+}
+
+static void claim(bool ok, const char *line, const char *why)
+{
+    claims++;
+    if (ok) return;
+    false_claims++;
+    fprintf(stderr, "false note \"%s\": %s\n", line, why);
+}
+
+/* Where vreg v is at an early read of instruction inst: the holders before
+ * it, less the locations its early defs overwrite. */
+static bool held_at_early_read(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc l)
+{
+    const rv_inst *in = &f->insts.data[inst];
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (rv_op_is_early(&rv_inst_defs(f, in)[k]) && rv_inst_defs(f, in)[k].loc == l) return false;
+    return holds_before(ck, f, inst, v, l, NULL);
+}
+
+static void check_notes(ravel_checker *ck, const ravel_func *f, const ravel_check_error *e)
+{
+    const ravel_machine *m = f->mach;
+    uint32_t expect = e->expected ? vreg_named(f, e->expected) : RAVEL_NONE;
+    bool early = e->position && !strcmp(e->position, "early"), saw_here = false;
+    for (const char *p = e->provenance; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        char ln[512], v[32], l1[64], l2[64], rest[256];
+        unsigned line = 0;
+        if (len < sizeof ln) {
+            memcpy(ln, p, len);
+            ln[len] = 0;
+            if (sscanf(ln, "%31s is in %255[^\n]", v, rest) == 2 && strlen(rest) > 5 && !strcmp(rest + strlen(rest) - 5, " here")) {
+                saw_here = true;
+                rest[strlen(rest) - 5] = 0;
+                /* "L", "L1 and L2", "L1, L2 and L3" */
+                for (char *tok = strtok(rest, ", "); tok; tok = strtok(NULL, ", ")) {
+                    if (!strcmp(tok, "and")) continue;
+                    ravel_loc l = loc_named(m, tok);
+                    uint32_t vr = vreg_named(f, v);
+                    bool ok = l != RAVEL_LOC_NONE && vr == expect && e->inst != RAVEL_NONE &&
+                              (early ? held_at_early_read(ck, f, e->inst, vr, l)
+                                     : holds_before(ck, f, e->inst, vr, l, NULL) || defines(f, e->inst, RAVEL_NONE, RAVEL_LOC_NONE));
+                    claim(ok, ln, "the vreg is not there at the read");
+                }
+            } else if (strstr(ln, " never held it") && /* (sscanf's count does not see a literal's mismatch) */
+                       sscanf(ln, "%31s was defined at line %u in %63[^;]; %63s never held it", v, &line, l1, l2) == 4) {
+                uint32_t i = inst_at_line(f, line), vr = vreg_named(f, v), n = 1;
+                bool ok = i != RAVEL_NONE && defines(f, i, vr, loc_named(m, l1));
+                if (ok) holds_before(ck, f, i, vr, loc_named(m, l2), &n);
+                claim(ok && n == 0 && !on_cycle(f, i), ln, "not a def there, the vreg somewhere before it, or the def on a cycle");
+            } else if (strstr(ln, " was not given it after that definition") &&
+                       sscanf(ln, "%31s was defined at line %u in %63[^;]; %63s was not given it", v, &line, l1, l2) == 4) {
+                uint32_t i = inst_at_line(f, line), vr = vreg_named(f, v);
+                claim(i != RAVEL_NONE && defines(f, i, vr, loc_named(m, l1)) && !holds_before(ck, f, i, vr, loc_named(m, l2), NULL) &&
+                          on_cycle(f, i),
+                      ln, "not a def there, the location held the value before it, or the def on no cycle");
+            }
+        }
+        p += len;
+        if (*p == '\n') p++;
+    }
+    /* never looks away: at an early read, a vreg held elsewhere is named */
+    if (early && expect != RAVEL_NONE && e->inst != RAVEL_NONE && e->provenance && !saw_here) {
+        ravel_loc locs[64];
+        uint32_t n = ck_ref_holders(ck, f, e->inst, expect, locs, 64), shown = 0;
+        for (uint32_t k = 0; k < n && k < 64; k++) shown += held_at_early_read(ck, f, e->inst, expect, locs[k]);
+        if (shown) {
+            missing_here++;
+            fprintf(stderr, "no 'is in' note for %s at inst %u (%s): held in %u other locations\n", e->expected, e->inst,
+                    e->message, shown);
+        }
+    }
+}
+
+/* Every "is in" and "defined" note states what the
+ * reference's fixpoint holds (ck_ref_holders), on random reports; and an
+ * early read whose vreg is held elsewhere always gets its "is in" note. */
+TEST(notes_state_the_truth)
+{
+    static const rv_inject_kind kinds[] = {RV_INJ_DROP_SPILL, RV_INJ_DROP_RELOAD, RV_INJ_RELOAD_SLOT, RV_INJ_SLOT_REUSE,
+                                           RV_INJ_MOVE_SWAP,  RV_INJ_EDGE_MOVE,   RV_INJ_SPILL_ONE_PATH, RV_INJ_STALE_LOOP,
+                                           RV_INJ_USE_REG,    RV_INJ_CALL_CLOBBER, RV_INJ_RAND_REDIRECT, RV_INJ_RAND_DROP_EDIT};
+    ravel_checker *ck = ravel_checker_new();
+    ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
+    uint32_t reports = 0;
+    for (uint32_t seed = 0; seed < 40; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 120;
+        ravel_module *m = rv_gen_from_seed(5100 + seed, &o);
+        for (size_t a = 0; ravel_allocator_name(a); a++) {
+            ravel_func *g = NULL;
+            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
+            for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+                ravel_func *h = rv_func_clone(g);
+                rv_inject_result res;
+                if (rv_inject(h, kinds[k], seed, &res) == RV_INJ_CHANGED) {
+                    char *text = NULL;
+                    size_t len = 0;
+                    FILE *fp = open_memstream(&text, &len);
+                    ravel_print_machine(fp, h->mach);
+                    ravel_print_func(fp, h);
+                    fclose(fp);
+                    ravel_module *back = ravel_module_parse(text, len, "p.ra", NULL);
+                    CHECK(back != NULL);
+                    ravel_report *rep = NULL;
+                    if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
+                        reports++;
+                        for (size_t e = 0; e < ravel_report_count(rep); e++)
+                            check_notes(ck, ravel_module_func(back, 0), ravel_report_error(rep, e));
+                    }
+                    ravel_report_free(rep);
+                    ravel_module_free(back);
+                    free(text);
+                }
+                ravel_func_free(h);
+            }
+            ravel_func_free(g);
+        }
+        ravel_module_free(m);
+    }
+    printf("%u reports, %u claims of notes checked, %u false, %u missing 'is in' notes\n", reports, claims, false_claims,
+           missing_here);
+    CHECK(reports >= 100);
+    CHECK(claims >= 300);
+    CHECK_EQ_INT(false_claims, 0);
+    CHECK_EQ_INT(missing_here, 0);
+    ravel_checker_free(ck);
+}
+
 int main(void)
 {
     RUN(provenance_quotes_its_lines);
+    RUN(notes_state_the_truth);
     return TEST_SUMMARY();
 }

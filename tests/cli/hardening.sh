@@ -28,8 +28,10 @@ report_cap) # the default cap: 100 errors and one line counting the rest
     run 1 "$RAVEL" check "$CASES/uses_wrongloc_4000.ra"
     [ "$(grep -c 'error\[use-unknown\]' "$TMP.out")" = 100 ] || fail "not 100 errors"
     grep -q 'note: in func f, 3900 more errors not reported' "$TMP.out" || fail "no count of the rest"
-    # the instruction's text once, not once per error
-    [ "$(grep -c '`out v0, v0' "$TMP.out")" = 1 ] || fail "instruction text not written once"
+    # the instruction's long source line once, not once per error, with a
+    # position and a caret under each operand's error
+    [ "$(grep -c '^    out v0 @r1, v0' "$TMP.out")" = 1 ] || fail "instruction text not written once"
+    grep -q 'uses_wrongloc_4000.ra:8:15: error\[use-unknown\]: in func f, block b0: use 1 (v0)' "$TMP.out" || fail "no column of use 1"
     run 1 "$RAVEL" check --max-errors 7 "$CASES/uses_wrongloc_4000.ra"
     [ "$(grep -c 'error\[' "$TMP.out")" = 7 ] || fail "--max-errors 7"
     grep -q '3993 more errors' "$TMP.out" || fail "--max-errors 7: count of the rest"
