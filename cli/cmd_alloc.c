@@ -37,7 +37,8 @@ static void usage(FILE *out)
           "             site ('--inject list': the kinds)\n"
           "\n"
           "exit status: 0 allocated (with --inject: and corrupted), 1 allocation failed\n"
-          "(with --inject: no site, nothing changed), 2 unreadable input or bad usage\n",
+          "(with --inject: no site, nothing changed; then nothing is written), 2 unreadable\n"
+          "input or bad usage\n",
           out);
 }
 
@@ -177,8 +178,10 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
     return CLI_OK;
 }
 
-/* *written: the whole module was printed (every function allocated; with
- * --inject also when no site was found: the allocation is then unchanged). */
+/* *written: the whole module was printed (every function allocated and,
+ * with --inject, some function corrupted: when no function had a site,
+ * nothing is written, so `> bad.ra` never leaves a correct allocation
+ * behind a name that promises a bug). */
 static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *m, FILE *out, bool *written)
 {
     size_t n = ravel_module_nfuncs(m);
@@ -188,8 +191,8 @@ static int run(const alloc_args *a, const rv_allocator *al, const ravel_module *
     bool changed = false;
     for (size_t i = 0; i < n && rc == CLI_OK && a->inject >= 0; i++)
         changed |= inject_one(a, ravel_module_func(m, i), i, res[i]);
-    *written = rc == CLI_OK;
-    if (rc == CLI_OK) {
+    *written = rc == CLI_OK && (a->inject < 0 || changed);
+    if (*written) {
         ravel_print_machine(out, ravel_module_machine(m));
         for (size_t i = 0; i < n; i++) {
             fputc('\n', out);

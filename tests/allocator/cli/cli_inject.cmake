@@ -70,3 +70,17 @@ expect_rc(0 ${RAVEL} check ${OUT}/sum.ra --orig ${ROOT}/corpus/ra/sum.ra)
 expect_rc(2 ${RAVEL} alloc -a fast --inject no-such-kind ${ROOT}/corpus/ra/sum.ra)
 expect_rc(2 ${RAVEL} alloc -a fast --inject use-reg:x ${ROOT}/corpus/ra/sum.ra)
 expect_rc(2 ${RAVEL} alloc -a fast ${ROOT}/corpus/ra/sum.ra --inject)
+
+# No site: nothing is written (stdout empty, -o OUT left untouched), exit 1.
+file(WRITE ${OUT}/nocall.ra "machine\n  class int r0 r1\nend\nfunc f\nb0:\n  v0:int = const 1\n  ret v0\nend\n")
+execute_process(COMMAND ${RAVEL} alloc -a linear --inject call-clobber ${OUT}/nocall.ra
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT out STREQUAL "" OR NOT err MATCHES "no site")
+  message(FATAL_ERROR "--inject with no site: exit ${rc}, stdout '${out}', stderr '${err}'")
+endif()
+file(WRITE ${OUT}/keep.ra "untouched\n")
+execute_process(COMMAND ${RAVEL} alloc -a linear --inject call-clobber -o ${OUT}/keep.ra ${OUT}/nocall.ra RESULT_VARIABLE rc)
+file(READ ${OUT}/keep.ra kept)
+if(NOT rc EQUAL 1 OR NOT kept STREQUAL "untouched\n")
+  message(FATAL_ERROR "--inject with no site: -o OUT changed (exit ${rc}): ${kept}")
+endif()
