@@ -664,8 +664,7 @@ void ravel_report_print(FILE *out, const ravel_report *r)
     }
     if (r->omitted) {
         const ravel_check_error *e = &r->errs.data[r->errs.len - 1].pub;
-        fprintf(out, "%s: note: in func %s, %zu more error%s not reported (at most %zu are; the limit is set with "
-                "ravel_checker_set_max_errors, ravel check --max-errors)\n",
+        fprintf(out, "%s: note: in func %s, %zu more error%s not reported (the report keeps the first %zu)\n",
                 e->file ? e->file : "<input>", e->func, r->omitted, r->omitted == 1 ? "" : "s", (size_t)r->errs.len);
     }
 }

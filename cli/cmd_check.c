@@ -115,6 +115,7 @@ static int check_one(ravel_checker *ck, const check_args *a, const ravel_func *f
         ravel_report_print_json(stdout, rep);
     } else {
         ravel_report_print(stdout, rep);
+        if (ravel_report_omitted(rep)) fputs("ravel check: note: --max-errors N reports up to N errors per function (0: all)\n", stdout);
     }
     ravel_report_free(rep);
     return rc == RAVEL_OK ? CLI_OK : rc == RAVEL_EFAIL ? CLI_FAIL : CLI_USAGE;

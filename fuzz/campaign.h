@@ -75,7 +75,7 @@ typedef struct rv_fuzz_mutant {
     int status;        /* rv_inject's RV_INJ_* */
     bool rejected;     /* the checker rejected the corrupted allocation */
     bool expected;     /* ... with at least one error of a kind the bug should cause */
-    bool different;    /* the interpreter (moving collector when the machine's moves) disagrees
+    bool different;    /* the interpreter (with a moving collector when the machine's gc moves) disagrees
                           with the unallocated function on some input vector */
     char first_kind[32]; /* the checker's first error kind, or "" */
     char what[400];    /* rv_inject's description */
