@@ -364,6 +364,10 @@ typedef struct ck_prov_ops {
     bool (*on_path)(void *ctx, uint32_t b);
     uint32_t (*nin)(void *ctx, uint32_t b, uint32_t *from);
     void (*join)(void *ctx, ck_buf *out, uint32_t b, uint32_t li);
+    /* Does li hold vreg v right before instruction ii of block b, at the fixpoint
+     * (on every path)? Possible only in a function that is not SSA (the checker
+     * takes those: a vreg defined twice). */
+    bool (*held_before)(void *ctx, uint32_t b, uint32_t ii, uint32_t li, uint32_t v);
 } ck_prov_ops;
 char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32_t x, uint32_t ii, uint32_t li, uint32_t v,
                          bool late, bool held);

@@ -834,12 +834,26 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
     }
 }
 
+/* Does li hold v right before instruction ii of block b, at the fixpoint? */
+static bool ref_held_before(void *ctx, uint32_t b, uint32_t ii, uint32_t li, uint32_t v)
+{
+    ravel_checker *ck = ctx;
+    ck_ref *r = ck->ref;
+    if (!r->reached.data[b]) return false;
+    bool rec = r->record;
+    r->record = false;
+    load_entry(ck, r, b);
+    for (uint32_t i = ck->f->blocks.data[b].first_inst; i < ii; i++) xfer(ck, r, b, i, rv_inst_at(ck->f, i));
+    r->record = rec;
+    return val_has(r, get_loc(r, li), v);
+}
+
 /* Provenance for the value errors recorded from index e0 on (the first
  * CK_MAX_PROVENANCE of the report): where the expected vreg is at the read,
  * then how the location got what it holds. */
 static void add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0)
 {
-    const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join};
+    const ck_prov_ops ops = {ck, ref_on_path, ref_nin, ref_join, ref_held_before};
     ravel_report *rep = ck->out.rep;
     for (uint32_t i = e0; i < rep->errs.len && i < CK_MAX_PROVENANCE; i++) {
         ck_err *e = &rep->errs.data[i];

@@ -153,64 +153,6 @@ void ck_truncate_bad_input(ravel_report *rep, uint32_t n)
     while (rep->bad_input.len > n) rv_free(rep->bad_input.data[--rep->bad_input.len]);
 }
 
-/* Line n (1-based) of f's source text without its newline (malloc'd), or
- * NULL when f has no source or no such line. */
-static char *source_line(const ravel_func *f, uint32_t n)
-{
-    if (!f->src || !n) return NULL;
-    const char *p = f->src, *end = f->src + f->srclen;
-    for (uint32_t k = 1; k < n; k++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) return NULL;
-        p = nl + 1;
-    }
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-    if (len && p[len - 1] == '\r') len--;
-    if (len > 4096) len = 4096; /* (a diagnostic quotes at most this much) */
-    char *s = rv_xmalloc(len + 1);
-    memcpy(s, p, len);
-    s[len] = 0;
-    return s;
-}
-
-static bool vreg_start(const char *s, size_t i)
-{
-    bool boundary = i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == ',' || s[i - 1] == '(' ||
-                    s[i - 1] == '=';
-    return boundary && s[i] == 'v' && s[i + 1] >= '0' && s[i + 1] <= '9';
-}
-
-/* The column (1-based) of the site's operand in its source line: the k-th
- * vreg before the instruction's `=` for def k, after it for use k (register
- * names never look like vregs, docs/format.md section 3), the k-th slot of
- * stackmap(...) for stackmap k; else the instruction's own column. */
-static uint32_t operand_col(const ravel_func *f, const char *line, const ck_site *s, uint32_t inst_col)
-{
-    if (!line || !s->role || s->k < 0) return inst_col;
-    size_t n = strcspn(line, "#"), start = inst_col ? inst_col - 1 : 0;
-    if (start > n) return inst_col;
-    size_t eq = start;
-    while (eq < n && line[eq] != '=') eq++;
-    bool def = !strcmp(s->role, "def"), use = !strcmp(s->role, "use");
-    int32_t k = s->k;
-    if (def || use) {
-        size_t from = def || eq == n ? start : eq + 1, to = def ? eq : n;
-        for (size_t i = from; i < to; i++)
-            if (vreg_start(line, i) && k-- == 0) return (uint32_t)i + 1;
-        return inst_col;
-    }
-    if (!strcmp(s->role, "stackmap")) {
-        const char *sm = strstr(line + start, "stackmap(");
-        if (!sm || (size_t)(sm - line) >= n) return inst_col;
-        for (size_t i = (size_t)(sm - line) + 9; i < n && line[i] != ')'; i++)
-            if ((line[i - 1] == '(' || line[i - 1] == ' ' || line[i - 1] == ',') && line[i] == 's' && k-- == 0)
-                return (uint32_t)i + 1;
-    }
-    (void)f;
-    return inst_col;
-}
-
 /* The text of instruction ii, made once per report and shared by all its
  * errors: an instruction with n operands all wrong costs O(n), not O(n^2). */
 static uint32_t inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t ii)
@@ -224,7 +166,7 @@ static uint32_t inst_text_once(ravel_report *rep, const ravel_func *f, uint32_t 
         ck_buf b = {0};
         inst_text(&b, f, &f->insts.data[ii], true);
         rv_vec_push(rep->texts, ck_bdetach(&b));
-        rv_vec_push(rep->srcs, source_line(f, f->insts.data[ii].line));
+        rv_vec_push(rep->srcs, rv_src_line(f, f->insts.data[ii].line));
         rep->text_of[ii] = rep->texts.len;
     }
     return rep->text_of[ii] - 1;
@@ -260,7 +202,10 @@ static ck_err *new_err(ravel_checker *ck, const ck_site *s, const char *kind, ui
         uint32_t t = inst_text_once(rep, f, s->inst);
         e.pub.inst_text = rep->texts.data[t];
         e.pub.source = rep->srcs.data[t];
-        e.pub.col = operand_col(f, e.pub.source, s, f->insts.data[s->inst].col);
+        int role = !s->role || s->k < 0 ? -1 : !strcmp(s->role, "def") ? RV_SRC_DEF : !strcmp(s->role, "use") ? RV_SRC_USE
+                 : !strcmp(s->role, "stackmap") ? RV_SRC_STACKMAP : -1;
+        e.pub.col = role < 0 ? f->insts.data[s->inst].col
+                             : rv_src_operand_col(e.pub.source, f->insts.data[s->inst].col, role, (uint32_t)s->k);
     } else if (s->block != CK_NIL) {
         e.pub.col = f->blocks.data[s->block].col;
     }
@@ -367,18 +312,27 @@ static bool on_cycle(const ravel_checker *ck, uint32_t b)
     return found;
 }
 
-/* The walk back from a read of li reached the definition d of the expected
+/* The walk back from a read of li reached a definition d of the expected
  * vreg (instruction ii of block blk) without meeting a write of li: what is
- * true of li then. The fixpoint's states cannot say more: every path from
- * the entry reaches the def before the vreg exists, so no location holds it
- * on every path before its def. If the def is on no cycle, li cannot have
- * held the vreg at all; on a cycle an older value of it may have been in li
- * on some path (made stale by the def), so only "not given it" is certain. */
-static void def_note(ck_buf *b, const ravel_checker *ck, uint32_t blk, uint32_t ii, const rv_operand *d, uint32_t li)
+ * true of li then. If li held the vreg on every path right before the def
+ * (possible only when the vreg has another definition: the checker takes
+ * functions that are not SSA), the def made that copy stale. Otherwise, in
+ * SSA, every path from the entry reaches the def before the vreg exists:
+ * if the def is on no cycle, li cannot have held the vreg at all; on a
+ * cycle an older value of it may have been left in li on some path (made
+ * stale by the def), so only "not given it" is certain. */
+static void def_note(ck_buf *b, const ravel_checker *ck, const ck_prov_ops *ops, uint32_t blk, uint32_t ii,
+                     const rv_operand *d, uint32_t li)
 {
     const ravel_func *f = ck->f;
     char vb[32], lb[32], db[32];
     const char *ln = rv_loc_str(f->mach, ck_loc_of(ck, li), lb), *dn = rv_loc_str(f->mach, d->loc, db);
+    if (ops->held_before && ops->held_before(ops->ctx, blk, ii, li, d->vreg)) {
+        ck_bprintf(b, "%s was redefined at ", ck_vname(f, d->vreg, vb));
+        where(b, f, ii);
+        ck_bprintf(b, " (in %s): the older copy in %s is stale\n", dn, ln);
+        return;
+    }
     ck_bprintf(b, "%s was defined at ", ck_vname(f, d->vreg, vb));
     where(b, f, ii);
     if (ck_li(ck, d->loc) == li) ck_bprintf(b, " in %s\n", dn);
@@ -435,7 +389,7 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
             const rv_operand *d = ck_defs(f, in);
             for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
                 if (d[k].vreg == v) /* li was not written between this def and the read */
-                    def_note(&b, ck, blk, i, &d[k], li);
+                    def_note(&b, ck, ops, blk, i, &d[k], li);
         }
         if (done) break;
         lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);

@@ -641,3 +641,51 @@ int ravel_func_finish(ravel_func *f)
     rv_free(newid);
     return RAVEL_OK;
 }
+
+/* ---- source positions for diagnostics ---- */
+
+char *rv_src_line(const ravel_func *f, uint32_t n)
+{
+    if (!f->src || !n) return NULL;
+    const char *p = f->src, *end = f->src + f->srclen;
+    for (uint32_t k = 1; k < n; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) return NULL;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (len && p[len - 1] == '\r') len--;
+    if (len > 4096) len = 4096; /* (a diagnostic quotes at most this much) */
+    char *s = rv_xmalloc(len + 1);
+    memcpy(s, p, len);
+    s[len] = 0;
+    return s;
+}
+
+static bool src_vreg_at(const char *s, size_t i)
+{
+    bool boundary = i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == ',' || s[i - 1] == '(' || s[i - 1] == '=';
+    return boundary && s[i] == 'v' && s[i + 1] >= '0' && s[i + 1] <= '9';
+}
+
+/* The k-th vreg before the instruction's `=` is def k, the k-th after it
+ * use k (register names never look like vregs, docs/format.md section 3;
+ * immediates are numbers); the k-th `sN` of stackmap(...) is entry k. */
+uint32_t rv_src_operand_col(const char *line, uint32_t inst_col, int role, uint32_t k)
+{
+    if (!line) return inst_col;
+    size_t n = strcspn(line, "#"), start = inst_col ? inst_col - 1 : 0, eq, found = 0;
+    if (start > n) start = n;
+    for (eq = start; eq < n && line[eq] != '='; eq++) {}
+    if (role == RV_SRC_DEF || role == RV_SRC_USE) {
+        size_t from = role == RV_SRC_DEF || eq == n ? start : eq + 1, to = role == RV_SRC_DEF ? eq : n;
+        for (size_t j = from; j < to && !found; j++)
+            if (src_vreg_at(line, j) && k-- == 0) found = j + 1;
+    } else if (role == RV_SRC_STACKMAP) {
+        const char *sm = strstr(line + start, "stackmap(");
+        for (size_t j = sm && (size_t)(sm - line) < n ? (size_t)(sm - line) + 9 : n; j < n && line[j] != ')' && !found; j++)
+            if ((line[j - 1] == '(' || line[j - 1] == ' ' || line[j - 1] == ',') && line[j] == 's' && k-- == 0) found = j + 1;
+    }
+    return found ? (uint32_t)found : inst_col;
+}

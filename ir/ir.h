@@ -123,6 +123,12 @@ static inline uint64_t rv_load_le64(const unsigned char *s)
     return w;
 }
 
+/* Near misses for "did you mean" hints: the word of `words` (a NULL-
+ * terminated list) closest to s[0..n) by edit distance (insertions,
+ * deletions, substitutions, adjacent swaps), if it is at most 1 (2 for
+ * words of 5 letters or more) and s is not itself in the list; else NULL. */
+const char *rv_near_word(const char *s, size_t n, const char *const *words);
+
 /* Symbol table: interned strings, ids from 0. */
 typedef struct rv_symtab {
     rv_arena arena;
@@ -331,6 +337,16 @@ ravel_func *rv_func_strip(const ravel_func *f);
 bool rv_func_equal(const ravel_func *a, const ravel_func *b);
 /* Builder error message of the last failing builder call, or NULL. */
 const char *rv_func_error(const ravel_func *f);
+/* Source positions for diagnostics (f parsed from text; built functions
+ * have no source): line n of f's source without its newline (malloc'd,
+ * at most 4096 bytes; O(n) lines are skipped to find it), or NULL; and the
+ * column (1-based) of an operand in `line`, the source line of an
+ * instruction that starts at column inst_col: role RV_SRC_DEF k-th def,
+ * RV_SRC_USE k-th vreg use, RV_SRC_STACKMAP k-th slot of stackmap(...);
+ * inst_col when the operand is not found (or line is NULL). */
+enum { RV_SRC_DEF, RV_SRC_USE, RV_SRC_STACKMAP };
+char *rv_src_line(const ravel_func *f, uint32_t n);
+uint32_t rv_src_operand_col(const char *line, uint32_t inst_col, int role, uint32_t k);
 
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */

@@ -557,7 +557,6 @@ static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
         return true;
     }
     if (tok_is(&kw, "class")) return machine_class(P);
-    if (tok_is(&kw, "func")) return perr(P, kw.line, kw.col, "missing 'end' of machine before 'func'");
     if (tok_is(&kw, "reserved")) return machine_reserved(P);
     if (tok_is(&kw, "clobbers")) {
         if (*seen_clob) return perr(P, kw.line, kw.col, "duplicate clobbers line");
@@ -580,6 +579,20 @@ static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
                 (int)(kw.n > 40 ? 40 : kw.n), kw.s);
 }
 
+/* Where a missing `end` is reported: just after the last character of the
+ * input that is not white space (on the last line, not past it). */
+static void eof_pos(const parser *P, uint32_t *line, uint32_t *col)
+{
+    size_t n = P->srclen;
+    while (n && (P->src[n - 1] == ' ' || P->src[n - 1] == '\t' || P->src[n - 1] == '\n' || P->src[n - 1] == '\r')) n--;
+    uint32_t l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++)
+        if (P->src[i] == '\n') l++, start = i + 1;
+    *line = l;
+    *col = (uint32_t)(n - start) + 1;
+}
+
 /* machine NL LINES... end NL */
 static bool parse_machine(parser *P)
 {
@@ -594,7 +607,13 @@ static bool parse_machine(parser *P)
     uint32_t nerr0 = P->nerr;
     while (!done) {
         skip_blank(P);
-        if (P->t.k == T_EOF) return perr(P, P->t.line, P->t.col, "missing 'end' of machine");
+        if (P->t.k == T_EOF) {
+            uint32_t line, col;
+            eof_pos(P, &line, &col);
+            return perr(P, line, col, "missing 'end' of machine");
+        }
+        /* one error, not one per line of the function that follows */
+        if (tok_is(&P->t, "func")) return perr(P, P->t.line, P->t.col, "missing 'end' of machine before 'func'");
         if (machine_line(P, &done, &seen_clob, &seen_gc) && expect_eol(P)) continue;
         skip_line(P);
     }
@@ -732,6 +751,24 @@ static bool parse_loc(parser *P, ravel_loc *loc)
 }
 
 /* [early|late] vN[:CLASS[.ref]] [reg|any|stack|fixed(R)|reuse(K)] [@LOC] */
+/* Words a mistyped keyword is compared with (rv_near_word). */
+static const char *const constraint_words[] = {"reg", "any", "stack", "fixed", "reuse", "early", "late", NULL};
+static const char *const attr_words[] = {"clobbers", "safepoint", "stackmap", NULL};
+static const char *const term_words[] = {"jump", "br", "ret", NULL};
+static const char *const edit_words[] = {"spill", "reload", "move", NULL};
+
+/* After an operand: an identifier that is a near miss of a constraint or
+ * position (`fixd(r0)`) is reported as one, instead of the "expected an
+ * attribute" that would follow. */
+static bool constraint_typo(parser *P)
+{
+    const token t = P->t;
+    if (t.k != T_IDENT || tok_is(&t, "clobbers") || tok_is(&t, "safepoint") || tok_is(&t, "stackmap")) return true;
+    const char *w = rv_near_word(t.s, t.n, constraint_words);
+    if (!w || rv_near_word(t.s, t.n, attr_words)) return true;
+    return perr(P, t.line, t.col, "unknown constraint '%.*s' (did you mean '%s'?)", (int)t.n, t.s, w);
+}
+
 static bool parse_operand(parser *P, opnd *o)
 {
     memset(o, 0, sizeof *o);
@@ -776,7 +813,7 @@ static bool parse_operand(parser *P, opnd *o)
         o->arg = (uint32_t)k.ival;
     }
     if (accept(P, T_AT)) return parse_loc(P, &o->loc);
-    return true;
+    return constraint_typo(P);
 }
 
 /* A use starts with a vreg, `early`/`late` followed by a name, or an integer. */
@@ -838,6 +875,7 @@ static bool parse_attrs(parser *P)
         token a = P->t;
         bool *seen = tok_is(&a, "clobbers") ? &seen_c : tok_is(&a, "safepoint") ? &seen_s : tok_is(&a, "stackmap") ? &seen_m : NULL;
         if (!seen && at_use(P)) return perr(P, a.line, a.col, "missing ',' between uses");
+        if (!seen && !constraint_typo(P)) return false; /* `const 1 fixd(r0)` */
         if (!seen) return unexpected(P, "an attribute (clobbers, safepoint, stackmap)");
         if (*seen) return perr(P, a.line, a.col, "attribute '%.*s' repeated", (int)a.n, a.s);
         *seen = true;
@@ -1020,6 +1058,14 @@ static bool parse_inst(parser *P)
             mn.n = (uint32_t)(ident_end(after) - after);
         }
         if (is_edit_kw(&mn)) return parse_edit(P, &first);
+        /* `r0 = mov r1`: a location, '=', a near miss of an edit */
+        uint32_t num;
+        bool at_loc = first.k == T_IDENT && (find_reg(P, first.s, first.n) >= 0 || is_slot_tok(&first, &num) > 0) &&
+                      peek(P).k == T_EQ;
+        const char *w = at_loc && mn.k == T_IDENT ? rv_near_word(mn.s, mn.n, edit_words) : NULL;
+        if (w && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER)
+            return perr(P, first.line, first.col + (uint32_t)(mn.s - first.s),
+                        "unknown edit '%.*s' (did you mean '%s'?)", (int)mn.n, mn.s, w);
         if (!parse_defs(P)) return false;
     } else {
         P->defs.len = 0;
@@ -1033,6 +1079,16 @@ static bool parse_inst(parser *P)
         return parse_term(P, op, &mn);
     }
     if (is_edit_kw(&mn)) return perr(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s LOC", (int)mn.n, mn.s, (int)mn.n, mn.s);
+    if (!has_eq && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
+        const char *w = rv_near_word(mn.s, mn.n, term_words);
+        token nx = peek(P);
+        uint32_t num;
+        if (w && nx.k == T_IDENT && !is_vreg_tok(&nx, &num) && !tok_is(&nx, "early") && !tok_is(&nx, "late") &&
+            !rv_near_word(nx.s, nx.n, attr_words) && !tok_is(&nx, "clobbers") && !tok_is(&nx, "safepoint") &&
+            !tok_is(&nx, "stackmap"))
+            return perr(P, mn.line, mn.col, "unknown mnemonic '%.*s' before a block name (did you mean '%s'?)", (int)mn.n,
+                        mn.s, w);
+    }
     uint32_t n;
     return begin_op(P, &first) && parse_uses(P, &n) && parse_attrs(P);
 }
@@ -1161,7 +1217,9 @@ static bool func_line(parser *P, bool *done)
     token t = P->t;
     if (t.k == T_EOF) {
         *done = true;
-        return perr(P, t.line, t.col, "missing 'end' of func '%s'", rv_func_name(f));
+        uint32_t line, col;
+        eof_pos(P, &line, &col);
+        return perr(P, line, col, "missing 'end' of func '%s'", rv_func_name(f));
     }
     if (at_label(P)) return parse_label(P) && expect_eol(P);
     if (tok_is(&t, "end") && peek(P).k != T_EQ) { /* `end = move r0`: a register named end */

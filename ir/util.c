@@ -514,3 +514,38 @@ void ravel_diags_print(FILE *out, const ravel_diags *d)
     }
     if (d->dropped) fprintf(out, "(%u more errors not shown)\n", d->dropped);
 }
+
+/* ---- near misses ---- */
+
+/* Optimal string alignment distance of a and b (both at most 31 bytes). */
+static uint32_t osa_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    uint32_t d[32][32];
+    for (size_t i = 0; i <= na; i++) d[i][0] = (uint32_t)i;
+    for (size_t j = 0; j <= nb; j++) d[0][j] = (uint32_t)j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            uint32_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]), del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            uint32_t m = sub < del ? sub : del;
+            if (ins < m) m = ins;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < m) m = d[i - 2][j - 2] + 1;
+            d[i][j] = m;
+        }
+    return d[na][nb];
+}
+
+const char *rv_near_word(const char *s, size_t n, const char *const *words)
+{
+    const char *best = NULL;
+    uint32_t bestd = UINT32_MAX;
+    if (!s || n == 0 || n > 31) return NULL;
+    for (const char *const *w = words; *w; w++) {
+        size_t wn = strlen(*w);
+        if (wn > 31) continue;
+        if (wn == n && memcmp(*w, s, n) == 0) return NULL;
+        uint32_t d = osa_distance(s, n, *w, wn);
+        if (d < bestd) bestd = d, best = *w;
+    }
+    size_t len = best ? strlen(best) : 0;
+    return best && (bestd <= 1 || (bestd == 2 && len >= 5 && n >= 4)) ? best : NULL;
+}

@@ -107,6 +107,22 @@ static void report(vctx *c, int sev, uint32_t blk, uint32_t inst, uint32_t line,
     rv_diag_error(c->d, f->file, f->src, f->srclen, line, col, "%s: %s", where, body);
 }
 
+/* The position of operand k (`what`: "def" or "use") of instruction i, for
+ * a report about that operand: its line, and the column of its vreg in the
+ * source (rv_src_operand_col), so that the caret points at the operand, not
+ * at the start of the instruction. Computed only for a report that is
+ * recorded (the diagnostics keep the first d->max). */
+static uint32_t op_col(const vctx *c, uint32_t i, const char *what, uint32_t k)
+{
+    const rv_inst *in = rv_inst_at(c->f, i);
+    if (!in->line || c->d->v.len >= c->d->max) return in->col;
+    char *line = rv_src_line(c->f, in->line);
+    uint32_t col = rv_src_operand_col(line, in->col, strcmp(what, "def") ? RV_SRC_USE : RV_SRC_DEF, k);
+    rv_free(line);
+    return col;
+}
+#define OP_AT(c, i, what, k) rv_inst_at((c)->f, (i))->line, op_col((c), (i), (what), (k))
+
 /* ---- pass 1: definitions ---- */
 
 static void note_def(vctx *c, uint32_t v, uint32_t blk, uint32_t inst)
@@ -180,32 +196,32 @@ static void check_constraint(vctx *c, uint32_t blk, uint32_t i, uint32_t k, cons
     char b[32];
     if (o->kind == RAVEL_C_FIXED) {
         if (o->arg >= c->m->regs.len) {
-            report(c, RAVEL_EINVAL, blk, i, 0, 0, "%s %u (%s): fixed register id %u out of range", what, k,
+            report(c, RAVEL_EINVAL, blk, i, OP_AT(c, i, what, k), "%s %u (%s): fixed register id %u out of range", what, k,
                    vname(c, o->vreg, b), o->arg);
         } else if (c->m->regs.data[o->arg].cls != f->vregs.data[o->vreg].cls) {
-            report(c, RAVEL_EINVAL, blk, i, 0, 0, "%s %u (%s): fixed(%s) is of class %s, but %s is of class %s",
+            report(c, RAVEL_EINVAL, blk, i, OP_AT(c, i, what, k), "%s %u (%s): fixed(%s) is of class %s, but %s is of class %s",
                    what, k, vname(c, o->vreg, b), c->m->regs.data[o->arg].name,
                    c->m->classes.data[c->m->regs.data[o->arg].cls].name, b, class_name(c, o->vreg));
         }
     } else if (o->kind == RAVEL_C_REUSE) {
         if (!rv_op_is_def(o)) {
-            report(c, RAVEL_EINVAL, blk, i, 0, 0, "%s %u (%s): reuse(%u) on a use (only defs may reuse)", what, k,
+            report(c, RAVEL_EINVAL, blk, i, OP_AT(c, i, what, k), "%s %u (%s): reuse(%u) on a use (only defs may reuse)", what, k,
                    vname(c, o->vreg, b), o->arg);
         } else if (o->arg >= in->nuses) {
-            report(c, RAVEL_EINVAL, blk, i, 0, 0, "%s %u (%s): reuse(%u) out of range: the instruction has %u vreg uses",
+            report(c, RAVEL_EINVAL, blk, i, OP_AT(c, i, what, k), "%s %u (%s): reuse(%u) out of range: the instruction has %u vreg uses",
                    what, k, vname(c, o->vreg, b), o->arg, in->nuses);
         } else {
             uint32_t u = rv_inst_uses(f, in)[o->arg].vreg;
             const rv_vreg *du = u < f->vregs.len ? &f->vregs.data[u] : NULL;
             if (du && du->has_class && du->cls != f->vregs.data[o->vreg].cls) {
                 char b2[32];
-                report(c, RAVEL_EINVAL, blk, i, 0, 0, "%s %u (%s:%s): reuse(%u) across classes: use %u is %s:%s", what,
+                report(c, RAVEL_EINVAL, blk, i, OP_AT(c, i, what, k), "%s %u (%s:%s): reuse(%u) across classes: use %u is %s:%s", what,
                        k, vname(c, o->vreg, b), class_name(c, o->vreg), o->arg, o->arg, vname(c, u, b2),
                        class_name(c, u));
             }
         }
     } else if (o->kind > RAVEL_C_REUSE) {
-        report(c, RAVEL_EINVAL, blk, i, 0, 0, "%s %u (%s): bad constraint kind %u", what, k, vname(c, o->vreg, b),
+        report(c, RAVEL_EINVAL, blk, i, OP_AT(c, i, what, k), "%s %u (%s): bad constraint kind %u", what, k, vname(c, o->vreg, b),
                o->kind);
     }
 }
@@ -216,21 +232,21 @@ static void check_operand_loc(vctx *c, uint32_t blk, uint32_t i, uint32_t k, con
     char b[32], lb[32];
     const ravel_machine *m = c->m;
     if (o->loc == RAVEL_LOC_NONE) {
-        report(c, RAVEL_EFAIL, blk, i, 0, 0, "%s %u (%s) has no location", what, k, vname(c, o->vreg, b));
+        report(c, RAVEL_EFAIL, blk, i, OP_AT(c, i, what, k), "%s %u (%s) has no location", what, k, vname(c, o->vreg, b));
         return;
     }
     if (!loc_in_range(c, o->loc)) {
-        report(c, RAVEL_EFAIL, blk, i, 0, 0, "%s %u (%s): location %s out of range", what, k, vname(c, o->vreg, b),
+        report(c, RAVEL_EFAIL, blk, i, OP_AT(c, i, what, k), "%s %u (%s): location %s out of range", what, k, vname(c, o->vreg, b),
                rv_loc_str(m, o->loc, lb));
         return;
     }
     if (ravel_loc_is_slot(o->loc)) return; /* slots fit any class */
     const rv_reg *r = &m->regs.data[o->loc];
     if (r->cls != c->f->vregs.data[o->vreg].cls)
-        report(c, RAVEL_EFAIL, blk, i, 0, 0, "%s %u (%s:%s) placed in %s of class %s", what, k, vname(c, o->vreg, b),
+        report(c, RAVEL_EFAIL, blk, i, OP_AT(c, i, what, k), "%s %u (%s:%s) placed in %s of class %s", what, k, vname(c, o->vreg, b),
                class_name(c, o->vreg), r->name, m->classes.data[r->cls].name);
     else if (r->reserved && !(o->kind == RAVEL_C_FIXED && o->arg == o->loc))
-        report(c, RAVEL_EFAIL, blk, i, 0, 0, "%s %u (%s) placed in reserved register %s without fixed(%s)", what, k,
+        report(c, RAVEL_EFAIL, blk, i, OP_AT(c, i, what, k), "%s %u (%s) placed in reserved register %s without fixed(%s)", what, k,
                vname(c, o->vreg, b), r->name, r->name);
 }
 
@@ -373,8 +389,17 @@ static void check_block(vctx *c, uint32_t blk)
         line = last->line;
         col = last->col;
     }
-    report(c, RAVEL_EINVAL, blk, RAVEL_NONE, line ? line : bl->line, line ? col : bl->col,
-           "block %s has no terminator", rv_block_name(f, blk));
+    /* a last instruction whose mnemonic is a near miss of a terminator (`rte v0`) */
+    static const char *const terms[] = {"jump", "br", "ret", NULL};
+    const rv_inst *last = bl->ninsts ? rv_inst_at(f, bl->first_inst + bl->ninsts - 1) : NULL;
+    const char *mn = last && last->op == RAVEL_OP_OTHER ? rv_inst_mnemonic(f, last) : NULL;
+    const char *w = mn ? rv_near_word(mn, strlen(mn), terms) : NULL;
+    if (w)
+        report(c, RAVEL_EINVAL, blk, RAVEL_NONE, line ? line : bl->line, line ? col : bl->col,
+               "block %s has no terminator (is '%s' meant to be '%s'?)", rv_block_name(f, blk), mn, w);
+    else
+        report(c, RAVEL_EINVAL, blk, RAVEL_NONE, line ? line : bl->line, line ? col : bl->col,
+               "block %s has no terminator", rv_block_name(f, blk));
 }
 
 /* ---- pass 3: edges ---- */

@@ -249,6 +249,10 @@ static void check_notes(ravel_checker *ck, const ravel_func *f, const ravel_chec
                                      : holds_before(ck, f, e->inst, vr, l, NULL) || defines(f, e->inst, RAVEL_NONE, RAVEL_LOC_NONE));
                     claim(ok, ln, "the vreg is not there at the read");
                 }
+            } else if (sscanf(ln, "%31s was redefined at line %u (in %63[^)]): the older copy in %63s is stale", v, &line, l1, l2) == 4) {
+                uint32_t i = inst_at_line(f, line), vr = vreg_named(f, v);
+                claim(i != RAVEL_NONE && defines(f, i, vr, loc_named(m, l1)) && holds_before(ck, f, i, vr, loc_named(m, l2), NULL), ln,
+                      "not a def there, or the location did not hold the older value");
             } else if (strstr(ln, " never held it") && /* (sscanf's count does not see a literal's mismatch) */
                        sscanf(ln, "%31s was defined at line %u in %63[^;]; %63s never held it", v, &line, l1, l2) == 4) {
                 uint32_t i = inst_at_line(f, line), vr = vreg_named(f, v), n = 1;
@@ -279,7 +283,7 @@ static void check_notes(ravel_checker *ck, const ravel_func *f, const ravel_chec
     }
 }
 
-/* Every "is in" and "defined" note states what the
+/* Every "is in", "defined" and "redefined" note states what the
  * reference's fixpoint holds (ck_ref_holders), on random reports; and an
  * early read whose vreg is held elsewhere always gets its "is in" note. */
 TEST(notes_state_the_truth)

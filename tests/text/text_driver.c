@@ -6,7 +6,8 @@
  *                                   Files that do not parse are skipped.
  *   text_driver golden IN EXPECTED  print(parse(IN)) must equal EXPECTED.
  *   text_driver error FILE          FILE must fail to parse; its first line
- *                                   is "# error: LINE:COL: SUBSTRING" and the
+ *                                   is "# error: LINE:COL: SUBSTRING" (a line
+ *                                   "# only error" below it: and no other) and the
  *                                   first diagnostic must be at LINE:COL and
  *                                   contain SUBSTRING.
  *   text_driver canonical FILE...   each file must already be canonical.
@@ -179,6 +180,9 @@ static int cmd_error(const char *path)
         fprintf(stderr, "%s: parse failed without a diagnostic\n", path);
     } else if (strncmp(d->v.data[0].msg, where, strlen(where)) != 0 || !strstr(d->v.data[0].msg, sub)) {
         fprintf(stderr, "%s: expected '%s...%s', got:\n", path, where, sub);
+        ravel_diags_print(stderr, d);
+    } else if (strstr(text, "\n# only error\n") && ravel_diags_count(d) != 1) {
+        fprintf(stderr, "%s: expected this one error, got %zu:\n", path, ravel_diags_count(d));
         ravel_diags_print(stderr, d);
     } else {
         rc = 0;
