@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
-# ci/deps.sh [extra packages...] - installs what ravel's scripts need, only if missing.
-# Debian/Ubuntu, as root (or with sudo). Safe to run repeatedly.
+# ci/deps.sh [--for main|test|fuzz] [extra packages...] - installs what a
+# ravel script needs, only if it is missing. Debian/Ubuntu, as root (or with
+# sudo). Safe to run repeatedly.
+#   --for main   the main job (ci/main.sh): cmake, ninja-build, gcc
+#   --for test   the test command (ci/test.sh): the above, clang, its
+#                sanitizer runtime, python3 (the examples' tests)
+#   --for fuzz   the fuzzing scripts: the above but python3 (the default,
+#                when --for is not given, is test)
+# The sanitizer and libFuzzer runtime is the package of the installed
+# clang's major version (libclang-rt-N-dev), not a fixed one.
 set -euo pipefail
-need=()
+what=test
+if [ "${1:-}" = "--for" ]; then
+  what=${2:-}
+  shift 2 || { echo "ci/deps.sh: --for needs main, test or fuzz" >&2; exit 2; }
+fi
+case "$what" in main|test|fuzz) ;; *) echo "ci/deps.sh: --for needs main, test or fuzz, not '$what'" >&2; exit 2 ;; esac
+
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+updated=0
+install() { # install PACKAGES...: apt-get install, the package lists read once
+  [ $# -gt 0 ] || return 0
+  echo "ravel: installing $*" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  if [ $updated = 0 ]; then $SUDO apt-get update -qq; updated=1; fi
+  $SUDO apt-get install -y -qq "$@" >/dev/null
+}
 have() { command -v "$1" >/dev/null 2>&1; }
+
+need=()
 have cmake || need+=(cmake)
 have ninja || need+=(ninja-build)
 have gcc || need+=(gcc)
-have clang || need+=(clang)
-have python3 || need+=(python3)
-# clang's sanitizer and libFuzzer runtimes
-if have clang; then
-  rt=$(clang -print-resource-dir 2>/dev/null)/lib/linux
-  ls "$rt"/libclang_rt.asan-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
-  ls "$rt"/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
-else
-  need+=(libclang-rt-14-dev)
+if [ "$what" != main ]; then
+  have clang || need+=(clang)
+  [ "$what" = test ] && { have python3 || need+=(python3); }
 fi
 for p in "$@"; do
   case "$p" in
@@ -26,11 +45,16 @@ for p in "$@"; do
   esac
 done
 if [ ${#need[@]} -gt 0 ]; then
-  # de-duplicate
   mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
-  echo "ravel: installing ${need[*]}" >&2
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  install "${need[@]}"
+fi
+
+# clang's sanitizer and libFuzzer runtimes, for the version of clang that is there
+if [ "$what" != main ]; then
+  rt=$(clang -print-resource-dir 2>/dev/null)/lib/linux
+  if ! ls "$rt"/libclang_rt.asan-x86_64.a "$rt"/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+    major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+    [ -n "$major" ] || { echo "ci/deps.sh: cannot tell clang's version" >&2; exit 2; }
+    install "libclang-rt-$major-dev"
+  fi
 fi

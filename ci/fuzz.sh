@@ -27,8 +27,8 @@ base=$target
 case "$target" in fuzz_alloc_*) base=fuzz_alloc ;; esac
 
 case "$engine" in
-  libfuzzer) bash ci/deps.sh || exit 2 ;;
-  afl) bash ci/deps.sh afl++ lld-14 || exit 2 ;;
+  libfuzzer) bash ci/deps.sh --for fuzz || exit 2 ;;
+  afl) bash ci/deps.sh --for fuzz afl++ lld-14 || exit 2 ;;
   *) usage ;;
 esac
 

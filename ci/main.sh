@@ -6,7 +6,7 @@
 # The build is quiet when it succeeds; when it fails its log is shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/deps.sh
+bash ci/deps.sh --for main
 dir=${RAVEL_BUILD_DIR:-build-main}
 mkdir -p "$dir"
 log=$dir.build.log

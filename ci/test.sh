@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-bash ci/deps.sh || { echo "ravel: could not install dependencies" >&2; exit 2; }
+bash ci/deps.sh --for test || { echo "ravel: could not install dependencies" >&2; exit 2; }
 
 jobs=$(nproc 2>/dev/null || echo 2)
 out=${RAVEL_TEST_DIR:-$root/build-test}
@@ -22,7 +22,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_suite() {
   local name=$1 cc=$2 type=$3 dir=$out/$1
   shift 3
-  echo "=== $name: configure and build ($cc, $type $*)"
+  echo "=== $name: $cc, $type $* (build log: $dir.build.log)"
   if ! cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_C_COMPILER="$cc" \
         -DRAVEL_WERROR=ON "$@" >"$dir.configure.log" 2>&1; then
     cat "$dir.configure.log"; echo "=== $name: CONFIGURE FAILED"; failed=$((failed + 1)); status=1; return
@@ -30,14 +30,15 @@ run_suite() {
   if ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
     tail -50 "$dir.build.log"; echo "=== $name: BUILD FAILED"; failed=$((failed + 1)); status=1; return
   fi
-  echo "=== $name: ctest"
   local rc=0
   ctest --test-dir "$dir" -j "$jobs" --output-on-failure --no-tests=error --timeout 900 >"$dir.ctest.log" 2>&1 || rc=$?
-  cat "$dir.ctest.log"
   local p f
   p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$dir.ctest.log" || true)
   f=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout|Exception)' "$dir.ctest.log" || true)
   passed=$((passed + p)); failed=$((failed + f))
+  # one line per suite; the whole log only when the suite failed
+  echo "$name: $p passed, $f failed (ctest log: $dir.ctest.log)"
+  if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then cat "$dir.ctest.log"; fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
     # ctest failed without a failed test line: no tests, an aborted run, ...
     echo "=== $name: ctest exited with status $rc"; failed=$((failed + 1))
@@ -68,9 +69,9 @@ if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
    "$out/consumer/jit_example_shared" --verify >>"$out/install.log" 2>&1 &&
    # one library: the static example links libravel.a and nothing else of ravel's
    [ "$(grep -o 'lib/libravel[a-z_]*\.a' "$out/consumer/build.ninja" | sort -u)" = "lib/libravel.a" ]; then
-  echo "install: ok"; passed=$((passed + 1))
+  echo "install: 1 passed, 0 failed (log: $out/install.log)"; passed=$((passed + 1))
 else
-  tail -30 "$out/install.log"; echo "install: FAILED"; failed=$((failed + 1)); status=1
+  tail -30 "$out/install.log"; echo "install: 0 passed, 1 failed (log: $out/install.log)"; failed=$((failed + 1)); status=1
 fi
 
 echo "$passed passed, $failed failed"
