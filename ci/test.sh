@@ -67,6 +67,9 @@ if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
    cmake --build "$out/consumer" >>"$out/install.log" 2>&1 &&
    "$out/consumer/jit_example" --verify >>"$out/install.log" 2>&1 &&
    "$out/consumer/jit_example_shared" --verify >>"$out/install.log" 2>&1 &&
+   # the tools a reproducer's header names are installed and run
+   { "$inst/bin/ravel" check "$root/reproducers/linear-stale-slot-value.ra" >>"$out/install.log" 2>&1; [ $? -eq 1 ]; } &&
+   "$inst/bin/ravel_replay" "$root/reproducers" >>"$out/install.log" 2>&1 &&
    # one library: the static example links libravel.a and nothing else of ravel's
    [ "$(grep -o 'lib/libravel[a-z_]*\.a' "$out/consumer/build.ninja" | sort -u)" = "lib/libravel.a" ]; then
   echo "install: 1 passed, 0 failed (log: $out/install.log)"; passed=$((passed + 1))

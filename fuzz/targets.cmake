@@ -123,3 +123,5 @@ ravel_add_executable(ravel_replay ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
 target_link_libraries(ravel_replay PRIVATE ravel_fuzzlib)
 ravel_fuzz_plain_main(ravel_replay)
 set_target_properties(ravel_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RAVEL_FUZZ_OUTPUT_DIR})
+# Installed beside `ravel`: every reproducer's header names it.
+install(TARGETS ravel_replay RUNTIME DESTINATION bin)
