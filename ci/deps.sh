@@ -4,7 +4,8 @@
 # sudo). Safe to run repeatedly.
 #   --for main   the main job (ci/main.sh): cmake, ninja-build, gcc
 #   --for test   the test command (ci/test.sh): the above, clang, its
-#                sanitizer runtime, python3 (the examples' tests)
+#                sanitizer runtime, python3 (the examples' tests), pkg-config
+#                (the install check)
 #   --for fuzz   the fuzzing scripts: the above but python3 (the default,
 #                when --for is not given, is test)
 # The sanitizer and libFuzzer runtime is the package of the installed
@@ -34,7 +35,10 @@ have ninja || need+=(ninja-build)
 have gcc || need+=(gcc)
 if [ "$what" != main ]; then
   have clang || need+=(clang)
-  [ "$what" = test ] && { have python3 || need+=(python3); }
+  if [ "$what" = test ]; then
+    have python3 || need+=(python3)
+    have pkg-config || need+=(pkg-config)
+  fi
 fi
 for p in "$@"; do
   case "$p" in

@@ -70,6 +70,10 @@ if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
    # the tools a reproducer's header names are installed and run
    { "$inst/bin/ravel" check "$root/reproducers/linear-stale-slot-value.ra" >>"$out/install.log" 2>&1; [ $? -eq 1 ]; } &&
    "$inst/bin/ravel_replay" "$root/reproducers" >>"$out/install.log" 2>&1 &&
+   # without CMake: the pkg-config file
+   PKG_CONFIG_PATH="$inst/lib/pkgconfig" gcc -std=c11 "$root/examples/jit_example.c" \
+     $(PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --cflags --libs ravel) -o "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
+   RAVEL_VERIFY=1 "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
    # one library: the static example links libravel.a and nothing else of ravel's
    [ "$(grep -o 'lib/libravel[a-z_]*\.a' "$out/consumer/build.ninja" | sort -u)" = "lib/libravel.a" ]; then
   echo "install: 1 passed, 0 failed (log: $out/install.log)"; passed=$((passed + 1))
