@@ -160,6 +160,17 @@ frames_reduce) # a wrong frames server found and reduced in persistent mode
     want_in "$dir/reduced.ra" '^# alloc-protocol: frames$'
     want_in "$dir/reduced.ra" 'error\[use-wrong-vreg\]'
     ;;
+kit) # a fuzzing kit's crash input regenerated (all bytes make the function) and reduced against the command
+    python3 -c 'import random,sys; r=random.Random(5); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(3000)))' \
+        > "$dir/crash.bin"
+    "$RAVEL" reduce -q --from-fuzz kit "$dir/crash.bin" --alloc-cmd "sh $here/wrong.sh" -o "$dir/kit.ra" 2> "$dir/kit.err"
+    st=$?; want_status 0
+    want_in "$dir/kit.ra" "^# alloc-cmd: sh $here/wrong.sh$"
+    want_in "$dir/kit.ra" 'error\[use-wrong-vreg\]'
+    "$RAVEL" reduce -q --from-fuzz kit "$dir/crash.bin" > /dev/null 2> "$dir/kit2.err"; st=$?
+    want_status 2 # the kit's allocator is the user's: it must be given
+    want_in "$dir/kit2.err" 'the allocator is yours'
+    ;;
 usage) # bad options: exit 2 with a message
     for args in "--alloc-protocol bogus --alloc-cmd true" "--alloc-timeout 0 --alloc-cmd true" \
                 "--alloc-protocol frames" "--alloc-cmd="; do
