@@ -52,7 +52,6 @@ static void usage(FILE *out)
           "                   fuzzing kit's target (include/ravel_fuzz.h: all bytes make\n"
           "                   the function, the allocator is yours: give --alloc-cmd,\n"
           "                   -a or --test), with the kit's generator options:\n"
-          "  --machine FILE   generator: the kit's machine (a .ra file's machine block)\n"
           "  --insts N, --blocks N, --regs N, --min-regs N, --pressure P, --window N,\n"
           "  --cfg any|structured, --no-FEATURE\n"
           "                   generator options as 'ravel fuzz' has them (for --from-fuzz)\n"
@@ -248,6 +247,9 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         return cli_usage_error("reduce", "--alloc-cmd cannot be combined with -a or --test");
     if ((a->protocol_given || a->timeout_given) && !a->alloc_cmd)
         return cli_usage_error("reduce", "--alloc-protocol and --alloc-timeout need --alloc-cmd");
+    if (a->machine) /* the generator on a given machine (rv_gen_opts.machine) is not in yet */
+        return cli_usage_error("reduce", "--machine is not supported yet: regenerate the function with the kit's "
+                                         "machine and reduce it with --alloc-cmd or -a");
     if ((a->gen_given || a->machine) && !a->fuzz_target)
         return cli_usage_error("reduce", "generator options (--machine, --insts, ...) need --from-fuzz");
     if (a->gen.min_regs > a->gen.max_regs) return cli_usage_error("reduce", "--min-regs is larger than --regs");
