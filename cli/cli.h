@@ -28,6 +28,11 @@ char *cli_read_file(const char *path, size_t *len);
 /* Reads and parses a .ra file; on failure prints diagnostics to stderr and
  * returns NULL. */
 ravel_module *cli_load(const char *path);
+/* Reads and parses the .ra file at path for its machine (`--machine FILE`):
+ * on error prints the diagnostics (FILE:LINE:COL) or "ravel CMD: error: ..."
+ * and returns NULL. The caller keeps the module alive while the machine
+ * (ravel_module_machine) is used, then frees it. */
+ravel_module *cli_read_machine(const char *cmd, const char *path);
 /* cli_load that also writes each failure to json, if not NULL, as a
  * {"kind":"bad-input","message":...} line (the checker's JSON report form). */
 ravel_module *cli_load_json(const char *path, FILE *json);

@@ -54,6 +54,9 @@ static void fuzz_usage(FILE *out)
           "  -o, --out DIR          where failing cases go (default ./ravel-fuzz-out)\n"
           "      --insts N          generator: at most N instructions per function (default 200)\n"
           "      --blocks N         generator: at most N blocks per function\n"
+          "      --machine FILE     generator: functions for the machine of the .ra file FILE\n"
+          "                         (every input byte to the function; --regs, --min-regs\n"
+          "                         do not apply; features it cannot honour are turned off)\n"
           "      --regs N           generator: at most N registers per class (1..32)\n"
           "      --min-regs N       generator: at least N registers per class\n"
           "      --pressure P       generator: register pressure 0..100\n"
@@ -260,15 +263,47 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
     return 0;
 }
 
+/* Takes `--machine FILE` (or --machine=FILE) out of argv (in place; returns
+ * the new argc); *path: FILE, NULL if absent; -1 if its value is missing. */
+static int take_machine(int argc, char **argv, const char **path)
+{
+    int n = 0;
+    *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--machine")) {
+            if (i + 1 >= argc) return -1;
+            *path = argv[++i];
+        } else if (!strncmp(argv[i], "--machine=", 10)) {
+            *path = argv[i] + 10;
+        } else {
+            argv[n++] = argv[i];
+        }
+    }
+    return n;
+}
+
 int cmd_fuzz(int argc, char **argv)
 {
     rv_campaign_opts o;
     rv_campaign_opts_default(&o);
     bool quiet = false, json = false, seeded = false;
+    const char *machine_path;
+    if ((argc = take_machine(argc, argv, &machine_path)) < 0) return bad("--machine", NULL, "a .ra file");
     int rc = parse_args(argc, argv, &o, &quiet, &json, &seeded);
     if (rc) {
         free((void *)o.alloc_cmds);
         return rc < 0 ? CLI_OK : rc;
+    }
+    ravel_module *mm = machine_path ? cli_read_machine("fuzz", machine_path) : NULL;
+    if (machine_path && !mm) {
+        free((void *)o.alloc_cmds);
+        return CLI_USAGE;
+    }
+    if (mm) {
+        char why[256];
+        o.gen.machine = ravel_module_machine(mm);
+        rv_gen_view_features(o.gen.machine, o.gen.features, why, sizeof why);
+        if (why[0]) fprintf(stderr, "ravel fuzz: note: %s\n", why);
     }
     if (!seeded) o.seed = fresh_seed(); /* new ground on every run; --seed replays */
     fprintf(stderr, "ravel fuzz: seed 0x%llx (replay with --seed 0x%llx)\n", (unsigned long long)o.seed,
@@ -285,6 +320,7 @@ int cmd_fuzz(int argc, char **argv)
     rc = rv_campaign_run(&o, &r);
     sigaction(SIGINT, &old, NULL);
     free((void *)o.alloc_cmds);
+    ravel_module_free(mm);
     if (rc == 2) return CLI_USAGE;
     if (json) {
         rv_campaign_print_json(stdout, &r, o.outdir);

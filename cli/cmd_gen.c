@@ -16,7 +16,7 @@ static void gen_usage(FILE *out)
 {
     fputs("usage: ravel gen [--seed S] [--from FILE [--skip N]] [--insts N] [--blocks N] [--regs MIN..MAX]\n"
           "                 [--pressure P] [--window N] [--cfg any|structured] [--no-FEATURE ...]\n"
-          "                 [--count K] [-o DIR|FILE]\n"
+          "                 [--count K] [-o DIR|FILE] [--machine FILE]\n"
           "Prints random valid SSA functions (one machine and one function per module)\n"
           "in .ra text. The same seed and options always give the same text.\n"
           "  --seed S        first seed (default 0)\n"
@@ -49,6 +49,10 @@ static void gen_usage(FILE *out)
           out);
     for (size_t i = 0; rv_gen_feature_name(i); i++) fprintf(out, " %s", rv_gen_feature_name(i));
     fputs("\n"
+          "  --machine FILE  generate for the machine of the .ra file FILE instead of a\n"
+          "                  random one (every input byte goes to the function; --regs\n"
+          "                  does not apply). Features the generator cannot honour on\n"
+          "                  it are turned off, with a note on stderr\n"
           "  --count K       K modules, from seeds S .. S+K-1 (default 1)\n"
           "  -o DIR|FILE     write DIR/gen-SEED.ra per module (DIR must exist), or FILE\n"
           "                  (one module); default stdout, modules separated by a comment\n"
@@ -59,7 +63,8 @@ static void gen_usage(FILE *out)
 typedef struct gen_args {
     rv_gen_opts opts;
     uint64_t seed, count, skip;
-    const char *from, *out;
+    const char *from, *out, *machine;
+    bool regs_given;
 } gen_args;
 
 static int bad(const char *msg, const char *arg) { return cli_usage_error("gen", "%s '%s'", msg, arg); }
@@ -98,6 +103,8 @@ static int parse_args(int argc, char **argv, gen_args *a)
     a->seed = 0;
     a->count = 1;
     a->skip = 0;
+    a->machine = NULL;
+    a->regs_given = false;
     a->from = a->out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -112,7 +119,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||
-                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--cfg") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip");
+                     !strcmp(o, "--regs") || !strcmp(o, "--pressure") || !strcmp(o, "--window") || !strcmp(o, "--cfg") || !strcmp(o, "--count") || !strcmp(o, "-o") || !strcmp(o, "--skip") || !strcmp(o, "--machine");
         if (!takes) return bad("unknown option", o);
         if (!v) return cli_bad_value("gen", o, NULL, NULL);
         i++;
@@ -121,7 +128,8 @@ static int parse_args(int argc, char **argv, gen_args *a)
         else if (!strcmp(o, "--from")) a->from = v;
         else if (!strcmp(o, "--insts")) want = get_u32(v, &a->opts.max_insts) || a->opts.max_insts == 0 ? pos : NULL;
         else if (!strcmp(o, "--blocks")) want = get_u32(v, &a->opts.max_blocks) || a->opts.max_blocks == 0 ? pos : NULL;
-        else if (!strcmp(o, "--regs"))
+        else if (!strcmp(o, "--machine")) a->machine = v;
+        else if (!strcmp(o, "--regs") && (a->regs_given = true))
             want = get_range(v, &a->opts.min_regs, &a->opts.max_regs) || a->opts.min_regs == 0 || a->opts.max_regs > 64 /* the generator's most */
                        ? "N or MIN..MAX, from 1 to 64" : NULL;
         else if (!strcmp(o, "--pressure")) want = get_u32(v, &a->opts.pressure) || a->opts.pressure > 100 ? "0..100" : NULL;
@@ -137,6 +145,7 @@ static int parse_args(int argc, char **argv, gen_args *a)
     }
     if (a->from && a->count != 1) return bad("--from makes one module; drop", "--count");
     if (a->skip && !a->from) return bad("--skip needs", "--from");
+    if (a->machine && a->regs_given) return bad("--regs does not apply with", "--machine");
     return -1;
 }
 
@@ -201,9 +210,21 @@ int cmd_gen(int argc, char **argv)
     if (st >= 0) return st;
     size_t nbytes = 0;
     char *bytes = NULL;
-    if (a.from && !(bytes = cli_read_file(a.from, &nbytes))) return CLI_USAGE;
+    ravel_module *mm = NULL;
+    if (a.machine) {
+        if (!(mm = cli_read_machine("gen", a.machine))) return CLI_USAGE;
+        a.opts.machine = ravel_module_machine(mm);
+        char why[256];
+        rv_gen_view_features(a.opts.machine, a.opts.features, why, sizeof why);
+        if (why[0]) fprintf(stderr, "ravel gen: note: %s\n", why);
+    }
+    if (a.from && !(bytes = cli_read_file(a.from, &nbytes))) {
+        ravel_module_free(mm);
+        return CLI_USAGE;
+    }
     size_t skip = a.skip < nbytes ? (size_t)a.skip : nbytes;
     int rc = emit_all(&a, bytes ? (const uint8_t *)bytes + skip : NULL, nbytes - skip); /* no NULL + 0 */
     free(bytes);
+    ravel_module_free(mm);
     return rc;
 }

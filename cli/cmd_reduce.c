@@ -247,9 +247,6 @@ static int parse_args(int argc, char **argv, reduce_args *a)
         return cli_usage_error("reduce", "--alloc-cmd cannot be combined with -a or --test");
     if ((a->protocol_given || a->timeout_given) && !a->alloc_cmd)
         return cli_usage_error("reduce", "--alloc-protocol and --alloc-timeout need --alloc-cmd");
-    if (a->machine) /* the generator on a given machine (rv_gen_opts.machine) is not in yet */
-        return cli_usage_error("reduce", "--machine is not supported yet: regenerate the function with the kit's "
-                                         "machine and reduce it with --alloc-cmd or -a");
     if ((a->gen_given || a->machine) && !a->fuzz_target)
         return cli_usage_error("reduce", "generator options (--machine, --insts, ...) need --from-fuzz");
     if (a->gen.min_regs > a->gen.max_regs) return cli_usage_error("reduce", "--min-regs is larger than --regs");
@@ -428,12 +425,19 @@ int cmd_reduce(int argc, char **argv)
     reduce_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    ravel_module *mm = NULL; /* --machine: the generator's machine, alive until the end */
+    if (a.machine) {
+        if (!(mm = cli_read_machine("reduce", a.machine))) return CLI_USAGE;
+        a.gen.machine = ravel_module_machine(mm);
+    }
     if (a.alloc_cmd && (rc = make_ext(&a)) != 0) {
         rv_ext_free(a.ext);
+        ravel_module_free(mm);
         return rc;
     }
     rc = reduce_main(&a);
     rv_ext_free(a.ext);
+    ravel_module_free(mm);
     return rc;
 }
 

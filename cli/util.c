@@ -98,6 +98,27 @@ ravel_module *cli_load_json(const char *path, FILE *json)
 
 ravel_module *cli_load(const char *path) { return cli_load_json(path, NULL); }
 
+ravel_module *cli_read_machine(const char *cmd, const char *path)
+{
+    size_t len;
+    char why[512];
+    char *text = read_file(path, &len, why, sizeof why);
+    if (!text) {
+        fprintf(stderr, "ravel %s: error: %s\n", cmd, strncmp(why, "ravel: ", 7) ? why : why + 7);
+        return NULL;
+    }
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, len, path, d);
+    free(text);
+    if (!m || ravel_diags_count(d)) {
+        ravel_diags_print(stderr, d);
+        ravel_module_free(m);
+        m = NULL;
+    }
+    ravel_diags_free(d);
+    return m;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -61,6 +61,10 @@ typedef struct rv_gen_opts {
                                 split critical edges, self-loops, wide br); RV_GEN_CFG_STRUCTURED:
                                 only structured code (diamonds, natural loops), as before
                                 2026-11-27 (same output for the same seed) */
+    const ravel_machine *machine; /* NULL (the default): a machine drawn from the first bytes;
+                                     else the function is for this machine (all input bytes go
+                                     to the function, the module BORROWS the machine: it must
+                                     outlive the module). Subset used: rv_gen_view_features */
 } rv_gen_opts;
 
 enum { RV_GEN_CFG_ANY = 0, RV_GEN_CFG_STRUCTURED = 1 };
@@ -72,6 +76,15 @@ void rv_gen_opts_default(rv_gen_opts *o);
 ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_opts *o);
 /* Same, with bytes drawn from a seeded PRNG (`ravel gen --seed S`). */
 ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o);
+
+/* The features the generator honours on machine m among wanted (RV_GEN_*);
+ * writes which are off and why into why (empty if none). The view of m it
+ * uses: its classes 0..k-1 (k <= 3, the longest prefix of classes that have
+ * an allocatable register), in each the first 64 allocatable registers in
+ * preference order and its first 2 reserved registers, and m's default
+ * clobbers. k == 0 (class 0 has no allocatable register): every feature is
+ * off and the function is a plain `ret`. */
+unsigned rv_gen_view_features(const ravel_machine *m, unsigned wanted, char *why, size_t whylen);
 
 /* Feature names for `ravel gen --no-FEATURE` ("loops", "multiway", ...):
  * returns the RV_GEN_* bit, or 0 if unknown. rv_gen_feature_name(i) lists

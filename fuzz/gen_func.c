@@ -109,8 +109,8 @@
 enum { NTYPES = RV_GEN_MAX_CLASSES * 2 }; /* a value's type: class * 2 + ref */
 enum { MAX_DEPTH = 6, MAX_PARAMS = 6, MAX_RET = 4 };
 enum { PT_E = 1, PT_L = 2 }; /* program points of an instruction */
-/* register ids of a generated machine: per class its allocatable then its reserved registers */
-enum { NREGS = RV_GEN_MAX_CLASSES * (RV_GEN_MAX_CLASS_REGS + RV_GEN_MAX_RESERVED) };
+/* register ids: of any machine (a given one, rv_gen_opts.machine, may use any id < RV_MAX_REGS) */
+enum { NREGS = RV_MAX_REGS };
 
 /* Mnemonics (RAVEL_OP_OTHER) and callees (RAVEL_OP_CALL), interned once
  * per function on first use (gen.syms). */

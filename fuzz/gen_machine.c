@@ -155,9 +155,8 @@ static void mach_class(ravel_machine *m, rv_gen_mach *gm, uint32_t c, uint32_t n
 
 /* Default clobbers of `call`: none, all allocatable, a caller-saved prefix
  * of each class, or a random subset (register order: sorted, unique). */
-static void pick_clobbers(rv_gen_src *s, rv_gen_mach *gm)
+static void pick_clobbers(rv_gen_src *s, ravel_machine *m, rv_gen_mach *gm)
 {
-    ravel_machine *m = gm->m;
     uint32_t mode = rv_gen_below(s, 4), n = 0;
     rv_vec_reserve(m->clobbers, m->regs.len);
     for (uint32_t c = 0; c < gm->ncls; c++) {
@@ -176,7 +175,8 @@ static void pick_clobbers(rv_gen_src *s, rv_gen_mach *gm)
 ravel_machine *rv_gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm)
 {
     memset(gm, 0, sizeof *gm);
-    ravel_machine *m = gm->m = ravel_machine_new();
+    ravel_machine *m = ravel_machine_new();
+    gm->m = m;
     gm->ncls = (o->features & RV_GEN_CLASSES) ? 1 + rv_gen_below(s, RV_GEN_MAX_CLASSES) : 1;
     /* first the sizes (reserved registers: class int often - sp, fp - the others sometimes) */
     uint32_t n[RV_GEN_MAX_CLASSES], nres[RV_GEN_MAX_CLASSES], nregs = 0;
@@ -196,10 +196,57 @@ ravel_machine *rv_gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *
     rv_vec_reserve(m->names.strs, gm->ncls + nregs);
     rv_vec_reserve(m->names.lens, gm->ncls + nregs);
     for (uint32_t c = 0; c < gm->ncls; c++) mach_class(m, gm, c, n[c], nres[c]);
-    if (o->features & RV_GEN_CALLS) pick_clobbers(s, gm);
+    if (o->features & RV_GEN_CALLS) pick_clobbers(s, m, gm);
     m->gc_nonmoving = !rv_gen_chance(s, 50);
     return m;
 }
 
 /* ---- entry points ---- */
 
+
+unsigned rv_gen_view_machine(const ravel_machine *m, unsigned wanted, rv_gen_mach *gm, char *why, size_t whylen)
+{
+    memset(gm, 0, sizeof *gm);
+    gm->m = m;
+    if (why && whylen) why[0] = 0;
+    uint32_t k = 0, lim = (wanted & RV_GEN_CLASSES) ? RV_GEN_MAX_CLASSES : 1;
+    while (k < lim && k < m->classes.len && m->classes.data[k].alloc.len) k++;
+    gm->ncls = k;
+    for (uint32_t c = 0; c < k; c++) {
+        const rv_class *cl = &m->classes.data[c];
+        uint32_t n = cl->alloc.len < RV_GEN_MAX_CLASS_REGS ? cl->alloc.len : RV_GEN_MAX_CLASS_REGS;
+        gm->nalloc[c] = n;
+        for (uint32_t i = 0; i < n; i++) gm->alloc[c][i] = cl->alloc.data[i];
+    }
+    for (uint32_t r = 0; r < m->regs.len; r++) {
+        uint32_t c = m->regs.data[r].cls;
+        if (c < k && m->regs.data[r].reserved && gm->nres[c] < RV_GEN_MAX_RESERVED) gm->res[c][gm->nres[c]++] = r;
+    }
+    gm->nclob = m->clobbers.len;
+    gm->clob = m->clobbers.data;
+    unsigned got = wanted & RV_GEN_ALL;
+    if (k == 0) {
+        if (why && whylen && got)
+            snprintf(why, whylen, "all features off: %s",
+                     m->classes.len ? "class 0 has no allocatable register (the function is a plain ret)"
+                                    : "the machine has no class (the function is a plain ret)");
+        return 0;
+    }
+    if ((got & RV_GEN_CLASSES) && k < 2) {
+        got &= ~(unsigned)RV_GEN_CLASSES;
+        if (why && whylen)
+            snprintf(why, whylen, "classes off: %s",
+                     m->classes.len < 2 ? "the machine has one class" : "class 1 has no allocatable register");
+    }
+    return got;
+}
+
+unsigned rv_gen_view_features(const ravel_machine *m, unsigned wanted, char *why, size_t whylen)
+{
+    if (!m) {
+        if (why && whylen) why[0] = 0;
+        return wanted & RV_GEN_ALL;
+    }
+    rv_gen_mach gm;
+    return rv_gen_view_machine(m, wanted, &gm, why, whylen);
+}

@@ -11,7 +11,7 @@
 #define RV_GEN_MAX_RESERVED 2
 /* What gen_func.c needs to know about the generated machine. */
 typedef struct rv_gen_mach {
-    ravel_machine *m;
+    const ravel_machine *m;
     uint32_t ncls;
     uint32_t nalloc[RV_GEN_MAX_CLASSES];
     uint32_t alloc[RV_GEN_MAX_CLASSES][RV_GEN_MAX_CLASS_REGS];
@@ -26,5 +26,9 @@ typedef struct rv_gen_mach {
 rv_gen_opts rv_gen_clamp_opts(const rv_gen_opts *in);
 /* A machine drawn from s within o (gm: what gen_func.c needs of it). */
 ravel_machine *rv_gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm);
+
+/* The view of a given machine m (rv_gen_opts.machine; subset: see
+ * rv_gen_view_features in gen.h); returns the features honoured among wanted. */
+unsigned rv_gen_view_machine(const ravel_machine *m, unsigned wanted, rv_gen_mach *gm, char *why, size_t whylen);
 
 #endif

@@ -16,13 +16,32 @@
  * function's from a hash of the whole input). */
 #define RV_GEN_MACHINE_BYTES 16
 
+/* The function for a machine whose view has no class: `ret`. */
+static ravel_func *plain_ret(const ravel_machine *m)
+{
+    ravel_func *f = ravel_func_new(m, "f");
+    ravel_block_begin(f, ravel_block_new(f, "b0"));
+    ravel_inst_begin(f, RAVEL_OP_RET, NULL);
+    ravel_inst_end(f);
+    ravel_func_finish(f);
+    return f;
+}
+
 static ravel_module *gen_module(rv_gen_src *ms, rv_gen_src *fs, const rv_gen_opts *in)
 {
     rv_gen_opts o = rv_gen_clamp_opts(in);
     rv_gen_mach gm;
     ravel_module *mod = rv_xcalloc(1, sizeof *mod);
-    mod->mach = rv_gen_machine(ms, &o, &gm);
-    ravel_func *f = rv_gen_func(fs, &o, &gm);
+    ravel_func *f;
+    if (o.machine) { /* borrowed: the caller's machine, all bytes to the function */
+        mod->mach = (ravel_machine *)(uintptr_t)o.machine;
+        mod->mach_borrowed = true;
+        o.features = rv_gen_view_machine(o.machine, o.features, &gm, NULL, 0);
+        f = gm.ncls ? rv_gen_func(fs, &o, &gm) : plain_ret(o.machine);
+    } else {
+        mod->mach = rv_gen_machine(ms, &o, &gm);
+        f = rv_gen_func(fs, &o, &gm);
+    }
     rv_vec_push(mod->funcs, f);
     return mod;
 }
@@ -47,6 +66,7 @@ ravel_module *rv_gen_from_bytes(const uint8_t *data, size_t size, const rv_gen_o
     if (!data) size = 0;
     uint64_t h = hash_input(data, size);
     size_t mb = size < RV_GEN_MACHINE_BYTES ? size : RV_GEN_MACHINE_BYTES;
+    if (o && o->machine) mb = 0; /* a given machine: every byte is the function's */
     rv_gen_src ms, fs;
     rv_gen_src_init(&ms, data, mb, rv_hash64(hash_input(data, mb) ^ 0x6d616368ULL));
     rv_gen_src_init(&fs, data ? data + mb : NULL, size - mb, h);

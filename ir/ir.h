@@ -295,6 +295,7 @@ struct ravel_func {
 
 struct ravel_module {
     ravel_machine *mach;
+    bool mach_borrowed; /* mach belongs to the caller (generator opts.machine): not freed with the module */
     RV_VEC(ravel_func *) funcs;
     char *filename;    /* for diagnostics */
     char *src;         /* a copy of the source text (for quoting lines) */

@@ -1366,7 +1366,7 @@ void ravel_module_free(ravel_module *mod)
     if (!mod) return;
     for (uint32_t i = 0; i < mod->funcs.len; i++) ravel_func_free(mod->funcs.data[i]);
     rv_vec_free(mod->funcs);
-    ravel_machine_free(mod->mach);
+    if (!mod->mach_borrowed) ravel_machine_free(mod->mach);
     rv_free(mod->filename);
     rv_free(mod->src);
     rv_free(mod);

@@ -151,9 +151,9 @@ TEST(valid_seeds_and_options)
         }
     }
     /* extreme options are clamped, not trusted */
-    rv_gen_opts o = {0, 0, 0, 0, 1000, ~0u, 0, ~0u, ~0u};
+    rv_gen_opts o = {0, 0, 0, 0, 1000, ~0u, 0, ~0u, ~0u, NULL};
     CHECK(check_bytes((const uint8_t *)"x", 1, &o, "zero opts"));
-    o = (rv_gen_opts){5, 1000, 500, 100, 100, RV_GEN_ALL, 0, 1, RV_GEN_CFG_ANY};
+    o = (rv_gen_opts){5, 1000, 500, 100, 100, RV_GEN_ALL, 0, 1, RV_GEN_CFG_ANY, NULL};
     ravel_module *mod = rv_gen_from_seed(3, &o);
     CHECK(mod && mod->mach->classes.data[0].alloc.len <= 64);
     ravel_module_free(mod);
