@@ -70,6 +70,29 @@ cmp -s "$T/f1.ra" "$T/f3.ra" || fail "--skip 1 does not drop the first byte"
 : > "$T/empty.bin"
 "$R" gen --from "$T/empty.bin" | "$R" validate --ssa - > /dev/null || fail "--from empty"
 
+# --machine FILE: functions for the user's machine (tests/gen/machines)
+M="$(dirname "$0")/machines"
+for s in 0 1 2 9; do
+  "$R" gen --machine "$M/x86_64.ra" --seed $s > "$T/m.ra" || fail "gen --machine --seed $s"
+  "$R" validate --ssa "$T/m.ra" > /dev/null || fail "--machine seed $s: not valid"
+  grep -q "class kmask k1" "$T/m.ra" || fail "--machine seed $s: not the given machine"
+  "$R" gen --machine "$M/x86_64.ra" --seed $s | cmp -s - "$T/m.ra" || fail "--machine seed $s: not deterministic"
+done
+"$R" gen --machine "$M/two_regs.ra" --seed 4 2> "$T/note" > /dev/null || fail "gen --machine two_regs"
+grep -q "ravel gen: note: classes off" "$T/note" || fail "no note on the features turned off"
+"$R" gen --machine "$M/bad.ra" > /dev/null 2> "$T/err"; st=$?
+[ $st -eq 2 ] || fail "bad machine file: exit $st, not 2"
+grep -q "bad.ra:3:15: error" "$T/err" || fail "bad machine file: no FILE:LINE:COL error"
+"$R" gen --machine "$T/no-such.ra" > /dev/null 2> "$T/err"; st=$?
+[ $st -eq 2 ] || fail "missing machine file: exit $st, not 2"
+grep -q "ravel gen: error: .*no-such.ra" "$T/err" || fail "missing machine file: no error naming it"
+"$R" gen --machine "$M/two_regs.ra" --regs 3 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--regs with --machine should exit 2"
+"$R" fuzz --machine "$M/fixed_reserved.ra" -n 50 -j1 -q -o "$T/fz" > "$T/fz.out" 2>&1 || { cat "$T/fz.out" >&2; fail "fuzz --machine"; }
+"$R" fuzz --machine "$M/bad.ra" -n 5 -j1 -q -o "$T/fz" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "fuzz with a bad machine file should exit 2"
+"$R" gen --help | grep -q -- "--machine FILE" || fail "--help lacks --machine"
+
 # usage errors exit 2
 for bad in "--no-nonsense" "--insts" "--insts 0" "--regs 5..2" "--pressure 101" "--window" "--window x" "--bogus" "--count 2 -o $T/s.ra" "--skip 1" "--cfg" "--cfg both"; do
   "$R" gen $bad > /dev/null 2>&1
