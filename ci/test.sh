@@ -67,6 +67,7 @@ if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
    cmake --build "$out/consumer" >>"$out/install.log" 2>&1 &&
    "$out/consumer/jit_example" --verify >>"$out/install.log" 2>&1 &&
    "$out/consumer/jit_example_shared" --verify >>"$out/install.log" 2>&1 &&
+   "$out/consumer/gen_consumer" >>"$out/install.log" 2>&1 &&
    # the tools a reproducer's header names are installed and run
    { "$inst/bin/ravel" check "$root/reproducers/linear-stale-slot-value.ra" >>"$out/install.log" 2>&1; [ $? -eq 1 ]; } &&
    "$inst/bin/ravel_replay" "$root/reproducers" >>"$out/install.log" 2>&1 &&

@@ -27,47 +27,27 @@
 
 #include "ir/ir.h"
 
-enum { /* rv_gen_opts.features: what the generator may use */
-    RV_GEN_LOOPS = 1u << 0,
-    RV_GEN_MULTIWAY = 1u << 1,     /* br with 3+ successors, condition-less br */
-    RV_GEN_PARAMS = 1u << 2,       /* block parameters */
-    RV_GEN_FIXED = 1u << 3,        /* fixed(R) incl. reserved registers */
-    RV_GEN_REUSE = 1u << 4,
-    RV_GEN_EARLY_LATE = 1u << 5,   /* early defs, late uses */
-    RV_GEN_ANY_STACK = 1u << 6,    /* any / stack constraints */
-    RV_GEN_CALLS = 1u << 7,        /* calls with fixed args/results and clobbers */
-    RV_GEN_SAFEPOINTS = 1u << 8,   /* safepoints and .ref values */
-    RV_GEN_COPY = 1u << 9,
-    RV_GEN_CLASSES = 1u << 10,     /* more than one register class */
-    RV_GEN_ALL = (1u << 11) - 1,
+#include "ravel_gen.h"
+
+/* The public names (include/ravel_gen.h), under their internal spelling. */
+enum {
+    RV_GEN_LOOPS = RAVEL_GEN_LOOPS,
+    RV_GEN_MULTIWAY = RAVEL_GEN_MULTIWAY,
+    RV_GEN_PARAMS = RAVEL_GEN_PARAMS,
+    RV_GEN_FIXED = RAVEL_GEN_FIXED,
+    RV_GEN_REUSE = RAVEL_GEN_REUSE,
+    RV_GEN_EARLY_LATE = RAVEL_GEN_EARLY_LATE,
+    RV_GEN_ANY_STACK = RAVEL_GEN_ANY_STACK,
+    RV_GEN_CALLS = RAVEL_GEN_CALLS,
+    RV_GEN_SAFEPOINTS = RAVEL_GEN_SAFEPOINTS,
+    RV_GEN_COPY = RAVEL_GEN_COPY,
+    RV_GEN_CLASSES = RAVEL_GEN_CLASSES,
+    RV_GEN_ALL = RAVEL_GEN_ALL,
 };
+/* One type: fields and defaults documented in ravel_gen.h. */
+typedef ravel_gen_opts rv_gen_opts;
 
-typedef struct rv_gen_opts {
-    uint32_t max_insts;      /* upper bound on original instructions (default 200) */
-    uint32_t max_blocks;     /* upper bound on blocks (default 24) */
-    uint32_t min_regs, max_regs; /* allocatable registers per class (default 1..32) */
-    uint32_t pressure;       /* 0..100: how many values are kept live (default 50) */
-    unsigned features;       /* RV_GEN_* (default RV_GEN_ALL) */
-    uint32_t min_insts;      /* lower bound of the size aimed at (0 = none, the default; benchmarks
-                                set it to get functions of a given size); clamped to max_insts */
-    uint32_t window;         /* 0 (the default): a use drawn for pressure may pick any value in
-                                scope, so in a large function thousands of values are live at
-                                once; N: only among the N newest values of its type in scope, so
-                                live values stay in the tens to hundreds whatever the size (the
-                                checker benchmark's "realistic pressure"). Functions whose scopes
-                                never exceed N values are the same either way */
-    uint32_t cfg;            /* RV_GEN_CFG_ANY (0, the default): structured code with arbitrary
-                                control flow mixed in (gen_func.c, "tangles": multi-entry cycles,
-                                split critical edges, self-loops, wide br); RV_GEN_CFG_STRUCTURED:
-                                only structured code (diamonds, natural loops), as before
-                                2026-11-27 (same output for the same seed) */
-    const ravel_machine *machine; /* NULL (the default): a machine drawn from the first bytes;
-                                     else the function is for this machine (all input bytes go
-                                     to the function, the module BORROWS the machine: it must
-                                     outlive the module). Subset used: rv_gen_view_features */
-} rv_gen_opts;
-
-enum { RV_GEN_CFG_ANY = 0, RV_GEN_CFG_STRUCTURED = 1 };
+enum { RV_GEN_CFG_ANY = RAVEL_GEN_CFG_ANY, RV_GEN_CFG_STRUCTURED = RAVEL_GEN_CFG_STRUCTURED };
 /* "any" / "structured" -> RV_GEN_CFG_*, or -1 if unknown (`--cfg`). */
 int rv_gen_cfg_parse(const char *name);
 

@@ -81,3 +81,15 @@ ravel_module *rv_gen_from_seed(uint64_t seed, const rv_gen_opts *o)
     rv_gen_src_init(&fs, NULL, 0, h);
     return gen_module(&ms, &fs, o);
 }
+
+/* ---- the public names (include/ravel_gen.h) ---- */
+void ravel_gen_opts_default(ravel_gen_opts *o) { if (o) rv_gen_opts_default(o); }
+ravel_module *ravel_gen_from_bytes(const uint8_t *data, size_t size, const ravel_gen_opts *o) { return rv_gen_from_bytes(data, size, o); }
+ravel_module *ravel_gen_from_seed(uint64_t seed, const ravel_gen_opts *o) { return rv_gen_from_seed(seed, o); }
+unsigned ravel_gen_feature_bit(const char *name) { return name ? rv_gen_feature_bit(name) : 0; }
+const char *ravel_gen_feature_name(size_t i) { return rv_gen_feature_name(i); }
+int ravel_gen_cfg_parse(const char *name) { return name ? rv_gen_cfg_parse(name) : -1; }
+unsigned ravel_gen_features(const ravel_machine *m, unsigned wanted, char *why, size_t whylen)
+{
+    return rv_gen_view_features(m, wanted, why, whylen);
+}
