@@ -23,7 +23,8 @@
  * ravel_block_new) or -1 (the find functions), constructors and lookups
  * NULL, counts 0; the *_free functions accept NULL. A builder call that
  * fails on a function or a machine also records why: ravel_func_error,
- * ravel_machine_error. (Pointers to
+ * ravel_machine_error. The readers ("reading a machine and a function")
+ * follow the same rule. (Pointers to
  * freed objects, and objects used from two threads at once, remain
  * undefined behaviour.)
  */
@@ -119,6 +120,9 @@ ravel_func *ravel_func_new(const ravel_machine *m, const char *name); /* NULL if
 void ravel_func_free(ravel_func *f);
 /* New vreg with the next free number; returns its id. */
 uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref);
+/* New vreg numbered `number` (the N of vN, not used yet in f); returns its
+ * id, RAVEL_NONE on a bad class, a used or too large number. */
+uint32_t ravel_vreg_new_num(ravel_func *f, uint32_t number, int cls, int is_ref);
 /* New block (not yet started); returns its id. name may be NULL ("bN"). */
 uint32_t ravel_block_new(ravel_func *f, const char *name);
 int ravel_block_add_param(ravel_func *f, uint32_t block, uint32_t vreg);
@@ -182,6 +186,90 @@ void ravel_diags_print(FILE *out, const ravel_diags *d);
  * rule of section 6) or RAVEL_ENOMEM (d as it was). Messages go to d. */
 #define RAVEL_VALIDATE_SSA 1u
 int ravel_validate(const ravel_func *f, unsigned flags, ravel_diags *d);
+
+/* ---- reading a machine and a function ------------------------------------
+ * Readers follow the misuse rule: NULL or an id / index out of range gives
+ * RAVEL_NONE (ids), NULL (strings), -1 (int queries), 0 (counts),
+ * RAVEL_LOC_NONE (locations) or RAVEL_EINVAL (int-status calls). Function
+ * readers need a finished function (ravel_func_finish called, or parsed):
+ * instructions are 0..n-1 in layout order (edits included), blocks 0..n-1 in
+ * layout order (0 = entry), and these indexes are stable until f is freed. */
+const char *ravel_machine_class_name(const ravel_machine *m, uint32_t cls); /* NULL if bad */
+int ravel_machine_reg_class(const ravel_machine *m, uint32_t reg);          /* class id, -1 */
+int ravel_machine_reg_reserved(const ravel_machine *m, uint32_t reg);       /* 1, 0, -1 */
+/* Allocatable registers of a class, in preference order (RAVEL_NONE if bad). */
+uint32_t ravel_machine_class_nallocatable(const ravel_machine *m, uint32_t cls);
+uint32_t ravel_machine_class_allocatable(const ravel_machine *m, uint32_t cls, uint32_t i);
+/* The default clobber set of `call`, sorted (RAVEL_NONE if i is bad). */
+uint32_t ravel_machine_nclobbers(const ravel_machine *m);
+uint32_t ravel_machine_clobber(const ravel_machine *m, uint32_t i);
+int ravel_machine_gc_moving(const ravel_machine *m);                        /* 1, 0, -1 */
+
+const ravel_machine *ravel_func_machine(const ravel_func *f);
+const char *ravel_func_name(const ravel_func *f);
+uint32_t ravel_func_nvregs(const ravel_func *f);                            /* ids 0..n-1 */
+int ravel_vreg_class(const ravel_func *f, uint32_t v);   /* class id; -1 if bad or class unknown */
+int ravel_vreg_is_ref(const ravel_func *f, uint32_t v);  /* 1, 0, -1 */
+uint32_t ravel_vreg_number(const ravel_func *f, uint32_t v); /* the N of vN, RAVEL_NONE if bad */
+uint32_t ravel_func_find_vreg(const ravel_func *f, uint32_t number); /* id of vN, RAVEL_NONE */
+/* Started blocks only (labels never defined, which the validator rejects,
+ * are not counted). */
+uint32_t ravel_func_nblocks(const ravel_func *f);
+const char *ravel_block_name(const ravel_func *f, uint32_t b);
+uint32_t ravel_block_nparams(const ravel_func *f, uint32_t b);
+uint32_t ravel_block_param(const ravel_func *f, uint32_t b, uint32_t k);   /* vreg id */
+/* 1 if a parameter list was written (even empty: `b1():`), 0, -1 if bad. */
+int ravel_block_has_params_decl(const ravel_func *f, uint32_t b);
+/* First instruction (RAVEL_NONE if bad or empty) and count; the last one is the terminator. */
+uint32_t ravel_block_first_inst(const ravel_func *f, uint32_t b);
+uint32_t ravel_block_ninsts(const ravel_func *f, uint32_t b);
+uint32_t ravel_func_ninsts(const ravel_func *f);
+uint32_t ravel_inst_block(const ravel_func *f, uint32_t i);                 /* RAVEL_NONE if bad */
+int ravel_inst_opcode(const ravel_func *f, uint32_t i);                     /* ravel_opcode or -1 */
+/* The callee (CALL) or mnemonic (OTHER), else NULL. */
+const char *ravel_inst_name(const ravel_func *f, uint32_t i);
+/* "add", "jump", "spill", ...; NULL for RAVEL_OP_OTHER and bad values. */
+const char *ravel_opcode_name(int op);
+uint32_t ravel_inst_ndefs(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_nuses(const ravel_func *f, uint32_t i);                 /* vreg uses only */
+typedef struct ravel_operand {
+    uint32_t vreg;
+    int is_def;
+    ravel_constraint constraint;
+    uint32_t arg;      /* register id (FIXED), use index K (REUSE), else 0 */
+    ravel_pos pos;     /* effective position: RAVEL_POS_EARLY or RAVEL_POS_LATE */
+    ravel_loc loc;     /* RAVEL_LOC_NONE when unallocated */
+} ravel_operand;
+/* Operand k (defs first, then uses, as ravel_set_loc) into *out; RAVEL_OK or RAVEL_EINVAL. */
+int ravel_inst_operand(const ravel_func *f, uint32_t i, uint32_t k, ravel_operand *out);
+uint32_t ravel_inst_nimms(const ravel_func *f, uint32_t i);
+/* Immediate k: its value and use_pos, its index in the use list (vreg uses
+ * and immediates, in written order); either pointer may be NULL. */
+int ravel_inst_imm_at(const ravel_func *f, uint32_t i, uint32_t k, int64_t *value, uint32_t *use_pos);
+/* Explicit clobbers(...) attribute: 1 if written (possibly empty), 0, -1; its registers. */
+int ravel_inst_has_clobbers(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_nclobbers(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_clobber(const ravel_func *f, uint32_t i, uint32_t k);
+/* Effective clobbers: the explicit list, else the machine's default for call, else none. */
+uint32_t ravel_inst_nclobbered(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_clobbered(const ravel_func *f, uint32_t i, uint32_t k);
+int ravel_inst_is_safepoint(const ravel_func *f, uint32_t i);               /* 1, 0, -1 */
+/* stackmap(...) written (1, possibly empty; 0; -1), its length and slot numbers. */
+int ravel_inst_has_stackmap(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_stackmap_len(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_stackmap_slot(const ravel_func *f, uint32_t i, uint32_t k);
+/* Successors of jump / br (0 for others): block id and argument vreg ids. */
+uint32_t ravel_inst_nsuccs(const ravel_func *f, uint32_t i);
+uint32_t ravel_inst_succ_block(const ravel_func *f, uint32_t i, uint32_t k);
+uint32_t ravel_inst_succ_nargs(const ravel_func *f, uint32_t i, uint32_t k);
+uint32_t ravel_inst_succ_arg(const ravel_func *f, uint32_t i, uint32_t k, uint32_t j);
+/* Locations of an edit (spill / reload / move); RAVEL_LOC_NONE for others. */
+ravel_loc ravel_edit_dst(const ravel_func *f, uint32_t i);
+ravel_loc ravel_edit_src(const ravel_func *f, uint32_t i);
+int ravel_inst_is_edit(const ravel_func *f, uint32_t i);                    /* 1, 0, -1 */
+int ravel_inst_is_terminator(const ravel_func *f, uint32_t i);              /* 1, 0, -1 */
+uint32_t ravel_func_nslots(const ravel_func *f);                            /* 1 + highest slot used */
+int ravel_func_is_allocated(const ravel_func *f); /* any location, edit or stackmap: 1, 0, -1 */
 
 /* ---- the checker (checker/) -------------------------------------------------
  * A checker context owns reusable scratch memory; use one per thread

@@ -165,6 +165,28 @@ uint32_t ravel_vreg_new(ravel_func *f, int cls, int is_ref)
     return id;
 }
 
+uint32_t ravel_vreg_new_num(ravel_func *f, uint32_t number, int cls, int is_ref)
+{
+    if (!f) return RAVEL_NONE;
+    if (cls < 0 || (uint32_t)cls >= f->mach->classes.len || number > RV_MAX_VREG_NUM) {
+        fail(f, RAVEL_EINVAL, "ravel_vreg_new_num: bad class or number");
+        return RAVEL_NONE;
+    }
+    if (!f->vmap_built) {
+        for (uint32_t i = 0; i < f->vregs.len; i++) rv_map_put(&f->vreg_by_num, f->vregs.data[i].num, i);
+        f->vmap_built = true;
+    }
+    if (rv_map_get(&f->vreg_by_num, number, RAVEL_NONE) != RAVEL_NONE) {
+        fail(f, RAVEL_EINVAL, "ravel_vreg_new_num: number already used");
+        return RAVEL_NONE;
+    }
+    uint32_t id = push_vreg(f, number);
+    f->vregs.data[id].cls = (uint8_t)cls;
+    f->vregs.data[id].ref = is_ref != 0;
+    f->vregs.data[id].has_class = true;
+    return id;
+}
+
 uint32_t ravel_block_new(ravel_func *f, const char *name)
 {
     char buf[32];
