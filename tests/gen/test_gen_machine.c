@@ -147,6 +147,31 @@ int main(int argc, char **argv)
         bad |= nbad != 0;
         ravel_module_free(mm); /* the machine outlived every generated module */
     }
+    /* machines built with the API that the format cannot write: no class at
+     * all, and a class 0 without allocatable registers: a plain ret, every
+     * feature off; interleaved register ids of one class */
+    for (int v = 0; v < 3; v++) {
+        ravel_machine *m = ravel_machine_new();
+        if (v >= 1) {
+            int c0 = ravel_machine_add_class(m, "empty"), c1 = ravel_machine_add_class(m, "gpr");
+            ravel_machine_add_reg(m, "z_reserved", c0, 1);
+            ravel_machine_add_reg(m, "a", c1, 0);
+            if (v == 2) { /* class 0 gets allocatable registers, interleaved with class 1's */
+                ravel_machine_add_reg(m, "p0", c0, 0);
+                ravel_machine_add_reg(m, "b", c1, 0);
+                ravel_machine_add_reg(m, "p1", c0, 0);
+            }
+        }
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.machine = m;
+        char why[256];
+        unsigned got = rv_gen_view_features(m, RV_GEN_ALL, why, sizeof why);
+        if (v < 2 && (got != 0 || !why[0])) bad |= fail("api machine", "features not all off", (uint64_t)v, why, NULL);
+        for (uint64_t k = 0; k < count / 4 + 1; k++) bad |= one("api machine", m, k, NULL, 0, &o, k % 10 == 0, ck);
+        printf("api machine %d: features 0x%x %s\n", v, got, why);
+        ravel_machine_free(m);
+    }
     ravel_checker_free(ck);
     return bad;
 }
