@@ -122,6 +122,13 @@ int rv_fuzz_allocator_index(const char *name);
  * the table for the allocator targets, or -1 to take it from the first byte
  * (ALLOC, DIFFERENTIAL and ORACLE). Never crashes; returns RV_FUZZ_*. */
 int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, size_t size);
+/* The same with allocator a (any: the table's, a user's callback, an
+ * external command) for ALLOC, DIFFERENTIAL and ORACLE (else RV_FUZZ_SKIP):
+ * ALL the bytes make the function (rv_gen_from_bytes with z->gen) and
+ * rv_hash_bytes(data, size) is the allocator's seed, the mapping of the
+ * fuzzing kit (fuzz/kit.c) and of `ravel reduce --from-fuzz kit`.
+ * A decline: RV_FUZZ_SKIP with z->declined set. */
+int rv_fuzz_bytes_alloc(rv_fuzz *z, rv_fuzz_target t, const rv_allocator *a, const uint8_t *data, size_t size);
 
 /* Grows z's reused checker scratch before an engine starts (fuzz_harness.h):
  * runs target t's checks on nfuncs of the largest functions z->gen allows,
@@ -129,6 +136,9 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
  * paths do not depend on the executions before it. Leaves no reproducer
  * and no oracle counts behind. */
 void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs);
+/* The same with allocator a alone (the kit's callback), through
+ * rv_fuzz_bytes_alloc; leaves z->declined clear. */
+void rv_fuzz_warm_up_alloc(rv_fuzz *z, rv_fuzz_target t, const rv_allocator *a, unsigned nfuncs);
 /* nfuncs of the fuzz targets' warm-up (fuzz/fuzz_harness.h) */
 #define RV_FUZZ_WARM_UP_FUNCS 8u
 

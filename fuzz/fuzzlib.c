@@ -644,16 +644,23 @@ int rv_fuzz_bytes(rv_fuzz *z, rv_fuzz_target t, int alloc, const uint8_t *data, 
         alloc = size ? data[0] % n : 0;
         if (size) data++, size--;
     }
-    const rv_allocator *a = &rv_allocators[alloc];
+    return rv_fuzz_bytes_alloc(z, t, &rv_allocators[alloc], data, size);
+}
+
+/* The mapping of every allocator target once its allocator is known (the
+ * fuzzing kit's too, `ravel reduce --from-fuzz`): all bytes make the
+ * function, their hash is the allocator's seed. */
+int rv_fuzz_bytes_alloc(rv_fuzz *z, rv_fuzz_target t, const rv_allocator *a, const uint8_t *data, size_t size)
+{
+    if (!a || (t != RV_FT_ALLOC && t != RV_FT_DIFFERENTIAL && t != RV_FT_ORACLE)) return RV_FUZZ_SKIP;
+    z->declined = false;
     uint64_t seed = rv_hash_bytes(data, size);
     ravel_module *mod = NULL;
     int r = gen_input(z, t, data, size, &mod);
     if (r == RV_FUZZ_PASS) {
         const ravel_func *f = ravel_module_func(mod, 0);
         if (t == RV_FT_ORACLE) r = rv_fuzz_oracle(z, f, a, seed);
-        else if (t == RV_FT_ALLOC || t == RV_FT_DIFFERENTIAL)
-            r = rv_fuzz_alloc(z, f, a, seed, t == RV_FT_DIFFERENTIAL ? RV_FUZZ_DIFF : 0);
-        else r = RV_FUZZ_SKIP;
+        else r = rv_fuzz_alloc(z, f, a, seed, t == RV_FT_DIFFERENTIAL ? RV_FUZZ_DIFF : 0);
     }
     ravel_module_free(mod);
     return r;
@@ -704,10 +711,12 @@ static void warm_corrupt(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, cons
 
 enum { RV_WARM_SCALE = 4, RV_WARM_BYTE_INPUTS = 16 };
 
-void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs)
+/* The warm-up with the table's allocator alloc (every one if alloc < 0),
+ * or with a alone when a is not NULL (rv_fuzz_warm_up_alloc). */
+static void warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, const rv_allocator *one, unsigned nfuncs)
 {
     if (t == RV_FT_MOVES) return; /* no checker */
-    size_t n = rv_fuzz_nallocators();
+    size_t n = one ? 1 : rv_fuzz_nallocators();
     /* functions RV_WARM_SCALE times the largest the inputs can give: most
      * scratch grows with the function, so what an input needs stays below
      * what the warm-up left even where a dimension's maximum is rare */
@@ -720,8 +729,8 @@ void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs)
         ravel_module *m = rv_gen_from_seed(seed, &o);
         const ravel_func *f = m && ravel_module_nfuncs(m) == 1 ? ravel_module_func(m, 0) : NULL;
         for (size_t k = 0; f && k < n; k++) {
-            if (alloc >= 0 && (size_t)alloc != k) continue;
-            const rv_allocator *a = &rv_allocators[k];
+            if (!one && alloc >= 0 && (size_t)alloc != k) continue;
+            const rv_allocator *a = one ? one : &rv_allocators[k];
             if (t == RV_FT_ORACLE) rv_fuzz_oracle(z, f, a, seed);
             else rv_fuzz_alloc(z, f, a, seed, 0);
             warm_corrupt(z, t, f, a, seed, i);
@@ -735,7 +744,8 @@ void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs)
             uint8_t buf[1024];
             size_t len = 16 + rng_below(&r, sizeof buf - 16);
             for (size_t b = 0; b < len; b++) buf[b] = (uint8_t)rng_next(&r);
-            rv_fuzz_bytes(z, t, alloc, buf, len);
+            if (one) rv_fuzz_bytes_alloc(z, t, one, buf, len);
+            else rv_fuzz_bytes(z, t, alloc, buf, len);
         }
     }
     /* what the warm-up found is not the engine's business (its inputs
@@ -744,8 +754,15 @@ void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs)
     z->repro = NULL;
     z->repro_len = 0;
     z->oracle_tried = z->oracle_rejected = z->oracle_accepted = 0;
-    z->oracle_miss = z->paths_diff = false;
+    z->oracle_miss = z->paths_diff = z->declined = false;
     memset(z->oracle_kinds, 0, sizeof z->oracle_kinds);
+}
+
+void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs) { warm_up(z, t, alloc, NULL, nfuncs); }
+
+void rv_fuzz_warm_up_alloc(rv_fuzz *z, rv_fuzz_target t, const rv_allocator *a, unsigned nfuncs)
+{
+    if (a) warm_up(z, t, -1, a, nfuncs);
 }
 
 /* ---- reproducer replay ------------------------------------------------------------------ */

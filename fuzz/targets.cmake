@@ -4,6 +4,8 @@
 #   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib.c (the one-input oracles)
 #                     + extalloc.c (external allocators as processes, --alloc-cmd)
 #                     + mutation.c (the checker's mutation table, bench_mutation)
+#                     + kit.c (the fuzzing kit, include/ravel_fuzz.h; installed as
+#                       ravel::fuzz, libravel_fuzz.a: see the top CMakeLists.txt)
 #   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/table.c),
 #   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle,
 #   fuzz_checker_paths (every checker path against the reference, on
@@ -27,7 +29,7 @@ target_link_libraries(ravel_anycfg PUBLIC ravel_checker ravel_ir)
 
 ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
   ${CMAKE_CURRENT_SOURCE_DIR}/extalloc.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c ${CMAKE_CURRENT_SOURCE_DIR}/kit.c)
 target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir PRIVATE ravel_anycfg)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
