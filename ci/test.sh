@@ -2,7 +2,8 @@
 # ci/test.sh - the test command (README): builds ravel with gcc and with clang,
 # both under AddressSanitizer + UndefinedBehaviorSanitizer (Debug), and with gcc
 # in Release, all with -Werror; runs the whole ctest suite in each; checks
-# install + find_package from the Release build; and prints
+# install + find_package from the Release build, and a libFuzzer target of
+# the fuzzing kit built against that install (examples/kit); and prints
 # "N passed, N failed" as its last line. It exits non-zero on any build error,
 # failed test, ctest error or empty test suite.
 set -uo pipefail
@@ -76,10 +77,43 @@ if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
      $(PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --cflags --libs ravel) -o "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
    RAVEL_VERIFY=1 "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
    # one library: the static example links libravel.a and nothing else of ravel's
-   [ "$(grep -o 'lib/libravel[a-z_]*\.a' "$out/consumer/build.ninja" | sort -u)" = "lib/libravel.a" ]; then
+   # (its own build statement: gen_consumer links libravel_gen.a too)
+   [ "$(sed -n '/^build jit_example:/,/^$/p' "$out/consumer/build.ninja" | grep -o 'lib/libravel[a-z_]*\.a' | sort -u)" = "lib/libravel.a" ]; then
   echo "install: 1 passed, 0 failed (log: $out/install.log)"; passed=$((passed + 1))
 else
   tail -30 "$out/install.log"; echo "install: 0 passed, 1 failed (log: $out/install.log)"; failed=$((failed + 1)); status=1
+fi
+
+# The fuzzing kit against the installed package (find_package(ravel
+# COMPONENTS fuzz)): examples/kit builds the libFuzzer target of the example
+# allocator with clang -fsanitize=fuzzer,address,undefined; a bounded run
+# without a bug is clean, with the planted bug (MYALLOC_BUG=sub-use) it
+# crashes within the bound with the reproducer on stderr, and the crash
+# input is reduced outside the process against the allocator's one-shot
+# command (ravel reduce --from-fuzz kit). About 30 s.
+echo "=== kit: a libFuzzer target of the fuzzing kit against the install (examples/kit)"
+kit=$out/kit
+rm -rf "$kit"
+mkdir -p "$kit"
+if [ -d "$inst/lib/cmake/ravel" ] &&
+   cmake -S "$root/examples/kit" -B "$kit/build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_PREFIX_PATH="$inst" >"$out/kit.log" 2>&1 &&
+   cmake --build "$kit/build" >>"$out/kit.log" 2>&1 &&
+   [ -x "$kit/build/fuzz_myalloc" ] &&
+   # no bug: a clean bounded run
+   "$kit/build/fuzz_myalloc" -runs=3000 -seed=1 -artifact_prefix="$kit/clean-" >>"$out/kit.log" 2>&1 &&
+   # the planted bug: a crash within the bound, the reproducer on stderr
+   { MYALLOC_BUG=sub-use "$kit/build/fuzz_myalloc" -runs=3000 -seed=1 -artifact_prefix="$kit/" >"$kit/bug.log" 2>&1; [ $? -ne 0 ]; } &&
+   grep -q '^==== ravel: bug found; reproducer follows ====$' "$kit/bug.log" &&
+   grep -q '^# kit: myalloc' "$kit/bug.log" &&
+   crash=$(ls "$kit"/crash-* 2>/dev/null | head -1) && [ -n "$crash" ] &&
+   # reduced outside the process, against the same allocator as a command
+   MYALLOC_BUG=sub-use "$inst/bin/ravel" reduce -q --time 60 --machine "$root/examples/kit/machine.ra" \
+     --alloc-cmd "$kit/build/myalloc_cmd" --from-fuzz kit "$crash" -o "$kit/reduced.ra" >>"$out/kit.log" 2>&1 &&
+   grep -q 'error\[use-wrong-vreg\]' "$kit/reduced.ra"; then
+  echo "kit: 1 passed, 0 failed (log: $out/kit.log, $kit/bug.log)"; passed=$((passed + 1))
+else
+  tail -30 "$out/kit.log"; tail -30 "$kit/bug.log" 2>/dev/null
+  echo "kit: 0 passed, 1 failed (log: $out/kit.log)"; failed=$((failed + 1)); status=1
 fi
 
 echo "$passed passed, $failed failed"
