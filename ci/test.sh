@@ -107,7 +107,7 @@ if [ -d "$inst/lib/cmake/ravel" ] &&
    grep -q '^# kit: myalloc' "$kit/bug.log" &&
    crash=$(ls "$kit"/crash-* 2>/dev/null | head -1) && [ -n "$crash" ] &&
    # reduced outside the process, against the same allocator as a command
-   MYALLOC_BUG=sub-use "$inst/bin/ravel" reduce -q --time 60 --machine "$root/examples/kit/machine.ra" \
+   MYALLOC_BUG=sub-use "$inst/bin/ravel" reduce -q --time 60 --machine "$root/examples/kit/machine.ra" --no-safepoints \
      --alloc-cmd "$kit/build/myalloc_cmd" --from-fuzz kit "$crash" -o "$kit/reduced.ra" >>"$out/kit.log" 2>&1 &&
    grep -q 'error\[use-wrong-vreg\]' "$kit/reduced.ra"; then
   echo "kit: 1 passed, 0 failed (log: $out/kit.log, $kit/bug.log)"; passed=$((passed + 1))

@@ -7,7 +7,9 @@
  *   clang -fsanitize=fuzzer,address,undefined fuzz_myalloc.c myalloc.c \
  *     $(pkg-config --cflags --libs ravel-fuzz)      (or CMakeLists.txt here)
  *   ./fuzz_myalloc -runs=3000 -seed=1               no bug: a clean run
- *   MYALLOC_BUG=sub-use ./fuzz_myalloc              crashes with a reproducer */
+ *   MYALLOC_BUG=sub-use ./fuzz_myalloc              crashes with a reproducer
+ *   ravel reduce --machine machine.ra --no-safepoints --alloc-cmd ./myalloc_cmd \
+ *     --from-fuzz kit crash-...                     (with MYALLOC_BUG=sub-use) */
 #include "machine_ra.h" /* static const char machine_ra[]: machine.ra (CMakeLists.txt) */
 #include "myalloc.h"
 
@@ -43,6 +45,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     o.alloc = myalloc_alloc;
     o.user = &config;
     o.gen.machine = ravel_module_machine(machine);
+    /* myalloc declines every function with safepoints: do not generate
+     * them (declines are for the rare case; `ravel reduce` then needs
+     * --no-safepoints too, as the reproducer's header says) */
+    o.gen.features &= ~RAVEL_GEN_SAFEPOINTS;
     kit = ravel_fuzz_kit_new(&o);
     return 0;
 }
