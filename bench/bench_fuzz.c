@@ -9,8 +9,10 @@
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
  * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
  * validate the generated function -> allocate -> check, the fuzz_alloc_NAME
- * harness path), campaign/NAME (rv_gen_from_seed -> allocate -> check, the
- * `ravel fuzz` path), differential, checker_oracle, parse (round trip of
+ * harness path), kit/NAME (the same inputs through the fuzzing kit,
+ * include/ravel_fuzz.h, with allocator NAME as the user's callback: what
+ * the kit costs over the built-in path), campaign/NAME (rv_gen_from_seed ->
+ * allocate -> check, the `ravel fuzz` path), differential, checker_oracle, parse (round trip of
  * generated .ra text: 64 texts per run, printed before its clock starts),
  * moves.
  *
@@ -79,6 +81,7 @@
  * linear 304 -> 257, random 370 -> 313. */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"
+#include "ravel_fuzz.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -130,7 +133,19 @@ typedef struct target {
     rv_fuzz_target t;
     int alloc;     /* allocator index or -1 */
     bool campaign; /* the rv_gen_from_seed path */
+    ravel_fuzz_kit *kit; /* kit/NAME: the fuzzing kit with allocator NAME as its callback */
 } target;
+
+/* kit/NAME's callback: the built-in allocator user, called as the table's
+ * entry is (no ravel_allocate, whose input validation a user's wrapper
+ * would add): the rows differ by the kit alone. */
+static int builtin_callback(void *user, const ravel_func *orig, uint64_t seed, ravel_func **out, char **msg)
+{
+    const rv_allocator *a = user;
+    rv_alloc_opts o = {.seed = seed};
+    *out = a->run(orig, &o, msg);
+    return *out ? RAVEL_OK : RAVEL_EFAIL;
+}
 
 /* Runs one target for b->seconds (or b->count executions); returns
  * executions per second, adds instructions seen to *insts and executions to
@@ -169,6 +184,10 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
                 unsigned x = (unsigned)(n % NTEXTS);
                 *insts += tinsts[x];
                 *bugs += rv_fuzz_parse(z, (const uint8_t *)text[x], tlen[x]) == RV_FUZZ_BUG;
+            } else if (tg->kit) {
+                size_t len = random_input(&s, buf, INPUT_CAP);
+                buf[0] = (uint8_t)tg->alloc; /* the same inputs as fuzz_alloc_NAME's */
+                *bugs += ravel_fuzz_kit_check(tg->kit, buf, len) == RAVEL_EFAIL;
             } else {
                 size_t len = random_input(&s, buf, tg->t == RV_FT_MOVES ? 256 : INPUT_CAP);
                 if (tg->alloc >= 0) buf[0] = (uint8_t)tg->alloc;
@@ -214,7 +233,7 @@ static double rejected(const bench *b, double *mean_insts)
 /* The phase columns of a target: one more run with phase timing on. */
 static void phase_columns(const bench *b, rv_fuzz *z, const target *tg, char *out, size_t len)
 {
-    if (tg->t == RV_FT_PARSE || tg->t == RV_FT_MOVES) {
+    if (tg->t == RV_FT_PARSE || tg->t == RV_FT_MOVES || tg->kit) { /* (the kit's context is its own) */
         snprintf(out, len, "%9s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
         return;
     }
@@ -268,6 +287,19 @@ static bool bench_config(const bench *b)
         tg.campaign = false;
         snprintf(tg.name, sizeof tg.name, "fuzz_alloc_%s", rv_allocators[a].name);
         bench_target(b, z, &tg);
+        snprintf(tg.name, sizeof tg.name, "kit/%s", rv_allocators[a].name);
+        if (b->only && !strstr(tg.name, b->only)) continue;
+        ravel_fuzz_kit_opts ko;
+        ravel_fuzz_kit_opts_default(&ko);
+        ko.name = rv_allocators[a].name;
+        ko.alloc = builtin_callback;
+        ko.user = (void *)&rv_allocators[a];
+        ko.gen = b->gen;
+        ko.warm_up = 0; /* as fuzz_alloc_NAME here */
+        tg.kit = ravel_fuzz_kit_new(&ko);
+        bench_target(b, z, &tg);
+        ravel_fuzz_kit_free(tg.kit);
+        tg.kit = NULL;
     }
     const rv_fuzz_target others[] = {RV_FT_DIFFERENTIAL, RV_FT_ORACLE, RV_FT_PARSE, RV_FT_MOVES};
     for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
