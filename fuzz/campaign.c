@@ -70,6 +70,7 @@ typedef struct campaign {
     FILE *log;
     pid_t parent;
     uint64_t stall_nanos;                    /* o->stall_seconds */
+    bool made_outdir;                        /* o->outdir did not exist: removed at the end if still empty */
 } campaign;
 
 #define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
@@ -419,6 +420,8 @@ static int make_dirs(const char *dir)
 static int setup(campaign *c, rv_campaign_result *r)
 {
     if (select_allocators(c, r)) return 2;
+    struct stat st;
+    c->made_outdir = stat(c->o->outdir, &st) != 0;
     if (make_dirs(c->o->outdir) != 0) {
         fprintf(c->log ? c->log : stderr, "ravel fuzz: cannot create %s: %s\n", c->o->outdir, strerror(errno));
         return 2;
@@ -491,6 +494,7 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
     free(ws);
     munmap(c.sh, c.shsize);
     free_commands(&c);
+    if (c.made_outdir) rmdir(o->outdir); /* nothing failed: no empty folder left behind (fails if not empty) */
     if (rc) return rc;
     for (unsigned k = 0; k < r->nalloc; k++)
         if (r->per[k].fails || r->per[k].misses || r->per[k].pathdiffs) return 1;
@@ -499,23 +503,26 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
 
 void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
 {
-    /* exec/s: wall-clock throughput of the whole campaign; us/exec: CPU time
-     * of one allocate + validate + check (an external allocator's own CPU
-     * time is its process's, not counted). The declined column is there
-     * when an external allocator ran, or some function was declined. */
+    /* One speed, on the last line: functions per second of wall clock, all
+     * workers together. Per allocator: cpu-us/exec, the CPU time of one
+     * allocate + validate + check (an external allocator's own CPU time is
+     * its process's, not counted), and cpu-%, its share of the CPU time of
+     * the allocators. The declined column is there when an external
+     * allocator ran, or some function was declined. */
     bool decl = false;
     for (unsigned k = 0; k < r->nalloc; k++) decl |= r->cmds[k] != NULL || r->per[k].declined > 0;
     fprintf(out, "%-12s %12s", "allocator", "functions");
     if (decl) fprintf(out, " %9s", "declined");
-    fprintf(out, " %14s %9s %11s %11s\n", "instructions", "failures", "exec/s", "cpu-us/exec");
+    fprintf(out, " %14s %9s %11s %7s\n", "instructions", "failures", "cpu-us/exec", "cpu-%");
     rv_campaign_stats tot = {0};
-    double secs = r->seconds > 0 ? r->seconds : 1e-9;
+    double secs = r->seconds > 0 ? r->seconds : 1e-9, all = 0;
+    for (unsigned k = 0; k < r->nalloc; k++) all += (double)r->per[k].nanos;
     for (unsigned k = 0; k <= r->nalloc; k++) {
         const rv_campaign_stats *s = k < r->nalloc ? &r->per[k] : &tot;
         fprintf(out, "%-12s %12" PRIu64, k < r->nalloc ? r->names[k] : "total", s->funcs);
         if (decl) fprintf(out, " %9" PRIu64, s->declined);
-        fprintf(out, " %14" PRIu64 " %9" PRIu64 " %11.0f %11.2f\n", s->insts, s->fails, s->funcs / secs,
-                s->funcs ? s->nanos / 1e3 / s->funcs : 0.0);
+        fprintf(out, " %14" PRIu64 " %9" PRIu64 " %11.2f %7.1f\n", s->insts, s->fails,
+                s->funcs ? s->nanos / 1e3 / s->funcs : 0.0, all > 0 ? 100.0 * (double)s->nanos / all : 0.0);
         if (k == r->nalloc) break;
         tot.funcs += s->funcs, tot.insts += s->insts, tot.fails += s->fails, tot.nanos += s->nanos;
         tot.declined += s->declined;
@@ -523,13 +530,10 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
     for (unsigned k = 0; k < r->nalloc; k++)
         if (r->cmds[k])
             fprintf(out, "%s = --alloc-cmd '%s' (%s)\n", r->names[k], r->cmds[k], rv_ext_protocol_name(r->alloc_protocol));
-    double cpu = (tot.nanos + r->gen_nanos) / 1e9;
-    fprintf(out,
-            "%" PRIu64 " functions generated from --seed 0x%" PRIx64 " (%.2f cpu-us each), %.1f s on %u worker%s, "
-            "%.0f exec/s per worker, %.0f generate+allocate+check per CPU-second%s\n",
+    fprintf(out, "%" PRIu64 " functions generated from --seed 0x%" PRIx64 " (%.2f cpu-us each), %.1f s on %u worker%s%s\n",
             r->iters, r->seed, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
-            tot.funcs / secs / (r->jobs ? r->jobs : 1), cpu > 0 ? tot.funcs / cpu : 0.0,
             r->interrupted ? " (interrupted)" : "");
+    fprintf(out, "speed: %.0f allocations checked per second (wall clock, all workers)\n", tot.funcs / secs);
     if (r->oracle) {
         uint64_t misses = 0, tried = 0, rej = 0, acc = 0;
         for (unsigned k = 0; k < r->nalloc; k++) {
