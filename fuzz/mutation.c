@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t cpu_nanos(void)
 {
@@ -136,6 +137,8 @@ int rv_mutation_run(const rv_mutation_opts *o, rv_mutation_result *r)
     for (size_t i = 0; rv_allocators[i].name && r->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
         if (!o->allocator || strcmp(o->allocator, rv_allocators[i].name) == 0) r->names[r->nalloc++] = rv_allocators[i].name;
     if (!r->nalloc) return 2;
+    struct stat st;
+    bool made = o->outdir && stat(o->outdir, &st) != 0; /* created here: removed below if it stays empty */
     if (o->outdir && mkdir(o->outdir, 0777) != 0 && errno != EEXIST) return 2;
     r->max_execs = o->max_execs;
     r->inject_permille = o->inject_permille;
@@ -145,6 +148,7 @@ int rv_mutation_run(const rv_mutation_opts *o, rv_mutation_result *r)
     rv_fuzz_free(z);
     if (o->trials) time_to_find(o, r);
     r->seconds = (cpu_nanos() - t0) / 1e9;
+    if (made) rmdir(o->outdir); /* (fails, as it should, when a miss was written) */
     return r->missed ? 1 : 0;
 }
 
