@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/fuzz.sh ENGINE TARGET SECONDS [WORKERS] - fuzz one target on all cores.
+# ci/fuzz.sh [--fresh] ENGINE TARGET SECONDS [WORKERS] - fuzz one target on all cores.
 #
 #   ENGINE   libfuzzer: clang -fsanitize=fuzzer,address,undefined, run with
 #                       -fork=WORKERS (one process per core, shared corpus)
@@ -11,10 +11,14 @@
 # The corpus lives in build-fuzz-out/ENGINE/TARGET/ (seeded from corpus/TARGET/),
 # crashes in build-fuzz-out/ENGINE/TARGET/crashes/. Prints executions, executions
 # per second and coverage at the end (AFL++: and each instance's stability);
-# exits 1 if a crash was found.
+# exits 1 if a crash was found. A second run goes on from the first: libFuzzer
+# reuses the corpus, AFL++ resumes its queue (AFL_AUTORESUME); --fresh
+# deletes the previous run's corpus, queue and crashes first.
 # Environment: RAVEL_FUZZ_SANITIZE (default address,undefined), RAVEL_FUZZ_OUT.
 set -uo pipefail
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+fresh=0
+if [ "${1:-}" = "--fresh" ]; then fresh=1; shift; fi
 [ $# -ge 3 ] || usage
 engine=$1 target=$2 secs=$3 workers=${4:-$(nproc 2>/dev/null || echo 1)}
 case "$secs$workers" in *[!0-9]*) usage ;; esac
@@ -43,6 +47,7 @@ configure_build() {
 }
 
 work=$outroot/$engine/$target
+[ "$fresh" = 1 ] && rm -rf "$work"
 mkdir -p "$work/corpus" "$work/crashes" "$outroot/build"
 seeds=$root/corpus/$base
 
@@ -57,18 +62,30 @@ if [ "$engine" = libfuzzer ]; then
   par=()
   [ "$workers" -gt 1 ] && par=(-fork="$workers" -ignore_crashes=1)
   echo "fuzz.sh: libFuzzer, $target, ${secs}s, $workers worker(s)"
+  times >"$work/times0" # the build's CPU time, subtracted below
   start=$(date +%s.%N)
   "$bin" "${par[@]}" "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$work/crashes/" \
-    "$work/corpus" "$seeds" 2>&1 | tee "$work/log" | grep -E '^#[0-9]+.*(pulse|REDUCE|NEW|DONE)' | tail -n 3
+    "$work/corpus" "$seeds" 2>&1 | tee "$work/log" | grep -E '^#[0-9]+' | tail -n 3
   end=$(date +%s.%N)
+  # CPU seconds of the fuzzing processes (the shell's children: second line of `times`)
+  # (`times` itself must run in this shell: in a pipe or $(...) it sees a subshell's)
+  times >"$work/times"
+  secs_of() { tail -n 1 "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } print t }'; }
+  cpu=$(awk -v a="$(secs_of "$work/times")" -v b="$(secs_of "$work/times0")" 'BEGIN { print a - b }')
   last=$(grep -E '^#[0-9]+' "$work/log" | tail -1)
   execs=$(echo "$last" | grep -oE '^#[0-9]+' | tr -d '#')
   cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+')
   ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | grep -oE '[0-9]+')
   crashes=$(find "$work/crashes" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \) | wc -l)
   echo "=== $target (libFuzzer, $workers worker(s), ${secs}s)"
-  awk -v e="${execs:-0}" -v s="$start" -v t="$end" -v w="$workers" \
-    'BEGIN { d = t - s; printf "executions: %d  exec/s: %.0f  exec/s per worker: %.0f\n", e, e / d, e / d / w }'
+  # In fork mode (-fork=N, N > 1) the parent counts the executions of the
+  # jobs that finished, and every job is a new process that starts up, reads
+  # the corpus and warms up before it fuzzes: a short run's wall-clock rate
+  # is far below the steady state. exec/s per CPU-second (all processes'
+  # CPU time) is the figure to compare with ci/fuzz-speed.sh and bench_fuzz.
+  awk -v e="${execs:-0}" -v s="$start" -v t="$end" -v c="${cpu:-0}" \
+    'BEGIN { d = t - s; printf "executions: %d  exec/s (wall clock): %.0f  exec/s per CPU-second: %.0f\n", e, e / d, c > 0 ? e / c : 0 }'
+  [ "$workers" -gt 1 ] && echo "(fork mode: jobs restart and load the corpus, so a short run's rates are low; see the comment in ci/fuzz.sh)"
   echo "coverage: ${cov:-?} edges (cov), ${ft:-?} features (ft); corpus: $(ls "$work/corpus" | wc -l) inputs"
   echo "crashes: $crashes (in $work/crashes)"
   [ "$crashes" -eq 0 ]
@@ -88,6 +105,7 @@ find "$in" -type f -size 0 -delete
 [ -n "$(ls -A "$in")" ] || printf 'x' > "$in/x"
 dict=()
 [ "$base" = fuzz_parse ] && dict=(-x "$root/fuzz/fuzz_parse.dict")
+export AFL_AUTORESUME=1 # an existing queue is resumed (--fresh deleted it)
 export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1
 export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
 findings=$work/findings
