@@ -38,7 +38,7 @@ static inline int rv_harness_run(rv_fuzz_target t, const char *alloc_name, const
 #ifndef RAVEL_FUZZ_FRESH_STATE
         /* Grow the reused checker scratch first (rv_fuzz_warm_up), so that
          * an execution's paths do not depend on the ones before it (AFL++'s
-         * stability; README "Fuzzing"). The first call is
+         * stability; docs/fuzzing-internals.md). The first call is
          * LLVMFuzzerInitialize's (below), before any engine's first input
          * and before AFL++'s fork server.
          * RAVEL_FUZZ_WARM_UP=N sets the number of functions (0: none, to
