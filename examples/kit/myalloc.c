@@ -1,4 +1,5 @@
 /* myalloc.c - the example allocator (myalloc.h). */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "myalloc.h"
 
 #include <stdio.h>
