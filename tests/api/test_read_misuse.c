@@ -5,6 +5,7 @@
  */
 #include "ravel.h"
 #include <stdio.h>
+#include <string.h>
 
 static int fails;
 #define EXPECT(c) do { if (!(c)) { fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
@@ -69,6 +70,14 @@ static void null_args(void)
     EXPECT(ravel_opcode_name(RAVEL_OP_OTHER) == NULL);
     EXPECT(ravel_opcode_name(RAVEL_OP_COUNT_) == NULL);
     EXPECT(ravel_opcode_name(1000) == NULL);
+    /* terminators and edits are named too */
+    const char *want[] = {"add", "jump", "br", "ret", "spill", "reload", "move"};
+    const int ops[] = {RAVEL_OP_ADD, RAVEL_OP_JUMP, RAVEL_OP_BR, RAVEL_OP_RET, RAVEL_OP_SPILL, RAVEL_OP_RELOAD, RAVEL_OP_MOVE};
+    for (unsigned k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        const char *n = ravel_opcode_name(ops[k]);
+        EXPECT(n && strcmp(n, want[k]) == 0);
+    }
+    for (int op = RAVEL_OP_OTHER + 1; op < RAVEL_OP_COUNT_; op++) EXPECT(ravel_opcode_name(op) != NULL);
 }
 
 int main(void)
@@ -136,6 +145,32 @@ int main(void)
     EXPECT(ravel_inst_ndefs(f, 1) == 0 && ravel_inst_nuses(f, 1) == 0 && ravel_inst_operand(f, 1, 0, &o) == RAVEL_EINVAL);
     EXPECT(ravel_opcode_name(ravel_inst_opcode(f, 1)) != NULL && ravel_inst_name(f, 1) == NULL);
     ravel_func_free(f);
+
+    /* An unfinished function (a block never begun, an open instruction):
+     * the readers' answers are unspecified, but none may crash. */
+    ravel_func *u = ravel_func_new(m, "u");
+    uint32_t w = ravel_vreg_new(u, c, 1), ub1 = ravel_block_new(u, "late");
+    ravel_block_begin(u, ravel_block_new(u, "first"));
+    ravel_inst_begin(u, RAVEL_OP_ADD, NULL);
+    ravel_inst_def(u, w, RAVEL_C_REG, 0, RAVEL_POS_LATE, RAVEL_LOC_NONE);
+    ravel_inst_imm(u, 5);
+    for (uint32_t b = 0; b < 3; b++) {
+        (void)ravel_block_name(u, b);
+        (void)ravel_block_first_inst(u, b);
+        (void)ravel_block_ninsts(u, b);
+        (void)ravel_block_param(u, b, 0);
+    }
+    for (uint32_t i = 0; i < 2; i++) {
+        (void)ravel_inst_block(u, i);
+        (void)ravel_inst_operand(u, i, 0, &o);
+        (void)ravel_inst_operand(u, i, 1, &o);
+        (void)ravel_inst_imm_at(u, i, 0, NULL, NULL);
+        (void)ravel_inst_nclobbered(u, i);
+        (void)ravel_inst_stackmap_len(u, i);
+        (void)ravel_inst_succ_block(u, i, 0);
+    }
+    (void)ub1;
+    ravel_func_free(u);
     ravel_machine_free(m);
     if (fails) fprintf(stderr, "%d failures\n", fails);
     else printf("ok\n");
