@@ -116,5 +116,36 @@ else
   echo "kit: 0 passed, 1 failed (log: $out/kit.log)"; failed=$((failed + 1)); status=1
 fi
 
+# The same for the slot allocator of examples/slotalloc (an allocator on the
+# public API with planted bugs, SLOTALLOC_BUG): its kit target
+# (fuzz_slotalloc.c, consumer/ against the install) clean, then a planted
+# bug found, and the crash input reduced against slotalloc_server (frames),
+# the printed reproducer giving the machine (--machine). About 20 s.
+if [ -f "$root/examples/slotalloc/slotalloc.c" ]; then
+  echo "=== kit-slotalloc: the slot allocator's kit target against the install (examples/slotalloc/consumer)"
+  sa=$out/kit-slotalloc
+  rm -rf "$sa"
+  mkdir -p "$sa"
+  if [ -d "$inst/lib/cmake/ravel" ] &&
+     cmake -S "$root/examples/slotalloc/consumer" -B "$sa/build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_PREFIX_PATH="$inst" >"$out/kit-slotalloc.log" 2>&1 &&
+     cmake --build "$sa/build" >>"$out/kit-slotalloc.log" 2>&1 &&
+     "$sa/build/fuzz_slotalloc" -runs=3000 -seed=1 -artifact_prefix="$sa/clean-" >>"$out/kit-slotalloc.log" 2>&1 &&
+     { SLOTALLOC_BUG=reload "$sa/build/fuzz_slotalloc" -runs=3000 -seed=1 -artifact_prefix="$sa/" >"$sa/bug.log" 2>&1; [ $? -ne 0 ]; } &&
+     grep -q '^# kit: slotalloc' "$sa/bug.log" &&
+     sed -n '/^==== ravel: bug found; reproducer follows ====$/,/^==== end of reproducer ====$/p' "$sa/bug.log" | sed '1d;$d' >"$sa/repro.ra" &&
+     crash=$(ls "$sa"/crash-* 2>/dev/null | head -1) && [ -n "$crash" ] &&
+     SLOTALLOC_BUG=reload "$inst/bin/ravel" reduce -q --time 60 --machine "$sa/repro.ra" \
+       --alloc-cmd "$sa/build/slotalloc/slotalloc_server" --alloc-protocol frames --from-fuzz kit "$crash" \
+       -o "$sa/reduced.ra" >>"$out/kit-slotalloc.log" 2>&1 &&
+     grep -q '^#   .*error\[' "$sa/reduced.ra"; then
+    echo "kit-slotalloc: 1 passed, 0 failed (log: $out/kit-slotalloc.log, $sa/bug.log)"; passed=$((passed + 1))
+  else
+    tail -30 "$out/kit-slotalloc.log"; tail -30 "$sa/bug.log" 2>/dev/null
+    echo "kit-slotalloc: 0 passed, 1 failed (log: $out/kit-slotalloc.log)"; failed=$((failed + 1)); status=1
+  fi
+else
+  echo "kit-slotalloc: skipped (no examples/slotalloc/slotalloc.c)"
+fi
+
 echo "$passed passed, $failed failed"
 exit $status
