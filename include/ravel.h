@@ -212,14 +212,12 @@ int ravel_vreg_class(const ravel_func *f, uint32_t v);   /* class id; -1 if bad 
 int ravel_vreg_is_ref(const ravel_func *f, uint32_t v);  /* 1, 0, -1 */
 uint32_t ravel_vreg_number(const ravel_func *f, uint32_t v); /* the N of vN, RAVEL_NONE if bad */
 uint32_t ravel_func_find_vreg(const ravel_func *f, uint32_t number); /* id of vN, RAVEL_NONE */
-/* Started blocks only (labels never defined, which the validator rejects,
- * are not counted). */
+/* Started blocks only: labels never defined (which the validator rejects)
+ * are not counted, and a successor naming one has an id >= nblocks. */
 uint32_t ravel_func_nblocks(const ravel_func *f);
 const char *ravel_block_name(const ravel_func *f, uint32_t b);
-uint32_t ravel_block_nparams(const ravel_func *f, uint32_t b);
+uint32_t ravel_block_nparams(const ravel_func *f, uint32_t b);            /* `b1():` has 0, like `b1:` */
 uint32_t ravel_block_param(const ravel_func *f, uint32_t b, uint32_t k);   /* vreg id */
-/* 1 if a parameter list was written (even empty: `b1():`), 0, -1 if bad. */
-int ravel_block_has_params_decl(const ravel_func *f, uint32_t b);
 /* First instruction (RAVEL_NONE if bad or empty) and count; the last one is the terminator. */
 uint32_t ravel_block_first_inst(const ravel_func *f, uint32_t b);
 uint32_t ravel_block_ninsts(const ravel_func *f, uint32_t b);

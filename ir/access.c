@@ -114,12 +114,6 @@ uint32_t ravel_block_param(const ravel_func *f, uint32_t b, uint32_t k)
     return bl && k < bl->nparams ? rv_block_params(f, bl)[k] : RAVEL_NONE;
 }
 
-int ravel_block_has_params_decl(const ravel_func *f, uint32_t b)
-{
-    const rv_block *bl = block_at(f, b);
-    return bl ? (bl->has_params_decl ? 1 : 0) : -1;
-}
-
 uint32_t ravel_block_first_inst(const ravel_func *f, uint32_t b)
 {
     const rv_block *bl = block_at(f, b);

@@ -35,7 +35,6 @@ static void null_args(void)
     EXPECT(ravel_block_name(NULL, 0) == NULL);
     EXPECT(ravel_block_nparams(NULL, 0) == 0);
     EXPECT(ravel_block_param(NULL, 0, 0) == RAVEL_NONE);
-    EXPECT(ravel_block_has_params_decl(NULL, 0) == -1);
     EXPECT(ravel_block_first_inst(NULL, 0) == RAVEL_NONE);
     EXPECT(ravel_block_ninsts(NULL, 0) == 0);
     EXPECT(ravel_func_ninsts(NULL) == 0);
@@ -124,7 +123,7 @@ int main(void)
     EXPECT(ravel_machine_clobber(m, 1) == RAVEL_NONE);
     EXPECT(ravel_vreg_class(f, 1) == -1 && ravel_vreg_is_ref(f, 1) == -1 && ravel_vreg_number(f, 1) == RAVEL_NONE);
     EXPECT(ravel_block_name(f, 2) == NULL && ravel_block_nparams(f, 2) == 0 && ravel_block_param(f, 0, 0) == RAVEL_NONE);
-    EXPECT(ravel_block_has_params_decl(f, 2) == -1 && ravel_block_first_inst(f, 2) == RAVEL_NONE && ravel_block_ninsts(f, 2) == 0);
+    EXPECT(ravel_block_first_inst(f, 2) == RAVEL_NONE && ravel_block_ninsts(f, 2) == 0);
     EXPECT(ravel_inst_block(f, 4) == RAVEL_NONE && ravel_inst_opcode(f, 4) == -1 && ravel_inst_name(f, 4) == NULL);
     EXPECT(ravel_inst_operand(f, 0, 1, &o) == RAVEL_EINVAL && ravel_inst_operand(f, 0, 0, NULL) == RAVEL_EINVAL);
     EXPECT(ravel_inst_operand(f, 4, 0, &o) == RAVEL_EINVAL);

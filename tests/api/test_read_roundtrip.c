@@ -92,14 +92,38 @@ bad:
     return NULL;
 }
 
+/* The machine rebuilt from its readers (classes, registers in id order,
+ * default clobbers, gc); public API only. */
+static ravel_machine *rebuild_machine(const ravel_machine *m)
+{
+    ravel_machine *n = ravel_machine_new();
+    for (uint32_t c = 0; c < ravel_machine_nclasses(m); c++)
+        if (ravel_machine_add_class(n, ravel_machine_class_name(m, c)) != (int)c) goto bad;
+    for (uint32_t r = 0; r < ravel_machine_nregs(m); r++)
+        if (ravel_machine_add_reg(n, ravel_machine_reg_name(m, r), ravel_machine_reg_class(m, r),
+                                  ravel_machine_reg_reserved(m, r)) != (int)r) goto bad;
+    uint32_t nc = ravel_machine_nclobbers(m), *clob = malloc((nc + 1) * sizeof *clob);
+    for (uint32_t k = 0; k < nc; k++) clob[k] = ravel_machine_clobber(m, k);
+    int rc = ravel_machine_set_clobbers(n, clob, nc);
+    free(clob);
+    if (rc < 0) goto bad;
+    ravel_machine_set_gc_moving(n, ravel_machine_gc_moving(m));
+    return n;
+bad:
+    fprintf(stderr, "machine rebuild failed: %s\n", ravel_machine_error(n) ? ravel_machine_error(n) : "(accessor)");
+    ravel_machine_free(n);
+    return NULL;
+}
+
 /* ---- comparison ---- */
-static char *print_str(const ravel_func *f)
+static char *print_str(const ravel_func *f, const ravel_machine *m)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    ravel_print_func(m, f);
-    fclose(m);
+    FILE *s = open_memstream(&buf, &len);
+    if (f) ravel_print_func(s, f);
+    else ravel_print_machine(s, m);
+    fclose(s);
     return buf;
 }
 
@@ -119,6 +143,74 @@ static void first_diff(const char *a, const char *b)
 }
 
 static long nchecked, nskipped;
+
+/* The readers that printing does not show agree with what it does show:
+ * effective clobbers, the allocatable registers, slots, allocated or not. */
+static int derived_ok(const ravel_func *f, const char *what)
+{
+    const ravel_machine *m = ravel_func_machine(f);
+    uint32_t maxslot = 0, any = 0;
+#define NOTE_LOC(l) do { ravel_loc l_ = (l); if (l_ != RAVEL_LOC_NONE) any = 1; \
+        if (ravel_loc_is_slot(l_) && ravel_loc_slot(l_) + 1 > maxslot) maxslot = ravel_loc_slot(l_) + 1; } while (0)
+    for (uint32_t i = 0; i < ravel_func_ninsts(f); i++) {
+        ravel_operand o;
+        for (uint32_t k = 0; ravel_inst_operand(f, i, k, &o) == RAVEL_OK; k++) NOTE_LOC(o.loc);
+        if (ravel_inst_is_edit(f, i) == 1) {
+            NOTE_LOC(ravel_edit_dst(f, i));
+            NOTE_LOC(ravel_edit_src(f, i));
+        }
+        if (ravel_inst_has_stackmap(f, i) == 1) any = 1;
+        for (uint32_t k = 0; k < ravel_inst_stackmap_len(f, i); k++) NOTE_LOC(ravel_slot(ravel_inst_stackmap_slot(f, i, k)));
+        int expl = ravel_inst_has_clobbers(f, i) == 1, call = ravel_inst_opcode(f, i) == RAVEL_OP_CALL;
+        uint32_t n = ravel_inst_nclobbered(f, i);
+        uint32_t want = expl ? ravel_inst_nclobbers(f, i) : call ? ravel_machine_nclobbers(m) : 0;
+        for (uint32_t k = 0; n == want && k < n; k++)
+            if (ravel_inst_clobbered(f, i, k) != (expl ? ravel_inst_clobber(f, i, k) : ravel_machine_clobber(m, k))) want = n + 1;
+        if (n != want) {
+            fprintf(stderr, "FAIL %s: function %s: instruction %u: effective clobbers disagree\n", what, ravel_func_name(f), i);
+            return 1;
+        }
+    }
+#undef NOTE_LOC
+    if (ravel_func_nslots(f) < maxslot || ravel_func_is_allocated(f) != (int)any) {
+        fprintf(stderr, "FAIL %s: function %s: nslots %u (slots used up to %u), is_allocated %d (expected %u)\n", what,
+                ravel_func_name(f), ravel_func_nslots(f), maxslot, ravel_func_is_allocated(f), any);
+        return 1;
+    }
+    for (uint32_t c = 0; c < ravel_machine_nclasses(m); c++) {
+        uint32_t k = 0;
+        int same = 1;
+        for (uint32_t r = 0; r < ravel_machine_nregs(m); r++)
+            if (ravel_machine_reg_class(m, r) == (int)c && !ravel_machine_reg_reserved(m, r))
+                same &= ravel_machine_class_allocatable(m, c, k++) == r;
+        if (!same || k != ravel_machine_class_nallocatable(m, c)) {
+            fprintf(stderr, "FAIL %s: class %s: the allocatable registers are not the class's unreserved ones in order\n", what,
+                    ravel_machine_class_name(m, c));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The machine prints the same once rebuilt from its readers. */
+static int machine_roundtrip(const ravel_machine *m, const char *what)
+{
+    ravel_machine *n = rebuild_machine(m);
+    if (!n) {
+        fprintf(stderr, "FAIL %s: machine not rebuilt\n", what);
+        return 1;
+    }
+    char *a = print_str(NULL, m), *b = print_str(NULL, n);
+    int bad = strcmp(a, b) != 0;
+    if (bad) {
+        fprintf(stderr, "FAIL %s: the machine prints differently\n", what);
+        first_diff(a, b);
+    }
+    free(a);
+    free(b);
+    ravel_machine_free(n);
+    return bad;
+}
 
 /* A successor to a label never defined (invalid: the validator rejects it)
  * is outside 0..nblocks-1 and has no name to rebuild it with. */
@@ -141,7 +233,7 @@ static int roundtrip(const ravel_func *f, const char *what)
         fprintf(stderr, "FAIL %s: function %s not rebuilt\n", what, ravel_func_name(f));
         return 1;
     }
-    char *a = print_str(f), *b = print_str(g);
+    char *a = print_str(f, NULL), *b = print_str(g, NULL);
     int bad = strcmp(a, b) != 0;
     if (bad) {
         fprintf(stderr, "FAIL %s: function %s prints differently\n", what, ravel_func_name(f));
@@ -151,7 +243,7 @@ static int roundtrip(const ravel_func *f, const char *what)
     free(b);
     ravel_func_free(g);
     nchecked++;
-    return bad;
+    return bad + derived_ok(f, what);
 }
 
 /* ---- inputs ---- */
@@ -179,6 +271,7 @@ static int walk(const char *dir, long *nfiles)
         ravel_module *mod = ravel_module_parse(text, len, path, dg);
         if (mod) {
             (*nfiles)++;
+            fails += machine_roundtrip(ravel_module_machine(mod), path);
             for (size_t k = 0; k < ravel_module_nfuncs(mod); k++) fails += roundtrip(ravel_module_func(mod, k), path);
             ravel_module_free(mod);
         }
@@ -201,7 +294,7 @@ static int gen_seeds(uint64_t from, uint64_t to, uint32_t max_insts)
         if (!mod) continue;
         const ravel_func *f = ravel_module_func(mod, 0);
         snprintf(what, sizeof what, "seed %llu (max_insts %u)", (unsigned long long)s, o.max_insts);
-        fails += roundtrip(f, what);
+        fails += roundtrip(f, what) + machine_roundtrip(ravel_module_machine(mod), what);
         for (size_t a = 0; ravel_allocator_name(a); a++) {
             ravel_func *out = NULL;
             char *err = NULL;
