@@ -107,6 +107,29 @@ ravel_module *cli_read_machine(const char *cmd, const char *path)
         fprintf(stderr, "ravel %s: error: %s\n", cmd, strncmp(why, "ravel: ", 7) ? why : why + 7);
         return NULL;
     }
+    /* A file that holds only a machine block is a machine file: the format
+     * wants a function after the machine, so a stub is appended (after the
+     * last line: positions in the machine stay right). */
+    bool has_func = false, has_end = false; /* (no `end`: the reader's own error, at the last line) */
+    for (size_t i = 0; i < len && !has_func; i++)
+        if (i == 0 || text[i - 1] == '\n') {
+            size_t j = i;
+            while (j < len && (text[j] == ' ' || text[j] == '\t')) j++;
+            has_func = len - j >= 5 && !memcmp(text + j, "func", 4) && (text[j + 4] == ' ' || text[j + 4] == '\t');
+            has_end |= len - j >= 3 && !memcmp(text + j, "end", 3) && (len - j == 3 || strchr(" \t\r\n#", text[j + 3]));
+        }
+    if (!has_func && has_end) {
+        static const char stub[] = "\nfunc machine_only\nb0:\n  ret\nend\n";
+        char *t = realloc(text, len + sizeof stub);
+        if (!t) {
+            free(text);
+            fprintf(stderr, "ravel %s: error: out of memory\n", cmd);
+            return NULL;
+        }
+        text = t;
+        memcpy(text + len, stub, sizeof stub);
+        len += sizeof stub - 1;
+    }
     ravel_diags *d = ravel_diags_new();
     ravel_module *m = ravel_module_parse(text, len, path, d);
     free(text);

@@ -91,6 +91,13 @@ grep -q "ravel gen: error: .*no-such.ra" "$T/err" || fail "missing machine file:
 "$R" fuzz --machine "$M/fixed_reserved.ra" -n 50 -j1 -q -o "$T/fz" > "$T/fz.out" 2>&1 || { cat "$T/fz.out" >&2; fail "fuzz --machine"; }
 "$R" fuzz --machine "$M/bad.ra" -n 5 -j1 -q -o "$T/fz" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "fuzz with a bad machine file should exit 2"
+# a file with only a machine block (no func) is a machine file; one without `end` is an error at its last line
+printf 'machine\n  class int r0 r1\n  reserved int sp\nend\n' > "$T/only.ra"
+"$R" gen --machine "$T/only.ra" --seed 2 > "$T/only.out" 2>/dev/null || fail "gen --machine with a machine-only file"
+grep -q "reserved int sp" "$T/only.out" || fail "machine-only file: not the given machine"
+printf 'machine\n  class int r0 r1\n' > "$T/noend.ra"
+"$R" gen --machine "$T/noend.ra" > /dev/null 2> "$T/err"; st=$?
+[ $st -eq 2 ] && grep -q "noend.ra:2:18: error: missing 'end' of machine" "$T/err" || fail "machine file without end: exit $st"
 "$R" gen --help | grep -q -- "--machine FILE" || fail "--help lacks --machine"
 
 # usage errors exit 2
