@@ -43,12 +43,17 @@ static int one(ravel_checker *ck, const slotalloc_config *c, const ravel_gen_opt
     if (rc == RAVEL_OK) {
         ravel_report *r = NULL;
         rc = ravel_check(ck, alloc, f, &r);
-        if (rc != RAVEL_OK && verbose) {
+        ravel_report_free(r);
+        r = NULL;
+        if (rc != RAVEL_OK && verbose) { /* the full report (ck gives the verdict only) */
+            ravel_checker *full = ravel_checker_new();
+            ravel_check(full, alloc, f, &r);
             fprintf(stderr, "seed %llu: rejected:\n", (unsigned long long)seed);
             ravel_report_print(stderr, r);
             ravel_print_func(stderr, alloc);
+            ravel_report_free(r);
+            ravel_checker_free(full);
         }
-        ravel_report_free(r);
         if (rc == RAVEL_EINVAL) rc = -100;
     } else if (rc != RAVEL_EDECLINED) {
         fprintf(stderr, "seed %llu: slotalloc failed (%d): %s\n", (unsigned long long)seed, rc, msg ? msg : "");
