@@ -705,6 +705,16 @@ static void random_clobbers(gen *g, ginst *I, uint32_t density)
         for (; bits; bits &= bits - 1) clob[n++] = gm->alloc[c][__builtin_ctzll(bits)]; /* the set bits, in order */
         if (gm->nres[c] && chance(g, 5)) clob[n++] = gm->res[c][0];
     }
+    /* Sorted by register id, as the builders and the reader keep clobber
+     * lists (the checker compares them entry by entry). The random machine
+     * draws them in id order already; a given machine's preference order
+     * and reserved registers need not be (insertion sort: n is small, and a
+     * sorted list costs one comparison per entry). */
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = clob[i], j = i;
+        for (; j > 0 && clob[j - 1] > x; j--) clob[j] = clob[j - 1];
+        clob[j] = x;
+    }
     I->nclob = n;
 }
 

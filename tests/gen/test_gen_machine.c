@@ -75,6 +75,19 @@ static int one(const char *file, const ravel_machine *m, uint64_t k, const uint8
     if (!rv_gen_satisfiable(f, why, sizeof why)) bad |= fail(file, "unsatisfiable", k, why, a);
     char *ta = print_module(a), *tb = print_module(b);
     if (strcmp(ta, tb) != 0) bad |= fail(file, "not deterministic", k, NULL, a);
+    /* what an external allocator receives: the printed text, read back, must
+     * be the same function (canonical lists: sorted clobbers, ...) */
+    ravel_module *back = ravel_module_parse(ta, strlen(ta), "printed", NULL);
+    bool text_machine = strcmp(file, "api machine") != 0; /* (API machines may have no text form: no class, ...) */
+    if (!back || ravel_module_nfuncs(back) != 1) {
+        if (text_machine) bad |= fail(file, "printed text does not read back", k, NULL, a);
+    } else {
+        ravel_func *g = rv_func_clone(ravel_module_func(back, 0));
+        g->mach = f->mach; /* (the same machine text: the same ids) */
+        if (!rv_func_equal(f, g)) bad |= fail(file, "read back from its text, not the same function", k, NULL, a);
+        ravel_func_free(g);
+    }
+    ravel_module_free(back);
     free(ta);
     free(tb);
     uint64_t in[3] = {k, 3, 0xfffffffffffffff0ULL};
