@@ -732,8 +732,13 @@ char *rv_ext_annotate(const rv_ext *x, const char *text, size_t len, size_t *out
     fputs("# alloc-cmd: ", fp);
     for (const char *p = x->cmd; *p; p++) fputc(*p == '\n' ? ' ' : *p, fp); /* one line */
     fprintf(fp, "\n# alloc-protocol: %s\n# alloc-timeout: %g\n", rv_ext_protocol_name(x->protocol), x->timeout);
-    fputs("# (an external allocator's case: ravel_replay skips it; ravel reduce --alloc-cmd 'CMD' "
-          "[--alloc-protocol P] THIS_FILE reruns and shrinks it)\n", fp);
+    fputs("# reproduce (runs the command on the function again, and shrinks the case while it fails the same way):\n"
+          "#   ravel reduce --alloc-cmd '", fp);
+    for (const char *p = x->cmd; *p; p++) { /* one line, quoted for sh */
+        if (*p == '\'') fputs("'\\''", fp);
+        else fputc(*p == '\n' ? ' ' : *p, fp);
+    }
+    fprintf(fp, "' --alloc-protocol %s --alloc-timeout %g THIS_FILE\n", rv_ext_protocol_name(x->protocol), x->timeout);
     fwrite(text + at, 1, len - at, fp);
     if (fclose(fp) != 0) rv_oom();
     char *s = rv_xmalloc(*outlen + 1);

@@ -370,12 +370,7 @@ static char *result_text(ctx *c)
         else if (r.outcome == RD_FAIL) fprintf(fp, "# verdict: allocation failed:\n");
         else fprintf(fp, "# verdict: %s\n", rd_outcome_name(r.outcome));
         if (r.detail) put_comment(fp, r.detail);
-        if (rv_func_is_allocated(f)) {
-            rv_fuzz_put_unallocated(fp, f);
-            fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
-        } else {
-            fputs("# reproduce: ravel alloc -a ALLOCATOR THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
-        }
+        rv_fuzz_put_how(fp, f, c->o->mode == RV_RD_ALLOC ? c->o->alloc : NULL);
         fputc('\n', fp);
         fwrite(body, 1, blen, fp);
     }
