@@ -40,7 +40,7 @@ case "$target" in fuzz_alloc_*) base=fuzz_alloc ;; esac
 
 case "$engine" in
   libfuzzer) bash ci/deps.sh --for fuzz || exit 2 ;;
-  afl) bash ci/deps.sh --for fuzz afl++ lld-14 || exit 2 ;;
+  afl) bash ci/deps.sh --for fuzz afl++ lld || exit 2 ;;
   *) usage ;;
 esac
 
