@@ -96,7 +96,8 @@ class Checker:
     def __init__(self, src, ravel, targets):
         self.src, self.ravel, self.targets_file = src, ravel, targets
         self.problems = []
-        self.top = set(os.listdir(src))
+        # the repository's top-level entries (not build folders: `build-rel/...` in a doc is the user's)
+        self.top = {e for e in os.listdir(src) if not e.startswith("build")}
         self.docs = doc_list(src)
         self.texts = {d: open(os.path.join(src, d), encoding="utf-8").read() for d in self.docs}
         self.subcommands = {}
@@ -110,7 +111,7 @@ class Checker:
         if word.startswith("./"):
             word = word[2:]
         first = word.split("/", 1)[0]
-        if first not in self.top or first in ("build",):
+        if first not in self.top:
             return
         m = PLACEHOLDER.search(word)
         if m:
