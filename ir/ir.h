@@ -351,6 +351,11 @@ uint32_t rv_src_operand_col(const char *line, uint32_t inst_col, int role, uint3
 
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
+/* Takes function i out of mod (mod no longer has it) and returns it, or
+ * NULL if there is none: the caller owns it. Its source position fields
+ * that point into the module (file, src) are cleared; its instructions keep
+ * their line and column numbers. Its machine is still mod's: rebind it. */
+ravel_func *rv_module_take_func(ravel_module *mod, size_t i);
 
 /* ===== print.c: the canonical printer ========================================= */
 /* (ravel_print_func, ravel_print_machine in ravel.h) */

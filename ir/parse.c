@@ -1058,10 +1058,12 @@ static bool parse_inst(parser *P)
             mn.n = (uint32_t)(ident_end(after) - after);
         }
         if (is_edit_kw(&mn)) return parse_edit(P, &first);
-        /* `r0 = mov r1`: a location, '=', a near miss of an edit */
+        /* `r0 = mov r1`: a location, '=', a near miss of an edit (a vreg,
+         * the usual first word, is no location: register names never look
+         * like one) */
         uint32_t num;
-        bool at_loc = first.k == T_IDENT && (find_reg(P, first.s, first.n) >= 0 || is_slot_tok(&first, &num) > 0) &&
-                      peek(P).k == T_EQ;
+        bool at_loc = first.k == T_IDENT && is_vreg_tok(&first, &num) == NUMNAME_NO &&
+                      (find_reg(P, first.s, first.n) >= 0 || is_slot_tok(&first, &num) > 0) && peek(P).k == T_EQ;
         const char *w = at_loc && mn.k == T_IDENT ? rv_near_word(mn.s, mn.n, edit_words) : NULL;
         if (w && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER)
             return perr(P, first.line, first.col + (uint32_t)(mn.s - first.s),
@@ -1080,12 +1082,14 @@ static bool parse_inst(parser *P)
     }
     if (is_edit_kw(&mn)) return perr(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s LOC", (int)mn.n, mn.s, (int)mn.n, mn.s);
     if (!has_eq && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
-        const char *w = rv_near_word(mn.s, mn.n, term_words);
         token nx = peek(P);
         uint32_t num;
-        if (w && nx.k == T_IDENT && !is_vreg_tok(&nx, &num) && !tok_is(&nx, "early") && !tok_is(&nx, "late") &&
-            !rv_near_word(nx.s, nx.n, attr_words) && !tok_is(&nx, "clobbers") && !tok_is(&nx, "safepoint") &&
-            !tok_is(&nx, "stackmap"))
+        /* (the near-miss distances last: most such lines have a use next) */
+        const char *w = nx.k == T_IDENT && !is_vreg_tok(&nx, &num) && !tok_is(&nx, "early") && !tok_is(&nx, "late") &&
+                                !tok_is(&nx, "clobbers") && !tok_is(&nx, "safepoint") && !tok_is(&nx, "stackmap")
+                            ? rv_near_word(mn.s, mn.n, term_words)
+                            : NULL;
+        if (w && !rv_near_word(nx.s, nx.n, attr_words))
             return perr(P, mn.line, mn.col, "unknown mnemonic '%.*s' before a block name (did you mean '%s'?)", (int)mn.n,
                         mn.s, w);
     }
@@ -1176,6 +1180,23 @@ static void check_pending(parser *P)
 
 /* func NAME NL: creates the function (also after an error, so that its
  * lines can be read); the current token is `func`. */
+/* Room in f's arrays for the function whose text starts at p: its bytes
+ * up to the next line `end` (or the input's end), at least 8 per
+ * instruction line and about 2 operands per instruction, so that the
+ * arrays are not grown a dozen times each (a hint: they still grow past
+ * it; the memory stays linear in the text). */
+static void reserve_for_text(ravel_func *f, const char *p, const char *end)
+{
+    const char *e = p;
+    while ((e = memchr(e, '\n', (size_t)(end - e))) && !(end - e > 3 && e[1] == 'e' && e[2] == 'n' && e[3] == 'd')) e++;
+    size_t bytes = (size_t)((e ? e : end) - p), n = bytes / 32;
+    if (n > (1u << 20)) n = 1u << 20;
+    rv_vec_reserve(f->insts, n);
+    rv_vec_reserve(f->ops, 2 * n);
+    rv_vec_reserve(f->vregs, n);
+    rv_vec_reserve(f->u32, n / 2);
+}
+
 static ravel_func *func_header(parser *P)
 {
     token fk = P->t;
@@ -1201,6 +1222,7 @@ static ravel_func *func_header(parser *P)
     rv_vec_push(P->mod->funcs, f);
     f->line = fk.line, f->col = fk.col;
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
+    reserve_for_text(f, P->lx.p, P->lx.end);
     P->f = f;
     P->block_of.len = 0; /* symbol ids restart with each function */
     P->pend.len = 0;
@@ -1377,4 +1399,16 @@ size_t ravel_module_nfuncs(const ravel_module *mod) { return mod ? mod->funcs.le
 ravel_func *ravel_module_func(const ravel_module *mod, size_t i)
 {
     return mod && i < mod->funcs.len ? mod->funcs.data[i] : NULL;
+}
+
+ravel_func *rv_module_take_func(ravel_module *mod, size_t i)
+{
+    if (!mod || i >= mod->funcs.len) return NULL;
+    ravel_func *f = mod->funcs.data[i];
+    memmove(mod->funcs.data + i, mod->funcs.data + i + 1, sizeof *mod->funcs.data * (mod->funcs.len - i - 1));
+    mod->funcs.len--;
+    f->file = NULL;
+    f->src = NULL;
+    f->srclen = 0;
+    return f;
 }

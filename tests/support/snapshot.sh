@@ -16,9 +16,11 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export LC_ALL=C
 
 h() { md5sum | cut -c1-32; }
-probe() { # probe NAME CMD... : hash of stdout, stderr and exit status
+probe() { # probe NAME CMD... : hash of stdout, stderr and exit status (the paths of
+  # the tree and of this run's scratch folder, which reports name, as ROOT and WORK)
   local name=$1; shift
-  { "$@" 2>"$work/err"; echo "rc=$?"; sed "s#$root#ROOT#g; s#$work#WORK#g" "$work/err"; } | h | sed "s#^#$name #"
+  { "$@" 2>"$work/err" | sed "s#$root#ROOT#g; s#$work#WORK#g"; echo "rc=${PIPESTATUS[0]}"
+    sed "s#$root#ROOT#g; s#$work#WORK#g" "$work/err"; } | h | sed "s#^#$name #"
 }
 
 allocs=$("$ravel" alloc --list | awk '{print $1}')
