@@ -636,21 +636,13 @@ static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in, const rv_operand *
     return true;
 }
 
-/* The def operand index (into ops) reusing use u, or RAVEL_NONE. */
-static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
-{
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
-    return RAVEL_NONE;
-}
-
 /* Places use operand u (non-fixed). */
 static bool place_use(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t u)
 {
     const rv_operand *o = &ops[u];
     uint32_t v = o->vreg, opi = in->first_op + u;
     bool late = rv_op_is_late(o), sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
-    uint32_t d = reuser_of(in, ops, u);
+    uint32_t d = rv_reuser_of(in, ops, u);
     uint8_t kind = o->kind;
     if (d != RAVEL_NONE && kind == RAVEL_C_STACK) return fail(a, i, "unsatisfiable: reuse of a stack use", v);
     if (d != RAVEL_NONE && kind == RAVEL_C_ANY) kind = RAVEL_C_REG;
@@ -928,7 +920,7 @@ static bool fa_inst(fa *a, uint32_t i)
         if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
         ukinds |= kind_bit(&ops[u]);
     }
-    bool reuse = (dkinds & kinds_any(RAVEL_C_REUSE)) != 0; /* else reuser_of() is always RAVEL_NONE */
+    bool reuse = (dkinds & kinds_any(RAVEL_C_REUSE)) != 0; /* else rv_reuser_of() is always RAVEL_NONE */
     bool ok = claim_fixed(a, i, in, ops, ukinds, dkinds);
     /* register uses (late first: they avoid every def), then register
      * defs (early first), then the flexible any/stack operands */
@@ -941,13 +933,13 @@ static bool fa_inst(fa *a, uint32_t i)
             a->vs[ops[u].vreg].tgt_of = ops[u].arg;
         }
     for (uint32_t u = nd; ok && reuse && u < nops && (ukinds & kinds_any(RAVEL_C_ANY)); u++) /* uses reused by a def need a register now */
-        if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, ops, u);
+        if (ops[u].kind == RAVEL_C_ANY && rv_reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, ops, u);
     for (int late = 0; late < 2; late++)
         for (uint32_t d = 0; ok && d < nd && (dkinds & kinds_at(RAVEL_C_REG, late)); d++)
             if (ops[d].kind == RAVEL_C_REG && rv_op_is_late(&ops[d]) == (late != 0)) ok = place_def(a, i, in, ops, d);
     for (int late = 1; late >= 0; late--)
         for (uint32_t u = nd; ok && u < nops && (ukinds & (kinds_at(RAVEL_C_STACK, late) | kinds_at(RAVEL_C_ANY, late))); u++)
-            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && (!reuse || reuser_of(in, ops, u) == RAVEL_NONE))) &&
+            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && (!reuse || rv_reuser_of(in, ops, u) == RAVEL_NONE))) &&
                 rv_op_is_late(&ops[u]) == (late != 0))
                 ok = place_use(a, i, in, ops, u);
     for (uint32_t d = 0; ok && d < nd && (dkinds & (kinds_any(RAVEL_C_STACK) | kinds_any(RAVEL_C_ANY))); d++)

@@ -151,13 +151,8 @@ typedef struct inj {
 
 static uint32_t below(inj *c, uint32_t n) { return n ? rv_rng_below(&c->rng, n) : 0; }
 
-static uint32_t lix(const inj *c, ravel_loc l) /* location -> cell index, RAVEL_NONE if out of range */
-{
-    if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
-    if (ravel_loc_is_reg(l)) return l < c->nregs ? l : RAVEL_NONE;
-    return ravel_loc_slot(l) < c->nslots ? c->nregs + ravel_loc_slot(l) : RAVEL_NONE;
-}
-static ravel_loc loc_of(const inj *c, uint32_t x) { return x < c->nregs ? x : ravel_slot(x - c->nregs); }
+static uint32_t lix(const inj *c, ravel_loc l) { return rv_loc_index(c->nregs, c->nslots, l); } /* RAVEL_NONE if out of range */
+static ravel_loc loc_of(const inj *c, uint32_t x) { return rv_loc_at(c->nregs, x); }
 
 static uint32_t H(const inj *c, uint32_t i, ravel_loc l)
 {
@@ -214,13 +209,7 @@ static bool smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot)
     return false;
 }
 
-static bool defines_loc(const inj *c, uint32_t i, ravel_loc l)
-{
-    const rv_inst *in = IN(c, i);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (OPS(c, i)[k].loc == l) return true;
-    return false;
-}
+static bool defines_loc(const inj *c, uint32_t i, ravel_loc l) { return rv_inst_defines_loc(c->f, IN(c, i), l); }
 
 static bool clobbers(const inj *c, uint32_t i, ravel_loc r)
 {

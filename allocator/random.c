@@ -770,13 +770,6 @@ static bool use_in_slot(rs *a, uint32_t i, uint32_t opi, uint32_t v)
     return true;
 }
 
-static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
-{
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
-    return RAVEL_NONE;
-}
-
 /* Operand locations of instruction i (any_slot: every `any` operand not
  * reused in a slot); false if this scheme cannot meet them. */
 static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operand *ops, bool any_slot)
@@ -808,7 +801,7 @@ static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operan
         if ((fl & RS_USE_L) && (fl & (RS_DEF | RS_CLOB))) return rs_fail(a, i, "late use on a def");
     }
     for (uint32_t u = nd; u < nops; u++) { /* uses a def takes over: a register of their own */
-        uint32_t d = reuser_of(in, ops, u);
+        uint32_t d = rv_reuser_of(in, ops, u);
         if (d == RAVEL_NONE || ops[u].kind == RAVEL_C_FIXED) continue;
         if (ops[u].kind == RAVEL_C_STACK || rv_op_is_late(&ops[u]) || rv_op_is_early(&ops[d])) return rs_fail(a, i, "bad reuse");
         uint32_t r = pick_reg(a, ops[u].vreg, RS_DEF | RS_TGT, true, false);
@@ -820,7 +813,7 @@ static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operan
     for (int late = 1; late >= 0; late--) /* register uses (late first: they avoid every def) */
         for (uint32_t u = nd; u < nops; u++) {
             const rv_operand *o = &ops[u];
-            if (rv_op_is_late(o) != (late != 0) || reuser_of(in, ops, u) != RAVEL_NONE) continue;
+            if (rv_op_is_late(o) != (late != 0) || rv_reuser_of(in, ops, u) != RAVEL_NONE) continue;
             if (o->kind != RAVEL_C_REG && o->kind != RAVEL_C_ANY) continue;
             bool ref_late = late && moving && vref(a, o->vreg);
             if (o->kind == RAVEL_C_ANY && (ref_late || any_slot || coin(a, 3))) continue; /* to a slot, below */

@@ -88,17 +88,14 @@ static uint32_t rnd32(ac *A)
         for (int i = 0; i < 4 && A->pos < A->len; i++) x = x << 8 | A->data[A->pos++];
         return x;
     }
-    uint64_t z = (A->st += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
+    return (uint32_t)(rv_rng_next(&A->st) >> 32);
 }
 static uint32_t below(ac *A, uint32_t n) { return n ? rnd32(A) % n : 0; }
 static bool pct(ac *A, uint32_t p) { return below(A, 100) < p; }
 
 static uint32_t nlocs(const ac *A) { return A->o.nregs + A->o.nslots + 1; } /* (+ the parallel moves' scratch slot) */
-static ravel_loc loc_of(const ac *A, uint32_t li) { return li < A->o.nregs ? li : ravel_slot(li - A->o.nregs); }
-static uint32_t li_of(const ac *A, ravel_loc l) { return (l & RAVEL_SLOT_BIT) ? A->o.nregs + (l & ~RAVEL_SLOT_BIT) : l; }
+static ravel_loc loc_of(const ac *A, uint32_t li) { return rv_loc_at(A->o.nregs, li); }
+static uint32_t li_of(const ac *A, ravel_loc l) { return rv_loc_index(A->o.nregs, nlocs(A) - A->o.nregs, l); }
 static bool is_slot(ravel_loc l) { return (l & RAVEL_SLOT_BIT) != 0; }
 static ravel_loc rand_reg(ac *A) { return below(A, A->o.nregs); }
 static ravel_loc rand_slot(ac *A) { return ravel_slot(below(A, A->o.nslots)); }
@@ -336,7 +333,7 @@ static void gc_track(ac *A, uint32_t *trk, const ac_inst *in)
         }
         if (!ref || listed[li]) continue;
         bool rooted = false;
-        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[A->o.nregs + in->smap[k]] == trk[li];
+        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
         if (!rooted) trk[li] = 0;
         rooted_any |= rooted;
     }
@@ -393,7 +390,7 @@ static void one_inst(ac *A, ac_block *B, uint32_t *trk)
         in->nu = below(A, 2);
         if (in->nu) in->u[0] = pick_use(A, trk, B);
         for (uint32_t s = 0; s < A->o.nslots && in->nsmap < 6; s++) {
-            uint32_t v = trk[A->o.nregs + s];
+            uint32_t v = trk[li_of(A, ravel_slot(s))];
             if ((v && A->isref.data[v - 1] && pct(A, 90)) || pct(A, 4)) in->smap[in->nsmap++] = s;
         }
     }
