@@ -422,6 +422,21 @@ enum { RV_SRC_DEF, RV_SRC_USE, RV_SRC_STACKMAP };
 char *rv_src_line(const ravel_func *f, uint32_t n);
 uint32_t rv_src_operand_col(const char *line, uint32_t inst_col, int role, uint32_t k);
 
+/* ===== edit.c: in-place edits of a finished function ========================= */
+/* Shift the instructions after the edit and keep the blocks' ranges and
+ * f->nslots right; analyses built before no longer describe f. */
+void rv_note_slot(ravel_func *f, ravel_loc l);         /* f->nslots covers l (a slot) */
+uint32_t rv_block_of_inst(const ravel_func *f, uint32_t i); /* the block holding instruction i, RAVEL_NONE; O(blocks) */
+/* Inserts an edit at position i, as part of block b: i is an index of b's
+ * range (at most its terminator's, which stays last). */
+void rv_edit_insert(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+void rv_inst_remove(ravel_func *f, uint32_t i);
+void rv_inst_move_before(ravel_func *f, uint32_t p, uint32_t q); /* q to position p < q (same block): p..q-1 shift down */
+void rv_inst_swap(ravel_func *f, uint32_t i, uint32_t j);         /* (same block) */
+/* Replaces the stackmap of instruction i by slots[0..n) (kept sorted and
+ * unique, copied to the end of f->u32). */
+void rv_inst_set_stackmap(ravel_func *f, uint32_t i, const uint32_t *slots, uint32_t n);
+
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
 
