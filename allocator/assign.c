@@ -673,28 +673,17 @@ static bool asg_edges(asg *a, uint32_t b)
 /* ---- driver ---- */
 
 /* Backward prepass: which operands' vregs are live after their
- * instruction (jump arguments count as live after their branch); leaves
- * the live set at the block's entry. */
+ * instruction (rv_live_after_block: jump arguments count as live after
+ * their branch); leaves the live set at the block's entry. */
 static void live_prepass(asg *a, uint32_t b)
 {
     const ravel_func *f = a->f;
     const rv_liveness *lv = a->in->lv;
-    const rv_block *bl = &f->blocks.data[b];
     a->lset.n = 0;
     const uint64_t *outb = lv->out + (size_t)b * lv->nwords;
     for (uint32_t w = 0; w < lv->nwords; w++)
         for (uint64_t bits = outb[w]; bits; bits &= bits - 1) live_add(a, w * 64 + (uint32_t)__builtin_ctzll(bits));
-    for (uint32_t j = bl->ninsts; j-- > 0;) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-        const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t k = 0; k < sc->nargs; k++) live_add(a, rv_succ_args(f, sc)[k]);
-        }
-        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) a->live_after[in->first_op + k] = in_live(a, ops[k].vreg);
-        for (uint32_t d = 0; d < in->ndefs; d++) live_del(a, ops[d].vreg);
-        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) live_add(a, ops[u].vreg);
-    }
+    rv_live_after_block(f, b, &a->lset, a->live_after);
 }
 
 /* The reload cache at the entry of block b: empty, except when b's only

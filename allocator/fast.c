@@ -456,13 +456,6 @@ static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
     }
 }
 
-static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *src)
-{
-    const ref_ctx *c = vc;
-    const uint64_t *g = c->gen + (size_t)b * c->gw, *k = c->kill + (size_t)b * c->gw;
-    for (uint32_t w = 0; w < c->gw; w++) dst[w] = (src[w] & ~k[w]) | g[w];
-}
-
 /* Records, for each safepoint of block b, the refs live across it in
  * sp_list (backward walk of the block from its live-out set in `live`).
  * False when sp_list passes the stackmaps' limit (the output would be
@@ -508,8 +501,8 @@ static bool safepoint_refs(fa *a)
     df.cfg = &a->cfg;
     df.nbits = c->ng;
     df.backward = true;
-    df.transfer = ref_transfer;
-    df.ctx = c;
+    df.gen = c->gen; /* gen/kill mode (c->gw words per block) */
+    df.kill = c->kill;
     rv_dataflow_solve(&df);
     a->sp_first = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     a->sp_n = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));

@@ -136,7 +136,7 @@ typedef struct lin {
     uint64_t *scratch, *pres;
     uint32_t *pres_v; /* preserved register -> the vreg it holds (for free_scratch) */
     uint8_t *pres_sv; /* and whether that vreg's slot is valid */
-    uint32_t *kmark;  /* lin_kills' per-vreg marks */
+    uint32_t *kmark, *kpos; /* lin_kills' sparse set (dense, pos) */
     uint8_t *nocap;   /* lin_liveness' per-vreg "never capped" */
     void *mem; /* the block holding the fixed-size arrays (lin_arrays) */
     char *err;
@@ -231,30 +231,27 @@ static void lin_liveness(lin *L)
     L->global = L->ls.capped;
 }
 
-/* Per-operand DIES/DEAD flags: one backward walk per block. */
+/* Per-operand DIES/DEAD flags: the shared backward walk per block
+ * (rv_live_after_block, its answers first in opk), none for global vregs
+ * (jump arguments are in the live-out lists but for global ones). */
 static void lin_kills(lin *L)
 {
     const ravel_func *f = L->f;
-    uint32_t *mark = L->kmark;
+    rv_sset live = {L->kmark, L->kpos, 0};
     for (uint32_t b = 0; b < L->nb; b++) {
-        uint32_t ep = b + 1;
         const rv_block *bl = &f->blocks.data[b];
         uint32_t nout;
         const uint32_t *out = live_out(L, b, &nout);
-        for (uint32_t k = 0; k < nout; k++) mark[out[k]] = ep;
-        for (uint32_t j = bl->ninsts; j-- > 0;) {
+        live.n = 0;
+        for (uint32_t k = 0; k < nout; k++) rv_sset_add(&live, out[k]);
+        rv_live_after_block(f, b, &live, L->opk);
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            for (uint32_t k = 0; k < in->ndefs; k++) {
-                uint32_t op = in->first_op + k, v = f->ops.data[op].vreg;
-                if (mark[v] != ep && !L->global[v]) L->opk[op] |= OPK_DEAD;
-                mark[v] = 0;
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+                uint32_t op = in->first_op + k;
+                bool dies = !L->opk[op] && !L->global[f->ops.data[op].vreg];
+                L->opk[op] = !dies ? 0 : k < in->ndefs ? OPK_DEAD : OPK_DIES;
             }
-            uint32_t u0 = in->first_op + in->ndefs;
-            for (uint32_t k = 0; k < in->nuses; k++) {
-                uint32_t v = f->ops.data[u0 + k].vreg;
-                if (mark[v] != ep && !L->global[v]) L->opk[u0 + k] |= OPK_DIES;
-            }
-            for (uint32_t k = 0; k < in->nuses; k++) mark[f->ops.data[u0 + k].vreg] = ep;
         }
     }
 }
@@ -1401,6 +1398,7 @@ static void lin_arrays(lin *L, char *base, size_t *total)
     LIN_TAKE(emstamp, nv, 0);
     LIN_TAKE(emidx, nv, 0);
     LIN_TAKE(kmark, nv, 0);
+    LIN_TAKE(kpos, nv, 0);
     LIN_TAKE(owner, nr, 0xff);
     LIN_TAKE(rstamp, nr, 0);
     LIN_TAKE(rpinv, nr, 0xff);
