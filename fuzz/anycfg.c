@@ -1,8 +1,8 @@
 /* anycfg.c - allocated functions on arbitrary CFGs (see anycfg.h).
  *
  *   cfg      random successors (jump, br, ret), critical edges split by
- *            edge blocks, dominators (bit sets: at most 64 blocks after
- *            splitting), reverse post-order
+ *            edge blocks (at most 64 blocks after splitting); reverse
+ *            post-order and dominators by ir/cfg.c
  *   body     per reachable block in reverse post-order: instructions over
  *            the values available (defined in the block's dominators or
  *            parameters), locations from a tracker of "location L holds v"
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AC_MAXB 64u    /* blocks after splitting (dominators as 64-bit sets) */
+#define AC_MAXB 64u    /* blocks after splitting */
 #define AC_MAXP 3u     /* parameters per block */
 #define AC_MAXLOC 40u  /* registers + slots */
 
@@ -59,7 +59,6 @@ typedef struct ac_block {
     uint32_t nsucc, succ[2];
     uint8_t term;
     uint32_t npred;
-    uint64_t dom;              /* blocks dominating this one */
     uint32_t idom;
     bool reach;
     uint32_t trk[AC_MAXLOC];   /* tracker at the exit: vreg + 1, 0 nothing */
@@ -114,54 +113,28 @@ static void add_succ(ac *A, uint32_t b, uint32_t t)
     A->b[t].npred++;
 }
 
-static void dfs(ac *A, uint32_t b, uint8_t *seen, uint32_t *post, uint32_t *np)
-{
-    seen[b] = 1;
-    for (uint32_t k = 0; k < A->b[b].nsucc; k++)
-        if (!seen[A->b[b].succ[k]]) dfs(A, A->b[b].succ[k], seen, post, np);
-    post[(*np)++] = b;
-}
-
-/* Reverse post-order, dominators (iterative, bit sets), idoms, and whether
- * some retreating edge's target does not dominate its source. */
+/* Reverse post-order, idoms, and whether some retreating edge's target
+ * does not dominate its source: the CFG analyses (ir/cfg.c) of the
+ * successor lists. */
 static void analyse(ac *A)
 {
-    uint8_t seen[AC_MAXB] = {0};
-    uint32_t post[AC_MAXB], np = 0;
-    dfs(A, 0, seen, post, &np);
-    A->nrpo = np;
-    for (uint32_t b = 0; b < A->nb; b++) A->rpoi[b] = UINT32_MAX, A->b[b].reach = seen[b];
-    for (uint32_t i = 0; i < np; i++) A->rpo[i] = post[np - 1 - i], A->rpoi[A->rpo[i]] = i;
-    uint64_t all = A->nb == 64 ? UINT64_MAX : (1ULL << A->nb) - 1;
-    for (uint32_t b = 0; b < A->nb; b++) A->b[b].dom = b == 0 ? 1 : all;
-    for (bool ch = true; ch;) {
-        ch = false;
-        for (uint32_t i = 1; i < np; i++) {
-            uint32_t b = A->rpo[i];
-            uint64_t d = all;
-            for (uint32_t p = 0; p < A->nb; p++)
-                for (uint32_t k = 0; A->b[p].reach && k < A->b[p].nsucc; k++)
-                    if (A->b[p].succ[k] == b) d &= A->b[p].dom;
-            d |= 1ULL << b;
-            if (d != A->b[b].dom) A->b[b].dom = d, ch = true;
-        }
-    }
+    uint32_t start[AC_MAXB + 1], succ[2 * AC_MAXB], ne = 0;
     for (uint32_t b = 0; b < A->nb; b++) {
-        A->b[b].idom = UINT32_MAX;
-        if (!A->b[b].reach || b == 0) continue;
-        /* the strict dominator latest in reverse post-order */
-        for (uint32_t i = 0; i < np; i++) {
-            uint32_t d = A->rpo[i];
-            if (d != b && (A->b[b].dom >> d & 1) && (A->b[b].idom == UINT32_MAX || A->rpoi[d] > A->rpoi[A->b[b].idom]))
-                A->b[b].idom = d;
-        }
+        start[b] = ne;
+        for (uint32_t k = 0; k < A->b[b].nsucc; k++) succ[ne++] = A->b[b].succ[k];
     }
-    A->irreducible = false;
-    for (uint32_t p = 0; p < A->nb; p++)
-        for (uint32_t k = 0; A->b[p].reach && k < A->b[p].nsucc; k++) {
-            uint32_t t = A->b[p].succ[k];
-            if (A->rpoi[t] <= A->rpoi[p] && !(A->b[p].dom >> t & 1)) A->irreducible = true;
-        }
+    start[A->nb] = ne;
+    rv_cfg g;
+    rv_cfg_build_succs(&g, A->nb, start, succ);
+    A->nrpo = g.nrpo;
+    for (uint32_t b = 0; b < A->nb; b++) {
+        A->rpoi[b] = g.rpo_index[b]; /* (RAVEL_NONE: unreachable) */
+        A->b[b].reach = g.rpo_index[b] != RAVEL_NONE;
+        A->b[b].idom = b == 0 || !A->b[b].reach ? UINT32_MAX : g.idom[b];
+    }
+    for (uint32_t i = 0; i < g.nrpo; i++) A->rpo[i] = g.rpo[i];
+    A->irreducible = !g.reducible;
+    rv_cfg_free(&g);
 }
 
 /* Random successors; then every edge from a two-way branch into a block

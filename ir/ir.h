@@ -472,6 +472,22 @@ void rv_cfg_build(rv_cfg *c, const ravel_func *f);
  * grows it only when too small). rv_cfg_free frees it. */
 void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f);
 void rv_cfg_free(rv_cfg *c);
+/* The same analyses of a graph given by its successor lists (CSR: block
+ * b's successors succ[succ_start[b] .. succ_start[b+1]), entries >= nblocks
+ * ignored), for a CFG that is not (yet) a function's; block 0 is the entry. */
+void rv_cfg_build_succs(rv_cfg *c, uint32_t nblocks, const uint32_t *succ_start, const uint32_t *succ);
+/* The meet step of Cooper, Harvey and Kennedy's dominance algorithm, the
+ * one every dominator computation uses: the nearest common dominator of
+ * the blocks of RPO indices a and b, given idom[] by RPO index (idom[i] <
+ * i for i > 0 reached so far, idom[0] = 0). */
+static inline uint32_t rv_dom_meet(const uint32_t *idom, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (a > b) a = idom[a];
+        while (b > a) b = idom[b];
+    }
+    return a;
+}
 /* True if a dominates b (reflexive); false if either is unreachable. O(1). */
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);
 static inline uint32_t rv_cfg_npreds(const rv_cfg *c, uint32_t b) { return c->pred_start[b + 1] - c->pred_start[b]; }
