@@ -21,28 +21,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
 #include "ir/ir.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        perror(path);
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = rv_xmalloc(cap + 1);
-    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
-        n += k;
-        if (n == cap) buf = rv_xrealloc(buf, (cap *= 2) + 1);
-    }
-    fclose(fp);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 typedef struct expect {
     char kind[64];
@@ -128,7 +110,7 @@ static int parse_spec(const char *text, spec *sp)
 static ravel_module *load(const char *path, char **text)
 {
     size_t len;
-    *text = read_all(path, &len);
+    *text = ts_read_all(path, &len);
     if (!*text) return NULL;
     ravel_diags *d = ravel_diags_new();
     ravel_module *m = ravel_module_parse(*text, len, path, d);

@@ -14,28 +14,10 @@
  * Exit status 0 when every check passes, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        perror(path);
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = rv_xmalloc(cap);
-    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
-        n += k;
-        if (n == cap) buf = rv_xrealloc(buf, cap *= 2);
-    }
-    fclose(fp);
-    buf[n] = 0; /* n < cap always */
-    *len = n;
-    return buf;
-}
 
 static char *render(const ravel_module *m, size_t *len)
 {
@@ -59,7 +41,7 @@ static ravel_module *parse_quiet(const char *text, size_t len, const char *name,
 static int roundtrip_one(const char *path)
 {
     size_t len, l1 = 0, l2 = 0;
-    char *text = read_all(path, &len);
+    char *text = ts_read_all(path, &len);
     if (!text) return 1;
     ravel_diags *d1, *d2, *d3;
     ravel_module *m1 = parse_quiet(text, len, path, &d1);
@@ -131,7 +113,7 @@ static int cmd_roundtrip(int n, char **files)
 static int cmd_golden(const char *in, const char *expected)
 {
     size_t len, elen, plen;
-    char *text = read_all(in, &len), *want = read_all(expected, &elen);
+    char *text = ts_read_all(in, &len), *want = ts_read_all(expected, &elen);
     if (!text || !want) return 1;
     ravel_diags *d;
     ravel_module *m = parse_quiet(text, len, in, &d);
@@ -154,7 +136,7 @@ static int cmd_golden(const char *in, const char *expected)
 static int cmd_error(const char *path)
 {
     size_t len;
-    char *text = read_all(path, &len);
+    char *text = ts_read_all(path, &len);
     if (!text) return 1;
     unsigned line = 0, col = 0;
     int off = 0;
@@ -199,7 +181,7 @@ static int cmd_canonical(int n, char **files)
     int bad = 0;
     for (int i = 0; i < n; i++) {
         size_t len, plen;
-        char *text = read_all(files[i], &len);
+        char *text = ts_read_all(files[i], &len);
         if (!text) {
             bad++;
             continue;

@@ -27,28 +27,10 @@
  * Exit status 0 if the test passes, 1 otherwise (with a reason on stderr). */
 #define _POSIX_C_SOURCE 200809L
 #include "ir/ir.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        perror(path);
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = rv_xmalloc(cap);
-    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
-        n += k;
-        if (n == cap) buf = rv_xrealloc(buf, cap *= 2);
-    }
-    fclose(fp);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 /* Calls fn(line-after-prefix) for each line starting with prefix. */
 typedef RV_VEC(char *) strvec;
@@ -78,7 +60,7 @@ static void free_strs(strvec *v)
 static ravel_module *load(const char *path, char **text_out, ravel_diags *d)
 {
     size_t len;
-    char *text = read_all(path, &len);
+    char *text = ts_read_all(path, &len);
     if (!text) return NULL;
     ravel_module *m = ravel_module_parse(text, len, path, d);
     if (m && ravel_diags_count(d)) {

@@ -14,26 +14,12 @@
  */
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
+#include "tests/support/support.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **err);
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, fp);
-    fclose(fp);
-    s[got] = 0;
-    *len = got;
-    return s;
-}
 
 /* Checks one allocation of f; returns true if verified and equivalent. */
 static bool verify(const ravel_func *f, const ravel_func *g, const char *what)
@@ -85,7 +71,7 @@ static void block_costs(const ravel_func *g)
 static int run_case(const char *path)
 {
     size_t len;
-    char *src = read_file(path, &len);
+    char *src = ts_read_all(path, &len);
     if (!src) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
