@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L /* opendir */
 #include "fuzz/campaign.h"
 #include "tests/test.h"
+#include "tests/support/expect.h"
 #include "tests/support/support.h"
 
 #include <dirent.h>
@@ -274,7 +275,10 @@ static int run_case(ravel_checker *ck, const char *path)
     char *text = ts_read_all(path, &len), spec[96] = "", expect[64] = "";
     CHECK(text != NULL);
     if (!text) return -1;
-    CHECK(rv_fuzz_header(text, len, "inject", spec, sizeof spec) && rv_fuzz_header(text, len, "expect", expect, sizeof expect));
+    const char *p1 = text, *p2 = text;
+    ts_expect x;
+    CHECK(ts_header_next(&p1, "inject", spec, sizeof spec) && ts_header_next(&p2, "expect", expect, sizeof expect));
+    CHECK(ts_expect_parse(expect, &x, 1) == 1 && ts_expect_only(&x, 1, 1u << TS_X_KIND, expect) && !x.line); /* KIND */
     char *colon = strchr(spec, ':');
     uint64_t seed = colon ? strtoull(colon + 1, NULL, 0) : 0;
     if (colon) *colon = 0;

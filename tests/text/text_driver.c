@@ -5,15 +5,17 @@
  *                                   prints the same, and print is a fixpoint.
  *                                   Files that do not parse are skipped.
  *   text_driver golden IN EXPECTED  print(parse(IN)) must equal EXPECTED.
- *   text_driver error FILE          FILE must fail to parse; its first line
- *                                   is "# error: LINE:COL: SUBSTRING" (a line
- *                                   "# only error" below it: and no other) and the
- *                                   first diagnostic must be at LINE:COL and
- *                                   contain SUBSTRING.
+ *   text_driver error FILE          FILE must fail to parse; its header
+ *                                   "# expect: LINE:COL: SUBSTRING" (and
+ *                                   "# expect: only": no other diagnostic;
+ *                                   tests/support/expect.h) says the first
+ *                                   diagnostic is at LINE:COL and contains
+ *                                   SUBSTRING.
  *   text_driver canonical FILE...   each file must already be canonical.
  * Exit status 0 when every check passes, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
+#include "tests/support/expect.h"
 #include "tests/support/support.h"
 
 #include <stdlib.h>
@@ -138,19 +140,22 @@ static int cmd_error(const char *path)
     size_t len;
     char *text = ts_read_all(path, &len);
     if (!text) return 1;
-    unsigned line = 0, col = 0;
-    int off = 0;
-    if (sscanf(text, "# error: %u:%u: %n", &line, &col, &off) < 2 || !off) {
-        fprintf(stderr, "%s: first line must be '# error: LINE:COL: MESSAGE'\n", path);
+    ts_expect x[2] = {{0}, {0}};
+    char v[512];
+    const char *p = text;
+    int n = 0;
+    while (n >= 0 && ts_header_next(&p, "expect", v, sizeof v)) { /* LINE:COL: TEXT, and only */
+        int k = n < 2 ? ts_expect_parse(v, x + n, 2 - n) : -1;
+        n = k < 0 || !ts_expect_only(x + n, k, 1u << TS_X_DIAG | 1u << TS_X_ONLY, v) ? -1 : n + k;
+    }
+    bool only = n == 2 && x[1].what == TS_X_ONLY;
+    if (n < 1 || x[0].what != TS_X_DIAG || (n == 2 && !only)) {
+        fprintf(stderr, "%s: needs '# expect: LINE:COL: MESSAGE' (then '# expect: only')\n", path);
         free(text);
         return 1;
     }
-    const char *nl = strchr(text + off, '\n');
-    size_t sublen = nl ? (size_t)(nl - text - off) : strlen(text + off);
-    if (sublen && text[(size_t)off + sublen - 1] == '\r') sublen--;
-    char *sub = rv_xmalloc(sublen + 1);
-    memcpy(sub, text + off, sublen);
-    sub[sublen] = 0;
+    unsigned line = x[0].line, col = x[0].col;
+    const char *sub = x[0].text;
     char where[512];
     snprintf(where, sizeof where, "%s:%u:%u: error: ", path, line, col);
     ravel_diags *d;
@@ -163,7 +168,7 @@ static int cmd_error(const char *path)
     } else if (strncmp(d->v.data[0].msg, where, strlen(where)) != 0 || !strstr(d->v.data[0].msg, sub)) {
         fprintf(stderr, "%s: expected '%s...%s', got:\n", path, where, sub);
         ravel_diags_print(stderr, d);
-    } else if (strstr(text, "\n# only error\n") && ravel_diags_count(d) != 1) {
+    } else if (only && ravel_diags_count(d) != 1) {
         fprintf(stderr, "%s: expected this one error, got %zu:\n", path, ravel_diags_count(d));
         ravel_diags_print(stderr, d);
     } else {
@@ -171,7 +176,6 @@ static int cmd_error(const char *path)
     }
     ravel_module_free(m);
     ravel_diags_free(d);
-    free(sub);
     free(text);
     return rc;
 }

@@ -14,6 +14,7 @@
  */
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
+#include "tests/support/expect.h"
 #include "tests/support/support.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +77,15 @@ static int run_case(const char *path)
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
     }
-    const char *ex = strstr(src, "# expect: error ");
-    char want[256] = "";
-    if (ex) sscanf(ex + 16, "%255[^\n]", want);
+    char want[256] = "", v[512];
+    for (const char *p = src; ts_header_next(&p, "expect", v, sizeof v);) { /* error TEXT */
+        ts_expect x;
+        if (ts_expect_parse(v, &x, 1) != 1 || !ts_expect_only(&x, 1, 1u << TS_X_ERROR, v)) {
+            free(src);
+            return 1;
+        }
+        memcpy(want, x.text, sizeof want);
+    }
     ravel_diags *d = ravel_diags_new();
     ravel_module *mod = ravel_module_parse(src, len, path, d);
     int bad = 0;
