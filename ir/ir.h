@@ -2,6 +2,9 @@
  * ir.h - the map of libravel's core: types first, then one banner per source
  * file of ir/ with its prototypes. Every other part of ravel (checker,
  * allocators, generator, CLI) includes this header.
+ * Beside it: ir/rng.h (the one PRNG, splitmix64) and ir/analysis.h (the
+ * shared analyses: bitsets, the dataflow solver of dataflow.c, liveness and
+ * live intervals of live.c).
  *
  * Representation (see docs/architecture.md):
  *   - A function owns all of its memory: growable arrays (insts, ops, ...)
