@@ -80,24 +80,6 @@ void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_c
     rv_free(kill);
 }
 
-/* The per-operand walk of one block (see analysis.h). */
-void rv_live_after_block(const ravel_func *f, uint32_t b, rv_sset *live, uint8_t *after)
-{
-    const rv_block *bl = &f->blocks.data[b];
-    for (uint32_t j = bl->ninsts; j-- > 0;) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-        const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t k = 0; k < sc->nargs; k++) rv_sset_add(live, rv_succ_args(f, sc)[k]);
-        }
-        uint32_t n = (uint32_t)in->ndefs + in->nuses;
-        for (uint32_t k = 0; k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
-        for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
-        for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
-    }
-}
-
 /* Path exploration (per variable, SSA): from each block where v is read
  * before any def of it in that block (an operand use, or a jump argument of
  * its terminator), walk predecessors upwards marking v live-in, and live-out
