@@ -3,11 +3,12 @@
  *
  * Pipeline of one ravel_check call (check.c, the one driver), each phase
  * with its own context in struct ravel_checker (see there):
- *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL;
- *                         writes ck_facts for the phases after it
+ *   guard (ck_guard.c,    structural sanity; bad input -> RAVEL_EINVAL;
+ *     ck_guard_inst.c)    writes ck_facts for the phases after it
  *   cfg (ck_cfg.c)        ir/cfg.c's rv_cfg plus in-edge indexes,
  *                         dominator/loop children, retreat flags
- *   rules (ck_rules.c)    per-operand constraint/structure checks, --orig match
+ *   rules (ck_rules.c)    per-operand constraint/structure checks
+ *   --orig (ck_orig.c)    the match against the unallocated function
  *   value numbering       proves a correct allocation in one pass, or
  *     (ck_vn.c)           answers "not proven"
  *   reference (ck_ref.c)  the fixpoint of docs/format.md section 6 as
@@ -128,9 +129,9 @@ struct ravel_report {
     const void *text_func;
 };
 
-/* The guard's working state (ck_rules.c): per-vreg stamps, grow-only. */
+/* The guard's working state (ck_guard.c): per-vreg stamps, grow-only. */
 typedef struct ck_guard_ctx {
-    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
+    uint16_t *gdef;        /* class key | defined bit (ck_guard.c: 16 bits, a small table for the cache) */
     uint32_t *gpar;        /* parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     ck_u32vec gpend, gnpred; /* reads not yet seen defined; in-edges per block */
@@ -206,7 +207,7 @@ struct ravel_checker {
     const ravel_func *f;
     uint32_t nregs, nlocs, nblocks, nvregs;
     /* the phases, in the driver's order */
-    ck_guard_ctx guard; /* the guard's working state (ck_rules.c) */
+    ck_guard_ctx guard; /* the guard's working state (ck_guard.c) */
     ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
     ck_cfg cfg;         /* the CFG (ck_cfg.c) */
     struct ck_vn *vn;   /* the value-numbering verdict's context (ck_vn.c) */
@@ -337,8 +338,7 @@ size_t ck_ref_memory(const ravel_checker *ck);
 /* check.c: bytes of scratch memory the context holds (benchmarks). */
 size_t ck_memory(const ravel_checker *ck);
 
-/* ck_rules.c */
-/* Structural sanity (anything that would make the analysis unsafe); on
+/* ck_guard.c: structural sanity (anything that would make the analysis unsafe); on
  * failure appends diagnostics to rep->bad_input and returns false. On
  * success *suspect tells whether ravel_validate might reject f (EINVAL). */
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect);
@@ -346,8 +346,8 @@ void ck_guard_free(ck_guard_ctx *g);
 size_t ck_guard_memory(const ck_guard_ctx *g);
 void ck_facts_free(ck_facts *x);
 size_t ck_facts_memory(const ck_facts *x);
-void ck_rules(ravel_checker *ck);
-void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
+void ck_rules(ravel_checker *ck);                           /* ck_rules.c */
+void ck_match_orig(ravel_checker *ck, const ravel_func *orig); /* ck_orig.c */
 
 /* ck_report.c */
 ravel_report *ck_report_new(void);
