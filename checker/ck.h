@@ -39,8 +39,8 @@
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the reference decides */
-#define CK_OPT_VN_LAZY 0x04000000u /* internal option (tests): value numbering's lazy M(h) from the first walk (ck_vn.c: build_m) */
-#define CK_OPT_VN_NO_P 0x10000000u /* internal option (tests): irreducible targets get no P(t) (ck_vn.c: build_irr), so that the latches' premise check decides */
+#define CK_OPT_VN_LAZY 0x04000000u /* internal option (tests): value numbering's lazy M(h) from the first walk (ck_vn_knobs.c: vn_build_m) */
+#define CK_OPT_VN_NO_P 0x10000000u /* internal option (tests): irreducible targets get no P(t) (ck_vn_knobs.c: vn_build_irr), so that the latches' premise check decides */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
@@ -153,7 +153,7 @@ typedef struct ck_facts {
     uint32_t gncap;
     uint32_t gnstamp;      /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
     bool gnf_ok;
-    /* the slots each block writes, for M(h) (ck_vn.c: build_m); valid
+    /* the slots each block writes, for M(h) (ck_vn_knobs.c: vn_build_m); valid
      * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
      * guard's fast path ran every one of its instructions: then every slot
      * they write is listed in gwslot[gw[b].start ..], it has no safepoint,

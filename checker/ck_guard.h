@@ -30,7 +30,7 @@ typedef struct guard {
 /* For the value-numbering verdict (ck_vn.c), the allocated function's guard notes per
  * vreg whether it is defined, defined again (also when guard_plain_any
  * and guard_inst both look at one instruction, which is rare: that only
- * chains one more vreg and has build_m scan; plain_ops giving up tells
+ * chains one more vreg and has vn_build_m scan; plain_ops giving up tells
  * guard_plain_any which defs it noted, ck->guard.gnfast, and those are noted
  * again with `again`), where, and whether it is a parameter, a branch
  * argument or a copy source. Every path through the guard notes them, so
