@@ -32,6 +32,7 @@
 #ifndef RAVEL_CK_H
 #define RAVEL_CK_H
 
+#include "ck_sem.h"
 #include "ir/ir.h"
 
 #define CK_NIL 0xffffffffu

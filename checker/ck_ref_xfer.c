@@ -356,10 +356,6 @@ static void clobber(const ravel_checker *ck, ck_ref *r, const rv_inst *in)
     }
 }
 
-static bool keep_nonref(const ravel_checker *ck, uint32_t v, uint32_t arg) { (void)arg; return !ref_is_ref(ck, v); }
-
-static bool keep_ref(const ravel_checker *ck, uint32_t v, uint32_t arg) { (void)arg; return ref_is_ref(ck, v); }
-
 /* A new mark for lmark2/vmark2 (its own counter: the visit's stamp stays). */
 static uint32_t next_mark(ck_ref *r)
 {
@@ -371,42 +367,38 @@ static uint32_t next_mark(ck_ref *r)
     return r->work.stamp2;
 }
 
-/* gc nonmoving: the vregs a listed slot holds are rooted (vmark2 == arg). */
-static bool keep_rooted(const ravel_checker *ck, uint32_t v, uint32_t arg)
+/* The collector's rule (ck_sem.h: ck_gc_keeps) for vreg v in a location
+ * the stackmap lists or not; v is rooted if vmark2[v] == mark. */
+static bool gc_keeps(const ravel_checker *ck, uint32_t v, uint32_t mark, bool listed)
 {
-    return !ref_is_ref(ck, v) || ck->ref->work.vmark2[v] == arg;
+    return ck_gc_keeps(!ck->f->mach->gc_nonmoving, ref_is_ref(ck, v), listed, ck->ref->work.vmark2[v] == mark);
 }
+static bool keep_unlisted(const ravel_checker *ck, uint32_t v, uint32_t mark) { return gc_keeps(ck, v, mark, false); }
+static bool keep_listed(const ravel_checker *ck, uint32_t v, uint32_t mark) { return gc_keeps(ck, v, mark, true); }
 
-/* The safepoint effect. gc moving: every location not in the stackmap
- * loses its .ref vregs, and every listed slot its other vregs (the
- * collector rewrote its bits). gc nonmoving: a .ref vreg held by no listed
- * slot is removed everywhere. */
+/* The safepoint effect: the collector's rule on every location that may
+ * lose a vreg by it - the listed slots, and the locations holding a .ref
+ * vreg (a location holding none that is not listed keeps all). The vregs
+ * the listed slots hold are rooted (vmark2). */
 static void safepoint_effect(ravel_checker *ck, ck_ref *r, const rv_inst *in)
 {
     uint32_t n = (in->flags & RV_IF_STACKMAP) ? in->u.smap.n : 0;
     uint32_t listed = next_mark(r);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = smap_li(ck, in, k);
-        if (li != CK_NIL) r->work.lmark2[li] = listed;
-    }
-    live_holders(ck, r, ck->nvregs, &r->work.hl); /* the holders of .ref vregs, first (filtering pushes holders) */
-    if (!ck->f->mach->gc_nonmoving) {
-        for (uint32_t i = 0; i < r->work.hl.len; i++)
-            if (r->work.lmark2[r->work.hl.data[i]] != listed) filter_loc(ck, r, r->work.hl.data[i], keep_nonref, 0);
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t li = smap_li(ck, in, k);
-            if (li != CK_NIL) filter_loc(ck, r, li, keep_ref, 0);
-        }
-        return;
-    }
-    for (uint32_t k = 0; k < n; k++) {
         uint32_t li = smap_li(ck, in, k), one;
+        if (li == CK_NIL) continue;
+        r->work.lmark2[li] = listed;
         const uint32_t *m;
-        uint32_t nm = li == CK_NIL ? 0 : ref_members(r, ref_loc(r, li), &m, &one);
+        uint32_t nm = ref_members(r, ref_loc(r, li), &m, &one);
         for (uint32_t i = 0; i < nm; i++) r->work.vmark2[m[i]] = listed;
     }
+    live_holders(ck, r, ck->nvregs, &r->work.hl); /* the holders of .ref vregs, first (filtering pushes holders) */
     for (uint32_t i = 0; i < r->work.hl.len; i++)
-        if (r->work.lmark2[r->work.hl.data[i]] != listed) filter_loc(ck, r, r->work.hl.data[i], keep_rooted, listed);
+        if (r->work.lmark2[r->work.hl.data[i]] != listed) filter_loc(ck, r, r->work.hl.data[i], keep_unlisted, listed);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t li = smap_li(ck, in, k);
+        if (li != CK_NIL) filter_loc(ck, r, li, keep_listed, listed);
+    }
 }
 
 /* ---- one instruction, one block ---- */

@@ -283,14 +283,6 @@ static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, 
     return *clobber;
 }
 
-static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
-{
-    if (!(in->flags & RV_IF_STACKMAP)) return false;
-    for (uint32_t k = 0; k < in->u.smap.n; k++)
-        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
-    return false;
-}
-
 /* Can block b reach itself (is it on a CFG cycle)? Only on errors: a
  * search over the successors. */
 static bool on_cycle(const ravel_checker *ck, uint32_t b)
@@ -381,7 +373,7 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
                 done = true;
                 break;
             }
-            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
+            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !(li >= ck->nregs && ck_smap_lists(f, in, li - ck->nregs))) {
                 ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
                 where(&b, f, i);
                 ck_bprintf(&b, " (%s not in its stackmap)\n", lb);

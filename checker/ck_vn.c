@@ -194,13 +194,27 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
     }
 }
 
-/* The collector (docs/format.md section 6; names are of .ref vregs only or of
- * none, so a location loses all of its vregs or none): gc moving, every
- * location outside the stackmap holding a .ref name is emptied; gc
- * nonmoving, every one whose name no listed slot holds (fewer facts than
- * the rule when a listed slot holds a name only assumed equal: sound).
- * The live part of V->flow.rl lists every location that may hold a .ref name;
- * the survivors start a new one. */
+/* Name x is among the sorted names in roots[0..n). */
+static bool rooted_name(const uint32_t *roots, uint32_t n, uint32_t x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (roots[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && roots[lo] == x;
+}
+
+/* The collector (docs/format.md section 6; its rule: ck_sem.h,
+ * ck_gc_keeps). Names are of .ref vregs only or of none, so a location
+ * loses all of its vregs or none: a location holding a .ref name keeps it
+ * by the rule, rooted when a listed slot holds that name (fewer facts than
+ * the rule when a listed slot holds a name only assumed equal: sound). A
+ * location holding another name keeps it unless it is a listed slot with
+ * gc moving, which vn_stackmap, just before, refused. The live part of
+ * V->flow.rl lists every location that may hold a .ref name; the
+ * survivors start a new one. */
 static bool vsafepoint(vn *W, const rv_inst *in)
 {
     struct ck_vn *V = W->V;
@@ -212,9 +226,6 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = vlix(W, ravel_slot(f->u32.data[in->u.smap.first + k]));
         V->vars.st2[li] = sl;
-        /* (with gc moving a listed slot loses its non-.ref vregs, section
-         * 6; here that is a no-op: vn_stackmap, just before, refused every
-         * listed slot whose name is not a .ref name) */
         if (!moving) rv_vec_push(V->flow.roots, W->cur[li]);
     }
     ck_sort_u32(V->flow.roots.data, V->flow.roots.len);
@@ -223,17 +234,8 @@ static bool vsafepoint(vn *W, const rv_inst *in)
         uint32_t li = V->flow.rl.data[i], x = W->cur[li];
         if (V->vars.st[li] == sd || !(x & VN_REF)) continue;
         V->vars.st[li] = sd;
-        bool kept = moving && V->vars.st2[li] == sl;
-        if (!moving) { /* the names the listed slots hold, sorted */
-            uint32_t lo = 0, hi = V->flow.roots.len;
-            while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (V->flow.roots.data[mid] < x) lo = mid + 1;
-                else hi = mid;
-            }
-            kept = lo < V->flow.roots.len && V->flow.roots.data[lo] == x;
-        }
-        if (kept) rv_vec_push(V->flow.keep, li);
+        bool rooted = !moving && rooted_name(V->flow.roots.data, V->flow.roots.len, x);
+        if (ck_gc_keeps(moving, true, V->vars.st2[li] == sl, rooted)) rv_vec_push(V->flow.keep, li);
         else vset(W, li, 0);
     }
     uint32_t base = V->flow.rl.len;
