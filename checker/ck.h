@@ -221,6 +221,7 @@ struct ravel_checker {
     bool states_over;   /* the reference passed CK_MAX_STATE_POOL: nothing decided */
     uint64_t nvisits;   /* block visits (value numbering, reference): tests bound the work */
     uint64_t ref_scans; /* holder-list entries the reference scanned: tests bound the work */
+    uint64_t ref_states; /* entries the reference's states took in all, both pools (tests put state_limit at its edge) */
 };
 
 /* Where an error happens: block, instruction, operand role and index. */

@@ -323,6 +323,7 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     r->stop_at_error = verdict_only;
     bool done = fixpoint(ck, r, &diverged);
     r->stop_at_error = false;
+    ck->ref_states = (uint64_t)r->fix.pool.len + r->fix.xpool.len;
     *overflow = r->sets.overflow;
     *limit = r->sets.limit;
     if (diverged) {
