@@ -66,6 +66,9 @@ static void ref_fix_free(ref_fix *x)
     rv_vec_free(x->edgev);
     rv_vec_free(x->meetv);
     rv_vec_free(x->tmp);
+    rv_vec_free(x->hdr);
+    rv_vec_free(x->seedspan);
+    rv_vec_free(x->seeds);
     memset(x, 0, sizeof *x);
 }
 
@@ -73,7 +76,7 @@ static size_t ref_fix_memory(const ref_fix *x)
 {
 #define V(v) ((size_t)x->v.cap * sizeof *x->v.data)
     return V(pool) + V(xpool) + V(ent) + V(xit) + V(reached) + V(queued) + V(xdone) + V(in_start) + V(in_src) + V(in_edge) +
-           V(exitv) + V(edgev) + V(meetv) + V(tmp);
+           V(exitv) + V(edgev) + V(meetv) + V(tmp) + V(hdr) + V(seedspan) + V(seeds);
 #undef V
 }
 
@@ -84,6 +87,7 @@ void ck_ref_free(ravel_checker *ck)
     ck_sets_free(&r->sets);
     ref_fix_free(&r->fix);
     ref_work_free(&r->work);
+    ref_view_free(&r->view);
     rv_free(r);
     ck->ref = NULL;
 }
@@ -92,7 +96,7 @@ size_t ck_ref_memory(const ravel_checker *ck)
 {
     const ck_ref *r = ck->ref;
     if (!r) return 0;
-    return ref_fix_memory(&r->fix) + ref_work_memory(&r->work) + (size_t)r->sets.pool.cap * sizeof *r->sets.pool.data +
+    return ref_fix_memory(&r->fix) + ref_work_memory(&r->work) + ref_view_memory(&r->view) + (size_t)r->sets.pool.cap * sizeof *r->sets.pool.data +
            (size_t)r->sets.recs.cap * sizeof *r->sets.recs.data + (size_t)r->sets.cap * 4;
 }
 
@@ -102,6 +106,7 @@ static void ref_reset(ravel_checker *ck, ck_ref *r)
     const ravel_func *f = ck->f;
     uint32_t n = ck->nblocks;
     r->has_run = true;
+    r->view.f = NULL;
     ck_sets_reset(&r->sets);
     if (ck->set_limit) r->sets.limit = ck->set_limit;
     r->fix.state_limit = ck->state_limit ? ck->state_limit : CK_MAX_STATE_POOL;
@@ -238,25 +243,47 @@ static void meet_edge(ck_ref *r)
     r->fix.meetv.len = w;
 }
 
+/* r->fix.meetv := r->fix.edgev (the first in-edge), or its meet with it. */
+static void meet_in(ck_ref *r, bool *first)
+{
+    if (!*first) {
+        meet_edge(r);
+        return;
+    }
+    r->fix.meetv.len = 0;
+    rv_vec_reserve(r->fix.meetv, r->fix.edgev.len);
+    if (r->fix.edgev.len) memcpy(r->fix.meetv.data, r->fix.edgev.data, r->fix.edgev.len * sizeof *r->fix.edgev.data);
+    r->fix.meetv.len = r->fix.edgev.len;
+    *first = false;
+}
+
+/* In the steady states (ck_ref_steady) a loop header's forward in-edges
+ * (from q, which t does not dominate) do not count, and its first
+ * fixpoint's back edges (its seed) do. */
+static bool steady_header(const ck_ref *r, uint32_t t) { return r->fix.steady && r->fix.hdr.data[t]; }
+
+static void meet_seed(ck_ref *r, uint32_t t, bool *first)
+{
+    ck_span sp = r->fix.seedspan.data[t];
+    r->fix.edgev.len = 0;
+    rv_vec_reserve(r->fix.edgev, sp.len);
+    if (sp.len) memcpy(r->fix.edgev.data, r->fix.seeds.data + sp.start, sp.len * sizeof *r->fix.edgev.data);
+    r->fix.edgev.len = sp.len;
+    meet_in(r, first);
+}
+
 /* t's entry := the meet over its in-edges whose source has an exit state
  * (the others are unreached: the meet's identity); true if it changed. */
 static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
 {
-    bool first = true;
+    bool first = true, steady = steady_header(r, t);
     for (uint32_t p = r->fix.in_start.data[t]; p < r->fix.in_start.data[t + 1]; p++) {
         uint32_t q = r->fix.in_src.data[p];
-        if (!r->fix.xdone.data[q]) continue;
+        if (!r->fix.xdone.data[q] || (steady && !rv_cfg_dominates(&ck->cfg.g, t, q))) continue;
         edge_state(ck, r, q, &ck->f->succs.data[r->fix.in_edge.data[p]]);
-        if (first) {
-            r->fix.meetv.len = 0;
-            rv_vec_reserve(r->fix.meetv, r->fix.edgev.len);
-            if (r->fix.edgev.len) memcpy(r->fix.meetv.data, r->fix.edgev.data, r->fix.edgev.len * sizeof *r->fix.edgev.data);
-            r->fix.meetv.len = r->fix.edgev.len;
-            first = false;
-        } else {
-            meet_edge(r);
-        }
+        meet_in(r, &first);
     }
+    if (steady) meet_seed(r, t, &first);
     bool had = r->fix.reached.data[t];
     r->fix.reached.data[t] = 1;
     return store(r, &r->fix.pool, &r->fix.ent.data[t], &r->fix.meetv, had);
@@ -311,6 +338,65 @@ static bool fixpoint(ravel_checker *ck, ck_ref *r, bool *diverged)
         }
     }
     return true;
+}
+
+/* ---- the steady states (ck_sem.h) ---- */
+
+/* The seeds: per block t with a back edge (from a block it dominates) the
+ * meet of what its back edges carry at the fixpoint just made. */
+static void steady_seeds(const ravel_checker *ck, ck_ref *r)
+{
+    uint32_t n = ck->nblocks;
+    r->fix.hdr.len = r->fix.seedspan.len = r->fix.seeds.len = 0;
+    rv_vec_reserve(r->fix.hdr, n);
+    rv_vec_reserve(r->fix.seedspan, n);
+    r->fix.hdr.len = r->fix.seedspan.len = n;
+    memset(r->fix.hdr.data, 0, n);
+    for (uint32_t t = 0; t < n; t++) {
+        bool first = true;
+        for (uint32_t p = r->fix.in_start.data[t]; r->fix.reached.data[t] && p < r->fix.in_start.data[t + 1]; p++) {
+            uint32_t q = r->fix.in_src.data[p];
+            if (!r->fix.xdone.data[q] || !rv_cfg_dominates(&ck->cfg.g, t, q)) continue;
+            edge_state(ck, r, q, &ck->f->succs.data[r->fix.in_edge.data[p]]);
+            meet_in(r, &first);
+        }
+        if (first) continue;
+        r->fix.hdr.data[t] = 1;
+        r->fix.seedspan.data[t] = (ck_span){r->fix.seeds.len, r->fix.meetv.len, r->fix.meetv.len};
+        for (uint32_t i = 0; i < r->fix.meetv.len; i++) rv_vec_push(r->fix.seeds, r->fix.meetv.data[i]);
+    }
+}
+
+bool ck_ref_steady(ravel_checker *ck, const ravel_func *f)
+{
+    ck_ref *r = ck->ref;
+    if (!ref_states_of(r, f)) return false;
+    const ravel_func *f0 = ck->f;
+    ck->f = f;
+    r->view.f = NULL;
+    steady_seeds(ck, r);
+    uint32_t n = ck->nblocks;
+    r->fix.pool.len = r->fix.xpool.len = 0;
+    memset(r->fix.reached.data, 0, n);
+    memset(r->fix.queued.data, 0, n);
+    memset(r->fix.xdone.data, 0, n);
+    r->fix.states_over = false;
+    r->fix.steady = true;
+    for (uint32_t t = 0; t < n; t++) { /* the headers start from their seeds */
+        if (!r->fix.hdr.data[t]) continue;
+        bool first = true;
+        meet_seed(r, t, &first);
+        store(r, &r->fix.pool, &r->fix.ent.data[t], &r->fix.meetv, false);
+        r->fix.reached.data[t] = r->fix.queued.data[t] = 1;
+    }
+    bool rec = r->record, diverged = false;
+    r->record = r->stop_at_error = false;
+    fixpoint(ck, r, &diverged);
+    r->record = rec;
+    r->fix.steady = false;
+    ck->f = f0;
+    if (diverged || r->fix.states_over) r->has_run = false; /* (half made: nothing to read) */
+    return r->has_run;
 }
 
 /* ---- the entry point ---- */

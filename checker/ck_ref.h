@@ -6,9 +6,10 @@
  *   ck_ref_xfer.c  the transfer of section 6 on one dense working state
  *                  (values, holder lists, reads and their errors)
  *   ck_ref_view.c  what is read of the fixpoint afterwards: provenance,
- *                  explain dumps, holders, the state interface of ck_sem.h
- * Its context (struct ck_ref) is in two parts: the states (fix, ck_ref.c)
- * and the working state (work, ck_ref_xfer.c). */
+ *                  explain dumps, holders, the cursor of ck_sem.h
+ * Its context (struct ck_ref) is in three parts: the states (fix,
+ * ck_ref.c), the working state (work, ck_ref_xfer.c) and the cursor
+ * (view, ck_ref_view.c). */
 #ifndef RAVEL_CK_REF_H
 #define RAVEL_CK_REF_H
 
@@ -32,6 +33,12 @@ typedef struct ref_fix {
     ck_u32vec tmp; /* scratch: fill cursors, a meet's members */
     uint32_t state_limit; /* CK_MAX_STATE_POOL, or ck->state_limit (tests) */
     bool states_over;     /* a state was not stored: past state_limit */
+    /* the steady states (ck_ref_steady): per loop header (hdr) the meet of
+     * its back edges at the first fixpoint (seedspan in seeds) */
+    bool steady;
+    RV_VEC(uint8_t) hdr;
+    RV_VEC(ck_span) seedspan;
+    ck_entvec seeds;
 } ref_fix;
 
 /* The dense working state of one block's visit (ck_ref_xfer.c). */
@@ -47,13 +54,25 @@ typedef struct ref_work {
     uint32_t vcap;
     RV_VEC(ck_hold) holds;
     ck_u32vec m1, m2, srcset, hl;
+    bool log_stale;  /* kill notes in stale every (location, vreg) it removes (ck_ref_step) */
+    ck_entvec stale; /* (li, vreg) */
 } ref_work;
+
+/* The cursor of ck_sem.h (ck_ref_view.c): before instruction inst of
+ * block, in f; ents: scratch. */
+typedef struct ref_view {
+    const ravel_func *f; /* NULL: no cursor */
+    uint32_t block, inst;
+    uint32_t one; /* a singleton's member, for ck_ref_loc_vregs */
+    ck_entvec ents;
+} ref_view;
 
 struct ck_ref {
     bool has_run; /* a check ran: the states below are of ck->f */
     ck_sets sets;
     ref_fix fix;
     ref_work work;
+    ref_view view;
     /* recording and verdict */
     bool record;    /* the recording pass: value errors go to ck->out.rep */
     bool stop_at_error;
@@ -102,5 +121,9 @@ static inline ck_val ref_edge_val(const ravel_checker *ck, ck_ref *r, const rv_s
 /* ---- ck_ref_view.c ---- */
 /* Provenance for the value errors recorded from index e0 on. */
 void ref_add_provenance(ravel_checker *ck, ck_ref *r, uint32_t e0);
+void ref_view_free(ref_view *v);
+size_t ref_view_memory(const ref_view *v);
+/* The last states are of f (a reference check of f ran last). */
+static inline bool ref_states_of(const ck_ref *r, const ravel_func *f) { return r && r->has_run && r->fix.reached.len == f->layout.len; }
 
 #endif

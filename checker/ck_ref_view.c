@@ -1,11 +1,11 @@
 /* ck_ref_view.c - what is read of the reference's fixpoint after
  * ck_ref_check (ck_ref.c): the provenance of its value errors (the
  * fixpoint's edges, for ck_report.c), explain dumps, and the states it
- * holds before any instruction (ck_ref_holders; the interface of
- * ck_sem.h for code outside the checker). Each replays one block's
- * transfer (ck_ref_xfer.c) from its entry state at the fixpoint, with
- * nothing recorded. Requires: a reference check of the function asked
- * about, the last one of this checker. */
+ * holds before any instruction (ck_ref_holders; the cursor of ck_sem.h
+ * for code outside the checker: seek, step, edge, a location's vregs).
+ * Each replays one block's transfer (ck_ref_xfer.c) from its entry state
+ * at the fixpoint, with nothing recorded. Requires: a reference check of
+ * the function asked about, the last one of this checker. */
 #include "ck_ref.h"
 
 #include <string.h>
@@ -119,6 +119,118 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
     r->record = rec;
 }
 
+/* ---- the cursor (ck_sem.h) ---- */
+
+void ref_view_free(ref_view *v)
+{
+    rv_vec_free(v->ents);
+    memset(v, 0, sizeof *v);
+}
+
+size_t ref_view_memory(const ref_view *v) { return (size_t)v->ents.cap * sizeof *v->ents.data; }
+
+/* The block of instruction inst of f, f->layout.len if none. */
+static uint32_t block_of(const ravel_func *f, uint32_t inst)
+{
+    uint32_t b = 0;
+    while (b < f->layout.len && !(inst >= f->blocks.data[b].first_inst && inst < f->blocks.data[b].first_inst + f->blocks.data[b].ninsts)) b++;
+    return b;
+}
+
+bool ck_ref_seek(ravel_checker *ck, const ravel_func *f, uint32_t inst)
+{
+    ck_ref *r = ck->ref;
+    if (!ref_states_of(r, f)) return false;
+    r->view.f = NULL;
+    uint32_t b = block_of(f, inst);
+    if (b == f->layout.len || !r->fix.reached.data[b]) return false;
+    const ravel_func *f0 = ck->f;
+    ck->f = f;
+    bool rec = r->record;
+    r->record = false;
+    ref_load_entry(ck, r, b);
+    for (uint32_t ii = f->blocks.data[b].first_inst; ii < inst; ii++) ref_xfer(ck, r, b, ii, rv_inst_at(f, ii));
+    r->record = rec;
+    ck->f = f0;
+    r->view.f = f;
+    r->view.block = b;
+    r->view.inst = inst;
+    return true;
+}
+
+/* The stale notes of the last transfer (r->work.stale: (li, v)) whose
+ * location no longer holds v, into out; how many in all. */
+static uint32_t stale_out(const ravel_checker *ck, ck_ref *r, ck_stale *out, uint32_t max)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->work.stale.len; i++) {
+        ck_ent e = r->work.stale.data[i];
+        if (ref_val_has(r, ref_loc(r, e.li), e.val)) continue; /* (given v again: by its own def) */
+        if (n < max) out[n] = (ck_stale){ck_loc_of(ck, e.li), e.val};
+        n++;
+    }
+    return n;
+}
+
+uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max)
+{
+    ck_ref *r = ck->ref;
+    if (!r || !r->view.f) return 0;
+    const ravel_func *f = r->view.f, *f0 = ck->f;
+    const rv_block *bl = &f->blocks.data[r->view.block];
+    if (r->view.inst >= bl->first_inst + bl->ninsts) return 0;
+    ck->f = f;
+    bool rec = r->record;
+    r->record = false;
+    r->work.stale.len = 0;
+    r->work.log_stale = true;
+    ref_xfer(ck, r, r->view.block, r->view.inst, rv_inst_at(f, r->view.inst));
+    r->work.log_stale = false;
+    r->record = rec;
+    uint32_t n = stale_out(ck, r, out, max);
+    ck->f = f0;
+    r->view.inst++;
+    return n;
+}
+
+bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uint32_t *nstale)
+{
+    ck_ref *r = ck->ref;
+    *nstale = 0;
+    if (!r || !r->view.f) return false;
+    const ravel_func *f = r->view.f, *f0 = ck->f;
+    const rv_block *bl = &f->blocks.data[r->view.block];
+    const rv_inst *t = rv_block_term(f, bl);
+    if (r->view.inst != bl->first_inst + bl->ninsts || !t || k >= rv_inst_nsuccs(t)) return false;
+    const rv_succ *e = &rv_inst_succs(f, t)[k];
+    const uint32_t *params = ck_params(f, &f->blocks.data[e->block]), *args = ck_args(f, e);
+    ck->f = f;
+    r->work.stale.len = 0;
+    r->view.ents.len = 0;
+    for (uint32_t li = 0; li < ck->nlocs; li++) { /* (sorted by location, as ref_load wants) */
+        ck_val v = ref_loc(r, li), w = ref_edge_val(ck, r, e, v);
+        if (w != CK_V_UNKNOWN) rv_vec_push(r->view.ents, ((ck_ent){li, w}));
+        for (uint32_t p = 0; w != v && p < e->nargs; p++) /* a parameter's older copy, not bound again here */
+            if (ref_val_has(r, v, params[p]) && !ref_val_has(r, v, args[p])) rv_vec_push(r->work.stale, ((ck_ent){li, params[p]}));
+    }
+    ref_load(ck, r, r->view.ents.data, r->view.ents.len);
+    *nstale = stale_out(ck, r, out, max);
+    ck->f = f0;
+    r->view.block = e->block;
+    r->view.inst = f->blocks.data[e->block].first_inst;
+    return true;
+}
+
+uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs)
+{
+    ck_ref *r = ck->ref;
+    uint32_t li = r && r->view.f ? ck_li(ck, l) : CK_NIL;
+    if (li == CK_NIL) return 0;
+    ck_val v = ref_loc(r, li);
+    if (v >= CK_V_UNKNOWN) return 0;
+    return ref_members(r, v, vregs, &r->view.one);
+}
+
 /* Tests and generators: the locations holding vreg v before instruction
  * inst of f, at the fixpoint of the last check, which must have been the
  * reference's on f (RAVEL_CHECK_REFERENCE). Writes up to max of them;
@@ -126,16 +238,7 @@ void ck_ref_explain(ravel_checker *ck, uint32_t blk)
 uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, uint32_t v, ravel_loc *out, uint32_t max)
 {
     ck_ref *r = ck->ref;
-    if (!r || !r->has_run || r->fix.reached.len != f->layout.len || v >= f->vregs.len) return 0;
-    uint32_t b = 0;
-    while (b < f->layout.len && !(inst >= f->blocks.data[b].first_inst && inst < f->blocks.data[b].first_inst + f->blocks.data[b].ninsts)) b++;
-    if (b == f->layout.len || !r->fix.reached.data[b]) return 0;
-    const ravel_func *f0 = ck->f;
-    ck->f = f;
-    bool rec = r->record;
-    r->record = false;
-    ref_load_entry(ck, r, b);
-    for (uint32_t ii = f->blocks.data[b].first_inst; ii < inst; ii++) ref_xfer(ck, r, b, ii, rv_inst_at(f, ii));
+    if (v >= f->vregs.len || !ck_ref_seek(ck, f, inst)) return 0;
     uint32_t n = 0;
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
         uint32_t li = r->work.touched.data[i];
@@ -143,7 +246,5 @@ uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, u
         if (n < max) out[n] = ck_loc_of(ck, li);
         n++;
     }
-    r->record = rec;
-    ck->f = f0;
     return n;
 }

@@ -34,13 +34,14 @@ void ref_work_free(ref_work *w)
     rv_vec_free(w->m1);
     rv_vec_free(w->m2);
     rv_vec_free(w->srcset);
+    rv_vec_free(w->stale);
     memset(w, 0, sizeof *w);
 }
 
 size_t ref_work_memory(const ref_work *w)
 {
 #define V(x) ((size_t)w->x.cap * sizeof *w->x.data)
-    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 12;
+    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 12;
 #undef V
 }
 
@@ -226,8 +227,11 @@ static bool keep_not(const ravel_checker *ck, uint32_t v, uint32_t arg) { (void)
 /* A def of v: v is removed from every location that holds it. */
 static void kill(ravel_checker *ck, ck_ref *r, uint32_t v)
 {
-    for (uint32_t h = hold_head(r, v); h != CK_NIL; h = r->work.holds.data[h].next, ck->ref_scans++)
-        filter_loc(ck, r, r->work.holds.data[h].li, keep_not, v);
+    for (uint32_t h = hold_head(r, v); h != CK_NIL; h = r->work.holds.data[h].next, ck->ref_scans++) {
+        uint32_t li = r->work.holds.data[h].li;
+        if (r->work.log_stale && ref_val_has(r, ref_loc(r, li), v)) rv_vec_push(r->work.stale, ((ck_ent){li, v})); /* (ck_ref_step) */
+        filter_loc(ck, r, li, keep_not, v);
+    }
     if (r->work.vmark[v] == r->work.stamp) r->work.vhead[v] = CK_NIL;
 }
 
