@@ -2,6 +2,9 @@
  * ir.h - the map of libravel's core: types first, then one banner per source
  * file of ir/ with its prototypes. Every other part of ravel (checker,
  * allocators, generator, CLI) includes this header.
+ * Beside it: ir/rng.h (the one PRNG, splitmix64) and ir/analysis.h (the
+ * shared analyses: bitsets, the dataflow solver of dataflow.c, liveness and
+ * live intervals of live.c).
  *
  * Representation (see docs/architecture.md):
  *   - A function owns all of its memory: growable arrays (insts, ops, ...)
@@ -25,6 +28,7 @@
 #define RAVEL_IR_H
 
 #include "ravel.h"
+#include "ir/rng.h"
 #include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +125,34 @@ static inline uint64_t rv_load_le64(const unsigned char *s)
     for (int k = 7; k >= 0; k--) w = w << 8 | s[k];
 #endif
     return w;
+}
+
+/* A sparse set of ids below a bound fixed by the owner, who provides
+ * dense[] and pos[] of that many cells each (pos[] need not be cleared):
+ * O(1) membership, insertion, removal and clearing; members in dense[0..n),
+ * in insertion order but for removals, which move the last member into the
+ * removed one's place. */
+typedef struct rv_sset {
+    uint32_t *dense, *pos;
+    uint32_t n;
+} rv_sset;
+static inline bool rv_sset_has(const rv_sset *s, uint32_t x) { return s->pos[x] < s->n && s->dense[s->pos[x]] == x; }
+/* True if x was not a member (and now is). */
+static inline bool rv_sset_add(rv_sset *s, uint32_t x)
+{
+    if (rv_sset_has(s, x)) return false;
+    s->pos[x] = s->n;
+    s->dense[s->n++] = x;
+    return true;
+}
+/* True if x was a member (and no longer is). */
+static inline bool rv_sset_del(rv_sset *s, uint32_t x)
+{
+    if (!rv_sset_has(s, x)) return false;
+    uint32_t last = s->dense[--s->n];
+    s->dense[s->pos[x]] = last;
+    s->pos[last] = s->pos[x];
+    return true;
 }
 
 /* Near misses for "did you mean" hints: the word of `words` (a NULL-
@@ -314,6 +346,50 @@ static inline const uint32_t *rv_block_params(const ravel_func *f, const rv_bloc
 static inline rv_inst *rv_block_term(const ravel_func *f, const rv_block *b) { return b->ninsts ? &f->insts.data[b->first_inst + b->ninsts - 1] : NULL; }
 static inline const char *rv_block_name(const ravel_func *f, uint32_t b) { return rv_sym_str(&f->syms, f->blocks.data[b].name); }
 static inline const char *rv_func_name(const ravel_func *f) { return rv_sym_str(&f->syms, f->name); }
+/* The same lists, never forming a pointer from the NULL array of a
+ * function that has none (undefined behaviour that clang's UBSan reports):
+ * rv_ops_of is NULL only when f has no operand at all; the others are NULL
+ * when their list is empty. */
+static inline const rv_operand *rv_ops_of(const ravel_func *f, const rv_inst *i) { return f->ops.data ? f->ops.data + i->first_op : NULL; }
+static inline const rv_operand *rv_defs_of(const ravel_func *f, const rv_inst *i) { return i->ndefs ? &f->ops.data[i->first_op] : NULL; }
+static inline const rv_operand *rv_uses_of(const ravel_func *f, const rv_inst *i) { return i->nuses ? &f->ops.data[i->first_op + i->ndefs] : NULL; }
+static inline const uint32_t *rv_params_of(const ravel_func *f, const rv_block *b) { return b->nparams ? &f->u32.data[b->first_param] : NULL; }
+static inline const uint32_t *rv_args_of(const ravel_func *f, const rv_succ *s) { return s->nargs ? &f->u32.data[s->first_arg] : NULL; }
+
+/* Locations as dense cell indices, the one numbering of every per-location
+ * array (the checker's states, injection's hold analysis, the
+ * interpreter's environment): register r is cell r (r < nregs), slot s is
+ * cell nregs + s (s < nslots). rv_loc_index is RAVEL_NONE for
+ * RAVEL_LOC_NONE and for a location out of those ranges; rv_loc_at is its
+ * inverse on cells < nregs + nslots. */
+static inline uint32_t rv_loc_index(uint32_t nregs, uint32_t nslots, ravel_loc l)
+{
+    if (l & RAVEL_SLOT_BIT) {
+        if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
+        uint32_t s = l & ~RAVEL_SLOT_BIT;
+        return s < nslots ? nregs + s : RAVEL_NONE;
+    }
+    return l < nregs ? l : RAVEL_NONE;
+}
+static inline ravel_loc rv_loc_at(uint32_t nregs, uint32_t cell) { return cell < nregs ? cell : ravel_slot(cell - nregs); }
+
+/* Instruction in has a def in location l (a clobber spares such a register). */
+static inline bool rv_inst_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc l)
+{
+    const rv_operand *d = rv_defs_of(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (d[k].loc == l) return true;
+    return false;
+}
+/* The def (index into ops, in's operands) that reuses use operand u (an
+ * index into ops too: u >= in->ndefs), or RAVEL_NONE. */
+static inline uint32_t rv_reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
+{
+    for (uint32_t d = 0; d < in->ndefs; d++)
+        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
+    return RAVEL_NONE;
+}
+
 /* Clobber set of an instruction: explicit list, else the machine default for
  * `call`, else empty. Returns the count and sets *regs. */
 uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t **regs);
@@ -348,6 +424,21 @@ const char *rv_func_error(const ravel_func *f);
 enum { RV_SRC_DEF, RV_SRC_USE, RV_SRC_STACKMAP };
 char *rv_src_line(const ravel_func *f, uint32_t n);
 uint32_t rv_src_operand_col(const char *line, uint32_t inst_col, int role, uint32_t k);
+
+/* ===== edit.c: in-place edits of a finished function ========================= */
+/* Shift the instructions after the edit and keep the blocks' ranges and
+ * f->nslots right; analyses built before no longer describe f. */
+void rv_note_slot(ravel_func *f, ravel_loc l);         /* f->nslots covers l (a slot) */
+uint32_t rv_block_of_inst(const ravel_func *f, uint32_t i); /* the block holding instruction i, RAVEL_NONE; O(blocks) */
+/* Inserts an edit at position i, as part of block b: i is an index of b's
+ * range (at most its terminator's, which stays last). */
+void rv_edit_insert(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+void rv_inst_remove(ravel_func *f, uint32_t i);
+void rv_inst_move_before(ravel_func *f, uint32_t p, uint32_t q); /* q to position p < q (same block): p..q-1 shift down */
+void rv_inst_swap(ravel_func *f, uint32_t i, uint32_t j);         /* (same block) */
+/* Replaces the stackmap of instruction i by slots[0..n) (kept sorted and
+ * unique, copied to the end of f->u32). */
+void rv_inst_set_stackmap(ravel_func *f, uint32_t i, const uint32_t *slots, uint32_t n);
 
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
@@ -384,6 +475,22 @@ void rv_cfg_build(rv_cfg *c, const ravel_func *f);
  * grows it only when too small). rv_cfg_free frees it. */
 void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f);
 void rv_cfg_free(rv_cfg *c);
+/* The same analyses of a graph given by its successor lists (CSR: block
+ * b's successors succ[succ_start[b] .. succ_start[b+1]), entries >= nblocks
+ * ignored), for a CFG that is not (yet) a function's; block 0 is the entry. */
+void rv_cfg_build_succs(rv_cfg *c, uint32_t nblocks, const uint32_t *succ_start, const uint32_t *succ);
+/* The meet step of Cooper, Harvey and Kennedy's dominance algorithm, the
+ * one every dominator computation uses: the nearest common dominator of
+ * the blocks of RPO indices a and b, given idom[] by RPO index (idom[i] <
+ * i for i > 0 reached so far, idom[0] = 0). */
+static inline uint32_t rv_dom_meet(const uint32_t *idom, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (a > b) a = idom[a];
+        while (b > a) b = idom[b];
+    }
+    return a;
+}
 /* True if a dominates b (reflexive); false if either is unreachable. O(1). */
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);
 static inline uint32_t rv_cfg_npreds(const rv_cfg *c, uint32_t b) { return c->pred_start[b + 1] - c->pred_start[b]; }
