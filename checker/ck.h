@@ -18,7 +18,9 @@
  *                         (ck_out; explain is run by the driver)
  *
  * Glossary: a *location index* (li) is a dense number for a location:
- * registers are 0..nregs-1, slot sN is nregs+N. A *value* (ck_val) is the
+ * registers are 0..nregs-1, slot sN is nregs+N (ir/ir.h: rv_loc_index,
+ * rv_loc_at; RAVEL_NONE, which is CK_NIL, for a location the function
+ * does not have). A *value* (ck_val) is the
  * lattice element a location holds in the reference's states:
  *   CK_V_UNKNOWN               unknown
  *   v (< CK_V_SETBIT)          the singleton {v} (v a vreg id)
@@ -206,7 +208,7 @@ struct ravel_checker {
     uint32_t state_limit; /* tests: the reference's state limit instead of CK_MAX_STATE_POOL (0: that) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
-    uint32_t nregs, nlocs, nblocks, nvregs;
+    uint32_t nregs, nslots, nlocs, nblocks, nvregs; /* nlocs = nregs + nslots */
     /* the phases, in the driver's order */
     ck_guard_ctx guard; /* the guard's working state (ck_guard.c) */
     ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
@@ -233,20 +235,6 @@ typedef struct ck_site {
     uint32_t order;   /* sort key within the instruction: defs, uses, stackmap */
 } ck_site;
 
-/* Null-safe accessors: the IR's arrays are NULL while empty, and forming
- * &NULL[0] is undefined behaviour (UBSan flags it). */
-static inline const rv_operand *ck_ops(const ravel_func *f, const rv_inst *i)
-{
-    return (i->ndefs || i->nuses) ? &f->ops.data[i->first_op] : NULL;
-}
-static inline const rv_operand *ck_defs(const ravel_func *f, const rv_inst *i) { return i->ndefs ? &f->ops.data[i->first_op] : NULL; }
-static inline const rv_operand *ck_uses(const ravel_func *f, const rv_inst *i)
-{
-    return i->nuses ? &f->ops.data[i->first_op + i->ndefs] : NULL;
-}
-static inline const uint32_t *ck_params(const ravel_func *f, const rv_block *b) { return b->nparams ? &f->u32.data[b->first_param] : NULL; }
-static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { return s->nargs ? &f->u32.data[s->first_arg] : NULL; }
-
 /* The common op: no early def, no late use, not a copy, no safepoint or
  * stackmap; its transfer reduces to: check the uses, make the clobbered
  * registers unknown, write the defs (ck_vn.c). (A clobbered
@@ -255,7 +243,7 @@ static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { r
 static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
 {
     if ((in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_COPY) return false;
-    const rv_operand *o = ck_ops(f, in);
+    const rv_operand *o = rv_ops_of(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++)
         if (!rv_op_is_late(&o[k])) return false;
     for (uint32_t k = in->ndefs; k < (uint32_t)in->ndefs + in->nuses; k++)
@@ -270,15 +258,6 @@ static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f,
     if (ck->guard.grecord) return ck->facts.bsucc.data[b];
     const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     return (ck_list){rv_inst_nsuccs(t) ? t->u.succ.first : 0, rv_inst_nsuccs(t)};
-}
-
-/* in has a def in location reg (step 3's clobbers spare those). */
-static inline bool ck_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc reg)
-{
-    const rv_operand *d = ck_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (d[k].loc == reg) return true;
-    return false;
 }
 
 /* Prefetches the record n records after p in an array being streamed
@@ -301,18 +280,6 @@ void ck_cfg_free(ck_cfg *c);
 size_t ck_cfg_memory(const ck_cfg *c);
 static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.rpo_index[b] != CK_NIL; }
 static inline bool ck_is_header(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.loop_header[b] == b; }
-
-/* The location index of l, CK_NIL if l names no location of the function. */
-static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
-{
-    if (l & RAVEL_SLOT_BIT) {
-        if (l == RAVEL_LOC_NONE) return CK_NIL;
-        uint32_t s = l & ~RAVEL_SLOT_BIT;
-        return s < ck->nlocs - ck->nregs ? ck->nregs + s : CK_NIL;
-    }
-    return l < ck->nregs ? l : CK_NIL;
-}
-static inline ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li) { return li < ck->nregs ? li : ravel_slot(li - ck->nregs); }
 
 /* ck_vn.c: the value-numbering verdict. True: the fixpoint records no
  * value error (proven in one pass); false: not proven (the reference decides). */

@@ -82,7 +82,7 @@ static void guard_term_shape(guard *g, const rv_inst *in)
         if (!range_ok(t->first_param, t->nparams, f->u32.len)) continue;
         g->ck->guard.gnpred.data[s->block]++;
         for (uint32_t a = 0; a < s->nargs; a++) {
-            uint32_t v = ck_args(f, s)[a], p = ck_params(f, t)[a];
+            uint32_t v = rv_args_of(f, s)[a], p = rv_params_of(f, t)[a];
             if (v >= f->vregs.len || p >= f->vregs.len) continue;
             note_vreg(g, v, false);
             gn_chain(g->ck, v);
@@ -100,7 +100,7 @@ static void guard_operands(guard *g, const rv_inst *in)
         gfail(g, in, "operand list out of range");
         return;
     }
-    const rv_operand *o = ck_ops(f, in);
+    const rv_operand *o = rv_ops_of(f, in);
     for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
         bool def = k < in->ndefs;
         if (o[k].vreg >= f->vregs.len) { gfail(g, in, "operand vreg out of range"); continue; }
@@ -114,8 +114,8 @@ static void guard_operands(guard *g, const rv_inst *in)
             gfail(g, in, "fixed(R) of another class or unknown register");
         if (o[k].kind == RAVEL_C_REUSE &&
             (!def || o[k].arg >= in->nuses ||
-             (ck_uses(f, in)[o[k].arg].vreg < f->vregs.len && /* else that use fails */
-              f->vregs.data[ck_uses(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls)))
+             (rv_uses_of(f, in)[o[k].arg].vreg < f->vregs.len && /* else that use fails */
+              f->vregs.data[rv_uses_of(f, in)[o[k].arg].vreg].cls != f->vregs.data[o[k].vreg].cls)))
             gfail(g, in, "reuse(K) out of range, on a use, or across classes");
         note_slot(g, o[k].loc);
     }
@@ -161,7 +161,7 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
             if (s->nargs != f->blocks.data[s->block].nparams) gfail(g, in, "argument count does not match the parameters");
             if (!range_ok(s->first_arg, s->nargs, f->u32.len)) { gfail(g, in, "argument list out of range"); continue; }
             for (uint32_t a = 0; a < s->nargs; a++)
-                if (ck_args(f, s)[a] >= f->vregs.len) gfail(g, in, "argument vreg out of range");
+                if (rv_args_of(f, s)[a] >= f->vregs.len) gfail(g, in, "argument vreg out of range");
         }
         return;
     }
@@ -263,7 +263,7 @@ static void guard_params(guard *g, const rv_block *bl)
     const ravel_func *f = g->f;
     uint32_t st = ++g->ck->guard.gstamp;
     for (uint32_t p = 0; p < bl->nparams; p++) {
-        uint32_t v = ck_params(f, bl)[p];
+        uint32_t v = rv_params_of(f, bl)[p];
         if (v >= f->vregs.len) continue;
         if (!f->vregs.data[v].has_class || g->ck->guard.gpar[v] == st) g->suspect = true;
         g->ck->guard.gpar[v] = st;
@@ -333,7 +333,7 @@ int ck_gd_block_head(guard *g, uint32_t b, const rv_block *bl)
     g->b = b; /* (the parameters' defs are noted in b) */
     if (b == 0 && bl->nparams) gfail(g, NULL, "the entry block has parameters");
     for (uint32_t p = 0; p < bl->nparams; p++)
-        if (ck_params(f, bl)[p] >= f->vregs.len) gfail(g, NULL, "parameter vreg out of range");
+        if (rv_params_of(f, bl)[p] >= f->vregs.len) gfail(g, NULL, "parameter vreg out of range");
     guard_params(g, bl);
     return g->ok;
 }

@@ -90,7 +90,7 @@ static const char *inst_diff(const omatch *m, const rv_inst *x, const rv_inst *y
     if (x->op != y->op || ((x->name != y->name || x->name >= m->agree) && !sym_same(m, x->name, y->name)))
         return "a different mnemonic";
     if (x->ndefs != y->ndefs || x->nuses != y->nuses || x->nimms != y->nimms) return "a different number of operands";
-    const rv_operand *p = ck_ops(a, x), *q = ck_ops(b, y);
+    const rv_operand *p = rv_ops_of(a, x), *q = rv_ops_of(b, y);
     for (uint32_t k = 0; k < (uint32_t)x->ndefs + x->nuses; k++) {
         if (p[k].vreg == q[k].vreg && p[k].vreg < m->vagree && m->same_mach && op_same_key(&p[k], &q[k]))
             continue; /* the usual case: the same vreg, constraint, position and argument */
@@ -124,7 +124,7 @@ static const char *inst_diff(const omatch *m, const rv_inst *x, const rv_inst *y
                 return "different successors";
             if (s->nargs != t->nargs) return "different block arguments";
             for (uint32_t i = 0; i < s->nargs; i++)
-                if (!vreg_same(m, ck_args(a, s)[i], ck_args(b, t)[i])) return "different block arguments";
+                if (!vreg_same(m, rv_args_of(a, s)[i], rv_args_of(b, t)[i])) return "different block arguments";
         }
     }
     return NULL;
@@ -146,7 +146,7 @@ static bool orig_block(ravel_checker *ck, const omatch *m, uint32_t b)
         return false;
     }
     for (uint32_t p = 0; p < x->nparams; p++)
-        if (!vreg_same(m, ck_params(f, x)[p], ck_params(o, y)[p])) {
+        if (!vreg_same(m, rv_params_of(f, x)[p], rv_params_of(o, y)[p])) {
             orig_err(ck, b, CK_NIL, "different block parameters");
             return false;
         }

@@ -41,7 +41,7 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
     ck_ref *r = ck->ref;
     const ravel_func *f = ck->f;
     char lbuf[32];
-    const char *lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
+    const char *lb = rv_loc_str(f->mach, rv_loc_at(ck->nregs, li), lbuf);
     ck_bprintf(out, "at the entry of %s, %s is the meet of its incoming edges:\n", rv_block_name(f, x), lb);
     for (uint32_t p = r->fix.in_start.data[x]; p < r->fix.in_start.data[x + 1]; p++) {
         uint32_t q = r->fix.in_src.data[p];
@@ -166,7 +166,7 @@ static uint32_t stale_out(const ravel_checker *ck, ck_ref *r, ck_stale *out, uin
     for (uint32_t i = 0; i < r->work.stale.len; i++) {
         ck_ent e = r->work.stale.data[i];
         if (ref_val_has(r, ref_loc(r, e.li), e.val)) continue; /* (given v again: by its own def) */
-        if (n < max) out[n] = (ck_stale){ck_loc_of(ck, e.li), e.val};
+        if (n < max) out[n] = (ck_stale){rv_loc_at(ck->nregs, e.li), e.val};
         n++;
     }
     return n;
@@ -203,7 +203,7 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
     const rv_inst *t = rv_block_term(f, bl);
     if (r->view.inst != bl->first_inst + bl->ninsts || !t || k >= rv_inst_nsuccs(t)) return false;
     const rv_succ *e = &rv_inst_succs(f, t)[k];
-    const uint32_t *params = ck_params(f, &f->blocks.data[e->block]), *args = ck_args(f, e);
+    const uint32_t *params = rv_params_of(f, &f->blocks.data[e->block]), *args = rv_args_of(f, e);
     ck->f = f;
     r->work.stale.len = 0;
     r->view.ents.len = 0;
@@ -224,7 +224,7 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
 uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs)
 {
     ck_ref *r = ck->ref;
-    uint32_t li = r && r->view.f ? ck_li(ck, l) : CK_NIL;
+    uint32_t li = r && r->view.f ? rv_loc_index(ck->nregs, ck->nslots, l) : CK_NIL;
     if (li == CK_NIL) return 0;
     ck_val v = ref_loc(r, li);
     if (v >= CK_V_UNKNOWN) return 0;
@@ -243,7 +243,7 @@ uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, u
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
         uint32_t li = r->work.touched.data[i];
         if (!ref_val_has(r, r->work.cur[li], v)) continue;
-        if (n < max) out[n] = ck_loc_of(ck, li);
+        if (n < max) out[n] = rv_loc_at(ck->nregs, li);
         n++;
     }
     return n;

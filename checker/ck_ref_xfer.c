@@ -286,7 +286,7 @@ static char *here_note(const ravel_checker *ck, ck_ref *r, uint32_t v)
     for (uint32_t li = 0; li < ck->nlocs && shown < 8; li++) {
         if (!ref_val_has(r, ref_loc(r, li), v)) continue;
         if (shown) ck_bprintf(&b, shown + 1 == n ? " and " : ", ");
-        ck_bprintf(&b, "%s", rv_loc_str(ck->f->mach, ck_loc_of(ck, li), lb));
+        ck_bprintf(&b, "%s", rv_loc_str(ck->f->mach, rv_loc_at(ck->nregs, li), lb));
         shown++;
     }
     if (shown < n) ck_bprintf(&b, " and %u more locations", n - shown);
@@ -304,7 +304,7 @@ static void value_error(ravel_checker *ck, ck_ref *r, const ck_site *s, const ch
 
 static bool read_use(ravel_checker *ck, ck_ref *r, const ck_site *s, const rv_operand *o)
 {
-    uint32_t li = ck_li(ck, o->loc);
+    uint32_t li = rv_loc_index(ck->nregs, ck->nslots, o->loc);
     if (li == CK_NIL) return false; /* a structural error: the rules report it */
     ck_val val = ref_loc(r, li);
     if (ref_val_has(r, val, o->vreg)) return true;
@@ -317,7 +317,7 @@ static bool read_use(ravel_checker *ck, ck_ref *r, const ck_site *s, const rv_op
 
 static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in, bool late, bool *copy_ok)
 {
-    const rv_operand *u = ck_uses(ck->f, in);
+    const rv_operand *u = rv_uses_of(ck->f, in);
     for (uint32_t k = 0; k < in->nuses; k++) {
         if (rv_op_is_late(&u[k]) != late) continue;
         ck_site s = {b, ii, "use", (int32_t)k, &u[k], 65536u + k};
@@ -326,7 +326,7 @@ static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const
             *copy_ok = true;
             uint32_t one;
             const uint32_t *m;
-            uint32_t n = ref_members(r, ref_loc(r, ck_li(ck, u[k].loc)), &m, &one);
+            uint32_t n = ref_members(r, ref_loc(r, rv_loc_index(ck->nregs, ck->nslots, u[k].loc)), &m, &one);
             r->work.srcset.len = 0;
             for (uint32_t i = 0; i < n; i++) rv_vec_push(r->work.srcset, m[i]);
         }
@@ -337,7 +337,7 @@ static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const
 
 static uint32_t smap_li(const ravel_checker *ck, const rv_inst *in, uint32_t k)
 {
-    return ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k]));
+    return rv_loc_index(ck->nregs, ck->nslots, ravel_slot(ck->f->u32.data[in->u.smap.first + k]));
 }
 
 static void check_stackmap(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in)
@@ -355,8 +355,8 @@ static void clobber(const ravel_checker *ck, ck_ref *r, const rv_inst *in)
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(ck->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = ck_li(ck, regs[k]);
-        if (li != CK_NIL && !ck_defines_loc(ck->f, in, regs[k]) && ref_loc(r, li) != CK_V_UNKNOWN) set_loc(ck, r, li, CK_V_UNKNOWN);
+        uint32_t li = rv_loc_index(ck->nregs, ck->nslots, regs[k]);
+        if (li != CK_NIL && !rv_inst_defines_loc(ck->f, in, regs[k]) && ref_loc(r, li) != CK_V_UNKNOWN) set_loc(ck, r, li, CK_V_UNKNOWN);
     }
 }
 
@@ -411,17 +411,17 @@ void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_in
 {
     const ravel_func *f = ck->f;
     if (rv_is_edit(in)) { /* the destination takes the source's value */
-        uint32_t dst = ck_li(ck, in->u.edit.dst), src = ck_li(ck, in->u.edit.src);
+        uint32_t dst = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst), src = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.src);
         if (dst != CK_NIL) set_loc(ck, r, dst, src == CK_NIL ? CK_V_UNKNOWN : ref_loc(r, src));
         return;
     }
-    const rv_operand *d = ck_defs(f, in);
+    const rv_operand *d = rv_defs_of(f, in);
     bool copy_ok = false;
     for (uint32_t k = 0; k < in->ndefs; k++) /* 1. early defs */
-        if (!rv_op_is_late(&d[k])) write_def(ck, r, d[k].vreg, ck_li(ck, d[k].loc));
+        if (!rv_op_is_late(&d[k])) write_def(ck, r, d[k].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
     uses_at(ck, r, b, ii, in, false, &copy_ok); /* 2. early uses (a copy's source set) */
     if (copy_ok && rv_op_is_early(&d[0])) {
-        alias_def(ck, r, d[0].vreg, ck_uses(f, in)[0].vreg, ck_li(ck, d[0].loc));
+        alias_def(ck, r, d[0].vreg, rv_uses_of(f, in)[0].vreg, rv_loc_index(ck->nregs, ck->nslots, d[0].loc));
         copy_ok = false;
     }
     if (!rv_is_term(in)) { /* 3. stackmap, clobbers, the safepoint effect */
@@ -439,8 +439,8 @@ void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_in
     }
     for (uint32_t k = 0; k < in->ndefs; k++) /* 4. late defs */
         if (rv_op_is_late(&d[k])) {
-            if (copy_ok) alias_def(ck, r, d[k].vreg, ck_uses(f, in)[0].vreg, ck_li(ck, d[k].loc));
-            else write_def(ck, r, d[k].vreg, ck_li(ck, d[k].loc));
+            if (copy_ok) alias_def(ck, r, d[k].vreg, rv_uses_of(f, in)[0].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
+            else write_def(ck, r, d[k].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
         }
     uses_at(ck, r, b, ii, in, true, NULL); /* 5. late uses */
 }
@@ -462,7 +462,7 @@ ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_v
     const ravel_func *f = ck->f;
     const rv_block *t = &f->blocks.data[e->block];
     if (!t->nparams || val >= CK_V_UNKNOWN) return val;
-    const uint32_t *params = ck_params(f, t), *args = ck_args(f, e);
+    const uint32_t *params = rv_params_of(f, t), *args = rv_args_of(f, e);
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);

@@ -31,7 +31,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
         ck_err_rule(ck, s, "missing-location", o->loc, o->vreg, "has no location");
         return;
     }
-    if (ck_li(ck, o->loc) == CK_NIL) {
+    if (rv_loc_index(ck->nregs, ck->nslots, o->loc) == CK_NIL) {
         ck_err_rule(ck, s, "unknown-location", o->loc, o->vreg, "location does not exist");
         return;
     }
@@ -59,7 +59,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
                         m->regs.data[o->arg].name, rv_loc_str(m, o->loc, lb));
         break;
     case RAVEL_C_REUSE: {
-        const rv_operand *u = &ck_uses(f, in)[o->arg];
+        const rv_operand *u = &rv_uses_of(f, in)[o->arg];
         if (slot || u->loc != o->loc || ravel_loc_is_slot(u->loc))
             ck_err_rule(ck, s, "reuse-mismatch", o->loc, o->vreg, "constraint reuse(%u): the def is in %s but use %u is in %s%s",
                         o->arg, rv_loc_str(m, o->loc, lb), o->arg, rv_loc_str(m, u->loc, lb2),
@@ -75,7 +75,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
 static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint32_t k, const rv_operand *o)
 {
     const ravel_func *f = ck->f;
-    const rv_operand *ops = ck_ops(f, in);
+    const rv_operand *ops = rv_ops_of(f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     char lb[32];
     if (o->loc == RAVEL_LOC_NONE) return;
@@ -105,7 +105,7 @@ static void rule_edit(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst 
 {
     ck_site s = {b, ii, "edit", -1, NULL, 0};
     bool ds = ravel_loc_is_slot(in->u.edit.dst), ss = ravel_loc_is_slot(in->u.edit.src);
-    if (ck_li(ck, in->u.edit.dst) == CK_NIL || ck_li(ck, in->u.edit.src) == CK_NIL)
+    if (rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst) == CK_NIL || rv_loc_index(ck->nregs, ck->nslots, in->u.edit.src) == CK_NIL)
         ck_err_rule(ck, &s, "unknown-location", RAVEL_LOC_NONE, CK_NIL, "edit names a location that does not exist");
     else if (ds && ss)
         ck_err_rule(ck, &s, "slot-to-slot", in->u.edit.dst, CK_NIL, "there is no slot-to-slot move");
@@ -122,7 +122,7 @@ static bool operand_clean(const ravel_checker *ck, const rv_inst *in, const rv_o
 {
     const ravel_func *f = ck->f;
     ravel_loc l = o->loc;
-    if (l & RAVEL_SLOT_BIT) return l != RAVEL_LOC_NONE && ck_li(ck, l) != CK_NIL && (o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK);
+    if (l & RAVEL_SLOT_BIT) return l != RAVEL_LOC_NONE && rv_loc_index(ck->nregs, ck->nslots, l) != CK_NIL && (o->kind == RAVEL_C_ANY || o->kind == RAVEL_C_STACK);
     if (l >= ck->nregs) return false;
     const rv_reg *r = &f->mach->regs.data[l];
     if (r->cls != f->vregs.data[o->vreg].cls) return false;
@@ -130,7 +130,7 @@ static bool operand_clean(const ravel_checker *ck, const rv_inst *in, const rv_o
     case RAVEL_C_REG:
     case RAVEL_C_ANY: return !r->reserved;
     case RAVEL_C_FIXED: return l == o->arg;
-    case RAVEL_C_REUSE: return !r->reserved && ck_uses(f, in)[o->arg].loc == l;
+    case RAVEL_C_REUSE: return !r->reserved && rv_uses_of(f, in)[o->arg].loc == l;
     default: return false;
     }
 }
@@ -139,7 +139,7 @@ static bool operand_clean(const ravel_checker *ck, const rv_inst *in, const rv_o
  * share a location where rule_overlap forbids it. */
 static bool inst_clean(const ravel_checker *ck, const rv_inst *in)
 {
-    const rv_operand *ops = ck_ops(ck->f, in);
+    const rv_operand *ops = rv_ops_of(ck->f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
     for (uint32_t k = 0; k < n; k++) {
         if (!operand_clean(ck, in, &ops[k])) return false;
@@ -155,7 +155,7 @@ static bool inst_clean(const ravel_checker *ck, const rv_inst *in)
 static bool edit_clean(const ravel_checker *ck, const rv_inst *in)
 {
     ravel_loc d = in->u.edit.dst, s = in->u.edit.src;
-    if (ck_li(ck, d) == CK_NIL || ck_li(ck, s) == CK_NIL) return false;
+    if (rv_loc_index(ck->nregs, ck->nslots, d) == CK_NIL || rv_loc_index(ck->nregs, ck->nslots, s) == CK_NIL) return false;
     bool ds = ravel_loc_is_slot(d), ss = ravel_loc_is_slot(s);
     return in->op == RAVEL_OP_SPILL ? ds && !ss : in->op == RAVEL_OP_RELOAD ? !ds && ss : !ds && !ss;
 }
@@ -169,7 +169,7 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
         if (!edit_clean(ck, in)) rule_edit(ck, b, ii, in);
         return;
     }
-    const rv_operand *ops = ck_ops(f, in);
+    const rv_operand *ops = rv_ops_of(f, in);
     bool clean = inst_clean(ck, in); /* the usual case: no rule to run */
     for (uint32_t k = 0; !clean && k < (uint32_t)in->ndefs + in->nuses; k++) {
         ck_site s;

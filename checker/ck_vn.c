@@ -190,7 +190,7 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(W->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
-        if (!(keep_defined && ck_defines_loc(W->f, in, regs[k]))) vset(W, vlix(W, regs[k]), 0);
+        if (!(keep_defined && rv_inst_defines_loc(W->f, in, regs[k]))) vset(W, vlix(W, regs[k]), 0);
     }
 }
 
@@ -491,7 +491,8 @@ static bool vn_walk(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
     static const rv_operand none; /* (a function without operands) */
-    vn W = {ck, ck->vn, f, f->ops.data ? f->ops.data : &none, ck->nlocs, NULL, 0, ck->nlocs + ck->nvregs, ck->nregs};
+    vn W = {.ck = ck, .V = ck->vn, .f = f, .ops = f->ops.data ? f->ops.data : &none, .nlocs = ck->nlocs, .cur = NULL, .block = 0,
+            .refvar = ck->nlocs + ck->nvregs, .nregs = ck->nregs};
     struct ck_vn *V = W.V;
     V->knobs.lazy = (ck->opts & CK_OPT_VN_LAZY) != 0;
     V->knobs.miss.len = V->knobs.xall.len = 0;

@@ -160,10 +160,11 @@ static inline uint32_t vn_next_stamp(struct ck_vn *V)
     return x->stamp;
 }
 
-/* The var of location l. Every location the function names exists (the
- * walk runs only when the rules found nothing, ck_vn_verdict), so this is
- * ck_li without its checks, and without a branch: registers and slots come
- * in no predictable order. */
+/* The var of location l: its location index (ir/ir.h, rv_loc_index), here
+ * without the checks: every location the function names exists (the walk
+ * runs only when the rules found nothing, ck_vn_verdict), so this is that
+ * index computed without a branch (registers and slots come in no
+ * predictable order; rv_loc_index's checks cost the walk 3-9%). */
 static inline uint32_t vlix(const vn *W, ravel_loc l) { return (l & ~RAVEL_SLOT_BIT) + (W->nregs & (0u - (l >> 31))); }
 
 static inline uint32_t vreg_var(const vn *W, uint32_t v) { return W->nlocs + v; }

@@ -85,7 +85,7 @@ bool vn_record_entry(vn *W, uint32_t t)
 /* The names of e's arguments (read before any parameter is written). */
 static void arg_names(vn *W, const rv_succ *e, uint32_t *out)
 {
-    const uint32_t *args = ck_args(W->f, e);
+    const uint32_t *args = rv_args_of(W->f, e);
     for (uint32_t a = 0; a < e->nargs; a++) out[a] = W->cur[vreg_var(W, args[a])];
 }
 
@@ -103,7 +103,7 @@ void vn_enter_single(vn *W, uint32_t b)
         struct ck_vn *V = W->V;
         rv_vec_reserve(V->flow.rows, e->nargs);
         arg_names(W, e, V->flow.rows.data);
-        const uint32_t *params = ck_params(W->f, bl);
+        const uint32_t *params = rv_params_of(W->f, bl);
         for (uint32_t a = 0; a < e->nargs; a++) vset(W, vreg_var(W, params[a]), V->flow.rows.data[a]);
         return;
     }
@@ -118,7 +118,7 @@ bool vn_record_delta(vn *W, uint32_t eidx, const rv_succ *e)
     uint32_t t = e->block, from = V->flow.mexit.data[ck->cfg.g.idom[t]];
     if (!vn_scan(V, V->vars.log.len - from)) return false; /* (the budget: all edges together) */
     uint32_t st = vn_next_stamp(V), start = V->flow.dpool.len;
-    const uint32_t *params = ck_params(W->f, &W->f->blocks.data[t]), *args = ck_args(W->f, e);
+    const uint32_t *params = rv_params_of(W->f, &W->f->blocks.data[t]), *args = rv_args_of(W->f, e);
     rv_vec_reserve(V->flow.dpool, e->nargs);
     for (uint32_t a = 0; a < e->nargs; a++) { /* parameters first: their names win */
         uint32_t x = vreg_var(W, params[a]);
@@ -154,7 +154,7 @@ bool vn_latch(vn *W, uint32_t k, const rv_succ *e)
     struct ck_vn *V = W->V;
     uint32_t t = e->block;
     uint32_t st = vn_next_stamp(V), sq = vn_next_stamp(V), sd = vn_next_stamp(V); /* (all first: a wrap clears the marks) */
-    const uint32_t *params = ck_params(W->f, &W->f->blocks.data[t]), *args = ck_args(W->f, e);
+    const uint32_t *params = rv_params_of(W->f, &W->f->blocks.data[t]), *args = rv_args_of(W->f, e);
     for (uint32_t a = 0; a < e->nargs; a++) {
         uint32_t x = vreg_var(W, params[a]);
         V->vars.st[x] = st;

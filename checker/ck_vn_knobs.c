@@ -211,7 +211,7 @@ static void m_of(vn *W, uint32_t h, bool wnotes)
         uint32_t b = V->knobs.own.data[j];
         const rv_block *bl = &f->blocks.data[b];
         rv_vec_reserve(V->knobs.mpool, bl->nparams); /* (add_var's room) */
-        for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+        for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + rv_params_of(f, bl)[p]);
         if (wnotes && ck->facts.gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
             const uint32_t *sl = ck->facts.gwslot.data + ck->facts.gw.data[b].start;
             rv_vec_reserve(V->knobs.mpool, ck->facts.gw.data[b].len);
@@ -293,7 +293,7 @@ static void p_of(vn *W, uint32_t t, uint32_t i, uint32_t pass, uint32_t bst, uin
         V->knobs.bmark.data[b] = bst;
         const rv_block *bl = &f->blocks.data[b];
         rv_vec_reserve(V->knobs.mpool, bl->nparams); /* (add_var's room) */
-        for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + ck_params(f, bl)[p]);
+        for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + rv_params_of(f, bl)[p]);
         sp |= scan_insts(W, st, bl);
         *work += bl->ninsts + 1;
         /* placeholders in R(t) make new names too: a natural header's
