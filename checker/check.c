@@ -205,6 +205,7 @@ static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *o
         return finish(rep, report);
     ck->f = alloc;
     ck->nregs = alloc->mach->regs.len;
+    ck->nslots = nslots;
     ck->nlocs = ck->nregs + nslots;
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
