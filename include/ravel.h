@@ -84,6 +84,14 @@ int ravel_machine_add_class(ravel_machine *m, const char *name);
 int ravel_machine_add_reg(ravel_machine *m, const char *name, int cls, int reserved);
 /* The default clobber set of `call`. */
 int ravel_machine_set_clobbers(ravel_machine *m, const uint32_t *regs, size_t n);
+/* Register containment (an `alias` line, docs/format.md section 14.1):
+ * register r contains register s, every bit of s being a bit of r; either
+ * may be of any class, reserved or not. Containment is never inferred
+ * (r contains s and s contains t do not make r contain t: declare every
+ * pair) and stays acyclic: RAVEL_EINVAL for r == s, an id out of range, or
+ * a pair by which s would contain r, directly or through other registers.
+ * Declaring a pair twice is no error. O(containments) per call. */
+int ravel_machine_alias(ravel_machine *m, uint32_t r, uint32_t s);
 void ravel_machine_set_gc_moving(ravel_machine *m, int moving);
 int ravel_machine_find_reg(const ravel_machine *m, const char *name);   /* -1 if none */
 int ravel_machine_find_class(const ravel_machine *m, const char *name); /* -1 if none */
@@ -204,6 +212,21 @@ uint32_t ravel_machine_class_allocatable(const ravel_machine *m, uint32_t cls, u
 uint32_t ravel_machine_nclobbers(const ravel_machine *m);
 uint32_t ravel_machine_clobber(const ravel_machine *m, uint32_t i);
 int ravel_machine_gc_moving(const ravel_machine *m);                        /* 1, 0, -1 */
+/* Register containment (docs/format.md section 14.1). The containers are
+ * the registers that contain another, in the order of their first
+ * containment (the order of the printed alias lines); each contains
+ * registers listed by ascending id. r contains s as declared (not
+ * transitively); r overlaps s when one contains the other (symmetric, not
+ * transitive, never r itself): 1, 0, or -1 for a bad id. The registers
+ * overlapping reg are listed by ascending id (precomputed: O(1) each). */
+uint32_t ravel_machine_ncontainers(const ravel_machine *m);
+uint32_t ravel_machine_container(const ravel_machine *m, uint32_t i);
+uint32_t ravel_machine_ncontained(const ravel_machine *m, uint32_t reg);
+uint32_t ravel_machine_contained(const ravel_machine *m, uint32_t reg, uint32_t k);
+int ravel_machine_contains(const ravel_machine *m, uint32_t r, uint32_t s);
+int ravel_machine_overlap(const ravel_machine *m, uint32_t r, uint32_t s);
+uint32_t ravel_machine_noverlapping(const ravel_machine *m, uint32_t reg);
+uint32_t ravel_machine_overlapping(const ravel_machine *m, uint32_t reg, uint32_t k);
 
 const ravel_machine *ravel_func_machine(const ravel_func *f);
 const char *ravel_func_name(const ravel_func *f);

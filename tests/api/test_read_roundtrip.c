@@ -93,7 +93,7 @@ bad:
 }
 
 /* The machine rebuilt from its readers (classes, registers in id order,
- * default clobbers, gc); public API only. */
+ * default clobbers, gc, containments); public API only. */
 static ravel_machine *rebuild_machine(const ravel_machine *m)
 {
     ravel_machine *n = ravel_machine_new();
@@ -108,6 +108,11 @@ static ravel_machine *rebuild_machine(const ravel_machine *m)
     free(clob);
     if (rc < 0) goto bad;
     ravel_machine_set_gc_moving(n, ravel_machine_gc_moving(m));
+    for (uint32_t i = 0; i < ravel_machine_ncontainers(m); i++) { /* alias lines, in their order */
+        uint32_t r = ravel_machine_container(m, i);
+        for (uint32_t k = 0; k < ravel_machine_ncontained(m, r); k++)
+            if (ravel_machine_alias(n, r, ravel_machine_contained(m, r, k)) < 0) goto bad;
+    }
     return n;
 bad:
     fprintf(stderr, "machine rebuild failed: %s\n", ravel_machine_error(n) ? ravel_machine_error(n) : "(accessor)");
