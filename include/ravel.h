@@ -115,6 +115,9 @@ typedef enum ravel_opcode {
     RAVEL_OP_JUMP, RAVEL_OP_BR, RAVEL_OP_RET,
     /* edits (allocated form only) */
     RAVEL_OP_SPILL, RAVEL_OP_RELOAD, RAVEL_OP_MOVE,
+    RAVEL_OP_REMAT, /* LOC = remat K [clobbers(...)]: built with ravel_remat (docs/format.md section 14.3) */
+    /* an op, numbered after the edits so that the values above stay */
+    RAVEL_OP_UNDEF, /* DEF = undef: one def, nothing else; the def is undefined (docs/format.md section 14.2) */
     RAVEL_OP_COUNT_
 } ravel_opcode;
 
@@ -156,6 +159,13 @@ int ravel_inst_end(ravel_func *f);
 /* An edit in the current block: spill (reg -> slot), reload (slot -> reg),
  * move (reg -> reg). */
 int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+/* A rematerialisation in the current block (docs/format.md section 14.3):
+ * `dst = remat k clobbers(...)`, the content named k (a key, compared as 64
+ * bits) recomputed into dst, a register or a slot, by an instruction that
+ * destroys the n registers `clobbers` (NULL when n is 0; an empty list is
+ * the same as none). Returns the instruction id. An `undef` op is built as
+ * any op: ravel_inst_begin(f, RAVEL_OP_UNDEF, NULL) and its one def. */
+int ravel_remat(ravel_func *f, ravel_loc dst, int64_t k, const uint32_t *clobbers, size_t n);
 /* Ends construction: closes an open instruction and renumbers blocks so that
  * block ids follow the layout (block i is the i-th started block). Call it
  * before validating, checking, printing or allocating a built function;
@@ -284,10 +294,17 @@ uint32_t ravel_inst_nsuccs(const ravel_func *f, uint32_t i);
 uint32_t ravel_inst_succ_block(const ravel_func *f, uint32_t i, uint32_t k);
 uint32_t ravel_inst_succ_nargs(const ravel_func *f, uint32_t i, uint32_t k);
 uint32_t ravel_inst_succ_arg(const ravel_func *f, uint32_t i, uint32_t k, uint32_t j);
-/* Locations of an edit (spill / reload / move); RAVEL_LOC_NONE for others. */
+/* Locations of an edit (spill / reload / move; a remat has a destination
+ * only); RAVEL_LOC_NONE for others. */
 ravel_loc ravel_edit_dst(const ravel_func *f, uint32_t i);
 ravel_loc ravel_edit_src(const ravel_func *f, uint32_t i);
-int ravel_inst_is_edit(const ravel_func *f, uint32_t i);                    /* 1, 0, -1 */
+int ravel_inst_is_edit(const ravel_func *f, uint32_t i);                    /* 1, 0, -1 (remat: 1) */
+/* docs/format.md section 14: an `undef` op (1, 0, -1); the constant K of a
+ * remat into *k (RAVEL_OK, or RAVEL_EINVAL for another instruction; k may
+ * be NULL). A remat's clobbers are read with ravel_inst_has_clobbers,
+ * ravel_inst_nclobbers and ravel_inst_clobber, as an op's. */
+int ravel_inst_is_undef(const ravel_func *f, uint32_t i);
+int ravel_remat_const(const ravel_func *f, uint32_t i, int64_t *k);
 int ravel_inst_is_terminator(const ravel_func *f, uint32_t i);              /* 1, 0, -1 */
 uint32_t ravel_func_nslots(const ravel_func *f);                            /* 1 + highest slot used */
 int ravel_func_is_allocated(const ravel_func *f); /* any location, edit or stackmap: 1, 0, -1 */

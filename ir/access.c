@@ -361,6 +361,20 @@ int ravel_inst_is_edit(const ravel_func *f, uint32_t i)
     return in ? (rv_is_edit(in) ? 1 : 0) : -1;
 }
 
+int ravel_inst_is_undef(const ravel_func *f, uint32_t i)
+{
+    const rv_inst *in = inst_at(f, i);
+    return in ? (in->op == RAVEL_OP_UNDEF ? 1 : 0) : -1;
+}
+
+int ravel_remat_const(const ravel_func *f, uint32_t i, int64_t *k)
+{
+    const rv_inst *in = inst_at(f, i);
+    if (!in || in->op != RAVEL_OP_REMAT || in->nimms != 1) return RAVEL_EINVAL;
+    if (k) *k = rv_remat_k(f, in);
+    return RAVEL_OK;
+}
+
 int ravel_inst_is_terminator(const ravel_func *f, uint32_t i)
 {
     const rv_inst *in = inst_at(f, i);

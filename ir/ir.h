@@ -304,7 +304,11 @@ typedef struct rv_inst {
 } rv_inst;
 
 static inline bool rv_is_term(const rv_inst *i) { return i->op >= RAVEL_OP_JUMP && i->op <= RAVEL_OP_RET; }
-static inline bool rv_is_edit(const rv_inst *i) { return i->op >= RAVEL_OP_SPILL && i->op <= RAVEL_OP_MOVE; }
+/* Edits: spill, reload, move, remat (a remat has no source: u.edit.src is
+ * RAVEL_LOC_NONE; its K is its one immediate, its clobbers are an op's). */
+static inline bool rv_is_edit(const rv_inst *i) { return i->op >= RAVEL_OP_SPILL && i->op <= RAVEL_OP_REMAT; }
+/* The K of a remat (rv_is_edit, op RAVEL_OP_REMAT). */
+static inline int64_t rv_remat_k(const ravel_func *f, const rv_inst *i);
 
 typedef struct rv_block {
     uint32_t name;                  /* symbol */
@@ -373,6 +377,7 @@ static inline const uint32_t *rv_block_params(const ravel_func *f, const rv_bloc
 static inline rv_inst *rv_block_term(const ravel_func *f, const rv_block *b) { return b->ninsts ? &f->insts.data[b->first_inst + b->ninsts - 1] : NULL; }
 static inline const char *rv_block_name(const ravel_func *f, uint32_t b) { return rv_sym_str(&f->syms, f->blocks.data[b].name); }
 static inline const char *rv_func_name(const ravel_func *f) { return rv_sym_str(&f->syms, f->name); }
+static inline int64_t rv_remat_k(const ravel_func *f, const rv_inst *i) { return f->imms.data[i->first_imm].value; }
 /* Clobber set of an instruction: explicit list, else the machine default for
  * `call`, else empty. Returns the count and sets *regs. */
 uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t **regs);
@@ -388,6 +393,13 @@ const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf);
 uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num);
 /* True if the function carries any allocation (a location, edit or stackmap). */
 bool rv_func_is_allocated(const ravel_func *f);
+/* The first construct of docs/format.md section 14 that f uses: "register
+ * containment (alias lines)" if its machine declares any, else "undef" or
+ * "remat" for the first such instruction, else NULL. The components that do
+ * not implement section 14 yet refuse such a function with it (one guard
+ * each: the checker, the interpreter, the reducer; the allocators refuse
+ * aliased machines). O(instructions). */
+const char *rv_func_ext_used(const ravel_func *f);
 /* Deep copy. */
 ravel_func *rv_func_clone(const ravel_func *f);
 /* Copy of f with locations, edits and stackmaps removed (unallocated form). */

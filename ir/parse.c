@@ -38,6 +38,7 @@ static void parser_free(parser *P)
     rv_vec_free(P->pend);
     rv_vec_free(P->defs);
     rv_vec_free(P->list);
+    rv_vec_free(P->alias);
     rv_vec_free(P->vcache);
     rv_symtab_free(&P->fnames);
     rv_free(P->ntab);

@@ -1,7 +1,7 @@
 /* parse.h - the .ra reader's internal interface, shared by its files:
  *
  *   parse.c          the driver: module, parser context, machine then functions
- *   parse_machine.c  the machine block (class, reserved, clobbers, gc)
+ *   parse_machine.c  the machine block (class, reserved, alias, clobbers, gc)
  *   parse_func.c     functions: labels, instructions, operands, edits
  *   parse_lex.c      the lexer and what both blocks read with it: tokens,
  *                    diagnostics, vN / sN names, register and class names,
@@ -27,6 +27,8 @@ typedef struct token {
     uint32_t n;      /* length in bytes */
     uint32_t line, col;
     int64_t ival;    /* T_INT */
+    uint64_t wval;   /* a well-formed integer (T_INT, or T_BAD for not fitting int64): its value modulo 2^64 */
+    bool wnum;       /* wval is set */
     const char *bad; /* T_BAD: what is wrong */
 } token;
 
@@ -85,6 +87,11 @@ typedef struct opnd {
     bool ann, ref;
 } opnd;
 
+/* A containment of an alias line (r contains s), with where s is written. */
+typedef struct alias_pair {
+    uint32_t r, s, line, col;
+} alias_pair;
+
 typedef struct parser {
     /* reading and reporting (parse_lex.c) */
     lexer lx;
@@ -99,6 +106,8 @@ typedef struct parser {
     uint32_t *ntab, nmask; /* the machine's names once it is read (rvp_machine_names) */
     ravel_module *mod;
     ravel_machine *m;
+    /* the machine block (parse_machine.c) */
+    RV_VEC(alias_pair) alias; /* containments in file order, checked and recorded at `end` */
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */

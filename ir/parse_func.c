@@ -1,11 +1,13 @@
 /* parse_func.c - the functions of a .ra file (docs/format.md sections 4,
- * 5 and 7): labels and block parameters, instructions with their
- * operands and attributes, terminators, edits (spill, reload, move).
+ * 5, 7 and 14): labels and block parameters, instructions with their
+ * operands and attributes, terminators, edits (spill, reload, move,
+ * remat), undef.
  *
  * Requires: a parser whose machine is read (rvp_parse_machine succeeded).
  * Guarantees: each function is built through the builder (func.c) and
  * finished, even after errors (its lines are read, reported and skipped one
- * by one); lexical and name-resolution errors are reported here, the
+ * by one); lexical and name-resolution errors, and the shapes of undef
+ * and remat (section 14.5), are reported here at their token, the
  * structural rules by ravel_validate. */
 #include "parse.h"
 
@@ -143,7 +145,7 @@ static bool parse_loc(parser *P, ravel_loc *loc)
 static const char *const constraint_words[] = {"reg", "any", "stack", "fixed", "reuse", "early", "late", NULL};
 static const char *const attr_words[] = {"clobbers", "safepoint", "stackmap", NULL};
 static const char *const term_words[] = {"jump", "br", "ret", NULL};
-static const char *const edit_words[] = {"spill", "reload", "move", NULL};
+static const char *const edit_words[] = {"spill", "reload", "move", "remat", NULL};
 
 /* After an operand: an identifier that is a near miss of a constraint or
  * position (`fixd(r0)`) is reported as one, instead of the "expected an
@@ -351,15 +353,60 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
     return true;
 }
 
-/* LOC = spill|reload|move LOC (the current token is LOC) */
+/* remat's K (the current token): an integer of any magnitude, taken modulo
+ * 2^64 (docs/format.md section 14.3). */
+static bool remat_const(parser *P, int64_t *k)
+{
+    const token *t = &P->t;
+    uint32_t num;
+    if (t->wnum) {
+        uint64_t u = t->wval; /* as int64, two's complement, without implementation-defined casts */
+        *k = u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+        rvp_next(P);
+        return true;
+    }
+    if (rvp_is_vreg_tok(t, &num))
+        return rvp_err(P, t->line, t->col, "remat takes an integer constant, not a vreg ('%.*s')", (int)(t->n > 40 ? 40 : t->n),
+                       t->s);
+    return rvp_unexpected(P, "an integer constant after remat");
+}
+
+/* ... = remat K [clobbers(R...)], the current token K; clobbers(...) is the
+ * only attribute. */
+static bool parse_remat(parser *P, ravel_loc dst, const token *first)
+{
+    int64_t k;
+    bool seen = false;
+    if (!remat_const(P, &k)) return false;
+    P->list.len = 0;
+    while (P->t.k == T_IDENT) {
+        token a = P->t;
+        int ln = (int)(a.n > 40 ? 40 : a.n);
+        if (!tok_is(&a, "clobbers"))
+            return rvp_err(P, a.line, a.col, "a remat takes no attribute but clobbers(...), found '%.*s'", ln, a.s);
+        if (seen) return rvp_err(P, a.line, a.col, "attribute 'clobbers' repeated");
+        seen = true;
+        rvp_next(P);
+        if (!rvp_expect(P, T_LPAREN, "'('") || !rvp_name_list(P, true, rvp_add_reg_to_list, NULL)) return false;
+        rvp_next(P); /* ')' */
+    }
+    int id = ravel_remat(P->f, dst, k, P->list.data, P->list.len);
+    if (builder_failed(P, id, first->line, first->col)) return false;
+    P->f->insts.data[id].line = first->line;
+    P->f->insts.data[id].col = first->col;
+    return true;
+}
+
+/* LOC = spill|reload|move LOC | LOC = remat K ... (the current token is LOC) */
 static bool parse_edit(parser *P, const token *first)
 {
     ravel_loc dst, src;
     if (!parse_loc(P, &dst)) return false;
     if (!rvp_expect(P, T_EQ, "'='")) return false;
     token kw = P->t;
-    ravel_opcode kind = tok_is(&kw, "spill") ? RAVEL_OP_SPILL : tok_is(&kw, "reload") ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
     rvp_next(P);
+    if (tok_is(&kw, "remat")) return parse_remat(P, dst, first);
+    ravel_opcode kind = tok_is(&kw, "spill") ? RAVEL_OP_SPILL : tok_is(&kw, "reload") ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
     if (!parse_loc(P, &src)) return false;
     int id = ravel_edit(P->f, kind, dst, src);
     if (builder_failed(P, id, first->line, first->col)) return false;
@@ -368,7 +415,10 @@ static bool parse_edit(parser *P, const token *first)
     return true;
 }
 
-static bool is_edit_kw(const token *t) { return tok_is(t, "spill") || tok_is(t, "reload") || tok_is(t, "move"); }
+static bool is_edit_kw(const token *t)
+{
+    return tok_is(t, "spill") || tok_is(t, "reload") || tok_is(t, "move") || tok_is(t, "remat");
+}
 static bool is_term_kw(const token *t) { return tok_is(t, "jump") || tok_is(t, "br") || tok_is(t, "ret"); }
 
 /* True if '=' occurs on the current line (outside a comment) at or after
@@ -430,6 +480,22 @@ static bool begin_op(parser *P, const token *first)
     return true;
 }
 
+/* DEF = undef, with the defs read (P->defs) and the current token `undef`:
+ * exactly one def, nothing after the mnemonic (docs/format.md section 14.2). */
+static bool parse_undef(parser *P, const token *first)
+{
+    token mn = P->t;
+    if (!P->defs.len) return rvp_err(P, mn.line, mn.col, "undef needs a def (write vN:CLASS = undef)");
+    if (P->defs.len > 1)
+        return rvp_err(P, P->defs.data[1].line, P->defs.data[1].col, "undef has exactly one def (this is a second one)");
+    if (!begin_op(P, first)) return false;
+    token t = P->t;
+    if (t.k == T_EOL || t.k == T_EOF) return true;
+    if (t.k == T_BAD) return rvp_unexpected(P, "end of line");
+    return rvp_err(P, t.line, t.col, "nothing follows undef (no use, immediate or attribute), found '%.*s'",
+                   (int)(t.n > 40 ? 40 : t.n), t.s);
+}
+
 /* DEFS = MNEMONIC USES ATTRS | MNEMONIC USES ATTRS | edit | terminator */
 static bool parse_inst(parser *P)
 {
@@ -466,7 +532,10 @@ static bool parse_inst(parser *P)
         ravel_opcode op = tok_is(&mn, "jump") ? RAVEL_OP_JUMP : tok_is(&mn, "br") ? RAVEL_OP_BR : RAVEL_OP_RET;
         return parse_term(P, op, &mn);
     }
-    if (is_edit_kw(&mn)) return rvp_err(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s LOC", (int)mn.n, mn.s, (int)mn.n, mn.s);
+    if (is_edit_kw(&mn))
+        return rvp_err(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s %s", (int)mn.n, mn.s, (int)mn.n, mn.s,
+                       tok_is(&mn, "remat") ? "K" : "LOC");
+    if (tok_is(&mn, "undef")) return parse_undef(P, &first);
     if (!has_eq && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
         const char *w = rv_near_word(mn.s, mn.n, term_words);
         token nx = rvp_peek(P);

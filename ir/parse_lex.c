@@ -34,23 +34,27 @@ static int hexval(int c)
     return -1;
 }
 
-/* Integer: [-] (decimal | 0x hex). The value must fit int64. */
+/* Integer: [-] (decimal | 0x hex). The value must fit int64 (T_INT); one
+ * that does not is T_BAD, but keeps its value modulo 2^64 (wval, wnum) for
+ * the one integer that may have any magnitude, remat's K. */
 static void lex_int(lexer *lx, token *t)
 {
     const char *p = lx->p;
     bool neg = *p == '-';
     if (neg) p++;
-    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v = 0, w = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     bool over = false, any = false;
     if (p + 1 < lx->end && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         p += 2;
         for (int h; p < lx->end && (h = hexval((unsigned char)*p)) >= 0; p++, any = true) {
+            w = w * 16 + (uint64_t)h;
             if (v > (lim - (uint64_t)h) / 16) over = true;
             else v = v * 16 + (uint64_t)h;
         }
     } else {
         for (; p < lx->end && is_digit(*p); p++, any = true) {
             uint64_t dgt = (uint64_t)(*p - '0');
+            w = w * 10 + dgt;
             if (v > (lim - dgt) / 10) over = true;
             else v = v * 10 + dgt;
         }
@@ -58,7 +62,11 @@ static void lex_int(lexer *lx, token *t)
     if (p < lx->end && is_id(*p)) {
         while (p < lx->end && is_id(*p)) p++;
         t->k = T_BAD, t->bad = "malformed number";
-    } else if (!any) {
+        return (void)(lx->p = p);
+    }
+    t->wnum = any;
+    t->wval = neg ? 0 - w : w;
+    if (!any) {
         t->k = T_BAD, t->bad = "malformed number";
     } else if (over) {
         t->k = T_BAD, t->bad = "integer does not fit in 64 bits (int64)";
@@ -120,6 +128,8 @@ static void lex_into(lexer *lx, token *t)
     t->line = lx->line;
     t->col = (uint32_t)(lx->p - lx->bol) + 1;
     t->ival = 0;
+    t->wval = 0;
+    t->wnum = false;
     t->bad = NULL;
     if (lx->p >= lx->end) {
         t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */

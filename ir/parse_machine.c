@@ -1,9 +1,10 @@
 /* parse_machine.c - the machine block of a .ra file (docs/format.md
- * section 3): class, reserved, clobbers and gc lines.
+ * sections 3 and 14.1): class, reserved, alias, clobbers and gc lines.
  *
  * Requires: a parser at the start of the input (parse.c).
  * Guarantees: on success the machine is complete (classes, registers in id
- * order, default clobbers, gc model) and its names are indexed for the
+ * order, containments without a cycle, default clobbers, gc model) and
+ * its names are indexed for the
  * functions (rvp_machine_names); after an error, false, with every error
  * of the block reported. */
 #include "parse.h"
@@ -72,10 +73,79 @@ static bool machine_reserved(parser *P)
     return rvp_name_list(P, false, define_reg, &c);
 }
 
+/* ---- alias lines (docs/format.md section 14.1) ---- */
+
+static bool alias_member(parser *P, const char *s, uint32_t n, const token *at, void *vr)
+{
+    uint32_t r = *(const uint32_t *)vr;
+    int x = rvp_find_reg(P, s, n);
+    if (x < 0) return rvp_err(P, at->line, at->col, "unknown register '%.*s'", (int)(n > 40 ? 40 : n), s);
+    if ((uint32_t)x == r)
+        return rvp_err(P, at->line, at->col, "register %s cannot contain itself", P->m->regs.data[r].name);
+    alias_pair pr = {r, (uint32_t)x, at->line, at->col};
+    rv_vec_push(P->alias, pr);
+    return true;
+}
+
+/* alias R S...: R and at least one S; the pairs are recorded at `end`,
+ * once the whole block is known to have no containment cycle. */
+static bool machine_alias(parser *P, const token *kw)
+{
+    token r = P->t;
+    if (r.k == T_EOL || r.k == T_EOF)
+        return rvp_err(P, kw->line, kw->col, "alias needs a register and at least one register it contains");
+    if (r.k != T_IDENT) return rvp_unexpected(P, "a register name");
+    int ri = rvp_find_reg(P, r.s, r.n);
+    if (ri < 0) return rvp_err(P, r.line, r.col, "unknown register '%.*s'", (int)(r.n > 40 ? 40 : r.n), r.s);
+    rvp_next(P);
+    if (P->t.k == T_DOTDOT)
+        return rvp_err(P, r.line, r.col, "the first name of an alias line is one register, not a range");
+    if (P->t.k == T_EOL || P->t.k == T_EOF)
+        return rvp_err(P, kw->line, kw->col, "alias needs a register and at least one register it contains");
+    uint32_t ru = (uint32_t)ri;
+    return rvp_name_list(P, false, alias_member, &ru);
+}
+
+/* "R contains S, but S contains R [through X, Y]" for the pair that closes
+ * a cycle; path: S, ..., R (rv_alias_first_cycle). */
+static bool cycle_error(parser *P, const alias_pair *a, const uint32_t *path, uint32_t plen, uint32_t maxpath)
+{
+    const ravel_machine *m = P->m;
+    char via[512] = "";
+    size_t n = 0;
+    for (uint32_t k = 1; k + 1 < plen && n < sizeof via; k++) {
+        if (k + 1 >= maxpath) {
+            snprintf(via + n, sizeof via - n, ", ...");
+            break;
+        }
+        int w = snprintf(via + n, sizeof via - n, "%s%s", k == 1 ? " through " : ", ", m->regs.data[path[k]].name);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    const char *r = m->regs.data[a->r].name, *s = m->regs.data[a->s].name;
+    return rvp_err(P, a->line, a->col, "containment cycle: %s contains %s, but %s contains %s%s", r, s, s, r, via);
+}
+
+/* At `end`: the first containment (in file order) closing a cycle is an
+ * error; without one, every pair is recorded in the machine. */
+static bool record_aliases(parser *P)
+{
+    uint32_t n = P->alias.len, plen, path[8];
+    if (!n) return true;
+    uint32_t *pairs = rv_xmalloc(sizeof *pairs * 2 * (size_t)n);
+    for (uint32_t i = 0; i < n; i++) pairs[2 * i] = P->alias.data[i].r, pairs[2 * i + 1] = P->alias.data[i].s;
+    uint32_t k = rv_alias_first_cycle(P->m->regs.len, pairs, n, path, 8, &plen);
+    rv_free(pairs);
+    if (k != RAVEL_NONE) return cycle_error(P, &P->alias.data[k], path, plen, 8);
+    for (uint32_t i = 0; i < n; i++) rv_mach_add_containment(P->m, P->alias.data[i].r, P->alias.data[i].s);
+    return true;
+}
+
+/* ---- the block ---- */
+
 static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
 {
     token kw = P->t;
-    if (kw.k != T_IDENT) return rvp_unexpected(P, "a machine line (class, reserved, clobbers, gc or end)");
+    if (kw.k != T_IDENT) return rvp_unexpected(P, "a machine line (class, reserved, alias, clobbers, gc or end)");
     rvp_next(P);
     if (tok_is(&kw, "end")) {
         *done = true;
@@ -83,6 +153,7 @@ static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
     }
     if (tok_is(&kw, "class")) return machine_class(P);
     if (tok_is(&kw, "reserved")) return machine_reserved(P);
+    if (tok_is(&kw, "alias")) return machine_alias(P, &kw);
     if (tok_is(&kw, "clobbers")) {
         if (*seen_clob) return rvp_err(P, kw.line, kw.col, "duplicate clobbers line");
         *seen_clob = true;
@@ -100,7 +171,7 @@ static bool machine_line(parser *P, bool *done, bool *seen_clob, bool *seen_gc)
         rvp_next(P);
         return true;
     }
-    return rvp_err(P, kw.line, kw.col, "unknown machine line '%.*s' (expected class, reserved, clobbers, gc or end)",
+    return rvp_err(P, kw.line, kw.col, "unknown machine line '%.*s' (expected class, reserved, alias, clobbers, gc or end)",
                 (int)(kw.n > 40 ? 40 : kw.n), kw.s);
 }
 
@@ -130,7 +201,7 @@ bool rvp_parse_machine(parser *P)
     }
     if (P->nerr == nerr0 && P->m->classes.len == 0)
         return rvp_err(P, P->t.line, P->t.col, "the machine declares no register class");
-    if (P->nerr != nerr0) return false;
+    if (P->nerr != nerr0 || !record_aliases(P)) return false;
     rvp_machine_names(P);
     return true;
 }

@@ -13,6 +13,8 @@
  *     clobber list only when explicit; lists are written name by name in
  *     ascending register id / slot number, without ranges;
  *   - immediates in decimal; `b1:` rather than `b1():`;
+ *   - `DST = remat K` with K in signed decimal and its clobbers(...) when
+ *     not empty (docs/format.md section 14.3);
  *   - the machine: lines in register-id order, one `class` line per class
  *     (allocatable registers in preference order) and one `reserved` line
  *     per run of consecutive reserved registers of a class, then one
@@ -188,7 +190,12 @@ static void print_term(pbuf *p, const ravel_func *f, const rv_inst *in)
 static void print_inst(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
     pb_str(p, "  ");
-    if (rv_is_edit(in)) {
+    if (in->op == RAVEL_OP_REMAT) {
+        print_loc(p, f->mach, in->u.edit.dst);
+        pb_str(p, " = remat ");
+        pb_i64(p, in->nimms ? (long long)rv_remat_k(f, in) : 0);
+        if (in->flags & RV_IF_CLOBBERS) print_list(p, f, "clobbers", in->first_clob, in->nclob, false);
+    } else if (rv_is_edit(in)) {
         print_loc(p, f->mach, in->u.edit.dst);
         pb_str(p, " = ");
         pb_str(p, rv_opcode_name((ravel_opcode)in->op));

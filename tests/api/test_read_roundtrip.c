@@ -19,6 +19,14 @@
 static int rebuild_inst(ravel_func *g, const ravel_func *f, uint32_t i)
 {
     int op = ravel_inst_opcode(f, i);
+    if (op == RAVEL_OP_REMAT) {
+        int64_t k;
+        uint32_t n = ravel_inst_nclobbers(f, i), regs[256];
+        if (ravel_remat_const(f, i, &k) != RAVEL_OK || n > 256 || ravel_inst_is_edit(f, i) != 1) return -1;
+        for (uint32_t j = 0; j < n; j++) regs[j] = ravel_inst_clobber(f, i, j);
+        return ravel_remat(g, ravel_edit_dst(f, i), k, regs, n) < 0 ? -1 : 0;
+    }
+    if (ravel_inst_is_undef(f, i) != (op == RAVEL_OP_UNDEF)) return -1;
     if (ravel_inst_is_edit(f, i) == 1)
         return ravel_edit(g, (ravel_opcode)op, ravel_edit_dst(f, i), ravel_edit_src(f, i)) < 0 ? -1 : 0;
     if (ravel_inst_begin(g, (ravel_opcode)op, ravel_inst_name(f, i)) < 0) return -1;

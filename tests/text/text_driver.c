@@ -11,6 +11,14 @@
  *                                   first diagnostic must be at LINE:COL and
  *                                   contain SUBSTRING.
  *   text_driver canonical FILE...   each file must already be canonical.
+ *   text_driver import FILE         an example of docs/format.md section 14
+ *                                   (tests/checker/cases/import): with
+ *                                   "# expect: bad-input", its line
+ *                                   "# error: LINE:COL: SUBSTRING" is checked as
+ *                                   for `error`; otherwise it must parse, every
+ *                                   function must validate (exit 0), it must
+ *                                   round-trip, and each "# expect: KIND @N"
+ *                                   must name a line marked "# <- ERROR".
  * Exit status 0 when every check passes, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
@@ -93,6 +101,12 @@ static int roundtrip_one(const char *path)
             fprintf(stderr, "%s: register %u changed identity\n", path, r);
             rc = 1;
         }
+    if (!rc && (!rv_mach_same_containment(a, b) || a->alias_order.len != b->alias_order.len ||
+                (a->alias_order.len &&
+                 memcmp(a->alias_order.data, b->alias_order.data, a->alias_order.len * sizeof(uint32_t))))) {
+        fprintf(stderr, "%s: the containments changed\n", path);
+        rc = 1;
+    }
     char *p2 = render(m2, &l2);
     if (!rc && (l1 != l2 || memcmp(p1, p2, l1) != 0)) {
         fprintf(stderr, "%s: print is not a fixpoint\n", path);
@@ -151,18 +165,18 @@ static int cmd_golden(const char *in, const char *expected)
     return rc;
 }
 
-static int cmd_error(const char *path)
+/* The reader must reject text (of the file path) with its first diagnostic
+ * as the line "# error: LINE:COL: SUBSTRING" at `head` says. */
+static int expect_error(const char *path, char *text, size_t len, const char *head)
 {
-    size_t len;
-    char *text = read_all(path, &len);
-    if (!text) return 1;
     unsigned line = 0, col = 0;
     int off = 0;
-    if (sscanf(text, "# error: %u:%u: %n", &line, &col, &off) < 2 || !off) {
-        fprintf(stderr, "%s: first line must be '# error: LINE:COL: MESSAGE'\n", path);
+    if (sscanf(head, "# error: %u:%u: %n", &line, &col, &off) < 2 || !off) {
+        fprintf(stderr, "%s: want a line '# error: LINE:COL: MESSAGE'\n", path);
         free(text);
         return 1;
     }
+    off += (int)(head - text);
     const char *nl = strchr(text + off, '\n');
     size_t sublen = nl ? (size_t)(nl - text - off) : strlen(text + off);
     if (sublen && text[(size_t)off + sublen - 1] == '\r') sublen--;
@@ -190,6 +204,59 @@ static int cmd_error(const char *path)
     ravel_module_free(m);
     ravel_diags_free(d);
     free(sub);
+    free(text);
+    return rc;
+}
+
+static int cmd_error(const char *path)
+{
+    size_t len;
+    char *text = read_all(path, &len);
+    return text ? expect_error(path, text, len, text) : 1;
+}
+
+/* Each "# expect: KIND @N" of text names a line N marked "# <- ERROR". */
+static int expect_lines_marked(const char *path, const char *text)
+{
+    int bad = 0;
+    for (const char *h = strstr(text, "# expect: "); h; h = strstr(h + 1, "# expect: ")) {
+        const char *at = strchr(h, '@'), *eol = strchr(h, '\n');
+        if (!at || (eol && at > eol)) continue;
+        unsigned n = (unsigned)strtoul(at + 1, NULL, 10), k = 1;
+        const char *l = text;
+        while (k < n && (l = strchr(l, '\n'))) l++, k++;
+        const char *le = l ? strchr(l, '\n') : NULL;
+        if (!l || !n || !strstr(l, "# <- ERROR") || (le && strstr(l, "# <- ERROR") > le)) {
+            fprintf(stderr, "%s: '# expect: ... @%u' names a line not marked '# <- ERROR'\n", path, n);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+static int cmd_import(const char *path)
+{
+    size_t len;
+    char *text = read_all(path, &len);
+    if (!text) return 1;
+    if (strstr(text, "\n# expect: bad-input\n")) {
+        const char *e = strstr(text, "\n# error: ");
+        return expect_error(path, text, len, e ? e + 1 : text);
+    }
+    int rc = expect_lines_marked(path, text);
+    if (!strstr(text, "\n# expect: ")) {
+        fprintf(stderr, "%s: no '# expect:' line\n", path);
+        rc = 1;
+    }
+    ravel_diags *d;
+    ravel_module *m = parse_quiet(text, len, path, &d);
+    if (!m) rc = 1;
+    for (size_t i = 0; m && i < ravel_module_nfuncs(m); i++)
+        if (ravel_validate(ravel_module_func(m, i), 0, d) != RAVEL_OK) rc = 1;
+    ravel_diags_print(stderr, d);
+    if (m && roundtrip_one(path) != 0) rc = 1;
+    ravel_module_free(m);
+    ravel_diags_free(d);
     free(text);
     return rc;
 }
@@ -226,6 +293,7 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "golden") == 0) return cmd_golden(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "error") == 0) return cmd_error(argv[2]);
     if (argc >= 3 && strcmp(argv[1], "canonical") == 0) return cmd_canonical(argc - 2, argv + 2);
-    fputs("usage: text_driver roundtrip FILE... | golden IN EXPECTED | error FILE | canonical FILE...\n", stderr);
+    if (argc == 3 && strcmp(argv[1], "import") == 0) return cmd_import(argv[2]);
+    fputs("usage: text_driver roundtrip FILE... | golden IN EXPECTED | error FILE | canonical FILE... | import FILE\n", stderr);
     return 2;
 }
