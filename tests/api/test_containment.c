@@ -5,7 +5,9 @@
  * printed machine, misuse, and the reader's whole-block cycle search
  * (rv_alias_first_cycle). A random test compares everything with a plain
  * matrix model: containment as declared, overlap symmetric and not
- * transitive, a pair refused exactly when it would close a cycle.
+ * transitive, a pair refused exactly when it would close a cycle, and the
+ * reader given the same pairs as alias lines rejects exactly at the first
+ * pair that closes one.
  */
 #define _GNU_SOURCE
 #include "ir/ir.h"
@@ -190,6 +192,40 @@ static bool model_reaches(uint32_t n, bool c[NMAX][NMAX], uint32_t a, uint32_t b
     return false;
 }
 
+/* The same pairs as alias lines, one per pair, read by the reader: with a
+ * cycle, its one error is at the contained register of the first pair
+ * closing one; without, the machine read equals m (printed the same). */
+static void read_back(const ravel_machine *m, uint32_t n, const uint32_t *pairs, uint32_t np, uint32_t firstcyc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    fputs("machine\n  class c", fp);
+    for (uint32_t i = 0; i < n; i++) fprintf(fp, " r%u", i);
+    fputc('\n', fp);
+    for (uint32_t i = 0; i < np; i++) fprintf(fp, "  alias r%u r%u\n", pairs[2 * i], pairs[2 * i + 1]);
+    fputs("end\n\nfunc f\nb0:\n  ret\nend\n", fp);
+    fclose(fp);
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *mod = ravel_module_parse(text, len, "m.ra", d);
+    if (firstcyc != RAVEL_NONE) {
+        char where[64];
+        snprintf(where, sizeof where, "m.ra:%u:%u: error: containment cycle", firstcyc + 3,
+                 12 + (pairs[2 * firstcyc] >= 10 ? 1u : 0u)); /* "  alias rA rB": at rB */
+        CHECK(!mod && ravel_diags_count(d) == 1 && strncmp(d->v.data[0].msg, where, strlen(where)) == 0);
+    } else if (!mod) {
+        CHECK(mod != NULL);
+    } else { /* the reader's machine: m's containments, in m's order */
+        const ravel_machine *r = ravel_module_machine(mod);
+        CHECK(rv_mach_same_containment(m, r) && r->alias_order.len == m->alias_order.len &&
+              (!m->alias_order.len ||
+               !memcmp(r->alias_order.data, m->alias_order.data, m->alias_order.len * sizeof(uint32_t))));
+    }
+    ravel_module_free(mod);
+    ravel_diags_free(d);
+    free(text);
+}
+
 static void random_machine(uint64_t seed)
 {
     uint64_t s = seed;
@@ -225,6 +261,7 @@ static void random_machine(uint64_t seed)
         CHECK_EQ_INT(path[0], pairs[2 * got + 1]);
         CHECK_EQ_INT(path[plen - 1], pairs[2 * got]);
     }
+    read_back(m, n, pairs, npairs / 2, firstcyc);
     CHECK_EQ_INT(ravel_machine_ncontainers(m), norder);
     for (uint32_t i = 0; i < norder; i++) CHECK_EQ_INT(ravel_machine_container(m, i), order[i]);
     for (uint32_t a = 0; a < n; a++) {
