@@ -39,6 +39,7 @@ static void parser_free(parser *P)
     rv_vec_free(P->defs);
     rv_vec_free(P->list);
     rv_vec_free(P->alias);
+    rv_free(P->alias_seen);
     rv_vec_free(P->vcache);
     rv_symtab_free(&P->fnames);
     rv_free(P->ntab);

@@ -107,7 +107,8 @@ typedef struct parser {
     ravel_module *mod;
     ravel_machine *m;
     /* the machine block (parse_machine.c) */
-    RV_VEC(alias_pair) alias; /* containments in file order, checked and recorded at `end` */
+    RV_VEC(alias_pair) alias; /* containments in file order, each once, checked and recorded at `end` */
+    uint64_t *alias_seen;     /* bit r * RV_MAX_REGS + s: "r contains s" is in alias (allocated on the first) */
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */

@@ -4,9 +4,10 @@
  * Requires: a parser at the start of the input (parse.c).
  * Guarantees: on success the machine is complete (classes, registers in id
  * order, containments without a cycle, default clobbers, gc model) and
- * its names are indexed for the
- * functions (rvp_machine_names); after an error, false, with every error
- * of the block reported. */
+ * its names are indexed for the functions (rvp_machine_names); after an
+ * error, false, with every error of the block reported. Memory stays
+ * linear in the input and bounded: a containment is kept once, however
+ * often it is written (at most 1024 x 1024 of them). */
 #include "parse.h"
 
 #include <stdlib.h>
@@ -82,6 +83,12 @@ static bool alias_member(parser *P, const char *s, uint32_t n, const token *at, 
     if (x < 0) return rvp_err(P, at->line, at->col, "unknown register '%.*s'", (int)(n > 40 ? 40 : n), s);
     if ((uint32_t)x == r)
         return rvp_err(P, at->line, at->col, "register %s cannot contain itself", P->m->regs.data[r].name);
+    /* a pair written again changes nothing (its first occurrence is the
+     * one that could close a cycle): kept once */
+    size_t bit = (size_t)r * RV_MAX_REGS + (uint32_t)x;
+    if (!P->alias_seen) P->alias_seen = rv_xcalloc((size_t)RV_MAX_REGS * RV_MAX_REGS / 64, sizeof *P->alias_seen);
+    if (P->alias_seen[bit / 64] >> (bit % 64) & 1) return true;
+    P->alias_seen[bit / 64] |= (uint64_t)1 << (bit % 64);
     alias_pair pr = {r, (uint32_t)x, at->line, at->col};
     rv_vec_push(P->alias, pr);
     return true;
