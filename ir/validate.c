@@ -1,4 +1,5 @@
-/* validate.c - structural validation of a function (docs/format.md sections 3-7).
+/* validate.c - structural validation of a function (docs/format.md sections
+ * 3-7, and the shapes of section 14: undef, remat).
  *
  * Requires: a finished function (ravel_func_finish); nothing else. It never
  * trusts the input: every id is range-checked before use.
@@ -319,9 +320,22 @@ static void check_operands(vctx *c, uint32_t blk, uint32_t i)
     }
 }
 
+/* A remat (docs/format.md section 14.3): its destination exists, it has
+ * its one constant; its clobbers are registers (the builder checks them). */
+static void check_remat(vctx *c, uint32_t blk, uint32_t i)
+{
+    const rv_inst *in = rv_inst_at(c->f, i);
+    char a[32];
+    if (!loc_in_range(c, in->u.edit.dst))
+        report(c, RAVEL_EFAIL, blk, i, 0, 0, "edit location out of range (%s = remat)", rv_loc_str(c->m, in->u.edit.dst, a));
+    if (in->nimms != 1 || in->ndefs || in->nuses)
+        report(c, RAVEL_EINVAL, blk, i, 0, 0, "remat needs exactly one constant and no operand");
+}
+
 static void check_edit(vctx *c, uint32_t blk, uint32_t i)
 {
     const rv_inst *in = rv_inst_at(c->f, i);
+    if (in->op == RAVEL_OP_REMAT) return check_remat(c, blk, i);
     ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
     char a[32], b[32];
     if (!loc_in_range(c, dst) || !loc_in_range(c, src)) {
@@ -389,6 +403,12 @@ static void check_term_shape(vctx *c, uint32_t blk, uint32_t i)
     for (uint32_t k = 0; k < ns; k++) check_succ(c, blk, i, k);
 }
 
+/* An undef op: one def, no use, immediate or attribute (section 14.2). */
+static bool undef_shape_ok(const rv_inst *in)
+{
+    return in->ndefs == 1 && !in->nuses && !in->nimms && !(in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP));
+}
+
 static void check_inst(vctx *c, uint32_t blk, uint32_t i)
 {
     const rv_inst *in = rv_inst_at(c->f, i);
@@ -401,6 +421,10 @@ static void check_inst(vctx *c, uint32_t blk, uint32_t i)
         report(c, RAVEL_EINVAL, blk, i, 0, 0,
                "copy needs exactly one def and one vreg use (has %u defs, %u vreg uses, %u immediates)", in->ndefs,
                in->nuses, in->nimms);
+    if (in->op == RAVEL_OP_UNDEF && !undef_shape_ok(in))
+        report(c, RAVEL_EINVAL, blk, i, 0, 0,
+               "undef takes exactly one def and nothing else (has %u defs, %u vreg uses, %u immediates%s)", in->ndefs,
+               in->nuses, in->nimms, in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP) ? ", attributes" : "");
     if (rv_is_term(in)) {
         check_term_shape(c, blk, i);
         return;
@@ -887,6 +911,7 @@ static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const fblk 
 __attribute__((cold)) static bool fast_edit(const fctx *x, const rv_inst *in)
 {
     ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
+    if (in->op == RAVEL_OP_REMAT) return loc_in_range_m(x->m, dst) && in->nimms == 1 && !in->ndefs && !in->nuses;
     if (!loc_in_range_m(x->m, dst) || !loc_in_range_m(x->m, src)) return false;
     bool ds = ravel_loc_is_slot(dst), ss = ravel_loc_is_slot(src);
     if (in->op == RAVEL_OP_SPILL) return ds && !ss;
@@ -926,6 +951,7 @@ static inline __attribute__((always_inline)) bool fast_inst(fctx *x, const fblk 
 {
     if (!fast_uses(x, h, in) || !fast_defs(x, h, in)) return false;
     if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1 || in->nimms)) return false;
+    if (in->op == RAVEL_OP_UNDEF && !undef_shape_ok(in)) return false;
     if (!(in->flags & (RV_IF_STACKMAP | RV_IF_SAFEPOINT))) return true;
     if (!(in->flags & RV_IF_SAFEPOINT)) return false; /* a stackmap without a safepoint */
     if (in->flags & RV_IF_STACKMAP) x->alloc_seen = true;
