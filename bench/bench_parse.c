@@ -13,8 +13,9 @@
  * Times are CPU time of the process (CLOCK_PROCESS_CPUTIME_ID, user plus
  * system), so that other load on a shared machine does not distort them.
  *
- * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS]
- *   --dump prints the generated text for that size and exits.
+ * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS]
+ *   --dump prints the generated text for that size and exits;
+ *   --loop parses the text of that size N times and exits (for perf).
  * Run it from a Release build: `ninja bench_parse && bench/bench_parse`. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork */
 #include "ir/ir.h"
@@ -180,13 +181,14 @@ static double peak_bytes(const char *text, size_t len)
 int main(int argc, char **argv)
 {
     int runs = 5;
-    uint64_t max = 1000000, dump = 0;
+    uint64_t max = 1000000, dump = 0, loop = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) dump = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = strtoull(argv[++i], NULL, 10);
         else {
-            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS]\n", stderr);
+            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS]\n", stderr);
             return 2;
         }
     }
@@ -196,6 +198,15 @@ int main(int argc, char **argv)
         uint64_t n;
         char *t = gen_text(dump, &len, &n);
         fwrite(t, 1, len, stdout);
+        free(t);
+        return 0;
+    }
+    if (loop) {
+        size_t len;
+        uint64_t n;
+        char *t = gen_text(loop, &len, &n);
+        for (int i = 0; i < runs; i++)
+            if (run_once(t, len, false) < 0) return 1;
         free(t);
         return 0;
     }

@@ -26,6 +26,10 @@ typedef struct token {
     const char *s;   /* first byte of the token */
     uint32_t n;      /* length in bytes */
     uint32_t line, col;
+    uint8_t kw;      /* T_IDENT read by the lexer: its keyword (KW_*, kw_of), KW_NONE if none */
+    uint8_t numc;    /* T_IDENT read by the lexer: 'v' or 's' if it is that letter then
+                        digits only (num set), 1 if not; 0: not known (a token made by hand) */
+    uint32_t num;    /* numc 'v' / 's': the digits' value, saturated at NUM_SAT */
     int64_t ival;    /* T_INT */
     uint64_t wval;   /* a well-formed integer (T_INT, or T_BAD for not fitting int64): its value modulo 2^64 */
     bool wnum;       /* wval is set */
@@ -60,6 +64,27 @@ static inline const char *ident_end(const char *p)
 {
     while (is_id(*++p)) {}
     return p;
+}
+
+/* Keywords and mnemonics, recognised once by the lexer (by length and
+ * first byte): an opcode's name is its ravel_opcode (every one of
+ * rv_opcode_name's, edits and terminators included), the other reserved
+ * words follow. KW_NONE (= RAVEL_OP_OTHER) for any other identifier. */
+enum {
+    KW_NONE = RAVEL_OP_OTHER,
+    KW_EARLY = RAVEL_OP_COUNT_, KW_LATE, KW_REG, KW_ANY, KW_STACK, KW_FIXED, KW_REUSE,
+    KW_CLOBBERS, KW_SAFEPOINT, KW_STACKMAP, KW_REF, KW_END, KW_FUNC, KW_MACHINE
+};
+#define NUM_SAT 0xffffffffu
+/* Fills kw, numc and num of an identifier token from its text. */
+void rvp_classify(token *t);
+/* The token's keyword: from the lexer, or computed for a token made by hand. */
+static inline int tok_kw(const token *t) { return t->k == T_IDENT ? t->kw : KW_NONE; }
+/* The opcode a mnemonic names for ravel_inst_begin (rv_opcode_from_name):
+ * ARGS..CALL and UNDEF; RAVEL_OP_OTHER for any other word. */
+static inline ravel_opcode kw_opcode(int kw)
+{
+    return (kw >= RAVEL_OP_ARGS && kw <= RAVEL_OP_CALL) || kw == RAVEL_OP_UNDEF ? (ravel_opcode)kw : RAVEL_OP_OTHER;
 }
 
 /* Is the token the keyword KW (a string literal)? */

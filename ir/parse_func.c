@@ -112,7 +112,7 @@ static bool parse_vreg_ann(parser *P, opnd *o)
     o->ann = true;
     o->cls = (uint8_t)cls;
     if (rvp_accept(P, T_DOT)) {
-        if (!tok_is(&P->t, "ref")) return rvp_unexpected(P, "'ref'");
+        if (tok_kw(&P->t) != KW_REF) return rvp_unexpected(P, "'ref'");
         rvp_next(P);
         o->ref = true;
     }
@@ -153,7 +153,7 @@ static const char *const edit_words[] = {"spill", "reload", "move", "remat", NUL
 static bool constraint_typo(parser *P)
 {
     const token t = P->t;
-    if (t.k != T_IDENT || tok_is(&t, "clobbers") || tok_is(&t, "safepoint") || tok_is(&t, "stackmap")) return true;
+    if (t.k != T_IDENT || tok_kw(&t) == KW_CLOBBERS || tok_kw(&t) == KW_SAFEPOINT || tok_kw(&t) == KW_STACKMAP) return true;
     const char *w = rv_near_word(t.s, t.n, constraint_words);
     if (!w || rv_near_word(t.s, t.n, attr_words)) return true;
     return rvp_err(P, t.line, t.col, "unknown constraint '%.*s' (did you mean '%s'?)", (int)t.n, t.s, w);
@@ -165,22 +165,22 @@ static bool parse_operand(parser *P, opnd *o)
     o->loc = RAVEL_LOC_NONE;
     o->line = P->t.line;
     o->col = P->t.col;
-    if ((tok_is(&P->t, "early") || tok_is(&P->t, "late")) && rvp_peek(P).k == T_IDENT) {
-        o->pos = tok_is(&P->t, "early") ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+    if ((tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT) {
+        o->pos = tok_kw(&P->t) == KW_EARLY ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
         rvp_next(P);
     }
     if (!parse_vreg_ann(P, o)) return false;
     token t = P->t;
-    if (tok_is(&t, "reg")) {
+    if (tok_kw(&t) == KW_REG) {
         o->c = RAVEL_C_REG;
         rvp_next(P);
-    } else if (tok_is(&t, "any")) {
+    } else if (tok_kw(&t) == KW_ANY) {
         o->c = RAVEL_C_ANY;
         rvp_next(P);
-    } else if (tok_is(&t, "stack")) {
+    } else if (tok_kw(&t) == KW_STACK) {
         o->c = RAVEL_C_STACK;
         rvp_next(P);
-    } else if (tok_is(&t, "fixed")) {
+    } else if (tok_kw(&t) == KW_FIXED) {
         rvp_next(P);
         if (!rvp_expect(P, T_LPAREN, "'(' after fixed")) return false;
         token r = P->t;
@@ -191,7 +191,7 @@ static bool parse_operand(parser *P, opnd *o)
         if (!rvp_expect(P, T_RPAREN, "')'")) return false;
         o->c = RAVEL_C_FIXED;
         o->arg = (uint32_t)reg;
-    } else if (tok_is(&t, "reuse")) {
+    } else if (tok_kw(&t) == KW_REUSE) {
         rvp_next(P);
         if (!rvp_expect(P, T_LPAREN, "'(' after reuse")) return false;
         token k = P->t;
@@ -212,7 +212,7 @@ static bool at_use(const parser *P)
     uint32_t num;
     if (P->t.k == T_INT) return true;
     if (rvp_is_vreg_tok(&P->t, &num)) return true;
-    return (tok_is(&P->t, "early") || tok_is(&P->t, "late")) && rvp_peek(P).k == T_IDENT;
+    return (tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT;
 }
 
 /* ---- functions: instructions ------------------------------------------------------ */
@@ -263,7 +263,7 @@ static bool parse_attrs(parser *P)
     bool seen_c = false, seen_s = false, seen_m = false;
     while (P->t.k == T_IDENT) {
         token a = P->t;
-        bool *seen = tok_is(&a, "clobbers") ? &seen_c : tok_is(&a, "safepoint") ? &seen_s : tok_is(&a, "stackmap") ? &seen_m : NULL;
+        bool *seen = tok_kw(&a) == KW_CLOBBERS ? &seen_c : tok_kw(&a) == KW_SAFEPOINT ? &seen_s : tok_kw(&a) == KW_STACKMAP ? &seen_m : NULL;
         if (!seen && at_use(P)) return rvp_err(P, a.line, a.col, "missing ',' between uses");
         if (!seen && !constraint_typo(P)) return false; /* `const 1 fixd(r0)` */
         if (!seen) return rvp_unexpected(P, "an attribute (clobbers, safepoint, stackmap)");
@@ -335,7 +335,7 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
         if (!parse_target(P)) return false;
     } else {
         uint32_t num, ntargets = 0;
-        if (rvp_is_vreg_tok(&P->t, &num) || ((tok_is(&P->t, "early") || tok_is(&P->t, "late")) && rvp_peek(P).k == T_IDENT)) {
+        if (rvp_is_vreg_tok(&P->t, &num) || ((tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT)) {
             opnd o;
             if (!parse_operand(P, &o) || !note_use_ann(P, &o)) return false;
             if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
@@ -348,7 +348,7 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
         }
         if (ntargets < 2) return rvp_err(P, mn->line, mn->col, "br needs at least two successors");
     }
-    if (P->t.k == T_IDENT && (tok_is(&P->t, "clobbers") || tok_is(&P->t, "safepoint") || tok_is(&P->t, "stackmap")))
+    if (P->t.k == T_IDENT && (tok_kw(&P->t) == KW_CLOBBERS || tok_kw(&P->t) == KW_SAFEPOINT || tok_kw(&P->t) == KW_STACKMAP))
         return rvp_err(P, P->t.line, P->t.col, "terminators take no attributes");
     return true;
 }
@@ -375,14 +375,14 @@ static bool remat_const(parser *P, int64_t *k)
  * only attribute. */
 static bool parse_remat(parser *P, ravel_loc dst, const token *first)
 {
-    int64_t k;
+    int64_t k = 0;
     bool seen = false;
     if (!remat_const(P, &k)) return false;
     P->list.len = 0;
     while (P->t.k == T_IDENT) {
         token a = P->t;
         int ln = (int)(a.n > 40 ? 40 : a.n);
-        if (!tok_is(&a, "clobbers"))
+        if (tok_kw(&a) != KW_CLOBBERS)
             return rvp_err(P, a.line, a.col, "a remat takes no attribute but clobbers(...), found '%.*s'", ln, a.s);
         if (seen) return rvp_err(P, a.line, a.col, "attribute 'clobbers' repeated");
         seen = true;
@@ -405,8 +405,8 @@ static bool parse_edit(parser *P, const token *first)
     if (!rvp_expect(P, T_EQ, "'='")) return false;
     token kw = P->t;
     rvp_next(P);
-    if (tok_is(&kw, "remat")) return parse_remat(P, dst, first);
-    ravel_opcode kind = tok_is(&kw, "spill") ? RAVEL_OP_SPILL : tok_is(&kw, "reload") ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
+    if (tok_kw(&kw) == RAVEL_OP_REMAT) return parse_remat(P, dst, first);
+    ravel_opcode kind = tok_kw(&kw) == RAVEL_OP_SPILL ? RAVEL_OP_SPILL : tok_kw(&kw) == RAVEL_OP_RELOAD ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
     if (!parse_loc(P, &src)) return false;
     int id = ravel_edit(P->f, kind, dst, src);
     if (builder_failed(P, id, first->line, first->col)) return false;
@@ -417,9 +417,9 @@ static bool parse_edit(parser *P, const token *first)
 
 static bool is_edit_kw(const token *t)
 {
-    return tok_is(t, "spill") || tok_is(t, "reload") || tok_is(t, "move") || tok_is(t, "remat");
+    return tok_kw(t) == RAVEL_OP_SPILL || tok_kw(t) == RAVEL_OP_RELOAD || tok_kw(t) == RAVEL_OP_MOVE || tok_kw(t) == RAVEL_OP_REMAT;
 }
-static bool is_term_kw(const token *t) { return tok_is(t, "jump") || tok_is(t, "br") || tok_is(t, "ret"); }
+static bool is_term_kw(const token *t) { return tok_kw(t) == RAVEL_OP_JUMP || tok_kw(t) == RAVEL_OP_BR || tok_kw(t) == RAVEL_OP_RET; }
 
 /* True if '=' occurs on the current line (outside a comment) at or after
  * the current token: the line has defs or is an edit. */
@@ -455,7 +455,7 @@ static bool begin_op(parser *P, const token *first)
 {
     token mn = P->t, name = P->t;
     rvp_next(P);
-    ravel_opcode op = rv_opcode_from_name(mn.s, mn.n);
+    ravel_opcode op = kw_opcode(tok_kw(&mn));
     if (op == RAVEL_OP_CALL) {
         name = P->t;
         if (name.k != T_IDENT) return rvp_unexpected(P, "the callee's name after call");
@@ -510,6 +510,7 @@ static bool parse_inst(parser *P)
             mn.k = T_IDENT;
             mn.s = after;
             mn.n = (uint32_t)(ident_end(after) - after);
+            rvp_classify(&mn);
         }
         if (is_edit_kw(&mn)) return parse_edit(P, &first);
         /* `r0 = mov r1`: a location, '=', a near miss of an edit (a vreg,
@@ -519,7 +520,7 @@ static bool parse_inst(parser *P)
         bool at_loc = first.k == T_IDENT && rvp_is_vreg_tok(&first, &num) == NUMNAME_NO &&
                       (rvp_find_reg(P, first.s, first.n) >= 0 || rvp_is_slot_tok(&first, &num) > 0) && rvp_peek(P).k == T_EQ;
         const char *w = at_loc && mn.k == T_IDENT ? rv_near_word(mn.s, mn.n, edit_words) : NULL;
-        if (w && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER)
+        if (w && kw_opcode(tok_kw(&mn)) == RAVEL_OP_OTHER)
             return rvp_err(P, first.line, first.col + (uint32_t)(mn.s - first.s),
                         "unknown edit '%.*s' (did you mean '%s'?)", (int)mn.n, mn.s, w);
         if (!parse_defs(P)) return false;
@@ -531,19 +532,19 @@ static bool parse_inst(parser *P)
     if (is_term_kw(&mn)) {
         if (has_eq) return rvp_err(P, mn.line, mn.col, "a terminator has no results");
         rvp_next(P);
-        ravel_opcode op = tok_is(&mn, "jump") ? RAVEL_OP_JUMP : tok_is(&mn, "br") ? RAVEL_OP_BR : RAVEL_OP_RET;
+        ravel_opcode op = tok_kw(&mn) == RAVEL_OP_JUMP ? RAVEL_OP_JUMP : tok_kw(&mn) == RAVEL_OP_BR ? RAVEL_OP_BR : RAVEL_OP_RET;
         return parse_term(P, op, &mn);
     }
     if (is_edit_kw(&mn))
         return rvp_err(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s %s", (int)mn.n, mn.s, (int)mn.n, mn.s,
-                       tok_is(&mn, "remat") ? "K" : "LOC");
-    if (tok_is(&mn, "undef")) return parse_undef(P, &first);
-    if (!has_eq && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
+                       tok_kw(&mn) == RAVEL_OP_REMAT ? "K" : "LOC");
+    if (tok_kw(&mn) == RAVEL_OP_UNDEF) return parse_undef(P, &first);
+    if (!has_eq && kw_opcode(tok_kw(&mn)) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
         token nx = rvp_peek(P);
         uint32_t num;
         /* (the near-miss distances last: most such lines have a use next) */
-        const char *w = nx.k == T_IDENT && !rvp_is_vreg_tok(&nx, &num) && !tok_is(&nx, "early") && !tok_is(&nx, "late") &&
-                                !tok_is(&nx, "clobbers") && !tok_is(&nx, "safepoint") && !tok_is(&nx, "stackmap")
+        const char *w = nx.k == T_IDENT && !rvp_is_vreg_tok(&nx, &num) && tok_kw(&nx) != KW_EARLY && tok_kw(&nx) != KW_LATE &&
+                                tok_kw(&nx) != KW_CLOBBERS && tok_kw(&nx) != KW_SAFEPOINT && tok_kw(&nx) != KW_STACKMAP
                             ? rv_near_word(mn.s, mn.n, term_words)
                             : NULL;
         if (w && !rv_near_word(nx.s, nx.n, attr_words))
@@ -701,7 +702,7 @@ static bool func_line(parser *P, bool *done)
         return rvp_err(P, line, col, "missing 'end' of func '%s'", rv_func_name(f));
     }
     if (at_label(P)) return parse_label(P) && rvp_expect_eol(P);
-    if (tok_is(&t, "end") && rvp_peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
+    if (tok_kw(&t) == KW_END && rvp_peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
         rvp_next(P);
         close_block(P, t.line, t.col);
         f->end_line = t.line;
@@ -710,7 +711,7 @@ static bool func_line(parser *P, bool *done)
         rvp_skip_line(P);
         return false;
     }
-    if ((tok_is(&t, "func") || tok_is(&t, "machine")) && rvp_peek(P).k != T_EQ) {
+    if ((tok_kw(&t) == KW_FUNC || tok_kw(&t) == KW_MACHINE) && rvp_peek(P).k != T_EQ) {
         *done = true;
         return rvp_err(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
     }

@@ -116,6 +116,104 @@ static void lex_punct(lexer *lx, int c, token *t)
     }
 }
 
+/* The keyword an identifier spells (KW_*), by its length and first byte,
+ * then one comparison. */
+#define KW(word, id) \
+    if (memcmp(s, word, sizeof(word) - 1) == 0) return id
+static int kw_of(const char *s, uint32_t n)
+{
+    switch (n) {
+    case 2:
+        switch (s[0]) {
+        case 'b': KW("br", RAVEL_OP_BR); break;
+        case 'o': KW("or", RAVEL_OP_OR); break;
+        case 'e': KW("eq", RAVEL_OP_EQ); break;
+        case 'n': KW("ne", RAVEL_OP_NE); break;
+        case 'l': KW("lt", RAVEL_OP_LT); KW("le", RAVEL_OP_LE); break;
+        }
+        break;
+    case 3:
+        switch (s[0]) {
+        case 'a': KW("add", RAVEL_OP_ADD); KW("and", RAVEL_OP_AND); KW("any", KW_ANY); break;
+        case 's': KW("sub", RAVEL_OP_SUB); KW("shl", RAVEL_OP_SHL); KW("shr", RAVEL_OP_SHR); KW("sar", RAVEL_OP_SAR); break;
+        case 'm': KW("mul", RAVEL_OP_MUL); break;
+        case 'x': KW("xor", RAVEL_OP_XOR); break;
+        case 'o': KW("out", RAVEL_OP_OUT); break;
+        case 'r': KW("ret", RAVEL_OP_RET); KW("reg", KW_REG); KW("ref", KW_REF); break;
+        case 'e': KW("end", KW_END); break;
+        }
+        break;
+    case 4:
+        switch (s[0]) {
+        case 'a': KW("args", RAVEL_OP_ARGS); break;
+        case 'c': KW("copy", RAVEL_OP_COPY); KW("call", RAVEL_OP_CALL); break;
+        case 'j': KW("jump", RAVEL_OP_JUMP); break;
+        case 'm': KW("move", RAVEL_OP_MOVE); break;
+        case 'l': KW("late", KW_LATE); break;
+        case 'f': KW("func", KW_FUNC); break;
+        }
+        break;
+    case 5:
+        switch (s[0]) {
+        case 'c': KW("const", RAVEL_OP_CONST); break;
+        case 's': KW("spill", RAVEL_OP_SPILL); KW("stack", KW_STACK); break;
+        case 'r': KW("remat", RAVEL_OP_REMAT); KW("reuse", KW_REUSE); break;
+        case 'u': KW("undef", RAVEL_OP_UNDEF); break;
+        case 'e': KW("early", KW_EARLY); break;
+        case 'f': KW("fixed", KW_FIXED); break;
+        }
+        break;
+    case 6: KW("reload", RAVEL_OP_RELOAD); break;
+    case 7: KW("machine", KW_MACHINE); break;
+    case 8: KW("clobbers", KW_CLOBBERS); KW("stackmap", KW_STACKMAP); break;
+    case 9: KW("safepoint", KW_SAFEPOINT); break;
+    }
+    return KW_NONE;
+}
+#undef KW
+
+void rvp_classify(token *t)
+{
+    t->kw = KW_NONE;
+    t->numc = 0;
+    t->num = 0;
+    if (t->k != T_IDENT) return;
+    t->kw = (uint8_t)kw_of(t->s, t->n);
+    t->numc = 1;
+    if (t->n < 2 || (t->s[0] != 'v' && t->s[0] != 's')) return;
+    uint64_t v = 0;
+    for (uint32_t k = 1; k < t->n; k++) {
+        if (!is_digit(t->s[k])) return;
+        if (v <= NUM_SAT) v = v * 10 + (uint64_t)(t->s[k] - '0');
+    }
+    t->numc = (uint8_t)t->s[0];
+    t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
+}
+
+/* An identifier (its first byte at lx->p): vN and sN have their digits'
+ * value taken on the way, keywords are looked up by length. */
+static void lex_ident(lexer *lx, token *t)
+{
+    const char *s = lx->p, *p = s + 1;
+    t->k = T_IDENT;
+    t->numc = 1;
+    t->num = 0;
+    if ((*s == 'v' || *s == 's') && is_digit(*p)) {
+        uint64_t v = 0;
+        for (; is_digit(*p); p++)
+            if (v <= NUM_SAT) v = v * 10 + (uint64_t)(*p - '0');
+        if (!is_id(*p)) {
+            lx->p = p;
+            t->kw = KW_NONE;
+            t->numc = (uint8_t)*s;
+            t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
+            return;
+        }
+    }
+    lx->p = p = ident_end(p - 1);
+    t->kw = (uint8_t)kw_of(s, (uint32_t)(p - s));
+}
+
 /* Next token into *t, every field written (the parser lexes into its
  * current token in place: no 48-byte copy per token). A newline is a T_EOL
  * token; the end of input yields T_EOL once if the last line had no
@@ -127,10 +225,9 @@ static void lex_into(lexer *lx, token *t)
     t->n = 0;
     t->line = lx->line;
     t->col = (uint32_t)(lx->p - lx->bol) + 1;
-    t->ival = 0;
-    t->wval = 0;
-    t->wnum = false;
-    t->bad = NULL;
+    t->kw = KW_NONE;
+    t->numc = 0;
+    t->wnum = false; /* ival, wval, bad: only in the kinds that have them */
     if (lx->p >= lx->end) {
         t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
         lx->bol = lx->end;
@@ -143,8 +240,7 @@ static void lex_into(lexer *lx, token *t)
         lx->bol = lx->p;
         t->k = T_EOL;
     } else if (is_id0(c)) {
-        lx->p = ident_end(lx->p);
-        t->k = T_IDENT;
+        lex_ident(lx, t);
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
         lex_int(lx, t);
     } else {
@@ -243,6 +339,13 @@ static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
 static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
 {
     if (t->k != T_IDENT || t->n < 2 || t->s[0] != c) return NUMNAME_NO;
+    if (t->numc) { /* read by the lexer */
+        if (t->numc != c) return NUMNAME_NO;
+        if (t->n > 2 && t->s[1] == '0') return NUMNAME_ZERO;
+        if (t->num > max) return NUMNAME_BIG;
+        *num = t->num;
+        return NUMNAME_OK;
+    }
     uint64_t v = 0;
     for (uint32_t k = 1; k < t->n; k++) {
         if (!is_digit(t->s[k])) return NUMNAME_NO;
@@ -376,6 +479,7 @@ bool rvp_add_slot_to_list(parser *P, const char *s, uint32_t n, const token *at,
     (void)ctx;
     token t = *at;
     t.s = s, t.n = n;
+    rvp_classify(&t);
     uint32_t num;
     int rc = rvp_is_slot_tok(&t, &num);
     if (rc == NUMNAME_NO) return rvp_err(P, at->line, at->col, "expected a spill slot sN, found '%.*s'", (int)(n > 40 ? 40 : n), s);
