@@ -108,6 +108,7 @@ typedef struct rv_map {
 uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt);
 void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
 void rv_map_free(rv_map *m);
+void rv_map_reserve(rv_map *m, uint32_t n); /* room for n more keys without growing */
 uint64_t rv_hash_bytes(const void *p, size_t n);
 /* Writes s as a JSON string literal: quotes, backslashes and control
  * characters escaped, each byte that is not part of valid UTF-8 (a file

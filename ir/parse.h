@@ -44,15 +44,18 @@ typedef struct lexer {
 } lexer;
 
 /* Character classes, one table lookup per byte (c is a byte, possibly
- * sign-extended: bytes >= 0x80 and NUL are in no class, so that the NUL
- * after the module's copy of the source stops every scan without a bound
- * check). CC_SPACE: ' ', \t, \v, \f, \r (\r for CR LF). */
-enum { CC_ID0 = 1, CC_DIGIT = 2, CC_SPACE = 4 };
+ * sign-extended: bytes >= 0x80 and NUL are in none of the first three
+ * classes, so that the NUL after the module's copy of the source stops
+ * every scan without a bound check). CC_SPACE: ' ', \t, \v, \f, \r (\r for CR LF). CC_EQSTOP: where
+ * the scan for a line's '=' stops: '=', '#', newline and NUL (NUL in no
+ * other class). */
+enum { CC_ID0 = 1, CC_DIGIT = 2, CC_SPACE = 4, CC_EQSTOP = 8 };
 extern const uint8_t rvp_cclass[256];
 static inline bool is_id0(int c) { return rvp_cclass[(unsigned char)c] & CC_ID0; }
 static inline bool is_digit(int c) { return rvp_cclass[(unsigned char)c] & CC_DIGIT; }
 static inline bool is_id(int c) { return rvp_cclass[(unsigned char)c] & (CC_ID0 | CC_DIGIT); }
 static inline bool is_hspace(int c) { return rvp_cclass[(unsigned char)c] & CC_SPACE; }
+static inline bool is_eqstop(int c) { return rvp_cclass[(unsigned char)c] & CC_EQSTOP; }
 /* Scans from p (in the module's copy of the source) over horizontal space,
  * or over the rest of an identifier whose first byte is at p. */
 static inline const char *skip_hspace(const char *p)

@@ -14,6 +14,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- writing into the function's arrays ------------------------------------------- */
+
+/* The reader writes instructions, operands and immediates straight into
+ * the function's arrays, as the builder (func.c) would write them: each
+ * check the builder makes holds here by construction (a block is open and
+ * no instruction, the vreg ids are the reader's, locations come from
+ * parse_loc, operand counts are bounded by RV_MAX_OPERANDS before each
+ * one, instructions by count_inst). */
+static void note_slot(ravel_func *f, ravel_loc loc)
+{
+    if (ravel_loc_is_slot(loc) && ravel_loc_slot(loc) >= f->nslots) f->nslots = ravel_loc_slot(loc) + 1;
+}
+
+/* ravel_inst_begin (name: a symbol of f, or RAVEL_NONE). */
+static void put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col)
+{
+    ravel_func *f = P->f;
+    rv_inst in;
+    memset(&in, 0, sizeof in);
+    in.op = (uint8_t)op;
+    in.first_op = f->ops.len;
+    in.first_imm = f->imms.len;
+    in.name = name;
+    in.line = line, in.col = col;
+    if (op == RAVEL_OP_JUMP || op == RAVEL_OP_BR) in.u.succ.first = f->succs.len;
+    f->cur_inst = f->insts.len;
+    f->building_uses = false;
+    rv_vec_push(f->insts, in);
+    f->blocks.data[f->cur_block].ninsts++;
+}
+
+/* ravel_inst_def / ravel_inst_use of the open instruction. */
+static void put_operand(parser *P, bool def, const opnd *o)
+{
+    ravel_func *f = P->f;
+    rv_inst *in = &f->insts.data[f->cur_inst];
+    rv_operand op;
+    op.vreg = o->vreg;
+    op.loc = o->loc;
+    op.kind = o->c;
+    op.arg = (uint16_t)o->arg;
+    bool late = def ? o->pos != RAVEL_POS_EARLY : o->pos == RAVEL_POS_LATE;
+    op.flags = (uint8_t)((def ? RV_OPF_DEF : 0) | (o->pos != RAVEL_POS_DEFAULT ? RV_OPF_EXPLICIT_POS : 0) | (late ? RV_OPF_LATE : 0));
+    rv_vec_push(f->ops, op);
+    if (def) {
+        in->ndefs++;
+    } else {
+        in->nuses++;
+        f->building_uses = true;
+    }
+    note_slot(f, o->loc);
+}
+
+/* ravel_inst_imm of the open instruction. */
+static void put_imm(parser *P, int64_t value)
+{
+    ravel_func *f = P->f;
+    rv_inst *in = &f->insts.data[f->cur_inst];
+    rv_imm im = {value, (uint16_t)(in->nuses + in->nimms)};
+    rv_vec_push(f->imms, im);
+    in->nimms++;
+    f->building_uses = true;
+}
+
 /* ---- functions: operands ----------------------------------------------------------- */
 
 /* Records the class of a def or block parameter; two different classes are
@@ -82,6 +146,7 @@ static uint32_t vreg_id(parser *P, uint32_t num)
 static void vcache_flush(parser *P)
 {
     ravel_func *f = P->f;
+    rv_map_reserve(&f->vreg_by_num, f->vregs.len); /* one allocation, no rehash */
     for (uint32_t i = 0; i < f->vregs.len; i++) {
         uint32_t num = f->vregs.data[i].num;
         if (num >= P->vlimit) continue;
@@ -242,13 +307,13 @@ static bool parse_uses(parser *P, uint32_t *nuses)
     for (;;) {
         if (n >= RV_MAX_OPERANDS) return rvp_err(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
         if (P->t.k == T_INT) {
-            if (builder_failed(P, ravel_inst_imm(P->f, P->t.ival), P->t.line, P->t.col)) return false;
+            put_imm(P, P->t.ival);
             rvp_next(P);
         } else {
             opnd o;
             if (!parse_operand(P, &o)) return false;
             if (!note_use_ann(P, &o)) return false;
-            if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
+            put_operand(P, false, &o);
         }
         n++;
         if (!rvp_accept(P, T_COMMA)) break;
@@ -291,7 +356,12 @@ static uint32_t block_ref(parser *P, const char *s, uint32_t n)
     while (P->block_of.len <= sym) rv_vec_push(P->block_of, 0);
     uint32_t b = P->block_of.data[sym];
     if (b) return b - 1;
-    b = ravel_block_new(P->f, rv_sym_str(&P->f->syms, sym));
+    rv_block blk; /* ravel_block_new, the name interned once */
+    memset(&blk, 0, sizeof blk);
+    blk.name = sym;
+    blk.first_param = P->f->u32.len;
+    b = P->f->blocks.len;
+    rv_vec_push(P->f->blocks, blk);
     P->block_of.data[sym] = b + 1;
     return b;
 }
@@ -325,9 +395,7 @@ static bool parse_target(parser *P)
 /* jump TARGET | br [COND,] TARGET, TARGET... | ret USES */
 static bool parse_term(parser *P, ravel_opcode op, const token *mn)
 {
-    if (builder_failed(P, ravel_inst_begin(P->f, op, NULL), mn->line, mn->col)) return false;
-    rv_inst *in = &P->f->insts.data[P->f->cur_inst];
-    in->line = mn->line, in->col = mn->col;
+    put_inst(P, op, RAVEL_NONE, mn->line, mn->col);
     if (op == RAVEL_OP_RET) {
         uint32_t n;
         if (!parse_uses(P, &n)) return false;
@@ -338,7 +406,7 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
         if (rvp_is_vreg_tok(&P->t, &num) || ((tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT)) {
             opnd o;
             if (!parse_operand(P, &o) || !note_use_ann(P, &o)) return false;
-            if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
+            put_operand(P, false, &o);
             if (!rvp_expect(P, T_COMMA, "',' after the branch condition")) return false;
         }
         for (;;) {
@@ -426,11 +494,12 @@ static bool is_term_kw(const token *t) { return tok_kw(t) == RAVEL_OP_JUMP || to
 static bool line_has_eq(const parser *P, const char **after)
 {
     const char *p = P->t.s, *end = P->lx.end;
-    if (p >= end) return false;
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *eq = memchr(p, '=', (size_t)((nl ? nl : end) - p));
-    if (!eq || memchr(p, '#', (size_t)(eq - p))) return false;
-    *after = eq + 1;
+    for (;; p++) { /* one scan to the first '=', '#' or newline (a NUL before the end is skipped) */
+        while (!is_eqstop(*p)) p++;
+        if (*p == '=') break;
+        if (*p != 0 || p >= end) return false;
+    }
+    *after = p + 1;
     return true;
 }
 
@@ -461,21 +530,12 @@ static bool begin_op(parser *P, const token *first)
         if (name.k != T_IDENT) return rvp_unexpected(P, "the callee's name after call");
         rvp_next(P);
     }
-    const char *nm = NULL; /* NUL-terminated copy for the builder, which interns it */
-    if ((op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) && name.n < sizeof P->name) {
-        memcpy(P->name, name.s, name.n);
-        P->name[name.n] = 0;
-        nm = P->name;
-    } else if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) {
-        nm = rv_sym_str(&P->f->syms, rv_sym_intern(&P->f->syms, name.s, name.n));
-    }
-    if (builder_failed(P, ravel_inst_begin(P->f, op, nm), first->line, first->col)) return false;
-    rv_inst *in = &P->f->insts.data[P->f->cur_inst];
-    in->line = first->line, in->col = first->col;
+    uint32_t nm = op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL ? rv_sym_intern(&P->f->syms, name.s, name.n) : RAVEL_NONE;
+    put_inst(P, op, nm, first->line, first->col);
     for (uint32_t i = 0; i < P->defs.len; i++) {
         const opnd *o = &P->defs.data[i];
         if (!note_def_class(P, o)) return false;
-        if (builder_failed(P, ravel_inst_def(P->f, o->vreg, o->c, o->arg, o->pos, o->loc), o->line, o->col)) return false;
+        put_operand(P, true, o);
     }
     return true;
 }

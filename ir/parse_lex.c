@@ -23,6 +23,7 @@ const uint8_t rvp_cclass[256] = {
     ['0'] = CC_DIGIT, ['1'] = CC_DIGIT, ['2'] = CC_DIGIT, ['3'] = CC_DIGIT, ['4'] = CC_DIGIT,
     ['5'] = CC_DIGIT, ['6'] = CC_DIGIT, ['7'] = CC_DIGIT, ['8'] = CC_DIGIT, ['9'] = CC_DIGIT,
     [' '] = CC_SPACE, ['\t'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE, ['\r'] = CC_SPACE,
+    ['='] = CC_EQSTOP, ['#'] = CC_EQSTOP, ['\n'] = CC_EQSTOP, [0] = CC_EQSTOP,
 };
 #undef CC_LETTERS
 

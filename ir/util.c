@@ -345,6 +345,14 @@ void rv_map_put(rv_map *m, uint64_t key, uint32_t val)
     m->vals[i] = val;
 }
 
+void rv_map_reserve(rv_map *m, uint32_t n)
+{
+    uint64_t want = (uint64_t)m->len + n + 1, cap = m->cap ? m->cap : 64;
+    while (want * 4 >= cap * 3) cap *= 2;
+    if (cap > UINT32_MAX / 2) rv_oom();
+    if (cap != m->cap) map_rehash(m, (uint32_t)cap);
+}
+
 void rv_map_free(rv_map *m)
 {
     rv_free(m->keys);
