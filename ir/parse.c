@@ -33,7 +33,7 @@
 
 static void parser_free(parser *P)
 {
-    rv_vec_free(P->block_of);
+    rv_free(P->ltab);
     rv_vec_free(P->param_mark);
     rv_vec_free(P->pend);
     rv_vec_free(P->defs);

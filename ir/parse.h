@@ -140,7 +140,10 @@ typedef struct parser {
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */
-    RV_VEC(uint32_t) block_of; /* label symbol id -> block id + 1 (0: none), current function */
+    uint32_t *ltab, lcap, nlabels; /* labels of the current function: block id + 1 (0: empty),
+                                      open addressing by rvp_name_hash, lcap a power of two */
+    const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
+    uint32_t clen[8], ncls;
     uint64_t vlimit;      /* vreg numbers below this use vcache */
     RV_VEC(uint8_t) param_mark; /* vreg id -> 1 while reading one label's params */
     RV_VEC(pending_ann) pend;
@@ -166,9 +169,30 @@ void rvp_eof_pos(const parser *P, uint32_t *line, uint32_t *col);
 
 enum { NUMNAME_NO = 0, NUMNAME_OK = 1, NUMNAME_ZERO = -1, NUMNAME_BIG = -2 };
 /* vN / sN: NUMNAME_NO if the token is not one, NUMNAME_ZERO (leading zero)
- * or NUMNAME_BIG (above the limit) if malformed, else NUMNAME_OK and *num. */
-int rvp_is_vreg_tok(const token *t, uint32_t *num);
-int rvp_is_slot_tok(const token *t, uint32_t *num);
+ * or NUMNAME_BIG (above the limit) if malformed, else NUMNAME_OK and *num.
+ * rvp_num_name is the whole test; the inline ones answer a token read by
+ * the lexer at once in the common cases. */
+int rvp_num_name(const token *t, char c, uint32_t max, uint32_t *num);
+static inline int rvp_is_vreg_tok(const token *t, uint32_t *num)
+{
+    if (t->numc == 1) return NUMNAME_NO;
+    if (t->numc == 'v' && t->s[1] != '0' && t->num <= RV_MAX_VREG_NUM) return *num = t->num, NUMNAME_OK;
+    return rvp_num_name(t, 'v', RV_MAX_VREG_NUM, num);
+}
+static inline int rvp_is_slot_tok(const token *t, uint32_t *num)
+{
+    if (t->numc == 1) return NUMNAME_NO;
+    if (t->numc == 's' && t->s[1] != '0' && t->num <= RAVEL_MAX_SLOT) return *num = t->num, NUMNAME_OK;
+    return rvp_num_name(t, 's', RAVEL_MAX_SLOT, num);
+}
+
+/* A short name's hash (names of the machine, labels). */
+static inline uint32_t rvp_name_hash(const char *s, uint32_t n)
+{
+    uint32_t h = n * 0x9e3779b1u;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+    return h ^ (h >> 16);
+}
 bool rvp_bad_num_name(parser *P, const token *t, int rc, const char *what); /* reports a malformed vN / sN */
 
 /* Names of the machine: once it is read (rvp_machine_names) through a table

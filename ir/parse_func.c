@@ -350,19 +350,55 @@ static bool parse_attrs(parser *P)
     return true;
 }
 
+/* The labels' table (P->ltab) at twice its entries or more. */
+static void labels_grow(parser *P)
+{
+    const ravel_func *f = P->f;
+    uint32_t cap = P->lcap ? P->lcap * 2 : 64, *t = rv_xcalloc(cap, sizeof *t);
+    for (uint32_t i = 0; i < P->lcap; i++) {
+        if (!P->ltab[i]) continue;
+        uint32_t sym = f->blocks.data[P->ltab[i] - 1].name, k = rvp_name_hash(rv_sym_str(&f->syms, sym), f->syms.lens.data[sym]);
+        while (t[k & (cap - 1)]) k++;
+        t[k & (cap - 1)] = P->ltab[i];
+    }
+    rv_free(P->ltab);
+    P->ltab = t;
+    P->lcap = cap;
+}
+
+/* Empties the labels' table for a new function (a table much larger than
+ * the last function needed is dropped rather than cleared). */
+static void labels_reset(parser *P)
+{
+    if (P->lcap > 64 && P->nlabels * 8 < P->lcap) {
+        rv_free(P->ltab);
+        P->ltab = NULL;
+        P->lcap = 0;
+    } else if (P->nlabels) {
+        memset(P->ltab, 0, sizeof *P->ltab * P->lcap);
+    }
+    P->nlabels = 0;
+}
+
+/* The block a label names, created (ravel_block_new, its name interned)
+ * on its first mention. */
 static uint32_t block_ref(parser *P, const char *s, uint32_t n)
 {
-    uint32_t sym = rv_sym_intern(&P->f->syms, s, n);
-    while (P->block_of.len <= sym) rv_vec_push(P->block_of, 0);
-    uint32_t b = P->block_of.data[sym];
-    if (b) return b - 1;
-    rv_block blk; /* ravel_block_new, the name interned once */
+    ravel_func *f = P->f;
+    if (2 * (P->nlabels + 1) > P->lcap) labels_grow(P);
+    uint32_t mask = P->lcap - 1, i = rvp_name_hash(s, n) & mask;
+    for (; P->ltab[i]; i = (i + 1) & mask) {
+        uint32_t b = P->ltab[i] - 1, sym = f->blocks.data[b].name;
+        if (f->syms.lens.data[sym] == n && memcmp(rv_sym_str(&f->syms, sym), s, n) == 0) return b;
+    }
+    rv_block blk;
     memset(&blk, 0, sizeof blk);
-    blk.name = sym;
-    blk.first_param = P->f->u32.len;
-    b = P->f->blocks.len;
-    rv_vec_push(P->f->blocks, blk);
-    P->block_of.data[sym] = b + 1;
+    blk.name = rv_sym_intern(&f->syms, s, n);
+    blk.first_param = f->u32.len;
+    uint32_t b = f->blocks.len;
+    rv_vec_push(f->blocks, blk);
+    P->ltab[i] = b + 1;
+    P->nlabels++;
     return b;
 }
 
@@ -742,7 +778,7 @@ static ravel_func *func_header(parser *P)
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
     reserve_for_text(f, P->lx.p, P->lx.end);
     P->f = f;
-    P->block_of.len = 0; /* symbol ids restart with each function */
+    labels_reset(P);
     P->pend.len = 0;
     P->param_mark.len = 0;
     return f;

@@ -337,7 +337,7 @@ static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
 
 /* Is the token C followed by decimal digits (vN, sN)? NUMNAME_NO if not;
  * NUMNAME_ZERO for a leading zero; NUMNAME_BIG above max; else the number. */
-static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
+int rvp_num_name(const token *t, char c, uint32_t max, uint32_t *num)
 {
     if (t->k != T_IDENT || t->n < 2 || t->s[0] != c) return NUMNAME_NO;
     if (t->numc) { /* read by the lexer */
@@ -358,11 +358,6 @@ static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
     return NUMNAME_OK;
 }
 
-/* vN: nonzero if the token reads as a vreg (possibly a malformed one). */
-int rvp_is_vreg_tok(const token *t, uint32_t *num) { return num_name(t, 'v', RV_MAX_VREG_NUM, num); }
-/* sN: a spill slot name. */
-int rvp_is_slot_tok(const token *t, uint32_t *num) { return num_name(t, 's', RAVEL_MAX_SLOT, num); }
-
 /* Reports a malformed vN / sN name; rc from num_name. */
 bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what)
 {
@@ -375,14 +370,8 @@ bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what
 /* The functions look up the machine's names (registers, classes) at most
  * operands: once the machine is read they go through ntab, an open-
  * addressing table of symbol id + 1 (0: empty) with a hash cheaper than the
- * symbol table's, as names are short. */
-static uint32_t name_hash(const char *s, uint32_t n)
-{
-    uint32_t h = n * 0x9e3779b1u;
-    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
-    return h ^ (h >> 16);
-}
-
+ * symbol table's (rvp_name_hash), as names are short; a class name, when
+ * there are at most 8 classes, through their list. */
 void rvp_machine_names(parser *P)
 {
     const rv_symtab *t = &P->m->names;
@@ -391,17 +380,23 @@ void rvp_machine_names(parser *P)
     P->ntab = rv_xcalloc(cap, sizeof *P->ntab);
     P->nmask = cap - 1;
     for (uint32_t id = 0; id < t->strs.len; id++) {
-        uint32_t i = name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
+        uint32_t i = rvp_name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
         while (P->ntab[i]) i = (i + 1) & P->nmask;
         P->ntab[i] = id + 1;
     }
+    if (P->m->classes.len <= 8)
+        for (uint32_t c = 0; c < P->m->classes.len; c++) {
+            P->cname[c] = P->m->classes.data[c].name;
+            P->clen[c] = (uint32_t)strlen(P->cname[c]);
+        }
+    P->ncls = P->m->classes.len <= 8 ? P->m->classes.len : 0;
 }
 
 static uint32_t find_name(const parser *P, const char *s, uint32_t n)
 {
     if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
     const rv_symtab *t = &P->m->names;
-    for (uint32_t i = name_hash(s, n) & P->nmask; P->ntab[i]; i = (i + 1) & P->nmask) {
+    for (uint32_t i = rvp_name_hash(s, n) & P->nmask; P->ntab[i]; i = (i + 1) & P->nmask) {
         uint32_t id = P->ntab[i] - 1;
         if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
     }
@@ -416,6 +411,9 @@ int rvp_find_reg(const parser *P, const char *s, uint32_t n)
 
 int rvp_find_class(const parser *P, const char *s, uint32_t n)
 {
+    for (uint32_t c = 0; c < P->ncls; c++)
+        if (P->clen[c] == n && memcmp(P->cname[c], s, n) == 0) return (int)c;
+    if (P->ncls) return -1;
     uint32_t sym = find_name(P, s, n);
     return sym == RAVEL_NONE ? -1 : P->m->name_class.data[sym];
 }
