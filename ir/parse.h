@@ -140,8 +140,10 @@ typedef struct parser {
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */
-    uint32_t *ltab, lcap, nlabels; /* labels of the current function: block id + 1 (0: empty),
-                                      open addressing by rvp_name_hash, lcap a power of two */
+    struct label_slot { const char *s; uint32_t n, b1; } *ltab; /* labels of the current function:
+                              name (interned), length, block id + 1 (0: empty); open addressing by
+                              rvp_name_hash */
+    uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
     uint64_t vlimit;      /* vreg numbers below this use vcache */

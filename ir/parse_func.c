@@ -353,12 +353,12 @@ static bool parse_attrs(parser *P)
 /* The labels' table (P->ltab) at twice its entries or more. */
 static void labels_grow(parser *P)
 {
-    const ravel_func *f = P->f;
-    uint32_t cap = P->lcap ? P->lcap * 2 : 64, *t = rv_xcalloc(cap, sizeof *t);
+    uint32_t cap = P->lcap ? P->lcap * 2 : 64;
+    struct label_slot *t = rv_xcalloc(cap, sizeof *t);
     for (uint32_t i = 0; i < P->lcap; i++) {
-        if (!P->ltab[i]) continue;
-        uint32_t sym = f->blocks.data[P->ltab[i] - 1].name, k = rvp_name_hash(rv_sym_str(&f->syms, sym), f->syms.lens.data[sym]);
-        while (t[k & (cap - 1)]) k++;
+        if (!P->ltab[i].b1) continue;
+        uint32_t k = rvp_name_hash(P->ltab[i].s, P->ltab[i].n);
+        while (t[k & (cap - 1)].b1) k++;
         t[k & (cap - 1)] = P->ltab[i];
     }
     rv_free(P->ltab);
@@ -387,17 +387,15 @@ static uint32_t block_ref(parser *P, const char *s, uint32_t n)
     ravel_func *f = P->f;
     if (2 * (P->nlabels + 1) > P->lcap) labels_grow(P);
     uint32_t mask = P->lcap - 1, i = rvp_name_hash(s, n) & mask;
-    for (; P->ltab[i]; i = (i + 1) & mask) {
-        uint32_t b = P->ltab[i] - 1, sym = f->blocks.data[b].name;
-        if (f->syms.lens.data[sym] == n && memcmp(rv_sym_str(&f->syms, sym), s, n) == 0) return b;
-    }
+    for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask)
+        if (e->n == n && memcmp(e->s, s, n) == 0) return e->b1 - 1;
     rv_block blk;
     memset(&blk, 0, sizeof blk);
     blk.name = rv_sym_intern(&f->syms, s, n);
     blk.first_param = f->u32.len;
     uint32_t b = f->blocks.len;
     rv_vec_push(f->blocks, blk);
-    P->ltab[i] = b + 1;
+    P->ltab[i] = (struct label_slot){rv_sym_str(&f->syms, blk.name), n, b + 1};
     P->nlabels++;
     return b;
 }
