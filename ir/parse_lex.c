@@ -82,7 +82,9 @@ static void lex_int(lexer *lx, token *t)
 /* Skips horizontal white space (\r included, for CR LF) and a comment. */
 static void skip_space(lexer *lx)
 {
-    const char *p = skip_hspace(lx->p), *end = lx->end;
+    const char *p = lx->p, *end = lx->end;
+    p += *p == ' '; /* most tokens follow one space or none: no branch for that one */
+    p = skip_hspace(p);
     if (p < end && *p == '#') {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl : end;
