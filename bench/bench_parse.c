@@ -13,9 +13,10 @@
  * Times are CPU time of the process (CLOCK_PROCESS_CPUTIME_ID, user plus
  * system), so that other load on a shared machine does not distort them.
  *
- * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS]
+ * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS [--file F]]
  *   --dump prints the generated text for that size and exits;
- *   --loop parses the text of that size N times and exits (for perf).
+ *   --loop parses the text of that size N times and exits (for perf);
+ *   --file F: --loop parses the .ra file F instead.
  * Run it from a Release build: `ninja bench_parse && bench/bench_parse`. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork */
 #include "ir/ir.h"
@@ -178,17 +179,31 @@ static double peak_bytes(const char *text, size_t len)
     return kb < 0 ? -1 : kb * 1024.0;
 }
 
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    sbuf b = {rv_xmalloc(1 << 16), 0, 1 << 16};
+    for (size_t k; (k = fread(b.p + b.len, 1, b.cap - b.len, fp)) > 0;)
+        if ((b.len += k) == b.cap) b.p = rv_xrealloc(b.p, b.cap *= 2);
+    fclose(fp);
+    *len = b.len;
+    return b.p;
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
     uint64_t max = 1000000, dump = 0, loop = 0;
+    const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) dump = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) file = argv[++i];
         else {
-            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS]\n", stderr);
+            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS [--file F]]\n", stderr);
             return 2;
         }
     }
@@ -204,7 +219,8 @@ int main(int argc, char **argv)
     if (loop) {
         size_t len;
         uint64_t n;
-        char *t = gen_text(loop, &len, &n);
+        char *t = file ? read_file(file, &len) : gen_text(loop, &len, &n);
+        if (!t) return 1;
         for (int i = 0; i < runs; i++)
             if (run_once(t, len, false) < 0) return 1;
         free(t);

@@ -131,7 +131,9 @@ typedef struct parser {
     uint64_t budget;       /* names left for range expansion */
     char name[96];         /* a register name built from a range */
     RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
-    uint32_t *ntab, nmask; /* the machine's names once it is read (rvp_machine_names) */
+    struct name_slot { const char *s; uint32_t n, sym1; } *ntab; /* the machine's names once it is
+                              read (rvp_machine_names): text, length, symbol id + 1 (0: empty) */
+    uint32_t nmask;
     ravel_module *mod;
     ravel_machine *m;
     /* the machine block (parse_machine.c) */
@@ -186,6 +188,14 @@ static inline int rvp_is_slot_tok(const token *t, uint32_t *num)
     if (t->numc == 1) return NUMNAME_NO;
     if (t->numc == 's' && t->s[1] != '0' && t->num <= RAVEL_MAX_SLOT) return *num = t->num, NUMNAME_OK;
     return rvp_num_name(t, 's', RAVEL_MAX_SLOT, num);
+}
+
+/* Are the n bytes at a and b the same? (Names are short: a loop, not a call.) */
+static inline bool rvp_same(const char *a, const char *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
 }
 
 /* A short name's hash (names of the machine, labels). */

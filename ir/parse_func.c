@@ -388,7 +388,7 @@ static uint32_t block_ref(parser *P, const char *s, uint32_t n)
     if (2 * (P->nlabels + 1) > P->lcap) labels_grow(P);
     uint32_t mask = P->lcap - 1, i = rvp_name_hash(s, n) & mask;
     for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask)
-        if (e->n == n && memcmp(e->s, s, n) == 0) return e->b1 - 1;
+        if (e->n == n && rvp_same(e->s, s, n)) return e->b1 - 1;
     rv_block blk;
     memset(&blk, 0, sizeof blk);
     blk.name = rv_sym_intern(&f->syms, s, n);

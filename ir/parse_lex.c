@@ -383,8 +383,8 @@ void rvp_machine_names(parser *P)
     P->nmask = cap - 1;
     for (uint32_t id = 0; id < t->strs.len; id++) {
         uint32_t i = rvp_name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
-        while (P->ntab[i]) i = (i + 1) & P->nmask;
-        P->ntab[i] = id + 1;
+        while (P->ntab[i].sym1) i = (i + 1) & P->nmask;
+        P->ntab[i] = (struct name_slot){t->strs.data[id], t->lens.data[id], id + 1};
     }
     if (P->m->classes.len <= 8)
         for (uint32_t c = 0; c < P->m->classes.len; c++) {
@@ -397,11 +397,8 @@ void rvp_machine_names(parser *P)
 static uint32_t find_name(const parser *P, const char *s, uint32_t n)
 {
     if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
-    const rv_symtab *t = &P->m->names;
-    for (uint32_t i = rvp_name_hash(s, n) & P->nmask; P->ntab[i]; i = (i + 1) & P->nmask) {
-        uint32_t id = P->ntab[i] - 1;
-        if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
-    }
+    for (uint32_t i = rvp_name_hash(s, n) & P->nmask; P->ntab[i].sym1; i = (i + 1) & P->nmask)
+        if (P->ntab[i].n == n && rvp_same(P->ntab[i].s, s, n)) return P->ntab[i].sym1 - 1;
     return RAVEL_NONE;
 }
 
@@ -414,7 +411,7 @@ int rvp_find_reg(const parser *P, const char *s, uint32_t n)
 int rvp_find_class(const parser *P, const char *s, uint32_t n)
 {
     for (uint32_t c = 0; c < P->ncls; c++)
-        if (P->clen[c] == n && memcmp(P->cname[c], s, n) == 0) return (int)c;
+        if (P->clen[c] == n && rvp_same(P->cname[c], s, n)) return (int)c;
     if (P->ncls) return -1;
     uint32_t sym = find_name(P, s, n);
     return sym == RAVEL_NONE ? -1 : P->m->name_class.data[sym];
