@@ -131,8 +131,9 @@ typedef struct parser {
     uint64_t budget;       /* names left for range expansion */
     char name[96];         /* a register name built from a range */
     RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
-    struct name_slot { const char *s; uint32_t n, sym1; } *ntab; /* the machine's names once it is
-                              read (rvp_machine_names): text, length, symbol id + 1 (0: empty) */
+    struct name_slot { uint64_t key; const char *s; uint32_t n, sym1; } *ntab; /* the machine's names
+                              once it is read (rvp_machine_names): key, text, length, symbol id + 1
+                              (0: empty) */
     uint32_t nmask;
     ravel_module *mod;
     ravel_machine *m;
@@ -142,9 +143,9 @@ typedef struct parser {
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */
-    struct label_slot { const char *s; uint32_t n, b1; } *ltab; /* labels of the current function:
-                              name (interned), length, block id + 1 (0: empty); open addressing by
-                              rvp_name_hash */
+    struct label_slot { uint64_t key; const char *s; uint32_t n, b1; } *ltab; /* labels of the current
+                              function: key, name (interned), length, block id + 1 (0: empty); open
+                              addressing by rvp_key_hash */
     uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
@@ -198,12 +199,34 @@ static inline bool rvp_same(const char *a, const char *b, uint32_t n)
     return true;
 }
 
-/* A short name's hash (names of the machine, labels). */
-static inline uint32_t rvp_name_hash(const char *s, uint32_t n)
+/* A name's key: up to 8 bytes packed (little-endian order) in 64 bits,
+ * with no multiply per byte; two names of at most 8 bytes are the same
+ * exactly when their lengths and keys are. A longer name's key is a hash
+ * of all its bytes. */
+static inline uint64_t rvp_name_key(const char *s, uint32_t n)
 {
-    uint32_t h = n * 0x9e3779b1u;
-    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
-    return h ^ (h >> 16);
+    uint64_t k = 0;
+    if (n <= 8) {
+        for (uint32_t i = 0; i < n; i++) k |= (uint64_t)(unsigned char)s[i] << (8 * i);
+        return k;
+    }
+    for (uint32_t i = 0; i < n; i++) k = (k ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return k;
+}
+
+/* The hash of a name (names of the machine, labels) from its key. */
+static inline uint32_t rvp_key_hash(uint64_t key, uint32_t n)
+{
+    uint64_t h = (key ^ n) * 0x9e3779b97f4a7c15ull; /* keys differ in their low bytes: mix all bits down */
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Is the name (s, n) with key `key` the one stored as (ts, tn, tkey)? */
+static inline bool rvp_name_eq(const char *s, uint32_t n, uint64_t key, const char *ts, uint32_t tn, uint64_t tkey)
+{
+    return tn == n && tkey == key && (n <= 8 || rvp_same(ts, s, n));
 }
 bool rvp_bad_num_name(parser *P, const token *t, int rc, const char *what); /* reports a malformed vN / sN */
 

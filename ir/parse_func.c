@@ -357,7 +357,7 @@ static void labels_grow(parser *P)
     struct label_slot *t = rv_xcalloc(cap, sizeof *t);
     for (uint32_t i = 0; i < P->lcap; i++) {
         if (!P->ltab[i].b1) continue;
-        uint32_t k = rvp_name_hash(P->ltab[i].s, P->ltab[i].n);
+        uint32_t k = rvp_key_hash(P->ltab[i].key, P->ltab[i].n);
         while (t[k & (cap - 1)].b1) k++;
         t[k & (cap - 1)] = P->ltab[i];
     }
@@ -386,16 +386,17 @@ static uint32_t block_ref(parser *P, const char *s, uint32_t n)
 {
     ravel_func *f = P->f;
     if (2 * (P->nlabels + 1) > P->lcap) labels_grow(P);
-    uint32_t mask = P->lcap - 1, i = rvp_name_hash(s, n) & mask;
+    uint64_t key = rvp_name_key(s, n);
+    uint32_t mask = P->lcap - 1, i = rvp_key_hash(key, n) & mask;
     for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask)
-        if (e->n == n && rvp_same(e->s, s, n)) return e->b1 - 1;
+        if (rvp_name_eq(s, n, key, e->s, e->n, e->key)) return e->b1 - 1;
     rv_block blk;
     memset(&blk, 0, sizeof blk);
     blk.name = rv_sym_intern(&f->syms, s, n);
     blk.first_param = f->u32.len;
     uint32_t b = f->blocks.len;
     rv_vec_push(f->blocks, blk);
-    P->ltab[i] = (struct label_slot){rv_sym_str(&f->syms, blk.name), n, b + 1};
+    P->ltab[i] = (struct label_slot){key, rv_sym_str(&f->syms, blk.name), n, b + 1};
     P->nlabels++;
     return b;
 }

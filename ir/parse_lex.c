@@ -372,7 +372,7 @@ bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what
 /* The functions look up the machine's names (registers, classes) at most
  * operands: once the machine is read they go through ntab, an open-
  * addressing table of symbol id + 1 (0: empty) with a hash cheaper than the
- * symbol table's (rvp_name_hash), as names are short; a class name, when
+ * symbol table's (rvp_name_key), as names are short; a class name, when
  * there are at most 8 classes, through their list. */
 void rvp_machine_names(parser *P)
 {
@@ -382,9 +382,11 @@ void rvp_machine_names(parser *P)
     P->ntab = rv_xcalloc(cap, sizeof *P->ntab);
     P->nmask = cap - 1;
     for (uint32_t id = 0; id < t->strs.len; id++) {
-        uint32_t i = rvp_name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
+        uint32_t n = t->lens.data[id];
+        uint64_t key = rvp_name_key(t->strs.data[id], n);
+        uint32_t i = rvp_key_hash(key, n) & P->nmask;
         while (P->ntab[i].sym1) i = (i + 1) & P->nmask;
-        P->ntab[i] = (struct name_slot){t->strs.data[id], t->lens.data[id], id + 1};
+        P->ntab[i] = (struct name_slot){key, t->strs.data[id], n, id + 1};
     }
     if (P->m->classes.len <= 8)
         for (uint32_t c = 0; c < P->m->classes.len; c++) {
@@ -397,8 +399,11 @@ void rvp_machine_names(parser *P)
 static uint32_t find_name(const parser *P, const char *s, uint32_t n)
 {
     if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
-    for (uint32_t i = rvp_name_hash(s, n) & P->nmask; P->ntab[i].sym1; i = (i + 1) & P->nmask)
-        if (P->ntab[i].n == n && rvp_same(P->ntab[i].s, s, n)) return P->ntab[i].sym1 - 1;
+    uint64_t key = rvp_name_key(s, n);
+    for (uint32_t i = rvp_key_hash(key, n) & P->nmask; P->ntab[i].sym1; i = (i + 1) & P->nmask) {
+        const struct name_slot *e = &P->ntab[i];
+        if (rvp_name_eq(s, n, key, e->s, e->n, e->key)) return e->sym1 - 1;
+    }
     return RAVEL_NONE;
 }
 
