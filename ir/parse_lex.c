@@ -452,9 +452,15 @@ static bool list_item(parser *P, name_fn fn, void *ctx)
         for (uint32_t i = a; i <= b; i++) P->list.data[P->list.len++] = i;
         return true;
     }
+    memcpy(P->name, lo.s, pl); /* PREFIX then the number, by hand (pl <= 64, 9 digits at most) */
     for (uint64_t i = a; i <= b; i++) {
-        int k = snprintf(P->name, sizeof P->name, "%.*s%u", (int)pl, lo.s, (unsigned)i);
-        if (!fn(P, P->name, (uint32_t)k, &lo, ctx)) return false;
+        char d[10];
+        uint32_t k = sizeof d, v = (uint32_t)i;
+        do d[--k] = (char)('0' + v % 10);
+        while (v /= 10);
+        memcpy(P->name + pl, d + k, sizeof d - k);
+        P->name[pl + sizeof d - k] = 0;
+        if (!fn(P, P->name, pl + (uint32_t)(sizeof d - k), &lo, ctx)) return false;
     }
     return true;
 }
