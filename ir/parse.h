@@ -143,9 +143,8 @@ typedef struct parser {
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */
-    struct label_slot { uint64_t key; const char *s; uint32_t n, b1; } *ltab; /* labels of the current
-                              function: key, name (interned), length, block id + 1 (0: empty); open
-                              addressing by rvp_key_hash */
+    struct label_slot { uint32_t hash, b1; } *ltab; /* labels of the current function: the name's
+                              rvp_key_hash, block id + 1 (0: empty); open addressing, at most 3/4 full */
     uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;

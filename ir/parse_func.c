@@ -350,14 +350,14 @@ static bool parse_attrs(parser *P)
     return true;
 }
 
-/* The labels' table (P->ltab) at twice its entries or more. */
+/* The labels' table (P->ltab), twice as large. */
 static void labels_grow(parser *P)
 {
     uint32_t cap = P->lcap ? P->lcap * 2 : 64;
     struct label_slot *t = rv_xcalloc(cap, sizeof *t);
     for (uint32_t i = 0; i < P->lcap; i++) {
         if (!P->ltab[i].b1) continue;
-        uint32_t k = rvp_key_hash(P->ltab[i].key, P->ltab[i].n);
+        uint32_t k = P->ltab[i].hash;
         while (t[k & (cap - 1)].b1) k++;
         t[k & (cap - 1)] = P->ltab[i];
     }
@@ -385,18 +385,20 @@ static void labels_reset(parser *P)
 static uint32_t block_ref(parser *P, const char *s, uint32_t n)
 {
     ravel_func *f = P->f;
-    if (2 * (P->nlabels + 1) > P->lcap) labels_grow(P);
-    uint64_t key = rvp_name_key(s, n);
-    uint32_t mask = P->lcap - 1, i = rvp_key_hash(key, n) & mask;
-    for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask)
-        if (rvp_name_eq(s, n, key, e->s, e->n, e->key)) return e->b1 - 1;
+    if (4 * (P->nlabels + 1) > 3 * P->lcap) labels_grow(P);
+    uint32_t h = rvp_key_hash(rvp_name_key(s, n), n), mask = P->lcap - 1, i = h & mask;
+    for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask) {
+        if (e->hash != h) continue;
+        uint32_t sym = f->blocks.data[e->b1 - 1].name;
+        if (f->syms.lens.data[sym] == n && rvp_same(rv_sym_str(&f->syms, sym), s, n)) return e->b1 - 1;
+    }
     rv_block blk;
     memset(&blk, 0, sizeof blk);
     blk.name = rv_sym_intern(&f->syms, s, n);
     blk.first_param = f->u32.len;
     uint32_t b = f->blocks.len;
     rv_vec_push(f->blocks, blk);
-    P->ltab[i] = (struct label_slot){key, rv_sym_str(&f->syms, blk.name), n, b + 1};
+    P->ltab[i] = (struct label_slot){h, b + 1};
     P->nlabels++;
     return b;
 }
