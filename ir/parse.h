@@ -81,7 +81,7 @@ enum {
 #define NUM_SAT 0xffffffffu
 /* Fills kw, numc and num of an identifier token from its text. */
 void rvp_classify(token *t);
-/* The token's keyword: from the lexer, or computed for a token made by hand. */
+/* The token's keyword (a token made by hand gets it from rvp_classify). */
 static inline int tok_kw(const token *t) { return t->k == T_IDENT ? t->kw : KW_NONE; }
 /* The opcode a mnemonic names for ravel_inst_begin (rv_opcode_from_name):
  * ARGS..CALL and UNDEF; RAVEL_OP_OTHER for any other word. */

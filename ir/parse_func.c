@@ -4,7 +4,9 @@
  * remat), undef.
  *
  * Requires: a parser whose machine is read (rvp_parse_machine succeeded).
- * Guarantees: each function is built through the builder (func.c) and
+ * Guarantees: each function is built as the builder (func.c) would build
+ * it (instructions, operands, immediates and blocks written straight into
+ * its arrays; edits, successors and lists through the builder) and
  * finished, even after errors (its lines are read, reported and skipped one
  * by one); lexical and name-resolution errors, and the shapes of undef
  * and remat (section 14.5), are reported here at their token, the
