@@ -14,6 +14,7 @@ const rv_allocator rv_allocators[] = {
     {.name = "random", .description = "a random legal allocation from the seed: fast's engine choosing at random, or the shapes of production allocators (edge moves, merges, splits, shared slots) on any CFG; stresses checkers", .run = rv_alloc_random},
     {.name = "color", .description = "iterated graph colouring (Chaitin-Briggs): phi elimination, conservative coalescing, optimistic colouring, spill everywhere", .run = rv_alloc_color},
     {.name = "ssa", .description = "decoupled SSA allocation: virtual registers from block parameters, Belady spilling before colouring, dominator-order colouring", .run = rv_alloc_ssa},
+    {.name = "greedy", .description = "backtracking allocation (LLVM RegAllocGreedy style): priority queue, interference unions, eviction with cascades, region and local splitting before spilling, slot colouring", .run = rv_alloc_greedy},
     {.name = NULL},
 };
 
@@ -81,7 +82,7 @@ int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ra
         if (own) rv_recover_leave(&rec);
         return rc == RAVEL_ENOMEM ? RAVEL_ENOMEM : RAVEL_EINVAL;
     }
-    rv_alloc_opts o = {seed, false};
+    rv_alloc_opts o = {seed, false, NULL};
     char *e = NULL;
     ravel_func *g = a->run(f, &o, &e);
     if (!g) {

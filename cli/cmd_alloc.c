@@ -157,7 +157,7 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
         return CLI_USAGE;
     }
     ravel_diags_free(d);
-    rv_alloc_opts o = {a->seed, a->trace};
+    rv_alloc_opts o = {a->seed, a->trace, NULL};
     char *err = NULL;
     *out = al->run(f, &o, &err);
     if (!*out) {
