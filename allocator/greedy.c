@@ -245,9 +245,10 @@ static bool interferers(gr *g, uint32_t id, uint32_t r, uint32_t cascade, bool u
     *sum = *max = 0;
     for (uint32_t k = 0; k < lr->nseg; k++) {
         if (gr_res_conflict(g, r, lr->vreg, s[k].from, s[k].to)) return false;
-        for (uint32_t x = gr_set_first(&g->tree, g->uroot[r], s[k].from, s[k].to); x != NIL;
-             x = gr_set_next(&g->tree, g->uroot[r], x, s[k].to)) {
-            uint32_t o = g->tree.n.data[x].val;
+        gr_iter it;
+        for (bool more = gr_set_first(&g->pool, &g->uni[r], s[k].from, s[k].to, &it); more;
+             more = gr_set_next(&g->pool, &g->uni[r], &it, s[k].to)) {
+            uint32_t o = gr_iter_val(&g->pool, &g->uni[r], &it);
             if (seen(g, o)) continue;
             const gr_lr *ol = &g->lrs.data[o];
             if (ol->stage == GR_ST_TINY) return false;
@@ -358,7 +359,7 @@ static bool gr_run(gr *g)
 static void report_stats(const gr *g, rv_alloc_stats *s)
 {
     if (!s) return;
-    static const char *const names[] = {"evictions", "region splits", "local splits", "spills", "tiny pieces"};
+    static const char *const names[] = {"evictions", "region splits", "local splits", "spilled ranges", "tiny pieces"};
     const uint64_t vals[] = {g->st.evictions, g->st.region_splits, g->st.local_splits, g->st.spills, g->st.tiny};
     s->n = 0;
     for (uint32_t k = 0; k < 5 && k < RV_ALLOC_MAX_STATS; k++) {
@@ -378,7 +379,9 @@ static void gr_free(gr *g)
     rv_free(g->uses);
     rv_free(g->def_inst);
     rv_free(g->res_start);
-    rv_free(g->res);
+    rv_free(g->res_inst);
+    rv_free(g->res_tag);
+    rv_free(g->res_bidx);
     rv_free(g->safe);
     rv_vec_free(g->segs);
     rv_vec_free(g->lrs);
@@ -386,8 +389,9 @@ static void gr_free(gr *g)
     rv_free(g->tiny_head);
     rv_free(g->has_slot);
     rv_free(g->reuse_def);
-    gr_tree_free(&g->tree);
-    rv_free(g->uroot);
+    for (uint32_t r = 0; g->uni && r < g->nr; r++) gr_set_free(&g->uni[r]);
+    rv_free(g->uni);
+    gr_pool_free(&g->pool);
     rv_vec_free(g->heap);
     rv_vec_free(g->tmp);
     rv_vec_free(g->tmp2);
@@ -405,7 +409,6 @@ ravel_func *rv_alloc_greedy(const ravel_func *f, const rv_alloc_opts *o, char **
     g->m = f->mach;
     g->o = o;
     g->next_cascade = 1;
-    gr_tree_init(&g->tree);
     ravel_func *out = NULL;
     if (gr_build(g) && gr_run(g)) out = gr_rewrite(g);
     if (o) report_stats(g, o->stats);

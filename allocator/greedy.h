@@ -89,12 +89,15 @@ typedef struct gr_use {
 /* Reservations of one register at one instruction: a tag per point. */
 typedef struct gr_res { uint32_t inst; uint32_t tag[4]; } gr_res;
 
-/* Treap nodes (greedy_union.c): one pool for every set. */
-typedef struct gr_node { uint32_t from, to, val, l, r, prio; } gr_node;
-typedef struct gr_tree {
-    RV_VEC(gr_node) n;
-    uint32_t free; /* free list through .l, RAVEL_NONE if empty */
-} gr_tree;
+/* Ordered segment sets (greedy_union.c): each set is an array of chunks
+ * of up to GR_CHUNK segments sorted by start, with the chunks' first
+ * starts in one array, so a query is two binary searches over contiguous
+ * memory. Chunks come from one pool. */
+#define GR_CHUNK 32
+typedef struct gr_chunk { uint32_t n, from[GR_CHUNK], to[GR_CHUNK], val[GR_CHUNK]; } gr_chunk;
+typedef struct gr_pool { RV_VEC(gr_chunk) c; RV_VEC(uint32_t) free; } gr_pool;
+typedef struct gr_set { uint32_t n, cap; uint32_t *key, *ch; } gr_set;
+typedef struct gr_iter { uint32_t c, k; } gr_iter; /* chunk index in the set, slot in the chunk */
 
 typedef struct gr_stats {
     uint64_t evictions, region_splits, local_splits, spills, tiny, fallbacks, assigned;
@@ -118,9 +121,13 @@ typedef struct gr {
     uint8_t *reuse_def;    /* per vreg: defined by a `reuse` def (its range starts at the early
                               point, but its value only at the late one: a safepoint there
                               does not see it) */
-    /* reservations: CSR by register, sorted by inst */
+    /* reservations: CSR by register, sorted by instruction (the instructions
+     * apart from the tags: the binary searches touch only them) */
     uint32_t *res_start;
-    gr_res *res;
+    uint32_t *res_inst;
+    uint32_t (*res_tag)[4];
+    uint32_t *res_bidx;    /* [r*(nb+1)+b]: register r's first reservation in block b or after
+                              (NULL when too large to keep: the queries then search) */
     uint32_t *safe;        /* safepoint instructions, ascending */
     uint32_t nsafe;
     /* live ranges */
@@ -130,8 +137,8 @@ typedef struct gr {
     uint32_t *tiny_head;   /* per instruction: first tiny piece */
     uint8_t *has_slot;     /* per vreg: spilled somewhere (stored after its def) */
     /* register unions */
-    gr_tree tree;
-    uint32_t *uroot;       /* per register: root of its union */
+    gr_pool pool;
+    gr_set *uni;           /* per register: its union */
     /* the queue */
     RV_VEC(gr_heap_item) heap;
     uint32_t next_cascade;
@@ -176,16 +183,22 @@ uint32_t gr_reuser(const rv_inst *in, const rv_operand *ops, uint32_t k);
 bool gr_fail(gr *g, uint32_t inst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- greedy_union.c: ordered segment sets and interference ---- */
-void gr_tree_init(gr_tree *t);
-void gr_tree_free(gr_tree *t);
-/* Inserts [from, to) -> val into the set rooted at *root (no overlap allowed). */
-void gr_set_insert(gr_tree *t, uint32_t *root, uint32_t from, uint32_t to, uint32_t val);
+void gr_pool_free(gr_pool *p);
+void gr_set_free(gr_set *s);
+/* Inserts [from, to) -> val (no overlap with the set allowed). */
+void gr_set_insert(gr_pool *p, gr_set *s, uint32_t from, uint32_t to, uint32_t val);
 /* Removes the segment starting at from. */
-void gr_set_remove(gr_tree *t, uint32_t *root, uint32_t from);
-/* The node overlapping [from, to) with the least start, or RAVEL_NONE. */
-uint32_t gr_set_first(const gr_tree *t, uint32_t root, uint32_t from, uint32_t to);
-/* The node after node x that still starts before to, or RAVEL_NONE. */
-uint32_t gr_set_next(const gr_tree *t, uint32_t root, uint32_t x, uint32_t to);
+void gr_set_remove(gr_pool *p, gr_set *s, uint32_t from);
+/* The segment overlapping [from, to) with the least start, into *it; false if none. */
+bool gr_set_first(const gr_pool *p, const gr_set *s, uint32_t from, uint32_t to, gr_iter *it);
+/* The segment after *it if it starts before to; false if none. */
+bool gr_set_next(const gr_pool *p, const gr_set *s, gr_iter *it, uint32_t to);
+static inline uint32_t gr_iter_val(const gr_pool *p, const gr_set *s, const gr_iter *it) { return p->c.data[s->ch[it->c]].val[it->k]; }
+static inline bool gr_set_overlaps(const gr_pool *p, const gr_set *s, uint32_t from, uint32_t to)
+{
+    gr_iter it;
+    return gr_set_first(p, s, from, to, &it);
+}
 /* True if a reservation of register r over [from, to) excludes vreg v. */
 bool gr_res_conflict(const gr *g, uint32_t r, uint32_t v, uint32_t from, uint32_t to);
 /* True if range id covers the safepoint effect of some safepoint (a

@@ -112,8 +112,9 @@ static inline bool is_reg(ravel_loc l) { return l != RAVEL_LOC_NONE && ravel_loc
 /* ---- spill slots ---- */
 
 typedef struct coloring {
-    gr_tree t;
-    RV_VEC(uint32_t) root, maxend;
+    gr_pool p;
+    RV_VEC(gr_set) set;
+    RV_VEC(uint32_t) maxend;
     RV_VEC(uint64_t) heap; /* min-heap of maxend << 32 | slot (stale entries skipped) */
     uint32_t recent[8], nrecent;
 } coloring;
@@ -145,7 +146,7 @@ static uint64_t cheap_pop(coloring *c)
 static bool slot_fits(const coloring *c, uint32_t s, const pent *p, uint32_t n)
 {
     for (uint32_t k = 0; k < n; k++)
-        if (gr_set_first(&c->t, c->root.data[s], p[k].from, p[k].to) != NIL) return false;
+        if (gr_set_overlaps(&c->p, &c->set.data[s], p[k].from, p[k].to)) return false;
     return true;
 }
 
@@ -160,9 +161,9 @@ static uint32_t pick_slot(coloring *c, const pent *p, uint32_t n)
     }
     for (uint32_t k = 0; k < c->nrecent; k++)
         if (slot_fits(c, c->recent[k], p, n)) return c->recent[k];
-    rv_vec_push(c->root, NIL);
+    rv_vec_push(c->set, ((gr_set){0, 0, NULL, NULL}));
     rv_vec_push(c->maxend, 0);
-    return c->root.len - 1;
+    return c->set.len - 1;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -180,23 +181,23 @@ static void color_slots(rw *w)
     if (order.len > 1) qsort(order.data, order.len, sizeof *order.data, cmp_u64);
     coloring c;
     memset(&c, 0, sizeof c);
-    gr_tree_init(&c.t);
     for (uint32_t k = 0; k < order.len; k++) {
         uint32_t v = (uint32_t)order.data[k], n = w->pstart[v + 1] - w->pstart[v];
         const pent *p = w->pe + w->pstart[v];
         uint32_t s = pick_slot(&c, p, n);
-        for (uint32_t j = 0; j < n; j++) gr_set_insert(&c.t, &c.root.data[s], p[j].from, p[j].to, v);
+        for (uint32_t j = 0; j < n; j++) gr_set_insert(&c.p, &c.set.data[s], p[j].from, p[j].to, v);
         if (p[n - 1].to > c.maxend.data[s]) c.maxend.data[s] = p[n - 1].to;
         cheap_push(&c, ((uint64_t)c.maxend.data[s] << 32) | s);
         c.recent[c.nrecent < 8 ? c.nrecent++ : (uint32_t)(k % 8)] = s;
         w->slot[v] = s;
     }
-    w->nslots = c.root.len;
+    w->nslots = c.set.len;
     for (uint32_t v = 0; v < g->nv; v++) /* the pieces in slots, now numbered */
         for (uint32_t k = w->pstart[v]; k < w->pstart[v + 1]; k++)
             if (w->pe[k].loc == RAVEL_SLOT_BIT) w->pe[k].loc = slot_loc(w, v);
-    gr_tree_free(&c.t);
-    rv_vec_free(c.root);
+    for (uint32_t s = 0; s < c.set.len; s++) gr_set_free(&c.set.data[s]);
+    rv_vec_free(c.set);
+    gr_pool_free(&c.p);
     rv_vec_free(c.maxend);
     rv_vec_free(c.heap);
     rv_vec_free(order);
@@ -303,8 +304,8 @@ static void scratch(rw *w, uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1)
     memset(w->scratch, 0, sizeof(uint64_t) * rv_bs_words(g->nr + 1));
     for (uint32_t r = 0; r < g->nr; r++) {
         if (g->m->regs.data[r].reserved) continue;
-        if (gr_set_first(&g->tree, g->uroot[r], a0, a1) != NIL || gr_res_conflict(g, r, NOVREG, a0, a1)) continue;
-        if (b0 < b1 && (gr_set_first(&g->tree, g->uroot[r], b0, b1) != NIL || gr_res_conflict(g, r, NOVREG, b0, b1))) continue;
+        if (gr_set_overlaps(&g->pool, &g->uni[r], a0, a1) || gr_res_conflict(g, r, NOVREG, a0, a1)) continue;
+        if (b0 < b1 && (gr_set_overlaps(&g->pool, &g->uni[r], b0, b1) || gr_res_conflict(g, r, NOVREG, b0, b1))) continue;
         rv_bs_set(w->scratch, r);
     }
     for (uint32_t k = 0; k < w->mv.len; k++) {

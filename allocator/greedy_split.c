@@ -118,19 +118,23 @@ static double boundary_cost(const gr *g, const clipvec *cv)
 }
 
 /* Score of a region split of range id around register r (marks the
- * clips' free flags); -1 when r is free nowhere or everywhere. */
-static double region_score(gr *g, uint32_t id, uint32_t r, clipvec *cv)
+ * clips' free flags); -1 when r is free nowhere or everywhere, or when its
+ * gain cannot beat `bound`. The clips holding uses are looked at first:
+ * they alone bring gain, so most registers are rejected there. */
+static double region_score(gr *g, uint32_t id, uint32_t r, clipvec *cv, double bound)
 {
     uint32_t nfree = 0;
     double gain = 0;
-    for (uint32_t k = 0; k < cv->len; k++) {
-        clip *c = &cv->data[k];
-        gr_seg s = {c->from, c->to};
-        c->free = gr_reg_free(g, id, r, &s, 1);
-        if (c->free) {
-            nfree++;
-            gain += 4 * c->uw;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t k = 0; k < cv->len; k++) {
+            clip *c = &cv->data[k];
+            if ((c->uw > 0) != (pass == 0)) continue;
+            gr_seg s = {c->from, c->to};
+            c->free = gr_reg_free(g, id, r, &s, 1);
+            nfree += c->free;
+            if (c->free) gain += 4 * c->uw;
         }
+        if (pass == 0 && gain <= bound) return -1;
     }
     if (!nfree || nfree == cv->len) return -1;
     return gain - boundary_cost(g, cv);
@@ -147,7 +151,7 @@ bool gr_region_split(gr *g, uint32_t id)
         block_index(g, &cv);
         const rv_class *c = &g->m->classes.data[gr_vcls(g, g->lrs.data[id].vreg)];
         for (uint32_t k = 0; k < c->alloc.len; k++) {
-            double s = region_score(g, id, c->alloc.data[k], &cv);
+            double s = region_score(g, id, c->alloc.data[k], &cv, bscore);
             if (s > bscore) {
                 bscore = s;
                 best = c->alloc.data[k];
@@ -158,7 +162,7 @@ bool gr_region_split(gr *g, uint32_t id)
         rv_vec_free(cv);
         return false;
     }
-    region_score(g, id, best, &cv);
+    region_score(g, id, best, &cv, -1);
     uint32_t v = g->lrs.data[id].vreg, nfree = 0;
     segvec region = {0}, rest = {0};
     gr_lr_kill(g, id);

@@ -1,177 +1,201 @@
 /* greedy_union.c - the interference unions of the `greedy` allocator
  * (greedy.h): ordered sets of disjoint segments, one per register (and, in
- * the slot colouring, one per spill slot), and the queries built on them.
+ * the slot colouring, one per spill slot), and the queries built on them:
+ * reservations, the safepoint rule for references, "is this register free
+ * for this range", assignment.
  *
  * Requires: segments inserted into one set never overlap (the callers
  * check interference first).
- * Guarantees: insert, remove and the first/next overlap queries take
- * O(log n) expected time in the set's size (a treap keyed by segment
- * start, priorities from a hash of the node index, so runs are
- * deterministic); nodes come from one pool with a free list, so a set
- * costs no allocation per operation once the pool is warm. */
+ * Guarantees: the overlap queries (first, then next) take O(log n) in the
+ * set's size: a binary search over the chunks' first starts, one inside a
+ * chunk of at most GR_CHUNK segments (contiguous memory: a query touches a
+ * few cache lines, where a tree of n nodes would chase log n pointers).
+ * An insert or a remove moves at most GR_CHUNK segments within a chunk,
+ * and splitting or dropping a chunk moves the chunk index (n / GR_CHUNK
+ * words at most, once per GR_CHUNK / 2 inserts). Chunks come from one pool
+ * with a free list: no allocation per operation once warm. */
 #include "greedy.h"
 
 #include <string.h>
 
 #define NIL RAVEL_NONE
 
-void gr_tree_init(gr_tree *t)
+void gr_pool_free(gr_pool *p)
 {
-    memset(t, 0, sizeof *t);
-    t->free = NIL;
+    rv_vec_free(p->c);
+    rv_vec_free(p->free);
 }
 
-void gr_tree_free(gr_tree *t) { rv_vec_free(t->n); }
-
-static uint32_t node_new(gr_tree *t, uint32_t from, uint32_t to, uint32_t val)
+void gr_set_free(gr_set *s)
 {
-    uint32_t x;
-    if (t->free != NIL) {
-        x = t->free;
-        t->free = t->n.data[x].l;
-    } else {
-        rv_vec_reserve(t->n, 1);
-        x = t->n.len++;
+    rv_free(s->key);
+    rv_free(s->ch);
+    memset(s, 0, sizeof *s);
+}
+
+static uint32_t chunk_new(gr_pool *p)
+{
+    if (p->free.len) return p->free.data[--p->free.len];
+    rv_vec_reserve(p->c, 1);
+    p->c.data[p->c.len].n = 0;
+    return p->c.len++;
+}
+
+/* Makes room for a chunk at index at of s. */
+static void set_open(gr_set *s, uint32_t at, uint32_t chunk, uint32_t key)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4;
+        s->key = rv_xrealloc(s->key, sizeof(uint32_t) * s->cap);
+        s->ch = rv_xrealloc(s->ch, sizeof(uint32_t) * s->cap);
     }
-    gr_node *n = &t->n.data[x];
-    n->from = from;
-    n->to = to;
-    n->val = val;
-    n->l = n->r = NIL;
-    n->prio = (uint32_t)rv_hash64(x + 1);
-    return x;
+    memmove(s->key + at + 1, s->key + at, sizeof(uint32_t) * (s->n - at));
+    memmove(s->ch + at + 1, s->ch + at, sizeof(uint32_t) * (s->n - at));
+    s->key[at] = key;
+    s->ch[at] = chunk;
+    s->n++;
 }
 
-/* Splits the treap at key k: *a gets keys < k, *b keys >= k. */
-static void split(gr_tree *t, uint32_t x, uint32_t k, uint32_t *a, uint32_t *b)
+/* The last chunk whose first start is <= x, or RAVEL_NONE. */
+static uint32_t chunk_floor(const gr_set *s, uint32_t x)
 {
-    if (x == NIL) {
-        *a = *b = NIL;
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->key[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? lo - 1 : NIL;
+}
+
+/* The first slot of c whose start is > x. */
+static uint32_t slot_above(const gr_chunk *c, uint32_t x)
+{
+    uint32_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->from[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Splits full chunk number ci of s in two halves. */
+static void chunk_split(gr_pool *p, gr_set *s, uint32_t ci)
+{
+    uint32_t nc = chunk_new(p);
+    gr_chunk *a = &p->c.data[s->ch[ci]], *b = &p->c.data[nc];
+    uint32_t h = a->n / 2;
+    b->n = a->n - h;
+    memcpy(b->from, a->from + h, sizeof(uint32_t) * b->n);
+    memcpy(b->to, a->to + h, sizeof(uint32_t) * b->n);
+    memcpy(b->val, a->val + h, sizeof(uint32_t) * b->n);
+    a->n = h;
+    set_open(s, ci + 1, nc, b->from[0]);
+}
+
+void gr_set_insert(gr_pool *p, gr_set *s, uint32_t from, uint32_t to, uint32_t val)
+{
+    if (!s->n) set_open(s, 0, chunk_new(p), from);
+    uint32_t ci = chunk_floor(s, from);
+    if (ci == NIL) ci = 0;
+    if (p->c.data[s->ch[ci]].n == GR_CHUNK) {
+        chunk_split(p, s, ci);
+        if (from >= s->key[ci + 1]) ci++;
+    }
+    gr_chunk *c = &p->c.data[s->ch[ci]];
+    uint32_t k = slot_above(c, from), m = c->n - k;
+    memmove(c->from + k + 1, c->from + k, sizeof(uint32_t) * m);
+    memmove(c->to + k + 1, c->to + k, sizeof(uint32_t) * m);
+    memmove(c->val + k + 1, c->val + k, sizeof(uint32_t) * m);
+    c->from[k] = from;
+    c->to[k] = to;
+    c->val[k] = val;
+    c->n++;
+    s->key[ci] = c->from[0];
+}
+
+void gr_set_remove(gr_pool *p, gr_set *s, uint32_t from)
+{
+    uint32_t ci = chunk_floor(s, from);
+    if (ci == NIL) return;
+    gr_chunk *c = &p->c.data[s->ch[ci]];
+    uint32_t k = slot_above(c, from);
+    if (!k || c->from[k - 1] != from) return;
+    uint32_t m = c->n - k;
+    memmove(c->from + k - 1, c->from + k, sizeof(uint32_t) * m);
+    memmove(c->to + k - 1, c->to + k, sizeof(uint32_t) * m);
+    memmove(c->val + k - 1, c->val + k, sizeof(uint32_t) * m);
+    if (--c->n) {
+        s->key[ci] = c->from[0];
         return;
     }
-    gr_node *n = &t->n.data[x];
-    if (n->from < k) {
-        split(t, n->r, k, &n->r, b);
-        *a = x;
-    } else {
-        split(t, n->l, k, a, &n->l);
-        *b = x;
-    }
+    rv_vec_push(p->free, s->ch[ci]);
+    memmove(s->key + ci, s->key + ci + 1, sizeof(uint32_t) * (s->n - ci - 1));
+    memmove(s->ch + ci, s->ch + ci + 1, sizeof(uint32_t) * (s->n - ci - 1));
+    s->n--;
 }
 
-/* Joins two treaps, every key of a below every key of b. */
-static uint32_t merge(gr_tree *t, uint32_t a, uint32_t b)
+static bool starts_before(const gr_pool *p, const gr_set *s, const gr_iter *it, uint32_t to)
 {
-    if (a == NIL) return b;
-    if (b == NIL) return a;
-    if (t->n.data[a].prio > t->n.data[b].prio) {
-        uint32_t r = merge(t, t->n.data[a].r, b);
-        t->n.data[a].r = r;
-        return a;
-    }
-    uint32_t l = merge(t, a, t->n.data[b].l);
-    t->n.data[b].l = l;
-    return b;
+    return it->c < s->n && p->c.data[s->ch[it->c]].from[it->k] < to;
 }
 
-static uint32_t insert_at(gr_tree *t, uint32_t x, uint32_t nx)
+bool gr_set_first(const gr_pool *p, const gr_set *s, uint32_t from, uint32_t to, gr_iter *it)
 {
-    if (x == NIL) return nx;
-    gr_node *n = &t->n.data[x], *m = &t->n.data[nx];
-    if (m->prio > n->prio) {
-        uint32_t l, r;
-        split(t, x, m->from, &l, &r);
-        m = &t->n.data[nx];
-        m->l = l;
-        m->r = r;
-        return nx;
+    if (!s->n) return false;
+    uint32_t ci = chunk_floor(s, from);
+    if (ci == NIL) {
+        *it = (gr_iter){0, 0};
+        return starts_before(p, s, it, to);
     }
-    if (m->from < n->from) {
-        uint32_t l = insert_at(t, n->l, nx);
-        t->n.data[x].l = l;
-    } else {
-        uint32_t r = insert_at(t, n->r, nx);
-        t->n.data[x].r = r;
+    const gr_chunk *c = &p->c.data[s->ch[ci]];
+    uint32_t k = slot_above(c, from); /* >= 1: the chunk starts at or before from */
+    if (c->to[k - 1] > from) {
+        *it = (gr_iter){ci, k - 1};
+        return true;
     }
-    return x;
+    *it = k < c->n ? (gr_iter){ci, k} : (gr_iter){ci + 1, 0};
+    return starts_before(p, s, it, to);
 }
 
-void gr_set_insert(gr_tree *t, uint32_t *root, uint32_t from, uint32_t to, uint32_t val)
+bool gr_set_next(const gr_pool *p, const gr_set *s, gr_iter *it, uint32_t to)
 {
-    uint32_t nx = node_new(t, from, to, val);
-    *root = insert_at(t, *root, nx);
-}
-
-static uint32_t remove_at(gr_tree *t, uint32_t x, uint32_t from)
-{
-    if (x == NIL) return NIL;
-    gr_node *n = &t->n.data[x];
-    if (n->from == from) {
-        uint32_t y = merge(t, n->l, n->r);
-        n->l = t->free;
-        t->free = x;
-        return y;
-    }
-    if (from < n->from) {
-        uint32_t l = remove_at(t, n->l, from);
-        t->n.data[x].l = l;
-    } else {
-        uint32_t r = remove_at(t, n->r, from);
-        t->n.data[x].r = r;
-    }
-    return x;
-}
-
-void gr_set_remove(gr_tree *t, uint32_t *root, uint32_t from) { *root = remove_at(t, *root, from); }
-
-uint32_t gr_set_first(const gr_tree *t, uint32_t root, uint32_t from, uint32_t to)
-{
-    uint32_t floor = NIL, ceil = NIL;
-    for (uint32_t x = root; x != NIL;) {
-        const gr_node *n = &t->n.data[x];
-        if (n->from <= from) {
-            floor = x;
-            x = n->r;
-        } else {
-            ceil = x;
-            x = n->l;
-        }
-    }
-    if (floor != NIL && t->n.data[floor].to > from) return floor;
-    if (ceil != NIL && t->n.data[ceil].from < to) return ceil;
-    return NIL;
-}
-
-uint32_t gr_set_next(const gr_tree *t, uint32_t root, uint32_t x, uint32_t to)
-{
-    uint32_t k = t->n.data[x].from, cand = NIL;
-    for (uint32_t y = root; y != NIL;) {
-        const gr_node *n = &t->n.data[y];
-        if (n->from > k) {
-            cand = y;
-            y = n->l;
-        } else {
-            y = n->r;
-        }
-    }
-    return cand != NIL && t->n.data[cand].from < to ? cand : NIL;
+    if (++it->k == p->c.data[s->ch[it->c]].n) *it = (gr_iter){it->c + 1, 0};
+    return starts_before(p, s, it, to);
 }
 
 /* ---- interference ---- */
 
+/* The first reservation of register r at an instruction >= i. */
+static uint32_t res_first(const gr *g, uint32_t r, uint32_t i)
+{
+    uint32_t lo = g->res_start[r], hi = g->res_start[r + 1];
+    if (g->res_bidx) { /* from the start of i's block: a few entries */
+        uint32_t b = g->inst_block[i];
+        lo = g->res_bidx[(size_t)r * (g->nb + 1) + b];
+        hi = g->res_bidx[(size_t)r * (g->nb + 1) + b + 1];
+        while (lo < hi && g->res_inst[lo] < i) lo++;
+        return lo;
+    }
+    const uint32_t *base = g->res_inst + lo; /* branch-free binary search */
+    for (uint32_t n = hi - lo; n > 1;) {
+        uint32_t half = n / 2;
+        base = base[half - 1] < i ? base + half : base;
+        n -= half;
+    }
+    uint32_t k = (uint32_t)(base - g->res_inst);
+    return k + (*base < i);
+}
+
 bool gr_res_conflict(const gr *g, uint32_t r, uint32_t v, uint32_t from, uint32_t to)
 {
-    uint32_t lo = g->res_start[r], hi = g->res_start[r + 1], i0 = from / 4;
-    while (lo < hi) { /* first reservation at an instruction >= i0 */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->res[mid].inst < i0) lo = mid + 1;
-        else hi = mid;
-    }
-    for (uint32_t k = lo; k < g->res_start[r + 1] && 4 * g->res[k].inst < to; k++) {
-        const gr_res *e = &g->res[k];
-        uint32_t base = 4 * e->inst;
-        for (uint32_t p = base > from ? base : from; p < base + 4 && p < to; p++) {
-            uint32_t tag = e->tag[p - base];
+    uint32_t lo = g->res_start[r], hi = g->res_start[r + 1];
+    if (lo == hi || 4 * g->res_inst[hi - 1] + 4 <= from || 4 * g->res_inst[lo] >= to) return false;
+    for (uint32_t k = res_first(g, r, from / 4); k < hi && 4 * g->res_inst[k] < to; k++) {
+        uint32_t at = 4 * g->res_inst[k];
+        for (uint32_t p = at > from ? at : from; p < at + 4 && p < to; p++) {
+            uint32_t tag = g->res_tag[k][p - at];
             if (tag != GR_FREE && tag != v) return true;
         }
     }
@@ -210,7 +234,7 @@ bool gr_reg_free(const gr *g, uint32_t id, uint32_t r, const gr_seg *segs, uint3
     for (uint32_t k = 0; k < n; k++) {
         if (ref && gr_seg_crosses_safepoint(g, lr->vreg, segs[k].from, segs[k].to)) return false;
         if (gr_res_conflict(g, r, lr->vreg, segs[k].from, segs[k].to)) return false;
-        if (gr_set_first(&g->tree, g->uroot[r], segs[k].from, segs[k].to) != NIL) return false;
+        if (gr_set_overlaps(&g->pool, &g->uni[r], segs[k].from, segs[k].to)) return false;
     }
     return true;
 }
@@ -219,7 +243,7 @@ void gr_assign(gr *g, uint32_t id, uint32_t r)
 {
     gr_lr *lr = &g->lrs.data[id];
     const gr_seg *s = gr_segs(g, id);
-    for (uint32_t k = 0; k < lr->nseg; k++) gr_set_insert(&g->tree, &g->uroot[r], s[k].from, s[k].to, id);
+    for (uint32_t k = 0; k < lr->nseg; k++) gr_set_insert(&g->pool, &g->uni[r], s[k].from, s[k].to, id);
     lr->reg = r;
     g->st.assigned++;
 }
@@ -228,7 +252,7 @@ void gr_unassign(gr *g, uint32_t id)
 {
     gr_lr *lr = &g->lrs.data[id];
     const gr_seg *s = gr_segs(g, id);
-    for (uint32_t k = 0; k < lr->nseg; k++) gr_set_remove(&g->tree, &g->uroot[lr->reg], s[k].from);
+    for (uint32_t k = 0; k < lr->nseg; k++) gr_set_remove(&g->pool, &g->uni[lr->reg], s[k].from);
     lr->reg = RAVEL_NONE;
 }
 
