@@ -35,9 +35,12 @@
 
 #include "alloc.h"
 
-/* Reservation tags: free, blocked for every vreg; else the vreg allowed. */
+/* Reservation tags: free; blocked for every vreg; clobbered (blocked but
+ * for the vregs the instruction defines: the format keeps a clobbered
+ * register an instruction writes); else the one vreg allowed. */
 #define GR_FREE RAVEL_NONE
 #define GR_BLOCKED (RAVEL_NONE - 1)
+#define GR_CLOBBER (RAVEL_NONE - 2)
 #define GR_INF 1e30 /* weight of an unspillable piece */
 
 static inline uint32_t gr_gap(uint32_t inst) { return 4 * inst; }

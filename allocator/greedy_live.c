@@ -252,17 +252,24 @@ typedef struct resb {
     RV_VEC(gr_res) e;
 } resb;
 
-static void paint(resb *R, uint32_t r, uint32_t from, uint32_t to, uint32_t base, uint32_t tag)
+/* Two claims on one point: the same, or a clobber and a vreg the
+ * instruction defines (which the clobber spares), else nobody's. */
+static uint32_t combine(const gr *g, uint32_t i, uint32_t a, uint32_t b)
+{
+    if (a == GR_FREE || a == b) return b;
+    if (a == GR_CLOBBER && b < g->nv && g->def_inst[b] == i) return b;
+    if (b == GR_CLOBBER && a < g->nv && g->def_inst[a] == i) return a;
+    return GR_BLOCKED;
+}
+
+static void paint(const gr *g, resb *R, uint32_t r, uint32_t from, uint32_t to, uint32_t base, uint32_t tag)
 {
     uint32_t *t = R->tag + 4 * (size_t)r;
     if (R->rstamp[r] != R->cur) {
         R->rstamp[r] = R->cur;
         R->touched[R->ntouched++] = r;
     }
-    for (uint32_t p = from; p < to; p++) {
-        uint32_t *x = &t[p - base];
-        *x = *x == GR_FREE || *x == tag ? tag : GR_BLOCKED;
-    }
+    for (uint32_t p = from; p < to; p++) t[p - base] = combine(g, base / 4, t[p - base], tag);
 }
 
 static void inst_res(gr *g, resb *R, uint32_t i)
@@ -274,15 +281,15 @@ static void inst_res(gr *g, resb *R, uint32_t i)
     const uint32_t *cl;
     uint32_t ncl = rv_inst_clobbers(g->f, in, &cl);
     for (uint32_t k = 0; k < ncl; k++)
-        if (cl[k] < g->nr) paint(R, cl[k], base + 2, base + 3, base, GR_BLOCKED);
+        if (cl[k] < g->nr) paint(g, R, cl[k], base + 2, base + 3, base, GR_CLOBBER);
     for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
         const rv_operand *o = &ops[k];
         bool def = k < in->ndefs;
         if (def && o->kind == RAVEL_C_REUSE && ops[in->ndefs + o->arg].kind == RAVEL_C_FIXED)
-            paint(R, ops[in->ndefs + o->arg].arg, base + 1, base + 4, base, o->vreg);
+            paint(g, R, ops[in->ndefs + o->arg].arg, base + 1, base + 4, base, o->vreg);
         if (o->kind != RAVEL_C_FIXED) continue;
-        if (def) paint(R, o->arg, def_point(i, o), base + 4, base, o->vreg);
-        else paint(R, o->arg, base, use_point(i, o, gr_reuser(in, ops, k - in->ndefs) != RAVEL_NONE) + 1, base, o->vreg);
+        if (def) paint(g, R, o->arg, def_point(i, o), base + 4, base, o->vreg);
+        else paint(g, R, o->arg, base, use_point(i, o, gr_reuser(in, ops, k - in->ndefs) != RAVEL_NONE) + 1, base, o->vreg);
     }
     for (uint32_t k = 0; k < R->ntouched; k++) {
         uint32_t r = R->touched[k];

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #define NIL RAVEL_NONE
-#define NOVREG (RAVEL_NONE - 2) /* a tag no reservation allows */
+#define NOVREG (RAVEL_NONE - 3) /* a tag no reservation allows */
 
 typedef struct pent { uint32_t from, to; ravel_loc loc; } pent;
 

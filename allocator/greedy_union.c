@@ -196,6 +196,7 @@ bool gr_res_conflict(const gr *g, uint32_t r, uint32_t v, uint32_t from, uint32_
         uint32_t at = 4 * g->res_inst[k];
         for (uint32_t p = at > from ? at : from; p < at + 4 && p < to; p++) {
             uint32_t tag = g->res_tag[k][p - at];
+            if (tag == GR_CLOBBER && v < g->nv && g->def_inst[v] == g->res_inst[k]) continue; /* spared */
             if (tag != GR_FREE && tag != v) return true;
         }
     }
