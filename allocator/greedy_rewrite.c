@@ -314,6 +314,30 @@ static void scratch(rw *w, uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1)
     }
 }
 
+/* In a sequence of edits, a reload from a slot that a register written
+ * earlier in the sequence still mirrors (it was reloaded from the slot or
+ * stored to it, and neither changed since) becomes a move from that
+ * register: one load where a value goes to several fixed registers. */
+static void reuse_reloads(rw *w)
+{
+    rv_edit *e = w->pm.out.data;
+    for (uint32_t k = 0; k < w->pm.out.len; k++) {
+        if (e[k].kind != RAVEL_OP_RELOAD) continue;
+        for (uint32_t j = k; j-- > 0;) {
+            bool mirror = (e[j].kind == RAVEL_OP_RELOAD && e[j].src == e[k].src) ||
+                          (e[j].kind == RAVEL_OP_SPILL && e[j].dst == e[k].src);
+            ravel_loc r = e[j].kind == RAVEL_OP_RELOAD ? e[j].dst : e[j].src;
+            if (mirror) {
+                bool clobbered = false; /* r or the slot written since */
+                for (uint32_t i = j + 1; i < k && !clobbered; i++) clobbered = e[i].dst == r || e[i].dst == e[k].src;
+                if (!clobbered && r != e[k].dst) e[k] = (rv_edit){RAVEL_OP_MOVE, e[k].dst, r};
+                break;
+            }
+            if (e[j].dst == e[k].src) break; /* the slot was written otherwise */
+        }
+    }
+}
+
 static bool emit_moves(rw *w, uint32_t anchor, uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1)
 {
     if (!w->mv.len) return true;
@@ -323,6 +347,7 @@ static bool emit_moves(rw *w, uint32_t anchor, uint32_t a0, uint32_t a1, uint32_
         if (rv_pmove_resolve(&w->pm, w->g->m, w->mv.data, w->mv.len, w->scratch, tmp_slot, w) != RAVEL_OK)
             return internal(w, "conflicting moves");
     }
+    reuse_reloads(w);
     rv_out_edits(&w->out, anchor, &w->pm);
     if (w->g->o && w->g->o->trace)
         for (uint32_t k = 0; k < w->pm.out.len; k++) {
