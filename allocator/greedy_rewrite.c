@@ -48,6 +48,7 @@ typedef struct rw {
     uint32_t nslots, ntmp, tmp_used;
     ravel_loc *defloc;  /* per vreg: where its def wrote it */
     uint32_t *ev_start, *ev_v; /* per instruction: vregs whose piece changes at its gap */
+    uint32_t *el_start, *el_v; /* per block: live-ins reloaded at its first gap, not on its edges (ascending) */
     RV_VEC(rv_move) mv;
     RV_VEC(uint32_t) mvv; /* the vreg of each move */
     uint64_t *scratch;
@@ -236,6 +237,54 @@ static bool build_events(rw *w)
     return true;
 }
 
+/* ---- reloads at a join's entry ---- */
+
+/* A live-in of a join that starts in a register and is in its slot:
+ * one reload at the join's first gap, rather than one on each incoming
+ * edge that has it elsewhere, when that is cheaper (a loop header whose
+ * entry and back edges both reload it). */
+static bool entry_load(const rw *w, uint32_t s, uint32_t v)
+{
+    const gr *g = w->g;
+    ravel_loc r = loc_at(w, v, gr_block_start(g, s));
+    if (!g->has_slot[v] || !is_reg(r)) return false;
+    double edges = 0;
+    for (uint32_t e = g->cfg.pred_start[s]; e < g->cfg.pred_start[s + 1]; e++) {
+        uint32_t p = g->cfg.pred[e];
+        ravel_loc src = loc_at(w, v, gr_block_end(g, p) - 1);
+        if (src != r) edges += g->freq[p] * (src != RAVEL_LOC_NONE && ravel_loc_is_slot(src) ? RV_COST_RELOAD : RV_COST_MOVE);
+    }
+    return RV_COST_RELOAD * g->freq[s] < edges;
+}
+
+static void build_entry_loads(rw *w)
+{
+    gr *g = w->g;
+    w->el_start = rv_xcalloc(g->nb + 2, sizeof(uint32_t));
+    RV_VEC(uint32_t) vs = {0};
+    for (uint32_t s = 0; s < g->nb; s++) {
+        w->el_start[s] = vs.len;
+        if (rv_cfg_npreds(&g->cfg, s) < 2) continue;
+        uint32_t nin;
+        const uint32_t *in = rv_ls_list(&g->ls, s, false, &nin);
+        for (uint32_t j = 0; j < nin; j++)
+            if (entry_load(w, s, in[j])) rv_vec_push(vs, in[j]);
+    }
+    w->el_start[g->nb] = vs.len;
+    w->el_v = vs.data;
+}
+
+static bool is_entry_load(const rw *w, uint32_t s, uint32_t v)
+{
+    uint32_t lo = w->el_start[s], hi = w->el_start[s + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->el_v[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < w->el_start[s + 1] && w->el_v[lo] == v;
+}
+
 /* ---- operands ---- */
 
 static ravel_loc def_loc(const rw *w, uint32_t i, const rv_inst *in, const rv_operand *ops, const rv_operand *d)
@@ -364,6 +413,7 @@ static bool emit_moves(rw *w, uint32_t anchor, uint32_t a0, uint32_t a1, uint32_
 static ravel_loc src_loc(const rw *w, uint32_t v, uint32_t i, bool first)
 {
     if (!first && w->g->def_inst[v] == i - 1) return w->defloc[v];
+    if (first && is_entry_load(w, w->g->inst_block[i], v)) return slot_loc(w, v); /* its register is loaded here */
     return loc_at(w, v, first ? 4 * i : 4 * i - 1);
 }
 
@@ -388,6 +438,10 @@ static bool gap_moves(rw *w, uint32_t b, uint32_t i)
     const rv_block *bl = &w->f->blocks.data[b];
     bool first = i == bl->first_inst;
     if (!first && !def_moves(w, i)) return false;
+    for (uint32_t k = first ? w->el_start[b] : 0; first && k < w->el_start[b + 1]; k++) {
+        uint32_t v = w->el_v[k];
+        if (!add_move(w, loc_at(w, v, 4 * i), slot_loc(w, v), v)) return false;
+    }
     for (uint32_t k = 0; first && k < bl->nparams; k++) { /* a spilled parameter's one store */
         uint32_t v = rv_block_params(w->f, bl)[k];
         ravel_loc l = loc_at(w, v, 4 * i);
@@ -422,6 +476,7 @@ static bool edge_moves(rw *w, uint32_t p, uint32_t k)
     uint32_t nin;
     const uint32_t *in = rv_ls_list(&g->ls, s, false, &nin);
     for (uint32_t j = 0; j < nin; j++) {
+        if (is_entry_load(w, s, in[j])) continue;
         ravel_loc dst = loc_at(w, in[j], ps), src = loc_at(w, in[j], pend);
         if (is_reg(dst) && (reach || src != RAVEL_LOC_NONE) && !add_move(w, dst, src, in[j])) return false;
     }
@@ -507,6 +562,7 @@ ravel_func *gr_rewrite(gr *g)
     build_pieces(&w);
     color_slots(&w);
     ravel_func *out = NULL;
+    build_entry_loads(&w);
     bool ok = build_events(&w) && rewrite_blocks(&w) && stackmaps(&w);
     if (ok && w.nslots + w.ntmp > RAVEL_MAX_SLOT + 1) ok = gr_fail(g, NIL, "too many spill slots");
     if (ok) out = rv_out_finish(&w.out);
@@ -519,6 +575,8 @@ ravel_func *gr_rewrite(gr *g)
     rv_free(w.defloc);
     rv_free(w.ev_start);
     rv_free(w.ev_v);
+    rv_free(w.el_start);
+    rv_free(w.el_v);
     rv_free(w.scratch);
     rv_vec_free(w.mv);
     rv_vec_free(w.mvv);
