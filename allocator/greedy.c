@@ -78,6 +78,8 @@ static uint64_t prio_of(const gr *g, uint32_t id)
 
 static bool heap_before(gr_heap_item a, gr_heap_item b) { return a.prio > b.prio || (a.prio == b.prio && a.id < b.id); }
 
+/* The queue is a 4-ary heap: a node's four children (16 bytes each) share
+ * one or two cache lines, and the heap is half as deep as a binary one. */
 void gr_enqueue(gr *g, uint32_t id)
 {
     gr_lr *lr = &g->lrs.data[id];
@@ -86,9 +88,9 @@ void gr_enqueue(gr *g, uint32_t id)
     gr_heap_item x = {prio_of(g, id), id};
     rv_vec_reserve(g->heap, 1);
     uint32_t i = g->heap.len++;
-    while (i && heap_before(x, g->heap.data[(i - 1) / 2])) {
-        g->heap.data[i] = g->heap.data[(i - 1) / 2];
-        i = (i - 1) / 2;
+    while (i && heap_before(x, g->heap.data[(i - 1) / 4])) {
+        g->heap.data[i] = g->heap.data[(i - 1) / 4];
+        i = (i - 1) / 4;
     }
     g->heap.data[i] = x;
 }
@@ -98,12 +100,13 @@ static uint32_t dequeue(gr *g)
     gr_heap_item top = g->heap.data[0], x = g->heap.data[--g->heap.len];
     uint32_t i = 0, n = g->heap.len;
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = 4 * i + 1, best = c;
         if (c >= n) break;
-        if (c + 1 < n && heap_before(g->heap.data[c + 1], g->heap.data[c])) c++;
-        if (!heap_before(g->heap.data[c], x)) break;
-        g->heap.data[i] = g->heap.data[c];
-        i = c;
+        for (uint32_t k = c + 1; k < c + 4 && k < n; k++)
+            if (heap_before(g->heap.data[k], g->heap.data[best])) best = k;
+        if (!heap_before(g->heap.data[best], x)) break;
+        g->heap.data[i] = g->heap.data[best];
+        i = best;
     }
     if (n) g->heap.data[i] = x;
     g->lrs.data[top.id].queued = false;
@@ -188,10 +191,11 @@ static uint32_t hint_of(const gr *g, uint32_t id)
     const gr_seg *s = gr_segs(g, id);
     hints h = {{0}, {0}, 0};
     uint32_t v = lr->vreg;
-    for (uint32_t k = 0; k < lr->nseg; k++) {
+    uint32_t budget = 32; /* uses looked at: a hint is a preference, not worth a long walk */
+    for (uint32_t k = 0; k < lr->nseg && budget; k++) {
         uint32_t n;
         const gr_use *u = gr_uses_in(g, v, s[k].from, s[k].to, &n);
-        for (uint32_t j = 0; j < n && j < 64; j++) hint_use(g, &h, v, &u[j]);
+        for (uint32_t j = 0; j < n && budget; j++, budget--) hint_use(g, &h, v, &u[j]);
         uint32_t b = gr_block_at(g, s[k].from);
         if (s[k].from > gr_block_start(g, b)) hint_add(g, &h, v, reg_at(g, v, s[k].from - 1), g->freq[b]);
         if (s[k].to < gr_block_end(g, gr_block_at(g, s[k].to - 1))) hint_add(g, &h, v, reg_at(g, v, s[k].to), g->freq[b]);

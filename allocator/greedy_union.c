@@ -234,8 +234,8 @@ bool gr_reg_free(const gr *g, uint32_t id, uint32_t r, const gr_seg *segs, uint3
     bool ref = gr_vref(g, lr->vreg);
     for (uint32_t k = 0; k < n; k++) {
         if (ref && gr_seg_crosses_safepoint(g, lr->vreg, segs[k].from, segs[k].to)) return false;
+        if (gr_set_overlaps(&g->pool, &g->uni[r], segs[k].from, segs[k].to)) return false; /* the likelier conflict first */
         if (gr_res_conflict(g, r, lr->vreg, segs[k].from, segs[k].to)) return false;
-        if (gr_set_overlaps(&g->pool, &g->uni[r], segs[k].from, segs[k].to)) return false;
     }
     return true;
 }
