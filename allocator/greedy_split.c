@@ -40,7 +40,7 @@
 
 #define NIL RAVEL_NONE
 
-typedef struct clip { uint32_t b, from, to; double uw; uint32_t nreg; bool free; } clip;
+typedef struct clip { uint32_t b, from, to; double uw; uint32_t nreg; bool free, in; } clip;
 typedef RV_VEC(clip) clipvec;
 typedef gr_segvec segvec;
 
@@ -62,7 +62,7 @@ static void collect_clips(gr *g, uint32_t id, clipvec *cv)
         for (uint32_t p = s[k].from; p < s[k].to;) {
             uint32_t b = gr_block_at(g, p), e = gr_block_end(g, b);
             if (e > s[k].to) e = s[k].to;
-            clip c = {b, p, e, 0, 0, false};
+            clip c = {b, p, e, 0, 0, false, false};
             uint32_t n;
             const gr_use *u = gr_uses_in(g, lr->vreg, p, e, &n);
             for (uint32_t j = 0; j < n; j++) {
@@ -97,33 +97,72 @@ static void block_index(gr *g, const clipvec *cv)
     }
 }
 
-/* Edges inside the range between a region block and another one: a
+/* An edge inside the range between a region block and another one: a
  * reload (4) on entering the region, a store's worth (1) on leaving it. */
-static double boundary_cost(const gr *g, const clipvec *cv)
+static double edge_cost(bool from_in, bool to_in, double f) { return from_in == to_in ? 0 : f * (to_in ? 4.0 : 1.0); }
+
+/* The clip of block b, if the range covers b's end (at_end) or start. */
+static const clip *clip_at(const gr *g, const clipvec *cv, uint32_t b, bool at_end)
 {
+    if (g->bstamp[b] != g->bstampv) return NULL;
+    const clip *c = &cv->data[g->bidx[b]];
+    return (at_end ? c->to == gr_block_end(g, b) : c->from == gr_block_start(g, b)) ? c : NULL;
+}
+
+/* The cost of the edges into and out of clip k, were it in the region
+ * (in) or not, the other clips as they are. */
+static double clip_edges(const gr *g, const clipvec *cv, uint32_t k, bool in)
+{
+    const clip *c = &cv->data[k];
     double cost = 0;
-    for (uint32_t k = 0; k < cv->len; k++) {
-        const clip *c = &cv->data[k];
-        if (c->from != gr_block_start(g, c->b)) continue;
+    if (c->from == gr_block_start(g, c->b))
         for (uint32_t e = g->cfg.pred_start[c->b]; e < g->cfg.pred_start[c->b + 1]; e++) {
             uint32_t p = g->cfg.pred[e];
-            if (g->bstamp[p] != g->bstampv) continue;
-            const clip *pc = &cv->data[g->bidx[p]];
-            if (pc->to != gr_block_end(g, p) || pc->free == c->free) continue;
-            double f = g->freq[p] < g->freq[c->b] ? g->freq[p] : g->freq[c->b];
-            cost += f * (c->free ? 4.0 : 1.0);
+            const clip *pc = clip_at(g, cv, p, true);
+            if (pc && pc != c) cost += edge_cost(pc->in, in, g->freq[p] < g->freq[c->b] ? g->freq[p] : g->freq[c->b]);
         }
-    }
+    if (c->to == gr_block_end(g, c->b))
+        for (uint32_t e = g->cfg.succ_start[c->b]; e < g->cfg.succ_start[c->b + 1]; e++) {
+            uint32_t s = g->cfg.succ[e];
+            const clip *sc = clip_at(g, cv, s, false);
+            if (sc && sc != c) cost += edge_cost(in, sc->in, g->freq[s] < g->freq[c->b] ? g->freq[s] : g->freq[c->b]);
+        }
     return cost;
 }
 
-/* Score of a region split of range id around register r (marks the
- * clips' free flags); -1 when r is free nowhere or everywhere, or when its
- * gain cannot beat `bound`. The clips holding uses are looked at first:
- * they alone bring gain, so most registers are rejected there. */
+/* Which free clips join the region: each where its uses' gain outweighs
+ * the edges it adds, a few sweeps of local improvement (a small version of
+ * LLVM's spill placement); returns the region's score. */
+static double place_region(const gr *g, clipvec *cv)
+{
+    for (uint32_t k = 0; k < cv->len; k++) cv->data[k].in = cv->data[k].free;
+    for (int pass = 0; pass < 4; pass++) {
+        bool changed = false;
+        for (uint32_t k = 0; k < cv->len; k++) {
+            clip *c = &cv->data[k];
+            if (!c->free) continue;
+            bool want = clip_edges(g, cv, k, true) - 4 * c->uw < clip_edges(g, cv, k, false);
+            changed |= want != c->in;
+            c->in = want;
+        }
+        if (!changed) break;
+    }
+    double score = 0;
+    uint32_t nin = 0;
+    for (uint32_t k = 0; k < cv->len; k++) {
+        const clip *c = &cv->data[k];
+        nin += c->in;
+        score += (c->in ? 4 * c->uw : 0) - clip_edges(g, cv, k, c->in) / 2; /* each edge seen from both ends */
+    }
+    return nin && nin < cv->len ? score : -1;
+}
+
+/* Score of a region split of range id around register r (sets the clips'
+ * free and in flags); -1 when no region helps, or when its gain cannot
+ * beat `bound`. The clips holding uses are looked at first: they alone
+ * bring gain, so most registers are rejected there. */
 static double region_score(gr *g, uint32_t id, uint32_t r, clipvec *cv, double bound)
 {
-    uint32_t nfree = 0;
     double gain = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t k = 0; k < cv->len; k++) {
@@ -131,13 +170,11 @@ static double region_score(gr *g, uint32_t id, uint32_t r, clipvec *cv, double b
             if ((c->uw > 0) != (pass == 0)) continue;
             gr_seg s = {c->from, c->to};
             c->free = gr_reg_free(g, id, r, &s, 1);
-            nfree += c->free;
             if (c->free) gain += 4 * c->uw;
         }
         if (pass == 0 && gain <= bound) return -1;
     }
-    if (!nfree || nfree == cv->len) return -1;
-    return gain - boundary_cost(g, cv);
+    return place_region(g, cv);
 }
 
 bool gr_region_split(gr *g, uint32_t id)
@@ -168,8 +205,8 @@ bool gr_region_split(gr *g, uint32_t id)
     gr_lr_kill(g, id);
     for (uint32_t k = 0; k < cv.len; k++) {
         const clip *c = &cv.data[k];
-        nfree += c->free;
-        if (c->free) seg_append(&region, c->from, c->to);
+        nfree += c->in;
+        if (c->in) seg_append(&region, c->from, c->to);
         else if (c->nreg >= 2) gr_enqueue(g, gr_lr_new(g, v, &(gr_seg){c->from, c->to}, 1, GR_ST_NEW));
         else seg_append(&rest, c->from, c->to);
     }
