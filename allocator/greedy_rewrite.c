@@ -49,6 +49,7 @@ typedef struct rw {
     ravel_loc *defloc;  /* per vreg: where its def wrote it */
     uint32_t *ev_start, *ev_v; /* per instruction: vregs whose piece changes at its gap */
     uint32_t *el_start, *el_v; /* per block: live-ins reloaded at its first gap, not on its edges (ascending) */
+    uint8_t *pedge;     /* per vreg: a parameter stored on its block's incoming edges, not at its first gap */
     RV_VEC(rv_move) mv;
     RV_VEC(uint32_t) mvv; /* the vreg of each move */
     uint64_t *scratch;
@@ -257,6 +258,34 @@ static bool entry_load(const rw *w, uint32_t s, uint32_t v)
     return RV_COST_RELOAD * g->freq[s] < edges;
 }
 
+/* The argument of block s's parameter number j on the edge from p. */
+static uint32_t arg_from(const rw *w, uint32_t p, uint32_t s, uint32_t j)
+{
+    const rv_inst *t = rv_block_term(w->f, &w->f->blocks.data[p]);
+    for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
+        const rv_succ *sc = &rv_inst_succs(w->f, t)[k];
+        if (sc->block == s && j < sc->nargs) return rv_succ_args(w->f, sc)[j];
+    }
+    return NIL;
+}
+
+/* A spilled parameter starting in a register is stored once at its
+ * block's first gap, or on the edges whose argument is not in that slot
+ * already (the parameter itself around a loop, or a vreg coloured into
+ * the same slot), whichever is cheaper. */
+static bool param_edge_store(const rw *w, uint32_t s, uint32_t j)
+{
+    const gr *g = w->g;
+    uint32_t v = rv_block_params(w->f, &w->f->blocks.data[s])[j];
+    if (!g->has_slot[v] || !is_reg(loc_at(w, v, gr_block_start(g, s)))) return false;
+    double edges = 0;
+    for (uint32_t e = g->cfg.pred_start[s]; e < g->cfg.pred_start[s + 1]; e++) {
+        uint32_t p = g->cfg.pred[e], a = arg_from(w, p, s, j);
+        if (a == NIL || !g->has_slot[a] || w->slot[a] != w->slot[v]) edges += g->freq[p];
+    }
+    return edges < g->freq[s];
+}
+
 static void build_entry_loads(rw *w)
 {
     gr *g = w->g;
@@ -265,6 +294,8 @@ static void build_entry_loads(rw *w)
     for (uint32_t s = 0; s < g->nb; s++) {
         w->el_start[s] = vs.len;
         if (rv_cfg_npreds(&g->cfg, s) < 2) continue;
+        for (uint32_t j = 0; j < w->f->blocks.data[s].nparams; j++)
+            w->pedge[rv_block_params(w->f, &w->f->blocks.data[s])[j]] = param_edge_store(w, s, j);
         uint32_t nin;
         const uint32_t *in = rv_ls_list(&g->ls, s, false, &nin);
         for (uint32_t j = 0; j < nin; j++)
@@ -445,7 +476,7 @@ static bool gap_moves(rw *w, uint32_t b, uint32_t i)
     for (uint32_t k = 0; first && k < bl->nparams; k++) { /* a spilled parameter's one store */
         uint32_t v = rv_block_params(w->f, bl)[k];
         ravel_loc l = loc_at(w, v, 4 * i);
-        if (g->has_slot[v] && is_reg(l) && !add_move(w, slot_loc(w, v), l, v)) return false;
+        if (g->has_slot[v] && is_reg(l) && !w->pedge[v] && !add_move(w, slot_loc(w, v), l, v)) return false;
     }
     for (uint32_t k = w->ev_start[i]; k < w->ev_start[i + 1]; k++) {
         uint32_t v = w->ev_v[k];
@@ -482,10 +513,11 @@ static bool edge_moves(rw *w, uint32_t p, uint32_t k)
     }
     const rv_block *sb = &w->f->blocks.data[s];
     for (uint32_t j = 0; j < sb->nparams && j < sc->nargs; j++) {
-        uint32_t v = rv_block_params(w->f, sb)[j];
-        ravel_loc dst = loc_at(w, v, ps), src = loc_at(w, rv_succ_args(w->f, sc)[j], pend);
+        uint32_t v = rv_block_params(w->f, sb)[j], a = rv_succ_args(w->f, sc)[j];
+        ravel_loc dst = loc_at(w, v, ps), src = loc_at(w, a, pend);
         if (dst == RAVEL_LOC_NONE || (!reach && src == RAVEL_LOC_NONE)) continue;
         if (!add_move(w, dst, src, v)) return false;
+        if (w->pedge[v] && (!g->has_slot[a] || w->slot[a] != w->slot[v]) && !add_move(w, slot_loc(w, v), src, v)) return false;
     }
     if (!w->mv.len) return true;
     uint32_t anchor = rv_edge_anchor(w->f, &g->cfg, p, k, NULL);
@@ -558,6 +590,7 @@ ravel_func *gr_rewrite(gr *g)
     w.slot = rv_xmalloc(sizeof(uint32_t) * (g->nv + 1));
     memset(w.slot, 0xff, sizeof(uint32_t) * (g->nv + 1));
     w.defloc = rv_xmalloc(sizeof(ravel_loc) * (g->nv + 1));
+    w.pedge = rv_xcalloc(g->nv + 1, 1);
     w.scratch = rv_xcalloc(rv_bs_words(g->nr + 1) + 1, sizeof(uint64_t));
     build_pieces(&w);
     color_slots(&w);
@@ -573,6 +606,7 @@ ravel_func *gr_rewrite(gr *g)
     rv_free(w.pe);
     rv_free(w.slot);
     rv_free(w.defloc);
+    rv_free(w.pedge);
     rv_free(w.ev_start);
     rv_free(w.ev_v);
     rv_free(w.el_start);
