@@ -8,7 +8,9 @@
  *         "# expect: NAME >= N"    the counter NAME (evictions, region
  *                                  splits, local splits, spilled ranges, tiny
  *                                  pieces) summed over the file's functions;
- *         "# expect: slots <= N"   the allocation uses at most N slots.
+ *         "# expect: slots <= N"   the allocation uses at most N slots;
+ *         "# expect: cost <= X"    its weighted cost (rv_cost_compute) is at
+ *                                  most X, summed over the file's functions.
  *   test_greedy --gen N [FIRST]  N generated functions (1..32 registers per
  *       class, any CFG, irreducible ones included): each allocated, checked
  *       and run; every counter must be non-zero over the run (a change that
@@ -105,11 +107,13 @@ typedef struct expect {
     char error[256];
     uint64_t min[NSTATS];
     uint32_t max_slots; /* 0: no bound */
+    double max_cost;    /* < 0: no bound */
 } expect;
 
 static void read_expect(const char *src, expect *e)
 {
     memset(e, 0, sizeof *e);
+    e->max_cost = -1;
     for (const char *p = strstr(src, "# expect: "); p; p = strstr(p + 1, "# expect: ")) {
         const char *q = p + 10;
         unsigned long long n;
@@ -118,6 +122,8 @@ static void read_expect(const char *src, expect *e)
             continue;
         }
         if (sscanf(q, "slots <= %llu", &n) == 1) e->max_slots = (uint32_t)n;
+        double x;
+        if (sscanf(q, "cost <= %lf", &x) == 1) e->max_cost = x;
         for (int k = 0; k < NSTATS; k++) {
             size_t len = strlen(names[k]);
             if (strncmp(q, names[k], len) == 0 && sscanf(q + len, " >= %llu", &n) == 1) e->min[k] = n;
@@ -125,7 +131,7 @@ static void read_expect(const char *src, expect *e)
     }
 }
 
-static int check_func(ravel_checker *ck, const char *path, const ravel_func *f, const expect *e, uint64_t *sum)
+static int check_func(ravel_checker *ck, const char *path, const ravel_func *f, const expect *e, uint64_t *sum, double *cost)
 {
     rv_alloc_stats st;
     memset(&st, 0, sizeof st);
@@ -145,6 +151,9 @@ static int check_func(ravel_checker *ck, const char *path, const ravel_func *f, 
         if (getenv("GREEDY_PRINT")) ravel_print_func(stdout, g);
         if (getenv("GREEDY_BLOCKCOST")) block_costs(g);
         bad = !verify(ck, f, g, path);
+        rv_cost c;
+        rv_cost_compute(g, &c);
+        *cost += c.weighted;
         if (e->max_slots && g->nslots > e->max_slots) {
             fprintf(stderr, "%s: %s uses %u slots, expected at most %u\n", path, rv_func_name(f), g->nslots, e->max_slots);
             bad = 1;
@@ -171,6 +180,7 @@ static int run_case(ravel_checker *ck, const char *path)
     int bad = mod ? 0 : 1;
     if (!mod) ravel_diags_print(stderr, d);
     uint64_t sum[NSTATS] = {0};
+    double cost = 0;
     for (size_t i = 0; mod && i < ravel_module_nfuncs(mod); i++) {
         const ravel_func *f = ravel_module_func(mod, i);
         if (ravel_validate(f, RAVEL_VALIDATE_SSA, d) != RAVEL_OK) {
@@ -178,7 +188,11 @@ static int run_case(ravel_checker *ck, const char *path)
             bad = 1;
             continue;
         }
-        bad |= check_func(ck, path, f, &e, sum);
+        bad |= check_func(ck, path, f, &e, sum, &cost);
+    }
+    if (e.max_cost >= 0 && cost > e.max_cost + 1e-9) {
+        fprintf(stderr, "%s: weighted cost %.1f, expected at most %.1f\n", path, cost, e.max_cost);
+        bad = 1;
     }
     for (int k = 0; k < NSTATS; k++)
         if (sum[k] < e.min[k]) {
