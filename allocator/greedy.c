@@ -56,8 +56,9 @@
  *                     at once share a slot), stackmaps: every reference live
  *                     across a safepoint, in its slot there.
  *
- * Statistics (rv_alloc_opts.stats, `ravel alloc --stats`): evictions,
- * region splits, local splits, spills (ranges spilled), tiny pieces. */
+ * Statistics (rv_alloc_opts.stats, `ravel alloc --stats`): evictions (by
+ * weight), region splits, local splits, spilled ranges, tiny pieces, and
+ * evictions by tiny pieces. */
 #include "greedy.h"
 
 #include <stdlib.h>
@@ -270,15 +271,17 @@ void gr_evict_overlaps(gr *g, uint32_t id, uint32_t r)
 {
     gr_lr *lr = &g->lrs.data[id];
     double sum, max;
+    bool tiny = lr->stage == GR_ST_TINY;
     if (!lr->cascade) lr->cascade = g->next_cascade++;
     interferers(g, id, r, UINT32_MAX, true, &sum, &max);
     for (uint32_t k = 0; k < g->tmp.len; k++) {
         uint32_t o = g->tmp.data[k];
-        rv_alloc_trace(g->o, "greedy", "evict v%u#%u from %s for v%u#%u", g->f->vregs.data[g->lrs.data[o].vreg].num, o,
-                       g->m->regs.data[r].name, g->f->vregs.data[lr->vreg].num, id);
+        rv_alloc_trace(g->o, "greedy", "evict v%u#%u from %s for v%u#%u%s", g->f->vregs.data[g->lrs.data[o].vreg].num, o,
+                       g->m->regs.data[r].name, g->f->vregs.data[lr->vreg].num, id, tiny ? " (tiny)" : "");
         gr_unassign(g, o);
         g->lrs.data[o].cascade = lr->cascade;
-        g->st.evictions++;
+        if (tiny) g->st.tiny_evictions++;
+        else g->st.evictions++;
         gr_enqueue(g, o);
     }
 }
@@ -305,7 +308,7 @@ uint32_t gr_evict_choice(gr *g, uint32_t id, bool urgent)
 
 static bool try_evict(gr *g, uint32_t id)
 {
-    if (g->st.evictions >= g->evict_budget) return false;
+    if (g->st.evictions + g->st.tiny_evictions >= g->evict_budget) return false;
     uint32_t r = gr_evict_choice(g, id, false);
     if (r == NIL) return false;
     gr_evict_overlaps(g, id, r);
@@ -363,10 +366,12 @@ static bool gr_run(gr *g)
 static void report_stats(const gr *g, rv_alloc_stats *s)
 {
     if (!s) return;
-    static const char *const names[] = {"evictions", "region splits", "local splits", "spilled ranges", "tiny pieces"};
-    const uint64_t vals[] = {g->st.evictions, g->st.region_splits, g->st.local_splits, g->st.spills, g->st.tiny};
+    static const char *const names[] = {"evictions", "region splits", "local splits", "spilled ranges", "tiny pieces",
+                                        "tiny evictions"};
+    const uint64_t vals[] = {g->st.evictions, g->st.region_splits, g->st.local_splits, g->st.spills, g->st.tiny,
+                             g->st.tiny_evictions};
     s->n = 0;
-    for (uint32_t k = 0; k < 5 && k < RV_ALLOC_MAX_STATS; k++) {
+    for (uint32_t k = 0; k < 6 && k < RV_ALLOC_MAX_STATS; k++) {
         s->name[k] = names[k];
         s->value[k] = vals[k];
         s->n++;

@@ -103,7 +103,9 @@ typedef struct gr_set { uint32_t n, cap; uint32_t *key, *ch; } gr_set;
 typedef struct gr_iter { uint32_t c, k; } gr_iter; /* chunk index in the set, slot in the chunk */
 
 typedef struct gr_stats {
-    uint64_t evictions, region_splits, local_splits, spills, tiny, fallbacks, assigned;
+    uint64_t evictions;      /* by weight (a range evicting lighter ones) */
+    uint64_t tiny_evictions; /* by tiny pieces (unspillable: they evict any spillable range) */
+    uint64_t region_splits, local_splits, spills, tiny, fallbacks, assigned;
 } gr_stats;
 
 typedef struct gr_heap_item { uint64_t prio; uint32_t id; } gr_heap_item;

@@ -7,7 +7,8 @@
  *                                  message naming the instruction;
  *         "# expect: NAME >= N"    the counter NAME (evictions, region
  *                                  splits, local splits, spilled ranges, tiny
- *                                  pieces) summed over the file's functions;
+ *                                  pieces, tiny evictions) summed over the
+ *                                  file's functions;
  *         "# expect: slots <= N"   the allocation uses at most N slots;
  *         "# expect: cost <= X"    its weighted cost (rv_cost_compute) is at
  *                                  most X, summed over the file's functions.
@@ -76,8 +77,9 @@ static void add_stats(uint64_t *sum, const rv_alloc_stats *st)
     for (uint32_t k = 0; k < st->n && k < RV_ALLOC_MAX_STATS; k++) sum[k] += st->value[k];
 }
 
-static const char *const names[] = {"evictions", "region splits", "local splits", "spilled ranges", "tiny pieces"};
-enum { NSTATS = 5 };
+static const char *const names[] = {"evictions", "region splits", "local splits", "spilled ranges", "tiny pieces",
+                                    "tiny evictions"};
+enum { NSTATS = 6 };
 
 /* Debug aid (GREEDY_BLOCKCOST): the weighted cost of each block. */
 static void block_costs(const ravel_func *g)
