@@ -72,14 +72,17 @@ static bool verify(ravel_checker *ck, const ravel_func *f, const ravel_func *g, 
     return ok;
 }
 
-static void add_stats(uint64_t *sum, const rv_alloc_stats *st)
-{
-    for (uint32_t k = 0; k < st->n && k < RV_ALLOC_MAX_STATS; k++) sum[k] += st->value[k];
-}
-
 static const char *const names[] = {"evictions", "region splits", "local splits", "spilled ranges", "tiny pieces",
                                     "tiny evictions"};
 enum { NSTATS = 6 };
+
+/* Adds greedy's counters to sum (by name: the order is greedy's). */
+static void add_stats(uint64_t *sum, const rv_alloc_stats *st)
+{
+    for (uint32_t k = 0; k < st->n && k < RV_ALLOC_MAX_STATS; k++)
+        for (int j = 0; j < NSTATS; j++)
+            if (strcmp(st->name[k], names[j]) == 0) sum[j] += st->value[k];
+}
 
 /* Debug aid (GREEDY_BLOCKCOST): the weighted cost of each block. */
 static void block_costs(const ravel_func *g)
