@@ -528,6 +528,35 @@ void gr_lr_kill(gr *g, uint32_t id)
 
 /* ---- driver ---- */
 
+/* The stackmap entries any allocation needs: a reference live across a
+ * safepoint is listed there, wherever its pieces end up. Counted before
+ * allocating, so that a function past RV_MAX_STACKMAP_ENTRIES is refused
+ * at once rather than after the work. */
+static bool stackmaps_fit(gr *g)
+{
+    uint64_t n = 0;
+    for (uint32_t id = 0; id < g->lrs.len && g->nsafe; id++) {
+        const gr_lr *lr = &g->lrs.data[id];
+        if (!gr_vref(g, lr->vreg)) continue;
+        for (uint32_t k = 0; k < lr->nseg; k++) {
+            const gr_seg *s = &gr_segs(g, id)[k];
+            uint32_t lo = 0, hi = g->nsafe;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (4 * g->safe[mid] + 2 < s->from) lo = mid + 1;
+                else hi = mid;
+            }
+            for (; lo < g->nsafe && 4 * g->safe[lo] + 2 < s->to; lo++) n += !(g->reuse_def[lr->vreg] && g->def_inst[lr->vreg] == g->safe[lo]);
+        }
+        if (n > RV_MAX_STACKMAP_ENTRIES) {
+            rv_out o = {.f = g->f};
+            g->err = rv_out_limit_error(&o);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool gr_build(gr *g)
 {
     const ravel_func *f = g->f;
@@ -556,5 +585,5 @@ bool gr_build(gr *g)
     build_uses(g);
     build_res(g);
     build_lrs(g);
-    return true;
+    return stackmaps_fit(g);
 }

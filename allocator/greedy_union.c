@@ -171,12 +171,11 @@ bool gr_set_next(const gr_pool *p, const gr_set *s, gr_iter *it, uint32_t to)
 static uint32_t res_first(const gr *g, uint32_t r, uint32_t i)
 {
     uint32_t lo = g->res_start[r], hi = g->res_start[r + 1];
-    if (g->res_bidx) { /* from the start of i's block: a few entries */
+    if (g->res_bidx) { /* within i's block: usually a few entries */
         uint32_t b = g->inst_block[i];
         lo = g->res_bidx[(size_t)r * (g->nb + 1) + b];
         hi = g->res_bidx[(size_t)r * (g->nb + 1) + b + 1];
-        while (lo < hi && g->res_inst[lo] < i) lo++;
-        return lo;
+        if (lo == hi || g->res_inst[lo] >= i) return lo;
     }
     const uint32_t *base = g->res_inst + lo; /* branch-free binary search */
     for (uint32_t n = hi - lo; n > 1;) {
