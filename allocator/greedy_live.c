@@ -40,8 +40,8 @@ static inline const rv_operand *ops_of(const gr *g, const rv_inst *in) { return 
 
 uint32_t gr_reuser(const rv_inst *in, const rv_operand *ops, uint32_t k)
 {
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == k) return d;
+    uint32_t d0 = rv_reuser_of(in, ops, in->ndefs + k);
+    if (d0 != RAVEL_NONE) return d0;
     const rv_operand *u = &ops[in->ndefs + k];
     if (u->kind != RAVEL_C_REG || rv_op_is_late(u)) return RAVEL_NONE;
     for (uint32_t d = 0; d < in->ndefs; d++)
