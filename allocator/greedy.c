@@ -403,8 +403,8 @@ static void gr_free(gr *g)
     gr_pool_free(&g->pool);
     rv_vec_free(g->heap);
     rv_vec_free(g->tmp);
-    rv_vec_free(g->tmp2);
     rv_vec_free(g->stmp);
+    gr_split_free(g);
     rv_free(g->stamp);
     rv_free(g->bstamp);
     rv_free(g->bidx);

@@ -57,6 +57,7 @@ enum {
 
 typedef struct gr_seg { uint32_t from, to; } gr_seg;
 typedef RV_VEC(gr_seg) gr_segvec;
+typedef RV_VEC(uint64_t) gr_u64vec;
 
 typedef struct gr_lr {
     uint32_t vreg;
@@ -105,10 +106,34 @@ typedef struct gr_iter { uint32_t c, k; } gr_iter; /* chunk index in the set, sl
 typedef struct gr_stats {
     uint64_t evictions;      /* by weight (a range evicting lighter ones) */
     uint64_t tiny_evictions; /* by tiny pieces (unspillable: they evict any spillable range) */
-    uint64_t region_splits, local_splits, spills, tiny, fallbacks, assigned;
+    uint64_t region_splits, local_splits, spills, tiny;
+    uint64_t fallbacks;      /* instructions whose tiny pieces were all placed again */
 } gr_stats;
 
 typedef struct gr_heap_item { uint64_t prio; uint32_t id; } gr_heap_item;
+
+/* greedy_split.c's scratch, kept from one split to the next (no allocation
+ * per split once warm): the part of a range in each block it touches
+ * (clip), the CFG edges between clips (each listed from both ends), the
+ * use instructions of a range, and the pieces being built. */
+typedef struct gr_clip {
+    uint32_t b, from, to;
+    double uw;        /* its uses' weight */
+    uint32_t nreg;    /* its uses that need a register */
+    uint32_t e0, ne;  /* its edges in gr_split_scratch.edges */
+    bool free, in;    /* the register looked at is free there; in the region */
+    uint8_t visits;   /* place_region's looks at it */
+} gr_clip;
+typedef struct gr_cedge { uint32_t other; double f; bool into; } gr_cedge; /* into: other -> this clip */
+typedef struct gr_useinst { uint32_t inst; double w; } gr_useinst;
+typedef struct gr_split_scratch {
+    RV_VEC(gr_clip) clips;
+    RV_VEC(gr_cedge) edges;
+    RV_VEC(gr_useinst) ui;
+    gr_segvec a, b, c;   /* pieces being built */
+    RV_VEC(uint32_t) u32;
+    gr_u64vec u64;
+} gr_split_scratch;
 
 typedef struct gr {
     const ravel_func *f;
@@ -149,8 +174,9 @@ typedef struct gr {
     uint32_t next_cascade;
     uint64_t evict_budget;
     /* scratch */
-    RV_VEC(uint32_t) tmp, tmp2;
+    RV_VEC(uint32_t) tmp;
     gr_segvec stmp;
+    gr_split_scratch sp;
     uint32_t *stamp, nstamp, stampv; /* per LR: seen marks */
     uint32_t *bstamp, bstampv, *bidx; /* per block */
     gr_stats st;
@@ -236,6 +262,7 @@ void gr_spill(gr *g, uint32_t id);
 /* Places a tiny piece: free register, else evicting spillable ranges,
  * else re-placing every tiny piece of its instruction. */
 bool gr_assign_tiny(gr *g, uint32_t id);
+void gr_split_free(gr *g);
 
 /* ---- greedy_rewrite.c: the allocated function ---- */
 ravel_func *gr_rewrite(gr *g);

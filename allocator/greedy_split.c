@@ -40,9 +40,21 @@
 
 #define NIL RAVEL_NONE
 
-typedef struct clip { uint32_t b, from, to; double uw; uint32_t nreg; bool free, in; } clip;
-typedef RV_VEC(clip) clipvec;
+typedef gr_clip clip;
 typedef gr_segvec segvec;
+
+void gr_split_free(gr *g)
+{
+    gr_split_scratch *sp = &g->sp;
+    rv_vec_free(sp->clips);
+    rv_vec_free(sp->edges);
+    rv_vec_free(sp->ui);
+    rv_vec_free(sp->a);
+    rv_vec_free(sp->b);
+    rv_vec_free(sp->c);
+    rv_vec_free(sp->u32);
+    rv_vec_free(sp->u64);
+}
 
 static double use_weight(const gr *g, const gr_use *u)
 {
@@ -53,23 +65,23 @@ static double use_weight(const gr *g, const gr_use *u)
 static bool needs_reg(const gr_use *u) { return (u->flags & (GU_REG | GU_REUSE_SRC)) || u->kind == RAVEL_C_FIXED; }
 
 /* The part of range id in each block it touches, in order. */
-static void collect_clips(gr *g, uint32_t id, clipvec *cv)
+static void collect_clips(gr *g, uint32_t id)
 {
     const gr_lr *lr = &g->lrs.data[id];
     const gr_seg *s = gr_segs(g, id);
-    cv->len = 0;
+    g->sp.clips.len = 0;
     for (uint32_t k = 0; k < lr->nseg; k++)
         for (uint32_t p = s[k].from; p < s[k].to;) {
             uint32_t b = gr_block_at(g, p), e = gr_block_end(g, b);
             if (e > s[k].to) e = s[k].to;
-            clip c = {b, p, e, 0, 0, false, false};
+            clip c = {b, p, e, 0, 0, 0, 0, false, false, 0};
             uint32_t n;
             const gr_use *u = gr_uses_in(g, lr->vreg, p, e, &n);
             for (uint32_t j = 0; j < n; j++) {
                 c.uw += use_weight(g, &u[j]);
                 c.nreg += needs_reg(&u[j]);
             }
-            rv_vec_push(*cv, c);
+            rv_vec_push(g->sp.clips, c);
             p = e;
         }
 }
@@ -82,18 +94,57 @@ static void seg_append(segvec *sv, uint32_t from, uint32_t to)
     else rv_vec_push(*sv, ((gr_seg){from, to}));
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* ---- region split ---- */
 
-static void block_index(gr *g, const clipvec *cv)
+static void block_index(gr *g)
 {
     if (!g->bstamp) {
         g->bstamp = rv_xcalloc(g->nb + 1, sizeof(uint32_t));
         g->bidx = rv_xmalloc(sizeof(uint32_t) * (g->nb + 1));
     }
     g->bstampv++;
-    for (uint32_t k = cv->len; k-- > 0;) {
-        g->bstamp[cv->data[k].b] = g->bstampv;
-        g->bidx[cv->data[k].b] = k;
+    for (uint32_t k = g->sp.clips.len; k-- > 0;) {
+        g->bstamp[g->sp.clips.data[k].b] = g->bstampv;
+        g->bidx[g->sp.clips.data[k].b] = k;
+    }
+}
+
+/* The clip of block b, if the range covers b's end (at_end) or start. */
+static uint32_t clip_at(const gr *g, uint32_t b, bool at_end)
+{
+    if (g->bstamp[b] != g->bstampv) return NIL;
+    const clip *c = &g->sp.clips.data[g->bidx[b]];
+    return (at_end ? c->to == gr_block_end(g, b) : c->from == gr_block_start(g, b)) ? g->bidx[b] : NIL;
+}
+
+/* The CFG edges inside the range between two clips, listed at both ends,
+ * weighted by the colder block's frequency. */
+static void clip_edges_build(gr *g)
+{
+    gr_split_scratch *sp = &g->sp;
+    sp->edges.len = 0;
+    for (uint32_t k = 0; k < sp->clips.len; k++) {
+        clip *c = &sp->clips.data[k];
+        c->e0 = sp->edges.len;
+        if (c->from == gr_block_start(g, c->b))
+            for (uint32_t e = g->cfg.pred_start[c->b]; e < g->cfg.pred_start[c->b + 1]; e++) {
+                uint32_t p = g->cfg.pred[e], o = clip_at(g, p, true);
+                double f = g->freq[p] < g->freq[c->b] ? g->freq[p] : g->freq[c->b];
+                if (o != NIL && o != k) rv_vec_push(sp->edges, ((gr_cedge){o, f, true}));
+            }
+        if (c->to == gr_block_end(g, c->b))
+            for (uint32_t e = g->cfg.succ_start[c->b]; e < g->cfg.succ_start[c->b + 1]; e++) {
+                uint32_t s = g->cfg.succ[e], o = clip_at(g, s, false);
+                double f = g->freq[s] < g->freq[c->b] ? g->freq[s] : g->freq[c->b];
+                if (o != NIL && o != k) rv_vec_push(sp->edges, ((gr_cedge){o, f, false}));
+            }
+        sp->clips.data[k].ne = sp->edges.len - sp->clips.data[k].e0;
     }
 }
 
@@ -101,124 +152,137 @@ static void block_index(gr *g, const clipvec *cv)
  * reload (4) on entering the region, a store's worth (1) on leaving it. */
 static double edge_cost(bool from_in, bool to_in, double f) { return from_in == to_in ? 0 : f * (to_in ? 4.0 : 1.0); }
 
-/* The clip of block b, if the range covers b's end (at_end) or start. */
-static const clip *clip_at(const gr *g, const clipvec *cv, uint32_t b, bool at_end)
-{
-    if (g->bstamp[b] != g->bstampv) return NULL;
-    const clip *c = &cv->data[g->bidx[b]];
-    return (at_end ? c->to == gr_block_end(g, b) : c->from == gr_block_start(g, b)) ? c : NULL;
-}
-
 /* The cost of the edges into and out of clip k, were it in the region
  * (in) or not, the other clips as they are. */
-static double clip_edges(const gr *g, const clipvec *cv, uint32_t k, bool in)
+static double clip_edges(const gr *g, uint32_t k, bool in)
 {
-    const clip *c = &cv->data[k];
+    const clip *c = &g->sp.clips.data[k];
     double cost = 0;
-    if (c->from == gr_block_start(g, c->b))
-        for (uint32_t e = g->cfg.pred_start[c->b]; e < g->cfg.pred_start[c->b + 1]; e++) {
-            uint32_t p = g->cfg.pred[e];
-            const clip *pc = clip_at(g, cv, p, true);
-            if (pc && pc != c) cost += edge_cost(pc->in, in, g->freq[p] < g->freq[c->b] ? g->freq[p] : g->freq[c->b]);
-        }
-    if (c->to == gr_block_end(g, c->b))
-        for (uint32_t e = g->cfg.succ_start[c->b]; e < g->cfg.succ_start[c->b + 1]; e++) {
-            uint32_t s = g->cfg.succ[e];
-            const clip *sc = clip_at(g, cv, s, false);
-            if (sc && sc != c) cost += edge_cost(in, sc->in, g->freq[s] < g->freq[c->b] ? g->freq[s] : g->freq[c->b]);
-        }
+    for (uint32_t j = c->e0; j < c->e0 + c->ne; j++) {
+        const gr_cedge *e = &g->sp.edges.data[j];
+        bool oin = g->sp.clips.data[e->other].in;
+        cost += e->into ? edge_cost(oin, in, e->f) : edge_cost(in, oin, e->f);
+    }
     return cost;
 }
 
 /* Which free clips join the region: each where its uses' gain outweighs
- * the edges it adds, a few sweeps of local improvement (a small version of
- * LLVM's spill placement); returns the region's score. */
-static double place_region(const gr *g, clipvec *cv)
+ * the edges it adds, by local improvement from "every free clip in" (a
+ * small version of LLVM's spill placement): a clip is looked at again only
+ * when a neighbour changed, at most 4 times each; returns the region's
+ * score. */
+static double place_region(gr *g)
 {
-    for (uint32_t k = 0; k < cv->len; k++) cv->data[k].in = cv->data[k].free;
-    for (int pass = 0; pass < 4; pass++) {
-        bool changed = false;
-        for (uint32_t k = 0; k < cv->len; k++) {
-            clip *c = &cv->data[k];
-            if (!c->free) continue;
-            bool want = clip_edges(g, cv, k, true) - 4 * c->uw < clip_edges(g, cv, k, false);
-            changed |= want != c->in;
-            c->in = want;
-        }
-        if (!changed) break;
+    gr_split_scratch *sp = &g->sp;
+    clip *cl = sp->clips.data;
+    uint32_t n = sp->clips.len;
+    sp->u32.len = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        cl[k].in = cl[k].free;
+        cl[k].visits = 0;
+        if (cl[k].free) rv_vec_push(sp->u32, k);
+    }
+    for (uint32_t w = 0; w < sp->u32.len; w++) { /* the worklist grows while clips change */
+        uint32_t k = sp->u32.data[w];
+        if (cl[k].visits >= 4) continue;
+        cl[k].visits++;
+        bool want = clip_edges(g, k, true) - 4 * cl[k].uw < clip_edges(g, k, false);
+        if (want == cl[k].in) continue;
+        cl[k].in = want;
+        for (uint32_t j = cl[k].e0; j < cl[k].e0 + cl[k].ne; j++)
+            if (cl[sp->edges.data[j].other].free) rv_vec_push(sp->u32, sp->edges.data[j].other);
     }
     double score = 0;
     uint32_t nin = 0;
-    for (uint32_t k = 0; k < cv->len; k++) {
-        const clip *c = &cv->data[k];
-        nin += c->in;
-        score += (c->in ? 4 * c->uw : 0) - clip_edges(g, cv, k, c->in) / 2; /* each edge seen from both ends */
+    for (uint32_t k = 0; k < n; k++) {
+        nin += cl[k].in;
+        if (cl[k].in) score += 4 * cl[k].uw;
+        for (uint32_t j = cl[k].e0; j < cl[k].e0 + cl[k].ne; j++) { /* each edge once: from its head */
+            const gr_cedge *e = &sp->edges.data[j];
+            if (e->into) score -= edge_cost(cl[e->other].in, cl[k].in, e->f);
+        }
     }
-    return nin && nin < cv->len ? score : -1;
+    return nin && nin < n ? score : -1;
+}
+
+/* The gain of register r for range id: its uses in the clips where r is
+ * free (sets those clips' free flags; the others' are set when pass 1). */
+static double region_gain(gr *g, uint32_t id, uint32_t r, int pass)
+{
+    double gain = 0;
+    for (uint32_t k = 0; k < g->sp.clips.len; k++) {
+        clip *c = &g->sp.clips.data[k];
+        if ((c->uw > 0) != (pass == 0)) continue;
+        gr_seg s = {c->from, c->to};
+        c->free = gr_reg_free(g, id, r, &s, 1);
+        if (c->free) gain += 4 * c->uw;
+    }
+    return gain;
 }
 
 /* Score of a region split of range id around register r (sets the clips'
- * free and in flags); -1 when no region helps, or when its gain cannot
- * beat `bound`. The clips holding uses are looked at first: they alone
- * bring gain, so most registers are rejected there. */
-static double region_score(gr *g, uint32_t id, uint32_t r, clipvec *cv, double bound)
+ * free and in flags); -1 when no region helps. */
+static double region_score(gr *g, uint32_t id, uint32_t r)
 {
-    double gain = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t k = 0; k < cv->len; k++) {
-            clip *c = &cv->data[k];
-            if ((c->uw > 0) != (pass == 0)) continue;
-            gr_seg s = {c->from, c->to};
-            c->free = gr_reg_free(g, id, r, &s, 1);
-            if (c->free) gain += 4 * c->uw;
-        }
-        if (pass == 0 && gain <= bound) return -1;
+    if (region_gain(g, id, r, 0) <= 0) return -1;
+    region_gain(g, id, r, 1);
+    return place_region(g);
+}
+
+/* The register whose region scores best: every register's gain first
+ * (the clips holding uses only), then the full score in decreasing order
+ * of gain while the gain, which bounds the score, can still win. */
+static uint32_t best_region(gr *g, uint32_t id)
+{
+    const rv_class *cls = &g->m->classes.data[gr_vcls(g, g->lrs.data[id].vreg)];
+    gr_u64vec *order = &g->sp.u64;
+    order->len = 0;
+    for (uint32_t k = 0; k < cls->alloc.len; k++) {
+        double gain = region_gain(g, id, cls->alloc.data[k], 0);
+        uint64_t key = gain > 4e9 ? 0xffffffffu : (uint64_t)gain; /* descending gain, then class order */
+        if (gain > 0) rv_vec_push(*order, ((0xffffffffull - key) << 32) | k);
     }
-    return place_region(g, cv);
+    if (order->len > 1) qsort(order->data, order->len, sizeof *order->data, cmp_u64);
+    uint32_t best = NIL;
+    double bscore = 0;
+    for (uint32_t j = 0; j < order->len; j++) {
+        uint32_t r = cls->alloc.data[(uint32_t)order->data[j]];
+        if ((double)(0xffffffffull - (order->data[j] >> 32)) + 1 <= bscore) break; /* its gain cannot beat the best */
+        double s = region_score(g, id, r);
+        if (s > bscore) {
+            bscore = s;
+            best = r;
+        }
+    }
+    return best;
 }
 
 bool gr_region_split(gr *g, uint32_t id)
 {
-    clipvec cv = {0};
-    collect_clips(g, id, &cv);
-    bool multi = cv.len > 1 && cv.data[0].b != cv.data[cv.len - 1].b;
-    uint32_t best = NIL;
-    double bscore = 0;
-    if (multi) {
-        block_index(g, &cv);
-        const rv_class *c = &g->m->classes.data[gr_vcls(g, g->lrs.data[id].vreg)];
-        for (uint32_t k = 0; k < c->alloc.len; k++) {
-            double s = region_score(g, id, c->alloc.data[k], &cv, bscore);
-            if (s > bscore) {
-                bscore = s;
-                best = c->alloc.data[k];
-            }
-        }
-    }
-    if (best == NIL) {
-        rv_vec_free(cv);
-        return false;
-    }
-    region_score(g, id, best, &cv, -1);
-    uint32_t v = g->lrs.data[id].vreg, nfree = 0;
-    segvec region = {0}, rest = {0};
+    gr_split_scratch *sp = &g->sp;
+    collect_clips(g, id);
+    if (sp->clips.len < 2 || sp->clips.data[0].b == sp->clips.data[sp->clips.len - 1].b) return false;
+    block_index(g);
+    clip_edges_build(g);
+    uint32_t best = best_region(g, id);
+    if (best == NIL) return false;
+    region_score(g, id, best);
+    uint32_t v = g->lrs.data[id].vreg, nin = 0;
+    sp->a.len = sp->b.len = 0;
     gr_lr_kill(g, id);
-    for (uint32_t k = 0; k < cv.len; k++) {
-        const clip *c = &cv.data[k];
-        nfree += c->in;
-        if (c->in) seg_append(&region, c->from, c->to);
+    for (uint32_t k = 0; k < sp->clips.len; k++) {
+        const clip *c = &sp->clips.data[k];
+        nin += c->in;
+        if (c->in) seg_append(&sp->a, c->from, c->to);
         else if (c->nreg >= 2) gr_enqueue(g, gr_lr_new(g, v, &(gr_seg){c->from, c->to}, 1, GR_ST_NEW));
-        else seg_append(&rest, c->from, c->to);
+        else seg_append(&sp->b, c->from, c->to);
     }
-    uint32_t rid = gr_lr_new(g, v, region.data, region.len, GR_ST_NEW);
+    uint32_t rid = gr_lr_new(g, v, sp->a.data, sp->a.len, GR_ST_NEW);
     gr_assign(g, rid, best);
-    if (rest.len) gr_enqueue(g, gr_lr_new(g, v, rest.data, rest.len, GR_ST_SPILL));
+    if (sp->b.len) gr_enqueue(g, gr_lr_new(g, v, sp->b.data, sp->b.len, GR_ST_SPILL));
     g->st.region_splits++;
     rv_alloc_trace(g->o, "greedy", "region split v%u#%u around %s: %u of %u blocks -> #%u", g->f->vregs.data[v].num, id,
-                   g->m->regs.data[best].name, nfree, cv.len, rid);
-    rv_vec_free(region);
-    rv_vec_free(rest);
-    rv_vec_free(cv);
+                   g->m->regs.data[best].name, nin, sp->clips.len, rid);
     return true;
 }
 
@@ -235,44 +299,45 @@ static void clip_range(const gr *g, uint32_t id, uint32_t from, uint32_t to, seg
     }
 }
 
-typedef struct useinst { uint32_t inst; double w; } useinst;
-typedef RV_VEC(useinst) uivec;
+typedef gr_useinst useinst;
 typedef struct lsplit { uint32_t reg, a, b; double gain; } lsplit;
 
 /* Distinct instructions with uses in range id, with their weights. */
-static void use_insts(gr *g, uint32_t id, uivec *ui)
+static void use_insts(gr *g, uint32_t id)
 {
     const gr_lr *lr = &g->lrs.data[id];
     const gr_seg *s = gr_segs(g, id);
-    ui->len = 0;
+    g->sp.ui.len = 0;
     for (uint32_t k = 0; k < lr->nseg; k++) {
         uint32_t n;
         const gr_use *u = gr_uses_in(g, lr->vreg, s[k].from, s[k].to, &n);
         for (uint32_t j = 0; j < n; j++) {
             double w = needs_reg(&u[j]) ? g->freq[g->inst_block[u[j].inst]] : 0;
-            if (ui->len && ui->data[ui->len - 1].inst == u[j].inst) ui->data[ui->len - 1].w += w;
-            else rv_vec_push(*ui, ((useinst){u[j].inst, w}));
+            if (g->sp.ui.len && g->sp.ui.data[g->sp.ui.len - 1].inst == u[j].inst) g->sp.ui.data[g->sp.ui.len - 1].w += w;
+            else rv_vec_push(g->sp.ui, ((useinst){u[j].inst, w}));
         }
     }
 }
 
 /* The best run of use instructions of range id that register r holds free. */
-static void best_run(gr *g, uint32_t id, uint32_t r, const uivec *ui, lsplit *best)
+static void best_run(gr *g, uint32_t id, uint32_t r, lsplit *best)
 {
     const gr_seg *s = gr_segs(g, id);
     uint32_t lo = s[0].from, hi = s[g->lrs.data[id].nseg - 1].to;
     segvec *w = &g->stmp;
+    const gr_useinst *ui = g->sp.ui.data;
+    uint32_t nui = g->sp.ui.len;
     uint32_t a = 0;
-    double gain = ui->data[0].w;
-    for (uint32_t k = 0; k + 1 < ui->len; k++) {
-        clip_range(g, id, 4 * ui->data[k].inst, 4 * ui->data[k + 1].inst + 4, w);
+    double gain = ui[0].w;
+    for (uint32_t k = 0; k + 1 < nui; k++) {
+        clip_range(g, id, 4 * ui[k].inst, 4 * ui[k + 1].inst + 4, w);
         bool fits = gr_reg_free(g, id, r, w->data, w->len);
-        if (fits) gain += ui->data[k + 1].w;
-        bool whole = 4 * ui->data[a].inst <= lo && 4 * ui->data[k + 1].inst + 4 >= hi;
+        if (fits) gain += ui[k + 1].w;
+        bool whole = 4 * ui[a].inst <= lo && 4 * ui[k + 1].inst + 4 >= hi;
         if (fits && k + 1 > a && !whole && gain > best->gain) *best = (lsplit){r, a, k + 1, gain};
         if (!fits) {
             a = k + 1;
-            gain = ui->data[a].w;
+            gain = ui[a].w;
         }
     }
 }
@@ -290,17 +355,12 @@ bool gr_local_split(gr *g, uint32_t id)
     const gr_seg *s = gr_segs(g, id);
     uint32_t v = lr->vreg, lo = s[0].from, hi = s[lr->nseg - 1].to;
     if (gr_block_at(g, lo) != gr_block_at(g, hi - 1)) return false;
-    uivec ui = {0};
-    use_insts(g, id, &ui);
+    use_insts(g, id);
     lsplit best = {NIL, 0, 0, 0};
     const rv_class *c = &g->m->classes.data[gr_vcls(g, v)];
-    for (uint32_t k = 0; ui.len >= 2 && k < c->alloc.len; k++) best_run(g, id, c->alloc.data[k], &ui, &best);
-    if (best.reg == NIL) {
-        rv_vec_free(ui);
-        return false;
-    }
-    uint32_t from = 4 * ui.data[best.a].inst, to = 4 * ui.data[best.b].inst + 4;
-    rv_vec_free(ui);
+    for (uint32_t k = 0; g->sp.ui.len >= 2 && k < c->alloc.len; k++) best_run(g, id, c->alloc.data[k], &best);
+    if (best.reg == NIL) return false;
+    uint32_t from = 4 * g->sp.ui.data[best.a].inst, to = 4 * g->sp.ui.data[best.b].inst + 4;
     uint32_t cl = piece(g, id, v, from, to), head = piece(g, id, v, lo, from), tail = piece(g, id, v, to, hi);
     gr_lr_kill(g, id);
     gr_assign(g, cl, best.reg);
@@ -350,42 +410,38 @@ void gr_spill(gr *g, uint32_t id)
 {
     const gr_lr *lr = &g->lrs.data[id];
     uint32_t v = lr->vreg, nseg = lr->nseg;
-    segvec old = {0}, slot = {0}, tiny = {0};
-    RV_VEC(uint32_t) tinst = {0};
-    rv_vec_reserve(old, nseg);
-    memcpy(old.data, gr_segs(g, id), sizeof(gr_seg) * nseg);
-    old.len = nseg;
+    segvec *old = &g->sp.a, *slot = &g->sp.b, *tiny = &g->sp.c;
+    old->len = slot->len = tiny->len = g->sp.u32.len = 0;
+    rv_vec_reserve(*old, nseg);
+    memcpy(old->data, gr_segs(g, id), sizeof(gr_seg) * nseg);
+    old->len = nseg;
     gr_lr_kill(g, id);
-    for (uint32_t k = 0; k < old.len; k++) {
-        uint32_t n, at = old.data[k].from;
-        const gr_use *u = gr_uses_in(g, v, old.data[k].from, old.data[k].to, &n);
+    for (uint32_t k = 0; k < old->len; k++) {
+        uint32_t n, at = old->data[k].from;
+        const gr_use *u = gr_uses_in(g, v, old->data[k].from, old->data[k].to, &n);
         for (uint32_t j = 0; j < n;) {
             uint32_t i = u[j].inst, m = j;
             while (m < n && u[m].inst == i) m++;
             gr_seg t;
             if (tiny_span(u + j, m - j, i, &t)) {
-                if (t.from < old.data[k].from) t.from = old.data[k].from;
-                if (t.to > old.data[k].to) t.to = old.data[k].to;
-                seg_append(&slot, at, t.from);
-                rv_vec_push(tiny, t);
-                rv_vec_push(tinst, i);
+                if (t.from < old->data[k].from) t.from = old->data[k].from;
+                if (t.to > old->data[k].to) t.to = old->data[k].to;
+                seg_append(slot, at, t.from);
+                rv_vec_push(*tiny, t);
+                rv_vec_push(g->sp.u32, i);
                 at = t.to;
             }
             j = m;
         }
-        seg_append(&slot, at, old.data[k].to);
+        seg_append(slot, at, old->data[k].to);
     }
-    if (slot.len) {
-        gr_lr_new(g, v, slot.data, slot.len, GR_ST_SLOT);
+    if (slot->len) {
+        gr_lr_new(g, v, slot->data, slot->len, GR_ST_SLOT);
         g->has_slot[v] = 1;
     }
-    for (uint32_t k = 0; k < tiny.len; k++) add_tiny(g, v, tiny.data[k], tinst.data[k]);
+    for (uint32_t k = 0; k < tiny->len; k++) add_tiny(g, v, tiny->data[k], g->sp.u32.data[k]);
     g->st.spills++;
-    rv_alloc_trace(g->o, "greedy", "spill v%u#%u (%u tiny pieces)", g->f->vregs.data[v].num, id, tiny.len);
-    rv_vec_free(old);
-    rv_vec_free(slot);
-    rv_vec_free(tiny);
-    rv_vec_free(tinst);
+    rv_alloc_trace(g->o, "greedy", "spill v%u#%u (%u tiny pieces)", g->f->vregs.data[v].num, id, tiny->len);
 }
 
 /* ---- tiny pieces ---- */
@@ -419,29 +475,24 @@ static bool tiny_place(gr *g, uint32_t id)
     return true;
 }
 
-static int cmp_span(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Places every tiny piece of the instruction of id (of its class) again,
  * those covering the most points first. */
 static bool tiny_replace(gr *g, uint32_t id)
 {
     uint32_t i = g->lrs.data[id].inst, cls = gr_vcls(g, g->lrs.data[id].vreg);
-    RV_VEC(uint64_t) order = {0};
+    RV_VEC(uint64_t) order = {0}; /* rare: allocated here */
     for (uint32_t t = g->tiny_head[i]; t != NIL; t = g->lrs.data[t].next_tiny) {
         gr_lr *tl = &g->lrs.data[t];
         if (gr_vcls(g, tl->vreg) != cls) continue;
         if (tl->reg != NIL) gr_unassign(g, t);
         rv_vec_push(order, ((uint64_t)(8 - tl->size) << 32) | t);
     }
-    if (order.len > 1) qsort(order.data, order.len, sizeof *order.data, cmp_span);
+    if (order.len > 1) qsort(order.data, order.len, sizeof *order.data, cmp_u64);
     bool ok = true;
     for (uint32_t k = 0; k < order.len && ok; k++) ok = tiny_place(g, (uint32_t)order.data[k]);
     rv_vec_free(order);
     g->st.fallbacks++;
+    rv_alloc_trace(g->o, "greedy", "tiny pieces of inst %u placed again: %s", i, ok ? "placed" : "no room");
     return ok || gr_fail(g, i, "not enough registers for the operands");
 }
 

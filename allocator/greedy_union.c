@@ -245,7 +245,6 @@ void gr_assign(gr *g, uint32_t id, uint32_t r)
     const gr_seg *s = gr_segs(g, id);
     for (uint32_t k = 0; k < lr->nseg; k++) gr_set_insert(&g->pool, &g->uni[r], s[k].from, s[k].to, id);
     lr->reg = r;
-    g->st.assigned++;
 }
 
 void gr_unassign(gr *g, uint32_t id)
