@@ -174,7 +174,7 @@ static void hint_use(const gr *g, hints *h, uint32_t v, const gr_use *u)
         }
     } else if (u->flags & GU_PARAM) {
         hint_param(g, h, v, u, w);
-    } else if (u->op != NIL) {
+    } else if (u->op != NIL && ((u->flags & GU_REUSE_SRC) || u->kind == RAVEL_C_REUSE)) { /* the instruction only then */
         const rv_inst *in = rv_inst_at(f, u->inst);
         const rv_operand *ops = rv_ops_of(f, in), *o = &f->ops.data[u->op];
         if (u->flags & GU_REUSE_SRC) {
@@ -388,9 +388,10 @@ static void gr_free(gr *g)
     rv_free(g->uses);
     rv_free(g->def_inst);
     rv_free(g->res_start);
+    rv_free(g->res);
     rv_free(g->res_inst);
-    rv_free(g->res_tag);
     rv_free(g->res_bidx);
+    rv_free(g->res_mask);
     rv_free(g->safe);
     rv_vec_free(g->segs);
     rv_vec_free(g->lrs);

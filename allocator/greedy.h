@@ -154,8 +154,10 @@ typedef struct gr {
     /* reservations: CSR by register, sorted by instruction (the instructions
      * apart from the tags: the binary searches touch only them) */
     uint32_t *res_start;
-    uint32_t *res_inst;
-    uint32_t (*res_tag)[4];
+    uint32_t *res_inst;    /* the instructions alone, for the binary searches */
+    gr_res *res;           /* instruction and tags side by side, for the checks */
+    uint64_t *res_mask;    /* machines of at most 64 registers: per instruction, bit r: some point
+                              of it is reserved in register r (NULL otherwise) */
     uint32_t *res_bidx;    /* [r*(nb+1)+b]: register r's first reservation in block b or after
                               (NULL when too large to keep: the queries then search) */
     uint32_t *safe;        /* safepoint instructions, ascending */

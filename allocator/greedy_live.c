@@ -315,21 +315,23 @@ static void build_res(gr *g)
     for (uint32_t r = 0; r < g->nr; r++) g->res_start[r + 1] += g->res_start[r];
     uint32_t *fill = rv_xmalloc(sizeof(uint32_t) * (g->nr + 1));
     memcpy(fill, g->res_start, sizeof(uint32_t) * (g->nr + 1));
+    g->res = rv_xmalloc(sizeof(gr_res) * (R.e.len + 1));
+    for (uint32_t k = 0; k < R.e.len; k++) g->res[fill[R.reg.data[k]]++] = R.e.data[k]; /* stable: by instruction */
     g->res_inst = rv_xmalloc(sizeof(uint32_t) * (R.e.len + 1));
-    g->res_tag = rv_xmalloc(sizeof *g->res_tag * (R.e.len + 1));
-    for (uint32_t k = 0; k < R.e.len; k++) { /* stable: by instruction */
-        uint32_t at = fill[R.reg.data[k]]++;
-        g->res_inst[at] = R.e.data[k].inst;
-        memcpy(g->res_tag[at], R.e.data[k].tag, sizeof g->res_tag[at]);
-    }
+    for (uint32_t k = 0; k < R.e.len; k++) g->res_inst[k] = g->res[k].inst;
     rv_free(fill);
+    if (g->nr <= 64) {
+        g->res_mask = rv_xcalloc(g->ni + 1, sizeof(uint64_t));
+        for (uint32_t r = 0; r < g->nr; r++)
+            for (uint32_t k = g->res_start[r]; k < g->res_start[r + 1]; k++) g->res_mask[g->res[k].inst] |= (uint64_t)1 << r;
+    }
     if ((uint64_t)g->nr * (g->nb + 1) <= ((uint64_t)1 << 22)) {
         g->res_bidx = rv_xmalloc(sizeof(uint32_t) * g->nr * (g->nb + 1) + 1);
         for (uint32_t r = 0; r < g->nr; r++) {
             uint32_t k = g->res_start[r], *row = g->res_bidx + (size_t)r * (g->nb + 1);
             for (uint32_t b = 0; b <= g->nb; b++) {
                 uint32_t first = b < g->nb ? g->f->blocks.data[b].first_inst : g->ni;
-                while (k < g->res_start[r + 1] && g->res_inst[k] < first) k++;
+                while (k < g->res_start[r + 1] && g->res[k].inst < first) k++;
                 row[b] = k;
             }
         }

@@ -177,25 +177,36 @@ static uint32_t res_first(const gr *g, uint32_t r, uint32_t i)
         hi = g->res_bidx[(size_t)r * (g->nb + 1) + b + 1];
         if (lo == hi || g->res_inst[lo] >= i) return lo;
     }
-    const uint32_t *base = g->res_inst + lo; /* branch-free binary search */
-    for (uint32_t n = hi - lo; n > 1;) {
-        uint32_t half = n / 2;
-        base = base[half - 1] < i ? base + half : base;
-        n -= half;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->res_inst[mid] < i) lo = mid + 1;
+        else hi = mid;
     }
-    uint32_t k = (uint32_t)(base - g->res_inst);
-    return k + (*base < i);
+    return lo;
+}
+
+/* False if no instruction of [from, to) reserves r (a short segment: the
+ * per-instruction masks, read in order); true if one may. */
+static bool res_maybe(const gr *g, uint32_t r, uint32_t from, uint32_t to)
+{
+    uint32_t i0 = from / 4, i1 = (to + 3) / 4;
+    if (!g->res_mask || i1 - i0 > 16) return true;
+    uint64_t bit = (uint64_t)1 << r;
+    for (uint32_t i = i0; i < i1; i++)
+        if (g->res_mask[i] & bit) return true;
+    return false;
 }
 
 bool gr_res_conflict(const gr *g, uint32_t r, uint32_t v, uint32_t from, uint32_t to)
 {
-    uint32_t lo = g->res_start[r], hi = g->res_start[r + 1];
-    if (lo == hi || 4 * g->res_inst[hi - 1] + 4 <= from || 4 * g->res_inst[lo] >= to) return false;
+    uint32_t hi = g->res_start[r + 1];
+    if (g->res_start[r] == hi || !res_maybe(g, r, from, to)) return false;
     for (uint32_t k = res_first(g, r, from / 4); k < hi && 4 * g->res_inst[k] < to; k++) {
-        uint32_t at = 4 * g->res_inst[k];
+        const gr_res *e = &g->res[k];
+        uint32_t at = 4 * e->inst;
         for (uint32_t p = at > from ? at : from; p < at + 4 && p < to; p++) {
-            uint32_t tag = g->res_tag[k][p - at];
-            if (tag == GR_CLOBBER && v < g->nv && g->def_inst[v] == g->res_inst[k]) continue; /* spared */
+            uint32_t tag = e->tag[p - at];
+            if (tag == GR_CLOBBER && v < g->nv && g->def_inst[v] == e->inst) continue; /* spared */
             if (tag != GR_FREE && tag != v) return true;
         }
     }
