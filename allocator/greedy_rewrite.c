@@ -17,12 +17,21 @@
  *             the gap from where the vreg was (a reload, a move), defs of
  *             the previous instruction from where they were written to
  *             their piece and to their slot (the one store of a spilled
- *             vreg), block parameters to their slot, values into the
- *             registers of fixed uses and of reused uses;
+ *             vreg), block parameters to their slot (unless stored on the
+ *             edges, below), live-ins of a join reloaded at its top (below),
+ *             values into the registers of fixed uses and of reused uses;
+ *             a reload from a slot that an earlier edit of the same move
+ *             mirrors becomes a move;
  *   edges     for each live-in value of the successor that starts in a
  *             register, and each block parameter, a parallel move from the
  *             predecessor's end (at the end of a single-successor
  *             predecessor, else at the start of the successor);
+ *   joins     a live-in that starts in a register and is in its slot is
+ *             reloaded once at the join's top rather than on each edge that
+ *             brings it elsewhere, when that is cheaper (by 10^depth); a
+ *             spilled parameter is stored on the edges whose argument is not
+ *             in its slot already rather than at the join's top, when that
+ *             is cheaper;
  *   stackmaps every reference live across a safepoint is in its slot there
  *             (the allocation made sure) and listed.
  * Moves run through the shared resolver with, as scratch, the registers
