@@ -4,13 +4,18 @@
  *
  *   region split  (ranges over several blocks) for each register of the
  *                 class, the blocks where it is free over the whole part of
- *                 the range in the block; the register whose region saves
- *                 the most (uses inside weighted by 10^depth, minus a reload
- *                 on every edge entering the region) wins. The range
- *                 becomes: the region piece, assigned that register at
- *                 once; one piece per other block holding two or more uses
- *                 that need a register (local split candidates); the rest,
- *                 which spills unless it finds a register.
+ *                 the range in the block; of those, the region: a free
+ *                 block joins it where its uses (4 per use, by 10^depth)
+ *                 outweigh the edges it adds (a reload entering the region,
+ *                 a store's worth leaving it), by local improvement from
+ *                 "every free block in" (a small spill placement). The
+ *                 registers are tried in decreasing order of the gain of
+ *                 their free blocks holding uses, which bounds their score,
+ *                 while that gain can still win. The range becomes: the
+ *                 region piece, assigned that register at once; one piece
+ *                 per other block holding two or more uses that need a
+ *                 register (local split candidates); the rest, which spills
+ *                 unless it finds a register.
  *   local split   (ranges within one block) for each register, the longest
  *                 runs of consecutive use instructions between which it is
  *                 free; the best run (uses weighted by 10^depth) becomes a
