@@ -2,16 +2,17 @@
  *
  *   test_greedy --case FILE...   every function of each FILE is allocated,
  *       checked (ravel_check with the original) and run against the
- *       original on a few inputs. Header lines:
+ *       original (tests/support: ts_same_runs). Headers (the one grammar of
+ *       tests/support/README.md):
  *         "# expect: error TEXT"   the allocation must fail with TEXT in a
  *                                  message naming the instruction;
- *         "# expect: NAME >= N"    the counter NAME (evictions, region
- *                                  splits, local splits, spilled ranges, tiny
- *                                  pieces, tiny evictions) summed over the
- *                                  file's functions;
- *         "# expect: slots <= N"   the allocation uses at most N slots;
- *         "# expect: cost <= X"    its weighted cost (rv_cost_compute) is at
- *                                  most X, summed over the file's functions.
+ *         "# greedy: ITEM[, ITEM]..."  what the allocation must show, summed
+ *                                  over the file's functions; ITEM is
+ *                                  "NAME >= N" for a counter (evictions,
+ *                                  region splits, local splits, spilled
+ *                                  ranges, tiny pieces, tiny evictions),
+ *                                  "slots <= N" (slots used), or "cost <= X"
+ *                                  (rv_cost_compute's weighted cost).
  *   test_greedy --gen N [FIRST]  N generated functions (1..32 registers per
  *       class, any CFG, irreducible ones included): each allocated, checked
  *       and run; every counter must be non-zero over the run (a change that
@@ -23,29 +24,17 @@
  *       (greedy_union.c) against a plain list of segments.
  *   test_greedy --dump SEED      prints the generated function of --gen and
  *       --rank for SEED (GREEDY_VERBOSE=1 --rank prints each function's
- *       costs; GREEDY_TRACE, GREEDY_PRINT: --case traces, prints).
+ *       costs; GREEDY_TRACE, GREEDY_PRINT, GREEDY_BLOCKCOST: --case traces,
+ *       prints, prints the cost of each block).
  */
 #include "allocator/greedy.h"
 #include "fuzz/gen.h"
+#include "tests/support/expect.h"
+#include "tests/support/support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)(n > 0 ? n : 0) + 1);
-    size_t got = fread(s, 1, (size_t)(n > 0 ? n : 0), fp);
-    fclose(fp);
-    s[got] = 0;
-    *len = got;
-    return s;
-}
 
 /* ravel_check with the original, then both forms run on a few inputs
  * (with and without the moving collector). */
@@ -58,15 +47,10 @@ static bool verify(ravel_checker *ck, const ravel_func *f, const ravel_func *g, 
         ravel_report_print(stderr, rep);
     }
     ravel_report_free(rep);
-    for (uint64_t k = 0; ok && k < 4; k++) {
-        uint64_t in[8];
-        rv_interp_inputs(k + 1, k, in, 8);
-        rv_run_opts o = {in, 8, 20000, (k & 1) != 0, false};
-        char msg[512];
-        if (!rv_interp_compare(f, g, &o, msg, sizeof msg)) {
-            fprintf(stderr, "%s: the allocated function runs differently (inputs %llu): %s\n", what, (unsigned long long)k, msg);
-            ok = false;
-        }
+    char msg[512];
+    if (ok && !ts_same_runs(f, g, 1, 6, false, msg, sizeof msg)) {
+        fprintf(stderr, "%s: the allocated function runs differently: %s\n", what, msg);
+        ok = false;
     }
     if (!ok) ravel_print_func(stderr, g);
     return ok;
@@ -115,25 +99,49 @@ typedef struct expect {
     double max_cost;    /* < 0: no bound */
 } expect;
 
-static void read_expect(const char *src, expect *e)
+/* One "# greedy:" item into e; false if it is not one. */
+static bool greedy_item(const char *it, expect *e)
+{
+    unsigned long long n;
+    double x;
+    if (sscanf(it, "slots <= %llu", &n) == 1) {
+        e->max_slots = (uint32_t)n;
+        return true;
+    }
+    if (sscanf(it, "cost <= %lf", &x) == 1) {
+        e->max_cost = x;
+        return true;
+    }
+    for (int k = 0; k < NSTATS; k++) {
+        size_t len = strlen(names[k]);
+        if (!strncmp(it, names[k], len) && sscanf(it + len, " >= %llu", &n) == 1) {
+            e->min[k] = n;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The headers of a case; false (and a message) on a bad one. */
+static bool read_expect(const char *src, expect *e)
 {
     memset(e, 0, sizeof *e);
     e->max_cost = -1;
-    for (const char *p = strstr(src, "# expect: "); p; p = strstr(p + 1, "# expect: ")) {
-        const char *q = p + 10;
-        unsigned long long n;
-        if (strncmp(q, "error ", 6) == 0) {
-            sscanf(q + 6, "%255[^\n]", e->error);
-            continue;
-        }
-        if (sscanf(q, "slots <= %llu", &n) == 1) e->max_slots = (uint32_t)n;
-        double x;
-        if (sscanf(q, "cost <= %lf", &x) == 1) e->max_cost = x;
-        for (int k = 0; k < NSTATS; k++) {
-            size_t len = strlen(names[k]);
-            if (strncmp(q, names[k], len) == 0 && sscanf(q + len, " >= %llu", &n) == 1) e->min[k] = n;
-        }
+    char v[512];
+    for (const char *p = src; ts_header_next(&p, "expect", v, sizeof v);) {
+        ts_expect x;
+        if (ts_expect_parse(v, &x, 1) != 1 || !ts_expect_only(&x, 1, 1u << TS_X_ERROR, v)) return false;
+        snprintf(e->error, sizeof e->error, "%s", x.text);
     }
+    for (const char *p = src; ts_header_next(&p, "greedy", v, sizeof v);)
+        for (char *it = strtok(v, ","); it; it = strtok(NULL, ",")) {
+            while (*it == ' ') it++;
+            if (!greedy_item(it, e)) {
+                fprintf(stderr, "bad '# greedy:' item: %s\n", it);
+                return false;
+            }
+        }
+    return true;
 }
 
 static int check_func(ravel_checker *ck, const char *path, const ravel_func *f, const expect *e, uint64_t *sum, double *cost)
@@ -173,13 +181,13 @@ static int check_func(ravel_checker *ck, const char *path, const ravel_func *f, 
 static int run_case(ravel_checker *ck, const char *path)
 {
     size_t len;
-    char *src = read_file(path, &len);
-    if (!src) {
-        fprintf(stderr, "cannot read %s\n", path);
+    char *src = ts_read_all(path, &len);
+    if (!src) return 1;
+    expect e;
+    if (!read_expect(src, &e)) {
+        free(src);
         return 1;
     }
-    expect e;
-    read_expect(src, &e);
     ravel_diags *d = ravel_diags_new();
     ravel_module *mod = ravel_module_parse(src, len, path, d);
     int bad = mod ? 0 : 1;
