@@ -57,10 +57,6 @@ enum { /* per-vreg flags */
     VF_USED = 4,       /* has at least one use (operand or jump argument) */
 };
 
-enum { /* per-operand flags */
-    OF_KILL = 1, /* use: last use in this block; def: no use later in this block */
-};
-
 enum { /* per-register flags for the current instruction */
     RF_TGT_E = 1,   /* an early use reads tgt[r] from r */
     RF_TGT_L = 2,   /* a late use reads tgt[r] from r */
@@ -118,8 +114,9 @@ typedef struct fa {
     fa_vreg *vs;        /* per vreg */
     uint32_t next_slot;
     uint32_t scratch_slot[2], scratch_used;
-    /* per operand */
-    uint8_t *oflags;
+    /* per operand: its vreg is read later in the block or kept to its end
+     * (fa_kills); a use without it is a last use, a def without it dead */
+    uint8_t *live_after;
     ravel_loc *loc;     /* = out.loc */
     /* per register */
     uint32_t *content;  /* vreg whose value the register holds (it is that vreg's home) */
@@ -349,11 +346,60 @@ static inline void ref_def(const ref_ctx *c, uint64_t *rg, uint64_t *rk, uint32_
     rv_bs_set(rk, x);
 }
 
-/* Global vregs, use flags, kill flags (a backward scan per block), the
+/* The per-operand answers of block b (a->live_after): the shared walk
+ * (rv_live_after_walk) with fast's rule, RV_LA_NEXT_READ: an operand's
+ * vreg is live after it if read again below it in b, or kept to b's end;
+ * what b keeps to its end is what an heir successor reads (it inherits
+ * b's registers) and, on a jump whose copies run before it (one
+ * successor), the values b itself defines and passes (in their registers
+ * to the end); other arguments are read from their slots. */
+static void fa_kills(fa *a, uint32_t b, const uint32_t *def_block, rv_sset *live)
+{
+    const ravel_func *f = a->f;
+    const rv_block *bl = &f->blocks.data[b];
+    live->n = 0;
+    for (uint32_t e = a->cfg.succ_start[b]; e < a->cfg.succ_start[b + 1]; e++) {
+        uint32_t sb = a->cfg.succ[e];
+        if (a->heir_src[sb] != b) continue;
+        for (uint32_t k = a->gen_start[sb]; k < a->gen_start[sb + 1]; k++) rv_sset_add(live, a->gen.data[k]);
+    }
+    const rv_inst *t = rv_block_term(f, bl);
+    bool at_exit = a->cfg.succ_start[b + 1] - a->cfg.succ_start[b] == 1;
+    for (uint32_t s = 0; at_exit && t && s < rv_inst_nsuccs(t); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, t)[s];
+        for (uint32_t k = 0; k < sc->nargs; k++)
+            if (def_block[rv_succ_args(f, sc)[k]] == b) rv_sset_add(live, rv_succ_args(f, sc)[k]);
+    }
+    rv_live_after_walk(f, b, live, a->live_after, RV_LA_NO_ARGS | RV_LA_NEXT_READ, NULL);
+}
+
+/* The gen/kill sets of the global refs in block b (rg, rk): a backward
+ * scan, defs before reads at each instruction, params last. */
+static void ref_gen_kill(const fa *a, const ref_ctx *c, uint32_t b, uint64_t *rg, uint64_t *rk)
+{
+    const ravel_func *f = a->f;
+    const rv_block *bl = &f->blocks.data[b];
+    for (uint32_t j = bl->ninsts; j-- > 0;) {
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+        const rv_operand *ops = rv_ops_of(f, in);
+        for (uint32_t d = 0; d < in->ndefs; d++) ref_def(c, rg, rk, ops[d].vreg);
+        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+            const rv_succ *sc = &rv_inst_succs(f, in)[s];
+            for (uint32_t k = 0; k < sc->nargs; k++) {
+                uint32_t v = rv_succ_args(f, sc)[k];
+                if (c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
+            }
+        }
+        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
+            if (c->ridx[ops[u].vreg] < c->ng) rv_bs_set(rg, c->ridx[ops[u].vreg]);
+    }
+    for (uint32_t p = 0; p < bl->nparams; p++) ref_def(c, rg, rk, rv_block_params(f, bl)[p]);
+}
+
+/* Global vregs, use flags, the per-operand answers (fa_kills), the
  * blocks' upward-exposed uses and heirs, and, when the function has
- * safepoints, the gen/kill sets of the global refs (a->refs): one forward
- * and one backward scan of the function. False only when the .ref sets
- * would be too large. */
+ * safepoints, the gen/kill sets of the global refs (a->refs). False only
+ * when the .ref sets would be too large. */
 static bool prepass(fa *a)
 {
     const ravel_func *f = a->f;
@@ -369,39 +415,13 @@ static bool prepass(fa *a)
         rv_free(def_block);
         return false;
     }
+    rv_sset live = {rv_xmalloc(sizeof(uint32_t) * (nv + 1)), rv_xcalloc(nv + 1, sizeof(uint32_t)), 0};
     for (uint32_t b = 0; b < n; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        uint64_t *rg = refs ? c->gen + (size_t)b * c->gw : NULL, *rk = refs ? c->kill + (size_t)b * c->gw : NULL;
-        /* values an heir block reads stay in their registers to the end */
-        for (uint32_t e = a->cfg.succ_start[b]; e < a->cfg.succ_start[b + 1]; e++) {
-            uint32_t sb = a->cfg.succ[e];
-            if (a->heir_src[sb] != b) continue;
-            for (uint32_t k = a->gen_start[sb]; k < a->gen_start[sb + 1]; k++) a->vs[a->gen.data[k]].stamp = b + 1;
-        }
-        bool at_exit = a->cfg.succ_start[b + 1] - a->cfg.succ_start[b] == 1;
-        for (uint32_t j = bl->ninsts; j-- > 0;) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            const rv_operand *ops = rv_ops_of(f, in);
-            for (uint32_t d = 0; refs && d < in->ndefs; d++) ref_def(c, rg, rk, ops[d].vreg); /* .ref gen/kill: defs, then reads */
-            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-                const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                for (uint32_t k = 0; k < sc->nargs; k++) {
-                    uint32_t v = rv_succ_args(f, sc)[k];
-                    if (at_exit && def_block[v] == b) a->vs[v].stamp = b + 1; /* live to the end of the block */
-                    if (refs && c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
-                }
-            }
-            for (uint32_t k = in->ndefs + in->nuses; k-- > 0;) {
-                uint32_t opi = in->first_op + k;
-                uint32_t v = f->ops.data[opi].vreg;
-                if (a->vs[v].stamp != b + 1) a->oflags[opi] |= OF_KILL;
-                if (k < in->ndefs) continue;
-                a->vs[v].stamp = b + 1;
-                if (refs && c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
-            }
-        }
-        for (uint32_t p = 0; refs && p < bl->nparams; p++) ref_def(c, rg, rk, rv_block_params(f, bl)[p]);
+        fa_kills(a, b, def_block, &live);
+        if (refs) ref_gen_kill(a, c, b, c->gen + (size_t)b * c->gw, c->kill + (size_t)b * c->gw);
     }
+    rv_free(live.dense);
+    rv_free(live.pos);
     for (uint32_t v = 0; v < nv; v++) {
         if (a->vs[v].vflags & VF_GLOBAL) a->vs[v].vflags |= VF_SLOT_VALID; /* spilled at its def, which dominates its uses */
         a->vs[v].stamp = RAVEL_NONE;
@@ -811,7 +831,7 @@ static void land_defs(fa *a, uint32_t i, const rv_inst *in, const rv_operand *op
     for (uint32_t d = 0; d < in->ndefs; d++) {
         uint32_t v = ops[d].vreg, opi = in->first_op + d;
         ravel_loc l = a->loc[opi];
-        bool used_later = !(a->oflags[opi] & OF_KILL);
+        bool used_later = a->live_after[opi];
         if (a->opts && a->opts->trace) {
             char buf[32];
             rv_alloc_trace(a->opts, a->name, "allocate v%u to %s at inst %u", a->f->vregs.data[v].num, rv_loc_str(a->m, l, buf), i);
@@ -910,7 +930,7 @@ static bool fa_inst(fa *a, uint32_t i)
     uint32_t ukinds = 0, dkinds = 0;
     for (uint32_t d = 0; d < nd; d++) dkinds |= kind_bit(&ops[d]);
     for (uint32_t u = nd; u < nops; u++) {
-        if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
+        if (!a->live_after[in->first_op + u]) a->vs[ops[u].vreg].kill_at = i;
         ukinds |= kind_bit(&ops[u]);
     }
     bool reuse = (dkinds & kinds_any(RAVEL_C_REUSE)) != 0; /* else rv_reuser_of() is always RAVEL_NONE */
@@ -1064,7 +1084,7 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
         fa_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0};
         a->vs[v] = x;
     }
-    a->oflags = rv_xcalloc(f->ops.len + 1, 1);
+    a->live_after = rv_xcalloc(f->ops.len + 1, 1);
     a->content = rv_xmalloc(sizeof(uint32_t) * nr);
     memset(a->content, 0xff, sizeof(uint32_t) * nr);
     a->rf = rv_xcalloc(nr, 1);
@@ -1086,7 +1106,7 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
 static void fa_free(fa *a)
 {
     rv_free(a->vs);
-    rv_free(a->oflags);
+    rv_free(a->live_after);
     rv_free(a->content);
     rv_free(a->rf);
     rv_free(a->tgt);

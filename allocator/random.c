@@ -73,7 +73,6 @@ typedef struct rs_vreg {
     uint32_t stamp;        /* lastuse is valid when stamp == current block + 1 */
     uint32_t site;         /* a spill-before-branch site (index into sites) or RAVEL_NONE */
     uint32_t site_block;   /* block that last counted a reload for site */
-    bool used;             /* read by an operand, or passed to a used parameter (rs_liveness) */
     uint32_t nreg;         /* registers holding it for the engine (content) */
     uint32_t nslot, sepoch; /* slots holding it for the engine (scont), valid when sepoch == epoch */
 } rs_vreg;
@@ -104,6 +103,9 @@ typedef struct rs {
     uint32_t nregs, nv;
     rs_vreg *vs;
     bool *cyclic;             /* per block: on a cycle of the CFG */
+    uint8_t *used;            /* per vreg: read by an operand, or passed to a used parameter (rs_liveness) */
+    rv_sset lset;             /* block_liveness: the live set of its walk */
+    uint8_t *after;           /* block_liveness: per operand, its vreg is live after its instruction */
     /* state of the current program point */
     uint32_t *content;        /* per register: vreg held, or RAVEL_NONE */
     RV_VEC(uint32_t) scont;   /* per slot: vreg held, or RAVEL_NONE */
@@ -550,7 +552,7 @@ static void decide_entry(rs *a, uint32_t s, const ravel_loc *src_in, const ravel
         }
     for (uint32_t p = 0; p < sb->nparams; p++) {
         uint32_t v = rv_block_params(f, sb)[p];
-        if (!a->vs[v].used) continue;
+        if (!a->used[v]) continue;
         ravel_loc k = src_par && !coin(a, reloc) ? src_par[p] : RAVEL_LOC_NONE;
         entry_add(a, v, entry_loc(a, v, k));
     }
@@ -579,9 +581,9 @@ static bool rs_edge(rs *a, uint32_t ti, uint32_t k)
     for (uint32_t w = 0; w < a->lv.nwords; w++)
         for (uint64_t bits = a->lv.in[(size_t)s * a->lv.nwords + w]; bits; bits &= bits - 1)
             src[n++] = cur_loc(a, w * 64 + (uint32_t)__builtin_ctzll(bits));
-    for (uint32_t p = 0; p < sb->nparams; p++) src[nin + p] = a->vs[rv_block_params(f, sb)[p]].used ? cur_loc(a, rv_succ_args(f, sc)[p]) : RAVEL_LOC_NONE;
+    for (uint32_t p = 0; p < sb->nparams; p++) src[nin + p] = a->used[rv_block_params(f, sb)[p]] ? cur_loc(a, rv_succ_args(f, sc)[p]) : RAVEL_LOC_NONE;
     for (uint32_t x = 0; x < nin + sb->nparams; x++)
-        if (src[x] == RAVEL_LOC_NONE && (x < nin || a->vs[rv_block_params(f, sb)[x - nin]].used))
+        if (src[x] == RAVEL_LOC_NONE && (x < nin || a->used[rv_block_params(f, sb)[x - nin]]))
             return rs_fail(a, ti, "internal error: a value live on an edge has no location");
     if (a->entry_start[s] == RAVEL_NONE) decide_entry(a, s, src, src + nin, at_exit ? 2 : 4);
     /* the moves, in contract order: live-ins (in liveness order), then parameters */
@@ -594,7 +596,7 @@ static bool rs_edge(rs *a, uint32_t ti, uint32_t k)
         uint32_t val = en->v;
         for (; x < nin + sb->nparams; x++) { /* entries follow the same order as src */
             uint32_t xv = x < nin ? RAVEL_NONE : rv_block_params(f, sb)[x - nin];
-            if (x >= nin && !a->vs[xv].used) continue;
+            if (x >= nin && !a->used[xv]) continue;
             from = src[x];
             if (x >= nin) val = rv_succ_args(f, sc)[x - nin];
             x++;
@@ -833,7 +835,7 @@ static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operan
             if (rv_op_is_late(o) != (late != 0) || (o->kind != RAVEL_C_REG && o->kind != RAVEL_C_ANY)) continue;
             bool ref_early = !late && sp && vref(a, o->vreg);
             if (o->kind == RAVEL_C_ANY && (ref_early || any_slot || coin(a, 3))) continue;
-            if (ref_early && a->vs[o->vreg].used) return rs_fail(a, i, "early .ref def in a register");
+            if (ref_early && a->used[o->vreg]) return rs_fail(a, i, "early .ref def in a register");
             uint32_t r = pick_reg(a, o->vreg, RS_DEF | RS_USE_L | RS_SAVE | (late ? 0 : RS_USE_E), false, false);
             if (r == RAVEL_NONE) {
                 if (o->kind == RAVEL_C_ANY) continue;
@@ -1003,39 +1005,36 @@ static bool rs_inst(rs *a, uint32_t i)
 
 /* ---- blocks and driver ---- */
 
-/* Last uses within block b (lastuse, stamp), from its live-out set and the
- * terminator's arguments. */
+/* Last uses within block b (lastuse, stamp): the last operand of each vreg
+ * in b decides, from the shared walk (rv_live_after_walk from b's live-out
+ * set; an argument is read only if its parameter is used): live after it
+ * (RS_INF), or its instruction; a vreg b does not name but holds at its
+ * entry (live through b, or only passed on its jump) is RS_INF. */
 static void block_liveness(rs *a, uint32_t b)
 {
     const ravel_func *f = a->f;
     const rv_block *bl = &f->blocks.data[b];
     uint32_t st = b + 1;
+    a->lset.n = 0;
     for (uint32_t w = 0; w < a->lv.nwords; w++)
-        for (uint64_t bits = a->lv.out[(size_t)b * a->lv.nwords + w]; bits; bits &= bits - 1) {
-            uint32_t v = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            a->vs[v].stamp = st;
-            a->vs[v].lastuse = RS_INF;
-        }
-    for (uint32_t j = bl->ninsts; j-- > 0;) {
+        for (uint64_t bits = a->lv.out[(size_t)b * a->lv.nwords + w]; bits; bits &= bits - 1)
+            rv_sset_add(&a->lset, w * 64 + (uint32_t)__builtin_ctzll(bits));
+    rv_live_after_walk(f, b, &a->lset, a->after, RV_LA_USED_ARGS, a->used);
+    for (uint32_t j = 0; j < bl->ninsts; j++) {
         uint32_t i = bl->first_inst + j;
         const rv_inst *in = rv_inst_at(f, i);
         const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            const rv_block *sb = &f->blocks.data[sc->block];
-            for (uint32_t k = 0; k < sc->nargs && k < sb->nparams; k++) {
-                uint32_t v = rv_succ_args(f, sc)[k];
-                if (!a->vs[rv_block_params(f, sb)[k]].used) continue; /* an unused parameter needs no argument */
-                a->vs[v].stamp = st;
-                a->vs[v].lastuse = RS_INF;
-            }
-        }
         for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
             uint32_t v = ops[k].vreg;
-            if (a->vs[v].stamp == st) continue;
             a->vs[v].stamp = st;
-            a->vs[v].lastuse = i;
+            a->vs[v].lastuse = a->after[in->first_op + k] ? RS_INF : i;
         }
+    }
+    for (uint32_t k = 0; k < a->lset.n; k++) {
+        uint32_t v = a->lset.dense[k];
+        if (a->vs[v].stamp == st) continue;
+        a->vs[v].stamp = st;
+        a->vs[v].lastuse = RS_INF;
     }
 }
 
@@ -1123,7 +1122,7 @@ static void rs_liveness(rs *a)
     for (uint32_t i = 0; i < f->insts.len; i++) {
         const rv_inst *in = rv_inst_at(f, i);
         const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) a->vs[ops[u].vreg].used = true;
+        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) a->used[ops[u].vreg] = true;
     }
     for (bool changed = true; changed;) {
         changed = false;
@@ -1135,7 +1134,7 @@ static void rs_liveness(rs *a)
                 const rv_block *sb = &f->blocks.data[sc->block];
                 for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++) {
                     uint32_t v = rv_succ_args(f, sc)[p];
-                    if (a->vs[rv_block_params(f, sb)[p]].used && !a->vs[v].used) a->vs[v].used = changed = true;
+                    if (a->used[rv_block_params(f, sb)[p]] && !a->used[v]) a->used[v] = changed = true;
                 }
             }
         }
@@ -1159,7 +1158,7 @@ static void rs_liveness(rs *a)
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
                 const rv_block *sb = &f->blocks.data[sc->block];
                 for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++)
-                    if (a->vs[rv_block_params(f, sb)[p]].used) rv_bs_set(g, rv_succ_args(f, sc)[p]);
+                    if (a->used[rv_block_params(f, sb)[p]]) rv_bs_set(g, rv_succ_args(f, sc)[p]);
             }
         }
         for (uint32_t p = 0; p < bl->nparams; p++) rv_bs_clear(g, rv_block_params(f, bl)[p]), rv_bs_set(k, rv_block_params(f, bl)[p]);
@@ -1192,8 +1191,8 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     rv_cfg_build(&a->cfg, f);
     /* the fixed-size arrays in one block: 64-bit, then the vregs, 32-bit, bytes */
     size_t nr = (size_t)a->nregs + 1, nb = (size_t)a->cfg.nblocks + 1, nv = (size_t)a->nv + 1;
-    size_t nw = rv_bs_words(a->nregs) + 1, n32 = nv + 8 * nr + 2 * nb;
-    a->mem = rv_xmalloc(sizeof(uint64_t) * nw + sizeof(rs_vreg) * nv + sizeof(uint32_t) * n32 + nr + nb);
+    size_t nw = rv_bs_words(a->nregs) + 1, n32 = 3 * nv + 8 * nr + 2 * nb;
+    a->mem = rv_xmalloc(sizeof(uint64_t) * nw + sizeof(rs_vreg) * nv + sizeof(uint32_t) * n32 + nr + nb + nv);
     a->scratch_bs = a->mem;
     memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
     a->vs = (rs_vreg *)(a->scratch_bs + nw);
@@ -1202,11 +1201,15 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
     a->taken.r = a->touched + nr, a->mend = a->taken.r + nr, a->written.r = a->mend + nr;
     a->harm = a->written.r + nr;
     a->entry_start = a->harm + nr, a->entry_len = a->entry_start + nb;
-    a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr);
+    a->lset.dense = a->entry_len + nb, a->lset.pos = a->lset.dense + nv;
+    a->rf = (uint8_t *)(p32 + n32), a->cyclic = (bool *)(a->rf + nr), a->used = (uint8_t *)(a->cyclic + nb);
     for (uint32_t v = 0; v < a->nv; v++) {
-        rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, false, 0, 0, 0};
+        rs_vreg x = {RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, 0, RAVEL_NONE, RAVEL_NONE, 0, 0, 0};
         a->vs[v] = x;
     }
+    memset(a->used, 0, nv);
+    memset(a->lset.pos, 0, sizeof(uint32_t) * nv);
+    a->after = rv_xcalloc(f->ops.len + 1, 1);
     memset(a->copy_of, 0xff, sizeof(uint32_t) * nv);
     for (uint32_t i = 0; i < f->insts.len; i++) {
         const rv_inst *in = rv_inst_at(f, i);
@@ -1245,6 +1248,7 @@ static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv
 static void rs_free(rs *a)
 {
     rv_free(a->mem);
+    rv_free(a->after);
     rv_vec_free(a->sphys);
     rv_vec_free(a->sstamp);
     rv_vec_free(a->dirty);
