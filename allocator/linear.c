@@ -382,7 +382,7 @@ ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **
     lin_global_hulls(L);
     lin_states(L);
     ravel_func *g = NULL;
-    if (lin_scan(L) && lin_resolve(L)) g = lin_finish(L);
+    if (rv_lin_scan(L) && rv_lin_resolve(L)) g = rv_lin_finish(L);
     if (!g && L->out.too_big && !L->err) L->err = rv_out_limit_error(&L->out);
     if (!g) {
         if (err) *err = L->err ? L->err : rv_alloc_errorf(f, RAVEL_NONE, "allocation failed");

@@ -179,12 +179,12 @@ static inline __attribute__((always_inline)) const lin_vst *emap_get(const lin *
  * passes 1-2 and the block state pool; guarantees each block's entry and
  * end states, the edits of the blocks in L->out, the hulls of the slots
  * it touched. */
-bool lin_scan(lin *L);
+bool rv_lin_scan(lin *L);
 /* 4. resolution (linear_resolve.c): the moves on every CFG edge from the
  * end state of its source to the entry state of its target. */
-bool lin_resolve(lin *L);
+bool rv_lin_resolve(lin *L);
 /* 5. spill slots and the output (linear_resolve.c): virtual slots mapped
  * to physical ones by their hulls; the allocated function, or NULL. */
-ravel_func *lin_finish(lin *L);
+ravel_func *rv_lin_finish(lin *L);
 
 #endif

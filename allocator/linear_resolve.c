@@ -157,7 +157,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
     return true;
 }
 
-bool lin_resolve(lin *L)
+bool rv_lin_resolve(lin *L)
 {
     movevec mv = {0};
     rv_vec_reserve(mv, 16);
@@ -243,7 +243,7 @@ static inline ravel_loc map_loc(const uint32_t *phys, ravel_loc l)
     return ravel_loc_is_slot(l) ? ravel_slot(phys[ravel_loc_slot(l)]) : l;
 }
 
-ravel_func *lin_finish(lin *L)
+ravel_func *rv_lin_finish(lin *L)
 {
     uint32_t nslots;
     uint32_t *phys = lin_color_slots(L, &nslots);

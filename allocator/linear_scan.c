@@ -729,7 +729,7 @@ static void lin_block_exit(lin *L, uint32_t b)
     }
 }
 
-bool lin_scan(lin *L)
+bool rv_lin_scan(lin *L)
 {
     for (uint32_t o = 0; o < L->ord.order.len; o++) {
         uint32_t b = L->ord.order.data[o];
