@@ -219,8 +219,7 @@ static void make_short_ranges(cg *c)
             c->op_node[opi] = RAVEL_NONE;
             if (!c->spilled[v]) continue;
             bool need = ops[k].kind == RAVEL_C_REG;
-            if (k >= in->ndefs && ops[k].kind == RAVEL_C_ANY)
-                for (uint32_t d = 0; d < in->ndefs; d++) need |= ops[d].kind == RAVEL_C_REUSE && ops[d].arg == k - in->ndefs;
+            if (k >= in->ndefs && ops[k].kind == RAVEL_C_ANY) need |= rv_reuser_of(in, ops, k) != RAVEL_NONE;
             if (need) c->op_node[opi] = new_node(c, vcls(c, v));
         }
     }

@@ -10,6 +10,7 @@
 #define RAVEL_ALLOC_FAST_H
 
 #include "alloc.h"
+#include "claims.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,12 @@ enum { /* per-vreg flags */
     VF_USED = 4,       /* has at least one use (operand or jump argument) */
 };
 
-enum { /* per-register flags for the current instruction */
-    RF_TGT_E = 1,   /* an early use reads tgt[r] from r */
-    RF_TGT_L = 2,   /* a late use reads tgt[r] from r */
-    RF_DEF_E = 4,   /* an early def writes r */
-    RF_DEF_L = 8,   /* a late def writes r */
-    RF_CLOB = 16,   /* the instruction clobbers r */
+enum { /* per-register flags for the current instruction (claims.h's bits, then this engine's) */
+    RF_TGT_E = RV_CLAIM_USE_E, /* an early use reads tgt[r] from r */
+    RF_TGT_L = RV_CLAIM_USE_L, /* a late use reads tgt[r] from r */
+    RF_DEF_E = RV_CLAIM_DEF_E, /* an early def writes r */
+    RF_DEF_L = RV_CLAIM_DEF_L, /* a late def writes r */
+    RF_CLOB = RV_CLAIM_CLOB,   /* the instruction clobbers r */
     RF_SURV = 32,   /* r receives a rescued value (tgt[r]) before the instruction */
     RF_TOUCHED = 64,
 };
@@ -109,6 +110,7 @@ typedef struct fa {
      * (fa_kills); a use without it is a last use, a def without it dead */
     uint8_t *live_after;
     ravel_loc *loc;     /* = out.loc */
+    uint32_t cur_op0;   /* first operand of the instruction being claimed (claim_fixed) */
     fa_regs regs;       /* per register, for the current instruction */
     /* per instruction */
     RV_VEC(rv_move) moves;

@@ -75,44 +75,46 @@ static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool f
 
 /* ---- one instruction ---- */
 
-/* Step 1: clobbers, fixed uses and defs, reuse of fixed uses; conflicts. */
+/* Step 1: clobbers, fixed uses and defs, reuse of fixed uses; conflicts
+ * (the shared claims, claims.h, on this engine's flags). */
+static void fx_clobber(void *ctx, uint32_t r) { touch(ctx, r, RF_CLOB); }
+static void fx_use(void *ctx, uint32_t u, uint32_t r)
+{
+    fa *a = ctx;
+    const rv_operand *o = &a->f->ops.data[a->cur_op0 + u];
+    touch(a, r, rv_op_is_late(o) ? RF_TGT_L : RF_TGT_E);
+    a->regs.tgt[r] = o->vreg;
+    a->loc[a->cur_op0 + u] = r;
+}
+static void fx_def(void *ctx, uint32_t d, uint32_t r)
+{
+    fa *a = ctx;
+    touch(a, r, rv_op_is_late(&a->f->ops.data[a->cur_op0 + d]) ? RF_DEF_L : RF_DEF_E);
+    a->loc[a->cur_op0 + d] = r;
+}
+static uint8_t fx_flags(const void *ctx, uint32_t r)
+{
+    const fa *a = ctx;
+    return (a->regs.rf[r] & RF_TOUCHED) ? a->regs.rf[r] : 0;
+}
+static uint32_t fx_target(const void *ctx, uint32_t r) { return ((const fa *)ctx)->regs.tgt[r]; }
+static const uint32_t *fx_touched(const void *ctx, uint32_t *n)
+{
+    const fa *a = ctx;
+    *n = a->regs.ntouched;
+    return a->regs.touched;
+}
+static const rv_claim_ops fx_claims = {fx_clobber, fx_use, fx_def, fx_flags, fx_target, fx_touched};
+
 static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t ukinds, uint32_t dkinds)
 {
-    const uint32_t *clob;
-    uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
-    for (uint32_t k = 0; k < nclob; k++) touch(a, clob[k], RF_CLOB);
-    for (uint32_t u = in->ndefs; (ukinds & kinds_any(RAVEL_C_FIXED)) && u < (uint32_t)in->ndefs + in->nuses; u++) {
-        const rv_operand *o = &ops[u];
-        if (o->kind != RAVEL_C_FIXED) continue;
-        uint32_t r = o->arg;
-        if (rv_op_is_late(o) && (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving && vref(a, o->vreg))
-            return fail(a, i, "unsatisfiable: a .ref value is read from a register after a moving safepoint", o->vreg);
-        if ((a->regs.rf[r] & RF_TOUCHED) && (a->regs.rf[r] & RF_TGT) && a->regs.tgt[r] != o->vreg)
-            return fail(a, i, "unsatisfiable: two different values are fixed to the same register", o->vreg);
-        touch(a, r, rv_op_is_late(o) ? RF_TGT_L : RF_TGT_E);
-        a->regs.tgt[r] = o->vreg;
-        a->loc[in->first_op + u] = r;
-    }
-    for (uint32_t d = 0; (dkinds & (kinds_any(RAVEL_C_FIXED) | kinds_any(RAVEL_C_REUSE))) && d < in->ndefs; d++) {
-        const rv_operand *o = &ops[d];
-        uint32_t r;
-        if (o->kind == RAVEL_C_FIXED) r = o->arg;
-        else if (o->kind == RAVEL_C_REUSE && o->arg < in->nuses && ops[in->ndefs + o->arg].kind == RAVEL_C_FIXED)
-            r = ops[in->ndefs + o->arg].arg;
-        else continue;
-        if ((a->regs.rf[r] & RF_TOUCHED) && (a->regs.rf[r] & RF_DEF))
-            return fail(a, i, "unsatisfiable: two defs need the same register", o->vreg);
-        touch(a, r, rv_op_is_late(o) ? RF_DEF_L : RF_DEF_E);
-        a->loc[in->first_op + d] = r;
-    }
-    for (uint32_t t = 0; t < a->regs.ntouched; t++) {
-        uint8_t fl = a->regs.rf[a->regs.touched[t]];
-        if ((fl & RF_DEF_E) && (fl & (RF_TGT_E | RF_TGT_L)))
-            return fail(a, i, "unsatisfiable: an early def and a use are fixed to the same register", RAVEL_NONE);
-        if ((fl & RF_TGT_L) && (fl & (RF_DEF | RF_CLOB)))
-            return fail(a, i, "unsatisfiable: a late use is fixed to a register the instruction writes or clobbers", RAVEL_NONE);
-    }
-    return true;
+    bool sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
+    bool uses = (ukinds & kinds_any(RAVEL_C_FIXED)) != 0;
+    bool defs = (dkinds & (kinds_any(RAVEL_C_FIXED) | kinds_any(RAVEL_C_REUSE))) != 0;
+    uint32_t bad;
+    a->cur_op0 = in->first_op;
+    rv_claim_error e = rv_claim_fixed(a->f, in, ops, sp_moving, uses, defs, &fx_claims, a, &bad);
+    return e == RV_CLAIM_OK || fail(a, i, rv_claim_error_text(e), bad);
 }
 
 /* Places use operand u (non-fixed). */

@@ -12,6 +12,7 @@
 #define RAVEL_ALLOC_RANDOM_H
 
 #include "alloc.h"
+#include "claims.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,11 @@
 #define RS_UNK 0xfffffffdu /* phys: may hold anything (the checker may know more than the engine) */
 
 enum { /* per-register flags for the current instruction */
-    RS_USE_E = 1,  /* an early use reads tgt[r] */
-    RS_USE_L = 2,  /* a late use reads tgt[r] */
-    RS_DEF_E = 4,  /* an early def writes r */
-    RS_DEF_L = 8,  /* a late def writes r */
-    RS_CLOB = 16,  /* clobbered */
+    RS_USE_E = RV_CLAIM_USE_E, /* an early use reads tgt[r] (claims.h's bits, then this engine's) */
+    RS_USE_L = RV_CLAIM_USE_L, /* a late use reads tgt[r] */
+    RS_DEF_E = RV_CLAIM_DEF_E, /* an early def writes r */
+    RS_DEF_L = RV_CLAIM_DEF_L, /* a late def writes r */
+    RS_CLOB = RV_CLAIM_CLOB,   /* clobbered */
     RS_SAVE = 32,  /* receives a saved value (tgt[r]) before the instruction */
     RS_TOUCHED = 64,
 };
@@ -99,6 +100,7 @@ typedef struct rs_ins {
     uint32_t *mend, mcount;   /* emit_moves: registers ending a move have mend == mcount */
     rs_locset written;        /* move_to: the locations the current moves write */
     uint32_t *harm;           /* save_and_map: the registers it examines */
+    uint32_t cur_op0;         /* first operand of the instruction being claimed */
 } rs_ins;
 
 /* Shapes: the spill-before-branch sites, and the shape counts for the

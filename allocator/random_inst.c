@@ -481,36 +481,57 @@ static bool use_in_slot(rs *a, uint32_t i, uint32_t opi, uint32_t v)
     return true;
 }
 
+/* The fixed claims (claims.h) on this engine's flags: clobbers, fixed
+ * uses (use_in_reg), fixed defs and defs reusing fixed uses. */
+static void rx_clobber(void *ctx, uint32_t r) { touch(ctx, r, RS_CLOB); }
+static void rx_use(void *ctx, uint32_t u, uint32_t r)
+{
+    rs *a = ctx;
+    use_in_reg(a, a->ins.cur_op0 + u, &a->f->ops.data[a->ins.cur_op0 + u], r);
+}
+static void rx_def(void *ctx, uint32_t d, uint32_t r)
+{
+    rs *a = ctx;
+    touch(a, r, rv_op_is_late(&a->f->ops.data[a->ins.cur_op0 + d]) ? RS_DEF_L : RS_DEF_E);
+    rv_out_set_loc(&a->out, a->ins.cur_op0 + d, r);
+}
+static uint8_t rx_flags(const void *ctx, uint32_t r)
+{
+    const rs *a = ctx;
+    return (a->ins.rf[r] & RS_TOUCHED) ? a->ins.rf[r] : 0;
+}
+static uint32_t rx_target(const void *ctx, uint32_t r) { return ((const rs *)ctx)->ins.tgt[r]; }
+static const uint32_t *rx_touched(const void *ctx, uint32_t *n)
+{
+    const rs *a = ctx;
+    *n = a->ins.ntouched;
+    return a->ins.touched;
+}
+static const rv_claim_ops rx_claims = {rx_clobber, rx_use, rx_def, rx_flags, rx_target, rx_touched};
+
+/* This engine's words for a broken claim (a reason to fall back to
+ * classic mode, seen in the trace). */
+static const char *rx_claim_text(rv_claim_error e)
+{
+    switch (e) {
+    case RV_CLAIM_REF_LATE: return "late .ref use in a register";
+    case RV_CLAIM_TWO_VALUES: return "two values fixed to one register";
+    case RV_CLAIM_TWO_DEFS: return "two defs in one register";
+    case RV_CLAIM_EARLY_DEF_USE: return "early def on a use";
+    default: return "late use on a def";
+    }
+}
+
 /* Operand locations of instruction i (any_slot: every `any` operand not
  * reused in a slot); false if this scheme cannot meet them. */
 static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operand *ops, bool any_slot)
 {
     uint32_t nd = in->ndefs, nops = nd + in->nuses;
     bool sp = (in->flags & RV_IF_SAFEPOINT) != 0, moving = sp && !a->m->gc_nonmoving;
-    const uint32_t *clob;
-    uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
-    for (uint32_t k = 0; k < nclob; k++) touch(a, clob[k], RS_CLOB);
-    for (uint32_t u = nd; u < nops; u++) { /* fixed uses */
-        if (ops[u].kind != RAVEL_C_FIXED) continue;
-        uint32_t r = ops[u].arg;
-        if ((a->ins.rf[r] & RS_TGT) && a->ins.tgt[r] != ops[u].vreg) return rs_fail(a, i, "two values fixed to one register");
-        if (rv_op_is_late(&ops[u]) && moving && vref(a, ops[u].vreg)) return rs_fail(a, i, "late .ref use in a register");
-        use_in_reg(a, in->first_op + u, &ops[u], r);
-    }
-    for (uint32_t d = 0; d < nd; d++) { /* fixed defs and defs reusing fixed uses */
-        uint32_t r = RAVEL_NONE;
-        if (ops[d].kind == RAVEL_C_FIXED) r = ops[d].arg;
-        else if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg < in->nuses && ops[nd + ops[d].arg].kind == RAVEL_C_FIXED) r = ops[nd + ops[d].arg].arg;
-        if (r == RAVEL_NONE) continue;
-        if (a->ins.rf[r] & RS_DEF) return rs_fail(a, i, "two defs in one register");
-        touch(a, r, rv_op_is_late(&ops[d]) ? RS_DEF_L : RS_DEF_E);
-        rv_out_set_loc(&a->out, in->first_op + d, r);
-    }
-    for (uint32_t t = 0; t < a->ins.ntouched; t++) {
-        uint8_t fl = a->ins.rf[a->ins.touched[t]];
-        if ((fl & RS_DEF_E) && (fl & (RS_USE_E | RS_USE_L))) return rs_fail(a, i, "early def on a use");
-        if ((fl & RS_USE_L) && (fl & (RS_DEF | RS_CLOB))) return rs_fail(a, i, "late use on a def");
-    }
+    uint32_t bad;
+    a->ins.cur_op0 = in->first_op;
+    rv_claim_error e = rv_claim_fixed(a->f, in, ops, moving, true, true, &rx_claims, a, &bad);
+    if (e != RV_CLAIM_OK) return rs_fail(a, i, rx_claim_text(e));
     for (uint32_t u = nd; u < nops; u++) { /* uses a def takes over: a register of their own */
         uint32_t d = rv_reuser_of(in, ops, u);
         if (d == RAVEL_NONE || ops[u].kind == RAVEL_C_FIXED) continue;
