@@ -119,16 +119,6 @@ static bool ref_index(fa *a, ref_ctx *c)
     return true;
 }
 
-/* A def of v, walking a block backward: a global ref is killed there and
- * not upward exposed (rg, rk: the block's gen and kill sets). */
-static inline void ref_def(const ref_ctx *c, uint64_t *rg, uint64_t *rk, uint32_t v)
-{
-    uint32_t x = c->ridx[v];
-    if (x >= c->ng) return;
-    rv_bs_clear(rg, x);
-    rv_bs_set(rk, x);
-}
-
 /* The per-operand answers of block b (a->live_after): the shared walk
  * (rv_live_after_walk) with fast's rule, RV_LA_NEXT_READ: an operand's
  * vreg is live after it if read again below it in b, or kept to b's end;
@@ -156,29 +146,6 @@ static void fa_kills(fa *a, uint32_t b, const uint32_t *def_block, rv_sset *live
     rv_live_after_walk(f, b, live, a->live_after, RV_LA_NO_ARGS | RV_LA_NEXT_READ, NULL);
 }
 
-/* The gen/kill sets of the global refs in block b (rg, rk): a backward
- * scan, defs before reads at each instruction, params last. */
-static void ref_gen_kill(const fa *a, const ref_ctx *c, uint32_t b, uint64_t *rg, uint64_t *rk)
-{
-    const ravel_func *f = a->f;
-    const rv_block *bl = &f->blocks.data[b];
-    for (uint32_t j = bl->ninsts; j-- > 0;) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-        const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t d = 0; d < in->ndefs; d++) ref_def(c, rg, rk, ops[d].vreg);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t k = 0; k < sc->nargs; k++) {
-                uint32_t v = rv_succ_args(f, sc)[k];
-                if (c->ridx[v] < c->ng) rv_bs_set(rg, c->ridx[v]);
-            }
-        }
-        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++)
-            if (c->ridx[ops[u].vreg] < c->ng) rv_bs_set(rg, c->ridx[ops[u].vreg]);
-    }
-    for (uint32_t p = 0; p < bl->nparams; p++) ref_def(c, rg, rk, rv_block_params(f, bl)[p]);
-}
-
 /* Global vregs, use flags, the per-operand answers (fa_kills), the
  * blocks' upward-exposed uses and heirs, and, when the function has
  * safepoints, the gen/kill sets of the global refs (a->sp.refs). False only
@@ -201,7 +168,8 @@ bool rv_fast_prepass(fa *a)
     rv_sset live = {rv_xmalloc(sizeof(uint32_t) * (nv + 1)), rv_xcalloc(nv + 1, sizeof(uint32_t)), 0};
     for (uint32_t b = 0; b < n; b++) {
         fa_kills(a, b, def_block, &live);
-        if (refs) ref_gen_kill(a, c, b, c->gen + (size_t)b * c->gw, c->kill + (size_t)b * c->gw);
+        if (refs) /* the global refs' gen/kill sets: the shared transfer, bit ridx[v] (< ng) */
+            rv_block_gen_kill(f, b, c->gen + (size_t)b * c->gw, c->kill + (size_t)b * c->gw, 0, NULL, c->ridx, c->ng);
     }
     rv_free(live.dense);
     rv_free(live.pos);

@@ -197,23 +197,8 @@ static void rs_liveness(rs *a)
     nw = a->live.lv.nwords = rv_bs_words(a->nv);
     uint64_t *gen = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
     uint64_t *kill = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
-    for (uint32_t b = 0; b < n; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        uint64_t *g = gen + (size_t)b * nw, *k = kill + (size_t)b * nw;
-        for (uint32_t j = bl->ninsts; j-- > 0;) {
-            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            const rv_operand *ops = rv_ops_of(f, in);
-            for (uint32_t d = 0; d < in->ndefs; d++) rv_bs_clear(g, ops[d].vreg), rv_bs_set(k, ops[d].vreg);
-            for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) rv_bs_set(g, ops[u].vreg);
-            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-                const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                const rv_block *sb = &f->blocks.data[sc->block];
-                for (uint32_t p = 0; p < sc->nargs && p < sb->nparams; p++)
-                    if (a->live.used[rv_block_params(f, sb)[p]]) rv_bs_set(g, rv_succ_args(f, sc)[p]);
-            }
-        }
-        for (uint32_t p = 0; p < bl->nparams; p++) rv_bs_clear(g, rv_block_params(f, bl)[p]), rv_bs_set(k, rv_block_params(f, bl)[p]);
-    }
+    for (uint32_t b = 0; b < n; b++) /* the shared transfer; an argument is read if its parameter is used */
+        rv_block_gen_kill(f, b, gen + (size_t)b * nw, kill + (size_t)b * nw, RV_LA_USED_ARGS, a->live.used, NULL, a->nv);
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = &a->cfg;

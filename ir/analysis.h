@@ -82,6 +82,16 @@ void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
  * level; kept as the reference the tests compare rv_liveness_build with). */
 void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
 void rv_liveness_free(rv_liveness *lv);
+/* The gen/kill sets of block b for backward liveness, the one definition of
+ * that transfer (rv_liveness_build_dataflow, and the allocators' own
+ * dataflow problems): walking b backwards, each instruction's defs leave
+ * gen and join kill, then its reads (uses, jump arguments) join gen; b's
+ * parameters are defs last; edits are skipped. Bit of vreg v: v, or map[v]
+ * when map is given; only bits below nbits are tracked. flags:
+ * RV_LA_USED_ARGS, an argument is a read only if used[its parameter]
+ * (per vreg). g and k: b's sets, zeroed by the caller. */
+void rv_block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_t *k, unsigned flags, const uint8_t *used,
+                       const uint32_t *map, uint32_t nbits);
 /* Bytes rv_liveness_build allocates for f (allocators refuse functions
  * beyond RV_LIVENESS_MAX_BYTES with a "too large" error). */
 static inline size_t rv_liveness_bytes(const ravel_func *f, const rv_cfg *cfg)
