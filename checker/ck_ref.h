@@ -107,7 +107,7 @@ static inline ck_val ref_loc(const ck_ref *r, uint32_t li) { return r->work.cur[
 static inline void ref_load_entry(const ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ck_span *e = &r->fix.ent.data[b];
-    ref_load(ck, r, r->fix.pool.data + e->start, e->len);
+    ref_load(ck, r, e->len ? r->fix.pool.data + e->start : NULL, e->len); /* (no offset of a NULL pool) */
 }
 
 /* The value carried along edge e: every parameter of its target removed,
