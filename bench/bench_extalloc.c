@@ -17,17 +17,8 @@
  * clones), the allocator's own time subtracted. The issue's aim: at most
  * 50 us per function.
  *
- * Figures (2026-12-03, Release, gcc, a 2-core machine shared with other
- * jobs, fast, 64 functions of 223 instructions on average, ~10 KB of text
- * each way, medians of 5-7 runs, three sessions): in-process fast 139-162
- * CPU us/function; frames 813-963 CPU us (ravel + server); overhead
- * 660-790 CPU us/function (wall: 770-1,110 us, scheduling included); of
- * which the text work alone, in-process, 450-670 us (printing 115-165 us,
- * the rest parsing both ways and validating); one-shot 3,100-6,100 us per
- * function (fork, exec, sh, the server's start). The aim of 50 us is not
- * met: the reader and the printer, at ~10 KB per function each way, cost
- * ten times that; the framing, the pipes and the processes add ~200 us.
- * (A Debug + ASan/UBSan build: ~5,500 us of overhead.)
+ * The figures measured so far (the aim is not met: the text work costs
+ * ten times that): docs/perf-log.md.
  */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"

@@ -77,30 +77,12 @@
  * keeps them; gen_sat.c re-checks the rules on the finished function with
  * independent code.
  *
- * COST (this runs once per fuzz execution; measure with tests/gen/gen_speed,
- * CPU time or under callgrind): an instruction is built in place (operands
- * appended to f->ops as they are chosen, dropped by resetting lengths if it
- * cannot be finished), nothing is allocated per instruction (the function's
- * arrays and symbol lists are sized from the target up front; the six value
- * lists share one slab), names are interned once per function, value picks
- * are O(1) (per-type scopes, table-driven weights), a constraint is one
- * table lookup, and the decisions about one operand (type, far or near,
- * which value, constraint) come from one four-byte read of the choice
- * stream (two operands' from one eight-byte read in arith). The room in
- * f's arrays is checked once per many instructions (gi_room), a clobber
- * list is drawn straight into f->u32, and a run of instructions knows its
- * length up front (gen_insts). Random data steers few branches where a
- * select does (far or near pick, any/stack budget): mispredicted branches
- * are about half of the CPU time (so a select must stay a select even where
- * a branch would execute fewer instructions). What remains per generated
- * instruction (~800 machine instructions at the default options, 2.5
- * operands each; ~1,300 before these changes; ~660 at ~250 instructions
- * per function after the batching above, from ~720): ~95 for the machine
- * and the function's setup (13.4k per function, mostly interning ~27
- * register names and ~28 allocations), ~55 for interning block names and
- * mnemonics, ~15% for reading the choice stream, the rest the operand
- * pipeline (pick, draw, budget, append; ~100-130 each) and the CFG
- * structure. */
+ * COST: this runs once per fuzz execution (measure with tests/gen/gen_speed,
+ * CPU time or under callgrind). An instruction is built in place, nothing
+ * is allocated per instruction, value picks are O(1), the decisions about
+ * one operand come from one four-byte read, and random data steers few
+ * branches where a select does (a select must stay a select). The history
+ * and the figures: docs/perf-log.md. */
 #include "fuzz/gen_func.h"
 
 #include <stdlib.h>
@@ -607,8 +589,7 @@ static inline bool add_def(gen *g, ginst *I, uint32_t c, bool ref) { return add_
 
 /* Adds a use of v (of class c) with constraint o, if it fits. Always
  * inlined: without it gcc -O3 keeps it out of line and inlines less of the
- * operand pipeline around it (8% more instructions per generated function
- * under callgrind). */
+ * operand pipeline around it (docs/perf-log.md). */
 static inline __attribute__((always_inline)) bool add_use_c(gen *g, ginst *I, uint32_t v, uint32_t c, gop o)
 {
     if (I->nu >= GI_USES || !place(g, I, c, false, &o)) return false;
