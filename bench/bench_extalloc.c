@@ -5,7 +5,8 @@
  *
  * The same K generated functions (about 250 instructions each) are
  * allocated R times per run by allocator NAME (default fast):
- *   in-process   rv_alloc_run on the built-in entry;
+ *   in-process   ravel_allocate, as the server calls it (its input
+ *                validated, then the built-in allocator);
  *   frames       rv_ext_alloc through bench/extalloc_server (a frames
  *                server answering with the same built-in allocator);
  *   oneshot      rv_ext_alloc with the same server program run once per
@@ -48,6 +49,15 @@ static double cpu_us(int who)
     struct rusage u;
     getrusage(who, &u);
     return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/* The in-process row: the allocator as bench/extalloc_server calls it
+ * (ravel_allocate, seed 0), so that frames - in-process is the protocol's
+ * work alone. user: the allocator's name. */
+static int in_process(void *user, const ravel_func *f, uint64_t seed, ravel_func **out, char **err)
+{
+    (void)seed;
+    return ravel_allocate(user, f, 0, out, err);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -149,11 +159,11 @@ int main(int argc, char **argv)
         }
     }
     if (runs < 1 || runs > 99 || k < 1 || k > 10000 || rounds < 1) return 2;
-    const rv_allocator *in = rv_allocator_find(alloc);
-    if (!in) {
+    if (!rv_allocator_find(alloc)) {
         fprintf(stderr, "bench_extalloc: unknown allocator %s\n", alloc);
         return 2;
     }
+    const rv_allocator in_entry = {.name = alloc, .fn = in_process, .user = (void *)alloc}, *in = &in_entry;
     rv_gen_opts g;
     rv_gen_opts_default(&g);
     g.max_insts = 300, g.min_insts = 200;
