@@ -26,7 +26,7 @@ void gen_avail_grow(gen *g, uint32_t cap)
         if (g->navail[t]) memcpy(mem + (size_t)t * cap, g->avail[t], sizeof(uint32_t) * g->navail[t]);
         g->avail[t] = mem + (size_t)t * cap;
     }
-    free(g->avail_mem);
+    rv_free(g->avail_mem);
     g->avail_mem = mem;
     g->avail_cap = cap;
 }
