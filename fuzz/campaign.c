@@ -193,6 +193,7 @@ static void worker(const campaign *c, unsigned w, uint64_t start, unsigned k0)
     rv_fuzz *z = rv_fuzz_new();
     z->inject_kind = c->o->inject_kind;
     z->inject_permille = c->o->inject_permille;
+    z->paths_agree = c->o->paths_agree;
     for (uint64_t i = start; !LD(c->sh->stop); i += c->jobs) {
         if (c->o->count && i >= c->o->count) break;
         if (getppid() != c->parent) break; /* orphaned: the parent died */

@@ -70,6 +70,13 @@ typedef enum rv_oracle_count {
 } rv_oracle_count;
 const char *rv_oracle_count_name(rv_oracle_count c); /* "tried", "no_site", ... */
 
+/* The comparison of RV_FUZZ_PATHS: true when every checker path gives the
+ * reference fixpoint's status and report on alloc (orig may be NULL);
+ * else msg says where they differ. rv_anycfg_paths_agree is the one used
+ * unless a test plants another (rv_fuzz.paths_agree). */
+typedef bool (*rv_fuzz_paths_fn)(const ravel_func *alloc, const ravel_func *orig, int *ref_status, char *msg,
+                                 size_t msglen);
+
 /* The verdicts on one injected bug (rv_fuzz_mutant). */
 typedef struct rv_fuzz_mutant {
     int status;        /* rv_inject's RV_INJ_* */
@@ -96,6 +103,7 @@ typedef struct rv_fuzz {
                              (RV_FUZZ_ORACLE miss, or RV_FUZZ_PATHS difference) */
     bool paths_diff;      /* ... and it was a difference between checker paths (RV_FUZZ_PATHS) */
     bool paths;           /* compare the checker's paths (set by rv_fuzz_alloc from RV_FUZZ_PATHS) */
+    rv_fuzz_paths_fn paths_agree; /* the comparison (NULL: rv_anycfg_paths_agree; tests plant one) */
     bool declined;        /* the last rv_fuzz_alloc / rv_fuzz_oracle returned RV_FUZZ_SKIP because the
                              allocator declined the function (RAVEL_EDECLINED: a user's allocator) */
     /* The oracle's corruptions: with probability inject_permille/1000 (default
@@ -203,6 +211,8 @@ typedef struct rv_campaign_opts {
                                  (rv_fuzz_oracle); misses are failures too */
     bool paths;               /* also compare every checker path with the reference fixpoint
                                  on each allocation (and corruption); differences are failures */
+    rv_fuzz_paths_fn paths_agree; /* --paths: the comparison (NULL: rv_anycfg_paths_agree; tests
+                                     plant one that disagrees) */
     int inject_kind;          /* --oracle: only this kind of allocator/inject.h (-1, the default: all) */
     unsigned inject_permille; /* --oracle: chance in 1000 that an allocation is corrupted (default 1000) */
     const char *outdir;       /* failing cases go here (created if missing) */

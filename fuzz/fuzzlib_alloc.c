@@ -61,7 +61,8 @@ bool fz_paths_differ(rv_fuzz *z, const ravel_func *f, const ravel_func *out, con
 {
     char msg[2048];
     int st = 0;
-    if (rv_anycfg_paths_agree(out, f, &st, msg, sizeof msg)) return false;
+    rv_fuzz_paths_fn agree = z->paths_agree ? z->paths_agree : rv_anycfg_paths_agree;
+    if (agree(out, f, &st, msg, sizeof msg)) return false;
     FILE *fp = fz_repro_begin(z, RV_FT_ALLOC, a->name, seed);
     fprintf(fp, "# verdict: a checker path differs from the reference fixpoint on %s:\n", what);
     fz_put_comment(fp, msg, strlen(msg));
