@@ -1,7 +1,8 @@
 /* test_fuzzlib.c - the fuzzing library: every oracle passes correct code and
  * catches planted bugs (a wrong allocation, a failing allocator, a wrong
  * verdict in a reproducer header, a stackmap bug only the moving-collector
- * model shows); the campaign is deterministic across worker counts. */
+ * model shows); the checker oracle draws and counts every kind of the
+ * injection catalogue; the campaign is deterministic across worker counts. */
 #define _GNU_SOURCE /* mkdtemp */
 #include "fuzz/campaign.h"
 #include "tests/test.h"
@@ -310,6 +311,57 @@ TEST(oracle_flag_matches_oracle)
     rv_fuzz_free(z2);
 }
 
+/* The checker oracle draws every kind of the injection catalogue and
+ * counts every draw: on generated functions each kind is tried, changes
+ * some allocation (it is not idle), and tried = no_site + unchanged +
+ * rejected + accepted, whose sums are the oracle's totals; the draws are
+ * near uniform; a pinned kind (inject_kind) is the only one drawn. */
+static void oracle_runs(rv_fuzz *z, uint64_t nfuncs)
+{
+    rv_gen_opts g;
+    rv_gen_opts_default(&g);
+    g.max_insts = 100;
+    for (uint64_t seed = 0; seed < nfuncs; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &g);
+        const rv_allocator *a = &rv_allocators[seed % rv_fuzz_nallocators()];
+        int r = rv_fuzz_oracle(z, ravel_module_func(m, 0), a, seed);
+        if (r == RV_FUZZ_BUG) fprintf(stderr, "%s", z->repro);
+        CHECK(r != RV_FUZZ_BUG);
+        ravel_module_free(m);
+    }
+}
+
+TEST(oracle_draws_and_counts_every_kind)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    oracle_runs(z, 1000);
+    uint64_t tried = 0, rejected = 0, accepted = 0;
+    for (int k = 0; k < RV_INJ_COUNT_; k++) {
+        const uint64_t *c = z->oracle_kinds[k];
+        if (c[RV_ORC_TRIED] == 0 || c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED] == 0)
+            fprintf(stderr, "kind %s: tried %llu, changed %llu\n", rv_inject_info_of((rv_inject_kind)k)->name,
+                    (unsigned long long)c[RV_ORC_TRIED], (unsigned long long)(c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED]));
+        CHECK(c[RV_ORC_TRIED] > 0);
+        CHECK(c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED] > 0);
+        CHECK_EQ_INT(c[RV_ORC_TRIED], c[RV_ORC_NO_SITE] + c[RV_ORC_UNCHANGED] + c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED]);
+        CHECK_EQ_INT(c[RV_ORC_MISSED], 0);
+        tried += c[RV_ORC_TRIED], rejected += c[RV_ORC_REJECTED], accepted += c[RV_ORC_ACCEPTED];
+    }
+    CHECK_EQ_INT(rejected, z->oracle_rejected);
+    CHECK_EQ_INT(accepted, z->oracle_accepted);
+    CHECK(z->oracle_tried <= tried && tried <= 3 * z->oracle_tried); /* up to three draws per run */
+    for (int k = 0; k < RV_INJ_COUNT_; k++) /* near uniform: at least a quarter of the mean */
+        CHECK(4 * RV_INJ_COUNT_ * z->oracle_kinds[k][RV_ORC_TRIED] >= tried);
+    /* a pinned kind is the only one drawn */
+    int pin = RV_INJ_COUNT_ - 1;
+    rv_fuzz *zp = rv_fuzz_new();
+    zp->inject_kind = pin;
+    oracle_runs(zp, 40);
+    for (int k = 0; k < RV_INJ_COUNT_; k++) CHECK_EQ_INT(zp->oracle_kinds[k][RV_ORC_TRIED] > 0, k == pin);
+    rv_fuzz_free(zp);
+    rv_fuzz_free(z);
+}
+
 TEST(replay_verdicts)
 {
     rv_fuzz *z = rv_fuzz_new();
@@ -546,6 +598,7 @@ TEST(differential_sees_moving_gc_stackmap_bug)
 int main(void)
 {
     RUN(parse_round_trip);
+    RUN(oracle_draws_and_counts_every_kind);
     RUN(alloc_passes_every_allocator);
     RUN(alloc_catches_planted_bugs);
     RUN(alloc_reports_invalid_output);
