@@ -108,7 +108,7 @@ endfunction()
 
 # ravel_add_fuzz_target(NAME SOURCE [DEFINITIONS...])
 function(ravel_add_fuzz_target name src)
-  ravel_add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+  ravel_add_executable(${name} INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/${src})
   target_link_libraries(${name} PRIVATE ravel_fuzzlib)
   if(ARGN)
     target_compile_definitions(${name} PRIVATE ${ARGN})
@@ -134,7 +134,7 @@ get_property(_rv_all GLOBAL PROPERTY RAVEL_FUZZ_TARGETS)
 add_custom_target(fuzz_targets DEPENDS ${_rv_all})
 
 # The reproducer replay, independent of the engine (no LLVMFuzzerTestOneInput).
-ravel_add_executable(ravel_replay ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
+ravel_add_executable(ravel_replay INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
 target_link_libraries(ravel_replay PRIVATE ravel_fuzzlib)
 ravel_fuzz_plain_main(ravel_replay)
 set_target_properties(ravel_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RAVEL_FUZZ_OUTPUT_DIR})
