@@ -6,7 +6,7 @@
  *   bytes/seed -> generator -> function -> allocator -> checker -> interpreter
  *                                  |                        |     (differential)
  *                   validator --ssa (bytes only)   validator, only on an output
- *                                                  the checker rejected (fuzzlib.c)
+ *                                                  the checker rejected (fuzzlib_alloc.c)
  *
  * Every oracle returns RV_FUZZ_PASS (nothing wrong), RV_FUZZ_SKIP (the input
  * does not apply, e.g. unparseable text for fuzz_parse) or RV_FUZZ_BUG; on

@@ -15,7 +15,8 @@
  * Each oracle requires nothing of its input beyond what its comment says
  * and never crashes on any input; on a bug it builds z->repro, a complete
  * `.ra` reproducer (comment header + machine + function), and returns
- * RV_FUZZ_BUG. Glossary: docs/architecture.md ("vector", "corruption").
+ * RV_FUZZ_BUG. Terms (oracle, vector, corruption, reproducer):
+ * docs/architecture.md, Glossary.
  */
 #ifndef RAVEL_FUZZ_FUZZLIB_H
 #define RAVEL_FUZZ_FUZZLIB_H
