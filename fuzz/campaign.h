@@ -113,6 +113,12 @@ typedef struct rv_fuzz {
     unsigned inject_permille;
     int inject_kind;
     uint64_t oracle_kinds[RV_INJ_COUNT_][RV_ORC_COUNT_];
+    /* Non-SSA redefinitions: with probability redefine_permille/1000
+     * (default 500) an oracle run works on a copy of the allocation in
+     * which a vreg is defined again (rv_fuzz_redefine), which the checker
+     * must accept; such runs are counted in oracle_redefs. */
+    unsigned redefine_permille;
+    uint64_t oracle_redefs;
     /* With timing set, the oracles add each phase's CPU time (nanoseconds)
      * to phase_nanos (two clock reads per phase: off by default). */
     bool timing;
@@ -179,6 +185,14 @@ int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
 void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,
                           rv_inject_kind k, uint64_t seed, rv_fuzz_mutant *m);
 int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
+/* Non-SSA redefinitions (fuzzlib_redef.c): copies *f2, *out2 of f (SSA,
+ * unallocated) and of out (an allocation of it) in which a vreg w is
+ * renamed to another v of its type that is dead wherever w lives (both
+ * defined in one block, every use of v before w's def): both forms compute
+ * what they did, out2 is as correct for f2 as out was for f, and v is
+ * defined twice. False (nothing made) when f has no such pair; draws from
+ * seed only. */
+bool rv_fuzz_redefine(const ravel_func *f, const ravel_func *out, uint64_t seed, ravel_func **f2, ravel_func **out2);
 
 /* Replays a reproducer (`.ra` text, reproducers/NAME.ra). Header comments:
  *   # allocator: NAME | all     which allocators to re-run (default all)

@@ -43,6 +43,7 @@ rv_fuzz *rv_fuzz_new(void)
     z->nvectors = 4;
     z->inject_permille = 1000;
     z->inject_kind = -1;
+    z->redefine_permille = 500;
     rv_gen_opts_default(&z->gen);
     return z;
 }
@@ -368,6 +369,7 @@ static void warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, const rv_allocator 
     z->oracle_tried = z->oracle_rejected = z->oracle_accepted = 0;
     z->oracle_miss = z->paths_diff = z->declined = false;
     memset(z->oracle_kinds, 0, sizeof z->oracle_kinds);
+    z->oracle_redefs = 0;
 }
 
 void rv_fuzz_warm_up(rv_fuzz *z, rv_fuzz_target t, int alloc, unsigned nfuncs) { warm_up(z, t, alloc, NULL, nfuncs); }

@@ -8,6 +8,7 @@
  *                      compare runs, compare the checker's paths)
  *   fuzzlib_oracle.c   the checker oracle (corruptions of a correct
  *                      allocation) and the judge of one injected bug
+ *   fuzzlib_redef.c    non-SSA redefinitions of a correct allocation
  *   fuzzlib_parse.c    the parser round trip
  *   fuzzlib_replay.c   the replay of a reproducer
  *   fuzzlib_moves.c    the parallel-move resolver, simulated

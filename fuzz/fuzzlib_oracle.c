@@ -33,16 +33,31 @@ static void write_miss(rv_fuzz *z, const rv_allocator *a, uint64_t seed, rv_inje
     fz_repro_end(fp);
 }
 
-/* The checker oracle on out, an allocation of f the checker accepted (it is
- * corrupted in place): with probability z->inject_permille, draws a kind of
- * the catalogue (up to three draws until one changes out) and asserts: if
- * the checker accepts the corrupted allocation, the interpreter agrees with
- * f on every vector. Every draw is counted in z->oracle_kinds. Returns
- * RV_FUZZ_PASS or RV_FUZZ_BUG (the reproducer in z). */
-int fz_oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed)
+/* A correct allocation made non-SSA (rv_fuzz_redefine) must still be
+ * accepted: a rejection is a checker bug (a false alarm), reported as a
+ * checker miss. */
+static bool redefinition_accepted(rv_fuzz *z, const ravel_func *f2, const ravel_func *out2, const rv_allocator *a,
+                                  uint64_t seed)
 {
-    rng r = {rv_hash64(seed ^ 0x0c0ffee)};
-    if (z->inject_permille < 1000 && rng_below(&r, 1000) >= z->inject_permille) return RV_FUZZ_PASS;
+    ravel_report *rep = NULL;
+    bool ok = fz_check_out(z, out2, f2, &rep) == RAVEL_OK;
+    if (!ok) {
+        FILE *fp = fz_repro_begin(z, RV_FT_ORACLE, a ? a->name : NULL, seed);
+        fprintf(fp, "# expect: accept\n# verdict: the checker rejects a correct allocation in which a vreg is defined "
+                    "again (a non-SSA redefinition of a correct one):\n");
+        if (rep) fz_comment_report(fp, rep);
+        fz_put_func(fp, out2, a);
+        fz_repro_end(fp);
+        z->oracle_miss = true;
+    }
+    ravel_report_free(rep);
+    return ok;
+}
+
+/* The corruption and its verdict (fz_oracle_on), once the run is decided. */
+static int corrupt_and_judge(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed,
+                             rng r)
+{
     z->oracle_tried++; /* an oracle run: a corruption is attempted */
     rv_inject_result res;
     int kind = -1;
@@ -69,6 +84,31 @@ int fz_oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allo
     z->oracle_kinds[kind][RV_ORC_MISSED]++;
     write_miss(z, a, seed, (rv_inject_kind)kind, res.what, msg, out);
     return RV_FUZZ_BUG;
+}
+
+/* The checker oracle on out, an allocation of f the checker accepted (it is
+ * corrupted in place): with probability z->inject_permille, draws a kind of
+ * the catalogue (up to three draws until one changes out) and asserts: if
+ * the checker accepts the corrupted allocation, the interpreter agrees with
+ * f on every vector. Every draw is counted in z->oracle_kinds. With
+ * probability z->redefine_permille (its own stream: the kinds drawn stay
+ * those of the seed) the run is made on copies of f and out in which a vreg
+ * is defined again (rv_fuzz_redefine; counted in z->oracle_redefs), which
+ * the checker must accept before they are corrupted. Returns RV_FUZZ_PASS
+ * or RV_FUZZ_BUG (the reproducer in z). */
+int fz_oracle_on(rv_fuzz *z, const ravel_func *f, ravel_func *out, const rv_allocator *a, uint64_t seed)
+{
+    rng r = {rv_hash64(seed ^ 0x0c0ffee)};
+    if (z->inject_permille < 1000 && rng_below(&r, 1000) >= z->inject_permille) return RV_FUZZ_PASS;
+    rng rd = {rv_hash64(seed ^ 0x72656465ull)};
+    ravel_func *f2 = NULL, *out2 = NULL;
+    if (rng_below(&rd, 1000) >= z->redefine_permille || !rv_fuzz_redefine(f, out, rng_next(&rd), &f2, &out2))
+        return corrupt_and_judge(z, f, out, a, seed, r);
+    z->oracle_redefs++;
+    int result = redefinition_accepted(z, f2, out2, a, seed) ? corrupt_and_judge(z, f2, out2, a, seed, r) : RV_FUZZ_BUG;
+    ravel_func_free(f2);
+    ravel_func_free(out2);
+    return result;
 }
 
 void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,

@@ -32,6 +32,7 @@ set(RAVEL_FUZZLIB_SOURCES
   campaign.c                                   # `ravel fuzz`: workers, counts, summary
   fuzzlib.c                                    # the oracles' context, reproducers, entry points, warm-up
   fuzzlib_alloc.c fuzzlib_oracle.c             # the allocation oracle; the checker oracle
+  fuzzlib_redef.c                              # non-SSA redefinitions of correct allocations
   fuzzlib_parse.c fuzzlib_replay.c fuzzlib_moves.c # round trip; reproducer replay; parallel moves
   extalloc.c                                   # external allocators as processes
   mutation.c                                   # the checker's mutation table
