@@ -23,12 +23,12 @@
 #include <string.h>
 
 /* Per vreg: where it is defined and where it is last used. */
-typedef struct rd_span {
+typedef struct redef_span {
     uint32_t block, def, last; /* def/last: instruction index (RAVEL_NONE: none) */
     bool outside;              /* used in another block than its def's, or a param */
-} rd_span;
+} redef_span;
 
-static void note_use(rd_span *s, uint32_t b, uint32_t i)
+static void note_use(redef_span *s, uint32_t b, uint32_t i)
 {
     if (s->def == RAVEL_NONE || s->block != b) s->outside = true;
     s->last = i;
@@ -36,9 +36,9 @@ static void note_use(rd_span *s, uint32_t b, uint32_t i)
 
 /* The spans of f's vregs (an SSA function: a use follows its def in its
  * block, or is in another block). */
-static void spans(const ravel_func *f, rd_span *sp)
+static void spans(const ravel_func *f, redef_span *sp)
 {
-    for (uint32_t v = 0; v < f->vregs.len; v++) sp[v] = (rd_span){RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, false};
+    for (uint32_t v = 0; v < f->vregs.len; v++) sp[v] = (redef_span){RAVEL_NONE, RAVEL_NONE, RAVEL_NONE, false};
     for (uint32_t b = 0; b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         const uint32_t *par = rv_params_of(f, bl);
@@ -64,9 +64,9 @@ static bool same_type(const ravel_func *f, uint32_t v, uint32_t w)
 }
 
 /* Can w be renamed to v (see the top)? */
-static bool mergeable(const ravel_func *f, const rd_span *sp, uint32_t v, uint32_t w)
+static bool mergeable(const ravel_func *f, const redef_span *sp, uint32_t v, uint32_t w)
 {
-    const rd_span *a = &sp[v], *b = &sp[w];
+    const redef_span *a = &sp[v], *b = &sp[w];
     if (v == w || a->def == RAVEL_NONE || b->def == RAVEL_NONE || b->last == RAVEL_NONE || a->outside ||
         a->block != b->block)
         return false; /* (w read somewhere: a second def nothing reads tests little) */
@@ -89,7 +89,7 @@ static void rename_vreg(ravel_func *g, uint32_t w, uint32_t v)
 /* The pair: w the first vreg that has a partner, in a scan of up to 64
  * vregs from a drawn one; v its partner defined last (the likeliest to
  * have a copy still in place). */
-static bool pick_pair(const ravel_func *f, const rd_span *sp, uint64_t seed, uint32_t *pv, uint32_t *pw)
+static bool pick_pair(const ravel_func *f, const redef_span *sp, uint64_t seed, uint32_t *pv, uint32_t *pw)
 {
     uint32_t n = f->vregs.len;
     rng r = {seed};
@@ -111,7 +111,7 @@ bool rv_fuzz_redefine(const ravel_func *f, const ravel_func *out, uint64_t seed,
 {
     *f2 = *out2 = NULL;
     if (f->vregs.len < 2) return false;
-    rd_span *sp = rv_xmalloc(sizeof *sp * f->vregs.len);
+    redef_span *sp = rv_xmalloc(sizeof *sp * f->vregs.len);
     spans(f, sp);
     uint32_t v = 0, w = 0;
     bool found = pick_pair(f, sp, seed, &v, &w);
