@@ -114,7 +114,7 @@ typedef struct rv_fuzz {
     int inject_kind;
     uint64_t oracle_kinds[RV_INJ_COUNT_][RV_ORC_COUNT_];
     /* Non-SSA redefinitions: with probability redefine_permille/1000
-     * (default 500) an oracle run works on a copy of the allocation in
+     * (default 250) an oracle run works on a copy of the allocation in
      * which a vreg is defined again (rv_fuzz_redefine), which the checker
      * must accept; such runs are counted in oracle_redefs. */
     unsigned redefine_permille;

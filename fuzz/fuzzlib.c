@@ -43,7 +43,7 @@ rv_fuzz *rv_fuzz_new(void)
     z->nvectors = 4;
     z->inject_permille = 1000;
     z->inject_kind = -1;
-    z->redefine_permille = 500;
+    z->redefine_permille = 250;
     rv_gen_opts_default(&z->gen);
     return z;
 }
