@@ -57,6 +57,17 @@ typedef struct loopctx {
     struct loopctx *outer;
 } loopctx;
 
+/* The values in scope (gen_value.[ch]): list[t][0..n[t]) are the values
+ * of type t whose def dominates the current point; the lists share one
+ * allocation (mem, room for cap values each). */
+typedef struct gen_vals {
+    uint32_t *list[NTYPES];
+    uint32_t n[NTYPES];
+    uint32_t cap;
+    uint32_t *mem;
+    uint32_t nonempty; /* bit t: list[t] is not empty */
+} gen_vals;
+
 typedef struct gen {
     rv_gen_src *s;
     const rv_gen_opts *o;
@@ -71,14 +82,7 @@ typedef struct gen {
     uint32_t weight;    /* product of loop trip bounds around the current point */
     uint32_t max_weight;
     uint32_t exit_pct;  /* chance of an early ret / break per arm: fewer in big functions, so runs still go deep */
-    /* avail[t][0..navail[t]): the values of type t whose def dominates the
-     * current point; the six lists share one allocation (avail_mem, room for
-     * avail_cap values each) */
-    uint32_t *avail[NTYPES];
-    uint32_t navail[NTYPES];
-    uint32_t avail_cap;
-    uint32_t *avail_mem;
-    uint32_t nonempty;              /* bit t: avail[t] is not empty */
+    gen_vals vals;                  /* the values in scope (gen_value.h) */
     struct loopctx *loop;           /* innermost enclosing loop that allows breaks */
     uint32_t nret;                  /* the function's result signature */
     uint32_t ret_cls[MAX_RET], ret_reg[MAX_RET];

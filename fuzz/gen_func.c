@@ -155,6 +155,6 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.reserved--;
     gen_emit_ret(&g);
     ravel_func_finish(g.f);
-    rv_free(g.avail_mem);
+    rv_free(g.vals.mem);
     return g.f;
 }

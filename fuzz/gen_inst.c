@@ -495,7 +495,7 @@ void gen_keepalive(gen *g)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = pick_type(g, -1, -1);
         if (t == NTYPES) break;
-        add_use(g, &I, g->avail[t][below(g, g->navail[t])]);
+        add_use(g, &I, g->vals.list[t][below(g, g->vals.n[t])]);
     }
     if (I.nu) emit(g, &I);
     else gi_abandon(g, &I);

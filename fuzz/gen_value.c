@@ -7,15 +7,15 @@
 
 void gen_scope_save(const gen *g, scope *sc)
 {
-    for (int t = 0; t < NTYPES; t++) sc->len[t] = g->navail[t];
+    for (int t = 0; t < NTYPES; t++) sc->len[t] = g->vals.n[t];
 }
 
 void gen_scope_restore(gen *g, const scope *sc)
 {
-    g->nonempty = 0;
+    g->vals.nonempty = 0;
     for (int t = 0; t < NTYPES; t++) {
-        g->navail[t] = sc->len[t];
-        g->nonempty |= (sc->len[t] != 0) << t;
+        g->vals.n[t] = sc->len[t];
+        g->vals.nonempty |= (sc->len[t] != 0) << t;
     }
 }
 
@@ -23,10 +23,10 @@ void gen_avail_grow(gen *g, uint32_t cap)
 {
     uint32_t *mem = rv_xmalloc(sizeof(uint32_t) * NTYPES * cap);
     for (int t = 0; t < NTYPES; t++) {
-        if (g->navail[t]) memcpy(mem + (size_t)t * cap, g->avail[t], sizeof(uint32_t) * g->navail[t]);
-        g->avail[t] = mem + (size_t)t * cap;
+        if (g->vals.n[t]) memcpy(mem + (size_t)t * cap, g->vals.list[t], sizeof(uint32_t) * g->vals.n[t]);
+        g->vals.list[t] = mem + (size_t)t * cap;
     }
-    rv_free(g->avail_mem);
-    g->avail_mem = mem;
-    g->avail_cap = cap;
+    rv_free(g->vals.mem);
+    g->vals.mem = mem;
+    g->vals.cap = cap;
 }

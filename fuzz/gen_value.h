@@ -30,9 +30,9 @@ static inline uint32_t vtype(const gen *g, uint32_t v)
 }
 static inline void make_avail_t(gen *g, uint32_t v, uint32_t t)
 {
-    if (g->navail[t] == g->avail_cap) gen_avail_grow(g, 2 * g->avail_cap);
-    g->avail[t][g->navail[t]++] = v;
-    g->nonempty |= 1u << t;
+    if (g->vals.n[t] == g->vals.cap) gen_avail_grow(g, 2 * g->vals.cap);
+    g->vals.list[t][g->vals.n[t]++] = v;
+    g->vals.nonempty |= 1u << t;
 }
 static inline void make_avail(gen *g, uint32_t v) { make_avail_t(g, v, vtype(g, v)); }
 
@@ -46,8 +46,8 @@ static const uint8_t near_tab[5][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 1},
  * more when far and n > 256). */
 static inline uint32_t pick_of_type_u(gen *g, uint32_t t, uint32_t u)
 {
-    uint32_t n = g->navail[t];
-    const uint32_t *av = g->avail[t];
+    uint32_t n = g->vals.n[t];
+    const uint32_t *av = g->vals.list[t];
     if (n > g->window) { /* far picks among the newest window values only */
         av += n - g->window;
         n = g->window;
@@ -144,7 +144,7 @@ static const uint8_t type_at[1u << NTYPES][12] = {
  * draw. */
 static inline uint32_t type_mask(const gen *g, int cls, int ref)
 {
-    uint32_t mask = g->nonempty;
+    uint32_t mask = g->vals.nonempty;
     if (cls >= 0) mask &= 3u << (2 * cls);
     if (ref >= 0) mask &= (ref ? 0x2au : 0x15u);
     return mask;
