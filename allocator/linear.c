@@ -47,10 +47,9 @@
  *                its slot is touched) do not overlap share a physical slot
  *                (interval scheduling).
  *
- * Glossary: home = the register a vreg lives in between instructions; pin =
- * a register that must hold a given vreg when the current instruction reads
- * it (a home or a temporary copy); sv = slot valid; entry/end state = where
- * the live vregs are at a block's start/end.
+ * Terms: home and pin as in docs/architecture.md (Glossary); this file's
+ * own: sv = slot valid; entry/end state = where the live vregs are at a
+ * block's start/end.
  *
  * Files: linear.h (the context, in parts: ord, live, hull, st, cur, blk,
  * res; the helpers every pass uses), this file (passes 1-2, the block
