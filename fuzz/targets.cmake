@@ -30,7 +30,7 @@ target_link_libraries(ravel_anycfg PUBLIC ravel_checker ravel_ir)
 ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
   ${CMAKE_CURRENT_SOURCE_DIR}/extalloc.c
   ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c ${CMAKE_CURRENT_SOURCE_DIR}/kit.c)
-target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir PRIVATE ravel_anycfg)
+target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_inject ravel_ir PRIVATE ravel_anycfg)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
 set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)

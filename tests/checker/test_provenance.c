@@ -10,7 +10,7 @@
  * reports, not only on a hand-written case. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"

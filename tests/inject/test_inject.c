@@ -1,4 +1,4 @@
-/* test_inject.c - bug injection (allocator/inject.h) and its use by the
+/* test_inject.c - bug injection (inject/inject.h) and its use by the
  * checker oracle (fuzz/fuzzlib.c):
  *   - the kinds together violate every rule of section 6 (each error kind
  *     of the checker's catalogue appears in some report);

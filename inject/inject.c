@@ -19,8 +19,9 @@
  * clobbers and the safepoint, late defs; a def makes the other copies of
  * its vreg stale; block arguments substituted on edges).
  */
-#include "allocator/inject.h"
-#include "allocator/alloc.h"
+#include "inject/inject.h"
+#include "ir/analysis.h"
+#include "ir/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
