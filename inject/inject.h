@@ -21,43 +21,12 @@
 
 #include "ir/ir.h"
 
+/* The kinds, in the order of inject/kinds.def (the one table of the
+ * catalogue: names, summaries, expected errors, families, functions). */
 typedef enum rv_inject_kind {
-    RV_INJ_USE_REG,          /* wrong register for a use */
-    RV_INJ_DROP_SPILL,       /* dropped spill */
-    RV_INJ_DROP_RELOAD,      /* dropped reload */
-    RV_INJ_RELOAD_SLOT,      /* reload from the wrong slot */
-    RV_INJ_SLOT_REUSE,       /* slot reused while still live */
-    RV_INJ_MOVE_SWAP,        /* move source and destination swapped */
-    RV_INJ_PMOVE_CYCLE,      /* parallel move sequentialised wrongly */
-    RV_INJ_CALL_CLOBBER,     /* value kept in a clobbered register */
-    RV_INJ_FIXED,            /* fixed constraint ignored */
-    RV_INJ_REUSE,            /* reuse constraint ignored */
-    RV_INJ_EARLY_DEF,        /* early def placed on a use's register */
-    RV_INJ_EDGE_MOVE,        /* resolution move missing on one CFG edge */
-    RV_INJ_SPILL_ONE_PATH,   /* spill on only one path to a join */
-    RV_INJ_STALE_LOOP,       /* stale value of a previous iteration read after a redefinition */
-    RV_INJ_ARG_SWAP,         /* block-argument swap mis-ordered */
-    RV_INJ_SMAP_MISSING,     /* stackmap missing a live reference slot */
-    RV_INJ_SMAP_NONREF,      /* stackmap listing a non-reference slot */
-    RV_INJ_REF_IN_REG,       /* reference kept in a register across a safepoint */
-    /* one more kind per remaining rule of section 6 (constraints, structure) */
-    RV_INJ_REG_ON_STACK,     /* a `reg` use read from the value's spill slot (memory operand folded) */
-    RV_INJ_STACK_IN_REG,     /* a `stack` use given a register */
-    RV_INJ_LATE_USE,         /* a def placed on a late use's register */
-    RV_INJ_DEFS_ONE_REG,     /* two defs of one instruction in one register */
-    RV_INJ_WRONG_CLASS,      /* a use read from a register of another class */
-    RV_INJ_RESERVED,         /* a reserved register handed out to a def */
-    RV_INJ_SMAP_DROPPED,     /* a safepoint's stackmap not emitted at all */
-    RV_INJ_NO_LOC,           /* an operand left without a location */
-    RV_INJ_SLOT_TO_SLOT,     /* a spill turned into a slot-to-slot move */
-    /* the generic corruptions the checker oracle always had */
-    RV_INJ_RAND_LOC,         /* an operand's location changed at random */
-    RV_INJ_RAND_DROP_EDIT,   /* any edit dropped */
-    RV_INJ_RAND_REDIRECT,    /* an edit's source or destination changed at random */
-    RV_INJ_RAND_SWAP_EDITS,  /* an edit swapped with its neighbour */
-    RV_INJ_RAND_DROP_SMAP,   /* any stackmap slot dropped */
-    RV_INJ_RAND_ADD_SMAP,    /* any slot added to a stackmap */
-    RV_INJ_RAND_INSERT_EDIT, /* a random edit inserted */
+#define RV_INJ_KIND(ID, ...) RV_INJ_##ID,
+#define RV_INJ_RAND(ID, ...) RV_INJ_##ID,
+#include "inject/kinds.def"
     RV_INJ_COUNT_
 } rv_inject_kind;
 
@@ -71,8 +40,9 @@ enum { /* rv_inject_info.flags */
 typedef struct rv_inject_info {
     const char *name;    /* "use-reg", ... (ravel alloc --inject NAME) */
     const char *summary; /* one line */
-    const char *expect;  /* the checker error kinds it should cause, space-separated */
+    const char *expect;  /* the checker error kinds it should cause, space-separated ("*": any) */
     unsigned flags;      /* RV_INJF_* */
+    const char *family;  /* "values", "constraints", "gc", "cfg" or "generic" (inject/FAMILY.c) */
 } rv_inject_info;
 
 const rv_inject_info *rv_inject_info_of(rv_inject_kind k);
