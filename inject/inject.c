@@ -63,31 +63,30 @@ bool rv_inject_expected(rv_inject_kind k, const char *kind)
 /* ---- the context and its analyses -------------------------------------- */
 
 /* Vregs live after each instruction: block liveness (live.c skips edits,
- * so the allocated function gives that of its unallocated form), then a
- * backward walk inside each block. */
+ * so the allocated function gives that of its unallocated form), then
+ * each block bottom up by the one per-instruction step of analysis.h
+ * (rv_live_step_back; edits stepped over), the set before each step
+ * recorded. */
 static void build_live(inj *c)
 {
-    rv_liveness lv;
-    rv_liveness_build(&lv, c->f, &c->cfg);
-    uint64_t *cur = rv_xcalloc(c->lw ? c->lw : 1, sizeof *cur);
     const ravel_func *f = c->f;
+    rv_liveness lv;
+    rv_liveness_build(&lv, f, &c->cfg);
+    uint32_t nv = f->vregs.len;
+    uint32_t *dense = rv_xmalloc(sizeof *dense * (nv + 1)), *pos = rv_xmalloc(sizeof *pos * (nv + 1));
+    rv_sset live = {dense, pos, 0};
     for (uint32_t b = 0; b < c->nblocks && b < lv.nblocks; b++) {
         const rv_block *bb = &f->blocks.data[b];
-        memcpy(cur, lv.out + (size_t)b * lv.nwords, sizeof *cur * c->lw);
+        live.n = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            if (rv_bs_test(lv.out + (size_t)b * lv.nwords, v)) rv_sset_add(&live, v);
         for (uint32_t i = bb->first_inst + bb->ninsts; i-- > bb->first_inst;) {
-            memcpy(c->live + (size_t)i * c->lw, cur, sizeof *cur * c->lw);
-            const rv_inst *in = IN(c, i);
-            if (rv_is_edit(in)) continue;
-            const rv_operand *o = OPS(c, i);
-            for (uint32_t k = 0; k < in->ndefs; k++) rv_bs_clear(cur, o[k].vreg);
-            for (uint32_t k = 0; k < in->nuses; k++) rv_bs_set(cur, o[in->ndefs + k].vreg);
-            for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-                const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                for (uint32_t k = 0; k < sc->nargs; k++) rv_bs_set(cur, rv_succ_args(f, sc)[k]);
-            }
+            for (uint32_t k = 0; k < live.n; k++) rv_bs_set(c->live + (size_t)i * c->lw, live.dense[k]);
+            if (!rv_is_edit(IN(c, i))) rv_live_step_back(f, IN(c, i), &live, NULL);
         }
     }
-    rv_free(cur);
+    rv_free(dense);
+    rv_free(pos);
     rv_liveness_free(&lv);
 }
 

@@ -133,22 +133,27 @@ static inline const uint32_t *rv_ls_list(const rv_live_sparse *ls, uint32_t b, b
  * each operand op (an index into f->ops); its defs leave the set; its uses
  * join it. So every use of one vreg by one instruction gets one answer.
  * Requires an SSA function without edits (an allocator's input). Inline:
- * the allocators' hot loop. */
+ * the allocators' hot loop. rv_live_step_back is one instruction of it
+ * (after may be NULL): bug injection keeps the set before each step, the
+ * vregs live after each instruction of an allocated function (whose edits
+ * it steps over). */
+static inline void rv_live_step_back(const ravel_func *f, const rv_inst *in, rv_sset *live, uint8_t *after)
+{
+    const rv_operand *ops = rv_ops_of(f, in);
+    for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, in)[s];
+        for (uint32_t k = 0; k < sc->nargs; k++) rv_sset_add(live, rv_succ_args(f, sc)[k]);
+    }
+    uint32_t n = (uint32_t)in->ndefs + in->nuses;
+    for (uint32_t k = 0; after && k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
+    for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
+    for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
+}
+
 static inline void rv_live_after_block(const ravel_func *f, uint32_t b, rv_sset *live, uint8_t *after)
 {
     const rv_block *bl = &f->blocks.data[b];
-    for (uint32_t j = bl->ninsts; j-- > 0;) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-        const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t k = 0; k < sc->nargs; k++) rv_sset_add(live, rv_succ_args(f, sc)[k]);
-        }
-        uint32_t n = (uint32_t)in->ndefs + in->nuses;
-        for (uint32_t k = 0; k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
-        for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
-        for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
-    }
+    for (uint32_t j = bl->ninsts; j-- > 0;) rv_live_step_back(f, rv_inst_at(f, bl->first_inst + j), live, after);
 }
 
 /* Program points (see the glossary). */
