@@ -291,25 +291,19 @@ static void random_edit(ac *A, ac_block *B, uint32_t *trk)
     }
 }
 
-/* The collector's effect on the tracker (section 6), listed slots given. */
+/* The collector's effect on the tracker, location by location, by the
+ * checker's one rule (ck_sem.h: ck_gc_keeps; rooted: a listed slot holds
+ * the same vreg). */
 static void gc_track(ac *A, uint32_t *trk, const ac_inst *in)
 {
-    bool listed[AC_MAXLOC] = {0}, rooted_any = false;
+    bool listed[AC_MAXLOC] = {0};
     for (uint32_t k = 0; k < in->nsmap; k++) listed[A->o.nregs + in->smap[k]] = true;
     for (uint32_t li = 0; li < nlocs(A); li++) {
         if (!trk[li]) continue;
-        bool ref = A->isref.data[trk[li] - 1];
-        if (!A->nonmoving) {
-            if (ref != listed[li]) trk[li] = 0;
-            continue;
-        }
-        if (!ref || listed[li]) continue;
-        bool rooted = false;
-        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
-        if (!rooted) trk[li] = 0;
-        rooted_any |= rooted;
+        bool ref = A->isref.data[trk[li] - 1], rooted = false;
+        for (uint32_t k = 0; A->nonmoving && ref && k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
+        if (!ck_gc_keeps(!A->nonmoving, ref, listed[li], rooted)) trk[li] = 0;
     }
-    (void)rooted_any;
 }
 
 static void one_inst(ac *A, ac_block *B, uint32_t *trk)
