@@ -263,7 +263,7 @@ static void stale_sites_at(inj *c, uint32_t i, ravel_loc L, uint32_t v)
 void inj_stale_loop_sites(inj *c)
 {
     c->steady = rv_xmalloc(sizeof *c->steady * ((size_t)c->ninsts * c->nlocs + 1));
-    inj_hold_build_steady(&c->hf, c->hold, c->steady);
+    if (!inj_hold_build_steady(&c->hh, c->steady)) return;
     for (uint32_t i = 0; i < c->ninsts; i++) {
         uint32_t b = c->blk[i];
         if (c->cfg.rpo_index[b] == RAVEL_NONE || !c->cfg.loop_depth[b]) continue;

@@ -1,276 +1,296 @@
-/* hold.c - injection's hold analysis (hold.h): a forward must-analysis,
- * one vreg per location, round-robin in reverse post-order to its
- * fixpoint, the states before every instruction recorded on the way.
+/* hold.c - injection's hold analysis (hold.h), read from the checker's
+ * reference fixpoint through ck_sem.h's cursor; the stale copies of the
+ * steady states tracked on top of it.
  * Requires: an allocated, valid, finished function and its CFG.
- * Guarantees: out holds no INJ_H_TOP; a location holds v (valid) only if
- * every path to the instruction leaves the current value of v in it. */
+ * Guarantees: a cell holds v (valid) only where the reference's state has
+ * v in that location; a stale cell v|INJ_H_STALE only where it does not
+ * and a step or an edge of the reference left that copy of v stale. */
 #include "inject/hold.h"
+#include "checker/ck_sem.h"
 
 #include <string.h>
 
-bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot)
-{
-    if (!(in->flags & RV_IF_STACKMAP)) return false;
-    for (uint32_t k = 0; k < in->u.smap.n; k++)
-        if (f->u32.data[in->u.smap.first + k] == slot) return true;
-    return false;
-}
+enum { MAX_STALE = 64, MAX_ROUNDS = 64 };
 
-static uint32_t nlocs(const inj_hold_fn *h) { return h->nregs + h->nslots; }
-static uint32_t cell(const inj_hold_fn *h, ravel_loc l) { return rv_loc_index(h->nregs, h->nslots, l); }
+bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot) { return ck_smap_lists(f, in, slot); }
+
+static uint32_t nlocs(const inj_hold *h) { return h->nregs + h->nslots; }
+static ravel_loc loc_at(const inj_hold *h, uint32_t x) { return rv_loc_at(h->nregs, x); }
+static uint32_t cell(const inj_hold *h, ravel_loc l) { return rv_loc_index(h->nregs, h->nslots, l); }
 static bool is_ref(const ravel_func *f, uint32_t v) { return v < f->vregs.len && f->vregs.data[v].ref; }
 
-/* ---- one instruction ---- */
-
-/* v defined in l: the other copies of v are stale. */
-static void h_def(const inj_hold_fn *h, uint32_t *st, uint32_t v, ravel_loc l)
+bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
 {
-    uint32_t x = cell(h, l);
-    if (x == RAVEL_NONE) return;
-    for (uint32_t k = 0; k < nlocs(h); k++)
-        if (st[k] == v) st[k] = v | INJ_H_STALE;
-    st[x] = v;
+    *h = (inj_hold){f, cfg, nregs, nslots, ravel_checker_new(), false};
+    ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE);
+    ravel_checker_set_max_errors(h->ck, 1); /* (the states are wanted, not the report) */
+    int rc = ravel_check(h->ck, f, NULL, NULL);
+    h->ok = (rc == RAVEL_OK || rc == RAVEL_EFAIL) && f->layout.len &&
+            ck_ref_seek(h->ck, f, f->blocks.data[f->layout.data[0]].first_inst);
+    return h->ok;
 }
 
-/* The collector's rule: after the safepoint, does a location still hold
- * vreg v (a .ref vreg: ref), listed: a slot the stackmap lists, rooted:
- * some listed slot holds v. A moving collector updates only the listed
- * slots, so a location keeps v iff v is a reference exactly when the
- * location is listed; a non-moving one frees a reference no listed slot
- * holds. */
-static bool gc_keeps(bool moving, bool ref, bool listed, bool rooted) { return moving ? ref == listed : !ref || rooted; }
-
-/* Some slot of in's stackmap holds v (its current value). */
-static bool rooted(const inj_hold_fn *h, const uint32_t *st, const rv_inst *in, uint32_t v)
+void inj_hold_free(inj_hold *h)
 {
-    bool r = false;
-    for (uint32_t k = 0; k < in->u.smap.n && (in->flags & RV_IF_STACKMAP); k++) {
-        uint32_t y = cell(h, ravel_slot(h->f->u32.data[in->u.smap.first + k]));
-        r |= y != RAVEL_NONE && st[y] == v;
-    }
-    return r;
+    ravel_checker_free(h->ck);
+    memset(h, 0, sizeof *h);
 }
 
-static void h_safepoint(const inj_hold_fn *h, uint32_t *st, const rv_inst *in)
+/* What location x holds at the cursor, as one vreg: its greatest member,
+ * or INJ_H_UNK. */
+static uint32_t held(const inj_hold *h, uint32_t x)
 {
-    const ravel_func *f = h->f;
-    bool moving = !f->mach->gc_nonmoving;
+    const uint32_t *m;
+    uint32_t n = ck_ref_loc_vregs(h->ck, loc_at(h, x), &m);
+    return n ? m[n - 1] : INJ_H_UNK;
+}
+
+static void fill_unk(uint32_t *out, size_t n)
+{
+    for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
+}
+
+/* The row of instruction i (the cursor before it): a location whose token
+ * is that of the row before (prev, its tokens in tok; none when prev is
+ * NULL) holds what it held there. tok: the tokens now, on return. */
+static void take_row(const inj_hold *h, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now)
+{
+    ck_ref_loc_tokens(h->ck, now, nlocs(h));
     for (uint32_t x = 0; x < nlocs(h); x++) {
-        uint32_t s = st[x];
-        if (s == INJ_H_UNK || s == INJ_H_TOP) continue;
-        uint32_t v = s & ~INJ_H_STALE;
-        bool ref = is_ref(f, v), listed = x >= h->nregs && inj_smap_lists(f, in, x - h->nregs);
-        if (!gc_keeps(moving, ref, listed, !moving && ref && rooted(h, st, in, v))) st[x] = INJ_H_UNK;
+        row[x] = prev && now[x] == tok[x] ? prev[x] : held(h, x);
+        tok[x] = now[x];
     }
 }
 
-/* Instruction i in section 6's order: early defs, clobbers (a register
- * the instruction defines is spared), the safepoint, late defs. An edit
- * copies what its source holds. */
-static void h_inst(const inj_hold_fn *h, uint32_t *st, uint32_t i)
+void inj_hold_build(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
-    const rv_inst *in = &f->insts.data[i];
-    if (rv_is_edit(in)) {
-        uint32_t d = cell(h, in->u.edit.dst), s = cell(h, in->u.edit.src);
-        if (d != RAVEL_NONE) st[d] = s == RAVEL_NONE ? INJ_H_UNK : st[s];
-        return;
-    }
-    const rv_operand *o = &f->ops.data[in->first_op];
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (rv_op_is_early(&o[k])) h_def(h, st, o[k].vreg, o[k].loc);
-    if (!((in->flags & RV_IF_CLOBBERS) && !in->nclob)) {
-        const uint32_t *regs;
-        uint32_t n = rv_inst_clobbers(f, in, &regs);
-        for (uint32_t k = 0; k < n; k++)
-            if (regs[k] < h->nregs && !rv_inst_defines_loc(f, in, regs[k])) st[regs[k]] = INJ_H_UNK;
-    }
-    if (in->flags & RV_IF_SAFEPOINT) h_safepoint(h, st, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (!rv_op_is_early(&o[k])) h_def(h, st, o[k].vreg, o[k].loc);
-}
-
-/* ---- edges and the meet ---- */
-
-/* The state on edge s: arguments become parameters, old copies of the
- * parameters become stale. */
-static void h_edge(const inj_hold_fn *h, const uint32_t *st, uint32_t *out, const rv_succ *s)
-{
-    const ravel_func *f = h->f;
-    const rv_block *b = &f->blocks.data[s->block];
-    const uint32_t *par = rv_block_params(f, b), *arg = rv_succ_args(f, s);
-    uint32_t n = s->nargs < b->nparams ? s->nargs : b->nparams;
-    for (uint32_t x = 0; x < nlocs(h); x++) {
-        uint32_t v = st[x], r = v;
-        if (inj_h_valid(v)) {
-            bool done = false;
-            for (uint32_t k = 0; k < n && !done; k++)
-                if (arg[k] == v) r = par[k], done = true;
-            for (uint32_t k = 0; k < b->nparams && !done; k++)
-                if (par[k] == v) r = v | INJ_H_STALE, done = true;
+    uint32_t nl = nlocs(h), *tok = rv_xmalloc(sizeof *tok * (2 * nl + 1));
+    fill_unk(out, (size_t)f->insts.len * nl);
+    for (uint32_t b = 0; h->ok && b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        if (!bl->ninsts || !ck_ref_seek(h->ck, f, bl->first_inst)) continue;
+        for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
+            take_row(h, out + (size_t)i * nl, i > bl->first_inst ? out + (size_t)(i - 1) * nl : NULL, tok, tok + nl);
+            ck_ref_step(h->ck, NULL, 0);
         }
-        out[x] = r;
     }
+    rv_free(tok);
 }
 
-static uint32_t h_meet(uint32_t a, uint32_t b)
+/* ---- the steady states and their stale copies ---- */
+
+/* The stale tracker: per location the vreg whose stale copy it holds, or
+ * INJ_H_UNK (none), or INJ_H_TOP (the meet's identity). Per edge (an
+ * index of f->succs) what it carries, valid where done. */
+typedef struct stale_run {
+    inj_hold *h;
+    uint32_t nl, nedges;
+    uint32_t *edge; /* nedges x nl */
+    bool *edone;    /* per edge: carried once */
+    uint32_t *cur;  /* the walk's marks */
+    uint32_t *tok, *oldm, *oldn; /* before a step: per marked location its token and members (oldm: nl x MAX_STALE) */
+    ck_stale st[MAX_STALE];
+} stale_run;
+
+static void run_init(stale_run *r, inj_hold *h)
 {
-    if (a == INJ_H_TOP) return b;
-    if (b == INJ_H_TOP || a == b) return a;
-    return INJ_H_UNK;
+    memset(r, 0, sizeof *r);
+    r->h = h;
+    r->nl = nlocs(h);
+    r->nedges = h->f->succs.len;
+    r->edge = rv_xmalloc(sizeof *r->edge * ((size_t)r->nedges * r->nl + 1));
+    r->edone = rv_xcalloc(r->nedges + 1, sizeof *r->edone);
+    r->cur = rv_xmalloc(sizeof *r->cur * (r->nl + 1));
+    r->tok = rv_xmalloc(sizeof *r->tok * (r->nl + 1));
+    r->oldn = rv_xmalloc(sizeof *r->oldn * (r->nl + 1));
+    r->oldm = rv_xmalloc(sizeof *r->oldm * ((size_t)r->nl * MAX_STALE + 1));
 }
 
-/* d := d meet e over the cells; true if d changed. */
-static bool meet_into(const inj_hold_fn *h, uint32_t *d, const uint32_t *e)
+static void run_free(stale_run *r)
 {
-    bool changed = false;
-    for (uint32_t x = 0; x < nlocs(h); x++) {
-        uint32_t m = h_meet(d[x], e[x]);
-        if (m != d[x]) d[x] = m, changed = true;
-    }
-    return changed;
+    rv_free(r->edge);
+    rv_free(r->edone);
+    r->edone = NULL;
+    rv_free(r->cur);
+    rv_free(r->tok);
+    rv_free(r->oldn);
+    rv_free(r->oldm);
 }
+
+static uint32_t edge_index(const ravel_func *f, const rv_succ *s) { return (uint32_t)(s - f->succs.data); }
 
 /* A back edge p -> b: b dominates p. */
-static bool back_edge(const inj_hold_fn *h, uint32_t p, uint32_t b) { return rv_cfg_dominates(h->cfg, b, p); }
+static bool back_edge(const inj_hold *h, uint32_t p, uint32_t b) { return rv_cfg_dominates(h->cfg, b, p); }
 
-static bool is_header(const inj_hold_fn *h, uint32_t b)
+static bool is_header(const inj_hold *h, uint32_t b)
 {
     for (uint32_t k = h->cfg->pred_start[b]; k < h->cfg->pred_start[b + 1]; k++)
         if (back_edge(h, h->cfg->pred[k], b)) return true;
     return false;
 }
 
-/* ---- the fixpoint ---- */
-
-typedef struct hold_run {
-    const inj_hold_fn *h;
-    uint32_t nl, nblocks;
-    uint32_t *entry;  /* nblocks x nl: each block's entry state */
-    uint32_t *st, *e; /* the working state, an edge's state */
-    bool *hdr;        /* steady: loop headers (their entry edges ignored) */
-    bool *dirty, *done;
-} hold_run;
-
-static void run_init(hold_run *r, const inj_hold_fn *h)
+/* The marks at b's entry: the meet (agreement) of what its carried
+ * in-edges carry (a loop header's back edges only, as the steady states
+ * see it; none carried yet: no marks). False if b is no header and none
+ * of its in-edges was carried yet (not reached). */
+static bool entry_marks(stale_run *r, uint32_t b)
 {
-    memset(r, 0, sizeof *r);
-    r->h = h;
-    r->nl = nlocs(h);
-    r->nblocks = h->f->layout.len;
-    size_t nb = r->nblocks ? r->nblocks : 1;
-    r->entry = rv_xmalloc(sizeof *r->entry * (size_t)r->nblocks * r->nl);
-    r->st = rv_xmalloc(sizeof *r->st * r->nl);
-    r->e = rv_xmalloc(sizeof *r->e * r->nl);
-    for (size_t k = 0; k < (size_t)r->nblocks * r->nl; k++) r->entry[k] = INJ_H_TOP;
-    for (uint32_t k = 0; k < r->nl && r->nblocks; k++) r->entry[k] = INJ_H_UNK;
-    r->hdr = rv_xcalloc(nb, sizeof *r->hdr);
-    r->dirty = rv_xcalloc(nb, sizeof *r->dirty);
-    r->done = rv_xcalloc(nb, sizeof *r->done);
-}
-
-static void run_free(hold_run *r)
-{
-    rv_free(r->dirty);
-    rv_free(r->done);
-    rv_free(r->hdr);
-    rv_free(r->entry);
-    rv_free(r->st);
-    rv_free(r->e);
-}
-
-/* Steady: each loop header's entry is the meet, over its back edges, of
- * the state must gives at the latch's end carried along the edge. */
-static void steady_entries(hold_run *r, const uint32_t *must)
-{
-    const inj_hold_fn *h = r->h;
+    const inj_hold *h = r->h;
     const ravel_func *f = h->f;
-    for (uint32_t b = 0; b < r->nblocks; b++) {
-        if (h->cfg->rpo_index[b] == RAVEL_NONE || !(r->hdr[b] = is_header(h, b))) continue;
-        for (uint32_t k = h->cfg->pred_start[b]; k < h->cfg->pred_start[b + 1]; k++) {
-            uint32_t p = h->cfg->pred[k];
-            if (!back_edge(h, p, b)) continue;
-            const rv_block *pb = &f->blocks.data[p];
-            uint32_t t = pb->first_inst + pb->ninsts - 1;
-            memcpy(r->st, must + (size_t)t * r->nl, sizeof *r->st * r->nl);
-            h_inst(h, r->st, t);
-            const rv_inst *T = &f->insts.data[t];
-            for (uint32_t q = 0; q < rv_inst_nsuccs(T); q++) {
-                const rv_succ *sc = &rv_inst_succs(f, T)[q];
-                if (sc->block != b) continue;
-                h_edge(h, r->st, r->e, sc);
-                meet_into(h, r->entry + (size_t)b * r->nl, r->e);
+    bool hdr = is_header(h, b), any = false;
+    for (uint32_t x = 0; x < r->nl; x++) r->cur[x] = INJ_H_TOP;
+    for (uint32_t q = h->cfg->pred_start[b]; q < h->cfg->pred_start[b + 1]; q++) {
+        uint32_t p = h->cfg->pred[q];
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[p]);
+        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t) && !(hdr && !back_edge(h, p, b)); k++) {
+            const rv_succ *s = &rv_inst_succs(f, t)[k];
+            uint32_t e = edge_index(f, s);
+            if (s->block != b || !r->edone[e]) continue;
+            any = true;
+            for (uint32_t x = 0; x < r->nl; x++) {
+                uint32_t a = r->cur[x], c = r->edge[(size_t)e * r->nl + x];
+                r->cur[x] = a == INJ_H_TOP ? c : a == c ? a : INJ_H_UNK;
             }
         }
     }
+    for (uint32_t x = 0; x < r->nl; x++)
+        if (r->cur[x] == INJ_H_TOP) r->cur[x] = INJ_H_UNK;
+    return any || hdr;
 }
 
-/* Block b from its entry: its states recorded into out, its successors'
- * entries met with what it passes them (dirty when they change); true if
- * one changed. */
-static bool run_block(hold_run *r, uint32_t b, uint32_t *out)
+static bool has(const uint32_t *m, uint32_t n, uint32_t v)
 {
-    const inj_hold_fn *h = r->h;
-    const ravel_func *f = h->f;
-    const rv_block *bb = &f->blocks.data[b];
-    r->dirty[b] = false;
-    r->done[b] = true;
-    memcpy(r->st, r->entry + (size_t)b * r->nl, sizeof *r->st * r->nl);
-    for (uint32_t x = 0; x < r->nl; x++)
-        if (r->st[x] == INJ_H_TOP) r->st[x] = INJ_H_UNK;
-    for (uint32_t i = bb->first_inst; i < bb->first_inst + bb->ninsts; i++) {
-        memcpy(out + (size_t)i * r->nl, r->st, sizeof *r->st * r->nl);
-        h_inst(h, r->st, i);
+    for (uint32_t k = 0; k < n; k++)
+        if (m[k] == v) return true;
+    return false;
+}
+
+/* Before the cursor's instruction: each marked location's token and
+ * members. */
+static void note_marked(stale_run *r)
+{
+    for (uint32_t x = 0; x < r->nl; x++) {
+        if (r->cur[x] == INJ_H_UNK) continue;
+        const uint32_t *m;
+        uint32_t n = ck_ref_loc_vregs(r->h->ck, loc_at(r->h, x), &m);
+        r->tok[x] = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
+        r->oldn[x] = n < MAX_STALE ? n : MAX_STALE;
+        memcpy(r->oldm + (size_t)x * MAX_STALE, m, sizeof *m * r->oldn[x]);
     }
+}
+
+/* The collector at safepoint in, on the marks (ck_gc_keeps; rooted: a
+ * listed slot holds v before the safepoint). */
+static void gc_marks(stale_run *r, const rv_inst *in)
+{
+    const ravel_func *f = r->h->f;
+    bool moving = !f->mach->gc_nonmoving;
+    for (uint32_t x = 0; x < r->nl; x++) {
+        uint32_t v = r->cur[x];
+        if (v == INJ_H_UNK) continue;
+        bool listed = x >= r->h->nregs && ck_smap_lists(f, in, x - r->h->nregs), rooted = false;
+        for (uint32_t k = 0; !moving && is_ref(f, v) && (in->flags & RV_IF_STACKMAP) && k < in->u.smap.n; k++) {
+            uint32_t y = cell(r->h, ravel_slot(f->u32.data[in->u.smap.first + k]));
+            const uint32_t *m;
+            uint32_t n = y == RAVEL_NONE ? 0 : ck_ref_loc_vregs(r->h->ck, loc_at(r->h, y), &m);
+            rooted |= n && has(m, n, v);
+        }
+        if (!ck_gc_keeps(moving, is_ref(f, v), listed, rooted)) r->cur[x] = INJ_H_UNK;
+    }
+}
+
+/* Past instruction i: marks whose location was written end (its token
+ * changed, other than by losing vregs), an edit's destination takes its
+ * source's mark, the copies the step left stale are marked. */
+static void step(stale_run *r, uint32_t i)
+{
+    const ravel_func *f = r->h->f;
+    const rv_inst *in = &f->insts.data[i];
+    uint32_t dst = RAVEL_NONE, srcmark = INJ_H_UNK;
+    if (rv_is_edit(in)) {
+        uint32_t s = cell(r->h, in->u.edit.src);
+        dst = cell(r->h, in->u.edit.dst);
+        srcmark = s == RAVEL_NONE ? INJ_H_UNK : r->cur[s];
+    } else if (in->flags & RV_IF_SAFEPOINT) {
+        gc_marks(r, in);
+    }
+    note_marked(r);
+    uint32_t n = ck_ref_step(r->h->ck, r->st, MAX_STALE);
+    for (uint32_t x = 0; x < r->nl; x++) {
+        if (r->cur[x] == INJ_H_UNK || ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == r->tok[x]) continue;
+        const uint32_t *m;
+        uint32_t k = ck_ref_loc_vregs(r->h->ck, loc_at(r->h, x), &m);
+        bool lost_only = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) != CK_TOKEN_UNKNOWN;
+        for (uint32_t q = 0; q < k && lost_only; q++) lost_only = has(r->oldm + (size_t)x * MAX_STALE, r->oldn[x], m[q]);
+        if (!lost_only) r->cur[x] = INJ_H_UNK;
+    }
+    if (dst != RAVEL_NONE) r->cur[dst] = srcmark;
+    for (uint32_t k = 0; k < n && k < MAX_STALE; k++) {
+        uint32_t x = cell(r->h, r->st[k].loc);
+        if (x != RAVEL_NONE) r->cur[x] = r->st[k].vreg;
+    }
+}
+
+/* The cell of location x at the cursor: what it holds, else its mark. */
+static uint32_t steady_cell(const stale_run *r, uint32_t x)
+{
+    uint32_t v = held(r->h, x);
+    return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
+}
+
+/* What the edges out of b (the cursor at its end, marks in cur) carry:
+ * the marks, and the copies of the targets' parameters each binding left
+ * stale. True if one changed. */
+static bool carry(stale_run *r, uint32_t b)
+{
+    const ravel_func *f = r->h->f;
+    const rv_block *bl = &f->blocks.data[b];
+    const rv_inst *t = rv_block_term(f, bl);
     bool changed = false;
-    const rv_inst *t = rv_block_term(f, bb);
-    for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
-        const rv_succ *s = &rv_inst_succs(f, t)[k];
-        if (r->hdr[s->block] && !back_edge(h, b, s->block)) continue; /* steady: entry edges ignored */
-        h_edge(h, r->st, r->e, s);
-        if (meet_into(h, r->entry + (size_t)s->block * r->nl, r->e)) changed = r->dirty[s->block] = true;
+    for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
+        uint32_t e = edge_index(f, &rv_inst_succs(f, t)[k]), n = 0, *d = r->edge + (size_t)e * r->nl;
+        if (k && ck_ref_seek(r->h->ck, f, bl->first_inst + bl->ninsts - 1)) ck_ref_step(r->h->ck, NULL, 0);
+        if (!ck_ref_edge(r->h->ck, k, r->st, MAX_STALE, &n)) n = 0;
+        uint32_t *tmp = r->tok; /* (scratch: the new marks) */
+        memcpy(tmp, r->cur, sizeof *tmp * r->nl);
+        for (uint32_t q = 0; q < n && q < MAX_STALE; q++) {
+            uint32_t x = cell(r->h, r->st[q].loc);
+            if (x != RAVEL_NONE) tmp[x] = r->st[q].vreg;
+        }
+        changed |= !r->edone[e] || memcmp(d, tmp, sizeof *d * r->nl) != 0;
+        memcpy(d, tmp, sizeof *d * r->nl);
+        r->edone[e] = true;
     }
     return changed;
 }
 
-/* Round-robin in reverse post-order over the blocks whose entry changed;
- * a block's states are recorded each time it is processed, so the last
- * recording is that of its final entry. Unreached blocks: nothing known. */
-static void run_fixpoint(hold_run *r, uint32_t *out)
+/* Block b in the steady states from its entry marks: its cells recorded
+ * into out, its edges carried; true if an edge changed. */
+static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
 {
-    const inj_hold_fn *h = r->h;
-    for (uint32_t b = 0; b < r->nblocks; b++) r->dirty[b] = r->entry[(size_t)b * r->nl] != INJ_H_TOP;
+    const ravel_func *f = r->h->f;
+    const rv_block *bl = &f->blocks.data[b];
+    if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
+    for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
+        for (uint32_t x = 0; x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x);
+        step(r, i);
+    }
+    return carry(r, b);
+}
+
+bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
+{
+    const ravel_func *f = h->f;
+    fill_unk(out, (size_t)f->insts.len * nlocs(h));
+    if (!h->ok || !ck_ref_steady(h->ck, f)) return h->ok = false;
+    stale_run r;
+    run_init(&r, h);
     bool changed = true;
-    for (unsigned round = 0; changed && round < 64; round++) {
+    for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
         changed = false;
-        for (uint32_t k = 0; k < h->cfg->nrpo; k++) {
-            uint32_t b = h->cfg->rpo[k];
-            if (r->dirty[b] && h->f->blocks.data[b].ninsts) changed |= run_block(r, b, out);
-        }
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++) changed |= run_block(&r, h->cfg->rpo[k], out);
     }
-    for (uint32_t b = 0; b < r->nblocks; b++) {
-        const rv_block *bb = &h->f->blocks.data[b];
-        if (r->done[b]) continue;
-        for (size_t k = (size_t)bb->first_inst * r->nl; k < (size_t)(bb->first_inst + bb->ninsts) * r->nl; k++)
-            out[k] = INJ_H_UNK;
-    }
-}
-
-void inj_hold_build(const inj_hold_fn *h, uint32_t *out)
-{
-    if (!nlocs(h)) return;
-    hold_run r;
-    run_init(&r, h);
-    run_fixpoint(&r, out);
     run_free(&r);
-}
-
-void inj_hold_build_steady(const inj_hold_fn *h, const uint32_t *must, uint32_t *out)
-{
-    if (!nlocs(h)) return;
-    hold_run r;
-    run_init(&r, h);
-    steady_entries(&r, must);
-    run_fixpoint(&r, out);
-    run_free(&r);
+    return true;
 }

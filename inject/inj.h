@@ -2,9 +2,10 @@
  * rv_inject call, the sites, the helpers the kinds share, and every kind's
  * functions (declared from kinds.def).
  *
- * One call (inject.c): the analyses (hold.h: which vreg each location
- * holds before every instruction; live: which vregs are live after it),
- * then the kind's three steps, the same for every kind:
+ * One call (inject.c): the analyses (live: which vregs are live after
+ * every instruction; hold.h, for the kinds whose HOLD column says so:
+ * which vreg each location holds before it), then the kind's three
+ * steps, the same for every kind:
  *   SITES  adds every site of the function (inj_add_site); the preferred
  *          ones (where the bug is most likely to matter: the value
  *          overwritten is live, the register picked holds another value,
@@ -39,18 +40,18 @@ typedef struct inj {
     uint64_t rng;
     uint32_t nregs, nslots, nlocs, ninsts, nblocks;
     uint32_t *blk;    /* instruction -> block */
-    uint32_t *hold;   /* before each instruction: nlocs cells (hold.h) */
+    uint32_t *hold;   /* before each instruction: nlocs cells (hold.h); NULL for a kind without HOLD */
     uint32_t *steady; /* the same in the second and later iterations of loops (stale-loop only) */
     uint32_t lw;      /* words of a vreg bitset */
     uint64_t *live;   /* after each instruction: lw words */
     rv_cfg cfg;       /* of the allocated function */
-    inj_hold_fn hf;   /* what the hold analysis reads */
-    bool ok;          /* hold and live were built */
+    inj_hold hh;      /* the hold analysis (the reference's states) */
+    bool ok;          /* the analyses the kind reads were built */
     RV_VEC(inj_site) pref, other; /* the sites found, preferred first */
 } inj;
 
 /* ---- the kinds' functions (kinds.def) ---- */
-#define RV_INJ_KIND(ID, NAME, FAMILY, FLAGS, EXPECT, SUMMARY, SITES, SAY, EDIT) \
+#define RV_INJ_KIND(ID, NAME, FAMILY, HOLD, FLAGS, EXPECT, SUMMARY, SITES, SAY, EDIT) \
     void SITES(inj *c);                                                        \
     void SAY(const inj *c, const inj_site *s, char *buf, size_t n);            \
     void EDIT(inj *c, const inj_site *s);
@@ -69,11 +70,11 @@ static inline bool is_ref(const inj *c, uint32_t v) { return v < c->f->vregs.len
 static inline const rv_class *cls_of(const inj *c, uint32_t cls) { return &c->m->classes.data[cls]; }
 static inline const rv_reg *reg_of(const inj *c, ravel_loc r) { return &c->m->regs.data[r]; }
 /* What location l holds before instruction i (hold.h; INJ_H_UNK for a
- * location out of range). */
+ * location out of range, and for a kind whose HOLD column is 0). */
 static inline uint32_t H(const inj *c, uint32_t i, ravel_loc l)
 {
     uint32_t x = rv_loc_index(c->nregs, c->nslots, l);
-    return x == RAVEL_NONE ? INJ_H_UNK : c->hold[(size_t)i * c->nlocs + x];
+    return x == RAVEL_NONE || !c->hold ? INJ_H_UNK : c->hold[(size_t)i * c->nlocs + x];
 }
 static inline bool live_after(const inj *c, uint32_t i, uint32_t v)
 {

@@ -23,13 +23,14 @@ typedef struct kind_def {
     bool (*draw)(inj *c, inj_site *s); /* generic kinds */
     void (*say)(const inj *c, const inj_site *s, char *buf, size_t n);
     void (*edit)(inj *c, const inj_site *s);
+    bool hold; /* its sites read the hold analysis */
 } kind_def;
 
 static const kind_def kinds[RV_INJ_COUNT_] = {
-#define RV_INJ_KIND(ID, NAME, FAMILY, FLAGS, EXPECT, SUMMARY, SITES, SAY, EDIT) \
-    [RV_INJ_##ID] = {{NAME, SUMMARY, EXPECT, FLAGS, #FAMILY}, SITES, NULL, SAY, EDIT},
+#define RV_INJ_KIND(ID, NAME, FAMILY, HOLD, FLAGS, EXPECT, SUMMARY, SITES, SAY, EDIT) \
+    [RV_INJ_##ID] = {{NAME, SUMMARY, EXPECT, FLAGS, #FAMILY}, SITES, NULL, SAY, EDIT, HOLD},
 #define RV_INJ_RAND(ID, NAME, FLAGS, SUMMARY, DRAW, SAY, EDIT) \
-    [RV_INJ_##ID] = {{NAME, SUMMARY, "*", (FLAGS) | RV_INJF_GENERIC, "generic"}, NULL, DRAW, SAY, EDIT},
+    [RV_INJ_##ID] = {{NAME, SUMMARY, "*", (FLAGS) | RV_INJF_GENERIC, "generic"}, NULL, DRAW, SAY, EDIT, false},
 #include "inject/kinds.def"
 };
 
@@ -90,7 +91,7 @@ static void build_live(inj *c)
     rv_liveness_free(&lv);
 }
 
-static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, bool analyses)
+static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, bool analyses, bool hold)
 {
     memset(c, 0, sizeof *c);
     c->f = f;
@@ -103,22 +104,25 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, boo
     c->nblocks = f->layout.len;
     c->lw = rv_bs_words(f->vregs.len);
     rv_cfg_build(&c->cfg, f);
-    c->hf = (inj_hold_fn){f, &c->cfg, c->nregs, c->nslots};
     c->blk = rv_xmalloc(sizeof *c->blk * (c->ninsts ? c->ninsts : 1));
     for (uint32_t b = 0; b < c->nblocks; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) c->blk[f->blocks.data[b].first_inst + i] = b;
     if (!analyses || !c->nlocs || (uint64_t)c->ninsts * c->nlocs > MAX_CELLS || (uint64_t)c->ninsts * c->lw > MAX_CELLS ||
         !c->ninsts)
         return;
-    c->hold = rv_xmalloc(sizeof *c->hold * ((size_t)c->ninsts * c->nlocs + 1));
     c->live = rv_xcalloc((size_t)c->ninsts * c->lw + 1, sizeof *c->live);
-    inj_hold_build(&c->hf, c->hold);
     build_live(c);
+    if (hold) { /* (the reference's run: only for the kinds that read it) */
+        c->hold = rv_xmalloc(sizeof *c->hold * ((size_t)c->ninsts * c->nlocs + 1));
+        inj_hold_init(&c->hh, f, &c->cfg, c->nregs, c->nslots);
+        inj_hold_build(&c->hh, c->hold);
+    }
     c->ok = true;
 }
 
 static void inj_free(inj *c)
 {
+    if (c->hh.ck) inj_hold_free(&c->hh);
     rv_cfg_free(&c->cfg);
     rv_free(c->blk);
     rv_free(c->hold);
@@ -240,7 +244,7 @@ int rv_inject(ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *
     if ((unsigned)k >= RV_INJ_COUNT_) return res->status;
     ravel_func *before = rv_func_clone(f);
     inj c;
-    inj_init(&c, f, k, seed, kinds[k].sites != NULL);
+    inj_init(&c, f, k, seed, kinds[k].sites != NULL, kinds[k].hold);
     bool applied = apply(&c, &kinds[k], res);
     inj_free(&c);
     if (applied) res->status = rv_func_equal(before, f) ? RV_INJ_UNCHANGED : RV_INJ_CHANGED;

@@ -10,11 +10,11 @@
  * bug real allocators have had; its site is picked among all the sites of
  * the function, uniformly from the seed (deterministic).
  *
- * To find realistic sites, inject.c runs two small analyses on the
- * allocated function: which vreg each location holds before every
- * instruction (a must-analysis with one vreg per location, in the op order of
- * docs/format.md section 6; copies left behind by a redefinition are kept as "stale")
- * and which vregs are live after every instruction.
+ * To find realistic sites, injection reads two analyses of the allocated
+ * function: which vreg each location holds before every instruction (the
+ * checker's reference fixpoint, inject/hold.h; copies left behind by a
+ * redefinition are tracked on top as "stale") and which vregs are live
+ * after every instruction (ir/analysis.h).
  */
 #ifndef RAVEL_INJECT_H
 #define RAVEL_INJECT_H
