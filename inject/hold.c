@@ -7,6 +7,7 @@
  * and a step or an edge of the reference left that copy of v stale. */
 #include "inject/hold.h"
 #include "checker/ck_sem.h"
+#include "ir/analysis.h"
 
 #include <string.h>
 
@@ -21,7 +22,7 @@ static bool is_ref(const ravel_func *f, uint32_t v) { return v < f->vregs.len &&
 
 bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
 {
-    *h = (inj_hold){f, cfg, nregs, nslots, ravel_checker_new(), false};
+    *h = (inj_hold){.f = f, .cfg = cfg, .nregs = nregs, .nslots = nslots, .ck = ravel_checker_new()};
     ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE);
     ravel_checker_set_max_errors(h->ck, 1); /* (the states are wanted, not the report) */
     int rc = ravel_check(h->ck, f, NULL, NULL);
@@ -36,12 +37,27 @@ void inj_hold_free(inj_hold *h)
     memset(h, 0, sizeof *h);
 }
 
-/* What location x holds at the cursor, as one vreg: its greatest member,
- * or INJ_H_UNK. */
-static uint32_t held(const inj_hold *h, uint32_t x)
+/* Vreg v is live right before instruction i: live after it (h->live)
+ * or read by it. */
+static bool live_before(const inj_hold *h, uint32_t i, uint32_t v)
+{
+    if (v < h->f->vregs.len && rv_bs_test(h->live + (size_t)i * h->lw, v)) return true;
+    const rv_inst *in = &h->f->insts.data[i];
+    for (uint32_t k = 0; !rv_is_edit(in) && k < in->nuses; k++)
+        if (rv_inst_uses(h->f, in)[k].vreg == v) return true;
+    return false;
+}
+
+/* What location x holds at the cursor (before instruction i), as one
+ * vreg: of a set, its greatest member live there (h->live), else its
+ * greatest; INJ_H_UNK if none. *multi: it was a set. */
+static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, bool *multi)
 {
     const uint32_t *m;
     uint32_t n = ck_ref_loc_vregs(h->ck, loc_at(h, x), &m);
+    *multi = n > 1;
+    for (uint32_t k = n; k-- > 0 && n > 1 && h->live;)
+        if (live_before(h, i, m[k])) return m[k];
     return n ? m[n - 1] : INJ_H_UNK;
 }
 
@@ -52,12 +68,13 @@ static void fill_unk(uint32_t *out, size_t n)
 
 /* The row of instruction i (the cursor before it): a location whose token
  * is that of the row before (prev, its tokens in tok; none when prev is
- * NULL) holds what it held there. tok: the tokens now, on return. */
-static void take_row(const inj_hold *h, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now)
+ * NULL) and that held no set holds what it held there. tok: the tokens
+ * now, on return; multi: per location, a set. */
+static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now, bool *multi)
 {
     ck_ref_loc_tokens(h->ck, now, nlocs(h));
     for (uint32_t x = 0; x < nlocs(h); x++) {
-        row[x] = prev && now[x] == tok[x] ? prev[x] : held(h, x);
+        row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
         tok[x] = now[x];
     }
 }
@@ -66,15 +83,18 @@ void inj_hold_build(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
     uint32_t nl = nlocs(h), *tok = rv_xmalloc(sizeof *tok * (2 * nl + 1));
+    bool *multi = rv_xcalloc(nl + 1, sizeof *multi);
     fill_unk(out, (size_t)f->insts.len * nl);
     for (uint32_t b = 0; h->ok && b < f->layout.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
         if (!bl->ninsts || !ck_ref_seek(h->ck, f, bl->first_inst)) continue;
         for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
-            take_row(h, out + (size_t)i * nl, i > bl->first_inst ? out + (size_t)(i - 1) * nl : NULL, tok, tok + nl);
+            const uint32_t *prev = i > bl->first_inst ? out + (size_t)(i - 1) * nl : NULL;
+            take_row(h, i, out + (size_t)i * nl, prev, tok, tok + nl, multi);
             ck_ref_step(h->ck, NULL, 0);
         }
     }
+    rv_free(multi);
     rv_free(tok);
 }
 
@@ -232,10 +252,12 @@ static void step(stale_run *r, uint32_t i)
     }
 }
 
-/* The cell of location x at the cursor: what it holds, else its mark. */
-static uint32_t steady_cell(const stale_run *r, uint32_t x)
+/* The cell of location x at the cursor (before i): what it holds, else
+ * its mark. */
+static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
 {
-    uint32_t v = held(r->h, x);
+    bool multi;
+    uint32_t v = held(r->h, x, i, &multi);
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
 }
 
@@ -273,7 +295,7 @@ static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
     const rv_block *bl = &f->blocks.data[b];
     if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
     for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
-        for (uint32_t x = 0; x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x);
+        for (uint32_t x = 0; x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
         step(r, i);
     }
     return carry(r, b);

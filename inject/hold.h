@@ -7,7 +7,8 @@
  * through the cursor, ck_ref_seek/ck_ref_step/ck_ref_edge), so that
  * section 6 (and whatever the format adds to it) is defined in the checker
  * only. A location holding a set of vregs (a copy bound to a block
- * parameter holds both) is shown as its greatest member.
+ * parameter holds both) is shown as its greatest member live before the
+ * instruction (a name the code still reads), else its greatest.
  *
  * What the reference does not keep, the copies a redefinition leaves
  * behind ("stale"), is tracked on top of it for the steady states (the
@@ -45,6 +46,10 @@ typedef struct inj_hold {
     uint32_t nregs, nslots;
     ravel_checker *ck;
     bool ok; /* the reference's states of f are there */
+    /* optional (NULL): the vregs live after each instruction (lw words
+     * each); of a set, a cell then shows the greatest member live there */
+    const uint64_t *live;
+    uint32_t lw;
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false

@@ -115,6 +115,7 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, boo
     if (hold) { /* (the reference's run: only for the kinds that read it) */
         c->hold = rv_xmalloc(sizeof *c->hold * ((size_t)c->ninsts * c->nlocs + 1));
         inj_hold_init(&c->hh, f, &c->cfg, c->nregs, c->nslots);
+        c->hh.live = c->live, c->hh.lw = c->lw; /* (a set shows a member live there) */
         inj_hold_build(&c->hh, c->hold);
     }
     c->ok = true;
