@@ -10,6 +10,7 @@
  *     has v; a stale cell v|STALE where it has not v, and of a vreg that
  *     some location held at some reached point of the fixpoint or the
  *     steady states (an edit may move a stale copy where v never was);
+ *   - the stale copies' rules, step by step (check_stale_rules);
  *   - hold finds values and steady finds stale copies on some functions
  *     (an analysis that says nothing fails here), and the hand-written
  *     stale-loop case (cases/stale-loop.ra) has its stale copy.
@@ -26,7 +27,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -73,6 +74,73 @@ static void check_must(const ravel_func *f, const uint32_t *tab, uint32_t nregs,
     ravel_checker_free(ck);
 }
 
+static bool subset_of(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb)
+{
+    for (uint32_t i = 0; i < na; i++) {
+        bool in = false;
+        for (uint32_t j = 0; j < nb && !in; j++) in = a[i] == b[j];
+        if (!in) return false;
+    }
+    return true;
+}
+
+/* The stale copies' rules, instruction by instruction inside each block of
+ * the steady table (its cursor in ck, whose steady states are made), where
+ * a cell holds no value after the step: a copy the step reports stale is
+ * marked; an edit's destination takes its source's mark; a mark stays
+ * where the token did not change, or changed by losing vregs only, but at
+ * a safepoint whose collector (ck_gc_keeps) drops it. */
+static void check_stale_rules(ravel_checker *ck, const ravel_func *f, const uint32_t *tab, uint32_t nregs, uint32_t nslots, hstats *st)
+{
+    uint32_t nl = nregs + nslots, *t0 = malloc(sizeof *t0 * (nl + 1)), *t1 = malloc(sizeof *t1 * (nl + 1)), m0[64], n0[64];
+    ck_stale rep[64];
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t i = bl->first_inst; i + 1 < bl->first_inst + bl->ninsts && ck_ref_seek(ck, f, i); i++) {
+            const rv_inst *in = &f->insts.data[i];
+            const uint32_t *c0 = tab + (size_t)i * nl, *c1 = tab + (size_t)(i + 1) * nl;
+            ck_ref_loc_tokens(ck, t0, nl);
+            uint32_t nmark = 0, xm[64];
+            for (uint32_t x = 0; x < nl && nmark < 64; x++) /* the marked locations' members before */
+                if (inj_h_stale(c0[x])) {
+                    const uint32_t *m;
+                    n0[nmark] = ck_ref_loc_vregs(ck, rv_loc_at(nregs, x), &m);
+                    m0[nmark] = n0[nmark] ? m[0] : RAVEL_NONE; /* (one member is enough: sets here are small) */
+                    if (n0[nmark] > 1) continue;
+                    xm[nmark++] = x;
+                }
+            uint32_t nrep = ck_ref_step(ck, rep, 64);
+            ck_ref_loc_tokens(ck, t1, nl);
+            for (uint32_t k = 0; k < nrep && k < 64; k++) {
+                uint32_t x = rv_loc_index(nregs, nslots, rep[k].loc);
+                if (x != RAVEL_NONE && !inj_h_valid(c1[x]) && c1[x] != (rep[k].vreg | INJ_H_STALE)) bad(st, "stale rules: a reported copy not marked", i, x, rep[k].vreg);
+            }
+            uint32_t dst = rv_is_edit(in) ? rv_loc_index(nregs, nslots, in->u.edit.dst) : RAVEL_NONE;
+            uint32_t src = rv_is_edit(in) ? rv_loc_index(nregs, nslots, in->u.edit.src) : RAVEL_NONE;
+            if (dst != RAVEL_NONE && src != RAVEL_NONE && inj_h_stale(c0[src]) && !inj_h_valid(c1[dst]) && c1[dst] != c0[src])
+                bad(st, "stale rules: an edit did not move its source's mark", i, dst, c0[src]);
+            for (uint32_t q = 0; q < nmark; q++) {
+                uint32_t x = xm[q], v = c0[x] & ~INJ_H_STALE;
+                if (x == dst || inj_h_valid(c1[x])) continue;
+                bool reported = false;
+                for (uint32_t k = 0; k < nrep && k < 64; k++) reported |= rv_loc_index(nregs, nslots, rep[k].loc) == x;
+                if (reported) continue;
+                const uint32_t *m;
+                uint32_t n1 = ck_ref_loc_vregs(ck, rv_loc_at(nregs, x), &m);
+                bool kept = t1[x] == t0[x] || (t1[x] != CK_TOKEN_UNKNOWN && (n1 == 0 || subset_of(m, n1, &m0[q], n0[q])));
+                if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_edit(in) && !f->mach->gc_nonmoving) { /* moving: listed iff ref */
+                    bool listed = x >= nregs && ck_smap_lists(f, in, x - nregs), ref = v < f->vregs.len && f->vregs.data[v].ref;
+                    kept &= ck_gc_keeps(true, ref, listed, false);
+                }
+                if (kept != (c1[x] == c0[x])) bad(st, kept ? "stale rules: a mark lost" : "stale rules: a mark kept", i, x, v);
+                else st->rules += kept;
+            }
+        }
+    }
+    free(t0);
+    free(t1);
+}
+
 /* The steady table: its values in the reference's steady states, its
  * stale copies not, each of a vreg the fixpoint or the steady states have
  * somewhere at some reached point. */
@@ -104,6 +172,7 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
             else st->stale++;
         }
     }
+    check_stale_rules(ck, f, tab, nregs, nslots, st);
     free(seen);
     ravel_checker_free(ck);
 }
@@ -151,14 +220,16 @@ TEST(against_the_reference)
         }
         ravel_module_free(m);
     }
-    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale\n",
+    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules\n",
            (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
-           (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale);
+           (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale,
+           (unsigned long long)st.rules);
     CHECK_EQ_INT(st.bad, 0);
     CHECK(st.funcs > nseeds);
     CHECK(st.valid * 20 > st.cells); /* (an analysis that holds nothing is no analysis) */
     CHECK(st.uses_held > st.funcs * 10);
     CHECK(st.stale > 0);
+    CHECK(st.rules > 0);
 }
 
 /* cases/stale-loop.ra: its injection reads a stale copy the steady table has. */
