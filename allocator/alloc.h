@@ -228,12 +228,7 @@ int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves,
  * false with pm->out empty (then call rv_pmove_resolve). */
 bool rv_pmove_simple(rv_pmove *pm, const rv_move *moves, uint32_t n);
 
-/* The edit kind for dst := src, or 0 (RAVEL_OP_OTHER) for slot -> slot. */
-static inline ravel_opcode rv_edit_kind(ravel_loc dst, ravel_loc src)
-{
-    if (ravel_loc_is_slot(dst)) return ravel_loc_is_slot(src) ? RAVEL_OP_OTHER : RAVEL_OP_SPILL;
-    return ravel_loc_is_slot(src) ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
-}
+/* (rv_edit_kind, the edit kind for dst := src: ir/ir.h) */
 
 /* ===== out.c: the output builder and stackmaps ============================ */
 /* Anchors: where an edit goes, relative to instruction i of the unallocated

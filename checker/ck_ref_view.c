@@ -231,6 +231,24 @@ uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs
     return ref_members(r, v, vregs, &r->view.one);
 }
 
+_Static_assert(CK_TOKEN_UNKNOWN == CK_V_UNKNOWN, "ck_sem.h and ck.h agree on unknown");
+
+uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l)
+{
+    ck_ref *r = ck->ref;
+    uint32_t li = r && r->view.f ? rv_loc_index(ck->nregs, ck->nslots, l) : CK_NIL;
+    return li == CK_NIL ? CK_V_UNKNOWN : ref_loc(r, li); /* (interned: one set, one value) */
+}
+
+uint32_t ck_ref_loc_tokens(ravel_checker *ck, uint32_t *out, uint32_t n)
+{
+    ck_ref *r = ck->ref;
+    uint32_t k = r && r->view.f ? (n < ck->nlocs ? n : ck->nlocs) : 0;
+    if (k) memcpy(out, r->work.cur, sizeof *out * k);
+    for (uint32_t x = k; x < n; x++) out[x] = CK_V_UNKNOWN;
+    return k;
+}
+
 /* Tests and generators: the locations holding vreg v before instruction
  * inst of f, at the fixpoint of the last check, which must have been the
  * reference's on f (RAVEL_CHECK_REFERENCE). Writes up to max of them;

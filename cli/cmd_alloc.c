@@ -4,13 +4,13 @@
  * built-in allocator (allocator/table.c) and prints the machine and the
  * allocated functions in the allocated form of docs/format.md section 1, which
  * `ravel check --orig IN.ra` verifies. With --inject, each allocation is
- * then corrupted with one bug of the catalogue (allocator/inject.h).
+ * then corrupted with one bug of the catalogue (inject/inject.h).
  * Exit 0 allocated (and, with --inject, some function changed), 1 an
  * allocation failed (unsatisfiable constraints) or the injection found no
  * site / changed nothing, 2 unreadable input or bad usage. */
 #include "cli.h"
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -23,7 +23,7 @@
 #define RAVEL_FUZZ_CAMPAIGN_H
 
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 
@@ -107,7 +107,7 @@ typedef struct rv_fuzz {
     bool declined;        /* the last rv_fuzz_alloc / rv_fuzz_oracle returned RV_FUZZ_SKIP because the
                              allocator declined the function (RAVEL_EDECLINED: a user's allocator) */
     /* The oracle's corruptions: with probability inject_permille/1000 (default
-     * 1000) an execution draws a kind of the catalogue (allocator/inject.h)
+     * 1000) an execution draws a kind of the catalogue (inject/inject.h)
      * uniformly, or always inject_kind when >= 0 (default -1), up to three
      * times until one changes the allocation; counted in oracle_kinds. */
     unsigned inject_permille;
@@ -227,7 +227,7 @@ typedef struct rv_campaign_opts {
                                  on each allocation (and corruption); differences are failures */
     rv_fuzz_paths_fn paths_agree; /* --paths: the comparison (NULL: rv_anycfg_paths_agree; tests
                                      plant one that disagrees) */
-    int inject_kind;          /* --oracle: only this kind of allocator/inject.h (-1, the default: all) */
+    int inject_kind;          /* --oracle: only this kind of inject/inject.h (-1, the default: all) */
     unsigned inject_permille; /* --oracle: chance in 1000 that an allocation is corrupted (default 1000) */
     const char *outdir;       /* failing cases go here (created if missing) */
     unsigned max_files;       /* failure files per allocator (default 20); which ones are

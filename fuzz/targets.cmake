@@ -39,7 +39,7 @@ set(RAVEL_FUZZLIB_SOURCES
   kit.c)                                       # the fuzzing kit (include/ravel_fuzz.h)
 list(TRANSFORM RAVEL_FUZZLIB_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
 ravel_add_library(ravel_fuzzlib ${RAVEL_FUZZLIB_SOURCES})
-target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir PRIVATE ravel_anycfg)
+target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_inject ravel_ir PRIVATE ravel_anycfg)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
 set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)

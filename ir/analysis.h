@@ -159,7 +159,10 @@ static inline const uint32_t *rv_ls_list(const rv_live_sparse *ls, uint32_t b, b
  *                    above but for duplicate uses (only the last one of an
  *                    instruction is a last use); it differs where a use
  *                    comes before its def, which the validator allows in
- *                    unreachable blocks (fast's rule). */
+ *                    unreachable blocks (fast's rule).
+ * rv_live_step_back is one instruction of it without options (after may be
+ * NULL): bug injection keeps the set before each step, the vregs live after
+ * each instruction of an allocated function (whose edits it steps over). */
 enum { RV_LA_NO_ARGS = 1, RV_LA_USED_ARGS = 2, RV_LA_NEXT_READ = 4 };
 
 /* The jump arguments of `in` that are reads (flags: RV_LA_*) join `live`. */
@@ -179,6 +182,24 @@ static inline void rv_live_add_args(const ravel_func *f, const rv_inst *in, rv_s
     }
 }
 
+/* An instruction's operands, walking back: after[op] (if after) whether
+ * its vreg is live below; its defs leave the set; its uses join it. */
+static inline void rv_live_step_ops(const ravel_func *f, const rv_inst *in, rv_sset *live, uint8_t *after)
+{
+    const rv_operand *ops = rv_ops_of(f, in);
+    uint32_t n = (uint32_t)in->ndefs + in->nuses;
+    for (uint32_t k = 0; after && k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
+    for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
+    for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
+}
+
+/* One instruction of rv_live_after_walk without options. */
+static inline void rv_live_step_back(const ravel_func *f, const rv_inst *in, rv_sset *live, uint8_t *after)
+{
+    rv_live_add_args(f, in, live, 0, NULL);
+    rv_live_step_ops(f, in, live, after);
+}
+
 static inline void rv_live_after_walk(const ravel_func *f, uint32_t b, rv_sset *live, uint8_t *after, unsigned flags,
                                       const uint8_t *used)
 {
@@ -195,9 +216,7 @@ static inline void rv_live_after_walk(const ravel_func *f, uint32_t b, rv_sset *
             }
             continue;
         }
-        for (uint32_t k = 0; k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
-        for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
-        for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
+        rv_live_step_ops(f, in, live, after);
     }
 }
 

@@ -506,6 +506,12 @@ uint32_t rv_block_of_inst(const ravel_func *f, uint32_t i); /* the block holding
 /* Inserts an edit at position i, as part of block b: i is an index of b's
  * range (at most its terminator's, which stays last). */
 void rv_edit_insert(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+/* The edit kind for dst := src, or 0 (RAVEL_OP_OTHER) for slot -> slot. */
+static inline ravel_opcode rv_edit_kind(ravel_loc dst, ravel_loc src)
+{
+    if (ravel_loc_is_slot(dst)) return ravel_loc_is_slot(src) ? RAVEL_OP_OTHER : RAVEL_OP_SPILL;
+    return ravel_loc_is_slot(src) ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
+}
 void rv_inst_remove(ravel_func *f, uint32_t i);
 void rv_inst_move_before(ravel_func *f, uint32_t p, uint32_t q); /* q to position p < q (same block): p..q-1 shift down */
 void rv_inst_swap(ravel_func *f, uint32_t i, uint32_t j);         /* (same block) */
