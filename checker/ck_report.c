@@ -492,10 +492,15 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
 
 /* ---- explain: the state before each instruction ---- */
 
+/* A location the block names, and (section 14) the registers overlapping it. */
 static void mark_dump_loc(ravel_checker *ck, ravel_loc l)
 {
     uint32_t li = rv_loc_index(ck->nregs, ck->nslots, l);
-    if (li != CK_NIL) rv_vec_push(ck->out.tmp_locs, li);
+    if (li == CK_NIL) return;
+    rv_vec_push(ck->out.tmp_locs, li);
+    const uint32_t *o;
+    uint32_t n = ck_overlaps(ck, li, &o);
+    for (uint32_t i = 0; i < n; i++) rv_vec_push(ck->out.tmp_locs, o[i]);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -545,6 +550,10 @@ void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals
         uint32_t li = ck->out.tmp_locs.data[i];
         ck_bprintf(b, " %s=", loc_name(ck, li, lb));
         ck_val_text_in(b, ck, sets, vals[li]);
+    }
+    if (ck->ext.undef && vals[ck->ext.uli] != CK_V_UNKNOWN) { /* section 14.2: U */
+        ck_bprintf(b, " undefined=");
+        ck_val_text_in(b, ck, sets, vals[ck->ext.uli]);
     }
     ck_bprintf(b, "\n");
 }
