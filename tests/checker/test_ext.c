@@ -71,6 +71,36 @@ static ravel_machine *alias_machine(const ravel_machine *m, int kind, uint32_t s
     return a;
 }
 
+/* Copy i of an undefined vreg (def at D) reads it where the next use of
+ * its block (vreg w, another vreg of the class) reads w, and that use
+ * reads w at D: right only if the copy moved w (it moves nothing).
+ * False if there is no such use. */
+static bool undef_copy_reader(ravel_func *h, uint32_t i)
+{
+    rv_inst *c = rv_inst_at(h, i);
+    rv_operand *d = &rv_inst_ops(h, c)[0], *u = &rv_inst_ops(h, c)[1];
+    const rv_block *bl = NULL;
+    for (uint32_t b = 0; b < h->layout.len && !bl; b++)
+        if (i >= h->blocks.data[b].first_inst && i < h->blocks.data[b].first_inst + h->blocks.data[b].ninsts) bl = &h->blocks.data[b];
+    if (!bl || d->loc >= h->mach->regs.len) return false;
+    for (uint32_t j = i + 1; j < bl->first_inst + bl->ninsts; j++) {
+        rv_inst *in = rv_inst_at(h, j);
+        if (rv_is_edit(in) || in->op == RAVEL_OP_UNDEF) return false; /* (keep it simple: no edit in between) */
+        rv_operand *o = rv_inst_ops(h, in);
+        for (uint32_t k = in->ndefs; k < (uint32_t)in->ndefs + in->nuses; k++) {
+            rv_operand *w = &o[k];
+            if (w->vreg == d->vreg || (w->kind != RAVEL_C_ANY && w->kind != RAVEL_C_REG)) continue;
+            if (w->loc >= h->mach->regs.len || h->mach->regs.data[w->loc].cls != h->mach->regs.data[d->loc].cls) continue;
+            u->loc = w->loc;
+            w->loc = d->loc;
+            return true;
+        }
+        for (uint32_t k = 0; k < in->ndefs; k++)
+            if (o[k].loc == d->loc) return false; /* D written before any such use */
+    }
+    return false;
+}
+
 /* Some const ops of h become undef (each with probability 1/3). */
 static uint32_t make_undefs(ravel_func *h, uint32_t *rng)
 {
@@ -98,6 +128,7 @@ static uint32_t make_undefs(ravel_func *h, uint32_t *rng)
         }
         *rng = *rng * 1103515245u + 12345u;
         if (!from_undef || u->loc >= h->mach->regs.len || (*rng >> 16) % 2) continue;
+        if ((*rng >> 20) % 2 && undef_copy_reader(h, i)) continue;
         for (uint32_t r = 1; r < h->mach->regs.len; r++) {
             uint32_t x = (u->loc + r) % h->mach->regs.len;
             if (h->mach->regs.data[x].cls == h->mach->regs.data[u->loc].cls && !h->mach->regs.data[x].reserved && u->kind != RAVEL_C_FIXED) {
