@@ -3,10 +3,10 @@
  *
  * Pipeline of one ravel_check call (check.c, the one driver), each phase
  * with its own context in struct ravel_checker (see there):
- *   ext (ck_ext.c)        what f uses of docs/format.md section 14 (alias,
- *                         undef, remat) and the names of tokens, U, C_k
  *   guard (ck_guard.c,    structural sanity; bad input -> RAVEL_EINVAL;
  *     ck_guard_inst.c)    writes ck_facts for the phases after it
+ *   ext (ck_ext.c)        what f uses of docs/format.md section 14 (alias,
+ *                         undef, remat) and the names of tokens, U, C_k
  *   cfg (ck_cfg.c)        ir/cfg.c's rv_cfg plus in-edge indexes,
  *                         dominator/loop children, retreat flags
  *   rules (ck_rules.c)    per-operand constraint/structure checks
