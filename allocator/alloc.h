@@ -49,8 +49,8 @@
  *      file, thousands of generated functions), fuzz targets and benchmarks
  *      pick it up from the table.
  *
- * Glossary (inst index, program point, block params and jump arguments):
- * ir/analysis.h.
+ * Terms (inst index, program point, block params and jump arguments, home,
+ * pin): docs/architecture.md, Glossary; their numbering: ir/analysis.h.
  */
 #ifndef RAVEL_ALLOC_H
 #define RAVEL_ALLOC_H

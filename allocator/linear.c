@@ -47,10 +47,9 @@
  *                its slot is touched) do not overlap share a physical slot
  *                (interval scheduling).
  *
- * Glossary: home = the register a vreg lives in between instructions; pin =
- * a register that must hold a given vreg when the current instruction reads
- * it (a home or a temporary copy); sv = slot valid; entry/end state = where
- * the live vregs are at a block's start/end.
+ * Terms: home and pin as in docs/architecture.md (Glossary); this file's
+ * own: sv = slot valid; entry/end state = where the live vregs are at a
+ * block's start/end.
  *
  * Shared pieces (alloc.h): the cfg, the liveness, the parallel moves, the
  * output builder and the error text. This file's own: the scan order and

@@ -17,7 +17,8 @@
  *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
  *                         (ck_out; explain is run by the driver)
  *
- * Glossary: a *location index* (li) is a dense number for a location:
+ * Terms (docs/architecture.md, Glossary, defines them; here their
+ * encoding): a *location index* (li) is a dense number for a location:
  * registers are 0..nregs-1, slot sN is nregs+N (ir/ir.h: rv_loc_index,
  * rv_loc_at; RAVEL_NONE, which is CK_NIL, for a location the function
  * does not have). A *value* (ck_val) is the

@@ -61,7 +61,7 @@ void ravel_fuzz_kit_free(ravel_fuzz_kit *k)
     if (!k) return;
     rv_fuzz_free(k->z);
     rv_free(k->name);
-    free(k->repro); /* open_memstream's */
+    rv_free(k->repro); /* open_memstream's */
     rv_free(k);
 }
 
@@ -89,7 +89,7 @@ static void put_gen_options(FILE *fp, const rv_gen_opts *o)
 static void make_repro(ravel_fuzz_kit *k)
 {
     const rv_fuzz *z = k->z;
-    free(k->repro);
+    rv_free(k->repro);
     k->repro = NULL;
     k->repro_len = 0;
     FILE *fp = open_memstream(&k->repro, &k->repro_len);

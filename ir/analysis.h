@@ -4,7 +4,7 @@
  * bitset dataflow solver (dataflow.c), and liveness, program points and
  * live intervals (live.c).
  *
- * Glossary (see also allocator/alloc.h).
+ * The terms are defined in docs/architecture.md (Glossary); their numbering:
  *   inst index   index into f->insts of the UNALLOCATED function. Such a
  *                function has no edits, and its instructions are in block
  *                layout order (block b owns [first_inst, first_inst+ninsts)).

@@ -19,7 +19,8 @@
  *     for printing (vreg number, block name symbol, register name).
  *   - Locations: register id, or RAVEL_SLOT_BIT|slot (ravel.h).
  *
- * No mutable globals anywhere (but util.c's thread-local recovery region).
+ * No mutable globals anywhere (but util.c's two thread-locals: the
+ * recovery region and the tests' allocation-failure countdown).
  * Out of memory: rv_oom() unwinds to the entry point, which returns
  * RAVEL_ENOMEM (the parser also bounds input sizes first, so that bad input
  * does not get there).

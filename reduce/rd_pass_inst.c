@@ -46,7 +46,7 @@ static bool remove_sel(rd_func *f, uint32_t lo, uint32_t hi, inst_sel sel)
         }
     }
     if (changed) rd_kill_values(f, dead);
-    free(dead);
+    rv_free(dead);
     return changed;
 }
 
@@ -83,7 +83,7 @@ static bool values_apply(rd_func *f, uint32_t lo, uint32_t hi)
     bool *dead = rv_xcalloc(f->vregs.len + 1, sizeof *dead);
     walk_values(f, lo, hi, dead);
     rd_kill_values(f, dead);
-    free(dead);
+    rv_free(dead);
     return true;
 }
 

@@ -54,7 +54,7 @@ static uint32_t regs_count(const rd_func *f)
     bool *used = regs_used((rd_func *)f);
     uint32_t n = 0;
     for (uint32_t r = 0; r < f->m.regs.len; r++) n += !used[r];
-    free(used);
+    rv_free(used);
     return n;
 }
 
@@ -77,8 +77,8 @@ static bool regs_apply(rd_func *f, uint32_t lo, uint32_t hi)
     for (uint32_t k = 0; k < f->m.clobbers.len; k++)
         if (map[f->m.clobbers.data[k]] != RAVEL_NONE) f->m.clobbers.data[c++] = map[f->m.clobbers.data[k]];
     f->m.clobbers.len = c;
-    free(map);
-    free(used);
+    rv_free(map);
+    rv_free(used);
     return changed;
 }
 
@@ -100,7 +100,7 @@ static bool *classes_used(rd_func *f)
             for (uint32_t d = 0; d < bl->insts.data[k].defs.len; d++)
                 used[f->vregs.data[bl->insts.data[k].defs.data[d].vreg].cls] = true;
     }
-    free(rused);
+    rv_free(rused);
     return used;
 }
 
@@ -109,7 +109,7 @@ static uint32_t classes_count(const rd_func *f)
     bool *used = classes_used((rd_func *)f);
     uint32_t n = 0;
     for (uint32_t c = 0; c < f->m.classes.len; c++) n += !used[c];
-    free(used);
+    rv_free(used);
     return n;
 }
 
@@ -144,8 +144,8 @@ static bool classes_apply(rd_func *f, uint32_t lo, uint32_t hi)
         if (rmap[f->m.clobbers.data[k]] != RAVEL_NONE) f->m.clobbers.data[k2++] = rmap[f->m.clobbers.data[k]];
     f->m.clobbers.len = k2;
     for (uint32_t v = 0; v < f->vregs.len; v++) f->vregs.data[v].cls = (uint8_t)map[f->vregs.data[v].cls];
-    free(rmap);
-    free(used);
+    rv_free(rmap);
+    rv_free(used);
     return changed && w > 0;
 }
 
