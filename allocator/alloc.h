@@ -3,7 +3,9 @@
  * Every allocator is one line of allocators.def (the one list, read by the
  * table in table.c: {name, description, run}, and by the fuzz targets'
  * CMake). The CLI (`ravel alloc -a NAME`), the fuzz targets and the benchmarks
- * iterate the table, so adding an allocator is one file and one line.
+ * iterate the table, so adding an allocator is one file and one line (a
+ * large one is a header holding its context and one file per pass:
+ * fast*.c, linear*.c, random*.c, color*.c).
  *
  * Contract of run():
  *   requires  f is unallocated, passes ravel_validate(f, RAVEL_VALIDATE_SSA),
@@ -33,6 +35,9 @@
  *   assign.c                  for allocators that give each vreg one home
  *                             (color.c, ssa.c): the moves around each
  *                             instruction and on edges, stackmaps
+ *   claims.h                  the fixed-register claims of an instruction
+ *                             and the rules they can break (fast, random,
+ *                             assign.c)
  *
  * Writing an allocator (fast.c is a complete example):
  *   1. rv_cfg_build(&cfg, f); liveness / intervals if the algorithm needs

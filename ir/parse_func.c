@@ -375,7 +375,7 @@ static bool remat_const(parser *P, int64_t *k)
  * only attribute. */
 static bool parse_remat(parser *P, ravel_loc dst, const token *first)
 {
-    int64_t k;
+    int64_t k = 0; /* (set by remat_const on success; gcc -O2 cannot see it) */
     bool seen = false;
     if (!remat_const(P, &k)) return false;
     P->list.len = 0;
