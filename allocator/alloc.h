@@ -65,9 +65,20 @@
 
 #include <stdarg.h>
 
+/* Counters an allocator reports about one run (`ravel alloc --stats`
+ * prints them after the cost): n name/value pairs, in the allocator's
+ * order. Allocators that count nothing leave n at 0. */
+#define RV_ALLOC_MAX_STATS 8
+typedef struct rv_alloc_stats {
+    uint32_t n;
+    const char *name[RV_ALLOC_MAX_STATS];
+    uint64_t value[RV_ALLOC_MAX_STATS];
+} rv_alloc_stats;
+
 typedef struct rv_alloc_opts {
     uint64_t seed;  /* for allocators with random choices */
     bool trace;     /* print an event trace (allocate/evict/spill/reload/move) to stderr */
+    rv_alloc_stats *stats; /* NULL, or filled by the allocators that count events (greedy) */
 } rv_alloc_opts;
 
 typedef struct rv_allocator {

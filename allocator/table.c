@@ -169,7 +169,7 @@ int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ra
         if (own) rv_recover_leave(&rec);
         return rc == RAVEL_ENOMEM ? RAVEL_ENOMEM : RAVEL_EINVAL;
     }
-    rv_alloc_opts o = {seed, false};
+    rv_alloc_opts o = {seed, false, NULL};
     char *e = NULL;
     ravel_func *g = a->run(f, &o, &e);
     if (!g) {

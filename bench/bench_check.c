@@ -60,7 +60,7 @@ static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func *
     int r;
     *out = NULL;
     for (r = 0; r < runs && r < 64; r++) {
-        rv_alloc_opts ao = {1, false};
+        rv_alloc_opts ao = {1, false, NULL};
         char *err = NULL;
         double t0 = now_sec();
         ravel_func *g = rv_allocators[a].run(f, &ao, &err);
@@ -165,7 +165,7 @@ static int bench_small(int runs)
             o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
             o.max_insts = sizes[si];
             mods[k] = rv_gen_from_seed(1000 * sizes[si] + k, &o);
-            rv_alloc_opts ao = {1, false};
+            rv_alloc_opts ao = {1, false, NULL};
             char *err = NULL;
             double t0 = now_sec();
             g[k] = fa->run(ravel_module_func(mods[k], 0), &ao, &err);

@@ -530,7 +530,8 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
     }
     for (unsigned k = 0; k < r->nalloc; k++)
         if (r->cmds[k])
-            fprintf(out, "%s = --alloc-cmd '%s' (%s)\n", r->names[k], r->cmds[k], rv_ext_protocol_name(r->alloc_protocol));
+            fprintf(out, "%s = --alloc-cmd '%s' (%s; its cpu-us/exec is ravel's side only, not the command's own CPU)\n",
+                    r->names[k], r->cmds[k], rv_ext_protocol_name(r->alloc_protocol));
     fprintf(out, "%" PRIu64 " functions generated from --seed 0x%" PRIx64 " (%.2f cpu-us each), %.1f s on %u worker%s%s\n",
             r->iters, r->seed, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
             r->interrupted ? " (interrupted)" : "");

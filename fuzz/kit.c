@@ -102,6 +102,8 @@ static void make_repro(ravel_fuzz_kit *k)
     fwrite(text, 1, first, fp);
     fprintf(fp, "# kit: %s (include/ravel_fuzz.h)%s\n", k->name,
             k->target == RV_FT_DIFFERENTIAL ? ", differential" : "");
+    if (z->gen.machine) /* the report is printed, not written: the fuzzer keeps only the input */
+        fputs("# THIS_FILE: this report saved to a file (the fuzzer printed it before the crash; its machine is yours)\n", fp);
     fputs("# regenerate and reduce from the crash input: ravel reduce", fp);
     if (z->gen.machine) fputs(" --machine THIS_FILE", fp);
     put_gen_options(fp, &z->gen);

@@ -268,6 +268,7 @@ TEST(planted_wrong_allocation)
     const char *t = ravel_fuzz_kit_reproducer(k, &len);
     CHECK(t != NULL && len == strlen(t));
     CHECK(has(t, "# ravel fuzz reproducer\n# kit: planted (include/ravel_fuzz.h)\n"));
+    CHECK(has(t, "# THIS_FILE: this report saved to a file"));
     CHECK(has(t, "ravel reduce --machine THIS_FILE --alloc-cmd 'YOUR_ALLOCATOR_COMMAND' --from-fuzz kit CRASH_INPUT\n"));
     CHECK(has(t, "# allocator: planted\n"));
     CHECK(has(t, "# seed: 0x"));
