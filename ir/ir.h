@@ -473,9 +473,8 @@ bool rv_func_is_allocated(const ravel_func *f);
 /* The first construct of docs/format.md section 14 that f uses: "register
  * containment (alias lines)" if its machine declares any, else "undef" or
  * "remat" for the first such instruction, else NULL. The components that do
- * not implement section 14 yet refuse such a function with it (one guard
- * each: the checker, the reducer; the allocators refuse aliased machines).
- * O(instructions). */
+ * not implement section 14 yet refuse such a function with it (the
+ * checker). O(instructions). */
 const char *rv_func_ext_used(const ravel_func *f);
 /* Deep copy. */
 ravel_func *rv_func_clone(const ravel_func *f);
