@@ -191,7 +191,7 @@ bool fz_compare_runs(rv_fuzz *z, const ravel_func *orig, const ravel_func *alloc
         uint64_t in[NINPUTS];
         make_vector(seed, k, in);
         rv_run_opts o = {.inputs = in, .ninputs = NINPUTS, .step_limit = z->step_limit,
-                         .moving_gc = !orig->mach->gc_nonmoving};
+                         .moving_gc = !orig->mach->gc_nonmoving, .undef_seed = rv_interp_undef_seed(seed, k)};
         char m[512] = "";
         if (!rv_interp_compare(orig, alloc, &o, m, sizeof m)) {
             snprintf(msg, msglen, "input vector %u (%" PRIu64 ", %" PRIu64 ", ...)%s: %s", k, in[0], in[1],

@@ -67,6 +67,10 @@ enum {
     RV_GEN_COPY = RAVEL_GEN_COPY,
     RV_GEN_CLASSES = RAVEL_GEN_CLASSES,
     RV_GEN_ALL = RAVEL_GEN_ALL,
+    RV_GEN_ALIAS = RAVEL_GEN_ALIAS,
+    RV_GEN_UNDEF = RAVEL_GEN_UNDEF,
+    RV_GEN_REMAT = RAVEL_GEN_REMAT,
+    RV_GEN_EXT = RAVEL_GEN_EXT,
 };
 /* One type: fields and defaults documented in ravel_gen.h. */
 typedef ravel_gen_opts rv_gen_opts;

@@ -431,13 +431,39 @@ static inline uint32_t emit(gen *g, const ginst *I)
 /* ---- instruction kinds (each returns false if it could not be built;
  * the caller then drops it and emits a const, which always fits) ---- */
 
+/* Remat candidates (RV_GEN_REMAT): one of a few keys, so that several
+ * values are the same constant and a remat of one key stands for them. */
+static int64_t pick_key(gen *g)
+{
+    static const int64_t keys[4] = {0, 1, 16, -1};
+    return keys[below(g, 4)];
+}
+
+/* `v = undef` (RV_GEN_UNDEF): never a reference (an undefined reference
+ * in a stackmap roots nothing: docs/format.md section 14.2). */
+static void inst_undef(gen *g)
+{
+    ginst I;
+    gi_init(g, &I, RAVEL_OP_UNDEF, NM_NONE);
+    uint32_t c = pick_class(g);
+    if (!add_def(g, &I, c, false)) add_def_as(g, &I, c, false, kind_op(RAVEL_C_REG));
+    emit(g, &I);
+}
+
+/* A constant (or, with RV_GEN_UNDEF, an eighth of the time an undefined
+ * value; the features draw only when they are on, so inputs keep their
+ * meaning without them). */
 static void inst_const(gen *g)
 {
     ginst I;
+    if (has(g, RV_GEN_UNDEF) && below(g, 8) == 0) {
+        inst_undef(g);
+        return;
+    }
     gi_init(g, &I, RAVEL_OP_CONST, NM_NONE);
     uint32_t c = pick_class(g);
     if (!add_def(g, &I, c, maybe_ref(g, 10))) add_def_as(g, &I, c, false, kind_op(RAVEL_C_REG));
-    add_imm(g, &I, pick_imm(g));
+    add_imm(g, &I, has(g, RV_GEN_REMAT) && chance(g, 50) ? pick_key(g) : pick_imm(g));
     emit(g, &I);
 }
 

@@ -81,6 +81,7 @@ static void put_gen_options(FILE *fp, const rv_gen_opts *o)
     for (size_t i = 0; rv_gen_feature_name(i); i++) {
         unsigned bit = rv_gen_feature_bit(rv_gen_feature_name(i));
         if ((d.features & bit) && !(o->features & bit)) fprintf(fp, " --no-%s", rv_gen_feature_name(i));
+        if (!(d.features & bit) && (o->features & bit)) fprintf(fp, " --with-%s", rv_gen_feature_name(i));
     }
 }
 

@@ -226,6 +226,26 @@ static inline void rv_live_after_block(const ravel_func *f, uint32_t b, rv_sset 
     rv_live_after_walk(f, b, live, after, 0, NULL);
 }
 
+/* ===== undef.c: the vregs undefined on every path ============================= */
+/* U of docs/format.md section 14.2 at every block entry: the vregs whose
+ * current value is undefined on every path from the entry (an `undef`, or
+ * a copy or branch argument of a vreg in U, and not redefined since);
+ * joins intersect, unreachable edges take no part. Works on allocated
+ * functions too (edits define no vreg). */
+typedef struct rv_undef {
+    uint32_t nblocks, nwords;
+    uint64_t *in; /* block b's set: in + b * nwords (unreachable blocks: all ones) */
+} rv_undef;
+#define RV_UNDEF_MAX_BYTES ((size_t)1 << 28)
+/* False (and u->in NULL) when the sets would exceed RV_UNDEF_MAX_BYTES. */
+bool rv_undef_build(rv_undef *u, const ravel_func *f, const rv_cfg *cfg);
+void rv_undef_free(rv_undef *u);
+/* U after instruction in, from U before it (s, nwords words): the walk
+ * inside a block. */
+void rv_undef_step(const ravel_func *f, const rv_inst *in, uint64_t *s);
+/* f has an `undef` op (else U is empty everywhere). O(instructions). */
+bool rv_func_has_undef(const ravel_func *f);
+
 /* Program points (see the glossary). */
 static inline uint32_t rv_point_early(uint32_t inst) { return 2 * inst; }
 static inline uint32_t rv_point_late(uint32_t inst) { return 2 * inst + 1; }

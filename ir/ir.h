@@ -474,9 +474,8 @@ bool rv_func_is_allocated(const ravel_func *f);
 /* The first construct of docs/format.md section 14 that f uses: "register
  * containment (alias lines)" if its machine declares any, else "undef" or
  * "remat" for the first such instruction, else NULL. The components that do
- * not implement section 14 yet refuse such a function with it (one guard
- * each: the checker, the interpreter, the reducer; the allocators refuse
- * aliased machines). O(instructions). */
+ * not implement section 14 yet refuse such a function with it (the
+ * checker). O(instructions). */
 const char *rv_func_ext_used(const ravel_func *f);
 /* Deep copy. */
 ravel_func *rv_func_clone(const ravel_func *f);
@@ -590,6 +589,9 @@ typedef struct rv_run_opts {
     uint64_t step_limit;    /* original instructions executed; 0 = default (1,000,000) */
     bool moving_gc;         /* model a moving collector at safepoints (section 7) */
     bool allocated;         /* run the allocated form (locations) instead of vregs */
+    uint64_t undef_seed;    /* undefined values (docs/format.md section 14.2): 0, each read
+                               is 0; else each read draws the next value of a stream
+                               seeded by it (rv_interp_undef_seed) */
 } rv_run_opts;
 /* Values `out` may append in one run: past it the run stops as at the step
  * limit (rv_run_result.out_limited), so output is bounded whatever the
@@ -626,6 +628,8 @@ uint32_t rv_interp_ninputs(const ravel_func *f);
 /* Input vector number k of a deterministic random sequence (small, negative,
  * edge and arbitrary values) for comparing two forms. */
 void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n);
+/* The undef_seed (never 0) that goes with input vector k of seed. */
+uint64_t rv_interp_undef_seed(uint64_t seed, uint64_t k);
 uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md section 9.1) */
 uint64_t rv_mix_str(uint64_t h, const char *s);
 

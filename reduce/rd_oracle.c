@@ -132,7 +132,7 @@ bool rd_differs(const rv_reduce_opts *o, const ravel_func *orig, const ravel_fun
     bool diff = false;
     for (uint64_t k = 0; k < o->inputs && !diff; k++) {
         rv_interp_inputs(o->seed, k, in, n);
-        rv_run_opts ro = {in, n, 100000, o->moving_gc, true};
+        rv_run_opts ro = {in, n, 100000, o->moving_gc, true, rv_interp_undef_seed(o->seed, k)};
         diff = !rv_interp_compare(orig, alloc, &ro, msg, len);
     }
     rv_free(in);

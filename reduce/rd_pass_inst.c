@@ -10,7 +10,7 @@
  * instruction k of block b that sel accepts, and counts them. */
 typedef bool (*inst_sel)(const rd_inst *in, bool last);
 
-static bool is_edit(const rd_inst *in) { return in->op >= RAVEL_OP_SPILL && in->op <= RAVEL_OP_MOVE; }
+static bool is_edit(const rd_inst *in) { return in->op >= RAVEL_OP_SPILL && in->op <= RAVEL_OP_REMAT; } /* a remat too (docs/format.md section 14.5) */
 static bool sel_inst(const rd_inst *in, bool last) { return !last && !is_edit(in); }
 static bool sel_edit(const rd_inst *in, bool last) { return !last && is_edit(in); }
 

@@ -411,12 +411,6 @@ static bool input_rules(ctx *c, const ravel_func *f)
 
 static int start(ctx *c, const ravel_func *f, size_t *len, char **text)
 {
-    const char *ext = rv_func_ext_used(f); /* docs/format.md section 14: not handled yet */
-    if (ext) {
-        char buf[160];
-        snprintf(buf, sizeof buf, "the reducer does not handle %s yet (docs/format.md section 14)", ext);
-        return c->err = rv_xstrdup(buf), RAVEL_EINVAL;
-    }
     if (c->o->mode == RV_RD_CHECK && !rv_func_is_allocated(f))
         return c->err = rv_xstrdup("the input is not allocated (reduce an unallocated function with -a NAME)"), RAVEL_EINVAL;
     if (c->o->mode == RV_RD_ALLOC && !c->o->alloc) return c->err = rv_xstrdup("no allocator"), RAVEL_EINVAL;

@@ -385,7 +385,7 @@ TEST(differs_under_compare)
         uint64_t in[64] = {0};
         for (uint64_t k = 0; k < 20 && a && !diff && n <= 64; k++) {
             rv_interp_inputs(13, k, in, n);
-            rv_run_opts ro = {in, n, 100000, false, true};
+            rv_run_opts ro = {in, n, 100000, false, true, 0};
             char msg[256];
             diff = !rv_interp_compare(f, a, &ro, msg, sizeof msg);
         }

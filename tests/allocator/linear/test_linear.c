@@ -40,7 +40,7 @@ static bool verify(const ravel_func *f, const ravel_func *g, const char *what)
     const uint64_t *ins[] = {NULL, in1, in2, in3};
     size_t nin[] = {0, 2, 6, 3};
     for (int k = 0; ok && k < 4; k++) {
-        rv_run_opts o = {ins[k], nin[k], 20000, k == 2 && !f->mach->gc_nonmoving, false};
+        rv_run_opts o = {ins[k], nin[k], 20000, k == 2 && !f->mach->gc_nonmoving, false, 0};
         char msg[512];
         if (!rv_interp_compare(f, g, &o, msg, sizeof msg)) {
             fprintf(stderr, "%s: run --compare differs (inputs %d): %s\n", what, k, msg);
