@@ -5,14 +5,14 @@
 #   cmake -DSRC=SOURCE_DIR -P alloc_lint.cmake
 #
 # Fails on a call of malloc, calloc, realloc, free, strdup or strndup in the
-# library's directories (ir/, checker/, allocator/), ir/util.c excepted (it
+# library's directories (ir/, checker/, allocator/, import/), ir/util.c excepted (it
 # implements them). A call is the name not preceded by an identifier
 # character, '.' or '>' (rv_vec_free, ravel_func_free, p->free are fine).
 
 if(NOT SRC)
   message(FATAL_ERROR "usage: cmake -DSRC=SOURCE_DIR -P alloc_lint.cmake")
 endif()
-file(GLOB files ${SRC}/ir/*.c ${SRC}/ir/*.h ${SRC}/checker/*.c ${SRC}/checker/*.h ${SRC}/allocator/*.c ${SRC}/allocator/*.h)
+file(GLOB files ${SRC}/ir/*.c ${SRC}/ir/*.h ${SRC}/checker/*.c ${SRC}/checker/*.h ${SRC}/allocator/*.c ${SRC}/allocator/*.h ${SRC}/import/*.c ${SRC}/import/*.h)
 set(bad 0)
 foreach(f IN LISTS files)
   if(f MATCHES "/ir/util\\.c$")

@@ -1,0 +1,373 @@
+/*
+ * align.c - stage S5: which result instruction is which original.
+ *
+ * Per block (the allocators keep blocks and CFG, checked by S4), the
+ * aligned originals are the longest run of result instructions whose
+ * tags increase and whose shape matches their pre instruction (ties go to
+ * the run with more instructions at the slot index their original had,
+ * then to the earliest). A shape matches position by position, or by one
+ * of the fold shapes:
+ *   (a) a register use against a memory reference to a spill slot or a
+ *       pool entry (R30, R32);
+ *   (b) a def, alone or with its tied use, against one memory reference
+ *       to a spill slot (R31);
+ *   (c) TEST r, r against CMP mem, 0;
+ *   (d) an immediate def against a store of that immediate into a slot.
+ * Then the originals left over: a COPY of the greedy family folded into a
+ * spill-slot load or store sits, untagged, at the slot index the COPY had
+ * (R28, R29); a rematerialisable def or an IMPLICIT_DEF was deleted by
+ * the allocator (R33), and so was, for fast, an identity COPY or KILL;
+ * anything else is an import error. Slot indexes of the input: blocks and
+ * non-debug instructions 16 apart from 0B, in order.
+ *
+ * Requires: imp_join. Guarantees: x->aligned[k] for every pre
+ * instruction, rs[i].orig/map/mem for every aligned result instruction,
+ * and x->items: each block's positions in order, deleted originals at
+ * their place (right after the result instruction of the aligned
+ * original before them, or first in the block).
+ */
+#include "import/imp.h"
+
+static const mir_func *rfunc(const imp *x)
+{
+    return x->alloc == RVI_FAST ? x->af : x->bf;
+}
+
+/* ----- shapes ----- */
+static bool name_eq(const imp *x, const mir_op *a, const mir_op *b)
+{
+    return a->nlen == b->nlen && memcmp(x->rp->t.src + a->name, x->rv->t.src + b->name, a->nlen) == 0;
+}
+
+static bool op_like(const imp *x, const mir_op *a, const mir_op *b)
+{
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case MO_REG:
+        if ((a->flags & (MOF_DEF | MOF_IMPLICIT)) != (b->flags & (MOF_DEF | MOF_IMPLICIT))) return false;
+        if (a->vreg != RVI_NONE) {
+            if (x->alloc == RVI_FAST) return b->vreg == RVI_NONE;
+            return b->vreg != RVI_NONE && a->sub == b->sub;
+        }
+        return b->vreg == RVI_NONE && a->preg == b->preg && (a->preg >= 0 || name_eq(x, a, b));
+    case MO_IMM:
+        return a->val == b->val;
+    case MO_FI: case MO_FIXED: case MO_CPI: case MO_JTI: case MO_BB:
+        return a->val == b->val && a->off == b->off;
+    case MO_GLOBAL: case MO_SYM:
+        return a->off == b->off && name_eq(x, a, b);
+    case MO_REGMASK:
+        return true;
+    case MO_SUBIDX:
+        return a->sub == b->sub;
+    default:
+        return a->len == b->len && memcmp(x->rp->t.src + a->pos, x->rv->t.src + b->pos, a->len) == 0;
+    }
+}
+
+/* P[pi .. pi+n) against Q[qj .. qj+n), recording the map. */
+static bool run_like(const imp *x, const mir_op *P, uint32_t pi, const mir_op *Q, uint32_t qj, uint32_t n, int32_t *map)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        if (!op_like(x, &P[pi + k], &Q[qj + k])) return false;
+        map[pi + k] = (int32_t)(qj + k);
+    }
+    return true;
+}
+
+static bool is_vuse(const mir_op *o)
+{
+    return o->kind == MO_REG && o->vreg != RVI_NONE && !(o->flags & (MOF_DEF | MOF_IMPLICIT));
+}
+
+static bool memref(const imp *x, const mir_inst *q, uint32_t j, bool spill_only)
+{
+    bool pool;
+    int64_t idx;
+    return imp_memref_at(x, x->rv, rfunc(x), q, j, &pool, &idx) && !(spill_only && pool);
+}
+
+/* (a) one register use folded into a memory reference. */
+static bool fold_use(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
+{
+    const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
+    if (p->nops + 4 != q->nops) return false;
+    for (uint32_t j = 0; j < p->nops; j++) {
+        if (!is_vuse(&P[j]) || !memref(x, q, j, false)) continue;
+        if (run_like(x, P, 0, Q, 0, j, map) && run_like(x, P, j + 1, Q, j + 5, p->nops - j - 1, map)) {
+            map[j] = MAP_FOLD;
+            *mem = (int32_t)j;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* (b) the def (and its tied use) folded into a store to a spill slot. */
+static bool fold_def(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
+{
+    const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
+    if (q->ndefs != 0 || p->ndefs != 1 || P[0].vreg == RVI_NONE || !memref(x, q, 0, true)) return false;
+    *mem = 0;
+    if (p->nops + 4 == q->nops && run_like(x, P, 1, Q, 5, p->nops - 1, map)) {
+        map[0] = MAP_FOLD;
+        return true;
+    }
+    if (p->nops + 3 != q->nops) return false;
+    for (uint32_t i = 1; i < p->nops; i++) {
+        if (!is_vuse(&P[i]) || P[i].vreg != P[0].vreg) continue;
+        if (run_like(x, P, 1, Q, 5, i - 1, map) && run_like(x, P, i + 1, Q, 5 + i - 1, p->nops - i - 1, map)) {
+            map[0] = map[i] = MAP_FOLD;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* (c) TEST r, r read from a slot: CMP mem, 0. */
+static bool fold_test(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
+{
+    const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
+    if (!x86_is_test_rr(mir_opc(x->rp, p)) || !x86_is_cmp_mi0(mir_opc(x->rv, q))) return false;
+    if (p->nops < 2 || q->nops != p->nops + 4 || !is_vuse(&P[0]) || !is_vuse(&P[1]) || P[0].vreg != P[1].vreg) return false;
+    if (!memref(x, q, 0, true) || Q[5].kind != MO_IMM || Q[5].val != 0) return false;
+    if (!run_like(x, P, 2, Q, 6, p->nops - 2, map)) return false;
+    map[0] = map[1] = MAP_FOLD;
+    *mem = 0;
+    return true;
+}
+
+/* (d) an immediate def stored straight into its slot (R31). */
+static bool fold_imm(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
+{
+    const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
+    unsigned sw = x86_store_imm_width(mir_opc(x->rv, q));
+    if (!sw || p->ndefs != 1 || P[0].vreg == RVI_NONE || q->nops < 6 || !memref(x, q, 0, true) || Q[5].kind != MO_IMM) return false;
+    bool has_imm = p->nops > 1 && P[1].kind == MO_IMM;
+    uint64_t val;
+    unsigned bits;
+    if (!x86_imm_move(mir_opc(x->rp, p), has_imm, has_imm ? P[1].val : 0, &val, &bits)) return false;
+    uint64_t m = sw >= 64 ? UINT64_MAX : (UINT64_C(1) << sw) - 1;
+    if ((val & m) != ((uint64_t)Q[5].val & m)) return false;
+    for (uint32_t i = 1; i < p->nops; i++) {
+        if (P[i].kind == MO_IMM && i == 1) map[i] = 5;
+        else if (P[i].kind == MO_REG && (P[i].flags & MOF_DEAD)) map[i] = MAP_NONE;
+        else return false;
+    }
+    map[0] = MAP_FOLD;
+    *mem = 0;
+    return true;
+}
+
+bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_inst *q, int32_t *map, int32_t *mem)
+{
+    (void)rr;
+    *mem = -1;
+    for (uint32_t i = 0; i < p->nops; i++) map[i] = MAP_NONE;
+    const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
+    bool same_opc = p->opc == q->opc;
+    if (same_opc && p->nops == q->nops && p->ndefs == q->ndefs && run_like(x, P, 0, Q, 0, p->nops, map)) return true;
+    if (same_opc && x->alloc != RVI_FAST) return false;
+    if (x->alloc == RVI_FAST) return false; /* fast folds nothing */
+    return fold_use(x, p, q, map, mem) || fold_def(x, p, q, map, mem) || fold_test(x, p, q, map, mem) ||
+           fold_imm(x, p, q, map, mem);
+}
+
+/* ----- the longest increasing run of tags ----- */
+typedef struct fw {
+    uint32_t len, bonus;
+    int32_t who; /* candidate index, -1 */
+} fw;
+
+static bool fw_better(fw a, fw b)
+{
+    return a.len > b.len || (a.len == b.len && a.bonus > b.bonus);
+}
+
+static fw fw_query(const fw *t, uint32_t k)
+{
+    fw best = {0, 0, -1};
+    for (; k > 0; k -= k & (0u - k))
+        if (fw_better(t[k], best)) best = t[k];
+    return best;
+}
+
+static void fw_update(fw *t, uint32_t n, uint32_t k, fw v)
+{
+    for (; k <= n; k += k & (0u - k))
+        if (fw_better(v, t[k])) t[k] = v;
+}
+
+typedef struct cand {
+    uint32_t ri;     /* rinst */
+    uint32_t k;      /* pre instruction */
+    int32_t *map;
+    int32_t mem;
+    int32_t prev;
+} cand;
+typedef RV_VEC(cand) candvec;
+
+/* The pre instruction of tag t in block b (binary search), RVI_NONE. */
+static uint32_t pre_of_tag(const imp *x, uint32_t b, uint32_t t)
+{
+    const mir_block *blk = &x->pre->blocks.data[b];
+    uint32_t lo = blk->i0, hi = blk->i0 + blk->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2, mt = x->pre_tag[mid];
+        uint32_t a = mid;
+        while (mt == 0 && a + 1 < hi) mt = x->pre_tag[++a]; /* debug lines have none */
+        if (mt == t) return a;
+        if (mt == 0 || mt > t) hi = mid;
+        else lo = a + 1;
+    }
+    return RVI_NONE;
+}
+
+static void align_block(imp *x, uint32_t b, candvec *cs)
+{
+    const mir_block *blk = &x->pre->blocks.data[b];
+    const rblock *rb = &x->rblocks.data[b];
+    cs->len = 0;
+    for (uint32_t i = rb->i0; i < rb->i0 + rb->n; i++) {
+        rinst *ri = &x->rs.data[i];
+        if (!ri->tag) continue;
+        uint32_t k = pre_of_tag(x, b, ri->tag);
+        if (k == RVI_NONE) continue;
+        const mir_inst *p = &x->pre->insts.data[k];
+        const mir_inst *q = ri->v ? ri->v : ri->p;
+        cand c = {i, k, rv_arena_alloc(&x->arena, (p->nops + 1) * sizeof(int32_t)), -1, -1};
+        if (imp_shape(x, p, x->rv, q, c.map, &c.mem)) rv_vec_push(*cs, c);
+    }
+    fw *t = rv_xcalloc(blk->n + 1, sizeof *t);
+    for (uint32_t i = 0; i <= blk->n; i++) t[i].who = -1;
+    for (uint32_t c = 0; c < cs->len; c++) {
+        cand *cd = &cs->data[c];
+        uint32_t key = cd->k - blk->i0 + 1;
+        fw best = fw_query(t, key - 1);
+        bool on_slot = x->rs.data[cd->ri].slot >= 0 && (uint32_t)x->rs.data[cd->ri].slot == x->pre_slot[cd->k];
+        fw mine = {best.len + 1, best.bonus + (on_slot ? 1u : 0u), (int32_t)c};
+        cd->prev = best.who;
+        fw_update(t, blk->n, key, mine);
+    }
+    fw top = fw_query(t, blk->n);
+    rv_free(t);
+    for (int32_t c = top.who; c >= 0; c = cs->data[c].prev) {
+        cand *cd = &cs->data[c];
+        rinst *ri = &x->rs.data[cd->ri];
+        ri->orig = cd->k;
+        ri->map = cd->map;
+        ri->mem = cd->mem;
+        x->aligned[cd->k] = cd->ri;
+    }
+}
+
+/* ----- originals left over ----- */
+/* R28, R29: an untagged load or store of a spill slot at the COPY's slot. */
+static bool folded_copy(imp *x, uint32_t b, uint32_t k)
+{
+    const rblock *rb = &x->rblocks.data[b];
+    for (uint32_t i = rb->i0; i < rb->i0 + rb->n; i++) {
+        rinst *ri = &x->rs.data[i];
+        if (ri->orig != RVI_NONE || ri->slot < 0 || (uint32_t)ri->slot != x->pre_slot[k] || !ri->v) continue;
+        const char *opc = mir_opc(x->rv, ri->v);
+        bool vec;
+        bool store = x86_spill_width(opc, &vec) && ri->v->ndefs == 0 && memref(x, ri->v, 0, true);
+        bool load = x86_reload_width(opc, &vec) && ri->v->ndefs == 1 && memref(x, ri->v, 1, true);
+        if (!store && !load) return false;
+        ri->orig = k;
+        ri->fold_copy = true;
+        ri->mem = store ? 0 : 1;
+        x->aligned[k] = i;
+        x->untagged++;
+        return true;
+    }
+    return false;
+}
+
+static bool deletable(const imp *x, uint32_t k)
+{
+    const mir_inst *p = &x->pre->insts.data[k];
+    if (mir_opc_is(x->rp, p, "IMPLICIT_DEF")) return true;
+    if (x->alloc == RVI_FAST && (mir_opc_is(x->rp, p, "COPY") || mir_opc_is(x->rp, p, "KILL"))) return true;
+    return imp_is_const(x, x->rp, x->pre, p);
+}
+
+static void leftovers(imp *x, uint32_t b)
+{
+    const mir_block *blk = &x->pre->blocks.data[b];
+    for (uint32_t k = blk->i0; k < blk->i0 + blk->n && !imp_failed(x); k++) {
+        const mir_inst *p = &x->pre->insts.data[k];
+        if (p->debug || x->aligned[k] != RVI_NONE) continue;
+        if (x->alloc != RVI_FAST && mir_opc_is(x->rp, p, "COPY") && folded_copy(x, b, k)) continue;
+        if (!deletable(x, k))
+            imp_error(x, "S5", x->rp, p->pos, "this original (%s) has no matching instruction in the allocator's output",
+                      mir_opc(x->rp, p));
+    }
+}
+
+/* x->items for block b: result instructions in order, deleted originals
+ * after the aligned original before them. */
+static void block_items(imp *x, uint32_t b)
+{
+    const mir_block *blk = &x->pre->blocks.data[b];
+    const rblock *rb = &x->rblocks.data[b];
+    x->item0[b] = x->items.len;
+    uint32_t k = blk->i0, end = blk->i0 + blk->n;
+    /* deleted originals before the first aligned one */
+    for (; k < end && x->aligned[k] == RVI_NONE; k++)
+        if (!x->pre->insts.data[k].debug) rv_vec_push(x->items, ((item){true, k}));
+    for (uint32_t i = rb->i0; i < rb->i0 + rb->n; i++) {
+        rv_vec_push(x->items, ((item){false, i}));
+        uint32_t o = x->rs.data[i].orig;
+        if (o == RVI_NONE || o < k) continue;
+        for (k = o + 1; k < end && x->aligned[k] == RVI_NONE; k++)
+            if (!x->pre->insts.data[k].debug) rv_vec_push(x->items, ((item){true, k}));
+    }
+}
+
+static void pre_slots(imp *x)
+{
+    const mir_func *f = x->pre;
+    x->pre_slot = rv_arena_alloc(&x->arena, (f->insts.len + 1) * sizeof *x->pre_slot);
+    uint32_t s = 0;
+    for (uint32_t b = 0; b < f->blocks.len; b++) {
+        s += 16;
+        const mir_block *blk = &f->blocks.data[b];
+        for (uint32_t k = 0; k < blk->n; k++) {
+            if (mir_block_inst(f, blk, k)->debug) continue;
+            x->pre_slot[blk->i0 + k] = s;
+            s += 16;
+        }
+    }
+}
+
+static bool tags_ok(imp *x)
+{
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < x->pre->insts.len; k++) {
+        const mir_inst *p = &x->pre->insts.data[k];
+        if (p->debug) continue;
+        if (!x->pre_tag[k] || x->pre_tag[k] <= last) {
+            imp_error(x, "S5", x->rp, p->pos, "instructions without unique increasing tags: was the input made by `ravel import-mir tag`?");
+            return false;
+        }
+        last = x->pre_tag[k];
+    }
+    return true;
+}
+
+void imp_align(imp *x)
+{
+    const mir_func *f = x->pre;
+    if (!tags_ok(x)) return;
+    pre_slots(x);
+    x->aligned = rv_arena_alloc(&x->arena, (f->insts.len + 1) * sizeof *x->aligned);
+    for (uint32_t k = 0; k <= f->insts.len; k++) x->aligned[k] = RVI_NONE;
+    x->item0 = rv_arena_alloc(&x->arena, (f->blocks.len + 1) * sizeof *x->item0);
+    candvec cs = {0};
+    for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) align_block(x, b, &cs);
+    rv_vec_free(cs);
+    for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) leftovers(x, b);
+    for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) block_items(x, b);
+    x->item0[f->blocks.len] = x->items.len;
+}

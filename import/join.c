@@ -1,0 +1,237 @@
+/*
+ * join.c - stage S4: the allocator's result as one list per block.
+ *
+ * greedy, basic, pbqp: the dump before the rewriter (vregs) and the one
+ * after it (registers) are paired on slot indexes, which the rewriter
+ * neither adds nor renumbers. A line missing after the rewriter is a copy
+ * it deleted (p == NULL); one that became a KILL is kept with its
+ * registers. Every vreg operand before gets the register of its partner
+ * after, at the vreg's width (R5), and greedy, basic and pbqp give each
+ * vreg one register: x->vreg_reg, with an import error naming both
+ * registers when two operands disagree.
+ * fast: there is no such pair; the dump after regallocfast is the result
+ * and each operand's register stands alone (R5); the dump before it gives
+ * the ties (x->fast_before).
+ *
+ * Requires: imp_check passed. Guarantees: x->rblocks mirror the pre
+ * blocks one to one (same numbers, same order; else an import error),
+ * x->rs holds every non-debug result instruction in order with its tag
+ * and slot index, x->pre_tag every pre instruction's tag.
+ */
+#include "import/imp.h"
+
+/* The register R of width w in P's row with subreg(R, sub) = P (R5);
+ * without an index, P at width w. -1 if none. */
+int imp_full_reg(unsigned p, unsigned sub, unsigned w)
+{
+    const x86_reg *r = x86_reg_at(p);
+    if (!r) return -1;
+    if (sub == XS_NONE) {
+        int at = x86_at_width(p, w);
+        if (r->kind == XK_GPR && at != (int)p) return -1;
+        return at;
+    }
+    int top = x86_row_top(p);
+    for (unsigned k = 0; k < 5 && top >= 0; k++) {
+        const x86_reg *c = x86_reg_at((unsigned)top + k);
+        if (c && c->kind == r->kind && c->row == r->row && c->width == w && c->lo == 0 &&
+            x86_subreg((unsigned)top + k, (enum x86_sub)sub) == (int)p)
+            return top + (int)k;
+    }
+    return -1;
+}
+
+static uint32_t pre_tags(imp *x)
+{
+    const mir_func *f = x->pre;
+    x->pre_tag = rv_arena_alloc(&x->arena, (f->insts.len + 1) * sizeof *x->pre_tag);
+    for (uint32_t k = 0; k < f->insts.len; k++) {
+        const mir_inst *in = &f->insts.data[k];
+        uint32_t t = in->tag;
+        if (!t && in->md != RVI_NONE) t = mir_module_md_line(&x->m->tag, in->md);
+        x->pre_tag[k] = in->debug ? 0 : t;
+    }
+    return f->insts.len;
+}
+
+static bool same_blocks(imp *x, const mir_func *r)
+{
+    const mir_func *p = x->pre;
+    if (p->blocks.len != r->blocks.len) {
+        imp_error(x, "S4", x->rv, 0, "the allocator's output has %u blocks, the input %u", r->blocks.len, p->blocks.len);
+        return false;
+    }
+    for (uint32_t b = 0; b < p->blocks.len; b++)
+        if (p->blocks.data[b].num != r->blocks.data[b].num) {
+            imp_error(x, "S4", x->rv, 0, "block %u is bb.%d in the allocator's output, bb.%d in the input", b,
+                      r->blocks.data[b].num, p->blocks.data[b].num);
+            return false;
+        }
+    return true;
+}
+
+static void push_rinst(imp *x, const mir_inst *v, const mir_inst *p)
+{
+    rinst ri;
+    memset(&ri, 0, sizeof ri);
+    ri.v = v;
+    ri.p = p;
+    const mir_inst *t = v ? v : p;
+    ri.tag = t->tag;
+    ri.slot = t->slot;
+    ri.orig = RVI_NONE;
+    ri.mem = -1;
+    rv_vec_push(x->rs, ri);
+}
+
+/* R5 for one vreg operand of the dump before, paired with its register. */
+static void note_vreg(imp *x, const mir_op *vo, const mir_op *po, const mir_inst *pin)
+{
+    if (po->kind != MO_REG || po->preg < 0) {
+        imp_error(x, "R12", x->rv, po->pos, "%%%u is placed in $%.*s, outside the machine", vo->vreg, (int)po->nlen,
+                  x->rv->t.src + po->name);
+        return;
+    }
+    if (vo->cls == RVI_NONE) {
+        imp_error(x, "S4", x->rv, vo->pos, "%%%u has no class in the dump", vo->vreg);
+        return;
+    }
+    const char *cn = rv_sym_str(x->rv->syms, vo->cls);
+    x86_class c = x86_class_find(cn, strlen(cn));
+    int r = imp_full_reg((unsigned)po->preg, vo->sub, c.rc == RC_FLAGS ? 32 : c.width);
+    if (r < 0) {
+        imp_error(x, "R5", x->rv, po->pos, "%%%u (%s) in $%s: no register of its width has that as its %s part", vo->vreg, cn,
+                  x86_reg_at((unsigned)po->preg)->name, vo->sub ? "sub-register" : "whole");
+        return;
+    }
+    if (vo->vreg >= x->nvreg_reg) return;
+    uint32_t *slot = &x->vreg_reg[vo->vreg];
+    if (*slot == RVI_NONE) *slot = (uint32_t)r;
+    else if (*slot != (uint32_t)r)
+        imp_error(x, "R5", x->rv, po->pos, "%%%u is in %s here and in %s elsewhere", vo->vreg, x86_reg_at((unsigned)r)->name,
+                  x86_reg_at(*slot)->name);
+    (void)pin;
+}
+
+static void pair_operands(imp *x, const mir_inst *v, const mir_inst *p)
+{
+    if (p->nops < v->nops) {
+        imp_error(x, "S4", x->rv, p->pos, "the rewriter's line has fewer operands than the allocator's (slot %dB)", v->slot);
+        return;
+    }
+    for (uint32_t j = 0; j < v->nops && !imp_failed(x); j++) {
+        const mir_op *vo = &mir_ops(x->bf, v)[j], *po = &mir_ops(x->af, p)[j];
+        if (vo->kind == MO_REG && vo->vreg != RVI_NONE) note_vreg(x, vo, po, p);
+        else if (vo->kind != po->kind)
+            imp_error(x, "S4", x->rv, po->pos, "operand %u differs in kind before and after the rewriter", j);
+    }
+}
+
+static void join_block(imp *x, const mir_block *bb, const mir_block *ab)
+{
+    uint32_t j = 0;
+    for (uint32_t k = 0; k < bb->n && !imp_failed(x); k++) {
+        const mir_inst *v = mir_block_inst(x->bf, bb, k);
+        if (v->debug) continue;
+        if (v->slot < 0) {
+            imp_error(x, "S4", x->rv, v->pos, "an instruction without a slot index in the dump before the rewriter");
+            return;
+        }
+        while (j < ab->n && mir_block_inst(x->af, ab, j)->debug) j++;
+        const mir_inst *p = j < ab->n ? mir_block_inst(x->af, ab, j) : NULL;
+        if (p && p->slot < v->slot) {
+            imp_error(x, "S4", x->rv, p->pos, "the rewriter's output has an instruction at %dB that the allocator's has not", p->slot);
+            return;
+        }
+        if (p && p->slot == v->slot) {
+            j++;
+            pair_operands(x, v, p);
+        } else {
+            p = NULL;
+        }
+        push_rinst(x, v, p);
+    }
+    while (j < ab->n && mir_block_inst(x->af, ab, j)->debug) j++;
+    if (j < ab->n && !imp_failed(x))
+        imp_error(x, "S4", x->rv, mir_block_inst(x->af, ab, j)->pos, "the rewriter's output has an instruction the allocator's has not");
+}
+
+static void join_pair(imp *x)
+{
+    if (!same_blocks(x, x->bf) || !same_blocks(x, x->af)) return;
+    x->nvreg_reg = 0;
+    for (uint32_t i = 0; i < x->bf->ops.len; i++) {
+        const mir_op *o = &x->bf->ops.data[i];
+        if (o->kind == MO_REG && o->vreg != RVI_NONE && o->vreg + 1 > x->nvreg_reg) x->nvreg_reg = o->vreg + 1;
+    }
+    if (x->nvreg_reg > 4u * x->bf->ops.len + 1024) x->nvreg_reg = 4u * x->bf->ops.len + 1024;
+    x->vreg_reg = rv_arena_alloc(&x->arena, (x->nvreg_reg + 1) * sizeof *x->vreg_reg);
+    for (uint32_t i = 0; i <= x->nvreg_reg; i++) x->vreg_reg[i] = RVI_NONE;
+    for (uint32_t b = 0; b < x->bf->blocks.len && !imp_failed(x); b++) {
+        rblock rb = {x->bf->blocks.data[b].num, x->rs.len, 0};
+        join_block(x, &x->bf->blocks.data[b], &x->af->blocks.data[b]);
+        rb.n = x->rs.len - rb.i0;
+        rv_vec_push(x->rblocks, rb);
+    }
+}
+
+/* fast: the dump after is the result; the dump before gives the ties. */
+static void join_fast(imp *x)
+{
+    if (!same_blocks(x, x->af) || !same_blocks(x, x->bf)) return;
+    for (uint32_t b = 0; b < x->af->blocks.len; b++) {
+        const mir_block *ab = &x->af->blocks.data[b];
+        rblock rb = {ab->num, x->rs.len, 0};
+        for (uint32_t k = 0; k < ab->n; k++) {
+            const mir_inst *p = mir_block_inst(x->af, ab, k);
+            if (!p->debug) push_rinst(x, NULL, p);
+        }
+        rb.n = x->rs.len - rb.i0;
+        rv_vec_push(x->rblocks, rb);
+    }
+    /* tag -> the dump before's line, for each pre instruction */
+    uint32_t n = x->pre->insts.len;
+    x->fast_before = rv_arena_alloc(&x->arena, (n + 1) * sizeof *x->fast_before);
+    const mir_func *bf = x->bf;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < bf->insts.len; i++) {
+        const mir_inst *v = &bf->insts.data[i];
+        if (v->debug || !v->tag) continue;
+        while (k < n && x->pre_tag[k] < v->tag) k++;
+        if (k < n && x->pre_tag[k] == v->tag) x->fast_before[k] = v;
+    }
+}
+
+void imp_join(imp *x)
+{
+    pre_tags(x);
+    if (x->alloc == RVI_FAST) join_fast(x);
+    else join_pair(x);
+}
+
+/* Operands j .. j+4 of `in` (an instruction of f): a memory reference to
+ * a spill slot (%stack.N, 1, $noreg, 0, $noreg with N a spill slot of
+ * post.mir) or to a pool entry ($rip, 1, $noreg, %const.N, $noreg). */
+bool imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, bool *pool, int64_t *index)
+{
+    if (j + 5 > in->nops) return false;
+    const mir_op *o = mir_ops(f, in) + j;
+    if (o[1].kind != MO_IMM || o[1].val != 1 || o[2].kind != MO_REG || o[4].kind != MO_REG) return false;
+    if (o[0].kind == MO_FI && o[3].kind == MO_IMM && o[3].val == 0) {
+        const mir_func *pf = x->post;
+        for (uint32_t i = 0; i < pf->stack.len; i++)
+            if (pf->stack.data[i].id == o[0].val && pf->stack.data[i].spill) {
+                *pool = false;
+                *index = o[0].val;
+                return true;
+            }
+        return false;
+    }
+    if (o[0].kind == MO_REG && o[0].preg == PR_DROP && o[0].nlen == 3 && memcmp(r->t.src + o[0].name, "rip", 3) == 0 &&
+        o[3].kind == MO_CPI && o[3].off == 0) {
+        *pool = true;
+        *index = o[3].val;
+        return true;
+    }
+    return false;
+}
