@@ -273,6 +273,8 @@ static void run_usage(FILE *out)
           "  --llvm VERSION   the LLVM to use (default: 19, else 16, else 14, else llc)\n"
           "  --keep           keep the intermediate files and commands in DIR/llvm/\n"
           "  --timeout SEC    per clang or llc process (default 120)\n"
+          "  -I DIR, -D DEF   passed to clang (also -IDIR, -DDEF)\n"
+          "  --clang-arg ARG  any other clang argument (repeatable)\n"
           "  --full-machine   the machine block of IMPORTER.md 5.1 whole, not cut down\n"
           "  -q, --quiet      the summary only\n"
           "  -o DIR           the output directory (created if missing)\n"
@@ -287,6 +289,8 @@ typedef struct run_args {
     int olevel, llvm;
     bool keep, quiet;
     double timeout;
+    const char **cflags; /* NULL-terminated; the argv strings */
+    int ncflags;
 } run_args;
 
 static int parse_run(int argc, char **argv, run_args *a)
@@ -313,6 +317,12 @@ static int parse_run(int argc, char **argv, run_args *a)
         } else if (strcmp(s, "-o") == 0) {
             if (!v) return cli_bad_value(cmd, s, NULL, "a directory");
             a->dir = v, i++;
+        } else if ((s[0] == '-' && (s[1] == 'I' || s[1] == 'D')) || strcmp(s, "--clang-arg") == 0) {
+            bool split = strcmp(s, "--clang-arg") == 0 || !s[2];
+            if (split && !v) return cli_bad_value(cmd, s, NULL, "an argument");
+            if (split && strcmp(s, "--clang-arg") != 0) a->cflags[a->ncflags++] = s;
+            a->cflags[a->ncflags++] = split ? v : s;
+            if (split) i++;
         } else if (strcmp(s, "--keep") == 0) {
             a->keep = true;
         } else if (strcmp(s, "--full-machine") == 0) {
@@ -376,6 +386,8 @@ static void remove_work(const char *work, const char *stem)
     rmdir(work);
 }
 
+static int run_parsed(run_args a);
+
 static int cmd_import_run(int argc, char **argv)
 {
     run_args a;
@@ -383,8 +395,17 @@ static int cmd_import_run(int argc, char **argv)
     a.o = (rvi_opts){RVI_GREEDY, false, true, NULL};
     a.olevel = -1;
     a.timeout = 120;
+    a.cflags = rv_xcalloc((size_t)argc + 1, sizeof *a.cflags);
     int rc = parse_run(argc, argv, &a);
-    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (rc == 0) rc = run_parsed(a);
+    else if (rc < 0) rc = CLI_OK;
+    rv_free(a.cflags);
+    return rc;
+}
+
+static int run_parsed(run_args a)
+{
+    int rc;
     rvi_llvm llvm;
     char why[512], work[4096], stem[256], header[512];
     if (!rvi_llvm_find(a.llvm, &llvm, why, sizeof why)) {
@@ -404,7 +425,7 @@ static int cmd_import_run(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    rvi_pipe_opts po = {a.o.alloc, a.olevel, a.timeout, work, stem};
+    rvi_pipe_opts po = {a.o.alloc, a.olevel, a.timeout, work, stem, a.cflags};
     rvi_pipe p;
     rvi_pipeline(&llvm, a.input, &po, &p);
     int lvl = a.olevel >= 0 ? a.olevel : a.o.alloc == RVI_FAST ? 0 : 2;

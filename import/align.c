@@ -52,7 +52,11 @@ static bool op_like(const imp *x, const mir_op *a, const mir_op *b)
         return b->vreg == RVI_NONE && a->preg == b->preg && (a->preg >= 0 || name_eq(x, a, b));
     case MO_IMM:
         return a->val == b->val;
-    case MO_FI: case MO_FIXED: case MO_CPI: case MO_JTI: case MO_BB:
+    case MO_BB:
+        return imp_block_pos(x, false, a->val) == imp_block_pos(x, true, b->val) && imp_block_pos(x, false, a->val) >= 0;
+    case MO_FI: case MO_FIXED:
+        return imp_fi(x, a->kind == MO_FIXED, a->val) == b->val && a->off == b->off;
+    case MO_CPI: case MO_JTI:
         return a->val == b->val && a->off == b->off;
     case MO_GLOBAL: case MO_SYM:
         return a->off == b->off && name_eq(x, a, b);

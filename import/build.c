@@ -205,7 +205,7 @@ static void check_identity(imp *x, uint32_t k, const rinst *ri, const locs *l)
     enum copy_kind ck = imp_copy_kind(x, k, &l->a);
     ra_opnd d, s;
     bool hd = imp_operand(x, k, 0, &l->a, &d), hs = imp_operand(x, k, 1, &l->a, &s);
-    if (ck == CK_INPLACE || ck == CK_UNDEF) return;
+    if (ck == CK_INPLACE || ck == CK_UNDEF || ck == CK_OPAQUE) return; /* an opaque COPY claims nothing (R21.4) */
     if (ck == CK_FULL && hd && hs && d.loc == s.loc) return;
     imp_error(x, ck == CK_FULL ? "R27" : "R21", x->rv, (ri->v ? ri->v : ri->p)->pos,
               "the rewriter %s this COPY, but its destination is not %s", ri->p ? "made a KILL of" : "deleted",

@@ -159,6 +159,8 @@ typedef struct imp {
     uint32_t *vreg_reg;        /* greedy family: after-allocation vreg -> machine reg (full width), RVI_NONE */
     uint32_t nvreg_reg;
     const mir_inst **fast_before; /* fast: pre instruction -> its line in the dump before (ties) */
+    int32_t *pre_pos, *res_pos;   /* block number -> layout position (llc may renumber the blocks it reads) */
+    uint32_t npre_pos, nres_pos;
     uint32_t *pre_tag;         /* tag of each pre instruction, 0 none */
     /* align.c */
     uint32_t *pre_slot;        /* expected slot index of each pre instruction */
@@ -185,6 +187,9 @@ typedef struct imp {
 
 /* import.c: status */
 void imp_refuse(imp *x, const char *reason, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, at a source position (FILE:LINE:COL in the message). */
+void imp_refuse_at(imp *x, const char *reason, const mir_reader *r, uint32_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 void imp_error(imp *x, const char *rule, const mir_reader *r, uint32_t pos, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static inline bool imp_failed(const imp *x) { return x->failed; }
@@ -198,6 +203,11 @@ void imp_phys(imp *x);
 void imp_join(imp *x);
 bool imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, bool *pool, int64_t *index);
 int imp_full_reg(unsigned p, unsigned sub, unsigned w);
+int32_t imp_block_pos(const imp *x, bool result, int64_t num); /* layout position of bb.num, -1 */
+/* The number llc gives frame object %stack.v (fixed: %fixed-stack.v) of
+ * tag.mir once it has read it back (it renumbers them densely, in the
+ * order tag.mir lists them; fixed objects are matched by offset); -1. */
+int64_t imp_fi(const imp *x, bool fixed, int64_t v);
 /* align.c */
 void imp_align(imp *x);
 bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_inst *q, int32_t *map, int32_t *mem);

@@ -69,23 +69,37 @@ void imp_refuse(imp *x, const char *reason, const char *fmt, ...)
     va_end(ap);
 }
 
-void imp_error(imp *x, const char *rule, const mir_reader *r, uint32_t pos, const char *fmt, ...)
+static void vfail(imp *x, enum rvi_outcome st, const char *rule, const mir_reader *r, uint32_t pos, const char *fmt, va_list ap)
 {
     if (x->failed) return;
     x->failed = true;
-    x->status = RVI_ERROR;
+    x->status = st;
     snprintf(x->reason, sizeof x->reason, "%s", rule);
-    va_list ap;
-    va_start(ap, fmt);
     char *m = vfmt(fmt, ap);
-    va_end(ap);
     uint32_t line = 0, col = 0;
     if (r) mir_linecol(&r->t, pos, &line, &col);
     size_t n = strlen(m) + 256 + (r && r->t.file ? strlen(r->t.file) : 0);
     x->msg = rv_xmalloc(n);
-    if (r) snprintf(x->msg, n, "%s:%u:%u: import error [%s]: %s", r->t.file ? r->t.file : "<input>", line, col, rule, m);
-    else snprintf(x->msg, n, "import error [%s]: %s", rule, m);
+    const char *what = st == RVI_ERROR ? "import error" : "refused";
+    if (r) snprintf(x->msg, n, "%s:%u:%u: %s [%s]: %s", r->t.file ? r->t.file : "<input>", line, col, what, rule, m);
+    else snprintf(x->msg, n, "%s [%s]: %s", what, rule, m);
     rv_free(m);
+}
+
+void imp_error(imp *x, const char *rule, const mir_reader *r, uint32_t pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(x, RVI_ERROR, rule, r, pos, fmt, ap);
+    va_end(ap);
+}
+
+void imp_refuse_at(imp *x, const char *reason, const mir_reader *r, uint32_t pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(x, RVI_REFUSED, reason, r, pos, fmt, ap);
+    va_end(ap);
 }
 
 /* ----- the module ----- */

@@ -182,7 +182,7 @@ typedef struct mir_block {
 typedef struct mir_obj {
     int32_t id;
     bool spill, immutable, varsized;
-    int64_t size;
+    int64_t size, offset;
 } mir_obj;
 typedef struct mir_livein {
     int16_t preg;
@@ -358,12 +358,14 @@ typedef struct rvi_pipe_opts {
     double timeout;       /* per process, seconds */
     const char *workdir;  /* an existing directory for the intermediate files */
     const char *stem;     /* their base name */
+    const char *const *cflags; /* extra clang arguments (-I, -D, ...), NULL-terminated, or NULL */
 } rvi_pipe_opts;
 enum rvi_pipe_status { RVI_PIPE_OK, RVI_PIPE_BAD_INPUT, RVI_PIPE_LLC };
 typedef struct rvi_pipe {
     enum rvi_pipe_status status;
     char msg[1024];       /* why it failed */
     char *commands;       /* the commands run, one per line (rv_free) */
+    char paths[3][4096];  /* of the texts: tag.mir, dumps, post.mir */
     rvi_texts texts;      /* read when status is OK (rv_free each src) */
     char *pre_text;       /* pre.mir (tag.mir's source), for refusing every function when llc fails */
     size_t pre_len;

@@ -54,6 +54,48 @@ static uint32_t pre_tags(imp *x)
     return f->insts.len;
 }
 
+static int32_t *positions(imp *x, const mir_func *f, uint32_t *n)
+{
+    uint32_t top = 0;
+    for (uint32_t b = 0; b < f->blocks.len; b++)
+        if ((uint32_t)f->blocks.data[b].num + 1 > top) top = (uint32_t)f->blocks.data[b].num + 1;
+    if (top > 4 * f->blocks.len + 1024) top = 4 * f->blocks.len + 1024;
+    int32_t *pos = rv_arena_alloc(&x->arena, (top + 1) * sizeof *pos);
+    for (uint32_t i = 0; i <= top; i++) pos[i] = -1;
+    for (uint32_t b = 0; b < f->blocks.len; b++)
+        if ((uint32_t)f->blocks.data[b].num < top) pos[f->blocks.data[b].num] = (int32_t)b;
+    *n = top;
+    return pos;
+}
+
+int64_t imp_fi(const imp *x, bool fixed, int64_t v)
+{
+    const mir_func *p = x->pre, *q = x->post;
+    if (!fixed) {
+        for (uint32_t i = 0; i < p->stack.len; i++)
+            if (p->stack.data[i].id == v) return i;
+        return -1;
+    }
+    for (uint32_t i = 0; i < p->fixed.len; i++) {
+        if (p->fixed.data[i].id != v) continue;
+        for (uint32_t j = 0; q && j < q->fixed.len; j++)
+            if (q->fixed.data[j].offset == p->fixed.data[i].offset) return q->fixed.data[j].id;
+        return (int64_t)p->fixed.len - 1 - i;
+    }
+    return -1;
+}
+
+int32_t imp_block_pos(const imp *x, bool result, int64_t num)
+{
+    const int32_t *pos = result ? x->res_pos : x->pre_pos;
+    uint32_t n = result ? x->nres_pos : x->npre_pos;
+    return pos && num >= 0 && (uint64_t)num < n ? pos[num] : -1;
+}
+
+/* The allocators keep the blocks and the CFG: the same number of blocks,
+ * and block i's successors are, in layout positions, block i's. llc may
+ * renumber the blocks it reads (in layout order), so numbers are compared
+ * through positions. */
 static bool same_blocks(imp *x, const mir_func *r)
 {
     const mir_func *p = x->pre;
@@ -61,12 +103,22 @@ static bool same_blocks(imp *x, const mir_func *r)
         imp_error(x, "S4", x->rv, 0, "the allocator's output has %u blocks, the input %u", r->blocks.len, p->blocks.len);
         return false;
     }
-    for (uint32_t b = 0; b < p->blocks.len; b++)
-        if (p->blocks.data[b].num != r->blocks.data[b].num) {
-            imp_error(x, "S4", x->rv, 0, "block %u is bb.%d in the allocator's output, bb.%d in the input", b,
-                      r->blocks.data[b].num, p->blocks.data[b].num);
+    if (!x->pre_pos) x->pre_pos = positions(x, p, &x->npre_pos);
+    uint32_t n;
+    int32_t *rp = positions(x, r, &n);
+    if (!x->res_pos) x->res_pos = rp, x->nres_pos = n;
+    for (uint32_t b = 0; b < p->blocks.len; b++) {
+        const mir_block *pb = &p->blocks.data[b], *rb = &r->blocks.data[b];
+        bool same = pb->ns == rb->ns;
+        for (uint32_t s = 0; same && s < pb->ns; s++) {
+            uint32_t pn = p->u32.data[pb->s0 + s], rn = r->u32.data[rb->s0 + s];
+            same = imp_block_pos(x, false, pn) == (rn < n ? rp[rn] : -1);
+        }
+        if (!same) {
+            imp_error(x, "S4", x->rv, 0, "block %u (bb.%d) has other successors in the allocator's output", b, pb->num);
             return false;
         }
+    }
     return true;
 }
 
@@ -156,6 +208,46 @@ static void join_block(imp *x, const mir_block *bb, const mir_block *ab)
         imp_error(x, "S4", x->rv, mir_block_inst(x->af, ab, j)->pos, "the rewriter's output has an instruction the allocator's has not");
 }
 
+static unsigned class_width(const imp *x, const mir_op *o)
+{
+    if (o->cls == RVI_NONE) return 0;
+    const char *cn = rv_sym_str(x->rv->syms, o->cls);
+    x86_class c = x86_class_find(cn, strlen(cn));
+    return c.rc == RC_FLAGS ? 32 : c.width;
+}
+
+/* The register part operand o of a deleted copy names, -1 if unknown. */
+static int part_of(const imp *x, const mir_op *o)
+{
+    if (o->vreg == RVI_NONE) return o->preg;
+    if (o->vreg >= x->nvreg_reg || x->vreg_reg[o->vreg] == RVI_NONE) return -1;
+    return o->sub ? x86_subreg(x->vreg_reg[o->vreg], (enum x86_sub)o->sub) : (int)x->vreg_reg[o->vreg];
+}
+
+/* R27: a copy the rewriter deleted has its source and destination in one
+ * register, which gives a vreg seen only in such copies its register
+ * (`%2 = COPY $rdx` ... `$rdx = COPY %2`). To a fixpoint. */
+static void infer_deleted(imp *x)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < x->rs.len; i++) {
+            const rinst *ri = &x->rs.data[i];
+            if (ri->p || !ri->v || ri->v->nops < 2 || !mir_opc_is(x->rv, ri->v, "COPY")) continue;
+            const mir_op *d = &mir_ops(x->bf, ri->v)[0], *s = &mir_ops(x->bf, ri->v)[1];
+            int sp = part_of(x, s), dp = part_of(x, d);
+            if (sp >= 0 && dp < 0 && d->vreg != RVI_NONE && d->vreg < x->nvreg_reg && class_width(x, d)) {
+                int r = imp_full_reg((unsigned)sp, d->sub, class_width(x, d));
+                if (r < 0 && !d->sub) r = x86_at_width((unsigned)sp, class_width(x, d));
+                if (r >= 0) x->vreg_reg[d->vreg] = (uint32_t)r, changed = true;
+            } else if (dp >= 0 && sp < 0 && s->vreg != RVI_NONE && s->vreg < x->nvreg_reg && class_width(x, s)) {
+                int r = imp_full_reg((unsigned)dp, s->sub, class_width(x, s));
+                if (r >= 0) x->vreg_reg[s->vreg] = (uint32_t)r, changed = true;
+            }
+        }
+    }
+}
+
 static void join_pair(imp *x)
 {
     if (!same_blocks(x, x->bf) || !same_blocks(x, x->af)) return;
@@ -173,6 +265,7 @@ static void join_pair(imp *x)
         rb.n = x->rs.len - rb.i0;
         rv_vec_push(x->rblocks, rb);
     }
+    if (!imp_failed(x)) infer_deleted(x);
 }
 
 /* fast: the dump after is the result; the dump before gives the ties. */

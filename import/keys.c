@@ -52,6 +52,17 @@ static const mir_obj *fixed_obj(const imp *x, int64_t id)
     return NULL;
 }
 
+/* A frame object's number as llc numbers it after reading tag.mir. */
+static int64_t canon_fi(const imp *x, const mir_reader *r, bool fixed, int64_t v)
+{
+    return r == x->rp ? imp_fi(x, fixed, v) : v;
+}
+
+static bool sym_operand(const mir_op *o)
+{
+    return o->kind == MO_GLOBAL || o->kind == MO_SYM;
+}
+
 /* An invariant load: operands def, base, scale, index, disp, segment. */
 static bool invariant_load(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in)
 {
@@ -62,7 +73,7 @@ static bool invariant_load(const imp *x, const mir_reader *r, const mir_func *f,
     if (is_rip(r, &o[1]) && o[4].kind == MO_CPI) return m->what == MO_CPI;
     if (is_rip(r, &o[1]) && o[4].kind == MO_GLOBAL) return m->what == MO_GLOBAL; /* (load from got) */
     if (o[1].kind == MO_FIXED) {
-        const mir_obj *ob = fixed_obj(x, o[1].val);
+        const mir_obj *ob = fixed_obj(x, canon_fi(x, r, true, o[1].val));
         return ob && ob->immutable && m->what == MO_FIXED;
     }
     return false;
@@ -79,6 +90,7 @@ bool imp_is_const(const imp *x, const mir_reader *r, const mir_func *f, const mi
         uint64_t v;
         unsigned bits;
         bool has_imm = in->nops > 1 && o[1].kind == MO_IMM;
+        if (in->nops > 1 && sym_operand(&o[1])) return true; /* MOV32ri64 @g: an address */
         return x86_imm_move(mir_opc(r, in), has_imm, has_imm ? o[1].val : 0, &v, &bits);
     }
     case XR_VZERO: case XR_VONES:
@@ -149,6 +161,11 @@ int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *
         uint64_t v;
         unsigned ob;
         bool has_imm = in->nops > 1 && o[1].kind == MO_IMM;
+        if (in->nops > 1 && sym_operand(&o[1])) {
+            sym_text(r, &o[1], sym, sizeof sym);
+            snprintf(name, sizeof name, "%u:addr:%s", bits, sym);
+            return key_of(x, name, false, 0);
+        }
         x86_imm_move(opc, has_imm, has_imm ? o[1].val : 0, &v, &ob);
         return imp_key_imm(x, v, ob >= 32 ? bits : ob, gpr);
     }
@@ -162,13 +179,13 @@ int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *
             sym_text(r, &o[4], sym, sizeof sym);
             snprintf(name, sizeof name, "%u:got:%s:%u", bits, sym, m->bits);
         } else {
-            snprintf(name, sizeof name, "%u:fixed:%lld:%lld:%u", bits, (long long)o[1].val, (long long)o[4].val, m->bits);
+            snprintf(name, sizeof name, "%u:fixed:%lld:%lld:%u", bits, (long long)canon_fi(x, r, true, o[1].val), (long long)o[4].val, m->bits);
         }
         return key_of(x, name, false, 0);
     }
     case XR_LEA:
         if (o[1].kind == MO_FI || o[1].kind == MO_FIXED)
-            snprintf(name, sizeof name, "%u:lea:%s%lld:%lld", bits, o[1].kind == MO_FI ? "fi" : "fixed", (long long)o[1].val,
+            snprintf(name, sizeof name, "%u:lea:%s%lld:%lld", bits, o[1].kind == MO_FI ? "fi" : "fixed", (long long)canon_fi(x, r, o[1].kind == MO_FIXED, o[1].val),
                      (long long)(o[4].kind == MO_IMM ? o[4].val : 0));
         else {
             if (o[4].kind == MO_GLOBAL || o[4].kind == MO_SYM) sym_text(r, &o[4], sym, sizeof sym);

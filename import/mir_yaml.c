@@ -166,11 +166,12 @@ static void read_livein(mir_reader *r, mir_func *f, uint32_t a, uint32_t b)
 static void read_object(mir_reader *r, mir_func *f, uint32_t a, uint32_t b, bool fixed)
 {
     const char *s = r->t.src;
-    mir_obj o = {0, false, false, false, 0};
+    mir_obj o = {0, false, false, false, 0, 0};
     int64_t v;
     if (!flow_int(s, a, b, "id", &v)) return;
     o.id = (int32_t)v;
     if (flow_int(s, a, b, "size", &v)) o.size = v;
+    if (flow_int(s, a, b, "offset", &v)) o.offset = v;
     o.spill = flow_is(s, a, b, "type", "spill-slot");
     o.varsized = flow_is(s, a, b, "type", "variable-sized");
     o.immutable = flow_is(s, a, b, "isImmutable", "true");

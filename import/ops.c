@@ -220,18 +220,20 @@ static void op_const(imp *x, ra_func *f, uint32_t k, const op_alloc *a)
 {
     const mir_inst *p = &x->pre->insts.data[k];
     ra_opnd d;
-    if (!imp_operand(x, k, 0, a, &d)) {
+    uint32_t di = 0; /* the def R11 keeps (`dead $eax = MOV32r0 ..., implicit-def $rax`: $rax) */
+    while (di < p->nops && !((pre_op(x, k, di)->flags & MOF_DEF) && imp_operand(x, k, di, a, &d))) di++;
+    if (di == p->nops) {
         imp_error(x, "R25", x->rp, p->pos, "a constant without a register def");
         return;
     }
     unsigned bits;
-    if (pre_op(x, k, 0)->vreg != RVI_NONE) {
+    if (pre_op(x, k, di)->vreg != RVI_NONE) {
         uint8_t rc;
-        bits = imp_vreg_width(x, pre_op(x, k, 0)->vreg, &rc);
+        bits = imp_vreg_width(x, pre_op(x, k, di)->vreg, &rc);
     } else {
         bits = x86_reg_at(d.arg)->width;
     }
-    if (a && a->any[0] && a->store_bits) bits = a->store_bits;
+    if (a && a->any[di] && a->store_bits) bits = a->store_bits;
     int64_t key = imp_key(x, x->rp, x->pre, p, bits, d.rc == RC_GPR);
     ra_inst *in = start(x, f, k, RK_CONST, "const");
     in->key = key;
@@ -277,7 +279,7 @@ enum copy_kind imp_copy_kind(const imp *x, uint32_t k, const op_alloc *a)
     if (dw > sw) return CK_OPAQUE;
     if (!a) return CK_EXTRACT;
     int part = extract_part(x, k, a, dw);
-    uint32_t dl = a->locs[0];
+    uint32_t dl = d->vreg != RVI_NONE ? a->locs[0] : dp->loc;
     return part >= 0 && dl == (uint32_t)part ? CK_INPLACE : CK_MOVES;
 }
 

@@ -74,13 +74,13 @@ static void reaching(imp *x, pstate *st, const mir_op *o, po_info *pi, bool entr
     }
     const char *name = x->rp->t.src + o->name;
     if (best < 0) {
-        imp_refuse(x, "physreg-across-blocks", "$%.*s is read in %s block without a def before it (R8)", (int)o->nlen, name,
-                   entry ? "the entry" : "a");
+        imp_refuse_at(x, "physreg-across-blocks", x->rp, o->pos, "$%.*s is read in %s block without a def before it (R8)", (int)o->nlen,
+                      name, entry ? "the entry" : "a");
         return;
     }
     if ((unsigned)best != p && !x86_contains((unsigned)best, p)) {
-        imp_refuse(x, "physreg-wide-read", "$%.*s is read after a def of only $%s (R10)", (int)o->nlen, name,
-                   x86_reg_at((unsigned)best)->name);
+        imp_refuse_at(x, "physreg-wide-read", x->rp, o->pos, "$%.*s is read after a def of only $%s (R10)", (int)o->nlen, name,
+                      x86_reg_at((unsigned)best)->name);
         return;
     }
     pi->kind = PO_PUSE;

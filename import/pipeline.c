@@ -176,8 +176,22 @@ static bool compile_c(step *s, const rvi_llvm *t, const char *input)
     char O[8];
     snprintf(O, sizeof O, "-O%d", olevel(s->o));
     if (!t->clang[0]) return fail(s->r, RVI_PIPE_BAD_INPUT, "no clang for %s", t->llc), false;
-    char *argv[] = {(char *)t->clang, O, "-gline-tables-only", "-S", "-emit-llvm", (char *)input, "-o", s->path[P_LL], NULL};
-    return run(s, argv, NULL, s->path[P_ERR], RVI_PIPE_BAD_INPUT, &s->r->t_clang);
+    size_t nf = 0;
+    while (s->o->cflags && s->o->cflags[nf]) nf++;
+    char **argv = rv_xcalloc(nf + 10, sizeof *argv);
+    size_t k = 0;
+    argv[k++] = (char *)t->clang;
+    argv[k++] = O;
+    argv[k++] = "-gline-tables-only";
+    for (size_t i = 0; i < nf; i++) argv[k++] = (char *)s->o->cflags[i];
+    argv[k++] = "-S";
+    argv[k++] = "-emit-llvm";
+    argv[k++] = (char *)input;
+    argv[k++] = "-o";
+    argv[k++] = s->path[P_LL];
+    bool ok = run(s, argv, NULL, s->path[P_ERR], RVI_PIPE_BAD_INPUT, &s->r->t_clang);
+    rv_free(argv);
+    return ok;
 }
 
 static bool stop_before(step *s, const rvi_llvm *t, const char *ll)
@@ -257,7 +271,8 @@ static bool load(step *s)
         char *src;
         if (!read_all(p[i], &src, &t[i]->len)) return fail(s->r, RVI_PIPE_LLC, "cannot read %s", p[i]), false;
         t[i]->src = src;
-        t[i]->file = p[i];
+        snprintf(s->r->paths[i], sizeof s->r->paths[i], "%s", p[i]);
+        t[i]->file = s->r->paths[i];
     }
     return true;
 }
