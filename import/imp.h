@@ -204,6 +204,7 @@ void imp_join(imp *x);
 bool imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, bool *pool, int64_t *index);
 int imp_full_reg(unsigned p, unsigned sub, unsigned w);
 int32_t imp_block_pos(const imp *x, bool result, int64_t num); /* layout position of bb.num, -1 */
+void imp_positions(imp *x); /* the pre blocks' positions (before imp_block_pos(x, false, ...)) */
 /* The number llc gives frame object %stack.v (fixed: %fixed-stack.v) of
  * tag.mir once it has read it back (it renumbers them densely, in the
  * order tag.mir lists them; fixed objects are matched by offset); -1. */

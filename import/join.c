@@ -85,6 +85,11 @@ int64_t imp_fi(const imp *x, bool fixed, int64_t v)
     return -1;
 }
 
+void imp_positions(imp *x)
+{
+    if (!x->pre_pos) x->pre_pos = positions(x, x->pre, &x->npre_pos);
+}
+
 int32_t imp_block_pos(const imp *x, bool result, int64_t num)
 {
     const int32_t *pos = result ? x->res_pos : x->pre_pos;
