@@ -135,9 +135,18 @@ static bool write_file(const char *path, const char *text)
     return ok;
 }
 
+/* mkdir -p */
 static bool make_dir(const char *dir)
 {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) return true;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) return false;
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) break;
+        *p = '/';
+    }
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return true;
     fprintf(stderr, "ravel import-mir: cannot create '%s': %s\n", dir, strerror(errno));
     return false;
 }

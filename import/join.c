@@ -181,6 +181,9 @@ static void pair_operands(imp *x, const mir_inst *v, const mir_inst *p)
         if (vo->kind == MO_REG && vo->vreg != RVI_NONE) note_vreg(x, vo, po, p);
         else if (vo->kind != po->kind)
             imp_error(x, "S4", x->rv, po->pos, "operand %u differs in kind before and after the rewriter", j);
+        else if (vo->kind == MO_REG && (vo->preg != po->preg || (vo->preg < 0 && vo->nlen != po->nlen)))
+            imp_error(x, "S4", x->rv, po->pos, "the rewriter changed physical register $%.*s to $%.*s", (int)vo->nlen,
+                      x->rv->t.src + vo->name, (int)po->nlen, x->rv->t.src + po->name);
     }
 }
 
