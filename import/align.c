@@ -84,11 +84,13 @@ static bool is_vuse(const mir_op *o)
     return o->kind == MO_REG && o->vreg != RVI_NONE && !(o->flags & (MOF_DEF | MOF_IMPLICIT));
 }
 
+/* A memory reference at operand j of q: a spill slot, or (for a folded
+ * use) an invariant entry a rematerialisable load reads. */
 static bool memref(const imp *x, const mir_inst *q, uint32_t j, bool spill_only)
 {
-    bool pool;
     int64_t idx;
-    return imp_memref_at(x, x->rv, rfunc(x), q, j, &pool, &idx) && !(spill_only && pool);
+    int k = imp_memref_at(x, x->rv, rfunc(x), q, j, &idx);
+    return spill_only ? k == MR_SPILL : k != MR_NONE;
 }
 
 /* (a) one register use folded into a memory reference. */
@@ -105,6 +107,41 @@ static bool fold_use(const imp *x, const mir_inst *p, const mir_inst *q, int32_t
         }
     }
     return false;
+}
+
+/* Opcodes whose two register uses may trade places (a commuted fold). */
+static bool commutative(const char *opc)
+{
+    return x86_is_test_rr(opc);
+}
+
+/* (a') the same with the first two uses swapped, for commutative
+ * opcodes: each vreg keeps its own location (IMPORTER.md S5, R30). */
+static bool fold_use_commuted(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
+{
+    if (!commutative(mir_opc(x->rp, p)) || p->nops < 2 || !is_vuse(&mir_ops(x->pre, p)[0]) || !is_vuse(&mir_ops(x->pre, p)[1]))
+        return false;
+    /* a copy of the instruction's operands with the first two swapped */
+    mir_func tmp = *x->pre;
+    mir_op *ops = rv_xmalloc((p->nops + 1) * sizeof *ops);
+    memcpy(ops, mir_ops(x->pre, p), p->nops * sizeof *ops);
+    mir_op t = ops[0];
+    ops[0] = ops[1];
+    ops[1] = t;
+    tmp.ops.data = ops;
+    tmp.ops.len = p->nops;
+    mir_inst pc = *p;
+    pc.op0 = 0;
+    imp y = *x;
+    y.pre = &tmp;
+    bool ok = fold_use(&y, &pc, q, map, mem);
+    rv_free(ops);
+    if (ok) {
+        int32_t m = map[0];
+        map[0] = map[1];
+        map[1] = m;
+    }
+    return ok;
 }
 
 /* (b) the def (and its tied use) folded into a store to a spill slot. */
@@ -134,7 +171,7 @@ static bool fold_test(const imp *x, const mir_inst *p, const mir_inst *q, int32_
     const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
     if (!x86_is_test_rr(mir_opc(x->rp, p)) || !x86_is_cmp_mi0(mir_opc(x->rv, q))) return false;
     if (p->nops < 2 || q->nops != p->nops + 4 || !is_vuse(&P[0]) || !is_vuse(&P[1]) || P[0].vreg != P[1].vreg) return false;
-    if (!memref(x, q, 0, true) || Q[5].kind != MO_IMM || Q[5].val != 0) return false;
+    if (!memref(x, q, 0, false) || Q[5].kind != MO_IMM || Q[5].val != 0) return false;
     if (!run_like(x, P, 2, Q, 6, p->nops - 2, map)) return false;
     map[0] = map[1] = MAP_FOLD;
     *mem = 0;
@@ -173,8 +210,8 @@ bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_
     if (same_opc && p->nops == q->nops && p->ndefs == q->ndefs && run_like(x, P, 0, Q, 0, p->nops, map)) return true;
     if (same_opc && x->alloc != RVI_FAST) return false;
     if (x->alloc == RVI_FAST) return false; /* fast folds nothing */
-    return fold_use(x, p, q, map, mem) || fold_def(x, p, q, map, mem) || fold_test(x, p, q, map, mem) ||
-           fold_imm(x, p, q, map, mem);
+    return fold_use(x, p, q, map, mem) || fold_use_commuted(x, p, q, map, mem) || fold_def(x, p, q, map, mem) ||
+           fold_test(x, p, q, map, mem) || fold_imm(x, p, q, map, mem);
 }
 
 /* ----- the longest increasing run of tags ----- */

@@ -75,7 +75,8 @@ typedef struct locs {
     uint32_t *loc;
     bool *any;
     op_alloc a;
-    int64_t pool[4]; /* R32: pool entries read by folds, their read widths */
+    int64_t pool[4]; /* R32: invariant entries read by folds: index, kind, read width */
+    int pool_kind[4];
     unsigned pool_bits[4];
     unsigned npool;
 } locs;
@@ -91,13 +92,17 @@ static void locs_init(imp *x, locs *l, uint32_t n)
     l->npool = 0;
 }
 
-/* The memory operand of q that a fold of slot n (or pool entry n) reads. */
-static unsigned fold_bits(const mir_func *qf, const mir_inst *q, bool pool, int64_t n)
+/* The width of the memory operand of q that a fold of kind/n reads; 0 if
+ * q has none (a pool fold may have lost it: then the operand's width,
+ * if the entry is that large, decided in docs/import.md). */
+static unsigned fold_bits(const imp *x, const mir_func *qf, const mir_inst *q, int kind, int64_t n, unsigned need)
 {
+    uint8_t what = kind == MR_POOL ? MO_CPI : kind == MR_FIXED ? MO_FIXED : MO_FI;
     for (uint32_t m = 0; m < q->nmem; m++) {
         const mir_mem *mm = &qf->mems.data[q->mem0 + m];
-        if (pool ? mm->what == MO_CPI : (mm->what == MO_FI && mm->index == n)) return mm->bits;
+        if (mm->what == what && (kind == MR_POOL || mm->index == n)) return mm->bits;
     }
+    if (kind == MR_POOL && q->nmem == 0 && imp_pool_bits(x, n) >= need) return need;
     return 0;
 }
 
@@ -105,23 +110,25 @@ static void fold_loc(imp *x, const rinst *ri, uint32_t k, uint32_t i, unsigned w
 {
     const mir_inst *q = ri->v ? ri->v : ri->p;
     const mir_op *o = &mir_ops(x->pre, &x->pre->insts.data[k])[i];
-    bool pool;
     int64_t n;
-    if (!imp_memref_at(x, x->rv, rfunc(x), q, (uint32_t)ri->mem, &pool, &n)) {
+    int kind = imp_memref_at(x, x->rv, rfunc(x), q, (uint32_t)ri->mem, &n);
+    if (kind == MR_NONE) {
         imp_error(x, "S5", x->rv, q->pos, "a fold without its memory reference");
         return;
     }
-    unsigned mb = fold_bits(rfunc(x), q, pool, n);
     bool def = (o->flags & MOF_DEF) != 0;
     unsigned need = def || o->sub == XS_NONE ? w : x86_sub_width((enum x86_sub)o->sub);
+    unsigned mb = fold_bits(x, rfunc(x), q, kind, n, need);
     if (mb != need) {
         imp_error(x, def ? "R31" : "R30", x->rv, q->pos, "%%%u (%u bits) is folded into an access of %u bits", o->vreg, need, mb);
         return;
     }
     l->any[i] = true;
-    if (pool) {
-        l->loc[i] = RVI_SLOT | (1000u + (uint32_t)n);
-        if (l->npool < 4) l->pool[l->npool] = n, l->pool_bits[l->npool++] = mb;
+    if (kind != MR_SPILL) {
+        l->loc[i] = imp_invariant_slot(kind, n);
+        for (unsigned j = 0; j < l->npool; j++)
+            if (l->pool[j] == n && l->pool_kind[j] == kind) return;
+        if (l->npool < 4) l->pool[l->npool] = n, l->pool_kind[l->npool] = kind, l->pool_bits[l->npool++] = mb;
         return;
     }
     l->loc[i] = RVI_SLOT | (uint32_t)n;
@@ -190,8 +197,9 @@ static void pool_remats(imp *x, ra_func *f, const locs *l, const rinst *ri)
 {
     for (unsigned j = 0; j < l->npool; j++) {
         uint32_t id = ra_add_inst(f, RK_REMAT);
-        f->insts.data[id].dst = RVI_SLOT | (1000u + (uint32_t)l->pool[j]);
-        f->insts.data[id].key = imp_key_pool(x, l->pool[j], l->pool_bits[j]);
+        f->insts.data[id].dst = imp_invariant_slot(l->pool_kind[j], l->pool[j]);
+        f->insts.data[id].key = l->pool_kind[j] == MR_POOL ? imp_key_pool(x, l->pool[j], l->pool_bits[j])
+                                                           : imp_key_fixed(x, l->pool[j], 0, l->pool_bits[j], l->pool_bits[j]);
         f->insts.data[id].why = "R32";
         comment(x, f, id, ri);
     }

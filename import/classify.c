@@ -71,13 +71,13 @@ static void edit(imp *x, ra_func *f, const rinst *ri, uint8_t kind, uint32_t dst
 static bool spill_or_reload(imp *x, ra_func *f, const rinst *ri, const char *opc)
 {
     const mir_inst *q = form(x, ri);
-    bool vec, pool;
+    bool vec;
     int64_t n;
     unsigned w = x86_spill_width(opc, &vec);
-    bool store = w && q->ndefs == 0 && q->nops >= 6 && imp_memref_at(x, x->rv, rfunc(x), q, 0, &pool, &n) && !pool;
+    bool store = w && q->ndefs == 0 && q->nops >= 6 && imp_memref_at(x, x->rv, rfunc(x), q, 0, &n) == MR_SPILL;
     if (!store) {
         w = x86_reload_width(opc, &vec);
-        if (!w || q->ndefs != 1 || q->nops < 6 || !imp_memref_at(x, x->rv, rfunc(x), q, 1, &pool, &n) || pool) return false;
+        if (!w || q->ndefs != 1 || q->nops < 6 || imp_memref_at(x, x->rv, rfunc(x), q, 1, &n) != MR_SPILL) return false;
     }
     int p = phys_of(x, ri, store ? 5 : 0);
     if (p < 0) return true;
@@ -148,10 +148,9 @@ static bool remat(imp *x, ra_func *f, const rinst *ri)
 {
     const mir_inst *q = form(x, ri);
     const mir_func *qf = rfunc(x);
-    bool pool;
     int64_t n;
     unsigned sw = x86_store_imm_width(mir_opc(x->rv, q));
-    if (sw && q->nops >= 6 && imp_memref_at(x, x->rv, qf, q, 0, &pool, &n) && !pool && mir_ops(qf, q)[5].kind == MO_IMM) {
+    if (sw && q->nops >= 6 && imp_memref_at(x, x->rv, qf, q, 0, &n) == MR_SPILL && mir_ops(qf, q)[5].kind == MO_IMM) {
         if (!imp_slot_width_ok(x, x->rv, q->pos, n, sw, false)) return true;
         edit(x, f, ri, RK_REMAT, RVI_SLOT | (uint32_t)n, RVI_NONE, "remat");
         f->insts.data[f->insts.len - 1].key = imp_key_imm(x, (uint64_t)mir_ops(qf, q)[5].val, sw, true);

@@ -201,7 +201,15 @@ void imp_check(imp *x);
 void imp_phys(imp *x);
 /* join.c */
 void imp_join(imp *x);
-bool imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, bool *pool, int64_t *index);
+/* What operands j .. j+4 of `in` (an instruction of f) reference: a spill
+ * slot (%stack.N, 1, $noreg, 0, $noreg, N a spill slot of post.mir), a
+ * pool entry ($rip, 1, $noreg, %const.N, $noreg) or an immutable
+ * fixed-stack object (%fixed-stack.N, 1, $noreg, 0, $noreg); *index: N. */
+enum { MR_NONE, MR_SPILL, MR_POOL, MR_FIXED };
+int imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, int64_t *index);
+/* The slot a fold of a rematerialisable load reads (R32): pool entry i is
+ * s(1000+i), immutable fixed-stack object i is s(1500+i). */
+uint32_t imp_invariant_slot(int kind, int64_t index);
 int imp_full_reg(unsigned p, unsigned sub, unsigned w);
 int32_t imp_block_pos(const imp *x, bool result, int64_t num); /* layout position of bb.num, -1 */
 void imp_positions(imp *x); /* the pre blocks' positions (before imp_block_pos(x, false, ...)) */
@@ -216,6 +224,8 @@ bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_
 bool imp_is_const(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in);
 int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, unsigned bits, bool gpr);
 int64_t imp_key_pool(imp *x, int64_t index, unsigned bits);
+int64_t imp_key_fixed(imp *x, int64_t index, int64_t disp, unsigned bits, unsigned membits); /* result-side index */
+unsigned imp_pool_bits(const imp *x, int64_t index); /* the size of pool entry index (its type in post.mir), 0 */
 int64_t imp_key_imm(imp *x, uint64_t value, unsigned bits, bool gpr); /* an immediate of `bits` bits */
 /* ties */
 void imp_learn_ties(imp *x);

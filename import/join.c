@@ -310,29 +310,32 @@ void imp_join(imp *x)
     else join_pair(x);
 }
 
-/* Operands j .. j+4 of `in` (an instruction of f): a memory reference to
- * a spill slot (%stack.N, 1, $noreg, 0, $noreg with N a spill slot of
- * post.mir) or to a pool entry ($rip, 1, $noreg, %const.N, $noreg). */
-bool imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, bool *pool, int64_t *index)
+int imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, int64_t *index)
 {
-    if (j + 5 > in->nops) return false;
+    if (j + 5 > in->nops) return MR_NONE;
     const mir_op *o = mir_ops(f, in) + j;
-    if (o[1].kind != MO_IMM || o[1].val != 1 || o[2].kind != MO_REG || o[4].kind != MO_REG) return false;
-    if (o[0].kind == MO_FI && o[3].kind == MO_IMM && o[3].val == 0) {
-        const mir_func *pf = x->post;
-        for (uint32_t i = 0; i < pf->stack.len; i++)
-            if (pf->stack.data[i].id == o[0].val && pf->stack.data[i].spill) {
-                *pool = false;
+    if (o[1].kind != MO_IMM || o[1].val != 1 || o[2].kind != MO_REG || o[4].kind != MO_REG) return MR_NONE;
+    const mir_func *pf = x->post;
+    if ((o[0].kind == MO_FI || o[0].kind == MO_FIXED) && o[3].kind == MO_IMM && o[3].val == 0) {
+        bool fixed = o[0].kind == MO_FIXED;
+        const mir_obj *objs = fixed ? pf->fixed.data : pf->stack.data;
+        uint32_t n = fixed ? pf->fixed.len : pf->stack.len;
+        for (uint32_t i = 0; i < n; i++)
+            if (objs[i].id == o[0].val && (fixed ? objs[i].immutable : objs[i].spill)) {
                 *index = o[0].val;
-                return true;
+                return fixed ? MR_FIXED : MR_SPILL;
             }
-        return false;
+        return MR_NONE;
     }
     if (o[0].kind == MO_REG && o[0].preg == PR_DROP && o[0].nlen == 3 && memcmp(r->t.src + o[0].name, "rip", 3) == 0 &&
         o[3].kind == MO_CPI && o[3].off == 0) {
-        *pool = true;
         *index = o[3].val;
-        return true;
+        return MR_POOL;
     }
-    return false;
+    return MR_NONE;
+}
+
+uint32_t imp_invariant_slot(int kind, int64_t index)
+{
+    return RVI_SLOT | (uint32_t)((kind == MR_POOL ? 1000 : 1500) + index);
 }

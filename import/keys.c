@@ -145,6 +145,38 @@ int64_t imp_key_imm(imp *x, uint64_t value, unsigned bits, bool gpr)
     return key_of(x, name, gpr && bits == 64, value);
 }
 
+int64_t imp_key_fixed(imp *x, int64_t index, int64_t disp, unsigned bits, unsigned membits)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%u:fixed:%lld:%lld:%u", bits, (long long)index, (long long)disp, membits);
+    return key_of(x, name, false, 0);
+}
+
+/* The size of an IR constant's type: double, <4 x i32>, ... (0 unknown). */
+static unsigned type_bits(const char *s, size_t n)
+{
+    static const struct {
+        const char *t;
+        unsigned b;
+    } t[] = {{"double", 64}, {"float", 32}, {"half", 16}, {"bfloat", 16}, {"fp128", 128}, {"x86_fp80", 80}, {"ptr", 64}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (n >= strlen(t[i].t) && !memcmp(s, t[i].t, strlen(t[i].t))) return t[i].b;
+    size_t k = 1;
+    int64_t v;
+    if (n > 1 && s[0] == 'i' && mir_scan_int(s, n, &k, &v) && v > 0 && v <= 4096) return (unsigned)v;
+    k = 1;
+    if (n > 1 && s[0] == '<' && mir_scan_int(s, n, &k, &v) && v > 0 && v <= 64 && k + 3 < n && !memcmp(s + k, " x ", 3))
+        return (unsigned)v * type_bits(s + k + 3, n - k - 3);
+    return 0;
+}
+
+unsigned imp_pool_bits(const imp *x, int64_t index)
+{
+    const mir_func *f = x->post;
+    if (!f || index < 0 || (uint64_t)index * 2 + 1 >= f->consts.len) return 0;
+    return type_bits(x->rpost->t.src + f->consts.data[2 * index], f->consts.data[2 * index + 1]);
+}
+
 static void sym_text(const mir_reader *r, const mir_op *o, char *buf, size_t n)
 {
     snprintf(buf, n, "%s%.*s%+lld", o->kind == MO_GLOBAL ? "@" : "&", (int)(o->nlen > 300 ? 300 : o->nlen), r->t.src + o->name,
@@ -178,9 +210,8 @@ int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *
         if (o[4].kind == MO_GLOBAL) {
             sym_text(r, &o[4], sym, sizeof sym);
             snprintf(name, sizeof name, "%u:got:%s:%u", bits, sym, m->bits);
-        } else {
-            snprintf(name, sizeof name, "%u:fixed:%lld:%lld:%u", bits, (long long)canon_fi(x, r, true, o[1].val), (long long)o[4].val, m->bits);
         }
+        if (o[4].kind != MO_GLOBAL) return imp_key_fixed(x, canon_fi(x, r, true, o[1].val), o[4].kind == MO_IMM ? o[4].val : 0, bits, m->bits);
         return key_of(x, name, false, 0);
     }
     case XR_LEA:
