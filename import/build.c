@@ -157,13 +157,10 @@ static void reg_loc(imp *x, const rinst *ri, uint32_t k, uint32_t i, int32_t m, 
             return;
         }
     }
-    if (x->alloc != RVI_FAST && qo->vreg != RVI_NONE && qo->vreg < x->nvreg_reg && x->vreg_reg[qo->vreg] != RVI_NONE) {
-        int full = x86_at_width(x->vreg_reg[qo->vreg], w);
-        if (loc < 0) loc = full;
-        else if (full != loc)
-            imp_error(x, "R5", x->rv, q->pos, "%%%u is in %s here and in %s at its other operands", o->vreg, x86_reg_at((unsigned)loc)->name,
-                      full >= 0 ? x86_reg_at((unsigned)full)->name : "?");
-    }
+    /* deleted by the rewriter: the one register of its vreg (join.c has
+     * checked that every operand of that vreg agrees, R5) */
+    if (loc < 0 && x->alloc != RVI_FAST && qo->vreg != RVI_NONE && qo->vreg < x->nvreg_reg && x->vreg_reg[qo->vreg] != RVI_NONE)
+        loc = x86_at_width(x->vreg_reg[qo->vreg], w);
     if (loc < 0 && !imp_failed(x)) imp_error(x, "R27", x->rv, q->pos, "%%%u has no register here", o->vreg);
     l->loc[i] = (uint32_t)loc;
 }
