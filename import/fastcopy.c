@@ -203,6 +203,7 @@ uint32_t fc_pending(const fc_state *s, uint32_t i)
 
 void fc_drop(fc_state *s, uint32_t n)
 {
+    if (n == 0) return;
     memmove(s->pending.data, s->pending.data + n, (s->pending.len - n) * sizeof *s->pending.data);
     s->pending.len -= n;
 }
