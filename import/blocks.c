@@ -179,7 +179,7 @@ static void split_edges(imp *x, ra_func *f, uint32_t *order, uint32_t *norder, c
             }
         }
     }
-    memcpy(order, out.data, out.len * sizeof *order);
+    if (out.len) memcpy(order, out.data, out.len * sizeof *order);
     *norder = out.len;
     rv_vec_free(out);
     rv_free(preds);

@@ -162,6 +162,10 @@ void imp_check(imp *x)
         imp_refuse(x, "llc", "llc wrote no post-allocation MIR for this function");
         return;
     }
+    if (!x->pre->blocks.len) {
+        imp_error(x, "S4", x->rp, 0, "the function has no blocks");
+        return;
+    }
     check_blocks(x, x->pre);
     check_classes(x);
     check_insts(x, x->rp, x->pre, false);
