@@ -236,7 +236,7 @@ static void mir_comment(sbuf *b, const ra_inst *in)
     if (in->why && *in->why) putf(b, " (%s)", in->why);
 }
 
-static void emit_inst(const ra_func *f, const ra_inst *in, bool allocated, sbuf *b)
+static void emit_inst(const ra_func *f, const ra_inst *in, bool allocated, bool comments, sbuf *b)
 {
     if (!allocated && in->kind >= RK_SPILL && in->kind <= RK_REMAT) return;
     puts_(b, "  ");
@@ -262,7 +262,7 @@ static void emit_inst(const ra_func *f, const ra_inst *in, bool allocated, sbuf 
         uses(b, f, in, allocated, true);
         clobbers(b, in);
     }
-    if (allocated) mir_comment(b, in);
+    if (allocated && comments) mir_comment(b, in);
     puts_(b, "\n");
 }
 
@@ -287,7 +287,7 @@ char *imp_emit(imp *x, const ra_func *f, bool allocated, size_t *len)
     for (uint32_t i = 0; i < f->blocks.len; i++) {
         const ra_block *blk = &f->blocks.data[i];
         putf(&b, "%s:\n", f->labels.data[blk->label]);
-        for (uint32_t k = blk->i0; k < blk->i0 + blk->n; k++) emit_inst(f, &f->insts.data[k], allocated, &b);
+        for (uint32_t k = blk->i0; k < blk->i0 + blk->n; k++) emit_inst(f, &f->insts.data[k], allocated, x->o->comments, &b);
     }
     puts_(&b, "end\n");
     *len = b.len;
