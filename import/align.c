@@ -303,26 +303,72 @@ static void align_block(imp *x, uint32_t b, candvec *cs)
 }
 
 /* ----- originals left over ----- */
-/* R28, R29: an untagged load or store of a spill slot at the COPY's slot. */
+/* Is result instruction ri a spill-slot load (R28) or store (R29) that can
+ * realise COPY p: untagged and not aligned; with `same`, its register
+ * operand is the COPY's own def (load) or source (store). *store: which. */
+static bool copy_fold_shape(const imp *x, const rinst *ri, const mir_inst *p, bool same, bool *store)
+{
+    if (ri->orig != RVI_NONE || !ri->v || ri->v->tag) return false;
+    const char *opc = mir_opc(x->rv, ri->v);
+    bool vec;
+    *store = x86_spill_width(opc, &vec) && ri->v->ndefs == 0 && memref(x, ri->v, 0, true);
+    bool load = x86_reload_width(opc, &vec) && ri->v->ndefs == 1 && memref(x, ri->v, 1, true);
+    if (!*store && !load) return false;
+    if (!same) return true;
+    const mir_op *r = &mir_ops(x->bf, ri->v)[*store ? 5 : 0], *c = &mir_ops(x->pre, p)[*store ? 1 : 0];
+    return r->kind == MO_REG && c->kind == MO_REG && r->vreg == c->vreg && (c->vreg != RVI_NONE || r->preg == c->preg);
+}
+
+static void take_fold(imp *x, uint32_t i, uint32_t k, bool store)
+{
+    rinst *ri = &x->rs.data[i];
+    ri->orig = k;
+    ri->fold_copy = true;
+    ri->mem = store ? 0 : 1;
+    x->aligned[k] = i;
+    x->untagged++;
+}
+
+static bool on_slot(const imp *x, uint32_t k)
+{
+    uint32_t i = x->aligned[k];
+    return i != RVI_NONE && x->rs.data[i].slot >= 0 && (uint32_t)x->rs.data[i].slot == x->pre_slot[k];
+}
+
+/* R28, R29: the untagged load or store of a spill slot that realises COPY
+ * k: at the slot index the COPY had, between its aligned neighbours. llc
+ * renumbers indexes locally when it runs out of room between two, so an
+ * instruction at that index is taken on its index alone only where its
+ * aligned neighbours kept theirs; otherwise (and first) the candidate must
+ * have the COPY's own register operand (its def for a load, its source for
+ * a store), and be the only such one between the neighbours. */
 static bool folded_copy(imp *x, uint32_t b, uint32_t k)
 {
     const rblock *rb = &x->rblocks.data[b];
-    for (uint32_t i = rb->i0; i < rb->i0 + rb->n; i++) {
-        rinst *ri = &x->rs.data[i];
-        if (ri->orig != RVI_NONE || ri->slot < 0 || (uint32_t)ri->slot != x->pre_slot[k] || !ri->v) continue;
-        const char *opc = mir_opc(x->rv, ri->v);
-        bool vec;
-        bool store = x86_spill_width(opc, &vec) && ri->v->ndefs == 0 && memref(x, ri->v, 0, true);
-        bool load = x86_reload_width(opc, &vec) && ri->v->ndefs == 1 && memref(x, ri->v, 1, true);
-        if (!store && !load) return false;
-        ri->orig = k;
-        ri->fold_copy = true;
-        ri->mem = store ? 0 : 1;
-        x->aligned[k] = i;
-        x->untagged++;
-        return true;
+    const mir_inst *p = &x->pre->insts.data[k];
+    const mir_block *blk = &x->pre->blocks.data[b];
+    uint32_t lo = rb->i0, hi = rb->i0 + rb->n, first = RVI_NONE, at_slot = RVI_NONE, nsame = 0;
+    int32_t prev = -1, next = -1;
+    for (uint32_t j = blk->i0; j < k; j++)
+        if (x->aligned[j] != RVI_NONE && x->aligned[j] + 1 > lo) lo = x->aligned[j] + 1, prev = (int32_t)j;
+    for (uint32_t j = blk->i0 + blk->n; j > k + 1; j--)
+        if (x->aligned[j - 1] != RVI_NONE && x->aligned[j - 1] < hi) hi = x->aligned[j - 1], next = (int32_t)j - 1;
+    bool store, same_at_slot = false;
+    for (uint32_t i = lo; i < hi; i++) {
+        const rinst *ri = &x->rs.data[i];
+        bool at = ri->slot >= 0 && (uint32_t)ri->slot == x->pre_slot[k] && copy_fold_shape(x, ri, p, false, &store);
+        if (at) at_slot = i;
+        if (!copy_fold_shape(x, ri, p, true, &store)) continue;
+        nsame++;
+        if (first == RVI_NONE) first = i;
+        same_at_slot |= at;
     }
-    return false;
+    bool settled = (prev < 0 || on_slot(x, (uint32_t)prev)) && (next < 0 || on_slot(x, (uint32_t)next));
+    uint32_t pick = nsame == 1 ? first : nsame > 1 && same_at_slot ? at_slot : nsame == 0 && settled ? at_slot : RVI_NONE;
+    if (pick == RVI_NONE) return false;
+    copy_fold_shape(x, &x->rs.data[pick], p, false, &store);
+    take_fold(x, pick, k, store);
+    return true;
 }
 
 static bool deletable(const imp *x, uint32_t k)

@@ -75,9 +75,8 @@ typedef struct locs {
     uint32_t *loc;
     bool *any;
     op_alloc a;
-    int64_t pool[4]; /* R32: invariant entries read by folds: index, kind, read width */
-    int pool_kind[4];
-    unsigned pool_bits[4];
+    uint32_t pool[4]; /* R32: invariant entries read by folds: slot, key */
+    int64_t pool_key[4];
     unsigned npool;
 } locs;
 
@@ -100,10 +99,19 @@ static unsigned fold_bits(const imp *x, const mir_func *qf, const mir_inst *q, i
     uint8_t what = kind == MR_POOL ? MO_CPI : kind == MR_FIXED ? MO_FIXED : MO_FI;
     for (uint32_t m = 0; m < q->nmem; m++) {
         const mir_mem *mm = &qf->mems.data[q->mem0 + m];
-        if (mm->what == what && (kind == MR_POOL || mm->index == n)) return mm->bits;
+        if (kind == MR_GLOBAL ? !mm->store && (mm->what == MO_GLOBAL || mm->invariant) : mm->what == what && (kind == MR_POOL || mm->index == n))
+            return mm->bits;
     }
     if (kind == MR_POOL && q->nmem == 0 && imp_pool_bits(x, n) >= need) return need;
     return 0;
+}
+
+/* Does q read a GOT entry (`(load (s64) from got)`)? */
+static bool fold_got(const mir_func *qf, const mir_inst *q)
+{
+    for (uint32_t m = 0; m < q->nmem; m++)
+        if (qf->mems.data[q->mem0 + m].what == MO_GLOBAL) return true;
+    return false;
 }
 
 static void fold_loc(imp *x, const rinst *ri, uint32_t k, uint32_t i, unsigned w, locs *l)
@@ -125,10 +133,16 @@ static void fold_loc(imp *x, const rinst *ri, uint32_t k, uint32_t i, unsigned w
     }
     l->any[i] = true;
     if (kind != MR_SPILL) {
-        l->loc[i] = imp_invariant_slot(kind, n);
+        char gname[512] = "";
+        const mir_op *g = kind == MR_GLOBAL ? &mir_ops(rfunc(x), q)[n] : NULL;
+        if (g) imp_global_name(x->rv, g, gname, sizeof gname);
+        l->loc[i] = imp_invariant_slot(x, kind, n, gname);
         for (unsigned j = 0; j < l->npool; j++)
-            if (l->pool[j] == n && l->pool_kind[j] == kind) return;
-        if (l->npool < 4) l->pool[l->npool] = n, l->pool_kind[l->npool] = kind, l->pool_bits[l->npool++] = mb;
+            if (l->pool[j] == l->loc[i]) return;
+        int64_t key = kind == MR_POOL ? imp_key_pool(x, n, mb)
+                      : kind == MR_FIXED ? imp_key_fixed(x, n, 0, mb, mb)
+                                         : imp_key_global(x, x->rv, g, fold_got(rfunc(x), q), mb, mb);
+        if (l->npool < 4) l->pool[l->npool] = l->loc[i], l->pool_key[l->npool++] = key;
         return;
     }
     l->loc[i] = RVI_SLOT | (uint32_t)n;
@@ -194,9 +208,8 @@ static void pool_remats(imp *x, ra_func *f, const locs *l, const rinst *ri)
 {
     for (unsigned j = 0; j < l->npool; j++) {
         uint32_t id = ra_add_inst(f, RK_REMAT);
-        f->insts.data[id].dst = imp_invariant_slot(l->pool_kind[j], l->pool[j]);
-        f->insts.data[id].key = l->pool_kind[j] == MR_POOL ? imp_key_pool(x, l->pool[j], l->pool_bits[j])
-                                                           : imp_key_fixed(x, l->pool[j], 0, l->pool_bits[j], l->pool_bits[j]);
+        f->insts.data[id].dst = l->pool[j];
+        f->insts.data[id].key = l->pool_key[j];
         f->insts.data[id].why = "R32";
         comment(x, f, id, ri);
     }

@@ -175,6 +175,7 @@ typedef struct imp {
     /* build.c */
     uint32_t fresh_next;       /* R33: s2000 + j */
     fc_state *fc;              /* fast: fastcopy.c's state */
+    RV_VEC(const char *) globals; /* invariant globals read by folds (s1700+k) */
     /* keys.c */
     RV_VEC(const char *) key_names;
     RV_VEC(uint64_t) key_vals;
@@ -205,11 +206,15 @@ void imp_join(imp *x);
  * slot (%stack.N, 1, $noreg, 0, $noreg, N a spill slot of post.mir), a
  * pool entry ($rip, 1, $noreg, %const.N, $noreg) or an immutable
  * fixed-stack object (%fixed-stack.N, 1, $noreg, 0, $noreg); *index: N. */
-enum { MR_NONE, MR_SPILL, MR_POOL, MR_FIXED };
+enum { MR_NONE, MR_SPILL, MR_POOL, MR_FIXED, MR_GLOBAL };
+/* MR_GLOBAL: $rip, 1, $noreg, @G [+ off], $noreg read invariantly (a GOT
+ * entry or an `invariant` load); *index: the operand index of @G. */
 int imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, uint32_t j, int64_t *index);
 /* The slot a fold of a rematerialisable load reads (R32): pool entry i is
- * s(1000+i), immutable fixed-stack object i is s(1500+i). */
-uint32_t imp_invariant_slot(int kind, int64_t index);
+ * s(1000+i), immutable fixed-stack object i is s(1500+i), the k-th
+ * invariant global the function's folds read (in order of first use) is
+ * s(1700+k); gname: that global's name and offset (MR_GLOBAL). */
+uint32_t imp_invariant_slot(imp *x, int kind, int64_t index, const char *gname);
 int imp_full_reg(unsigned p, unsigned sub, unsigned w);
 int32_t imp_block_pos(const imp *x, bool result, int64_t num); /* layout position of bb.num, -1 */
 void imp_positions(imp *x); /* the pre blocks' positions (before imp_block_pos(x, false, ...)) */
@@ -225,6 +230,9 @@ bool imp_is_const(const imp *x, const mir_reader *r, const mir_func *f, const mi
 int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, unsigned bits, bool gpr);
 int64_t imp_key_pool(imp *x, int64_t index, unsigned bits);
 int64_t imp_key_fixed(imp *x, int64_t index, int64_t disp, unsigned bits, unsigned membits); /* result-side index */
+/* An invariant load of global operand o (a GOT entry when got). */
+int64_t imp_key_global(imp *x, const mir_reader *r, const mir_op *o, bool got, unsigned bits, unsigned membits);
+void imp_global_name(const mir_reader *r, const mir_op *o, char *buf, size_t n);
 unsigned imp_pool_bits(const imp *x, int64_t index); /* the size of pool entry index (its type in post.mir), 0 */
 int64_t imp_key_imm(imp *x, uint64_t value, unsigned bits, bool gpr); /* an immediate of `bits` bits */
 /* ties */

@@ -171,6 +171,7 @@ static void imp_free(imp *x)
     rv_vec_free(x->key_vals);
     rv_vec_free(x->ties);
     rv_vec_free(x->tbs);
+    rv_vec_free(x->globals);
     rv_vec_free(x->tt);
     rv_free(x->msg);
     fc_free(x->fc);

@@ -327,15 +327,29 @@ int imp_memref_at(const imp *x, const mir_reader *r, const mir_func *f, const mi
             }
         return MR_NONE;
     }
-    if (o[0].kind == MO_REG && o[0].preg == PR_DROP && o[0].nlen == 3 && memcmp(r->t.src + o[0].name, "rip", 3) == 0 &&
-        o[3].kind == MO_CPI && o[3].off == 0) {
+    bool rip = o[0].kind == MO_REG && o[0].preg == PR_DROP && o[0].nlen == 3 && memcmp(r->t.src + o[0].name, "rip", 3) == 0;
+    if (rip && o[3].kind == MO_CPI && o[3].off == 0) {
         *index = o[3].val;
         return MR_POOL;
+    }
+    if (rip && o[3].kind == MO_GLOBAL) {
+        for (uint32_t m = 0; m < in->nmem; m++) {
+            const mir_mem *mm = &f->mems.data[in->mem0 + m];
+            if (!mm->store && (mm->what == MO_GLOBAL || mm->invariant)) {
+                *index = (int64_t)j + 3;
+                return MR_GLOBAL;
+            }
+        }
     }
     return MR_NONE;
 }
 
-uint32_t imp_invariant_slot(int kind, int64_t index)
+uint32_t imp_invariant_slot(imp *x, int kind, int64_t index, const char *gname)
 {
-    return RVI_SLOT | (uint32_t)((kind == MR_POOL ? 1000 : 1500) + index);
+    if (kind != MR_GLOBAL) return RVI_SLOT | (uint32_t)((kind == MR_POOL ? 1000 : 1500) + index);
+    uint32_t k = 0;
+    while (k < x->globals.len && strcmp(x->globals.data[k], gname) != 0) k++;
+    if (k == x->globals.len) rv_vec_push(x->globals, rv_arena_strndup(&x->arena, gname, strlen(gname)));
+    if (k >= 300) imp_refuse(x, "slots", "300 or more invariant globals read by folds (R7)");
+    return RVI_SLOT | (1700u + k);
 }

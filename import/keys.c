@@ -71,7 +71,7 @@ static bool invariant_load(const imp *x, const mir_reader *r, const mir_func *f,
     const mir_mem *m = &f->mems.data[in->mem0];
     if (m->store) return false;
     if (is_rip(r, &o[1]) && o[4].kind == MO_CPI) return m->what == MO_CPI;
-    if (is_rip(r, &o[1]) && o[4].kind == MO_GLOBAL) return m->what == MO_GLOBAL; /* (load from got) */
+    if (is_rip(r, &o[1]) && o[4].kind == MO_GLOBAL) return m->what == MO_GLOBAL || m->invariant; /* got, or invariant */
     if (o[1].kind == MO_FIXED) {
         const mir_obj *ob = fixed_obj(x, canon_fi(x, r, true, o[1].val));
         return ob && ob->immutable && m->what == MO_FIXED;
@@ -183,6 +183,19 @@ static void sym_text(const mir_reader *r, const mir_op *o, char *buf, size_t n)
              (long long)o->off);
 }
 
+void imp_global_name(const mir_reader *r, const mir_op *o, char *buf, size_t n)
+{
+    sym_text(r, o, buf, n);
+}
+
+int64_t imp_key_global(imp *x, const mir_reader *r, const mir_op *o, bool got, unsigned bits, unsigned membits)
+{
+    char name[512], sym[400];
+    sym_text(r, o, sym, sizeof sym);
+    snprintf(name, sizeof name, "%u:%s:%s:%u", bits, got ? "got" : "glob", sym, membits);
+    return key_of(x, name, false, 0);
+}
+
 int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, unsigned bits, bool gpr)
 {
     const char *opc = mir_opc(r, in);
@@ -207,12 +220,8 @@ int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *
     case XR_LOAD: {
         const mir_mem *m = &f->mems.data[in->mem0];
         if (o[4].kind == MO_CPI) return imp_key_pool(x, o[4].val, m->bits);
-        if (o[4].kind == MO_GLOBAL) {
-            sym_text(r, &o[4], sym, sizeof sym);
-            snprintf(name, sizeof name, "%u:got:%s:%u", bits, sym, m->bits);
-        }
-        if (o[4].kind != MO_GLOBAL) return imp_key_fixed(x, canon_fi(x, r, true, o[1].val), o[4].kind == MO_IMM ? o[4].val : 0, bits, m->bits);
-        return key_of(x, name, false, 0);
+        if (o[4].kind == MO_GLOBAL) return imp_key_global(x, r, &o[4], m->what == MO_GLOBAL, bits, m->bits);
+        return imp_key_fixed(x, canon_fi(x, r, true, o[1].val), o[4].kind == MO_IMM ? o[4].val : 0, bits, m->bits);
     }
     case XR_LEA:
         if (o[1].kind == MO_FI || o[1].kind == MO_FIXED)
