@@ -346,6 +346,7 @@ static void fast_flush(imp *x, ra_func *f, bool force)
         uint32_t id = imp_op(x, f, k, &l.a);
         if (id == RVI_NONE) continue;
         f->insts.data[id].why = "deleted by fast";
+        if (f->insts.data[id].nd) x->copy_loc[k] = f->defs.data[f->insts.data[id].d0].loc;
         fc_apply(x->fc, f, id);
         rinst gone;
         memset(&gone, 0, sizeof gone);
@@ -449,6 +450,8 @@ void imp_build(imp *x, ra_func *alloc, ra_func *orig)
     alloc->name = orig->name = rv_arena_strndup(&x->arena, name, n);
     imp_learn_ties(x);
     if (x->alloc == RVI_FAST) x->fc = fc_new();
+    x->copy_loc = rv_arena_alloc(&x->arena, (x->pre->insts.len + 1) * sizeof *x->copy_loc);
+    for (uint32_t k = 0; k <= x->pre->insts.len; k++) x->copy_loc[k] = RVI_NONE;
     imp_plan(x, alloc);
     for (uint32_t i = 0; i < alloc->labels.len; i++) rv_vec_push(orig->labels, alloc->labels.data[i]);
     for (uint32_t t = 0; t < x->tbs.len && !imp_failed(x); t++) build_block(x, alloc, t, true);

@@ -28,12 +28,15 @@ static int item_writes(imp *x, uint32_t it, unsigned u32)
     if (I->deleted) {
         const mir_inst *p = &x->pre->insts.data[I->idx];
         if (!mir_opc_is(x->rp, p, "COPY") && !mir_opc_is(x->rp, p, "KILL")) return W_NONE; /* R33: a fresh slot */
-        const mir_op *d = mir_ops(x->pre, p);
-        if (d->vreg == RVI_NONE && d->preg >= 0 && x86_row_top((unsigned)d->preg) != top) return W_NONE;
-        return W_FAIL; /* a deleted copy (its register unknown here: counted as a write) */
+        uint32_t loc = x->copy_loc[I->idx]; /* fast's deleted copy, where build.c placed it (unknown: a write) */
+        return loc != RVI_NONE && ((loc & RVI_SLOT) || x86_row_top(loc) != top) ? W_NONE : W_FAIL;
     }
     const rinst *ri = &x->rs.data[I->idx];
-    if (!ri->p) return W_FAIL; /* a deleted copy */
+    if (!ri->p) { /* a copy the rewriter deleted: a write if its def is in this row */
+        const mir_op *d = ri->v && ri->v->nops ? mir_ops(x->bf, ri->v) : NULL;
+        int reg = !d ? -1 : d->vreg == RVI_NONE ? d->preg : d->vreg < x->nvreg_reg && x->vreg_reg[d->vreg] != RVI_NONE ? (int)x->vreg_reg[d->vreg] : -1;
+        return reg >= 0 && x86_row_top((unsigned)reg) != top ? W_NONE : W_FAIL;
+    }
     const mir_func *af = x->af;
     const mir_inst *p = ri->p;
     bool nothing = mir_opc_is(x->rv, p, "KILL") || mir_opc_is(x->rv, p, "IMPLICIT_DEF");

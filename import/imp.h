@@ -175,6 +175,7 @@ typedef struct imp {
     /* build.c */
     uint32_t fresh_next;       /* R33: s2000 + j */
     fc_state *fc;              /* fast: fastcopy.c's state */
+    uint32_t *copy_loc;        /* a deleted copy's def location, by pre instruction (R22's walk), RVI_NONE */
     RV_VEC(const char *) globals; /* invariant globals read by folds (s1700+k) */
     /* keys.c */
     RV_VEC(const char *) key_names;

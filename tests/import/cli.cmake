@@ -70,6 +70,18 @@ file(WRITE ${TMP}/s4.dumps.txt "${bad}")
 expect(1 "import error \\[S4\\]: the rewriter changed physical register \\$rdi to \\$rsi"
        import-mir join --alloc greedy ${F}/f6.tag.mir ${TMP}/s4.dumps.txt ${F}/f6.post.mir -o ${TMP}/je)
 
+# R22: a SUBREG_TO_REG in one register (fast: $rax = SUBREG_TO_REG 0, $eax)
+# claims bits 32..63 are zero; a KILL of eax just before it breaks the claim.
+set(N ${SRC}/fixtures/narrow.fast)
+file(READ ${N}/narrow.dumps.txt dumps)
+string(REPLACE "  renamable $rax = SUBREG_TO_REG 0, killed renamable $eax, %subreg.sub_32bit, debug-location !DILocation(line: 1011"
+               "  $eax = KILL $eax\n  renamable $rax = SUBREG_TO_REG 0, killed renamable $eax, %subreg.sub_32bit, debug-location !DILocation(line: 1011"
+               bad "${dumps}")
+file(WRITE ${TMP}/r22.dumps.txt "${bad}")
+expect(1 "widen: import error R22: [^\n]*r22.dumps.txt:[0-9]+:[0-9]+: import error \\[R22\\]: SUBREG_TO_REG in rax claims bits 32..63 are zero"
+       import-mir join --alloc fast ${N}/narrow.tag.mir ${TMP}/r22.dumps.txt ${N}/narrow.post.mir -o ${TMP}/j22)
+expect(0 "imported 5, refused 0, import errors 0" import-mir join --alloc fast ${N}/narrow.tag.mir ${N}/narrow.dumps.txt ${N}/narrow.post.mir -o ${TMP}/j22ok)
+
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} import-mir CLI check(s) failed")
 endif()
