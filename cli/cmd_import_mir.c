@@ -450,6 +450,13 @@ static int run_parsed(run_args a)
         tally_print(stdout, &t);
         rc = CLI_FAIL;
     } else {
+        if (!a.keep) { /* messages name the texts without the temporary directory: the output is the same every run */
+            mir_text *tx[3] = {&p.texts.tag, &p.texts.dumps, &p.texts.post};
+            for (int i = 0; i < 3; i++) {
+                const char *slash = strrchr(tx[i]->file, '/');
+                if (slash) tx[i]->file = slash + 1;
+            }
+        }
         rc = import_all(&p.texts, &a.o, a.dir, a.quiet, &t) ? CLI_OK : CLI_USAGE;
         tally_print(stdout, &t);
         if (rc == CLI_OK && t.errors) rc = CLI_FAIL;
