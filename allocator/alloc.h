@@ -150,24 +150,8 @@ static inline bool rv_bs_test(const uint64_t *s, uint32_t i) { return (s[i >> 6]
 static inline void rv_bs_set(uint64_t *s, uint32_t i) { s[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline void rv_bs_clear(uint64_t *s, uint32_t i) { s[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
 
-/* A tiny deterministic PRNG (splitmix64) for allocators with random choices. */
-static inline uint64_t rv_rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-/* Uniform in [0, n) (n > 0). */
-static inline uint32_t rv_rng_below(uint64_t *state, uint32_t n) { return (uint32_t)(rv_rng_next(state) % n); }
-
-/* The operands of instruction i (defs then uses), like rv_inst_ops, but
- * never forming a pointer from the NULL array of a function without any
- * operand (undefined behaviour that clang's UBSan reports). */
-static inline const rv_operand *rv_ops_of(const ravel_func *f, const rv_inst *i)
-{
-    return f->ops.data ? f->ops.data + i->first_op : NULL;
-}
+/* The PRNG for allocators with random choices: rv_rng_next, rv_rng_below
+ * (ir/rng.h). Null-safe operand lists: rv_ops_of and the like (ir/ir.h). */
 
 /* A malloc'd error message naming the function, the block and instruction
  * `inst` of f (with its source line when known), then the formatted text.

@@ -75,7 +75,9 @@ if cmake --install "$out/gcc-release" >"$out/install.log" 2>&1 &&
    # without CMake: the pkg-config file
    PKG_CONFIG_PATH="$inst/lib/pkgconfig" gcc -std=c11 "$root/examples/jit_example.c" \
      $(PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --cflags --libs ravel) -o "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
-   RAVEL_VERIFY=1 "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
+   # libravel.so is installed too (RAVEL_INSTALL_SHARED): -lravel links it, so
+   # the program finds it at run time through the prefix's lib directory
+   LD_LIBRARY_PATH="$inst/lib" RAVEL_VERIFY=1 "$out/jit_example_pc" >>"$out/install.log" 2>&1 &&
    # one library: the static example links libravel.a and nothing else of ravel's
    # (its own build statement: gen_consumer links libravel_gen.a too)
    [ "$(sed -n '/^build jit_example:/,/^$/p' "$out/consumer/build.ninja" | grep -o 'lib/libravel[a-z_]*\.a' | sort -u)" = "lib/libravel.a" ]; then

@@ -25,6 +25,7 @@
 #define RAVEL_IR_H
 
 #include "ravel.h"
+#include "ir/rng.h"
 #include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +122,34 @@ static inline uint64_t rv_load_le64(const unsigned char *s)
     for (int k = 7; k >= 0; k--) w = w << 8 | s[k];
 #endif
     return w;
+}
+
+/* A sparse set of ids below a bound fixed by the owner, who provides
+ * dense[] and pos[] of that many cells each (pos[] need not be cleared):
+ * O(1) membership, insertion, removal and clearing; members in dense[0..n),
+ * in insertion order but for removals, which move the last member into the
+ * removed one's place. */
+typedef struct rv_sset {
+    uint32_t *dense, *pos;
+    uint32_t n;
+} rv_sset;
+static inline bool rv_sset_has(const rv_sset *s, uint32_t x) { return s->pos[x] < s->n && s->dense[s->pos[x]] == x; }
+/* True if x was not a member (and now is). */
+static inline bool rv_sset_add(rv_sset *s, uint32_t x)
+{
+    if (rv_sset_has(s, x)) return false;
+    s->pos[x] = s->n;
+    s->dense[s->n++] = x;
+    return true;
+}
+/* True if x was a member (and no longer is). */
+static inline bool rv_sset_del(rv_sset *s, uint32_t x)
+{
+    if (!rv_sset_has(s, x)) return false;
+    uint32_t last = s->dense[--s->n];
+    s->dense[s->pos[x]] = last;
+    s->pos[last] = s->pos[x];
+    return true;
 }
 
 /* Near misses for "did you mean" hints: the word of `words` (a NULL-
@@ -314,6 +343,50 @@ static inline const uint32_t *rv_block_params(const ravel_func *f, const rv_bloc
 static inline rv_inst *rv_block_term(const ravel_func *f, const rv_block *b) { return b->ninsts ? &f->insts.data[b->first_inst + b->ninsts - 1] : NULL; }
 static inline const char *rv_block_name(const ravel_func *f, uint32_t b) { return rv_sym_str(&f->syms, f->blocks.data[b].name); }
 static inline const char *rv_func_name(const ravel_func *f) { return rv_sym_str(&f->syms, f->name); }
+/* The same lists, never forming a pointer from the NULL array of a
+ * function that has none (undefined behaviour that clang's UBSan reports):
+ * rv_ops_of is NULL only when f has no operand at all; the others are NULL
+ * when their list is empty. */
+static inline const rv_operand *rv_ops_of(const ravel_func *f, const rv_inst *i) { return f->ops.data ? f->ops.data + i->first_op : NULL; }
+static inline const rv_operand *rv_defs_of(const ravel_func *f, const rv_inst *i) { return i->ndefs ? &f->ops.data[i->first_op] : NULL; }
+static inline const rv_operand *rv_uses_of(const ravel_func *f, const rv_inst *i) { return i->nuses ? &f->ops.data[i->first_op + i->ndefs] : NULL; }
+static inline const uint32_t *rv_params_of(const ravel_func *f, const rv_block *b) { return b->nparams ? &f->u32.data[b->first_param] : NULL; }
+static inline const uint32_t *rv_args_of(const ravel_func *f, const rv_succ *s) { return s->nargs ? &f->u32.data[s->first_arg] : NULL; }
+
+/* Locations as dense cell indices, the one numbering of every per-location
+ * array (the checker's states, injection's hold analysis, the
+ * interpreter's environment): register r is cell r (r < nregs), slot s is
+ * cell nregs + s (s < nslots). rv_loc_index is RAVEL_NONE for
+ * RAVEL_LOC_NONE and for a location out of those ranges; rv_loc_at is its
+ * inverse on cells < nregs + nslots. */
+static inline uint32_t rv_loc_index(uint32_t nregs, uint32_t nslots, ravel_loc l)
+{
+    if (l & RAVEL_SLOT_BIT) {
+        if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
+        uint32_t s = l & ~RAVEL_SLOT_BIT;
+        return s < nslots ? nregs + s : RAVEL_NONE;
+    }
+    return l < nregs ? l : RAVEL_NONE;
+}
+static inline ravel_loc rv_loc_at(uint32_t nregs, uint32_t cell) { return cell < nregs ? cell : ravel_slot(cell - nregs); }
+
+/* Instruction in has a def in location l (a clobber spares such a register). */
+static inline bool rv_inst_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc l)
+{
+    const rv_operand *d = rv_defs_of(f, in);
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (d[k].loc == l) return true;
+    return false;
+}
+/* The def (index into ops, in's operands) that reuses use operand u (an
+ * index into ops too: u >= in->ndefs), or RAVEL_NONE. */
+static inline uint32_t rv_reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
+{
+    for (uint32_t d = 0; d < in->ndefs; d++)
+        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
+    return RAVEL_NONE;
+}
+
 /* Clobber set of an instruction: explicit list, else the machine default for
  * `call`, else empty. Returns the count and sets *regs. */
 uint32_t rv_inst_clobbers(const ravel_func *f, const rv_inst *i, const uint32_t **regs);

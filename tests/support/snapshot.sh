@@ -8,7 +8,9 @@
 # of the repository and on NGEN generated functions (default 2000), the
 # checker's reports (text, --reference, --json, --orig where the file has
 # a twin) on every .ra of the repository, and every injection kind on
-# generated functions (the corrupted allocation and its report).
+# generated functions (the corrupted allocation and its report). Paths of
+# the repository and of the temporary folder are replaced by ROOT and WORK
+# in every output, so two runs of one build give the same snapshot.
 set -u
 ravel=$(readlink -f "$1"); out=$2; ngen=${3:-2000}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +20,7 @@ export LC_ALL=C
 h() { md5sum | cut -c1-32; }
 probe() { # probe NAME CMD... : hash of stdout, stderr and exit status
   local name=$1; shift
-  { "$@" 2>"$work/err"; echo "rc=$?"; sed "s#$root#ROOT#g; s#$work#WORK#g" "$work/err"; } | h | sed "s#^#$name #"
+  { "$@" 2>"$work/err"; echo "rc=$?"; cat "$work/err"; } | sed "s#$root#ROOT#g; s#$work#WORK#g" | h | sed "s#^#$name #"
 }
 
 allocs=$("$ravel" alloc --list | awk '{print $1}')
@@ -54,7 +56,7 @@ mkdir -p "$work/gen"
         i=$((i + 1))
         "$ravel" alloc -a "$a" --inject "$k:$i" -o "$work/inj.ra" "$f" >/dev/null 2>"$work/inj.err"
         rc=$?
-        { echo "rc=$rc"; cat "$work/inj.err"; [ $rc = 0 ] && cat "$work/inj.ra"; } | h | sed "s#^#$b.$a.$k #"
+        { echo "rc=$rc"; cat "$work/inj.err"; [ $rc = 0 ] && cat "$work/inj.ra"; } | sed "s#$work#WORK#g" | h | sed "s#^#$b.$a.$k #"
         [ $rc = 0 ] && probe "$b.$a.$k.check" "$ravel" check --orig "$f" "$work/inj.ra"
         rm -f "$work/inj.ra"
       done
