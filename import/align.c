@@ -316,7 +316,30 @@ static bool copy_fold_shape(const imp *x, const rinst *ri, const mir_inst *p, bo
     if (!*store && !load) return false;
     if (!same) return true;
     const mir_op *r = &mir_ops(x->bf, ri->v)[*store ? 5 : 0], *c = &mir_ops(x->pre, p)[*store ? 1 : 0];
-    return r->kind == MO_REG && c->kind == MO_REG && r->vreg == c->vreg && (c->vreg != RVI_NONE || r->preg == c->preg);
+    if (r->kind != MO_REG || c->kind != MO_REG) return false;
+    if (c->vreg == RVI_NONE) return r->vreg == RVI_NONE && r->preg == c->preg;
+    return r->vreg == c->vreg || (r->vreg < x->norigin && x->origin[r->vreg] == c->vreg);
+}
+
+/* x->origin: the vreg of tag.mir each vreg of the dump stands for, as the
+ * aligned originals pair them (greedy renames a vreg's pieces when it
+ * splits it). */
+static void origins(imp *x)
+{
+    if (x->alloc == RVI_FAST) return;
+    x->norigin = x->nvreg_reg;
+    x->origin = rv_arena_alloc(&x->arena, (x->norigin + 1) * sizeof *x->origin);
+    for (uint32_t v = 0; v <= x->norigin; v++) x->origin[v] = RVI_NONE;
+    for (uint32_t i = 0; i < x->rs.len; i++) {
+        const rinst *ri = &x->rs.data[i];
+        if (ri->orig == RVI_NONE || !ri->v) continue;
+        const mir_inst *p = &x->pre->insts.data[ri->orig];
+        for (uint32_t j = 0; j < p->nops; j++) {
+            if (ri->map[j] < 0) continue;
+            const mir_op *po = &mir_ops(x->pre, p)[j], *qo = &mir_ops(x->bf, ri->v)[ri->map[j]];
+            if (po->vreg != RVI_NONE && qo->vreg != RVI_NONE && qo->vreg < x->norigin) x->origin[qo->vreg] = po->vreg;
+        }
+    }
 }
 
 static void take_fold(imp *x, uint32_t i, uint32_t k, bool store)
@@ -327,6 +350,45 @@ static void take_fold(imp *x, uint32_t i, uint32_t k, bool store)
     ri->mem = store ? 0 : 1;
     x->aligned[k] = i;
     x->untagged++;
+}
+
+/* Is spill slot n read back, somewhere in the function, as vreg v of
+ * tag.mir: a reload into a piece of v, or a fold of v's use? */
+static bool slot_feeds(const imp *x, int64_t n, uint32_t v)
+{
+    for (uint32_t i = 0; i < x->rs.len; i++) {
+        const rinst *ri = &x->rs.data[i];
+        int64_t m;
+        if (!ri->v) continue;
+        bool vec;
+        if (ri->orig == RVI_NONE && x86_reload_width(mir_opc(x->rv, ri->v), &vec) && ri->v->ndefs == 1 &&
+            imp_memref_at(x, x->rv, x->bf, ri->v, 1, &m) == MR_SPILL && m == n) {
+            const mir_op *d = mir_ops(x->bf, ri->v);
+            if (d->vreg == v || (d->vreg < x->norigin && x->origin[d->vreg] == v)) return true;
+        }
+        if (ri->orig == RVI_NONE || ri->fold_copy || ri->mem < 0 || imp_memref_at(x, x->rv, x->bf, ri->v, (uint32_t)ri->mem, &m) != MR_SPILL || m != n)
+            continue;
+        const mir_inst *p = &x->pre->insts.data[ri->orig];
+        for (uint32_t j = 0; j < p->nops; j++)
+            if (ri->map[j] == MAP_FOLD && !(mir_ops(x->pre, p)[j].flags & MOF_DEF) && mir_ops(x->pre, p)[j].vreg == v) return true;
+    }
+    return false;
+}
+
+/* Of several stores that could realise COPY p (R29), the one whose slot is
+ * read back as the COPY's def; RVI_NONE if not exactly one. */
+static uint32_t store_read_back(const imp *x, uint32_t lo, uint32_t hi, const mir_inst *p)
+{
+    uint32_t pick = RVI_NONE, n = 0;
+    uint32_t v = mir_ops(x->pre, p)[0].vreg;
+    for (uint32_t i = lo; i < hi && v != RVI_NONE; i++) {
+        bool st;
+        int64_t slot;
+        if (!copy_fold_shape(x, &x->rs.data[i], p, true, &st) || !st) continue;
+        imp_memref_at(x, x->rv, x->bf, x->rs.data[i].v, 0, &slot);
+        if (slot_feeds(x, slot, v)) pick = i, n++;
+    }
+    return n == 1 ? pick : RVI_NONE;
 }
 
 static bool on_slot(const imp *x, uint32_t k)
@@ -364,7 +426,8 @@ static bool folded_copy(imp *x, uint32_t b, uint32_t k)
         same_at_slot |= at;
     }
     bool settled = (prev < 0 || on_slot(x, (uint32_t)prev)) && (next < 0 || on_slot(x, (uint32_t)next));
-    uint32_t pick = nsame == 1 ? first : nsame > 1 && same_at_slot ? at_slot : nsame == 0 && settled ? at_slot : RVI_NONE;
+    uint32_t pick = nsame == 1 ? first : nsame > 1 && same_at_slot && settled ? at_slot : nsame == 0 && settled ? at_slot : RVI_NONE;
+    if (pick == RVI_NONE && nsame > 1) pick = store_read_back(x, lo, hi, p);
     if (pick == RVI_NONE) return false;
     copy_fold_shape(x, &x->rs.data[pick], p, false, &store);
     take_fold(x, pick, k, store);
@@ -454,6 +517,7 @@ void imp_align(imp *x)
     candvec cs = {0};
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) align_block(x, b, &cs);
     rv_vec_free(cs);
+    origins(x);
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) leftovers(x, b);
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) block_items(x, b);
     x->item0[f->blocks.len] = x->items.len;

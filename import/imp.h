@@ -168,6 +168,8 @@ typedef struct imp {
     RV_VEC(item) items;        /* the allocated blocks' positions, per rblock in order */
     uint32_t *item0;           /* rblock -> first item; item0[nrblocks] = items.len */
     uint32_t untagged;
+    uint32_t *origin;          /* greedy family: a vreg of the dump -> the tag.mir vreg it stands for (split products), RVI_NONE */
+    uint32_t norigin;
     /* blocks.c */
     RV_VEC(tblock) tbs;
     RV_VEC(uint32_t) tt;
