@@ -153,7 +153,7 @@ static bool make_dir(const char *dir)
 
 /* Counts of one run: imported, refused per reason, import errors. */
 typedef struct tally {
-    unsigned imported, refused, errors;
+    unsigned imported, refused, errors, untagged;
     struct {
         char reason[96];
         unsigned n;
@@ -165,6 +165,7 @@ static void tally_add(tally *t, const rvi_result *r)
 {
     if (r->outcome == RVI_IMPORTED) {
         t->imported++;
+        t->untagged += r->untagged;
         return;
     }
     if (r->outcome == RVI_REFUSED) t->refused++;
@@ -185,6 +186,7 @@ static void tally_add(tally *t, const rvi_result *r)
 static void tally_print(FILE *out, const tally *t)
 {
     fprintf(out, "imported %u, refused %u, import errors %u\n", t->imported, t->refused, t->errors);
+    if (t->untagged) fprintf(out, "  (%u copies placed without their tag, R28/R29: worth a look by hand)\n", t->untagged);
     for (unsigned i = 0; i < t->nreasons; i++) fprintf(out, "  %-32s %u\n", t->reasons[i].reason, t->reasons[i].n);
 }
 
@@ -208,7 +210,8 @@ static bool import_all(const rvi_texts *tx, const rvi_opts *o, const char *dir, 
             ok = write_file(path, r.orig) && ok;
             file_name(path, sizeof path, dir, r.func, ".ra");
             ok = write_file(path, r.alloc) && ok;
-            if (!quiet) printf("%s: imported%s\n", r.func, r.untagged ? " (copies placed without their tag)" : "");
+            if (!quiet && r.untagged) printf("%s: imported (%u cop%s placed without its tag)\n", r.func, r.untagged, r.untagged == 1 ? "y" : "ies");
+            else if (!quiet) printf("%s: imported\n", r.func);
         } else if (!quiet) {
             printf("%s: %s %s: %s\n", r.func, r.outcome == RVI_REFUSED ? "refused" : "import error", r.reason, r.message ? r.message : "");
         }

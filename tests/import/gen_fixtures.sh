@@ -12,7 +12,8 @@ ravel=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 cd "$(dirname "$0")/fixtures"
 names=${*:-$(ls *.c | sed 's/\.c$//')}
-tmp=$(mktemp -d)
+tmp=.gen # relative: llc's ModuleID comments name it, the same on every machine
+rm -rf "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 for n in $names; do
   for a in greedy basic pbqp fast; do
