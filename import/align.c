@@ -323,7 +323,31 @@ static bool copy_fold_shape(const imp *x, const rinst *ri, const mir_inst *p, bo
 
 /* x->origin: the vreg of tag.mir each vreg of the dump stands for, as the
  * aligned originals pair them (greedy renames a vreg's pieces when it
- * splits it). */
+ * splits it), then through the allocator's own code: a split copy's def
+ * stands for its source's vreg, and a reload's def for the vreg that the
+ * spills into its slot stand for (when they all agree). */
+static void spread_origins(imp *x, int64_t *slot_of, uint32_t nslots)
+{
+    for (uint32_t i = 0; i < x->rs.len; i++) {
+        const rinst *ri = &x->rs.data[i];
+        if (ri->orig != RVI_NONE || !ri->v || ri->v->nops < 2) continue;
+        const char *opc = mir_opc(x->rv, ri->v);
+        const mir_op *o = mir_ops(x->bf, ri->v);
+        bool vec;
+        int64_t n;
+        if (x86_spill_width(opc, &vec) && ri->v->nops >= 6 && imp_memref_at(x, x->rv, x->bf, ri->v, 0, &n) == MR_SPILL &&
+            (uint64_t)n < nslots && o[5].vreg < x->norigin && x->origin[o[5].vreg] != RVI_NONE) {
+            int64_t v = x->origin[o[5].vreg];
+            slot_of[n] = slot_of[n] == -1 ? v : slot_of[n] == v ? v : -2;
+        } else if (x86_reload_width(opc, &vec) && ri->v->nops >= 6 && imp_memref_at(x, x->rv, x->bf, ri->v, 1, &n) == MR_SPILL &&
+                   (uint64_t)n < nslots && slot_of[n] >= 0 && o[0].vreg < x->norigin && x->origin[o[0].vreg] == RVI_NONE) {
+            x->origin[o[0].vreg] = (uint32_t)slot_of[n];
+        } else if (!strcmp(opc, "COPY") && o[0].vreg < x->norigin && o[1].vreg < x->norigin && x->origin[o[0].vreg] == RVI_NONE) {
+            x->origin[o[0].vreg] = x->origin[o[1].vreg];
+        }
+    }
+}
+
 static void origins(imp *x)
 {
     if (x->alloc == RVI_FAST) return;
@@ -340,6 +364,14 @@ static void origins(imp *x)
             if (po->vreg != RVI_NONE && qo->vreg != RVI_NONE && qo->vreg < x->norigin) x->origin[qo->vreg] = po->vreg;
         }
     }
+    uint32_t nslots = x->post->stack.len + 1;
+    for (uint32_t i = 0; i < x->post->stack.len; i++)
+        if ((uint32_t)x->post->stack.data[i].id + 1 > nslots && x->post->stack.data[i].id < (int32_t)RVI_MAX_SLOTS)
+            nslots = (uint32_t)x->post->stack.data[i].id + 1;
+    int64_t *slot_of = rv_xmalloc(nslots * sizeof *slot_of);
+    for (uint32_t i = 0; i < nslots; i++) slot_of[i] = -1;
+    for (int pass = 0; pass < 3; pass++) spread_origins(x, slot_of, nslots);
+    rv_free(slot_of);
 }
 
 static void take_fold(imp *x, uint32_t i, uint32_t k, bool store)
