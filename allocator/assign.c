@@ -61,7 +61,7 @@ typedef struct asg {
     uint32_t scratch[3];  /* two resolver temporaries, one conflict slot */
     uint32_t scratch_used;
     /* the live set after the current instruction (sparse set over vregs) */
-    uint32_t *dense, *pos, nlive;
+    rv_sset lset;
     /* per register, for the current instruction */
     uint8_t *rf;
     uint32_t *tgt;       /* value required in the register before i */
@@ -130,20 +130,9 @@ static inline void touch(asg *a, uint32_t r, uint8_t flag)
     a->rf[r] |= flag;
 }
 
-static bool in_live(const asg *a, uint32_t v) { return a->pos[v] < a->nlive && a->dense[a->pos[v]] == v; }
-static void live_add(asg *a, uint32_t v)
-{
-    if (in_live(a, v)) return;
-    a->pos[v] = a->nlive;
-    a->dense[a->nlive++] = v;
-}
-static void live_del(asg *a, uint32_t v)
-{
-    if (!in_live(a, v)) return;
-    uint32_t last = a->dense[--a->nlive];
-    a->dense[a->pos[v]] = last;
-    a->pos[last] = a->pos[v];
-}
+static bool in_live(const asg *a, uint32_t v) { return rv_sset_has(&a->lset, v); }
+static void live_add(asg *a, uint32_t v) { rv_sset_add(&a->lset, v); }
+static void live_del(asg *a, uint32_t v) { rv_sset_del(&a->lset, v); }
 
 /* ---- the reload cache ---- */
 
@@ -341,13 +330,6 @@ static void place_flex_def(asg *a, const rv_inst *in, const rv_operand *ops, uin
     a->out.loc[opi] = l;
 }
 
-static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
-{
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
-    return RAVEL_NONE;
-}
-
 /* Fixed operands and clobbers (as fast.c's claim_fixed). */
 static bool claim_fixed(asg *a, uint32_t i, const rv_inst *in, const rv_operand *ops, bool sp_moving)
 {
@@ -388,8 +370,8 @@ static bool claim_fixed(asg *a, uint32_t i, const rv_inst *in, const rv_operand 
 /* Marks the homes of the values live around i (occupancy for temporaries). */
 static void mark_homes(asg *a, const rv_inst *in, const rv_operand *ops)
 {
-    for (uint32_t k = 0; k < a->nlive; k++) {
-        uint32_t w = a->dense[k], h = home_reg(a, w);
+    for (uint32_t k = 0; k < a->lset.n; k++) {
+        uint32_t w = a->lset.dense[k], h = home_reg(a, w);
         if (h == RAVEL_NONE) continue;
         touch(a, h, is_defined_here(in, ops, w) ? AF_DEFHOME : AF_ACROSS);
     }
@@ -445,8 +427,8 @@ static bool resolve(asg *a, uint32_t i, uint32_t anchor, mvec *mv, bool after)
 static bool safepoint(asg *a, uint32_t i, const rv_inst *in, const rv_operand *ops)
 {
     a->smap.len = 0;
-    for (uint32_t k = 0; k < a->nlive; k++) {
-        uint32_t w = a->dense[k];
+    for (uint32_t k = 0; k < a->lset.n; k++) {
+        uint32_t w = a->lset.dense[k];
         if (!vref(a, w) || is_defined_here(in, ops, w)) continue;
         uint32_t h = home_reg(a, w);
         if (h != RAVEL_NONE && a->save_stamp[h] == i + 1) { /* shares a saved register: listed with it */
@@ -540,7 +522,7 @@ static bool asg_inst(asg *a, uint32_t i)
         for (uint32_t u = nd; ok && u < nops; u++) {
             const rv_operand *o = &ops[u];
             if (rv_op_is_late(o) != (late != 0) || o->kind == RAVEL_C_FIXED) continue;
-            uint32_t r = reuser_of(in, ops, u);
+            uint32_t r = rv_reuser_of(in, ops, u);
             if (o->kind == RAVEL_C_STACK && r != RAVEL_NONE) ok = fail(a, i, "unsatisfiable: reuse of a stack use", o->vreg);
             else if (o->kind == RAVEL_C_REG && late && sp_moving && vref(a, o->vreg))
                 ok = fail(a, i, "unsatisfiable: a .ref value is read from a register after a moving safepoint", o->vreg);
@@ -548,7 +530,7 @@ static bool asg_inst(asg *a, uint32_t i)
                 ok = place_reg_use(a, i, in, ops, u, r);
         }
     for (uint32_t u = nd; ok && u < nops; u++)
-        if (ops[u].kind == RAVEL_C_REG && rv_op_is_early(&ops[u]) && reuser_of(in, ops, u) == RAVEL_NONE)
+        if (ops[u].kind == RAVEL_C_REG && rv_op_is_early(&ops[u]) && rv_reuser_of(in, ops, u) == RAVEL_NONE)
             ok = place_reg_use(a, i, in, ops, u, RAVEL_NONE);
     for (int late = 0; ok && late < 2; late++)
         for (uint32_t d = 0; ok && d < nd; d++)
@@ -556,7 +538,7 @@ static bool asg_inst(asg *a, uint32_t i)
     for (int late = 1; ok && late >= 0; late--)
         for (uint32_t u = nd; u < nops; u++)
             if ((ops[u].kind == RAVEL_C_ANY || ops[u].kind == RAVEL_C_STACK) && rv_op_is_late(&ops[u]) == (late != 0) &&
-                reuser_of(in, ops, u) == RAVEL_NONE)
+                rv_reuser_of(in, ops, u) == RAVEL_NONE)
                 place_flex_use(a, i, in, ops, u, sp);
     for (uint32_t d = 0; ok && d < nd; d++)
         if (ops[d].kind == RAVEL_C_ANY || ops[d].kind == RAVEL_C_STACK)
@@ -580,8 +562,8 @@ static bool asg_inst(asg *a, uint32_t i)
     bool saves = false;
     for (uint32_t t = 0; t < a->ntouched && !saves; t++)
         saves = (a->rf[a->touched[t]] & AF_ACROSS) && disturbed(a, in, a->touched[t]);
-    for (uint32_t k = 0; saves && k < a->nlive; k++) {
-        uint32_t w = a->dense[k], h = home_reg(a, w);
+    for (uint32_t k = 0; saves && k < a->lset.n; k++) {
+        uint32_t w = a->lset.dense[k], h = home_reg(a, w);
         if (h == RAVEL_NONE || is_defined_here(in, ops, w) || !disturbed(a, in, h) || a->save_stamp[h] == i + 1) continue;
         a->save_stamp[h] = i + 1;
         a->saved_to[h] = slot_of(a, w);
@@ -596,8 +578,8 @@ static bool asg_inst(asg *a, uint32_t i)
     if (sp && !safepoint(a, i, in, ops)) return false;
     for (uint32_t d = 0; d < nd; d++) /* a def written to its own slot leaves it there */
         if (a->out.loc[in->first_op + d] == ravel_slot(slot_of(a, ops[d].vreg))) a->slot_ok[ops[d].vreg] = a->cur_block + 1;
-    for (uint32_t k = 0; (saves || sp) && k < a->nlive; k++) {
-        uint32_t w = a->dense[k], h = home_reg(a, w);
+    for (uint32_t k = 0; (saves || sp) && k < a->lset.n; k++) {
+        uint32_t w = a->lset.dense[k], h = home_reg(a, w);
         if (h == RAVEL_NONE || is_defined_here(in, ops, w) || a->save_stamp[h] != i + 1) continue;
         if (disturbed(a, in, h)) add_move(&a->after, h, ravel_slot(a->saved_to[h]), vcls(a, w));
     }
@@ -691,28 +673,17 @@ static bool asg_edges(asg *a, uint32_t b)
 /* ---- driver ---- */
 
 /* Backward prepass: which operands' vregs are live after their
- * instruction (jump arguments count as live after their branch); leaves
- * the live set at the block's entry. */
+ * instruction (rv_live_after_block: jump arguments count as live after
+ * their branch); leaves the live set at the block's entry. */
 static void live_prepass(asg *a, uint32_t b)
 {
     const ravel_func *f = a->f;
     const rv_liveness *lv = a->in->lv;
-    const rv_block *bl = &f->blocks.data[b];
-    a->nlive = 0;
+    a->lset.n = 0;
     const uint64_t *outb = lv->out + (size_t)b * lv->nwords;
     for (uint32_t w = 0; w < lv->nwords; w++)
         for (uint64_t bits = outb[w]; bits; bits &= bits - 1) live_add(a, w * 64 + (uint32_t)__builtin_ctzll(bits));
-    for (uint32_t j = bl->ninsts; j-- > 0;) {
-        const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-        const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t k = 0; k < sc->nargs; k++) live_add(a, rv_succ_args(f, sc)[k]);
-        }
-        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) a->live_after[in->first_op + k] = in_live(a, ops[k].vreg);
-        for (uint32_t d = 0; d < in->ndefs; d++) live_del(a, ops[d].vreg);
-        for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) live_add(a, ops[u].vreg);
-    }
+    rv_live_after_block(f, b, &a->lset, a->live_after);
 }
 
 /* The reload cache at the entry of block b: empty, except when b's only
@@ -785,8 +756,8 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     a.slot = rv_xmalloc(sizeof(uint32_t) * nv);
     memset(a.slot, 0xff, sizeof(uint32_t) * nv);
     a.scratch[0] = a.scratch[1] = a.scratch[2] = RAVEL_NONE;
-    a.dense = rv_xmalloc(sizeof(uint32_t) * nv);
-    a.pos = rv_xcalloc(nv, sizeof(uint32_t));
+    a.lset.dense = rv_xmalloc(sizeof(uint32_t) * nv);
+    a.lset.pos = rv_xcalloc(nv, sizeof(uint32_t));
     a.vstamp = rv_xcalloc(nv, sizeof(uint32_t));
     a.used = rv_xcalloc(nv, sizeof(bool));
     a.live_after = rv_xcalloc(a.f->ops.len + 1, 1);
@@ -813,8 +784,8 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     if (err) *err = a.err;
     else rv_free(a.err);
     rv_free(a.slot);
-    rv_free(a.dense);
-    rv_free(a.pos);
+    rv_free(a.lset.dense);
+    rv_free(a.lset.pos);
     rv_free(a.vstamp);
     rv_free(a.used);
     rv_free(a.live_after);

@@ -106,7 +106,7 @@ typedef struct cg {
     uint32_t *color;     /* class-local colour index, RAVEL_NONE */
     RV_VEC(cg_move) moves;
     /* the live set (sparse) */
-    uint32_t *dense, *pos, nlive;
+    rv_sset lset;
     uint32_t *stamp, cur_stamp;
     uint64_t *imask;     /* per class: colours of the registers the current instruction clobbers or fixes */
     uint32_t ncap;       /* nodes the per-node arrays have room for (kept across rounds) */
@@ -325,19 +325,13 @@ static void imask_add(cg *c, uint32_t r)
 
 /* ---- the live set ---- */
 
-static bool in_live(const cg *c, uint32_t n) { return c->pos[n] < c->nlive && c->dense[c->pos[n]] == n; }
 static void live_add(cg *c, uint32_t n)
 {
-    if (n == RAVEL_NONE || in_live(c, n)) return;
-    c->pos[n] = c->nlive;
-    c->dense[c->nlive++] = n;
+    if (n != RAVEL_NONE) rv_sset_add(&c->lset, n);
 }
 static void live_del(cg *c, uint32_t n)
 {
-    if (n == RAVEL_NONE || !in_live(c, n)) return;
-    uint32_t last = c->dense[--c->nlive];
-    c->dense[c->pos[n]] = last;
-    c->pos[last] = c->pos[n];
+    if (n != RAVEL_NONE) rv_sset_del(&c->lset, n);
 }
 
 /* ---- build ---- */
@@ -418,8 +412,8 @@ static void build_inst(cg *c, uint32_t i, double w, uint32_t nshort_next)
         for (uint32_t o = 0; o < nops; o++)
             if (ops[o].kind == RAVEL_C_FIXED) imask_add(c, ops[o].arg);
     }
-    for (uint32_t k = 0; (nclob || fixed || (in->flags & RV_IF_SAFEPOINT)) && k < c->nlive - nshort_next; k++) {
-        uint32_t n = c->dense[k];
+    for (uint32_t k = 0; (nclob || fixed || (in->flags & RV_IF_SAFEPOINT)) && k < c->lset.n - nshort_next; k++) {
+        uint32_t n = c->lset.dense[k];
         bool def_here = false, own_fixed_use = false;
         for (uint32_t d = 0; d < nd; d++) def_here |= onode(c, in->first_op + d) == n;
         if (def_here) continue;
@@ -438,8 +432,8 @@ static void build_inst(cg *c, uint32_t i, double w, uint32_t nshort_next)
         uint32_t dn = onode(c, in->first_op + d);
         occur(c, dn, w, ops[d].kind == RAVEL_C_FIXED ? ops[d].arg : RAVEL_NONE);
         if (dn == RAVEL_NONE) continue;
-        for (uint32_t k = 0; k < c->nlive; k++)
-            if (c->dense[k] != copy_src) add_edge(c, dn, c->dense[k]);
+        for (uint32_t k = 0; k < c->lset.n; k++)
+            if (c->lset.dense[k] != copy_src) add_edge(c, dn, c->lset.dense[k]);
         for (uint32_t d2 = 0; d2 < nd; d2++) {
             if (d2 != d) add_edge(c, dn, onode(c, in->first_op + d2));
             if (ops[d2].kind == RAVEL_C_FIXED && d2 != d) forbid_reg(c, dn, ops[d2].arg);
@@ -454,9 +448,9 @@ static void build_inst(cg *c, uint32_t i, double w, uint32_t nshort_next)
     }
     if (copy) add_move(c, onode(c, in->first_op), onode(c, in->first_op + 1), w);
     /* short ranges of the next instruction end where it starts */
-    c->nlive -= nshort_next;
+    c->lset.n -= nshort_next;
     for (uint32_t d = 0; d < nd; d++) live_del(c, vnode(c, ops[d].vreg));
-    for (uint32_t k = 0; k < c->nlive; k++) c->len[c->dense[k]]++;
+    for (uint32_t k = 0; k < c->lset.n; k++) c->len[c->lset.dense[k]]++;
     for (uint32_t u = nd; u < nops; u++) {
         uint32_t un = onode(c, in->first_op + u);
         occur(c, un, w, ops[u].kind == RAVEL_C_FIXED ? ops[u].arg : RAVEL_NONE);
@@ -487,7 +481,7 @@ static uint32_t short_uses(cg *c, uint32_t i)
     for (uint32_t u = nd; u < nops; u++) {
         uint32_t un = c->op_node[in->first_op + u];
         if (un == RAVEL_NONE || !c->spilled[ops[u].vreg]) continue;
-        for (uint32_t k = 0; k < c->nlive; k++) add_edge(c, un, c->dense[k]);
+        for (uint32_t k = 0; k < c->lset.n; k++) add_edge(c, un, c->lset.dense[k]);
         for (uint32_t o = nd; o < nops; o++)
             if (ops[o].kind == RAVEL_C_FIXED) forbid_reg(c, un, ops[o].arg);
         for (uint32_t d = 0; d < nd; d++)
@@ -508,7 +502,7 @@ static void build_block(cg *c, uint32_t b)
     const ravel_func *f = c->f;
     const rv_block *bl = &f->blocks.data[b];
     double w = block_weight(c, b);
-    c->nlive = 0;
+    c->lset.n = 0;
     const uint64_t *outb = c->lv.out + (size_t)b * c->lv.nwords;
     for (uint32_t x = 0; x < c->lv.nwords; x++)
         for (uint64_t bits = outb[x]; bits; bits &= bits - 1) live_add(c, vnode(c, x * 64 + (uint32_t)__builtin_ctzll(bits)));
@@ -529,12 +523,12 @@ static void build_block(cg *c, uint32_t b)
         build_inst(c, i, w, nshort);
         nshort = short_uses(c, i);
     }
-    c->nlive -= nshort;
+    c->lset.n -= nshort;
     for (uint32_t p = 0; p < bl->nparams; p++) { /* parameters: defined together at the entry */
         uint32_t pn = vnode(c, rv_block_params(f, bl)[p]);
         if (pn == RAVEL_NONE) continue;
         occur(c, pn, w, RAVEL_NONE);
-        for (uint32_t k = 0; k < c->nlive; k++) add_edge(c, pn, c->dense[k]);
+        for (uint32_t k = 0; k < c->lset.n; k++) add_edge(c, pn, c->lset.dense[k]);
         for (uint32_t q = 0; q < bl->nparams; q++) add_edge(c, pn, vnode(c, rv_block_params(f, bl)[q]));
     }
 }
@@ -557,8 +551,8 @@ static void graph_free(cg *c)
     rv_free(c->pref);
     rv_free(c->alias);
     rv_free(c->color);
-    rv_free(c->dense);
-    rv_free(c->pos);
+    rv_free(c->lset.dense);
+    rv_free(c->lset.pos);
     rv_free(c->stamp);
     rv_free(c->htab);
     rv_free(c->bm);
@@ -587,8 +581,8 @@ static void graph_room(cg *c, uint32_t nn)
     c->pref = rv_xrealloc(c->pref, sizeof(uint32_t) * cap);
     c->alias = rv_xrealloc(c->alias, sizeof(uint32_t) * cap);
     c->color = rv_xrealloc(c->color, sizeof(uint32_t) * cap);
-    c->dense = rv_xrealloc(c->dense, sizeof(uint32_t) * cap);
-    c->pos = rv_xrealloc(c->pos, sizeof(uint32_t) * cap);
+    c->lset.dense = rv_xrealloc(c->lset.dense, sizeof(uint32_t) * cap);
+    c->lset.pos = rv_xrealloc(c->lset.pos, sizeof(uint32_t) * cap);
     c->stamp = rv_xrealloc(c->stamp, sizeof(uint32_t) * cap);
     c->ncap = cap;
 }
@@ -614,7 +608,7 @@ static bool build(cg *c)
     memset(c->pref, 0xff, sizeof(uint32_t) * nn);
     for (uint32_t n = 0; n < nn; n++) c->alias[n] = n;
     memset(c->color, 0xff, sizeof(uint32_t) * nn);
-    memset(c->pos, 0, sizeof(uint32_t) * nn);
+    memset(c->lset.pos, 0, sizeof(uint32_t) * nn);
     memset(c->stamp, 0, sizeof(uint32_t) * nn);
     c->cur_stamp = 0;
     c->hlen = 0;

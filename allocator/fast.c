@@ -456,13 +456,6 @@ static void ref_step_inst(const ref_ctx *c, const rv_inst *in, uint64_t *live)
     }
 }
 
-static void ref_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *src)
-{
-    const ref_ctx *c = vc;
-    const uint64_t *g = c->gen + (size_t)b * c->gw, *k = c->kill + (size_t)b * c->gw;
-    for (uint32_t w = 0; w < c->gw; w++) dst[w] = (src[w] & ~k[w]) | g[w];
-}
-
 /* Records, for each safepoint of block b, the refs live across it in
  * sp_list (backward walk of the block from its live-out set in `live`).
  * False when sp_list passes the stackmaps' limit (the output would be
@@ -508,8 +501,8 @@ static bool safepoint_refs(fa *a)
     df.cfg = &a->cfg;
     df.nbits = c->ng;
     df.backward = true;
-    df.transfer = ref_transfer;
-    df.ctx = c;
+    df.gen = c->gen; /* gen/kill mode (c->gw words per block) */
+    df.kill = c->kill;
     rv_dataflow_solve(&df);
     a->sp_first = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
     a->sp_n = rv_xmalloc(sizeof(uint32_t) * (f->insts.len + 1));
@@ -636,21 +629,13 @@ static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in, const rv_operand *
     return true;
 }
 
-/* The def operand index (into ops) reusing use u, or RAVEL_NONE. */
-static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
-{
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
-    return RAVEL_NONE;
-}
-
 /* Places use operand u (non-fixed). */
 static bool place_use(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t u)
 {
     const rv_operand *o = &ops[u];
     uint32_t v = o->vreg, opi = in->first_op + u;
     bool late = rv_op_is_late(o), sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
-    uint32_t d = reuser_of(in, ops, u);
+    uint32_t d = rv_reuser_of(in, ops, u);
     uint8_t kind = o->kind;
     if (d != RAVEL_NONE && kind == RAVEL_C_STACK) return fail(a, i, "unsatisfiable: reuse of a stack use", v);
     if (d != RAVEL_NONE && kind == RAVEL_C_ANY) kind = RAVEL_C_REG;
@@ -928,7 +913,7 @@ static bool fa_inst(fa *a, uint32_t i)
         if (a->oflags[in->first_op + u] & OF_KILL) a->vs[ops[u].vreg].kill_at = i;
         ukinds |= kind_bit(&ops[u]);
     }
-    bool reuse = (dkinds & kinds_any(RAVEL_C_REUSE)) != 0; /* else reuser_of() is always RAVEL_NONE */
+    bool reuse = (dkinds & kinds_any(RAVEL_C_REUSE)) != 0; /* else rv_reuser_of() is always RAVEL_NONE */
     bool ok = claim_fixed(a, i, in, ops, ukinds, dkinds);
     /* register uses (late first: they avoid every def), then register
      * defs (early first), then the flexible any/stack operands */
@@ -941,13 +926,13 @@ static bool fa_inst(fa *a, uint32_t i)
             a->vs[ops[u].vreg].tgt_of = ops[u].arg;
         }
     for (uint32_t u = nd; ok && reuse && u < nops && (ukinds & kinds_any(RAVEL_C_ANY)); u++) /* uses reused by a def need a register now */
-        if (ops[u].kind == RAVEL_C_ANY && reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, ops, u);
+        if (ops[u].kind == RAVEL_C_ANY && rv_reuser_of(in, ops, u) != RAVEL_NONE) ok = place_use(a, i, in, ops, u);
     for (int late = 0; late < 2; late++)
         for (uint32_t d = 0; ok && d < nd && (dkinds & kinds_at(RAVEL_C_REG, late)); d++)
             if (ops[d].kind == RAVEL_C_REG && rv_op_is_late(&ops[d]) == (late != 0)) ok = place_def(a, i, in, ops, d);
     for (int late = 1; late >= 0; late--)
         for (uint32_t u = nd; ok && u < nops && (ukinds & (kinds_at(RAVEL_C_STACK, late) | kinds_at(RAVEL_C_ANY, late))); u++)
-            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && (!reuse || reuser_of(in, ops, u) == RAVEL_NONE))) &&
+            if ((ops[u].kind == RAVEL_C_STACK || (ops[u].kind == RAVEL_C_ANY && (!reuse || rv_reuser_of(in, ops, u) == RAVEL_NONE))) &&
                 rv_op_is_late(&ops[u]) == (late != 0))
                 ok = place_use(a, i, in, ops, u);
     for (uint32_t d = 0; ok && d < nd && (dkinds & (kinds_any(RAVEL_C_STACK) | kinds_any(RAVEL_C_ANY))); d++)

@@ -151,13 +151,8 @@ typedef struct inj {
 
 static uint32_t below(inj *c, uint32_t n) { return n ? rv_rng_below(&c->rng, n) : 0; }
 
-static uint32_t lix(const inj *c, ravel_loc l) /* location -> cell index, RAVEL_NONE if out of range */
-{
-    if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
-    if (ravel_loc_is_reg(l)) return l < c->nregs ? l : RAVEL_NONE;
-    return ravel_loc_slot(l) < c->nslots ? c->nregs + ravel_loc_slot(l) : RAVEL_NONE;
-}
-static ravel_loc loc_of(const inj *c, uint32_t x) { return x < c->nregs ? x : ravel_slot(x - c->nregs); }
+static uint32_t lix(const inj *c, ravel_loc l) { return rv_loc_index(c->nregs, c->nslots, l); } /* RAVEL_NONE if out of range */
+static ravel_loc loc_of(const inj *c, uint32_t x) { return rv_loc_at(c->nregs, x); }
 
 static uint32_t H(const inj *c, uint32_t i, ravel_loc l)
 {
@@ -214,13 +209,7 @@ static bool smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot)
     return false;
 }
 
-static bool defines_loc(const inj *c, uint32_t i, ravel_loc l)
-{
-    const rv_inst *in = IN(c, i);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (OPS(c, i)[k].loc == l) return true;
-    return false;
-}
+static bool defines_loc(const inj *c, uint32_t i, ravel_loc l) { return rv_inst_defines_loc(c->f, IN(c, i), l); }
 
 static bool clobbers(const inj *c, uint32_t i, ravel_loc r)
 {
@@ -461,83 +450,8 @@ static void inj_free(inj *c)
 
 /* ---- edits of the function ---------------------------------------------- */
 
-static void note_slot(ravel_func *f, ravel_loc l)
-{
-    if (ravel_loc_is_slot(l) && ravel_loc_slot(l) >= f->nslots) f->nslots = ravel_loc_slot(l) + 1;
-}
-
-static uint32_t block_of(const ravel_func *f, uint32_t i)
-{
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        const rv_block *bb = &f->blocks.data[b];
-        if (i >= bb->first_inst && i < bb->first_inst + bb->ninsts) return b;
-    }
-    return RAVEL_NONE;
-}
-
-static void remove_inst(ravel_func *f, uint32_t i)
-{
-    uint32_t b = block_of(f, i);
-    memmove(&f->insts.data[i], &f->insts.data[i + 1], (f->insts.len - i - 1) * sizeof *f->insts.data);
-    f->insts.len--;
-    f->blocks.data[b].ninsts--;
-    for (uint32_t k = 0; k < f->blocks.len; k++)
-        if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst > i) f->blocks.data[k].first_inst--;
-}
-
-/* Inserts an edit at position i, as part of block b: i is an index of b's
- * range (at most its terminator's, which stays last). */
-static void insert_edit(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src)
-{
-    rv_inst in;
-    memset(&in, 0, sizeof in);
-    in.op = (uint8_t)kind;
-    in.name = RAVEL_NONE;
-    in.u.edit.dst = dst;
-    in.u.edit.src = src;
-    rv_vec_reserve(f->insts, 1);
-    memmove(&f->insts.data[i + 1], &f->insts.data[i], (f->insts.len - i) * sizeof *f->insts.data);
-    f->insts.data[i] = in;
-    f->insts.len++;
-    f->blocks.data[b].ninsts++;
-    for (uint32_t k = 0; k < f->blocks.len; k++)
-        if (k != b && f->blocks.data[k].ninsts && f->blocks.data[k].first_inst >= i) f->blocks.data[k].first_inst++;
-    note_slot(f, dst);
-    note_slot(f, src);
-}
-
-/* Moves instruction q to position p < q (same block): p..q-1 shift down. */
-static void move_inst_before(ravel_func *f, uint32_t p, uint32_t q)
-{
-    rv_inst t = f->insts.data[q];
-    memmove(&f->insts.data[p + 1], &f->insts.data[p], (q - p) * sizeof *f->insts.data);
-    f->insts.data[p] = t;
-}
-
-/* Replaces the stackmap of inst i by slots[0..n) (sorted, unique: copied to
- * the end of f->u32). */
-static void set_smap(ravel_func *f, uint32_t i, const uint32_t *slots, uint32_t n)
-{
-    uint32_t first = f->u32.len;
-    rv_vec_reserve(f->u32, n ? n : 1);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t s = slots[k], pos = f->u32.len;
-        bool dup = false;
-        for (uint32_t j = first; j < f->u32.len; j++) dup |= f->u32.data[j] == s;
-        if (dup) continue;
-        while (pos > first && f->u32.data[pos - 1] > s) {
-            f->u32.data[pos] = f->u32.data[pos - 1];
-            pos--;
-        }
-        f->u32.data[pos] = s;
-        f->u32.len++;
-        note_slot(f, ravel_slot(s));
-    }
-    rv_inst *in = &f->insts.data[i];
-    in->u.smap.first = first;
-    in->u.smap.n = f->u32.len - first;
-    in->flags |= RV_IF_STACKMAP;
-}
+/* (ir/edit.c: rv_edit_insert, rv_inst_remove, rv_inst_move_before, rv_inst_swap,
+ * rv_inst_set_stackmap, rv_note_slot) */
 
 static char *loc_s(const inj *c, ravel_loc l, char *buf) { return (char *)rv_loc_str(c->m, l, buf); }
 
@@ -610,7 +524,7 @@ static bool k_drop_edit(inj *c, rv_inject_result *res, ravel_opcode kind)
     where(c, s.i, w, sizeof w);
     SAY(res, "%s: dropped %s = %s %s", w, loc_s(c, IN(c, s.i)->u.edit.dst, a), rv_opcode_name(kind),
         loc_s(c, IN(c, s.i)->u.edit.src, b));
-    remove_inst(c->f, s.i);
+    rv_inst_remove(c->f, s.i);
     res->inst = s.i;
     return true;
 }
@@ -654,7 +568,7 @@ static void rename_slot(ravel_func *f, uint32_t from, uint32_t to)
                 uint32_t s = f->u32.data[in->u.smap.first + k];
                 tmp[k] = s == from ? to : s;
             }
-            set_smap(f, i, tmp, n);
+            rv_inst_set_stackmap(f, i, tmp, n);
             rv_free(tmp);
         }
     }
@@ -754,11 +668,11 @@ static bool apply_run_site(inj *c, const site *s, rv_inject_result *res)
             loc_s(c, IN(c, s->i)->u.edit.dst, a), loc_s(c, Q->u.edit.dst, b), loc_s(c, X, x));
         Q->u.edit.src = X;
         Q->op = (uint8_t)rv_edit_kind(Q->u.edit.dst, X);
-        remove_inst(c->f, s->i);
+        rv_inst_remove(c->f, s->i);
     } else {
         SAY(res, "%s: %s written before it is read (edits %u and %u reordered)", w, loc_s(c, Q->u.edit.dst, a), s->i,
             s->a);
-        move_inst_before(c->f, s->i, s->a);
+        rv_inst_move_before(c->f, s->i, s->a);
     }
     res->inst = s->i;
     return true;
@@ -819,7 +733,7 @@ static bool k_edge_move(inj *c, rv_inject_result *res)
     where(c, s.i, w, sizeof w);
     SAY(res, "%s: edge edit %s = %s %s dropped", w, loc_s(c, IN(c, s.i)->u.edit.dst, a), rv_opcode_name(IN(c, s.i)->op),
         loc_s(c, IN(c, s.i)->u.edit.src, b));
-    remove_inst(c->f, s.i);
+    rv_inst_remove(c->f, s.i);
     res->inst = s.i;
     return true;
 }
@@ -896,13 +810,13 @@ static bool k_spill_one_path(inj *c, rv_inject_result *res)
     ravel_loc dst = IN(c, s.i)->u.edit.dst, src = IN(c, s.i)->u.edit.src;
     if (s.a == RAVEL_NONE) {
         SAY(res, "%s: spill %s = spill %s on an edge into a join dropped", w, loc_s(c, dst, a), loc_s(c, src, b));
-        remove_inst(c->f, s.i);
+        rv_inst_remove(c->f, s.i);
     } else {
         uint32_t at = c->f->blocks.data[s.a].first_inst;
         SAY(res, "%s: spill %s = spill %s moved into successor %s only", w, loc_s(c, dst, a), loc_s(c, src, b),
             rv_block_name(c->f, s.a));
-        insert_edit(c->f, s.a, at, RAVEL_OP_SPILL, dst, src);
-        remove_inst(c->f, at < s.i ? s.i + 1 : s.i);
+        rv_edit_insert(c->f, s.a, at, RAVEL_OP_SPILL, dst, src);
+        rv_inst_remove(c->f, at < s.i ? s.i + 1 : s.i);
     }
     res->inst = s.i;
     return true;
@@ -977,7 +891,7 @@ static void move_def(inj *c, uint32_t i, uint32_t k, ravel_loc R)
     ravel_loc L = o->loc;
     o->loc = R;
     if (!is_block_last(c, i) && rv_edit_kind(L, R) != RAVEL_OP_OTHER)
-        insert_edit(c->f, c->blk[i], i + 1, rv_edit_kind(L, R), L, R);
+        rv_edit_insert(c->f, c->blk[i], i + 1, rv_edit_kind(L, R), L, R);
 }
 
 static bool k_fixed(inj *c, rv_inject_result *res)
@@ -1136,7 +1050,7 @@ static bool k_smap_missing(inj *c, rv_inject_result *res)
     uint32_t gone = c->f->u32.data[in->u.smap.first + s.a];
     for (uint32_t k = 0; k < n; k++)
         if (k != s.a) tmp[m++] = c->f->u32.data[in->u.smap.first + k];
-    set_smap(c->f, s.i, tmp, m);
+    rv_inst_set_stackmap(c->f, s.i, tmp, m);
     rv_free(tmp);
     SAY(res, "%s: s%u (holding reference v%u) left out of the stackmap", w, gone, vnum(c, H(c, s.i, ravel_slot(gone))));
     res->inst = s.i;
@@ -1162,7 +1076,7 @@ static bool k_smap_nonref(inj *c, rv_inject_result *res)
     uint32_t n = (in->flags & RV_IF_STACKMAP) ? in->u.smap.n : 0, *tmp = rv_xmalloc(sizeof *tmp * (n + 1));
     for (uint32_t k = 0; k < n; k++) tmp[k] = c->f->u32.data[in->u.smap.first + k];
     tmp[n] = s.a;
-    set_smap(c->f, s.i, tmp, n + 1);
+    rv_inst_set_stackmap(c->f, s.i, tmp, n + 1);
     rv_free(tmp);
     SAY(res, "%s: s%u, which holds no reference, listed in the stackmap", w, s.a);
     res->inst = s.i;
@@ -1179,7 +1093,7 @@ static bool set_use_loc(inj *c, const site *s, rv_inject_result *res, const char
     SAY(res, "%s: operand %u of v%u in %s instead of %s (%s)", w, s->a, vnum(c, o->vreg), loc_s(c, s->b, a),
         loc_s(c, o->loc, b), why);
     o->loc = s->b;
-    note_slot(c->f, s->b);
+    rv_note_slot(c->f, s->b);
     res->inst = s->i;
     return true;
 }
@@ -1396,14 +1310,14 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         if (o->loc == RAVEL_LOC_NONE) return false;
         SAY(res, "an operand of v%u moved from %s to %s", vnum(c, o->vreg), loc_s(c, o->loc, a), loc_s(c, l, b));
         o->loc = l;
-        note_slot(f, l);
+        rv_note_slot(f, l);
         return true;
     }
     case RV_INJ_RAND_DROP_EDIT: {
         uint32_t i = pick_inst(c, p_edit);
         if (i == RAVEL_NONE) return false;
         SAY(res, "edit %u dropped", i);
-        remove_inst(f, i);
+        rv_inst_remove(f, i);
         res->inst = i;
         return true;
     }
@@ -1415,7 +1329,7 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         ravel_loc n = ravel_loc_is_slot(*l) ? any_slot(c) : any_reg(c);
         SAY(res, "edit %u: %s redirected to %s", i, loc_s(c, *l, a), loc_s(c, n, b));
         *l = n;
-        note_slot(f, n);
+        rv_note_slot(f, n);
         res->inst = i;
         return true;
     }
@@ -1426,9 +1340,7 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         uint32_t j = below(c, 2) ? i + 1 : i - 1;
         if (j < bb->first_inst || j + 1 >= bb->first_inst + bb->ninsts || i + 1 == bb->first_inst + bb->ninsts)
             return false;
-        rv_inst t = f->insts.data[i];
-        f->insts.data[i] = f->insts.data[j];
-        f->insts.data[j] = t;
+        rv_inst_swap(f, i, j);
         SAY(res, "instructions %u and %u swapped", i, j);
         res->inst = i;
         return true;
@@ -1441,7 +1353,7 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         for (uint32_t q = 0; q < n; q++)
             if (q != drop) tmp[m++] = f->u32.data[in->u.smap.first + q];
         SAY(res, "inst %u: s%u dropped from the stackmap", i, f->u32.data[in->u.smap.first + drop]);
-        set_smap(f, i, tmp, m);
+        rv_inst_set_stackmap(f, i, tmp, m);
         rv_free(tmp);
         res->inst = i;
         return true;
@@ -1455,7 +1367,7 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         uint32_t *tmp = rv_xmalloc(sizeof *tmp * (n + 1));
         for (uint32_t q = 0; q < n; q++) tmp[q] = f->u32.data[in->u.smap.first + q];
         tmp[n] = slot;
-        set_smap(f, i, tmp, n + 1);
+        rv_inst_set_stackmap(f, i, tmp, n + 1);
         rv_free(tmp);
         SAY(res, "inst %u: s%u added to the stackmap", i, slot);
         res->inst = i;
@@ -1465,9 +1377,9 @@ static bool generic(inj *c, rv_inject_kind k, rv_inject_result *res)
         if (!f->insts.len) return false;
         uint32_t i = below(c, f->insts.len), bk = c->blk[i];
         switch (below(c, 3)) {
-        case 0: insert_edit(f, bk, i, RAVEL_OP_MOVE, any_reg(c), any_reg(c)); break;
-        case 1: insert_edit(f, bk, i, RAVEL_OP_SPILL, any_slot(c), any_reg(c)); break;
-        default: insert_edit(f, bk, i, RAVEL_OP_RELOAD, any_reg(c), any_slot(c)); break;
+        case 0: rv_edit_insert(f, bk, i, RAVEL_OP_MOVE, any_reg(c), any_reg(c)); break;
+        case 1: rv_edit_insert(f, bk, i, RAVEL_OP_SPILL, any_slot(c), any_reg(c)); break;
+        default: rv_edit_insert(f, bk, i, RAVEL_OP_RELOAD, any_reg(c), any_slot(c)); break;
         }
         SAY(res, "inst %u: %s = %s %s inserted", i, loc_s(c, f->insts.data[i].u.edit.dst, a),
             rv_opcode_name(f->insts.data[i].op), loc_s(c, f->insts.data[i].u.edit.src, b));

@@ -136,7 +136,7 @@ typedef struct lin {
     uint64_t *scratch, *pres;
     uint32_t *pres_v; /* preserved register -> the vreg it holds (for free_scratch) */
     uint8_t *pres_sv; /* and whether that vreg's slot is valid */
-    uint32_t *kmark;  /* lin_kills' per-vreg marks */
+    uint32_t *kmark, *kpos; /* lin_kills' sparse set (dense, pos) */
     uint8_t *nocap;   /* lin_liveness' per-vreg "never capped" */
     void *mem; /* the block holding the fixed-size arrays (lin_arrays) */
     char *err;
@@ -160,10 +160,6 @@ static inline bool reg_alloc_of(const lin *L, uint32_t r, uint32_t cls)
 {
     return r < L->nr && !lin_reg(L, r)->reserved && lin_reg(L, r)->cls == cls;
 }
-
-/* Params and arguments, NULL when there are none (f->u32 may be empty). */
-static inline const uint32_t *bparams(const ravel_func *f, const rv_block *bl) { return bl->nparams ? rv_block_params(f, bl) : NULL; }
-static inline const uint32_t *sargs(const ravel_func *f, const rv_succ *sc) { return sc->nargs ? rv_succ_args(f, sc) : NULL; }
 
 /* Live-in and live-out (jump arguments included) lists of b. */
 static inline const uint32_t *live_in(const lin *L, uint32_t b, uint32_t *n) { return rv_ls_list(&L->ls, b, false, n); }
@@ -235,30 +231,27 @@ static void lin_liveness(lin *L)
     L->global = L->ls.capped;
 }
 
-/* Per-operand DIES/DEAD flags: one backward walk per block. */
+/* Per-operand DIES/DEAD flags: the shared backward walk per block
+ * (rv_live_after_block, its answers first in opk), none for global vregs
+ * (jump arguments are in the live-out lists but for global ones). */
 static void lin_kills(lin *L)
 {
     const ravel_func *f = L->f;
-    uint32_t *mark = L->kmark;
+    rv_sset live = {L->kmark, L->kpos, 0};
     for (uint32_t b = 0; b < L->nb; b++) {
-        uint32_t ep = b + 1;
         const rv_block *bl = &f->blocks.data[b];
         uint32_t nout;
         const uint32_t *out = live_out(L, b, &nout);
-        for (uint32_t k = 0; k < nout; k++) mark[out[k]] = ep;
-        for (uint32_t j = bl->ninsts; j-- > 0;) {
+        live.n = 0;
+        for (uint32_t k = 0; k < nout; k++) rv_sset_add(&live, out[k]);
+        rv_live_after_block(f, b, &live, L->opk);
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
-            for (uint32_t k = 0; k < in->ndefs; k++) {
-                uint32_t op = in->first_op + k, v = f->ops.data[op].vreg;
-                if (mark[v] != ep && !L->global[v]) L->opk[op] |= OPK_DEAD;
-                mark[v] = 0;
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+                uint32_t op = in->first_op + k;
+                bool dies = !L->opk[op] && !L->global[f->ops.data[op].vreg];
+                L->opk[op] = !dies ? 0 : k < in->ndefs ? OPK_DEAD : OPK_DIES;
             }
-            uint32_t u0 = in->first_op + in->ndefs;
-            for (uint32_t k = 0; k < in->nuses; k++) {
-                uint32_t v = f->ops.data[u0 + k].vreg;
-                if (mark[v] != ep && !L->global[v]) L->opk[u0 + k] |= OPK_DIES;
-            }
-            for (uint32_t k = 0; k < in->nuses; k++) mark[f->ops.data[u0 + k].vreg] = ep;
         }
     }
 }
@@ -296,7 +289,7 @@ static void lin_uses(lin *L)
                 }
                 for (uint32_t e = 0; e < rv_inst_nsuccs(in); e++) {
                     const rv_succ *sc = &rv_inst_succs(f, in)[e];
-                    const uint32_t *args = sargs(f, sc);
+                    const uint32_t *args = rv_args_of(f, sc);
                     for (uint32_t k = 0; k < sc->nargs; k++) {
                         if (pass) L->use_pos[cnt[args[k]]++] = p;
                         else cnt[args[k]]++;
@@ -335,7 +328,7 @@ static void lin_hulls(lin *L)
         const uint32_t *lins = live_in(L, b, &nin), *lout = live_out(L, b, &nout);
         for (uint32_t k = 0; k < nin; k++) hull(L, lins[k], L->bpos[b]);
         for (uint32_t k = 0; k < nout; k++) hull(L, lout[k], tp);
-        const uint32_t *ps = bparams(f, bl);
+        const uint32_t *ps = rv_params_of(f, bl);
         for (uint32_t k = 0; k < bl->nparams; k++) hull(L, ps[k], L->bpos[b]);
         /* edge edits read the arguments and write the params where they are
          * placed: the predecessor's end or the successor's start */
@@ -344,7 +337,7 @@ static void lin_hulls(lin *L)
             const rv_succ *sc = &rv_inst_succs(f, t)[s];
             const rv_block *sb = &f->blocks.data[sc->block];
             uint32_t q = rv_inst_nsuccs(t) == 1 ? tp : L->bpos[sc->block];
-            const uint32_t *args = sargs(f, sc), *sps = bparams(f, sb);
+            const uint32_t *args = rv_args_of(f, sc), *sps = rv_params_of(f, sb);
             for (uint32_t k = 0; k < sc->nargs && k < sb->nparams; k++) {
                 hull(L, args[k], q);
                 hull(L, sps[k], q);
@@ -1000,7 +993,7 @@ static const uint32_t *edge_args(const lin *L, uint32_t p, uint32_t b)
     const rv_inst *t = rv_inst_at(L->f, term_inst(L, p));
     for (uint32_t s = 0; s < rv_inst_nsuccs(t); s++) {
         const rv_succ *sc = &rv_inst_succs(L->f, t)[s];
-        if (sc->block == b) return sargs(L->f, sc);
+        if (sc->block == b) return rv_args_of(L->f, sc);
     }
     return NULL;
 }
@@ -1024,7 +1017,7 @@ static void lin_block_entry(lin *L, uint32_t b)
 {
     const ravel_func *f = L->f;
     const rv_block *bl = &f->blocks.data[b];
-    const uint32_t *ps = bparams(f, bl);
+    const uint32_t *ps = rv_params_of(f, bl);
     uint32_t p = best_pred(L, b);
     const uint32_t *args = p == RAVEL_NONE ? NULL : edge_args(L, p, b);
     vstvec *en = &L->entry[b];
@@ -1198,7 +1191,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
     const rv_inst *t = rv_inst_at(f, term_inst(L, p));
     const rv_succ *sc = &rv_inst_succs(f, t)[k];
     uint32_t s = sc->block;
-    const uint32_t *args = sargs(f, sc);
+    const uint32_t *args = rv_args_of(f, sc);
     const vstvec *en = &L->entry[s];
     uint32_t np = f->blocks.data[s].nparams;
     uint32_t nw = rv_bs_words(L->nr);
@@ -1405,6 +1398,7 @@ static void lin_arrays(lin *L, char *base, size_t *total)
     LIN_TAKE(emstamp, nv, 0);
     LIN_TAKE(emidx, nv, 0);
     LIN_TAKE(kmark, nv, 0);
+    LIN_TAKE(kpos, nv, 0);
     LIN_TAKE(owner, nr, 0xff);
     LIN_TAKE(rstamp, nr, 0);
     LIN_TAKE(rpinv, nr, 0xff);

@@ -770,13 +770,6 @@ static bool use_in_slot(rs *a, uint32_t i, uint32_t opi, uint32_t v)
     return true;
 }
 
-static uint32_t reuser_of(const rv_inst *in, const rv_operand *ops, uint32_t u)
-{
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg == u - in->ndefs) return d;
-    return RAVEL_NONE;
-}
-
 /* Operand locations of instruction i (any_slot: every `any` operand not
  * reused in a slot); false if this scheme cannot meet them. */
 static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operand *ops, bool any_slot)
@@ -808,7 +801,7 @@ static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operan
         if ((fl & RS_USE_L) && (fl & (RS_DEF | RS_CLOB))) return rs_fail(a, i, "late use on a def");
     }
     for (uint32_t u = nd; u < nops; u++) { /* uses a def takes over: a register of their own */
-        uint32_t d = reuser_of(in, ops, u);
+        uint32_t d = rv_reuser_of(in, ops, u);
         if (d == RAVEL_NONE || ops[u].kind == RAVEL_C_FIXED) continue;
         if (ops[u].kind == RAVEL_C_STACK || rv_op_is_late(&ops[u]) || rv_op_is_early(&ops[d])) return rs_fail(a, i, "bad reuse");
         uint32_t r = pick_reg(a, ops[u].vreg, RS_DEF | RS_TGT, true, false);
@@ -820,7 +813,7 @@ static bool place_operands(rs *a, uint32_t i, const rv_inst *in, const rv_operan
     for (int late = 1; late >= 0; late--) /* register uses (late first: they avoid every def) */
         for (uint32_t u = nd; u < nops; u++) {
             const rv_operand *o = &ops[u];
-            if (rv_op_is_late(o) != (late != 0) || reuser_of(in, ops, u) != RAVEL_NONE) continue;
+            if (rv_op_is_late(o) != (late != 0) || rv_reuser_of(in, ops, u) != RAVEL_NONE) continue;
             if (o->kind != RAVEL_C_REG && o->kind != RAVEL_C_ANY) continue;
             bool ref_late = late && moving && vref(a, o->vreg);
             if (o->kind == RAVEL_C_ANY && (ref_late || any_slot || coin(a, 3))) continue; /* to a slot, below */
@@ -1119,18 +1112,6 @@ static void find_cycles(rs *a)
     rv_free(num); /* (and low, stk, cs, ce, on) */
 }
 
-typedef struct rs_live_ctx {
-    uint32_t nw;
-    uint64_t *gen, *kill; /* per block */
-} rs_live_ctx;
-
-static void rs_live_transfer(void *vc, uint32_t b, uint64_t *dst, const uint64_t *src)
-{
-    const rs_live_ctx *c = vc;
-    const uint64_t *g = c->gen + (size_t)b * c->nw, *k = c->kill + (size_t)b * c->nw;
-    for (uint32_t w = 0; w < c->nw; w++) dst[w] = g[w] | (src[w] & ~k[w]);
-}
-
 /* Liveness (a->lv, the layout of rv_liveness) where an argument counts as
  * a use only if its parameter is used: a value passed only to unused
  * parameters needs no location (a contract holding it would make some
@@ -1160,15 +1141,15 @@ static void rs_liveness(rs *a)
         }
     }
     uint32_t n = a->cfg.nblocks;
-    rs_live_ctx c;
+    uint32_t nw;
     a->lv.nblocks = n;
     a->lv.nvregs = a->nv;
-    c.nw = a->lv.nwords = rv_bs_words(a->nv);
-    c.gen = rv_xcalloc((size_t)n * c.nw + 1, sizeof(uint64_t));
-    c.kill = rv_xcalloc((size_t)n * c.nw + 1, sizeof(uint64_t));
+    nw = a->lv.nwords = rv_bs_words(a->nv);
+    uint64_t *gen = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
+    uint64_t *kill = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
     for (uint32_t b = 0; b < n; b++) {
         const rv_block *bl = &f->blocks.data[b];
-        uint64_t *g = c.gen + (size_t)b * c.nw, *k = c.kill + (size_t)b * c.nw;
+        uint64_t *g = gen + (size_t)b * nw, *k = kill + (size_t)b * nw;
         for (uint32_t j = bl->ninsts; j-- > 0;) {
             const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
             const rv_operand *ops = rv_ops_of(f, in);
@@ -1188,13 +1169,13 @@ static void rs_liveness(rs *a)
     df.cfg = &a->cfg;
     df.nbits = a->nv;
     df.backward = true;
-    df.transfer = rs_live_transfer;
-    df.ctx = &c;
+    df.gen = gen; /* gen/kill mode */
+    df.kill = kill;
     rv_dataflow_solve(&df);
     a->lv.in = df.in;
     a->lv.out = df.out;
-    rv_free(c.gen);
-    rv_free(c.kill);
+    rv_free(gen);
+    rv_free(kill);
 }
 
 static void rs_init(rs *a, const ravel_func *f, const rv_alloc_opts *o, const rv_random_opts *ro, rv_random_stats *st)

@@ -65,7 +65,7 @@ typedef struct sa {
                            * operand of another value while it is live: its register is saved around those */
     uint32_t *ridx;       /* register -> index in its class's allocatable list, or RAVEL_NONE */
     /* the live set of the spilling walk (sparse), and counts kept with it */
-    uint32_t *dense, *pos, nlive;
+    rv_sset lset;
     uint32_t *root_live;  /* per root: its members in the live set */
     uint32_t *opstamp, stamp; /* see mark_ops */
     uint32_t *cand, *cand_d;  /* relieve: candidates and their next uses */
@@ -192,31 +192,26 @@ static void build_vregs(sa *s)
 
 /* ---- spilling ---- */
 
-static inline __attribute__((always_inline)) bool in_live(const sa *s, uint32_t v) { return s->pos[v] < s->nlive && s->dense[s->pos[v]] == v; }
+static inline __attribute__((always_inline)) bool in_live(const sa *s, uint32_t v) { return rv_sset_has(&s->lset, v); }
 static void live_add(sa *s, uint32_t v)
 {
-    if (in_live(s, v)) return;
-    s->pos[v] = s->nlive;
-    s->dense[s->nlive++] = v;
+    if (!rv_sset_add(&s->lset, v)) return;
     uint32_t r = s->group[v];
     s->root_live[r]++;
     if (!s->spilled[r]) s->inreg[vcls(s, v)]++;
 }
 static void live_del(sa *s, uint32_t v)
 {
-    if (!in_live(s, v)) return;
-    uint32_t last = s->dense[--s->nlive];
-    s->dense[s->pos[v]] = last;
-    s->pos[last] = s->pos[v];
+    if (!rv_sset_del(&s->lset, v)) return;
     uint32_t r = s->group[v];
     s->root_live[r]--;
     if (!s->spilled[r]) s->inreg[vcls(s, v)]--;
 }
 static void live_clear(sa *s)
 {
-    for (uint32_t k = 0; k < s->nlive; k++) s->root_live[s->group[s->dense[k]]] = 0;
+    for (uint32_t k = 0; k < s->lset.n; k++) s->root_live[s->group[s->lset.dense[k]]] = 0;
     memset(s->inreg, 0, sizeof(uint32_t) * s->ncls);
-    s->nlive = 0;
+    s->lset.n = 0;
 }
 
 static inline __attribute__((always_inline)) bool vspilled(sa *s, uint32_t v) { return s->spilled[s->group[v]]; }
@@ -319,8 +314,8 @@ static void relieve(sa *s, uint32_t i, uint32_t cls)
     bool gathered = false;
     while (pressure(s, i, cls) > K) {
         if (!gathered) {
-            for (uint32_t k = 0; k < s->nlive; k++) {
-                uint32_t w = s->dense[k];
+            for (uint32_t k = 0; k < s->lset.n; k++) {
+                uint32_t w = s->lset.dense[k];
                 if (vcls(s, w) != cls || vspilled(s, w) || (opf(s, w) & (OPF_DEF | OPF_USE))) continue;
                 s->cand[ncand] = w;
                 s->cand_d[ncand++] = next_use(s, w, rv_point_late(i));
@@ -375,8 +370,8 @@ static void note_avoid(sa *s, uint32_t i)
             uint64_t bit = reg_bit(s, ops[o].arg, &c);
             s->fixmask[c] |= bit;
         }
-    for (uint32_t k = 0; k < s->nlive; k++) {
-        uint32_t w = s->dense[k], c = vcls(s, w);
+    for (uint32_t k = 0; k < s->lset.n; k++) {
+        uint32_t w = s->lset.dense[k], c = vcls(s, w);
         if (!(s->clobmask[c] | s->fixmask[c])) continue; /* nothing of w's class to avoid here */
         uint8_t fl = opf(s, w);
         if (fl & OPF_DEF) continue;
@@ -399,8 +394,8 @@ static void note_avoid(sa *s, uint32_t i)
  * reloaded there in a register; in its slot it is only listed. */
 static void spill_refs_across(sa *s)
 {
-    for (uint32_t k = 0; k < s->nlive; k++) {
-        uint32_t w = s->dense[k];
+    for (uint32_t k = 0; k < s->lset.n; k++) {
+        uint32_t w = s->lset.dense[k];
         if (s->f->vregs.data[w].ref && !(opf(s, w) & OPF_DEF)) spill_root(s, s->group[w]);
     }
 }
@@ -601,14 +596,14 @@ ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err
     s.avoid = p64, s.clobmask = p64 + nv, s.fixmask = p64 + nv + nc;
     uint32_t *p32 = (uint32_t *)(p64 + n64);
     s.parent = p32, s.vr_color = p32 + nv, s.home = p32 + 2 * (size_t)nv, s.group = p32 + 3 * (size_t)nv;
-    s.dense = p32 + 4 * (size_t)nv, s.pos = p32 + 5 * (size_t)nv, s.occ = p32 + 6 * (size_t)nv;
+    s.lset.dense = p32 + 4 * (size_t)nv, s.lset.pos = p32 + 5 * (size_t)nv, s.occ = p32 + 6 * (size_t)nv;
     s.ridx = s.occ + nr, s.inreg = s.ridx + nr, s.root_live = s.inreg + nc;
     s.opstamp = s.root_live + nv, s.cand = s.opstamp + nv, s.cand_d = s.cand + nv;
     s.spilled = (bool *)(p32 + n32), s.cls = (uint8_t *)(s.spilled + nv), s.opfl = s.cls + nv;
     memset(s.avoid, 0, sizeof(uint64_t) * nv);
     memset(s.vr_color, 0xff, sizeof(uint32_t) * nv);
     memset(s.home, 0xff, sizeof(uint32_t) * nv);
-    memset(s.pos, 0, sizeof(uint32_t) * nv);
+    memset(s.lset.pos, 0, sizeof(uint32_t) * nv);
     memset(s.root_live, 0, sizeof(uint32_t) * nv);
     memset(s.opstamp, 0, sizeof(uint32_t) * nv);
     memset(s.inreg, 0, sizeof(uint32_t) * nc);

@@ -88,6 +88,7 @@
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"
 #include "ravel_fuzz.h"
+#include "ir/rng.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -113,20 +114,12 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Random input bytes: sizes spread over 16..4096 like a fuzzer's corpus. */
 static size_t random_input(uint64_t *s, uint8_t *buf, size_t cap)
 {
-    size_t n = 16 + next(s) % (cap - 16);
+    size_t n = 16 + rv_rng_next(s) % (cap - 16);
     for (size_t i = 0; i < n; i += 8) {
-        uint64_t v = next(s);
+        uint64_t v = rv_rng_next(s);
         memcpy(buf + i, &v, n - i < 8 ? n - i : 8);
     }
     return n;
@@ -168,7 +161,7 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
     size_t tlen[NTEXTS] = {0};
     uint32_t tinsts[NTEXTS] = {0};
     for (unsigned k = 0; tg->t == RV_FT_PARSE && k < NTEXTS; k++) {
-        ravel_module *m = rv_gen_from_seed(next(&s), &b->gen);
+        ravel_module *m = rv_gen_from_seed(rv_rng_next(&s), &b->gen);
         FILE *fp = open_memstream(&text[k], &tlen[k]);
         rv_print_module(fp, m);
         fclose(fp);
@@ -180,7 +173,7 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
         for (int k = 0; k < 16 && (!b->count || n < b->count); k++, n++) {
             if (tg->campaign) {
                 double g0 = z->timing ? now() : 0;
-                ravel_module *m = rv_gen_from_seed(next(&s), &b->gen);
+                ravel_module *m = rv_gen_from_seed(rv_rng_next(&s), &b->gen);
                 if (z->timing) z->phase_nanos[RV_PH_GENERATE] += (uint64_t)((now() - g0) * 1e9);
                 const ravel_func *f = ravel_module_func(m, 0);
                 *insts += f->insts.len;

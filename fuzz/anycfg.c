@@ -1,8 +1,8 @@
 /* anycfg.c - allocated functions on arbitrary CFGs (see anycfg.h).
  *
  *   cfg      random successors (jump, br, ret), critical edges split by
- *            edge blocks, dominators (bit sets: at most 64 blocks after
- *            splitting), reverse post-order
+ *            edge blocks (at most 64 blocks after splitting); reverse
+ *            post-order and dominators by ir/cfg.c
  *   body     per reachable block in reverse post-order: instructions over
  *            the values available (defined in the block's dominators or
  *            parameters), locations from a tracker of "location L holds v"
@@ -11,20 +11,20 @@
  *            the parameters' home registers before the jump
  *   repair   the reference fixpoint names the failing uses; a share of
  *            them is pointed at a location that holds the value there
- * Everything is kept in a small fixed-size model and printed as .ra text
- * (allocated and original), then parsed. */
+ * Everything is kept in a small fixed-size model, built into functions
+ * (allocated and original) through the builder, printed by ir/print.c and
+ * read back (so that reports carry lines). */
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz/anycfg.h"
 
 #include "checker/ck.h"
 #include "ir/ir.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define AC_MAXB 64u    /* blocks after splitting (dominators as 64-bit sets) */
+#define AC_MAXB 64u    /* blocks after splitting */
 #define AC_MAXP 3u     /* parameters per block */
 #define AC_MAXLOC 40u  /* registers + slots */
 
@@ -48,7 +48,6 @@ typedef struct ac_inst {
     ravel_loc dst, src;        /* edits */
     uint32_t s[2];             /* successors */
     uint32_t nargs, args[AC_MAXP];
-    uint32_t line;             /* in the allocated text */
     uint32_t navail;           /* values available before it: its block's avail[0 .. navail) */
 } ac_inst;
 
@@ -59,7 +58,6 @@ typedef struct ac_block {
     uint32_t nsucc, succ[2];
     uint8_t term;
     uint32_t npred;
-    uint64_t dom;              /* blocks dominating this one */
     uint32_t idom;
     bool reach;
     uint32_t trk[AC_MAXLOC];   /* tracker at the exit: vreg + 1, 0 nothing */
@@ -88,17 +86,14 @@ static uint32_t rnd32(ac *A)
         for (int i = 0; i < 4 && A->pos < A->len; i++) x = x << 8 | A->data[A->pos++];
         return x;
     }
-    uint64_t z = (A->st += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
+    return (uint32_t)(rv_rng_next(&A->st) >> 32);
 }
 static uint32_t below(ac *A, uint32_t n) { return n ? rnd32(A) % n : 0; }
 static bool pct(ac *A, uint32_t p) { return below(A, 100) < p; }
 
 static uint32_t nlocs(const ac *A) { return A->o.nregs + A->o.nslots + 1; } /* (+ the parallel moves' scratch slot) */
-static ravel_loc loc_of(const ac *A, uint32_t li) { return li < A->o.nregs ? li : ravel_slot(li - A->o.nregs); }
-static uint32_t li_of(const ac *A, ravel_loc l) { return (l & RAVEL_SLOT_BIT) ? A->o.nregs + (l & ~RAVEL_SLOT_BIT) : l; }
+static ravel_loc loc_of(const ac *A, uint32_t li) { return rv_loc_at(A->o.nregs, li); }
+static uint32_t li_of(const ac *A, ravel_loc l) { return rv_loc_index(A->o.nregs, nlocs(A) - A->o.nregs, l); }
 static bool is_slot(ravel_loc l) { return (l & RAVEL_SLOT_BIT) != 0; }
 static ravel_loc rand_reg(ac *A) { return below(A, A->o.nregs); }
 static ravel_loc rand_slot(ac *A) { return ravel_slot(below(A, A->o.nslots)); }
@@ -117,54 +112,28 @@ static void add_succ(ac *A, uint32_t b, uint32_t t)
     A->b[t].npred++;
 }
 
-static void dfs(ac *A, uint32_t b, uint8_t *seen, uint32_t *post, uint32_t *np)
-{
-    seen[b] = 1;
-    for (uint32_t k = 0; k < A->b[b].nsucc; k++)
-        if (!seen[A->b[b].succ[k]]) dfs(A, A->b[b].succ[k], seen, post, np);
-    post[(*np)++] = b;
-}
-
-/* Reverse post-order, dominators (iterative, bit sets), idoms, and whether
- * some retreating edge's target does not dominate its source. */
+/* Reverse post-order, idoms, and whether some retreating edge's target
+ * does not dominate its source: the CFG analyses (ir/cfg.c) of the
+ * successor lists. */
 static void analyse(ac *A)
 {
-    uint8_t seen[AC_MAXB] = {0};
-    uint32_t post[AC_MAXB], np = 0;
-    dfs(A, 0, seen, post, &np);
-    A->nrpo = np;
-    for (uint32_t b = 0; b < A->nb; b++) A->rpoi[b] = UINT32_MAX, A->b[b].reach = seen[b];
-    for (uint32_t i = 0; i < np; i++) A->rpo[i] = post[np - 1 - i], A->rpoi[A->rpo[i]] = i;
-    uint64_t all = A->nb == 64 ? UINT64_MAX : (1ULL << A->nb) - 1;
-    for (uint32_t b = 0; b < A->nb; b++) A->b[b].dom = b == 0 ? 1 : all;
-    for (bool ch = true; ch;) {
-        ch = false;
-        for (uint32_t i = 1; i < np; i++) {
-            uint32_t b = A->rpo[i];
-            uint64_t d = all;
-            for (uint32_t p = 0; p < A->nb; p++)
-                for (uint32_t k = 0; A->b[p].reach && k < A->b[p].nsucc; k++)
-                    if (A->b[p].succ[k] == b) d &= A->b[p].dom;
-            d |= 1ULL << b;
-            if (d != A->b[b].dom) A->b[b].dom = d, ch = true;
-        }
-    }
+    uint32_t start[AC_MAXB + 1], succ[2 * AC_MAXB], ne = 0;
     for (uint32_t b = 0; b < A->nb; b++) {
-        A->b[b].idom = UINT32_MAX;
-        if (!A->b[b].reach || b == 0) continue;
-        /* the strict dominator latest in reverse post-order */
-        for (uint32_t i = 0; i < np; i++) {
-            uint32_t d = A->rpo[i];
-            if (d != b && (A->b[b].dom >> d & 1) && (A->b[b].idom == UINT32_MAX || A->rpoi[d] > A->rpoi[A->b[b].idom]))
-                A->b[b].idom = d;
-        }
+        start[b] = ne;
+        for (uint32_t k = 0; k < A->b[b].nsucc; k++) succ[ne++] = A->b[b].succ[k];
     }
-    A->irreducible = false;
-    for (uint32_t p = 0; p < A->nb; p++)
-        for (uint32_t k = 0; A->b[p].reach && k < A->b[p].nsucc; k++) {
-            uint32_t t = A->b[p].succ[k];
-            if (A->rpoi[t] <= A->rpoi[p] && !(A->b[p].dom >> t & 1)) A->irreducible = true;
-        }
+    start[A->nb] = ne;
+    rv_cfg g;
+    rv_cfg_build_succs(&g, A->nb, start, succ);
+    A->nrpo = g.nrpo;
+    for (uint32_t b = 0; b < A->nb; b++) {
+        A->rpoi[b] = g.rpo_index[b]; /* (RAVEL_NONE: unreachable) */
+        A->b[b].reach = g.rpo_index[b] != RAVEL_NONE;
+        A->b[b].idom = b == 0 || !A->b[b].reach ? UINT32_MAX : g.idom[b];
+    }
+    for (uint32_t i = 0; i < g.nrpo; i++) A->rpo[i] = g.rpo[i];
+    A->irreducible = !g.reducible;
+    rv_cfg_free(&g);
 }
 
 /* Random successors; then every edge from a two-way branch into a block
@@ -336,7 +305,7 @@ static void gc_track(ac *A, uint32_t *trk, const ac_inst *in)
         }
         if (!ref || listed[li]) continue;
         bool rooted = false;
-        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[A->o.nregs + in->smap[k]] == trk[li];
+        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
         if (!rooted) trk[li] = 0;
         rooted_any |= rooted;
     }
@@ -393,7 +362,7 @@ static void one_inst(ac *A, ac_block *B, uint32_t *trk)
         in->nu = below(A, 2);
         if (in->nu) in->u[0] = pick_use(A, trk, B);
         for (uint32_t s = 0; s < A->o.nslots && in->nsmap < 6; s++) {
-            uint32_t v = trk[A->o.nregs + s];
+            uint32_t v = trk[li_of(A, ravel_slot(s))];
             if ((v && A->isref.data[v - 1] && pct(A, 90)) || pct(A, 4)) in->smap[in->nsmap++] = s;
         }
     }
@@ -547,135 +516,116 @@ static void make_edges(ac *A)
     }
 }
 
-/* ---- text ---- */
+/* ---- the function: built, printed (ir/print.c), read back ---- */
 
 typedef struct ac_out {
-    char *s;
-    size_t len, cap;
-    uint32_t line;
-    RV_VEC(uint32_t) at; /* allocated text: per line, block << 20 | instruction + 1 (0: none) */
+    char *s;             /* the text */
+    size_t len;
+    RV_VEC(uint32_t) at; /* per instruction of the function: block << 20 | model instruction + 1 */
 } ac_out;
 
-static void outf(ac_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void outf(ac_out *o, const char *fmt, ...)
+static ravel_machine *make_machine(const ac *A)
 {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (o->len + (size_t)n + 1 > o->cap) {
-        o->cap = (o->len + (size_t)n + 1) * 2;
-        o->s = rv_xrealloc(o->s, o->cap);
+    ravel_machine *m = ravel_machine_new();
+    int cls = ravel_machine_add_class(m, "int");
+    char name[16];
+    for (uint32_t r = 0; r < A->o.nregs; r++) {
+        snprintf(name, sizeof name, "r%u", r);
+        ravel_machine_add_reg(m, name, cls, 0);
     }
-    memcpy(o->s + o->len, tmp, (size_t)n + 1);
-    o->len += (size_t)n;
-    for (int i = 0; i < n; i++) o->line += tmp[i] == '\n';
+    if (A->nonmoving) ravel_machine_set_gc_moving(m, 0);
+    return m;
 }
 
-static void loc_text(const ac *A, ravel_loc l, char *buf)
+static ravel_opcode edit_op(const char *mn)
 {
-    (void)A;
-    if (is_slot(l)) snprintf(buf, 16, "s%u", l & ~RAVEL_SLOT_BIT);
-    else snprintf(buf, 16, "r%u", l);
+    return !strcmp(mn, "spill") ? RAVEL_OP_SPILL : !strcmp(mn, "reload") ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
 }
 
-static void opnd(ac_out *o, const ac *A, const ac_opnd *x, bool def, bool alloc)
+/* A terminator of the model. */
+static void build_term(ravel_func *f, const ac_inst *in, bool alloc)
 {
-    char lb[16];
-    loc_text(A, x->loc, lb);
-    outf(o, "v%u", x->v);
-    if (def) outf(o, ":int%s", A->isref.data[x->v] ? ".ref" : "");
-    outf(o, " any");
-    if (alloc) outf(o, " @%s", lb);
+    if (in->term == T_RET) {
+        ravel_inst_begin(f, RAVEL_OP_RET, NULL);
+    } else if (in->term == T_BR) {
+        ravel_inst_begin(f, RAVEL_OP_BR, NULL);
+        ravel_inst_use(f, in->u[0].v, RAVEL_C_REG, 0, RAVEL_POS_DEFAULT, alloc ? in->u[0].loc : RAVEL_LOC_NONE);
+        ravel_inst_succ(f, in->s[0], NULL, 0);
+        ravel_inst_succ(f, in->s[1], NULL, 0);
+    } else {
+        ravel_inst_begin(f, RAVEL_OP_JUMP, NULL);
+        ravel_inst_succ(f, in->s[0], in->args, in->nargs);
+    }
+    ravel_inst_end(f);
 }
 
-static void mark_line(ac_out *o, uint32_t b, uint32_t i)
+/* An instruction of the model that is no terminator and no edit. */
+static void build_inst(ravel_func *f, const ac_inst *in, bool alloc)
 {
-    while (o->at.len <= o->line) rv_vec_push(o->at, 0u);
-    o->at.data[o->line] = b << 20 | (i + 1);
+    if (in->kind == K_ARGS) {
+        ravel_inst_begin(f, RAVEL_OP_ARGS, NULL);
+        for (uint32_t k = 0; k < in->nd; k++)
+            ravel_inst_def(f, in->d[k].v, RAVEL_C_FIXED, in->d[k].loc, RAVEL_POS_DEFAULT, alloc ? in->d[k].loc : RAVEL_LOC_NONE);
+        ravel_inst_end(f);
+        return;
+    }
+    ravel_opcode op = in->call ? RAVEL_OP_CALL : rv_opcode_from_name(in->mn, strlen(in->mn));
+    ravel_inst_begin(f, op, in->call ? "g" : op == RAVEL_OP_OTHER ? in->mn : NULL);
+    for (uint32_t k = 0; k < in->nd; k++)
+        ravel_inst_def(f, in->d[k].v, RAVEL_C_ANY, 0, RAVEL_POS_DEFAULT, alloc ? in->d[k].loc : RAVEL_LOC_NONE);
+    for (uint32_t k = 0; k < in->nu; k++)
+        ravel_inst_use(f, in->u[k].v, RAVEL_C_ANY, 0, RAVEL_POS_DEFAULT, alloc ? in->u[k].loc : RAVEL_LOC_NONE);
+    if (in->has_imm) ravel_inst_imm(f, in->imm);
+    if (in->call) ravel_inst_clobbers(f, in->clob, in->nclob);
+    if (in->safepoint) ravel_inst_safepoint(f);
+    if (in->safepoint && alloc) ravel_inst_stackmap(f, in->smap, in->nsmap);
+    ravel_inst_end(f);
 }
 
-static void render(ac *A, ac_out *o, bool alloc)
+/* The model's function (alloc: with locations, edits and stackmaps),
+ * through the builder; o->at maps its instructions to the model's. */
+static ravel_func *build(const ac *A, ac_out *o, const ravel_machine *m, bool alloc)
 {
-    o->len = 0;
-    o->line = 1;
-    o->at.len = 0;
-    if (o->s) o->s[0] = 0;
-    outf(o, "machine\n  class int");
-    for (uint32_t r = 0; r < A->o.nregs; r++) outf(o, " r%u", r);
-    outf(o, "\n%send\n\nfunc f\n", A->nonmoving ? "  gc nonmoving\n" : "");
+    ravel_func *f = ravel_func_new(m, "f");
+    for (uint32_t v = 0; v < A->nv; v++) ravel_vreg_new_num(f, v, 0, A->isref.data[v]);
+    char name[16];
     for (uint32_t b = 0; b < A->nb; b++) {
-        ac_block *B = &A->b[b];
-        outf(o, "b%u", b);
-        for (uint32_t p = 0; p < B->np; p++)
-            outf(o, "%sv%u:int%s", p ? ", " : "(", B->params[p], A->isref.data[B->params[p]] ? ".ref" : "");
-        outf(o, "%s:\n", B->np ? ")" : "");
+        snprintf(name, sizeof name, "b%u", b);
+        ravel_block_new(f, name);
+    }
+    o->at.len = 0;
+    for (uint32_t b = 0; b < A->nb; b++) {
+        const ac_block *B = &A->b[b];
+        ravel_block_begin(f, b);
+        for (uint32_t p = 0; p < B->np; p++) ravel_block_add_param(f, b, B->params[p]);
         for (uint32_t i = 0; i < B->in.len; i++) {
-            ac_inst *in = &B->in.data[i];
-            char l1[16], l2[16];
-            if (in->kind == K_EDIT) {
-                if (!alloc) continue;
-                loc_text(A, in->dst, l1);
-                loc_text(A, in->src, l2);
-                in->line = o->line;
-                mark_line(o, b, i);
-                outf(o, "  %s = %s %s\n", l1, in->mn, l2);
-                continue;
-            }
-            if (alloc) {
-                in->line = o->line;
-                mark_line(o, b, i);
-            }
-            outf(o, "  ");
-            if (in->kind == K_ARGS) {
-                for (uint32_t k = 0; k < in->nd; k++) {
-                    outf(o, "%sv%u:int%s fixed(r%u)", k ? ", " : "", in->d[k].v, A->isref.data[in->d[k].v] ? ".ref" : "", in->d[k].loc);
-                    if (alloc) outf(o, " @r%u", in->d[k].loc);
-                }
-                outf(o, " = args\n");
-                continue;
-            }
-            if (in->kind == K_TERM) {
-                if (in->term == T_RET) outf(o, "ret\n");
-                else if (in->term == T_BR) {
-                    loc_text(A, in->u[0].loc, l1);
-                    outf(o, "br v%u%s%s, b%u, b%u\n", in->u[0].v, alloc ? " @" : "", alloc ? l1 : "", in->s[0], in->s[1]);
-                } else {
-                    outf(o, "jump b%u", in->s[0]);
-                    for (uint32_t a = 0; a < in->nargs; a++) outf(o, "%sv%u", a ? ", " : "(", in->args[a]);
-                    outf(o, "%s\n", in->nargs ? ")" : "");
-                }
-                continue;
-            }
-            for (uint32_t k = 0; k < in->nd; k++) {
-                if (k) outf(o, ", ");
-                opnd(o, A, &in->d[k], true, alloc);
-            }
-            outf(o, "%s%s%s", in->nd ? " = " : "", in->mn, in->call ? " g" : "");
-            for (uint32_t k = 0; k < in->nu; k++) {
-                outf(o, k ? ", " : " ");
-                opnd(o, A, &in->u[k], false, alloc);
-            }
-            if (in->has_imm) outf(o, "%s%lld", in->nu ? ", " : " ", (long long)in->imm);
-            if (in->call) {
-                outf(o, " clobbers(");
-                for (uint32_t k = 0; k < in->nclob; k++) outf(o, "%sr%u", k ? " " : "", in->clob[k]);
-                outf(o, ")");
-            }
-            if (in->safepoint) {
-                outf(o, " safepoint");
-                if (alloc) {
-                    outf(o, " stackmap(");
-                    for (uint32_t k = 0; k < in->nsmap; k++) outf(o, "%ss%u", k ? " " : "", in->smap[k]);
-                    outf(o, ")");
-                }
-            }
-            outf(o, "\n");
+            const ac_inst *in = &B->in.data[i];
+            if (in->kind == K_EDIT && !alloc) continue;
+            rv_vec_push(o->at, b << 20 | (i + 1));
+            if (in->kind == K_EDIT) ravel_edit(f, edit_op(in->mn), in->dst, in->src);
+            else if (in->kind == K_TERM) build_term(f, in, alloc);
+            else build_inst(f, in, alloc);
         }
     }
-    outf(o, "end\n");
+    ravel_func_finish(f);
+    return f;
+}
+
+/* The text of the model's function (the canonical printer's) in o->s. */
+static void render(const ac *A, ac_out *o, bool alloc)
+{
+    ravel_machine *m = make_machine(A);
+    ravel_func *f = build(A, o, m, alloc);
+    free(o->s);
+    o->s = NULL;
+    o->len = 0;
+    FILE *fp = open_memstream(&o->s, &o->len);
+    ravel_print_machine(fp, m);
+    fputc('\n', fp);
+    ravel_print_func(fp, f);
+    fclose(fp);
+    ravel_func_free(f);
+    ravel_machine_free(m);
 }
 
 static ravel_module *parse(const ac_out *o)
@@ -692,10 +642,10 @@ static ravel_module *parse(const ac_out *o)
 
 /* ---- repair ---- */
 
-static ac_inst *inst_at_line(ac *A, const ac_out *o, uint32_t line)
+static ac_inst *inst_at(ac *A, const ac_out *o, uint32_t inst)
 {
-    if (line >= o->at.len || !o->at.data[line]) return NULL;
-    uint32_t b = o->at.data[line] >> 20, i = (o->at.data[line] & 0xfffffu) - 1;
+    if (inst >= o->at.len || !o->at.data[inst]) return NULL;
+    uint32_t b = o->at.data[inst] >> 20, i = (o->at.data[inst] & 0xfffffu) - 1;
     return b < A->nb && i < A->b[b].in.len ? &A->b[b].in.data[i] : NULL;
 }
 
@@ -757,7 +707,7 @@ static bool repair(ac *A, ravel_checker *ck, ac_out *o, bool drastic)
     bool any = false;
     for (size_t i = 0; i < ravel_report_count(rep); i++) {
         const ravel_check_error *e = ravel_report_error(rep, i);
-        ac_inst *in = inst_at_line(A, o, e->line);
+        ac_inst *in = inst_at(A, o, e->inst);
         if (!in || !e->role || !pct(A, A->o.repair_pct)) continue;
         any = true;
         if (!strcmp(e->role, "stackmap") && e->operand >= 0 && (uint32_t)e->operand < in->nsmap) {

@@ -20,13 +20,7 @@
 
 typedef struct rng { uint64_t s; } rng;
 
-static uint64_t rng_next(rng *r) /* splitmix64 */
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static uint64_t rng_next(rng *r) { return rv_rng_next(&r->s); }
 
 static uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(((rng_next(r) >> 32) * n) >> 32) : 0; }
 

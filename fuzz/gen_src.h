@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir/rng.h"
+
 /* The source of every choice: the input bytes in order, then (when they run
  * out) a splitmix64 PRNG seeded from a hash of the whole input, so short
  * inputs still give varied programs. Both are one stream of bytes: p..end
@@ -25,10 +27,7 @@ void rv_gen_refill(rv_gen_src *s);                 /* p == end: the next PRNG po
 /* The PRNG alone (splitmix64; also immediates). */
 static inline uint64_t rv_gen_u64(rv_gen_src *s)
 {
-    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return rv_rng_next(&s->rng);
 }
 /* The next byte of the stream. */
 static inline uint32_t rv_gen_byte(rv_gen_src *s)

@@ -59,9 +59,11 @@ static const rv_inst *block_term(const ravel_func *f, uint32_t b)
 }
 
 /* Step 1: successor and predecessor lists (CSR, edges with repeats): one
- * pass over the terminators, then the predecessors from the successors.
- * Requires: the arrays allocated for f->succs.len edges (a bound: every
- * terminator's successors are records of f->succs); scratch of n words. */
+ * pass over the terminators (or the caller's successor lists), then the
+ * predecessors from the successors. Requires: the arrays allocated for
+ * f->succs.len edges (a bound: every terminator's successors are records of
+ * f->succs); scratch of n words. */
+static void build_preds(rv_cfg *c, uint32_t *fill);
 static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
 {
     uint32_t n = c->nblocks, nedges = 0;
@@ -78,6 +80,27 @@ static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
         }
     }
     c->succ_start[n] = nedges;
+    build_preds(c, fill);
+}
+static void copy_edges(rv_cfg *c, const uint32_t *succ_start, const uint32_t *succ, uint32_t *fill)
+{
+    uint32_t n = c->nblocks, nedges = 0;
+    memset(c->pred_start, 0, sizeof(uint32_t) * (n + 1));
+    for (uint32_t b = 0; b < n; b++) {
+        c->succ_start[b] = nedges;
+        for (uint32_t e = succ_start[b]; e < succ_start[b + 1]; e++)
+            if (succ[e] < n) {
+                c->succ[nedges++] = succ[e];
+                c->pred_start[succ[e] + 1]++;
+            }
+    }
+    c->succ_start[n] = nedges;
+    build_preds(c, fill);
+}
+/* (pred_start[s + 1] holds the count of s's predecessors) */
+static void build_preds(rv_cfg *c, uint32_t *fill)
+{
+    uint32_t n = c->nblocks;
     for (uint32_t b = 0; b < n; b++) c->pred_start[b + 1] += c->pred_start[b];
     if (n) memcpy(fill, c->pred_start, sizeof(uint32_t) * n);
     for (uint32_t b = 0; b < n; b++)
@@ -119,31 +142,26 @@ static void build_rpo(rv_cfg *c, uint32_t *scratch)
     c->nrpo = npost;
 }
 
-/* Step 3: immediate dominators (Cooper-Harvey-Kennedy), iterated in RPO. */
-static uint32_t intersect(const rv_cfg *c, uint32_t a, uint32_t b)
-{
-    while (a != b) {
-        while (c->rpo_index[a] > c->rpo_index[b]) a = c->idom[a];
-        while (c->rpo_index[b] > c->rpo_index[a]) b = c->idom[b];
-    }
-    return a;
-}
+/* Step 3: immediate dominators (Cooper-Harvey-Kennedy), iterated in RPO,
+ * over RPO indices (ridom[i]: the RPO index of the idom of rpo[i]; the meet
+ * is rv_dom_meet), c->idom kept in step. */
 
 /* One CHK pass in RPO; forward_only ignores retreating edges (from a block
  * at or after b in RPO). Returns true if some idom changed. */
-static bool idom_pass(rv_cfg *c, bool forward_only)
+static bool idom_pass(rv_cfg *c, uint32_t *ridom, bool forward_only)
 {
     bool changed = false;
     for (uint32_t i = 1; i < c->nrpo; i++) {
         uint32_t b = c->rpo[i], nd = RAVEL_NONE;
         for (uint32_t e = c->pred_start[b]; e < c->pred_start[b + 1]; e++) {
-            uint32_t p = c->pred[e];
-            if (c->idom[p] == RAVEL_NONE) continue; /* unreachable or not yet processed */
-            if (forward_only && c->rpo_index[p] >= i) continue;
-            nd = nd == RAVEL_NONE ? p : intersect(c, p, nd);
+            uint32_t p = c->rpo_index[c->pred[e]];
+            if (p == RAVEL_NONE || ridom[p] == RAVEL_NONE) continue; /* unreachable or not yet processed */
+            if (forward_only && p >= i) continue;
+            nd = nd == RAVEL_NONE ? p : rv_dom_meet(ridom, p, nd);
         }
-        if (nd != c->idom[b]) {
-            c->idom[b] = nd;
+        if (nd != ridom[i]) {
+            ridom[i] = nd;
+            c->idom[b] = nd == RAVEL_NONE ? RAVEL_NONE : c->rpo[nd];
             changed = true;
         }
     }
@@ -170,22 +188,24 @@ static bool retreating_edges_are_back_edges(const rv_cfg *c)
 /* Dominators: one pass over the acyclic part (forward edges in RPO) is exact
  * for reducible CFGs, which we verify; irreducible ones iterate the full
  * Cooper-Harvey-Kennedy fixpoint. This avoids CHK's quadratic passes on deep
- * loop nests. Also builds the dominator tree (scratch: 2n). */
+ * loop nests. Also builds the dominator tree (scratch: 3n: the tree's 2n,
+ * then ridom). */
 static void build_idom(rv_cfg *c, uint32_t *scratch)
 {
-    uint32_t n = c->nblocks;
-    for (uint32_t b = 0; b < n; b++) c->idom[b] = RAVEL_NONE;
+    uint32_t n = c->nblocks, *ridom = scratch + 2 * (size_t)n;
+    for (uint32_t b = 0; b < n; b++) c->idom[b] = ridom[b] = RAVEL_NONE;
     c->reducible = true;
     if (!c->nrpo) {
         build_domtree_numbers(c, scratch);
         return;
     }
     c->idom[0] = 0;
-    idom_pass(c, true);
+    ridom[0] = 0;
+    idom_pass(c, ridom, true);
     build_domtree_numbers(c, scratch);
     if (retreating_edges_are_back_edges(c)) return;
     c->reducible = false;
-    while (idom_pass(c, false)) {
+    while (idom_pass(c, ridom, false)) {
     }
     build_domtree_numbers(c, scratch);
 }
@@ -339,19 +359,41 @@ static void alloc_results(rv_cfg *c, uint32_t nedges)
     c->dom_child = take_u32(&k, n);
 }
 
-void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f)
+/* The results and scratch for nblocks blocks and at most nedges edges. */
+static void prepare(rv_cfg *c, uint32_t nblocks, uint32_t nedges)
 {
-    c->nblocks = f->layout.len;
-    uint32_t nedges = f->succs.len; /* at least the edges (build_edges) */
+    c->nblocks = nblocks;
     alloc_results(c, nedges);
-    /* scratch: edges n, rpo 3n, dominator tree 2n, loops 2n + 2e + 1 */
+    /* scratch: edges n, rpo 3n, dominators 3n, loops 2n + 2e + 1 */
     size_t n = c->nblocks, need = 3 * n + 1;
     if (2 * n + 2 * (size_t)nedges + 1 > need) need = 2 * n + 2 * (size_t)nedges + 1;
     ensure_u32(&c->scratch, &c->scratch_room, need);
-    build_edges(c, f, c->scratch);
+}
+
+/* Steps 2 to 5, on the edges. */
+static void analyse(rv_cfg *c)
+{
     build_rpo(c, c->scratch);
     build_idom(c, c->scratch);
     build_loops(c, c->scratch);
+}
+
+void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f)
+{
+    prepare(c, f->layout.len, f->succs.len); /* at least the edges (build_edges) */
+    build_edges(c, f, c->scratch);
+    analyse(c);
+}
+
+void rv_cfg_build_succs(rv_cfg *c, uint32_t nblocks, const uint32_t *succ_start, const uint32_t *succ)
+{
+    memset(c, 0, sizeof *c);
+    prepare(c, nblocks, succ_start[nblocks]);
+    copy_edges(c, succ_start, succ, c->scratch);
+    analyse(c);
+    rv_free(c->scratch);
+    c->scratch = NULL;
+    c->scratch_room = 0;
 }
 
 void rv_cfg_build(rv_cfg *c, const ravel_func *f)

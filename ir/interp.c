@@ -33,17 +33,8 @@
 
 /* ---- the mix function (docs/format.md section 9.1; do not change) ---- */
 
-static uint64_t fin64(uint64_t z)
-{
-    z ^= z >> 30;
-    z *= 0xbf58476d1ce4e5b9ULL;
-    z ^= z >> 27;
-    z *= 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return z;
-}
-
-static inline uint64_t mix(uint64_t h, uint64_t x) { return fin64(h ^ fin64(x + 0x9e3779b97f4a7c15ULL)); }
+/* splitmix64's finalizer and increment (ir/rng.h) */
+static inline uint64_t mix(uint64_t h, uint64_t x) { return rv_mix64(h ^ rv_mix64(x + RV_RNG_GAMMA)); }
 uint64_t rv_mix(uint64_t h, uint64_t x) { return mix(h, x); }
 
 uint64_t rv_mix_str(uint64_t h, const char *s)
@@ -121,10 +112,8 @@ static bool fail(ictx *c, uint32_t inst, const char *fmt, ...)
 /* Index of location l in val[], or RAVEL_NONE. */
 static uint32_t loc_index(const ictx *c, ravel_loc l)
 {
-    if (l == RAVEL_LOC_NONE) return RAVEL_NONE;
-    if (!ravel_loc_is_slot(l)) return l < c->nregs ? l : RAVEL_NONE;
-    uint32_t n = ravel_loc_slot(l);
-    if (!c->slotnum) return n < c->nslots ? c->nregs + n : RAVEL_NONE;
+    if (!c->slotnum || !ravel_loc_is_slot(l)) return rv_loc_index(c->nregs, c->nslots, l);
+    uint32_t n = ravel_loc_slot(l); /* sparse slot numbers: */
     uint32_t lo = 0, hi = c->nslotnum; /* binary search */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -309,7 +298,7 @@ static bool exec_op(ictx *c, uint32_t i)
     const ravel_func *f = c->f;
     const rv_inst *in = rv_inst_at(f, i);
     /* (no pointer arithmetic on f->ops.data when the op has no operands) */
-    const rv_operand *defs = in->ndefs ? rv_inst_defs(f, in) : NULL, *uses = in->nuses ? rv_inst_uses(f, in) : NULL;
+    const rv_operand *defs = rv_defs_of(f, in), *uses = rv_uses_of(f, in);
     uint32_t idx;
     if (c->alloc) /* 1. early defs clobber their locations */
         for (uint32_t k = 0; k < in->ndefs; k++)
@@ -640,8 +629,7 @@ void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n)
                                     0xffffffffULL, 0x100000000ULL, 0x7fffffffULL, 0x80000000ULL};
     uint64_t st = mix(mix(seed, k), n);
     for (size_t i = 0; i < n; i++) {
-        st += 0x9e3779b97f4a7c15ULL;
-        uint64_t x = fin64(st), y = fin64(x);
+        uint64_t x = rv_rng_next(&st), y = rv_mix64(x);
         switch (x % 4) {
         case 0: out[i] = y % 11; break;                 /* 0 .. 10 */
         case 1: out[i] = (uint64_t)-(int64_t)(1 + y % 10); break; /* -1 .. -10 */

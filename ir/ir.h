@@ -2,6 +2,9 @@
  * ir.h - the map of libravel's core: types first, then one banner per source
  * file of ir/ with its prototypes. Every other part of ravel (checker,
  * allocators, generator, CLI) includes this header.
+ * Beside it: ir/rng.h (the one PRNG, splitmix64) and ir/analysis.h (the
+ * shared analyses: bitsets, the dataflow solver of dataflow.c, liveness and
+ * live intervals of live.c).
  *
  * Representation (see docs/architecture.md):
  *   - A function owns all of its memory: growable arrays (insts, ops, ...)
@@ -422,6 +425,21 @@ enum { RV_SRC_DEF, RV_SRC_USE, RV_SRC_STACKMAP };
 char *rv_src_line(const ravel_func *f, uint32_t n);
 uint32_t rv_src_operand_col(const char *line, uint32_t inst_col, int role, uint32_t k);
 
+/* ===== edit.c: in-place edits of a finished function ========================= */
+/* Shift the instructions after the edit and keep the blocks' ranges and
+ * f->nslots right; analyses built before no longer describe f. */
+void rv_note_slot(ravel_func *f, ravel_loc l);         /* f->nslots covers l (a slot) */
+uint32_t rv_block_of_inst(const ravel_func *f, uint32_t i); /* the block holding instruction i, RAVEL_NONE; O(blocks) */
+/* Inserts an edit at position i, as part of block b: i is an index of b's
+ * range (at most its terminator's, which stays last). */
+void rv_edit_insert(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+void rv_inst_remove(ravel_func *f, uint32_t i);
+void rv_inst_move_before(ravel_func *f, uint32_t p, uint32_t q); /* q to position p < q (same block): p..q-1 shift down */
+void rv_inst_swap(ravel_func *f, uint32_t i, uint32_t j);         /* (same block) */
+/* Replaces the stackmap of instruction i by slots[0..n) (kept sorted and
+ * unique, copied to the end of f->u32). */
+void rv_inst_set_stackmap(ravel_func *f, uint32_t i, const uint32_t *slots, uint32_t n);
+
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
 
@@ -457,6 +475,22 @@ void rv_cfg_build(rv_cfg *c, const ravel_func *f);
  * grows it only when too small). rv_cfg_free frees it. */
 void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f);
 void rv_cfg_free(rv_cfg *c);
+/* The same analyses of a graph given by its successor lists (CSR: block
+ * b's successors succ[succ_start[b] .. succ_start[b+1]), entries >= nblocks
+ * ignored), for a CFG that is not (yet) a function's; block 0 is the entry. */
+void rv_cfg_build_succs(rv_cfg *c, uint32_t nblocks, const uint32_t *succ_start, const uint32_t *succ);
+/* The meet step of Cooper, Harvey and Kennedy's dominance algorithm, the
+ * one every dominator computation uses: the nearest common dominator of
+ * the blocks of RPO indices a and b, given idom[] by RPO index (idom[i] <
+ * i for i > 0 reached so far, idom[0] = 0). */
+static inline uint32_t rv_dom_meet(const uint32_t *idom, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (a > b) a = idom[a];
+        while (b > a) b = idom[b];
+    }
+    return a;
+}
 /* True if a dominates b (reflexive); false if either is unreachable. O(1). */
 bool rv_cfg_dominates(const rv_cfg *c, uint32_t a, uint32_t b);
 static inline uint32_t rv_cfg_npreds(const rv_cfg *c, uint32_t b) { return c->pred_start[b + 1] - c->pred_start[b]; }

@@ -132,7 +132,7 @@ static void print_operand(pbuf *p, const ravel_func *f, const rv_operand *o)
 static void print_uses(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
     /* (no pointer arithmetic on empty, possibly NULL, arrays) */
-    const rv_operand *uses = in->nuses ? rv_inst_uses(f, in) : NULL;
+    const rv_operand *uses = rv_uses_of(f, in);
     const rv_imm *imms = in->nimms ? &f->imms.data[in->first_imm] : NULL;
     uint32_t u = 0, k = 0, n = (uint32_t)in->nuses + in->nimms;
     for (uint32_t pos = 0; pos < n; pos++) {

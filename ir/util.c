@@ -250,15 +250,7 @@ void rv_arena_free(rv_arena *a)
 }
 
 /* ---- hashing ---- */
-uint64_t rv_hash64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
+uint64_t rv_hash64(uint64_t x) { return rv_mix64(x); }
 
 /* Eight bytes per step (a fuzz input of a few KiB is hashed on every
  * execution): xor, multiply, fold the high half down so that every input

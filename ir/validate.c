@@ -680,16 +680,6 @@ static bool fast_rpo(fctx *x)
     return true;
 }
 
-/* Nearest common dominator of RPO indices a and b (Cooper, Harvey, Kennedy). */
-static uint32_t fast_intersect(const uint32_t *idom, uint32_t a, uint32_t b)
-{
-    while (a != b) {
-        while (a > b) a = idom[a];
-        while (b > a) b = idom[b];
-    }
-    return a;
-}
-
 /* F2b: dominators of the forward edges in one RPO sweep (a block's forward
  * predecessors all precede it), subtree sizes, then nested preorder
  * intervals: a dominates b iff pre[b] - pre[a] < size[a]. The forward-edge
@@ -707,7 +697,7 @@ static bool fast_dominators(fctx *x)
         for (uint32_t k = 0; k < x->nsucc[b]; k++) {
             uint32_t j = x->rpoi[succs[x->succ0[b] + k].block];
             if (j <= i) retreating = true;
-            else idom[j] = idom[j] == RAVEL_NONE ? i : fast_intersect(idom, i, idom[j]);
+            else idom[j] = idom[j] == RAVEL_NONE ? i : rv_dom_meet(idom, i, idom[j]);
         }
     }
     for (uint32_t i = 0; i < n; i++) size[i] = 1;

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
+#include "tests/support/support.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -19,21 +20,6 @@
 typedef struct tally {
     long funcs, fails;
 } tally;
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
-    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), fp);
-    buf[got] = 0;
-    fclose(fp);
-    *len = got;
-    return buf;
-}
 
 static void dump(const char *what, const ravel_func *f, const ravel_func *g)
 {
@@ -69,15 +55,7 @@ static bool test_one(ravel_checker *ck, const rv_allocator *al, const ravel_func
     }
     ravel_report_free(rep);
     for (int k = 0; ok && k < 4; k++) {
-        uint64_t in[8];
-        for (int j = 0; j < 8; j++) in[j] = (uint64_t)(k * 7 + j * 13) ^ (seed * 0x9e3779b97f4a7c15ull >> (k * 8));
-        rv_run_opts ro;
-        memset(&ro, 0, sizeof ro);
-        ro.inputs = in;
-        ro.ninputs = 8;
-        ro.step_limit = 20000;
-        ro.moving_gc = k & 1;
-        if (!rv_interp_compare(f, g, &ro, msg, sizeof msg)) {
+        if (!ts_same_run(f, g, seed, k, false, msg, sizeof msg)) {
             fprintf(stderr, "FAIL %s [%s]: outputs differ (inputs %d, moving gc %d): %s\n", what, al->name, k, k & 1, msg);
             ok = false;
         }
@@ -109,7 +87,7 @@ static void run_corpus(ravel_checker *ck, const char *dir, const char *only, tal
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         size_t len;
-        char *src = read_all(path, &len);
+        char *src = ts_read_all(path, &len);
         ravel_diags *dg = ravel_diags_new();
         ravel_module *m = src ? ravel_module_parse(src, len, path, dg) : NULL;
         for (size_t i = 0; m && i < ravel_module_nfuncs(m); i++) {

@@ -21,6 +21,8 @@
 #define _POSIX_C_SOURCE 200809L /* opendir */
 #include "fuzz/campaign.h"
 #include "tests/test.h"
+#include "tests/support/expect.h"
+#include "tests/support/support.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -266,32 +268,17 @@ TEST(oracle_counts)
     rv_fuzz_free(z);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    *len = 0;
-    for (;;) {
-        if (*len + 4096 > cap) buf = realloc(buf, cap = 2 * cap + 4096);
-        size_t n = fread(buf + *len, 1, cap - *len - 1, fp);
-        *len += n;
-        if (!n) break;
-    }
-    fclose(fp);
-    buf[*len] = 0;
-    return buf;
-}
-
 /* One case file; returns the kind it covers, or -1 (after a CHECK). */
 static int run_case(ravel_checker *ck, const char *path)
 {
     size_t len;
-    char *text = read_all(path, &len), spec[96] = "", expect[64] = "";
+    char *text = ts_read_all(path, &len), spec[96] = "", expect[64] = "";
     CHECK(text != NULL);
     if (!text) return -1;
-    CHECK(rv_fuzz_header(text, len, "inject", spec, sizeof spec) && rv_fuzz_header(text, len, "expect", expect, sizeof expect));
+    const char *p1 = text, *p2 = text;
+    ts_expect x;
+    CHECK(ts_header_next(&p1, "inject", spec, sizeof spec) && ts_header_next(&p2, "expect", expect, sizeof expect));
+    CHECK(ts_expect_parse(expect, &x, 1) == 1 && ts_expect_only(&x, 1, 1u << TS_X_KIND, expect) && !x.line); /* KIND */
     char *colon = strchr(spec, ':');
     uint64_t seed = colon ? strtoull(colon + 1, NULL, 0) : 0;
     if (colon) *colon = 0;

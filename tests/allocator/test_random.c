@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,39 +44,6 @@ typedef struct totals {
     unsigned long shapes[RV_RS_NKINDS];
     long planted[RV_RS_NKINDS], rejected[RV_RS_NKINDS], benign[RV_RS_NKINDS];
 } totals;
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
-    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), fp);
-    buf[got] = 0;
-    fclose(fp);
-    *len = got;
-    return buf;
-}
-
-/* Runs both forms on a few inputs; true if they agree. */
-static bool same_runs(const ravel_func *f, const ravel_func *g, uint64_t seed, char *msg, size_t n)
-{
-    for (int k = 0; k < 6; k++) {
-        uint64_t in[8];
-        for (int j = 0; j < 8; j++) in[j] = (uint64_t)(k * 7 + j * 13) ^ (seed * 0x9e3779b97f4a7c15ull >> (k * 8));
-        if (k >= 4) for (int j = 0; j < 8; j++) in[j] = (uint64_t)(j + k - 4);
-        rv_run_opts ro;
-        memset(&ro, 0, sizeof ro);
-        ro.inputs = in;
-        ro.ninputs = 8;
-        ro.step_limit = 20000;
-        ro.moving_gc = (k & 1) && !f->mach->gc_nonmoving; /* the collector the machine declares */
-        if (!rv_interp_compare(f, g, &ro, msg, n)) return false;
-    }
-    return true;
-}
 
 static void dump(const char *what, const ravel_func *f, const ravel_func *g)
 {
@@ -129,7 +97,7 @@ static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, con
         return;
     }
     ravel_report *rep = NULL;
-    bool runs = same_runs(f, g, seed, msg, sizeof msg);
+    bool runs = ts_same_runs(f, g, seed, 6, true, msg, sizeof msg);
     if (ravel_check(ck, g, f, &rep) != RAVEL_OK) {
         {
             fprintf(stderr, "FAIL %s seed %llu: checker rejects the allocation:\n", what, (unsigned long long)seed);
@@ -181,7 +149,7 @@ static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, con
         t->planted[kind]++;
         rep = NULL;
         if (ravel_check(ck, h, f, &rep) != RAVEL_OK) t->rejected[kind]++;
-        else if (same_runs(f, h, seed, msg, sizeof msg)) {
+        else if (ts_same_runs(f, h, seed, 6, true, msg, sizeof msg)) {
             t->benign[kind]++;
             if (getenv("RAVEL_TEST_SHOW_BENIGN") && atoi(getenv("RAVEL_TEST_SHOW_BENIGN")) == kind) {
                 fprintf(stderr, "benign %s bug, %s seed %llu\n", kind_name[kind], what, (unsigned long long)seed);
@@ -218,7 +186,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc) save_dir = argv[++i];
         else { /* a file: every unallocated valid function, on 20 seeds */
             size_t len;
-            char *src = read_all(argv[i], &len);
+            char *src = ts_read_all(argv[i], &len);
             ravel_diags *dg = ravel_diags_new();
             ravel_module *m = src ? ravel_module_parse(src, len, argv[i], dg) : NULL;
             if (!m) {

@@ -21,28 +21,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
 #include "ir/ir.h"
+#include "tests/support/expect.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        perror(path);
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = rv_xmalloc(cap + 1);
-    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
-        n += k;
-        if (n == cap) buf = rv_xrealloc(buf, (cap *= 2) + 1);
-    }
-    fclose(fp);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 typedef struct expect {
     char kind[64];
@@ -79,6 +62,28 @@ static void inline_marks(const char *line, unsigned lineno, spec *sp)
     }
 }
 
+/* The items of one `# expect:` line (tests/support/expect.h): ok,
+ * bad-input, KIND @LINE. */
+static int expect_items(const char *v, spec *sp)
+{
+    ts_expect x[16];
+    int n = ts_expect_parse(v, x, 16);
+    if (n < 0 || !ts_expect_only(x, n, 1u << TS_X_OK | 1u << TS_X_BAD_INPUT | 1u << TS_X_KIND, v)) return -1;
+    for (int i = 0; i < n; i++) {
+        if (x[i].what == TS_X_OK) sp->ok = true;
+        else if (x[i].what == TS_X_BAD_INPUT) sp->bad_input = true;
+        else if (!x[i].line) {
+            fprintf(stderr, "bad expect line: %s (KIND @LINE)\n", v);
+            return -1;
+        } else {
+            expect e = {{0}, x[i].line, false};
+            memcpy(e.kind, x[i].word, sizeof e.kind);
+            rv_vec_push(sp->errs, e);
+        }
+    }
+    return n;
+}
+
 static int parse_spec(const char *text, spec *sp)
 {
     unsigned lineno = 0;
@@ -93,17 +98,7 @@ static int parse_spec(const char *text, spec *sp)
         p += n + (e ? 1 : 0);
         inline_marks(line, ++lineno, sp);
         if (strncmp(line, "# expect: ", 10) == 0) {
-            const char *a = line + 10;
-            if (strcmp(a, "ok") == 0) sp->ok = true;
-            else if (strcmp(a, "bad-input") == 0) sp->bad_input = true;
-            else {
-                expect x = {{0}, 0, false};
-                if (sscanf(a, "%63s @%u", x.kind, &x.line) != 2) {
-                    fprintf(stderr, "bad expect line: %s\n", line);
-                    return -1;
-                }
-                rv_vec_push(sp->errs, x);
-            }
+            if (expect_items(line + 10, sp) < 0) return -1;
         } else if (strncmp(line, "# orig: ", 8) == 0) {
             size_t l = strlen(line + 8);
             if (l >= sizeof sp->orig) l = sizeof sp->orig - 1; /* truncated: the path will not open */
@@ -128,7 +123,7 @@ static int parse_spec(const char *text, spec *sp)
 static ravel_module *load(const char *path, char **text)
 {
     size_t len;
-    *text = read_all(path, &len);
+    *text = ts_read_all(path, &len);
     if (!*text) return NULL;
     ravel_diags *d = ravel_diags_new();
     ravel_module *m = ravel_module_parse(*text, len, path, d);

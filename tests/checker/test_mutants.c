@@ -34,17 +34,6 @@ static ravel_loc random_loc(const ravel_func *f, uint64_t *s)
     return below(s, f->mach->regs.len);
 }
 
-static void delete_inst(ravel_func *f, uint32_t ii)
-{
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        rv_block *bl = &f->blocks.data[b];
-        if (ii >= bl->first_inst && ii < bl->first_inst + bl->ninsts) bl->ninsts--;
-        else if (bl->first_inst > ii) bl->first_inst--;
-    }
-    memmove(&f->insts.data[ii], &f->insts.data[ii + 1], (f->insts.len - ii - 1) * sizeof(rv_inst));
-    f->insts.len--;
-}
-
 /* Applies one random mutation; returns false if none applied. */
 static bool mutate(ravel_func *f, uint64_t *s)
 {
@@ -64,15 +53,11 @@ static bool mutate(ravel_func *f, uint64_t *s)
             return true;
         case 2: /* delete an edit */
             if (!rv_is_edit(in)) continue;
-            delete_inst(f, ii);
+            rv_inst_remove(f, ii); /* ir/edit.c */
             return true;
         case 3: /* swap an edit with the next edit */
             if (!rv_is_edit(in) || ii + 1 >= ni || !rv_is_edit(&f->insts.data[ii + 1])) continue;
-            {
-                rv_inst t = *in;
-                *in = f->insts.data[ii + 1];
-                f->insts.data[ii + 1] = t;
-            }
+            rv_inst_swap(f, ii, ii + 1);
             return true;
         case 4: /* drop a stackmap slot */
             if (rv_is_edit(in) || rv_is_term(in) || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n) continue;

@@ -89,41 +89,23 @@ static ravel_loc random_loc(const ravel_func *f, uint64_t *s)
     return below(s, f->mach->regs.len);
 }
 
-static void delete_inst(ravel_func *f, uint32_t ii)
-{
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        rv_block *bl = &f->blocks.data[b];
-        if (ii >= bl->first_inst && ii < bl->first_inst + bl->ninsts) bl->ninsts--;
-        else if (bl->first_inst > ii) bl->first_inst--;
-    }
-    memmove(&f->insts.data[ii], &f->insts.data[ii + 1], (f->insts.len - ii - 1) * sizeof(rv_inst));
-    f->insts.len--;
-}
-
 /* A new edit before instruction ii (not before a block's first place when
  * that is an `args`): a move between registers, a spill or a reload. */
 static void insert_edit(ravel_func *f, uint32_t ii, uint64_t *s)
 {
     if (f->insts.data[ii].op == RAVEL_OP_ARGS) return;
     uint32_t nregs = f->mach->regs.len, nslots = f->nslots ? f->nslots : 1;
-    rv_inst e;
-    memset(&e, 0, sizeof e);
-    e.name = RAVEL_NONE;
-    e.line = f->insts.data[ii].line;
+    ravel_opcode op;
+    ravel_loc dst, src;
     switch (below(s, 3)) {
-    case 0: e.op = RAVEL_OP_MOVE, e.u.edit.dst = below(s, nregs), e.u.edit.src = below(s, nregs); break;
-    case 1: e.op = RAVEL_OP_SPILL, e.u.edit.dst = ravel_slot(below(s, nslots)), e.u.edit.src = below(s, nregs); break;
-    default: e.op = RAVEL_OP_RELOAD, e.u.edit.dst = below(s, nregs), e.u.edit.src = ravel_slot(below(s, nslots)); break;
+    case 0: op = RAVEL_OP_MOVE, dst = below(s, nregs), src = below(s, nregs); break;
+    case 1: op = RAVEL_OP_SPILL, dst = ravel_slot(below(s, nslots)), src = below(s, nregs); break;
+    default: op = RAVEL_OP_RELOAD, dst = below(s, nregs), src = ravel_slot(below(s, nslots)); break;
     }
-    if (e.u.edit.dst == e.u.edit.src) return;
-    rv_vec_push(f->insts, e); /* room */
-    memmove(&f->insts.data[ii + 1], &f->insts.data[ii], (f->insts.len - 1 - ii) * sizeof(rv_inst));
-    f->insts.data[ii] = e;
-    for (uint32_t b = 0; b < f->layout.len; b++) {
-        rv_block *bl = &f->blocks.data[b];
-        if (ii >= bl->first_inst && ii < bl->first_inst + bl->ninsts) bl->ninsts++;
-        else if (bl->first_inst > ii || (bl->first_inst == ii && bl->ninsts == 0)) bl->first_inst++;
-    }
+    if (dst == src) return;
+    uint32_t line = f->insts.data[ii].line;
+    rv_edit_insert(f, rv_block_of_inst(f, ii), ii, op, dst, src); /* ir/edit.c */
+    f->insts.data[ii].line = line;
 }
 
 /* A def renamed to another vreg of the same kind that some other
@@ -172,7 +154,7 @@ static bool mutate(ravel_func *f, uint64_t *s)
             return true;
         case 2:
             if (!rv_is_edit(in)) continue;
-            delete_inst(f, ii);
+            rv_inst_remove(f, ii); /* ir/edit.c */
             return true;
         case 3:
             if (rv_is_edit(in) || rv_is_term(in) || !(in->flags & RV_IF_STACKMAP) || !in->u.smap.n) continue;

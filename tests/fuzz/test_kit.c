@@ -18,6 +18,7 @@
 
 #include "allocator/inject.h"
 #include "tests/test.h"
+#include "ir/rng.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -45,19 +46,10 @@ static ravel_module *parse(const char *text)
     return m;
 }
 
-/* splitmix64, for random inputs */
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static size_t random_input(uint64_t *s, uint8_t *buf, size_t cap)
 {
-    size_t n = next(s) % cap;
-    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)next(s);
+    size_t n = rv_rng_next(s) % cap;
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)rv_rng_next(s);
     return n;
 }
 

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "fuzz/gen.h"
 #include "fuzz/gen_src.h"
+#include "ir/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +26,6 @@ static double cpu_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 typedef struct run {
@@ -50,8 +43,8 @@ static run measure(const rv_gen_opts *o, uint64_t count, uint64_t seed, bool byt
     for (uint64_t k = 0; k < count; k++) {
         size_t n = 0;
         if (bytes) {
-            n = 16 + mix(&s) % (CAP - 16);
-            for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)mix(&s);
+            n = 16 + rv_rng_next(&s) % (CAP - 16);
+            for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)rv_rng_next(&s);
         }
         double t0 = cpu_now();
         ravel_module *m = bytes ? rv_gen_from_bytes(buf, n, o) : rv_gen_from_seed(seed + k, o);

@@ -5,37 +5,21 @@
  *                                   prints the same, and print is a fixpoint.
  *                                   Files that do not parse are skipped.
  *   text_driver golden IN EXPECTED  print(parse(IN)) must equal EXPECTED.
- *   text_driver error FILE          FILE must fail to parse; its first line
- *                                   is "# error: LINE:COL: SUBSTRING" (a line
- *                                   "# only error" below it: and no other) and the
- *                                   first diagnostic must be at LINE:COL and
- *                                   contain SUBSTRING.
+ *   text_driver error FILE          FILE must fail to parse; its header
+ *                                   "# expect: LINE:COL: SUBSTRING" (and
+ *                                   "# expect: only": no other diagnostic;
+ *                                   tests/support/expect.h) says the first
+ *                                   diagnostic is at LINE:COL and contains
+ *                                   SUBSTRING.
  *   text_driver canonical FILE...   each file must already be canonical.
  * Exit status 0 when every check passes, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
+#include "tests/support/expect.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        perror(path);
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = rv_xmalloc(cap);
-    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
-        n += k;
-        if (n == cap) buf = rv_xrealloc(buf, cap *= 2);
-    }
-    fclose(fp);
-    buf[n] = 0; /* n < cap always */
-    *len = n;
-    return buf;
-}
 
 static char *render(const ravel_module *m, size_t *len)
 {
@@ -59,7 +43,7 @@ static ravel_module *parse_quiet(const char *text, size_t len, const char *name,
 static int roundtrip_one(const char *path)
 {
     size_t len, l1 = 0, l2 = 0;
-    char *text = read_all(path, &len);
+    char *text = ts_read_all(path, &len);
     if (!text) return 1;
     ravel_diags *d1, *d2, *d3;
     ravel_module *m1 = parse_quiet(text, len, path, &d1);
@@ -131,7 +115,7 @@ static int cmd_roundtrip(int n, char **files)
 static int cmd_golden(const char *in, const char *expected)
 {
     size_t len, elen, plen;
-    char *text = read_all(in, &len), *want = read_all(expected, &elen);
+    char *text = ts_read_all(in, &len), *want = ts_read_all(expected, &elen);
     if (!text || !want) return 1;
     ravel_diags *d;
     ravel_module *m = parse_quiet(text, len, in, &d);
@@ -154,21 +138,24 @@ static int cmd_golden(const char *in, const char *expected)
 static int cmd_error(const char *path)
 {
     size_t len;
-    char *text = read_all(path, &len);
+    char *text = ts_read_all(path, &len);
     if (!text) return 1;
-    unsigned line = 0, col = 0;
-    int off = 0;
-    if (sscanf(text, "# error: %u:%u: %n", &line, &col, &off) < 2 || !off) {
-        fprintf(stderr, "%s: first line must be '# error: LINE:COL: MESSAGE'\n", path);
+    ts_expect x[2] = {{0}, {0}};
+    char v[512];
+    const char *p = text;
+    int n = 0;
+    while (n >= 0 && ts_header_next(&p, "expect", v, sizeof v)) { /* LINE:COL: TEXT, and only */
+        int k = n < 2 ? ts_expect_parse(v, x + n, 2 - n) : -1;
+        n = k < 0 || !ts_expect_only(x + n, k, 1u << TS_X_DIAG | 1u << TS_X_ONLY, v) ? -1 : n + k;
+    }
+    bool only = n == 2 && x[1].what == TS_X_ONLY;
+    if (n < 1 || x[0].what != TS_X_DIAG || (n == 2 && !only)) {
+        fprintf(stderr, "%s: needs '# expect: LINE:COL: MESSAGE' (then '# expect: only')\n", path);
         free(text);
         return 1;
     }
-    const char *nl = strchr(text + off, '\n');
-    size_t sublen = nl ? (size_t)(nl - text - off) : strlen(text + off);
-    if (sublen && text[(size_t)off + sublen - 1] == '\r') sublen--;
-    char *sub = rv_xmalloc(sublen + 1);
-    memcpy(sub, text + off, sublen);
-    sub[sublen] = 0;
+    unsigned line = x[0].line, col = x[0].col;
+    const char *sub = x[0].text;
     char where[512];
     snprintf(where, sizeof where, "%s:%u:%u: error: ", path, line, col);
     ravel_diags *d;
@@ -181,7 +168,7 @@ static int cmd_error(const char *path)
     } else if (strncmp(d->v.data[0].msg, where, strlen(where)) != 0 || !strstr(d->v.data[0].msg, sub)) {
         fprintf(stderr, "%s: expected '%s...%s', got:\n", path, where, sub);
         ravel_diags_print(stderr, d);
-    } else if (strstr(text, "\n# only error\n") && ravel_diags_count(d) != 1) {
+    } else if (only && ravel_diags_count(d) != 1) {
         fprintf(stderr, "%s: expected this one error, got %zu:\n", path, ravel_diags_count(d));
         ravel_diags_print(stderr, d);
     } else {
@@ -189,7 +176,6 @@ static int cmd_error(const char *path)
     }
     ravel_module_free(m);
     ravel_diags_free(d);
-    free(sub);
     free(text);
     return rc;
 }
@@ -199,7 +185,7 @@ static int cmd_canonical(int n, char **files)
     int bad = 0;
     for (int i = 0; i < n; i++) {
         size_t len, plen;
-        char *text = read_all(files[i], &len);
+        char *text = ts_read_all(files[i], &len);
         if (!text) {
             bad++;
             continue;

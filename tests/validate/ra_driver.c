@@ -27,28 +27,11 @@
  * Exit status 0 if the test passes, 1 otherwise (with a reason on stderr). */
 #define _POSIX_C_SOURCE 200809L
 #include "ir/ir.h"
+#include "tests/support/expect.h"
+#include "tests/support/support.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        perror(path);
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = rv_xmalloc(cap);
-    for (size_t k; (k = fread(buf + n, 1, cap - n, fp)) > 0;) {
-        n += k;
-        if (n == cap) buf = rv_xrealloc(buf, cap *= 2);
-    }
-    fclose(fp);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 /* Calls fn(line-after-prefix) for each line starting with prefix. */
 typedef RV_VEC(char *) strvec;
@@ -78,7 +61,7 @@ static void free_strs(strvec *v)
 static ravel_module *load(const char *path, char **text_out, ravel_diags *d)
 {
     size_t len;
-    char *text = read_all(path, &len);
+    char *text = ts_read_all(path, &len);
     if (!text) return NULL;
     ravel_module *m = ravel_module_parse(text, len, path, d);
     if (m && ravel_diags_count(d)) {
@@ -93,7 +76,7 @@ static ravel_module *load(const char *path, char **text_out, ravel_diags *d)
 
 typedef struct expect_diag {
     uint32_t line, col;
-    const char *text;
+    char text[256];
     bool found;
 } expect_diag;
 
@@ -103,27 +86,24 @@ static int do_validate(const char *path)
     ravel_diags *d = ravel_diags_new();
     ravel_module *m = load(path, &text, d);
     if (!text) return 1;
-    strvec flags = {0}, exps = {0};
+    strvec flags = {0};
     header_lines(text, "# flags: ", &flags);
-    header_lines(text, "# expect: ", &exps);
     unsigned vflags = 0;
     for (uint32_t i = 0; i < flags.len; i++)
         if (strstr(flags.data[i], "--ssa")) vflags |= RAVEL_VALIDATE_SSA;
     int want_exit = -1;
     RV_VEC(expect_diag) want = {0};
-    for (uint32_t i = 0; i < exps.len; i++) {
-        char *s = exps.data[i];
-        if (strncmp(s, "exit ", 5) == 0) {
-            want_exit = atoi(s + 5);
-            s = strchr(s, ',');
-            if (!s) continue;
-            s++;
-            while (*s == ' ') s++;
-        }
-        expect_diag e = {0, 0, NULL, false};
-        int off = 0;
-        if (sscanf(s, "%u:%u: %n", &e.line, &e.col, &off) == 2 && off > 0) {
-            e.text = s + off;
+    char v[512];
+    int bad = 0;
+    for (const char *p = text; ts_header_next(&p, "expect", v, sizeof v);) { /* exit N, LINE:COL: TEXT */
+        ts_expect x[8];
+        int n = ts_expect_parse(v, x, 8);
+        if (n < 0 || !ts_expect_only(x, n, 1u << TS_X_EXIT | 1u << TS_X_DIAG, v)) bad = 1;
+        for (int i = 0; i < n; i++) {
+            if (x[i].what == TS_X_EXIT) want_exit = x[i].exit;
+            if (x[i].what != TS_X_DIAG) continue;
+            expect_diag e = {x[i].line, x[i].col, "", false};
+            memcpy(e.text, x[i].text, sizeof e.text);
             rv_vec_push(want, e);
         }
     }
@@ -137,7 +117,6 @@ static int do_validate(const char *path)
             if (ex > got_exit) got_exit = ex;
         }
     }
-    int bad = 0;
     if (want_exit < 0) {
         fprintf(stderr, "%s: no '# expect: exit N' line\n", path);
         bad = 1;
@@ -166,7 +145,6 @@ static int do_validate(const char *path)
     if (bad) ravel_diags_print(stderr, d);
     rv_vec_free(want);
     free_strs(&flags);
-    free_strs(&exps);
     ravel_module_free(m);
     ravel_diags_free(d);
     free(text);

@@ -20,18 +20,11 @@
 #include "fuzz/gen.h"
 #include "ir/validate.h"
 #include "tests/test.h"
+#include "ir/rng.h"
 
 #include <stdlib.h>
 
-/* splitmix64: the mutations' choices */
-static uint64_t next_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static uint32_t pick(uint64_t *s, uint32_t n) { return n ? (uint32_t)(next_rand(s) % n) : 0; }
+static uint32_t pick(uint64_t *s, uint32_t n) { return n ? (uint32_t)(rv_rng_next(s) % n) : 0; }
 
 typedef struct outcome {
     int status;

@@ -14,26 +14,13 @@
  */
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
+#include "tests/support/expect.h"
+#include "tests/support/support.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 ravel_func *rv_alloc_linear(const ravel_func *f, const rv_alloc_opts *o, char **err);
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, fp);
-    fclose(fp);
-    s[got] = 0;
-    *len = got;
-    return s;
-}
 
 /* Checks one allocation of f; returns true if verified and equivalent. */
 static bool verify(const ravel_func *f, const ravel_func *g, const char *what)
@@ -85,14 +72,20 @@ static void block_costs(const ravel_func *g)
 static int run_case(const char *path)
 {
     size_t len;
-    char *src = read_file(path, &len);
+    char *src = ts_read_all(path, &len);
     if (!src) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
     }
-    const char *ex = strstr(src, "# expect: error ");
-    char want[256] = "";
-    if (ex) sscanf(ex + 16, "%255[^\n]", want);
+    char want[256] = "", v[512];
+    for (const char *p = src; ts_header_next(&p, "expect", v, sizeof v);) { /* error TEXT */
+        ts_expect x;
+        if (ts_expect_parse(v, &x, 1) != 1 || !ts_expect_only(&x, 1, 1u << TS_X_ERROR, v)) {
+            free(src);
+            return 1;
+        }
+        memcpy(want, x.text, sizeof want);
+    }
     ravel_diags *d = ravel_diags_new();
     ravel_module *mod = ravel_module_parse(src, len, path, d);
     int bad = 0;

@@ -2,12 +2,12 @@
  *
  * Requires: df->cfg built for the function the transfer describes, nbits,
  * direction, meet and transfer set. Guarantees: df->in / df->out hold the
- * fixpoint described in alloc.h; every block (reachable or not) is solved.
+ * fixpoint described in ir/analysis.h; every block (reachable or not) is solved.
  *
  * The worklist is a FIFO ring over block ids with an "on list" flag, seeded
  * in RPO (forward) or reverse RPO (backward) followed by the unreachable
  * blocks, so acyclic problems settle in one pass and loops in a few. */
-#include "alloc.h"
+#include "ir/analysis.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,14 @@ static void meet_into(rv_dataflow *df, uint32_t b, uint64_t *dst)
     }
 }
 
+/* The gen/kill transfer: dst = gen[b] | (src & ~kill[b]). */
+static void gen_kill(const rv_dataflow *df, uint32_t b, uint64_t *dst, const uint64_t *src)
+{
+    uint32_t nw = df->nwords;
+    const uint64_t *g = df->gen + (size_t)b * nw, *k = df->kill + (size_t)b * nw;
+    for (uint32_t w = 0; w < nw; w++) dst[w] = g[w] | (src[w] & ~k[w]);
+}
+
 void rv_dataflow_solve(rv_dataflow *df)
 {
     const rv_cfg *c = df->cfg;
@@ -68,7 +76,8 @@ void rv_dataflow_solve(rv_dataflow *df)
         uint64_t *into = (df->backward ? df->out : df->in) + (size_t)b * nw;
         uint64_t *res = (df->backward ? df->in : df->out) + (size_t)b * nw;
         meet_into(df, b, into);
-        df->transfer(df->ctx, b, tmp, into);
+        if (df->transfer) df->transfer(df->ctx, b, tmp, into);
+        else gen_kill(df, b, tmp, into);
         df->iterations++;
         if (memcmp(tmp, res, nw * sizeof *tmp) == 0) continue;
         memcpy(res, tmp, nw * sizeof *tmp);

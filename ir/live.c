@@ -2,7 +2,7 @@
  *
  * Requires: an unallocated SSA function (ravel_validate with
  * RAVEL_VALIDATE_SSA), finished, and its cfg (rv_cfg_build).
- * Guarantees: see rv_liveness and rv_intervals in alloc.h.
+ * Guarantees: see rv_liveness and rv_intervals in ir/analysis.h.
  *
  * Liveness is computed by path exploration per variable (linear in the
  * result, see rv_liveness_build), one walk for both forms: bitsets
@@ -10,7 +10,7 @@
  * vreg and with jump arguments live-out, for `linear`);
  * rv_liveness_build_dataflow computes the
  * same sets as one instance of the generic solver (dataflow.c): backward,
- * union, transfer in = gen[b] | (out & ~kill[b]), where gen are the vregs
+ * union, in its gen/kill mode (in = gen[b] | (out & ~kill[b])), where gen are the vregs
  * used in b before any def in b (jump arguments are uses of the terminator)
  * and kill the vregs defined in b (params included); the tests compare the
  * two.
@@ -25,24 +25,12 @@
  * filled from its end (the same ascending order). The
  * use positions alone (rv_intervals_build_sparse without liveness) are
  * counted and placed in two forward passes, in the same order. */
-#include "alloc.h"
+#include "ir/analysis.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- liveness ---- */
-
-typedef struct live_ctx {
-    uint32_t nw;
-    uint64_t *gen, *kill; /* per block */
-} live_ctx;
-
-static void live_transfer(void *vctx, uint32_t b, uint64_t *dst, const uint64_t *src)
-{
-    live_ctx *c = vctx;
-    const uint64_t *g = c->gen + (size_t)b * c->nw, *k = c->kill + (size_t)b * c->nw;
-    for (uint32_t w = 0; w < c->nw; w++) dst[w] = g[w] | (src[w] & ~k[w]);
-}
 
 /* Marks v used (gen unless killed later in the backward walk). */
 static void gen_use(uint64_t *g, uint32_t v) { rv_bs_set(g, v); }
@@ -71,26 +59,25 @@ static void block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_
 
 void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
 {
-    live_ctx c;
     uint32_t n = cfg->nblocks;
     lv->nblocks = n;
     lv->nvregs = f->vregs.len;
-    c.nw = lv->nwords = rv_bs_words(lv->nvregs);
-    c.gen = rv_xcalloc((size_t)n * c.nw + 1, sizeof(uint64_t));
-    c.kill = rv_xcalloc((size_t)n * c.nw + 1, sizeof(uint64_t));
-    for (uint32_t b = 0; b < n; b++) block_gen_kill(f, b, c.gen + (size_t)b * c.nw, c.kill + (size_t)b * c.nw);
+    uint32_t nw = lv->nwords = rv_bs_words(lv->nvregs);
+    uint64_t *gen = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
+    uint64_t *kill = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
+    for (uint32_t b = 0; b < n; b++) block_gen_kill(f, b, gen + (size_t)b * nw, kill + (size_t)b * nw);
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = cfg;
     df.nbits = lv->nvregs;
     df.backward = true;
-    df.transfer = live_transfer;
-    df.ctx = &c;
+    df.gen = gen; /* gen/kill mode */
+    df.kill = kill;
     rv_dataflow_solve(&df);
     lv->in = df.in;
     lv->out = df.out;
-    rv_free(c.gen);
-    rv_free(c.kill);
+    rv_free(gen);
+    rv_free(kill);
 }
 
 /* Path exploration (per variable, SSA): from each block where v is read
