@@ -1,7 +1,8 @@
 /* alloc.h - register allocators and their shared machinery.
  *
- * Every allocator is one entry of the table in table.c: {name, description,
- * run}. The CLI (`ravel alloc -a NAME`), the fuzz targets and the benchmarks
+ * Every allocator is one line of allocators.def (the one list, read by the
+ * table in table.c: {name, description, run}, and by the fuzz targets'
+ * CMake). The CLI (`ravel alloc -a NAME`), the fuzz targets and the benchmarks
  * iterate the table, so adding an allocator is one file and one line.
  *
  * Contract of run():
@@ -43,7 +44,8 @@
  *   4. rv_out_stackmap for every safepoint (slots holding live .ref values);
  *   5. return rv_out_finish(&out) (then free out and cfg), or NULL with
  *      *err = rv_alloc_errorf(f, inst, "unsatisfiable: ...");
- *   6. one line in table.c, a prototype below: the CLI, tests (every corpus
+ *   6. one line in allocators.def (the table and the prototype below come
+ *      from it): the CLI, tests (every corpus
  *      file, thousands of generated functions), fuzz targets and benchmarks
  *      pick it up from the table.
  *
@@ -83,11 +85,10 @@ int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts
 extern const rv_allocator rv_allocators[];
 const rv_allocator *rv_allocator_find(const char *name);
 
-/* The allocators (one file each). */
-ravel_func *rv_alloc_fast(const ravel_func *f, const rv_alloc_opts *o, char **err);
-ravel_func *rv_alloc_random(const ravel_func *f, const rv_alloc_opts *o, char **err);
-ravel_func *rv_alloc_color(const ravel_func *f, const rv_alloc_opts *o, char **err);
-ravel_func *rv_alloc_ssa(const ravel_func *f, const rv_alloc_opts *o, char **err);
+/* The allocators (one file each), from the one list (allocators.def). */
+#define RV_ALLOCATOR(NAME, RUN, DESCRIPTION) ravel_func *RUN(const ravel_func *f, const rv_alloc_opts *o, char **err);
+#include "allocators.def"
+#undef RV_ALLOCATOR
 /* The engine of `fast` (fast.c); with random = true it makes random legal
  * choices instead of good ones: the `random` allocator's classic mode. */
 ravel_func *rv_fast_run(const ravel_func *f, const rv_alloc_opts *o, char **err, bool random);

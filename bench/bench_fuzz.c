@@ -11,7 +11,11 @@
  * validate the generated function -> allocate -> check, the fuzz_alloc_NAME
  * harness path), kit/NAME (the same inputs through the fuzzing kit,
  * include/ravel_fuzz.h, with allocator NAME as the user's callback: what
- * the kit costs over the built-in path), campaign/NAME (rv_gen_from_seed ->
+ * the kit costs over the built-in path), kit/slotalloc and kit/myalloc (the
+ * examples' allocators, not in the table, through the kit as their own
+ * targets run them: examples/slotalloc on the same inputs, examples/kit's
+ * myalloc, which is `linear` behind ravel_allocate and declines safepoints,
+ * on functions without them), campaign/NAME (rv_gen_from_seed ->
  * allocate -> check, the `ravel fuzz` path), differential, checker_oracle, parse (round trip of
  * generated .ra text: 64 texts per run, printed before its clock starts),
  * moves.
@@ -84,8 +88,16 @@
  * fuzz_alloc_linear 3,652 / 3,640 vs kit/linear 3,671 / 3,677,
  * fuzz_alloc_fast 5,017 / 4,788 vs kit/fast 4,851 / 4,806; 250-insts
  * fuzz_alloc_linear 2,301 vs kit/linear 2,433 (two separate runs each:
- * the spread is the machine's). */
+ * the spread is the machine's). The examples' rows (2026-12-04, Release,
+ * gcc, --runs 5, exec/s/core, a machine loaded far past its 2 cores):
+ * default config fuzz_alloc_linear 4,814, kit/linear 4,800, kit/myalloc
+ * 4,558 (ravel_allocate's SSA validation of its input, ~12 us, and no
+ * safepoints), kit/slotalloc 5,499, beside fuzz_alloc_fast 6,286 / kit/fast
+ * 6,237; 250-insts fuzz_alloc_linear 2,835, kit/linear 2,823, kit/myalloc
+ * 2,892, kit/slotalloc 3,052, fuzz_alloc_fast 3,617 / kit/fast 3,615. */
 #define _GNU_SOURCE
+#include "examples/kit/myalloc.h"
+#include "examples/slotalloc/slotalloc.h"
 #include "fuzz/campaign.h"
 #include "ravel_fuzz.h"
 #include "ir/rng.h"
@@ -185,7 +197,7 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
                 *bugs += rv_fuzz_parse(z, (const uint8_t *)text[x], tlen[x]) == RV_FUZZ_BUG;
             } else if (tg->kit) {
                 size_t len = random_input(&s, buf, INPUT_CAP);
-                buf[0] = (uint8_t)tg->alloc; /* the same inputs as fuzz_alloc_NAME's */
+                if (tg->alloc >= 0) buf[0] = (uint8_t)tg->alloc; /* the same inputs as fuzz_alloc_NAME's */
                 *bugs += ravel_fuzz_kit_check(tg->kit, buf, len) == RAVEL_EFAIL;
             } else {
                 size_t len = random_input(&s, buf, tg->t == RV_FT_MOVES ? 256 : INPUT_CAP);
@@ -269,6 +281,42 @@ static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
     fflush(stdout);
 }
 
+/* The row kit/NAME: the kit with callback fn (user) and generator options
+ * gen, on the random inputs (alloc: the built-in allocator's index, whose
+ * fuzz_alloc_NAME inputs these are, or -1). */
+static void bench_kit(const bench *b, rv_fuzz *z, const char *name, ravel_alloc_fn fn, void *user,
+                      const rv_gen_opts *gen, int alloc)
+{
+    target tg = {.t = RV_FT_ALLOC, .alloc = alloc};
+    snprintf(tg.name, sizeof tg.name, "kit/%s", name);
+    if (b->only && !strstr(tg.name, b->only)) return;
+    ravel_fuzz_kit_opts ko;
+    ravel_fuzz_kit_opts_default(&ko);
+    ko.name = name;
+    ko.alloc = fn;
+    ko.user = user;
+    ko.gen = *gen;
+    ko.warm_up = 0; /* as fuzz_alloc_NAME here */
+    tg.kit = ravel_fuzz_kit_new(&ko);
+    bench_target(b, z, &tg);
+    uint64_t execs = ravel_fuzz_kit_executions(tg.kit), declined = ravel_fuzz_kit_declined(tg.kit);
+    if (declined) printf("%-10s   (kit/%s declined %.1f%% of its functions)\n", b->config, name, 100.0 * declined / execs);
+    ravel_fuzz_kit_free(tg.kit);
+}
+
+/* The examples' allocators (examples/, not in the table) through the kit:
+ * slotalloc on the same generator options, myalloc without safepoints (it
+ * declines them, so does its own target, fuzz_myalloc.c). */
+static void bench_examples(const bench *b, rv_fuzz *z)
+{
+    static const slotalloc_config sa = {0};
+    static const myalloc_config my = {0};
+    bench_kit(b, z, "slotalloc", slotalloc_alloc, (void *)&sa, &b->gen, -1);
+    rv_gen_opts g = b->gen;
+    g.features &= ~RAVEL_GEN_SAFEPOINTS;
+    bench_kit(b, z, "myalloc", myalloc_alloc, (void *)&my, &g, -1);
+}
+
 /* Returns false if the generator rejected inputs. */
 static bool bench_config(const bench *b)
 {
@@ -286,20 +334,9 @@ static bool bench_config(const bench *b)
         tg.campaign = false;
         snprintf(tg.name, sizeof tg.name, "fuzz_alloc_%s", rv_allocators[a].name);
         bench_target(b, z, &tg);
-        snprintf(tg.name, sizeof tg.name, "kit/%s", rv_allocators[a].name);
-        if (b->only && !strstr(tg.name, b->only)) continue;
-        ravel_fuzz_kit_opts ko;
-        ravel_fuzz_kit_opts_default(&ko);
-        ko.name = rv_allocators[a].name;
-        ko.alloc = builtin_callback;
-        ko.user = (void *)&rv_allocators[a];
-        ko.gen = b->gen;
-        ko.warm_up = 0; /* as fuzz_alloc_NAME here */
-        tg.kit = ravel_fuzz_kit_new(&ko);
-        bench_target(b, z, &tg);
-        ravel_fuzz_kit_free(tg.kit);
-        tg.kit = NULL;
+        bench_kit(b, z, rv_allocators[a].name, builtin_callback, (void *)&rv_allocators[a], &b->gen, (int)a);
     }
+    bench_examples(b, z);
     const rv_fuzz_target others[] = {RV_FT_DIFFERENTIAL, RV_FT_ORACLE, RV_FT_PARSE, RV_FT_MOVES};
     for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
         tg = (target){.t = others[k], .alloc = -1};

@@ -1,7 +1,11 @@
 # bench: fuzz - executions per second per core of every fuzz target
 # (bench/bench_fuzz.c; run it from a Release build: `bench_fuzz --runs 5`).
+# (with the examples' allocators, which are not in the table, for the rows
+# kit/slotalloc and kit/myalloc: examples/slotalloc's library, built in the
+# tree, and examples/kit/myalloc.c, a stand-alone project's, compiled here)
+ravel_add_library(bench_myalloc ${PROJECT_SOURCE_DIR}/examples/kit/myalloc.c)
 ravel_add_executable(bench_fuzz ${CMAKE_CURRENT_SOURCE_DIR}/bench_fuzz.c)
-target_link_libraries(bench_fuzz PRIVATE ravel_fuzzlib)
+target_link_libraries(bench_fuzz PRIVATE ravel_fuzzlib slotalloc bench_myalloc)
 ravel_fuzz_plain_main(bench_fuzz)
 # A quick run as a test: it fails if the generator rejects any input.
 if(RAVEL_BUILD_TESTS)

@@ -3,11 +3,12 @@
  *
  * Pipeline of one ravel_check call (check.c, the one driver), each phase
  * with its own context in struct ravel_checker (see there):
- *   guard (ck_rules.c)    structural sanity; bad input -> RAVEL_EINVAL;
- *                         writes ck_facts for the phases after it
+ *   guard (ck_guard.c,    structural sanity; bad input -> RAVEL_EINVAL;
+ *     ck_guard_inst.c)    writes ck_facts for the phases after it
  *   cfg (ck_cfg.c)        ir/cfg.c's rv_cfg plus in-edge indexes,
  *                         dominator/loop children, retreat flags
- *   rules (ck_rules.c)    per-operand constraint/structure checks, --orig match
+ *   rules (ck_rules.c)    per-operand constraint/structure checks
+ *   --orig (ck_orig.c)    the match against the unallocated function
  *   value numbering       proves a correct allocation in one pass, or
  *     (ck_vn.c)           answers "not proven"
  *   reference (ck_ref.c)  the fixpoint of docs/format.md section 6 as
@@ -17,7 +18,9 @@
  *                         (ck_out; explain is run by the driver)
  *
  * Glossary: a *location index* (li) is a dense number for a location:
- * registers are 0..nregs-1, slot sN is nregs+N. A *value* (ck_val) is the
+ * registers are 0..nregs-1, slot sN is nregs+N (ir/ir.h: rv_loc_index,
+ * rv_loc_at; RAVEL_NONE, which is CK_NIL, for a location the function
+ * does not have). A *value* (ck_val) is the
  * lattice element a location holds in the reference's states:
  *   CK_V_UNKNOWN               unknown
  *   v (< CK_V_SETBIT)          the singleton {v} (v a vreg id)
@@ -31,6 +34,7 @@
 #ifndef RAVEL_CK_H
 #define RAVEL_CK_H
 
+#include "ck_sem.h"
 #include "ir/ir.h"
 
 #define CK_NIL 0xffffffffu
@@ -38,8 +42,8 @@
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
 #define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
 #define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the reference decides */
-#define CK_OPT_VN_LAZY 0x04000000u /* internal option (tests): value numbering's lazy M(h) from the first walk (ck_vn.c: build_m) */
-#define CK_OPT_VN_NO_P 0x10000000u /* internal option (tests): irreducible targets get no P(t) (ck_vn.c: build_irr), so that the latches' premise check decides */
+#define CK_OPT_VN_LAZY 0x04000000u /* internal option (tests): value numbering's lazy M(h) from the first walk (ck_vn_knobs.c: vn_build_m) */
+#define CK_OPT_VN_NO_P 0x10000000u /* internal option (tests): irreducible targets get no P(t) (ck_vn_knobs.c: vn_build_irr), so that the latches' premise check decides */
 #define CK_OPT_NO_FAST_GUARD 0x40000000u /* [rules/s2] internal option (tests): guard_inst on every instruction, rules on all */
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
@@ -128,9 +132,9 @@ struct ravel_report {
     const void *text_func;
 };
 
-/* The guard's working state (ck_rules.c): per-vreg stamps, grow-only. */
+/* The guard's working state (ck_guard.c): per-vreg stamps, grow-only. */
 typedef struct ck_guard_ctx {
-    uint16_t *gdef;        /* class key | defined bit (ck_rules.c: 16 bits, a small table for the cache) */
+    uint16_t *gdef;        /* class key | defined bit (ck_guard.c: 16 bits, a small table for the cache) */
     uint32_t *gpar;        /* parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     ck_u32vec gpend, gnpred; /* reads not yet seen defined; in-edges per block */
@@ -152,7 +156,7 @@ typedef struct ck_facts {
     uint32_t gncap;
     uint32_t gnstamp;      /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
     bool gnf_ok;
-    /* the slots each block writes, for M(h) (ck_vn.c: build_m); valid
+    /* the slots each block writes, for M(h) (ck_vn_knobs.c: vn_build_m); valid
      * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
      * guard's fast path ran every one of its instructions: then every slot
      * they write is listed in gwslot[gw[b].start ..], it has no safepoint,
@@ -204,9 +208,9 @@ struct ravel_checker {
     uint32_t state_limit; /* tests: the reference's state limit instead of CK_MAX_STATE_POOL (0: that) */
     /* per function (set by ravel_check) */
     const ravel_func *f;
-    uint32_t nregs, nlocs, nblocks, nvregs;
+    uint32_t nregs, nslots, nlocs, nblocks, nvregs; /* nlocs = nregs + nslots */
     /* the phases, in the driver's order */
-    ck_guard_ctx guard; /* the guard's working state (ck_rules.c) */
+    ck_guard_ctx guard; /* the guard's working state (ck_guard.c) */
     ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
     ck_cfg cfg;         /* the CFG (ck_cfg.c) */
     struct ck_vn *vn;   /* the value-numbering verdict's context (ck_vn.c) */
@@ -219,6 +223,7 @@ struct ravel_checker {
     bool states_over;   /* the reference passed CK_MAX_STATE_POOL: nothing decided */
     uint64_t nvisits;   /* block visits (value numbering, reference): tests bound the work */
     uint64_t ref_scans; /* holder-list entries the reference scanned: tests bound the work */
+    uint64_t ref_states; /* entries the reference's states took in all, both pools (tests put state_limit at its edge) */
 };
 
 /* Where an error happens: block, instruction, operand role and index. */
@@ -230,20 +235,6 @@ typedef struct ck_site {
     uint32_t order;   /* sort key within the instruction: defs, uses, stackmap */
 } ck_site;
 
-/* Null-safe accessors: the IR's arrays are NULL while empty, and forming
- * &NULL[0] is undefined behaviour (UBSan flags it). */
-static inline const rv_operand *ck_ops(const ravel_func *f, const rv_inst *i)
-{
-    return (i->ndefs || i->nuses) ? &f->ops.data[i->first_op] : NULL;
-}
-static inline const rv_operand *ck_defs(const ravel_func *f, const rv_inst *i) { return i->ndefs ? &f->ops.data[i->first_op] : NULL; }
-static inline const rv_operand *ck_uses(const ravel_func *f, const rv_inst *i)
-{
-    return i->nuses ? &f->ops.data[i->first_op + i->ndefs] : NULL;
-}
-static inline const uint32_t *ck_params(const ravel_func *f, const rv_block *b) { return b->nparams ? &f->u32.data[b->first_param] : NULL; }
-static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { return s->nargs ? &f->u32.data[s->first_arg] : NULL; }
-
 /* The common op: no early def, no late use, not a copy, no safepoint or
  * stackmap; its transfer reduces to: check the uses, make the clobbered
  * registers unknown, write the defs (ck_vn.c). (A clobbered
@@ -252,7 +243,7 @@ static inline const uint32_t *ck_args(const ravel_func *f, const rv_succ *s) { r
 static inline bool ck_op_plain(const ravel_func *f, const rv_inst *in)
 {
     if ((in->flags & (RV_IF_SAFEPOINT | RV_IF_STACKMAP)) || in->op == RAVEL_OP_COPY) return false;
-    const rv_operand *o = ck_ops(f, in);
+    const rv_operand *o = rv_ops_of(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++)
         if (!rv_op_is_late(&o[k])) return false;
     for (uint32_t k = in->ndefs; k < (uint32_t)in->ndefs + in->nuses; k++)
@@ -267,15 +258,6 @@ static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f,
     if (ck->guard.grecord) return ck->facts.bsucc.data[b];
     const rv_inst *t = rv_block_term(f, &f->blocks.data[b]);
     return (ck_list){rv_inst_nsuccs(t) ? t->u.succ.first : 0, rv_inst_nsuccs(t)};
-}
-
-/* in has a def in location reg (step 3's clobbers spare those). */
-static inline bool ck_defines_loc(const ravel_func *f, const rv_inst *in, ravel_loc reg)
-{
-    const rv_operand *d = ck_defs(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (d[k].loc == reg) return true;
-    return false;
 }
 
 /* Prefetches the record n records after p in an array being streamed
@@ -298,18 +280,6 @@ void ck_cfg_free(ck_cfg *c);
 size_t ck_cfg_memory(const ck_cfg *c);
 static inline bool ck_reachable(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.rpo_index[b] != CK_NIL; }
 static inline bool ck_is_header(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.loop_header[b] == b; }
-
-/* The location index of l, CK_NIL if l names no location of the function. */
-static inline uint32_t ck_li(const ravel_checker *ck, ravel_loc l)
-{
-    if (l & RAVEL_SLOT_BIT) {
-        if (l == RAVEL_LOC_NONE) return CK_NIL;
-        uint32_t s = l & ~RAVEL_SLOT_BIT;
-        return s < ck->nlocs - ck->nregs ? ck->nregs + s : CK_NIL;
-    }
-    return l < ck->nregs ? l : CK_NIL;
-}
-static inline ravel_loc ck_loc_of(const ravel_checker *ck, uint32_t li) { return li < ck->nregs ? li : ravel_slot(li - ck->nregs); }
 
 /* ck_vn.c: the value-numbering verdict. True: the fixpoint records no
  * value error (proven in one pass); false: not proven (the reference decides). */
@@ -337,8 +307,7 @@ size_t ck_ref_memory(const ravel_checker *ck);
 /* check.c: bytes of scratch memory the context holds (benchmarks). */
 size_t ck_memory(const ravel_checker *ck);
 
-/* ck_rules.c */
-/* Structural sanity (anything that would make the analysis unsafe); on
+/* ck_guard.c: structural sanity (anything that would make the analysis unsafe); on
  * failure appends diagnostics to rep->bad_input and returns false. On
  * success *suspect tells whether ravel_validate might reject f (EINVAL). */
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect);
@@ -346,8 +315,8 @@ void ck_guard_free(ck_guard_ctx *g);
 size_t ck_guard_memory(const ck_guard_ctx *g);
 void ck_facts_free(ck_facts *x);
 size_t ck_facts_memory(const ck_facts *x);
-void ck_rules(ravel_checker *ck);
-void ck_match_orig(ravel_checker *ck, const ravel_func *orig);
+void ck_rules(ravel_checker *ck);                           /* ck_rules.c */
+void ck_match_orig(ravel_checker *ck, const ravel_func *orig); /* ck_orig.c */
 
 /* ck_report.c */
 ravel_report *ck_report_new(void);

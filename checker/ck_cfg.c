@@ -12,7 +12,7 @@
  *   lchild         each header's inner loops' headers, by block id (CSR
  *                  over lchild_start);
  *   retreat[b]     b has a retreating in-edge from a block it does not
- *                  dominate (an irreducible target: ck_vn.c build_irr). */
+ *                  dominate (an irreducible target: ck_vn.c irr_heads). */
 #include "ck.h"
 
 #include <stdlib.h>

@@ -51,7 +51,7 @@ const char *ck_vname(const ravel_func *f, uint32_t v, char *buf)
 
 static const char *loc_name(const ravel_checker *ck, uint32_t li, char *buf)
 {
-    return rv_loc_str(ck->f->mach, ck_loc_of(ck, li), buf);
+    return rv_loc_str(ck->f->mach, rv_loc_at(ck->nregs, li), buf);
 }
 
 static void op_text(ck_buf *b, const ravel_func *f, const rv_operand *o, bool locs)
@@ -70,7 +70,7 @@ static void inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in, bool lo
                    rv_loc_str(f->mach, in->u.edit.src, l2));
         return;
     }
-    const rv_operand *d = ck_defs(f, in), *u = ck_uses(f, in);
+    const rv_operand *d = rv_defs_of(f, in), *u = rv_uses_of(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++) {
         if (k) ck_bprintf(b, ", ");
         op_text(b, f, &d[k], locs);
@@ -90,7 +90,7 @@ static void inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in, bool lo
         ck_bprintf(b, "%s%s", (k || nall) ? ", " : " ", s->block < f->blocks.len ? rv_block_name(f, s->block) : "?");
         if (s->nargs) {
             ck_bprintf(b, "(");
-            for (uint32_t a = 0; a < s->nargs; a++) ck_bprintf(b, "%s%s", a ? ", " : "", ck_vname(f, ck_args(f, s)[a], vb));
+            for (uint32_t a = 0; a < s->nargs; a++) ck_bprintf(b, "%s%s", a ? ", " : "", ck_vname(f, rv_args_of(f, s)[a], vb));
             ck_bprintf(b, ")");
         }
     }
@@ -271,24 +271,16 @@ static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, 
     const ravel_func *f = ck->f;
     *clobber = false;
     *defk = CK_NIL;
-    const rv_operand *d = ck_defs(f, in);
+    const rv_operand *d = rv_defs_of(f, in);
     for (uint32_t k = 0; k < in->ndefs; k++)
-        if (ck_li(ck, d[k].loc) == li) *defk = k;
+        if (rv_loc_index(ck->nregs, ck->nslots, d[k].loc) == li) *defk = k;
     if (*defk != CK_NIL) return true;
     if (rv_is_term(in)) return false;
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(f, in, &regs);
     for (uint32_t k = 0; k < n; k++)
-        if (ck_li(ck, regs[k]) == li) *clobber = true;
+        if (rv_loc_index(ck->nregs, ck->nslots, regs[k]) == li) *clobber = true;
     return *clobber;
-}
-
-static bool smap_lists(const ravel_checker *ck, const rv_inst *in, uint32_t li)
-{
-    if (!(in->flags & RV_IF_STACKMAP)) return false;
-    for (uint32_t k = 0; k < in->u.smap.n; k++)
-        if (ck_li(ck, ravel_slot(ck->f->u32.data[in->u.smap.first + k])) == li) return true;
-    return false;
 }
 
 /* Can block b reach itself (is it on a CFG cycle)? Only on errors: a
@@ -326,7 +318,7 @@ static void def_note(ck_buf *b, const ravel_checker *ck, const ck_prov_ops *ops,
 {
     const ravel_func *f = ck->f;
     char vb[32], lb[32], db[32];
-    const char *ln = rv_loc_str(f->mach, ck_loc_of(ck, li), lb), *dn = rv_loc_str(f->mach, d->loc, db);
+    const char *ln = rv_loc_str(f->mach, rv_loc_at(ck->nregs, li), lb), *dn = rv_loc_str(f->mach, d->loc, db);
     if (ops->held_before && ops->held_before(ops->ctx, blk, ii, li, d->vreg)) {
         ck_bprintf(b, "%s was redefined at ", ck_vname(f, d->vreg, vb));
         where(b, f, ii);
@@ -335,7 +327,7 @@ static void def_note(ck_buf *b, const ravel_checker *ck, const ck_prov_ops *ops,
     }
     ck_bprintf(b, "%s was defined at ", ck_vname(f, d->vreg, vb));
     where(b, f, ii);
-    if (ck_li(ck, d->loc) == li) ck_bprintf(b, " in %s\n", dn);
+    if (rv_loc_index(ck->nregs, ck->nslots, d->loc) == li) ck_bprintf(b, " in %s\n", dn);
     else if (!on_cycle(ck, blk)) ck_bprintf(b, " in %s; %s never held it\n", dn, ln);
     else ck_bprintf(b, " in %s; %s was not given it after that definition (an older value of it there is stale)\n", dn, ln);
 }
@@ -356,15 +348,15 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
         bool done = false;
         for (uint32_t i = stop; i-- > bl->first_inst && !done;) {
             const rv_inst *in = &f->insts.data[i];
-            lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
+            lb = rv_loc_str(f->mach, rv_loc_at(ck->nregs, li), lbuf);
             if (rv_is_edit(in)) {
-                if (ck_li(ck, in->u.edit.dst) != li) continue;
+                if (rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst) != li) continue;
                 ck_bprintf(&b, "%s was %s from %s at ", lb,
                            in->op == RAVEL_OP_SPILL ? "spilled" : in->op == RAVEL_OP_RELOAD ? "reloaded" : "moved",
                            rv_loc_str(f->mach, in->u.edit.src, lb2));
                 where(&b, f, i);
                 ck_bprintf(&b, "\n");
-                li = ck_li(ck, in->u.edit.src);
+                li = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.src);
                 if (li == CK_NIL) return ck_bdetach(&b);
                 continue;
             }
@@ -373,7 +365,7 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
             if (writes_loc(ck, in, li, &clob, &dk)) {
                 ck_bprintf(&b, "%s was ", lb);
                 if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
-                else ck_bprintf(&b, "written with %s by `", ck_vname(f, ck_defs(f, in)[dk].vreg, vb));
+                else ck_bprintf(&b, "written with %s by `", ck_vname(f, rv_defs_of(f, in)[dk].vreg, vb));
                 ck_inst_text(&b, f, in);
                 ck_bprintf(&b, "` at ");
                 where(&b, f, i);
@@ -381,18 +373,18 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
                 done = true;
                 break;
             }
-            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !smap_lists(ck, in, li)) {
+            if (v != CK_NIL && (in->flags & RV_IF_SAFEPOINT) && f->vregs.data[v].ref && !(li >= ck->nregs && ck_smap_lists(f, in, li - ck->nregs))) {
                 ck_bprintf(&b, "%s is a reference: the copy in %s did not survive the safepoint at ", ck_vname(f, v, vb), lb);
                 where(&b, f, i);
                 ck_bprintf(&b, " (%s not in its stackmap)\n", lb);
             }
-            const rv_operand *d = ck_defs(f, in);
+            const rv_operand *d = rv_defs_of(f, in);
             for (uint32_t k = 0; v != CK_NIL && held && k < in->ndefs; k++)
                 if (d[k].vreg == v) /* li was not written between this def and the read */
                     def_note(&b, ck, ops, blk, i, &d[k], li);
         }
         if (done) break;
-        lb = rv_loc_str(f->mach, ck_loc_of(ck, li), lbuf);
+        lb = rv_loc_str(f->mach, rv_loc_at(ck->nregs, li), lbuf);
         uint32_t q = CK_NIL, np = ops->nin(ops->ctx, blk, &q);
         if (blk == 0 || np == 0) {
             ck_bprintf(&b, "%s was never written on the path from the function entry\n", lb);
@@ -406,13 +398,13 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
         const rv_inst *t = rv_block_term(f, &f->blocks.data[q]);
         ck_bprintf(&b, "(coming from %s)\n", rv_block_name(f, q));
         if (v != CK_NIL) { /* a parameter of blk: follow its argument */
-            const uint32_t *params = ck_params(f, bl);
+            const uint32_t *params = rv_params_of(f, bl);
             for (uint32_t k = 0; k < rv_inst_nsuccs(t); k++) {
                 const rv_succ *s = &rv_inst_succs(f, t)[k];
                 if (s->block != blk) continue;
                 for (uint32_t p = 0; p < bl->nparams && p < s->nargs; p++)
                     if (params[p] == v) {
-                        uint32_t a = ck_args(f, s)[p];
+                        uint32_t a = rv_args_of(f, s)[p];
                         ck_bprintf(&b, "%s is the parameter bound to %s on that edge\n", ck_vname(f, v, vb), ck_vname(f, a, lb2));
                         v = a;
                         break;
@@ -429,7 +421,7 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
 
 static void mark_dump_loc(ravel_checker *ck, ravel_loc l)
 {
-    uint32_t li = ck_li(ck, l);
+    uint32_t li = rv_loc_index(ck->nregs, ck->nslots, l);
     if (li != CK_NIL) rv_vec_push(ck->out.tmp_locs, li);
 }
 
@@ -452,7 +444,7 @@ static void block_locs(ravel_checker *ck, uint32_t b)
             mark_dump_loc(ck, in->u.edit.src);
             continue;
         }
-        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, ck_ops(f, in)[k].loc);
+        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) mark_dump_loc(ck, rv_ops_of(f, in)[k].loc);
         if (!rv_is_term(in) && (in->flags & RV_IF_STACKMAP))
             for (uint32_t k = 0; k < in->u.smap.n; k++) mark_dump_loc(ck, ravel_slot(f->u32.data[in->u.smap.first + k]));
     }

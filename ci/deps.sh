@@ -10,7 +10,8 @@
 #   --for fuzz   the fuzzing scripts: the above but python3 (the default,
 #                when --for is not given, is test)
 # The sanitizer and libFuzzer runtime is the package of the installed
-# clang's major version (libclang-rt-N-dev), not a fixed one.
+# clang's major version (libclang-rt-N-dev), not a fixed one; so is the
+# linker an extra package `lld` asks for (lld-N, for AFL++).
 set -euo pipefail
 what=test
 if [ "${1:-}" = "--for" ]; then
@@ -29,8 +30,15 @@ install() { # install PACKAGES...: apt-get install, the package lists read once
   $SUDO apt-get install -y -qq "$@" >/dev/null
 }
 have() { command -v "$1" >/dev/null 2>&1; }
+clang_major() { # the installed clang's major version, or exit 2
+  local major
+  major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+  [ -n "$major" ] || { echo "ci/deps.sh: cannot tell clang's version" >&2; exit 2; }
+  echo "$major"
+}
 
 need=()
+want_lld=0
 have cmake || need+=(cmake)
 have ninja || need+=(ninja-build)
 have gcc || need+=(gcc)
@@ -46,7 +54,7 @@ fi
 for p in "$@"; do
   case "$p" in
     afl++) have afl-clang-fast || need+=(afl++) ;;
-    lld-14) have ld.lld-14 || have ld.lld || need+=(lld-14) ;;
+    lld) want_lld=1; have clang || need+=(clang) ;; # (after clang: its version)
     zip) have zip || need+=(zip) ;;
     *) dpkg -s "$p" >/dev/null 2>&1 || need+=("$p") ;;
   esac
@@ -60,8 +68,12 @@ fi
 if [ "$what" != main ]; then
   rt=$(clang -print-resource-dir 2>/dev/null)/lib/linux
   if ! ls "$rt"/libclang_rt.asan-x86_64.a "$rt"/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-    major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
-    [ -n "$major" ] || { echo "ci/deps.sh: cannot tell clang's version" >&2; exit 2; }
+    major=$(clang_major) || exit 2
     install "libclang-rt-$major-dev"
   fi
+fi
+# lld of the installed clang's version
+if [ "$want_lld" = 1 ]; then
+  major=$(clang_major) || exit 2
+  have "ld.lld-$major" || install "lld-$major"
 fi

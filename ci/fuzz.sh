@@ -15,8 +15,16 @@
 # reuses the corpus, AFL++ resumes its queue (AFL_AUTORESUME); --fresh
 # deletes the previous run's corpus, queue and crashes first.
 # Environment: RAVEL_FUZZ_SANITIZE (default address,undefined), RAVEL_FUZZ_OUT.
+# (ci/fuzz.sh --rates EXECS WALL_SECONDS CPU_SECONDS prints libFuzzer's
+# summary line of rates alone: for the tests, fuzz.script_rates.)
 set -uo pipefail
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+# rates EXECS WALL CPU: executions, their rate per wall-clock second and per
+# CPU-second (0 when a time is 0)
+rates() {
+  awk -v e="$1" -v d="$2" -v c="$3" 'BEGIN { printf "executions: %d  exec/s (wall clock): %.0f  exec/s per CPU-second: %.0f\n", e, (d > 0 ? e / d : 0), (c > 0 ? e / c : 0) }'
+}
+if [ "${1:-}" = "--rates" ]; then [ $# -eq 4 ] || usage; rates "$2" "$3" "$4"; exit; fi
 fresh=0
 if [ "${1:-}" = "--fresh" ]; then fresh=1; shift; fi
 [ $# -ge 3 ] || usage
@@ -32,7 +40,7 @@ case "$target" in fuzz_alloc_*) base=fuzz_alloc ;; esac
 
 case "$engine" in
   libfuzzer) bash ci/deps.sh --for fuzz || exit 2 ;;
-  afl) bash ci/deps.sh --for fuzz afl++ lld-14 || exit 2 ;;
+  afl) bash ci/deps.sh --for fuzz afl++ lld || exit 2 ;;
   *) usage ;;
 esac
 
@@ -83,8 +91,7 @@ if [ "$engine" = libfuzzer ]; then
   # the corpus and warms up before it fuzzes: a short run's wall-clock rate
   # is far below the steady state. exec/s per CPU-second (all processes'
   # CPU time) is the figure to compare with ci/fuzz-speed.sh and bench_fuzz.
-  awk -v e="${execs:-0}" -v s="$start" -v t="$end" -v c="${cpu:-0}" \
-    'BEGIN { d = t - s; printf "executions: %d  exec/s (wall clock): %.0f  exec/s per CPU-second: %.0f\n", e, e / d, c > 0 ? e / c : 0 }'
+  rates "${execs:-0}" "$(awk -v s="$start" -v t="$end" 'BEGIN { print t - s }')" "${cpu:-0}"
   [ "$workers" -gt 1 ] && echo "(fork mode: jobs restart and load the corpus, so a short run's rates are low; see the comment in ci/fuzz.sh)"
   echo "coverage: ${cov:-?} edges (cov), ${ft:-?} features (ft); corpus: $(ls "$work/corpus" | wc -l) inputs"
   echo "crashes: $crashes (in $work/crashes)"

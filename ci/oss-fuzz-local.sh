@@ -23,7 +23,7 @@ engines=("$@")
 [ ${#engines[@]} -gt 0 ] || engines=(libfuzzer afl)
 secs=${RAVEL_CHECK_SECONDS:-5}
 sanitizer=${SANITIZER:-address}
-bash ci/deps.sh --for fuzz afl++ lld-14 zip unzip || { echo "oss-fuzz-local: cannot install dependencies" >&2; exit 2; }
+bash ci/deps.sh --for fuzz afl++ lld zip unzip || { echo "oss-fuzz-local: cannot install dependencies" >&2; exit 2; }
 
 tmp=$(mktemp -d /tmp/ravel-oss-fuzz.XXXXXX)
 [ "${RAVEL_KEEP:-0}" = 1 ] && echo "work directory: $tmp" || trap 'rm -rf "$tmp"' EXIT

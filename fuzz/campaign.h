@@ -151,6 +151,14 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
  * (sed -n 's/^#| //p' FILE): the reproducers' header, shared with the
  * reducer. */
 void rv_fuzz_put_unallocated(FILE *fp, const ravel_func *f);
+/* The reproducer's lines before the function f of its body: for an
+ * allocated f, rv_fuzz_put_unallocated and how to see the checker's verdict
+ * again; for an unallocated one, how to reproduce. With a built-in
+ * allocator (a NULL or a->run), ravel check THIS_FILE / ravel alloc -a and
+ * ravel_replay; with any other (an external command, the kit's callback:
+ * ravel_replay skips or cannot run them) ravel check --orig only (the way
+ * to rerun the allocator is the caller's: rv_ext_annotate, the kit). */
+void rv_fuzz_put_how(FILE *fp, const ravel_func *f, const rv_allocator *a);
 int rv_fuzz_oracle(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64_t seed);
 int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
 /* One injected bug, judged in full: copies alloc (an allocation of f the

@@ -347,6 +347,22 @@ static char *machine_text(const ravel_machine *m, size_t *len)
     return buf;
 }
 
+/* Whether the parsed answer m (text, len) has the input's machine, whose
+ * canonical text is mtext: the same canonical text. An answer that starts
+ * with mtext itself (a server that copies the machine block, or prints it
+ * canonically) has it without printing m's: the machine block is read up to
+ * its `end`, and mtext ends with it. */
+static bool same_machine(const ravel_module *m, const char *mtext, size_t mlen, const char *text, size_t len)
+{
+    if (!m->mach) return false;
+    if (len >= mlen && memcmp(text, mtext, mlen) == 0) return true;
+    size_t olen = 0;
+    char *omach = machine_text(m->mach, &olen);
+    bool same = olen == mlen && memcmp(omach, mtext, mlen) == 0;
+    free(omach);
+    return same;
+}
+
 /* Parses the answer text and binds its function to orig's machine (see
  * extalloc.h). RAVEL_OK with *out, or RAVEL_EFAIL with *msg. */
 static int take_output(const rv_ext *x, const ravel_func *orig, const char *mtext, size_t mlen, const char *text,
@@ -361,20 +377,16 @@ static int take_output(const rv_ext *x, const ravel_func *orig, const char *mtex
     } else if (ravel_module_nfuncs(m) != 1) {
         snprintf(first, sizeof first, "wrote %zu functions (exactly one wanted)", ravel_module_nfuncs(m));
     } else {
-        size_t olen = 0;
-        char *omach = m->mach ? machine_text(m->mach, &olen) : NULL;
-        bool same = omach && olen == mlen && memcmp(omach, mtext, mlen) == 0;
-        free(omach);
         const ravel_func *f = ravel_module_func(m, 0);
-        if (!same) {
+        if (!same_machine(m, mtext, mlen, text, len)) {
             snprintf(first, sizeof first, "wrote a machine block that differs from its input's");
         } else if (ravel_validate(f, 0, d) == RAVEL_EINVAL) {
             snprintf(first, sizeof first, "wrote a function that does not validate");
             detail = print_diags(d);
         } else {
             /* equal canonical machine text: equal register and class ids,
-             * so the clone (which owns all its memory) moves over as it is */
-            ravel_func *g = rv_func_clone(f);
+             * so the function (which owns all its memory) moves over as it is */
+            ravel_func *g = rv_module_take_func(m, 0);
             g->mach = orig->mach;
             *out = g;
         }
@@ -732,8 +744,13 @@ char *rv_ext_annotate(const rv_ext *x, const char *text, size_t len, size_t *out
     fputs("# alloc-cmd: ", fp);
     for (const char *p = x->cmd; *p; p++) fputc(*p == '\n' ? ' ' : *p, fp); /* one line */
     fprintf(fp, "\n# alloc-protocol: %s\n# alloc-timeout: %g\n", rv_ext_protocol_name(x->protocol), x->timeout);
-    fputs("# (an external allocator's case: ravel_replay skips it; ravel reduce --alloc-cmd 'CMD' "
-          "[--alloc-protocol P] THIS_FILE reruns and shrinks it)\n", fp);
+    fputs("# reproduce (runs the command on the function again, and shrinks the case while it fails the same way):\n"
+          "#   ravel reduce --alloc-cmd '", fp);
+    for (const char *p = x->cmd; *p; p++) { /* one line, quoted for sh */
+        if (*p == '\'') fputs("'\\''", fp);
+        else fputc(*p == '\n' ? ' ' : *p, fp);
+    }
+    fprintf(fp, "' --alloc-protocol %s --alloc-timeout %g THIS_FILE\n", rv_ext_protocol_name(x->protocol), x->timeout);
     fwrite(text + at, 1, len - at, fp);
     if (fclose(fp) != 0) rv_oom();
     char *s = rv_xmalloc(*outlen + 1);

@@ -164,13 +164,26 @@ void rv_fuzz_put_unallocated(FILE *fp, const ravel_func *f)
     ravel_func_free(g);
 }
 
-static void put_func(FILE *fp, const ravel_func *f)
+void rv_fuzz_put_how(FILE *fp, const ravel_func *f, const rv_allocator *a)
 {
+    bool builtin = !a || a->run;
     if (rv_func_is_allocated(f)) {
         rv_fuzz_put_unallocated(fp, f);
-        fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
-    } else
+        if (builtin)
+            fputs("# the checker's verdict again: ravel check THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
+        else
+            fputs("# the checker's verdict again: sed -n 's/^#| //p' THIS_FILE > orig.ra && ravel check --orig orig.ra THIS_FILE\n",
+                  fp);
+    } else if (builtin) {
         fputs("# reproduce: ravel alloc -a ALLOCATOR THIS_FILE; as a regression test: ravel_replay THIS_FILE\n", fp);
+    } else {
+        fputs("# the function given to the allocator:\n", fp);
+    }
+}
+
+static void put_func(FILE *fp, const ravel_func *f, const rv_allocator *a)
+{
+    rv_fuzz_put_how(fp, f, a);
     fputc('\n', fp);
     ravel_print_machine(fp, f->mach);
     fputc('\n', fp);
@@ -224,7 +237,7 @@ static int bug_alloc_failed(rv_fuzz *z, rv_fuzz_target t, const ravel_func *f, c
     FILE *fp = repro_begin(z, t, a->name, seed);
     fprintf(fp, "# verdict: allocation failed on a satisfiable function:\n");
     put_comment(fp, err ? err : "(no message)", strlen(err ? err : "(no message)"));
-    put_func(fp, f);
+    put_func(fp, f, a);
     repro_end(fp);
     return RV_FUZZ_BUG;
 }
@@ -267,7 +280,7 @@ static bool paths_differ(rv_fuzz *z, const ravel_func *f, const ravel_func *out,
     FILE *fp = repro_begin(z, RV_FT_ALLOC, a->name, seed);
     fprintf(fp, "# verdict: a checker path differs from the reference fixpoint on %s:\n", what);
     put_comment(fp, msg, strlen(msg));
-    put_func(fp, out);
+    put_func(fp, out, a);
     repro_end(fp);
     z->oracle_miss = z->paths_diff = true;
     return true;
@@ -347,21 +360,21 @@ int rv_fuzz_alloc(rv_fuzz *z, const ravel_func *f, const rv_allocator *a, uint64
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the allocated function does not validate:\n");
         comment_diags(fp, d);
-        put_func(fp, out);
+        put_func(fp, out, a);
         repro_end(fp);
         result = RV_FUZZ_BUG;
     } else if (v == V_REJECTED) {
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the checker rejects the allocation:\n");
         if (rep) comment_report(fp, rep);
-        put_func(fp, out);
+        put_func(fp, out, a);
         repro_end(fp);
         result = RV_FUZZ_BUG;
     } else if ((flags & RV_FUZZ_DIFF) && !compare_runs(z, f, out, seed, msg, sizeof msg)) {
         FILE *fp = repro_begin(z, t, a->name, seed);
         fprintf(fp, "# verdict: the checker accepts, but the interpreter disagrees:\n");
         put_comment(fp, msg, strlen(msg));
-        put_func(fp, out);
+        put_func(fp, out, a);
         repro_end(fp);
         result = RV_FUZZ_BUG;
     } else if (z->paths && paths_differ(z, f, out, a, seed, "the allocation")) {
@@ -391,7 +404,7 @@ static void write_miss(rv_fuzz *z, const rv_allocator *a, uint64_t seed, rv_inje
     fprintf(fp, "# verdict: the checker accepts a wrong allocation (injected %s: %s); the interpreter disagrees:\n",
             rv_inject_info_of(k)->name, rv_inject_info_of(k)->summary);
     put_comment(fp, msg, strlen(msg));
-    put_func(fp, out);
+    put_func(fp, out, a);
     repro_end(fp);
 }
 
@@ -621,7 +634,7 @@ static int gen_input(rv_fuzz *z, rv_fuzz_target t, const uint8_t *data, size_t s
         FILE *fp = repro_begin(z, t, NULL, rv_hash_bytes(data, size));
         fprintf(fp, "# verdict: the generator produced an invalid function:\n");
         comment_diags(fp, d);
-        put_func(fp, f);
+        put_func(fp, f, NULL);
         repro_end(fp);
     }
     ravel_diags_free(d);

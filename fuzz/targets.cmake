@@ -6,7 +6,7 @@
 #                     + mutation.c (the checker's mutation table, bench_mutation)
 #                     + kit.c (the fuzzing kit, include/ravel_fuzz.h; installed as
 #                       ravel::fuzz, libravel_fuzz.a: see the top CMakeLists.txt)
-#   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/table.c),
+#   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/allocators.def),
 #   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle,
 #   fuzz_checker_paths (every checker path against the reference, on
 #                     allocated functions of any CFG: ravel_anycfg),
@@ -36,17 +36,22 @@ target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc r
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
 set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)
 
-# Allocator names, read from the table ({"name", ...} entries of table.c).
-file(STRINGS ${PROJECT_SOURCE_DIR}/allocator/table.c _rv_table_lines REGEX "\\{[ \t]*\"[A-Za-z0-9_]+\"[ \t]*,")
+# Allocator names, from the one list that allocator/table.c also includes
+# (allocators.def: one `RV_ALLOCATOR(NAME, ...` line each). No entry is a
+# configuration error: the fuzz_alloc_NAME targets would silently vanish.
+set(_rv_alloc_def ${PROJECT_SOURCE_DIR}/allocator/allocators.def)
+file(STRINGS ${_rv_alloc_def} _rv_alloc_lines REGEX "^RV_ALLOCATOR\\(")
 set(RAVEL_FUZZ_ALLOCATORS "")
-foreach(_line IN LISTS _rv_table_lines)
-  string(REGEX MATCH "\\{[ \t]*\"([A-Za-z0-9_]+)\"" _m "${_line}")
-  if(CMAKE_MATCH_1)
-    list(APPEND RAVEL_FUZZ_ALLOCATORS ${CMAKE_MATCH_1})
+foreach(_line IN LISTS _rv_alloc_lines)
+  if(NOT _line MATCHES "^RV_ALLOCATOR\\(([a-z0-9_]+),")
+    message(FATAL_ERROR "${_rv_alloc_def}: cannot read the allocator's name in: ${_line}")
   endif()
+  list(APPEND RAVEL_FUZZ_ALLOCATORS ${CMAKE_MATCH_1})
 endforeach()
-list(REMOVE_DUPLICATES RAVEL_FUZZ_ALLOCATORS)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/allocator/table.c)
+if(NOT RAVEL_FUZZ_ALLOCATORS)
+  message(FATAL_ERROR "${_rv_alloc_def}: no RV_ALLOCATOR(NAME, ...) line")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_rv_alloc_def})
 
 # Links target `t` to the chosen engine.
 function(ravel_fuzz_engine t)

@@ -84,6 +84,14 @@ int ravel_machine_add_class(ravel_machine *m, const char *name);
 int ravel_machine_add_reg(ravel_machine *m, const char *name, int cls, int reserved);
 /* The default clobber set of `call`. */
 int ravel_machine_set_clobbers(ravel_machine *m, const uint32_t *regs, size_t n);
+/* Register containment (an `alias` line, docs/format.md section 14.1):
+ * register r contains register s, every bit of s being a bit of r; either
+ * may be of any class, reserved or not. Containment is never inferred
+ * (r contains s and s contains t do not make r contain t: declare every
+ * pair) and stays acyclic: RAVEL_EINVAL for r == s, an id out of range, or
+ * a pair by which s would contain r, directly or through other registers.
+ * Declaring a pair twice is no error. O(containments) per call. */
+int ravel_machine_alias(ravel_machine *m, uint32_t r, uint32_t s);
 void ravel_machine_set_gc_moving(ravel_machine *m, int moving);
 int ravel_machine_find_reg(const ravel_machine *m, const char *name);   /* -1 if none */
 int ravel_machine_find_class(const ravel_machine *m, const char *name); /* -1 if none */
@@ -107,6 +115,9 @@ typedef enum ravel_opcode {
     RAVEL_OP_JUMP, RAVEL_OP_BR, RAVEL_OP_RET,
     /* edits (allocated form only) */
     RAVEL_OP_SPILL, RAVEL_OP_RELOAD, RAVEL_OP_MOVE,
+    RAVEL_OP_REMAT, /* LOC = remat K [clobbers(...)]: built with ravel_remat (docs/format.md section 14.3) */
+    /* an op, numbered after the edits so that the values above stay */
+    RAVEL_OP_UNDEF, /* DEF = undef: one def, nothing else; the def is undefined (docs/format.md section 14.2) */
     RAVEL_OP_COUNT_
 } ravel_opcode;
 
@@ -148,6 +159,13 @@ int ravel_inst_end(ravel_func *f);
 /* An edit in the current block: spill (reg -> slot), reload (slot -> reg),
  * move (reg -> reg). */
 int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+/* A rematerialisation in the current block (docs/format.md section 14.3):
+ * `dst = remat k clobbers(...)`, the content named k (a key, compared as 64
+ * bits) recomputed into dst, a register or a slot, by an instruction that
+ * destroys the n registers `clobbers` (NULL when n is 0; an empty list is
+ * the same as none). Returns the instruction id. An `undef` op is built as
+ * any op: ravel_inst_begin(f, RAVEL_OP_UNDEF, NULL) and its one def. */
+int ravel_remat(ravel_func *f, ravel_loc dst, int64_t k, const uint32_t *clobbers, size_t n);
 /* Ends construction: closes an open instruction and renumbers blocks so that
  * block ids follow the layout (block i is the i-th started block). Call it
  * before validating, checking, printing or allocating a built function;
@@ -204,6 +222,21 @@ uint32_t ravel_machine_class_allocatable(const ravel_machine *m, uint32_t cls, u
 uint32_t ravel_machine_nclobbers(const ravel_machine *m);
 uint32_t ravel_machine_clobber(const ravel_machine *m, uint32_t i);
 int ravel_machine_gc_moving(const ravel_machine *m);                        /* 1, 0, -1 */
+/* Register containment (docs/format.md section 14.1). The containers are
+ * the registers that contain another, in the order of their first
+ * containment (the order of the printed alias lines); each contains
+ * registers listed by ascending id. r contains s as declared (not
+ * transitively); r overlaps s when one contains the other (symmetric, not
+ * transitive, never r itself): 1, 0, or -1 for a bad id. The registers
+ * overlapping reg are listed by ascending id (precomputed: O(1) each). */
+uint32_t ravel_machine_ncontainers(const ravel_machine *m);
+uint32_t ravel_machine_container(const ravel_machine *m, uint32_t i);
+uint32_t ravel_machine_ncontained(const ravel_machine *m, uint32_t reg);
+uint32_t ravel_machine_contained(const ravel_machine *m, uint32_t reg, uint32_t k);
+int ravel_machine_contains(const ravel_machine *m, uint32_t r, uint32_t s);
+int ravel_machine_overlap(const ravel_machine *m, uint32_t r, uint32_t s);
+uint32_t ravel_machine_noverlapping(const ravel_machine *m, uint32_t reg);
+uint32_t ravel_machine_overlapping(const ravel_machine *m, uint32_t reg, uint32_t k);
 
 const ravel_machine *ravel_func_machine(const ravel_func *f);
 const char *ravel_func_name(const ravel_func *f);
@@ -261,10 +294,17 @@ uint32_t ravel_inst_nsuccs(const ravel_func *f, uint32_t i);
 uint32_t ravel_inst_succ_block(const ravel_func *f, uint32_t i, uint32_t k);
 uint32_t ravel_inst_succ_nargs(const ravel_func *f, uint32_t i, uint32_t k);
 uint32_t ravel_inst_succ_arg(const ravel_func *f, uint32_t i, uint32_t k, uint32_t j);
-/* Locations of an edit (spill / reload / move); RAVEL_LOC_NONE for others. */
+/* Locations of an edit (spill / reload / move; a remat has a destination
+ * only); RAVEL_LOC_NONE for others. */
 ravel_loc ravel_edit_dst(const ravel_func *f, uint32_t i);
 ravel_loc ravel_edit_src(const ravel_func *f, uint32_t i);
-int ravel_inst_is_edit(const ravel_func *f, uint32_t i);                    /* 1, 0, -1 */
+int ravel_inst_is_edit(const ravel_func *f, uint32_t i);                    /* 1, 0, -1 (remat: 1) */
+/* docs/format.md section 14: an `undef` op (1, 0, -1); the constant K of a
+ * remat into *k (RAVEL_OK, or RAVEL_EINVAL for another instruction; k may
+ * be NULL). A remat's clobbers are read with ravel_inst_has_clobbers,
+ * ravel_inst_nclobbers and ravel_inst_clobber, as an op's. */
+int ravel_inst_is_undef(const ravel_func *f, uint32_t i);
+int ravel_remat_const(const ravel_func *f, uint32_t i, int64_t *k);
 int ravel_inst_is_terminator(const ravel_func *f, uint32_t i);              /* 1, 0, -1 */
 uint32_t ravel_func_nslots(const ravel_func *f);                            /* 1 + highest slot used */
 int ravel_func_is_allocated(const ravel_func *f); /* any location, edit or stackmap: 1, 0, -1 */

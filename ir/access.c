@@ -50,6 +50,47 @@ uint32_t ravel_machine_clobber(const ravel_machine *m, uint32_t i)
 
 int ravel_machine_gc_moving(const ravel_machine *m) { return m ? (m->gc_nonmoving ? 0 : 1) : -1; }
 
+uint32_t ravel_machine_ncontainers(const ravel_machine *m) { return m ? m->alias_order.len : 0; }
+
+uint32_t ravel_machine_container(const ravel_machine *m, uint32_t i)
+{
+    return m && i < m->alias_order.len ? m->alias_order.data[i] : RAVEL_NONE;
+}
+
+uint32_t ravel_machine_ncontained(const ravel_machine *m, uint32_t reg)
+{
+    const uint32_t *l;
+    return m && reg < m->regs.len ? rv_mach_contained(m, reg, &l) : 0;
+}
+
+uint32_t ravel_machine_contained(const ravel_machine *m, uint32_t reg, uint32_t k)
+{
+    const uint32_t *l;
+    return m && reg < m->regs.len && k < rv_mach_contained(m, reg, &l) ? l[k] : RAVEL_NONE;
+}
+
+int ravel_machine_contains(const ravel_machine *m, uint32_t r, uint32_t s)
+{
+    return m && r < m->regs.len && s < m->regs.len ? rv_mach_contains(m, r, s) : -1;
+}
+
+int ravel_machine_overlap(const ravel_machine *m, uint32_t r, uint32_t s)
+{
+    return m && r < m->regs.len && s < m->regs.len ? rv_mach_overlap(m, r, s) : -1;
+}
+
+uint32_t ravel_machine_noverlapping(const ravel_machine *m, uint32_t reg)
+{
+    const uint32_t *l;
+    return m && reg < m->regs.len ? rv_mach_overlaps(m, reg, &l) : 0;
+}
+
+uint32_t ravel_machine_overlapping(const ravel_machine *m, uint32_t reg, uint32_t k)
+{
+    const uint32_t *l;
+    return m && reg < m->regs.len && k < rv_mach_overlaps(m, reg, &l) ? l[k] : RAVEL_NONE;
+}
+
 /* ---- function, vregs, blocks -------------------------------------------- */
 
 const ravel_machine *ravel_func_machine(const ravel_func *f) { return f ? f->mach : NULL; }
@@ -318,6 +359,20 @@ int ravel_inst_is_edit(const ravel_func *f, uint32_t i)
 {
     const rv_inst *in = inst_at(f, i);
     return in ? (rv_is_edit(in) ? 1 : 0) : -1;
+}
+
+int ravel_inst_is_undef(const ravel_func *f, uint32_t i)
+{
+    const rv_inst *in = inst_at(f, i);
+    return in ? (in->op == RAVEL_OP_UNDEF ? 1 : 0) : -1;
+}
+
+int ravel_remat_const(const ravel_func *f, uint32_t i, int64_t *k)
+{
+    const rv_inst *in = inst_at(f, i);
+    if (!in || in->op != RAVEL_OP_REMAT || in->nimms != 1) return RAVEL_EINVAL;
+    if (k) *k = rv_remat_k(f, in);
+    return RAVEL_OK;
 }
 
 int ravel_inst_is_terminator(const ravel_func *f, uint32_t i)

@@ -18,7 +18,7 @@ static const char *const opnames[RAVEL_OP_COUNT_] = {
     [RAVEL_OP_LT] = "lt", [RAVEL_OP_LE] = "le", [RAVEL_OP_OUT] = "out",
     [RAVEL_OP_CALL] = "call", [RAVEL_OP_JUMP] = "jump", [RAVEL_OP_BR] = "br",
     [RAVEL_OP_RET] = "ret", [RAVEL_OP_SPILL] = "spill", [RAVEL_OP_RELOAD] = "reload",
-    [RAVEL_OP_MOVE] = "move",
+    [RAVEL_OP_MOVE] = "move", [RAVEL_OP_REMAT] = "remat", [RAVEL_OP_UNDEF] = "undef",
 };
 
 const char *rv_opcode_name(ravel_opcode op) { return (unsigned)op < RAVEL_OP_COUNT_ ? opnames[op] : NULL; }
@@ -28,6 +28,7 @@ ravel_opcode rv_opcode_from_name(const char *s, size_t n)
     if (n == 0) return RAVEL_OP_OTHER;
     for (int op = RAVEL_OP_ARGS; op <= RAVEL_OP_CALL; op++) /* the first byte first: few strlen calls */
         if (opnames[op][0] == s[0] && strlen(opnames[op]) == n && memcmp(opnames[op], s, n) == 0) return (ravel_opcode)op;
+    if (n == 5 && memcmp(s, "undef", 5) == 0) return RAVEL_OP_UNDEF;
     return RAVEL_OP_OTHER;
 }
 
@@ -264,8 +265,8 @@ static int append_inst(ravel_func *f, ravel_opcode op)
 int ravel_inst_begin(ravel_func *f, ravel_opcode op, const char *name)
 {
     if (!f) return RAVEL_EINVAL;
-    if ((unsigned)op >= RAVEL_OP_COUNT_ || (op >= RAVEL_OP_SPILL && op <= RAVEL_OP_MOVE))
-        return fail(f, RAVEL_EINVAL, "ravel_inst_begin: bad opcode (use ravel_edit for edits)");
+    if ((unsigned)op >= RAVEL_OP_COUNT_ || (op >= RAVEL_OP_SPILL && op <= RAVEL_OP_REMAT))
+        return fail(f, RAVEL_EINVAL, "ravel_inst_begin: bad opcode (use ravel_edit or ravel_remat for edits)");
     if ((op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) && (!name || !*name))
         return fail(f, RAVEL_EINVAL, "ravel_inst_begin: mnemonic or callee name required");
     int id = append_inst(f, op);
@@ -433,7 +434,8 @@ int ravel_inst_end(ravel_func *f)
 int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src)
 {
     if (!f) return RAVEL_EINVAL;
-    if (kind < RAVEL_OP_SPILL || kind > RAVEL_OP_MOVE) return fail(f, RAVEL_EINVAL, "ravel_edit: not an edit kind");
+    if (kind < RAVEL_OP_SPILL || kind > RAVEL_OP_MOVE)
+        return fail(f, RAVEL_EINVAL, "ravel_edit: not spill, reload or move (a remat is built with ravel_remat)");
     if (dst == RAVEL_LOC_NONE || src == RAVEL_LOC_NONE || check_loc(f, dst) || check_loc(f, src))
         return fail(f, RAVEL_EINVAL, "ravel_edit: bad location");
     int id = append_inst(f, kind);
@@ -442,6 +444,29 @@ int ravel_edit(ravel_func *f, ravel_opcode kind, ravel_loc dst, ravel_loc src)
     f->insts.data[id].u.edit.src = src;
     note_loc(f, dst);
     note_loc(f, src);
+    return id;
+}
+
+int ravel_remat(ravel_func *f, ravel_loc dst, int64_t k, const uint32_t *clobbers, size_t n)
+{
+    if (!f) return RAVEL_EINVAL;
+    if (dst == RAVEL_LOC_NONE || check_loc(f, dst)) return fail(f, RAVEL_EINVAL, "ravel_remat: bad location");
+    if (n && !clobbers) return fail(f, RAVEL_EINVAL, "ravel_remat: NULL clobber list");
+    for (size_t i = 0; i < n; i++)
+        if (clobbers[i] >= f->mach->regs.len) return fail(f, RAVEL_EINVAL, "ravel_remat: bad clobber register");
+    int id = append_inst(f, RAVEL_OP_REMAT);
+    if (id < 0) return id;
+    rv_inst *in = &f->insts.data[id];
+    in->u.edit.dst = dst;
+    in->u.edit.src = RAVEL_LOC_NONE;
+    rv_imm im = {k, 0};
+    rv_vec_push(f->imms, im);
+    in->nimms = 1;
+    if (n) {
+        in->flags |= RV_IF_CLOBBERS;
+        in->nclob = push_sorted_set(f, clobbers, n, &in->first_clob);
+    }
+    note_loc(f, dst);
     return id;
 }
 
@@ -466,6 +491,16 @@ bool rv_func_is_allocated(const ravel_func *f)
     for (uint32_t i = 0; i < f->ops.len; i++)
         if (f->ops.data[i].loc != RAVEL_LOC_NONE) return true;
     return false;
+}
+
+const char *rv_func_ext_used(const ravel_func *f)
+{
+    if (rv_mach_has_alias(f->mach)) return "register containment (alias lines)";
+    for (uint32_t i = 0; i < f->insts.len; i++) {
+        uint8_t op = f->insts.data[i].op;
+        if (op == RAVEL_OP_UNDEF || op == RAVEL_OP_REMAT) return op == RAVEL_OP_UNDEF ? "undef" : "remat";
+    }
+    return NULL;
 }
 
 /* ---- copies ---- */
@@ -592,7 +627,8 @@ static bool inst_eq(const ravel_func *a, const rv_inst *x, const ravel_func *b, 
     if (x->op != y->op || x->flags != y->flags || x->ndefs != y->ndefs || x->nuses != y->nuses ||
         x->nimms != y->nimms || !sym_eq(a, x->name, b, y->name))
         return false;
-    if (rv_is_edit(x)) return x->u.edit.dst == y->u.edit.dst && x->u.edit.src == y->u.edit.src;
+    if (rv_is_edit(x) && (x->u.edit.dst != y->u.edit.dst || x->u.edit.src != y->u.edit.src)) return false;
+    if (rv_is_edit(x) && x->op != RAVEL_OP_REMAT) return true;
     for (uint32_t k = 0; k < (uint32_t)x->ndefs + x->nuses; k++) {
         const rv_operand *p = &a->ops.data[x->first_op + k], *q = &b->ops.data[y->first_op + k];
         if (!vreg_eq(a, p->vreg, b, q->vreg) || p->loc != q->loc || p->kind != q->kind ||

@@ -512,6 +512,16 @@ static void free_ctx(ictx *c)
     rv_free(c->slotnum);
 }
 
+/* docs/format.md section 14 (alias, undef, remat) is not implemented here
+ * yet: what a function that uses it is refused with, or NULL. */
+static const char *refused(const ravel_func *f, char *buf, size_t n)
+{
+    const char *what = rv_func_ext_used(f);
+    if (!what) return NULL;
+    snprintf(buf, n, "%s is not supported by the interpreter yet (docs/format.md section 14)", what);
+    return buf;
+}
+
 int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -520,6 +530,7 @@ int rv_interp_run(const ravel_func *f, const rv_run_opts *o, rv_run_result *r)
     init_ctx(&c, f, o, r);
     uint32_t b = 0;
     if (!f->layout.len) fail(&c, RAVEL_NONE, "function has no blocks");
+    else if (refused(f, r->msg, sizeof r->msg)) r->status = RV_RUN_ERROR;
     while (r->status == RV_RUN_OK && b != RAVEL_NONE) {
         uint32_t next = RAVEL_NONE;
         if (!exec_block(&c, b, &next)) break;
@@ -593,6 +604,11 @@ static bool first_difference(const ravel_func *fo, const rv_run_result *a, const
 
 bool rv_interp_compare(const ravel_func *orig, const ravel_func *alloc, const rv_run_opts *o, char *msg, size_t msglen)
 {
+    char why[160];
+    if (refused(orig, why, sizeof why) || refused(alloc, why, sizeof why)) {
+        if (msg && msglen) snprintf(msg, msglen, "%s", why);
+        return false;
+    }
     rv_run_opts oo = *o, oa = *o;
     rv_run_result ra, rb;
     oo.allocated = false;

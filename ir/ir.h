@@ -207,6 +207,15 @@ typedef struct rv_class {
     RV_VEC(uint32_t) alloc; /* allocatable registers, in preference order */
 } rv_class;
 
+/* Register containment (`alias` lines, docs/format.md section 14.1) of one
+ * register: what it contains, and what it overlaps (contains or is
+ * contained by: symmetric, not transitive, never itself). */
+typedef RV_VEC(uint32_t) rv_idvec;
+typedef struct rv_reg_alias {
+    rv_idvec in;   /* registers this one contains, ascending id */
+    rv_idvec over; /* registers overlapping this one, ascending id */
+} rv_reg_alias;
+
 struct ravel_machine {
     rv_arena arena;
     RV_VEC(rv_reg) regs;
@@ -217,6 +226,12 @@ struct ravel_machine {
     RV_VEC(int32_t) name_reg;   /* symbol id -> register id or -1 */
     RV_VEC(int32_t) name_class; /* symbol id -> class id or -1 */
     const char *err;            /* the last failing call's message (a string literal), or NULL */
+    /* containment: empty (len 0) in a machine without it; else one entry per
+     * register up to the highest one named (a register past alias.len
+     * overlaps nothing). The relation is acyclic. */
+    RV_VEC(rv_reg_alias) alias;
+    RV_VEC(uint32_t) alias_order; /* registers containing another, in order of first appearance */
+    uint32_t ncontain;            /* containment pairs (r contains s) */
 };
 static inline bool rv_mach_is_clobbered_by_default(const ravel_machine *m, uint32_t r)
 {
@@ -224,6 +239,50 @@ static inline bool rv_mach_is_clobbered_by_default(const ravel_machine *m, uint3
         if (m->clobbers.data[i] == r) return true;
     return false;
 }
+/* True if some register contains another (the machine has alias lines). */
+static inline bool rv_mach_has_alias(const ravel_machine *m) { return m->ncontain != 0; }
+/* The registers overlapping r, ascending id (precomputed): returns their
+ * count and sets *list (NULL when 0). */
+static inline uint32_t rv_mach_overlaps(const ravel_machine *m, uint32_t r, const uint32_t **list)
+{
+    if (r >= m->alias.len || !m->alias.data[r].over.len) {
+        *list = NULL;
+        return 0;
+    }
+    *list = m->alias.data[r].over.data;
+    return m->alias.data[r].over.len;
+}
+/* The registers r contains, ascending id; as rv_mach_overlaps. */
+static inline uint32_t rv_mach_contained(const ravel_machine *m, uint32_t r, const uint32_t **list)
+{
+    if (r >= m->alias.len || !m->alias.data[r].in.len) {
+        *list = NULL;
+        return 0;
+    }
+    *list = m->alias.data[r].in.data;
+    return m->alias.data[r].in.len;
+}
+/* r contains s (as declared: not transitive); r overlaps s (either way).
+ * False for ids out of range and for r == s. O(log n). */
+bool rv_mach_contains(const ravel_machine *m, uint32_t r, uint32_t s);
+bool rv_mach_overlap(const ravel_machine *m, uint32_t r, uint32_t s);
+/* Records "r contains s" (r != s, both registers of m) without looking for
+ * cycles: the reader checks a whole machine at once (rv_alias_first_cycle),
+ * ravel_machine_alias one pair at a time. False if it was recorded already. */
+bool rv_mach_add_containment(ravel_machine *m, uint32_t r, uint32_t s);
+/* Containment cycles of a list of pairs: pairs[2i] contains pairs[2i+1],
+ * i < n, in file order, ids < nregs, no pair of a register with itself.
+ * Returns the index of the first pair that closes a cycle with the pairs
+ * before it (RAVEL_NONE if none), and then a chain by which that pair's
+ * contained register contains its container: path[0] = the contained
+ * register, path[k] contains path[k+1], the last is the container; at most
+ * maxpath registers are written (*plen counts them all). O((n + nregs)
+ * log n) time, O(n + nregs) memory. */
+uint32_t rv_alias_first_cycle(uint32_t nregs, const uint32_t *pairs, uint32_t n, uint32_t *path, uint32_t maxpath,
+                              uint32_t *plen);
+/* The two machines declare the same containments, registers compared by
+ * name (`ravel check --orig` compares the machine blocks of its two files). */
+bool rv_mach_same_containment(const ravel_machine *a, const ravel_machine *b);
 
 /* ===== func.c: functions and the builder ==================================== */
 enum { /* rv_operand.flags */
@@ -277,7 +336,11 @@ typedef struct rv_inst {
 } rv_inst;
 
 static inline bool rv_is_term(const rv_inst *i) { return i->op >= RAVEL_OP_JUMP && i->op <= RAVEL_OP_RET; }
-static inline bool rv_is_edit(const rv_inst *i) { return i->op >= RAVEL_OP_SPILL && i->op <= RAVEL_OP_MOVE; }
+/* Edits: spill, reload, move, remat (a remat has no source: u.edit.src is
+ * RAVEL_LOC_NONE; its K is its one immediate, its clobbers are an op's). */
+static inline bool rv_is_edit(const rv_inst *i) { return i->op >= RAVEL_OP_SPILL && i->op <= RAVEL_OP_REMAT; }
+/* The K of a remat (rv_is_edit, op RAVEL_OP_REMAT). */
+static inline int64_t rv_remat_k(const ravel_func *f, const rv_inst *i);
 
 typedef struct rv_block {
     uint32_t name;                  /* symbol */
@@ -346,6 +409,7 @@ static inline const uint32_t *rv_block_params(const ravel_func *f, const rv_bloc
 static inline rv_inst *rv_block_term(const ravel_func *f, const rv_block *b) { return b->ninsts ? &f->insts.data[b->first_inst + b->ninsts - 1] : NULL; }
 static inline const char *rv_block_name(const ravel_func *f, uint32_t b) { return rv_sym_str(&f->syms, f->blocks.data[b].name); }
 static inline const char *rv_func_name(const ravel_func *f) { return rv_sym_str(&f->syms, f->name); }
+static inline int64_t rv_remat_k(const ravel_func *f, const rv_inst *i) { return f->imms.data[i->first_imm].value; }
 /* The same lists, never forming a pointer from the NULL array of a
  * function that has none (undefined behaviour that clang's UBSan reports):
  * rv_ops_of is NULL only when f has no operand at all; the others are NULL
@@ -405,6 +469,13 @@ const char *rv_loc_str(const ravel_machine *m, ravel_loc l, char *buf);
 uint32_t rv_vreg_by_num(ravel_func *f, uint32_t num);
 /* True if the function carries any allocation (a location, edit or stackmap). */
 bool rv_func_is_allocated(const ravel_func *f);
+/* The first construct of docs/format.md section 14 that f uses: "register
+ * containment (alias lines)" if its machine declares any, else "undef" or
+ * "remat" for the first such instruction, else NULL. The components that do
+ * not implement section 14 yet refuse such a function with it (one guard
+ * each: the checker, the interpreter, the reducer; the allocators refuse
+ * aliased machines). O(instructions). */
+const char *rv_func_ext_used(const ravel_func *f);
 /* Deep copy. */
 ravel_func *rv_func_clone(const ravel_func *f);
 /* Copy of f with locations, edits and stackmaps removed (unallocated form). */
@@ -442,6 +513,11 @@ void rv_inst_set_stackmap(ravel_func *f, uint32_t i, const uint32_t *slots, uint
 
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
+/* Takes function i out of mod (mod no longer has it) and returns it, or
+ * NULL if there is none: the caller owns it. Its source position fields
+ * that point into the module (file, src) are cleared; its instructions keep
+ * their line and column numbers. Its machine is still mod's: rebind it. */
+ravel_func *rv_module_take_func(ravel_module *mod, size_t i);
 
 /* ===== print.c: the canonical printer ========================================= */
 /* (ravel_print_func, ravel_print_machine in ravel.h) */

@@ -13,10 +13,14 @@
  *     clobber list only when explicit; lists are written name by name in
  *     ascending register id / slot number, without ranges;
  *   - immediates in decimal; `b1:` rather than `b1():`;
+ *   - `DST = remat K` with K in signed decimal and its clobbers(...) when
+ *     not empty (docs/format.md section 14.3);
  *   - the machine: lines in register-id order, one `class` line per class
  *     (allocatable registers in preference order) and one `reserved` line
- *     per run of consecutive reserved registers of a class, then
- *     `clobbers` (if not empty) and `gc nonmoving` (if so).
+ *     per run of consecutive reserved registers of a class, then one
+ *     `alias R S...` line per register containing others (in order of
+ *     first appearance; the contained ones by id), `clobbers` (if not
+ *     empty) and `gc nonmoving` (if so).
  * Returns 0, or RAVEL_EFAIL if the stream reports a write error. */
 #include "ir.h"
 
@@ -186,7 +190,12 @@ static void print_term(pbuf *p, const ravel_func *f, const rv_inst *in)
 static void print_inst(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
     pb_str(p, "  ");
-    if (rv_is_edit(in)) {
+    if (in->op == RAVEL_OP_REMAT) {
+        print_loc(p, f->mach, in->u.edit.dst);
+        pb_str(p, " = remat ");
+        pb_i64(p, in->nimms ? (long long)rv_remat_k(f, in) : 0);
+        if (in->flags & RV_IF_CLOBBERS) print_list(p, f, "clobbers", in->first_clob, in->nclob, false);
+    } else if (rv_is_edit(in)) {
         print_loc(p, f->mach, in->u.edit.dst);
         pb_str(p, " = ");
         pb_str(p, rv_opcode_name((ravel_opcode)in->op));
@@ -273,6 +282,14 @@ int ravel_print_machine(FILE *out, const ravel_machine *m)
      * API) are printed for completeness; the reader rejects them */
     for (uint32_t c = 0; c < m->classes.len; c++)
         if (!m->classes.data[c].alloc.len) fprintf(out, "  class %s\n", m->classes.data[c].name);
+    for (uint32_t i = 0; i < m->alias_order.len; i++) {
+        uint32_t r = m->alias_order.data[i];
+        const uint32_t *in;
+        uint32_t n = rv_mach_contained(m, r, &in);
+        fprintf(out, "  alias %s", m->regs.data[r].name);
+        for (uint32_t k = 0; k < n; k++) fprintf(out, " %s", m->regs.data[in[k]].name);
+        fputc('\n', out);
+    }
     if (m->clobbers.len) {
         fputs("  clobbers", out);
         for (uint32_t i = 0; i < m->clobbers.len; i++) fprintf(out, " %s", m->regs.data[m->clobbers.data[i]].name);

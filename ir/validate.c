@@ -1,10 +1,12 @@
-/* validate.c - structural validation of a function (docs/format.md sections 3-7).
+/* validate.c - structural validation of a function (docs/format.md sections
+ * 3-7, and the shapes of section 14: undef, remat).
  *
  * Requires: a finished function (ravel_func_finish); nothing else. It never
  * trusts the input: every id is range-checked before use.
  * Guarantees: every error found is reported once to the diagnostics, each
- * naming the function, block and instruction, at the instruction's source
- * position (or the block's, for block-level errors), in source order
+ * naming the function, block and instruction, at the source position of the
+ * operand it is about (vpos, rv_src_operand_col), else of the instruction
+ * (or the block's, for block-level errors), in source order
  * (unpositioned ones, from API-built functions, last). The result is
  *   RAVEL_EINVAL  bad input (section 7: what cannot be read or resolved),
  *   RAVEL_EFAIL   well formed, but a property fails: the allocated form breaks
@@ -107,26 +109,71 @@ static void report(vctx *c, int sev, uint32_t blk, uint32_t inst, uint32_t line,
     rv_diag_error(c->d, f->file, f->src, f->srclen, line, col, "%s: %s", where, body);
 }
 
-/* The position of operand k (`what`: "def" or "use") of instruction i, for
- * a report about that operand: its line, and the column of its vreg in the
- * source (rv_src_operand_col), so that the caret points at the operand, not
- * at the start of the instruction. Computed only for a report that is
- * recorded (the diagnostics keep the first d->max). */
+/* The column of the k-th vreg of `role` (RV_SRC_DEF or RV_SRC_USE) on
+ * source line `line` of something that starts at column col0
+ * (rv_src_operand_col), so that the caret points at the operand, not at
+ * the start of the instruction; col0 without a source. Computed only for a
+ * report that is recorded (the diagnostics keep the first d->max). */
+static uint32_t src_col(const vctx *c, uint32_t line, uint32_t col0, int role, uint32_t k)
+{
+    if (!line || c->d->v.len >= c->d->max) return col0;
+    char *s = rv_src_line(c->f, line);
+    uint32_t col = rv_src_operand_col(s, col0, role, k);
+    rv_free(s);
+    return col;
+}
+
+/* The position of operand k (`what`: "def" or "use") of instruction i. */
 static uint32_t op_col(const vctx *c, uint32_t i, const char *what, uint32_t k)
 {
     const rv_inst *in = rv_inst_at(c->f, i);
-    if (!in->line || c->d->v.len >= c->d->max) return in->col;
-    char *line = rv_src_line(c->f, in->line);
-    uint32_t col = rv_src_operand_col(line, in->col, strcmp(what, "def") ? RV_SRC_USE : RV_SRC_DEF, k);
-    rv_free(line);
-    return col;
+    return src_col(c, in->line, in->col, strcmp(what, "def") ? RV_SRC_USE : RV_SRC_DEF, k);
 }
 #define OP_AT(c, i, what, k) rv_inst_at((c)->f, (i))->line, op_col((c), (i), (what), (k))
 
+/* Where a vreg is read or written, for a report about it: with inst set,
+ * the k-th vreg of `role` on the instruction's line (a successor's
+ * arguments come after the uses: succ_arg_index); with inst RAVEL_NONE,
+ * parameter k of block blk's label. */
+typedef struct vpos {
+    uint32_t blk, inst;
+    int role;
+    uint32_t k;
+} vpos;
+
+static uint32_t vpos_line(const vctx *c, const vpos *p)
+{
+    if (p->inst != RAVEL_NONE) return rv_inst_at(c->f, p->inst)->line;
+    return p->blk < c->f->blocks.len ? c->f->blocks.data[p->blk].line : 0;
+}
+
+static uint32_t vpos_col(const vctx *c, const vpos *p)
+{
+    if (p->inst != RAVEL_NONE) {
+        const rv_inst *in = rv_inst_at(c->f, p->inst);
+        return src_col(c, in->line, in->col, p->role, p->k);
+    }
+    if (p->blk >= c->f->blocks.len) return 0;
+    const rv_block *bl = &c->f->blocks.data[p->blk];
+    return src_col(c, bl->line, bl->col, RV_SRC_DEF, p->k); /* (a label has no `=`) */
+}
+#define VPOS_AT(c, p) (p)->blk, (p)->inst, vpos_line((c), (p)), vpos_col((c), (p))
+
+/* The index among the vreg uses on the line of argument k of successor s
+ * of terminator `in`: the uses, then each earlier successor's arguments. */
+static uint32_t succ_arg_index(const ravel_func *f, const rv_inst *in, uint32_t s, uint32_t k)
+{
+    uint32_t n = in->nuses + k;
+    for (uint32_t j = 0; j < s; j++) n += rv_inst_succs(f, in)[j].nargs;
+    return n;
+}
+
 /* ---- pass 1: definitions ---- */
 
-static void note_def(vctx *c, uint32_t v, uint32_t blk, uint32_t inst)
+/* v defined at p (def p->k of instruction p->inst, or parameter p->k). */
+static void note_def(vctx *c, uint32_t v, const vpos *p)
 {
+    uint32_t blk = p->blk, inst = p->inst;
     if (v >= c->f->vregs.len) return;
     if (c->ndefs[v]++ == 0) {
         c->def_block[v] = blk;
@@ -136,7 +183,7 @@ static void note_def(vctx *c, uint32_t v, uint32_t blk, uint32_t inst)
     if ((c->flags & RAVEL_VALIDATE_SSA) && !(c->reported[v] & REP_MULTI)) {
         char b[32];
         c->reported[v] |= REP_MULTI;
-        report(c, RAVEL_EFAIL, blk, inst, 0, 0, "%s is defined more than once (SSA requires one definition)",
+        report(c, RAVEL_EFAIL, VPOS_AT(c, p), "%s is defined more than once (SSA requires one definition)",
                vname(c, v, b));
     }
 }
@@ -146,35 +193,42 @@ static void count_defs(vctx *c)
     const ravel_func *f = c->f;
     for (uint32_t b = 0; b < c->nb; b++) {
         const rv_block *bl = &f->blocks.data[b];
-        for (uint32_t k = 0; k < bl->nparams; k++) note_def(c, rv_block_params(f, bl)[k], b, RAVEL_NONE);
+        for (uint32_t k = 0; k < bl->nparams; k++) {
+            vpos at = {b, RAVEL_NONE, RV_SRC_DEF, k};
+            note_def(c, rv_block_params(f, bl)[k], &at);
+        }
         for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
             const rv_inst *in = rv_inst_at(f, i);
             if (rv_is_edit(in)) continue;
-            for (uint32_t k = 0; k < in->ndefs; k++) note_def(c, rv_inst_defs(f, in)[k].vreg, b, i);
+            for (uint32_t k = 0; k < in->ndefs; k++) {
+                vpos at = {b, i, RV_SRC_DEF, k};
+                note_def(c, rv_inst_defs(f, in)[k].vreg, &at);
+            }
         }
     }
 }
 
 /* ---- pass 2: blocks, instructions, operands ---- */
 
-/* Checks that v exists, is defined and has a class; reports each once. */
-static bool check_vreg(vctx *c, uint32_t v, uint32_t blk, uint32_t inst)
+/* Checks that v, at p, exists, is defined and has a class; reports each
+ * once, at the operand. */
+static bool check_vreg(vctx *c, uint32_t v, const vpos *p)
 {
     char b[32];
     if (v >= c->f->vregs.len) {
-        report(c, RAVEL_EINVAL, blk, inst, 0, 0, "vreg id %u out of range", v);
+        report(c, RAVEL_EINVAL, VPOS_AT(c, p), "vreg id %u out of range", v);
         return false;
     }
     if (!c->ndefs[v]) {
         if (!(c->reported[v] & REP_UNDEF))
-            report(c, RAVEL_EINVAL, blk, inst, 0, 0, "%s is used but defined nowhere", vname(c, v, b));
+            report(c, RAVEL_EINVAL, VPOS_AT(c, p), "%s is used but defined nowhere", vname(c, v, b));
         c->reported[v] |= REP_UNDEF;
         return false;
     }
     const rv_vreg *r = &c->f->vregs.data[v];
     if (!r->has_class || r->cls >= c->m->classes.len) {
         if (!(c->reported[v] & REP_NOCLASS))
-            report(c, RAVEL_EINVAL, blk, inst, 0, 0, "%s has no known class", vname(c, v, b));
+            report(c, RAVEL_EINVAL, VPOS_AT(c, p), "%s has no known class", vname(c, v, b));
         c->reported[v] |= REP_NOCLASS;
         return false;
     }
@@ -259,15 +313,29 @@ static void check_operands(vctx *c, uint32_t blk, uint32_t i)
         bool def = k < in->ndefs;
         const char *what = def ? "def" : "use";
         uint32_t idx = def ? k : k - in->ndefs;
-        if (!check_vreg(c, o->vreg, blk, i)) continue;
+        vpos at = {blk, i, def ? RV_SRC_DEF : RV_SRC_USE, idx};
+        if (!check_vreg(c, o->vreg, &at)) continue;
         check_constraint(c, blk, i, idx, o, what);
         if (c->allocated) check_operand_loc(c, blk, i, idx, o, what);
     }
 }
 
+/* A remat (docs/format.md section 14.3): its destination exists, it has
+ * its one constant; its clobbers are registers (the builder checks them). */
+static void check_remat(vctx *c, uint32_t blk, uint32_t i)
+{
+    const rv_inst *in = rv_inst_at(c->f, i);
+    char a[32];
+    if (!loc_in_range(c, in->u.edit.dst))
+        report(c, RAVEL_EFAIL, blk, i, 0, 0, "edit location out of range (%s = remat)", rv_loc_str(c->m, in->u.edit.dst, a));
+    if (in->nimms != 1 || in->ndefs || in->nuses)
+        report(c, RAVEL_EINVAL, blk, i, 0, 0, "remat needs exactly one constant and no operand");
+}
+
 static void check_edit(vctx *c, uint32_t blk, uint32_t i)
 {
     const rv_inst *in = rv_inst_at(c->f, i);
+    if (in->op == RAVEL_OP_REMAT) return check_remat(c, blk, i);
     ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
     char a[32], b[32];
     if (!loc_in_range(c, dst) || !loc_in_range(c, src)) {
@@ -286,9 +354,12 @@ static void check_edit(vctx *c, uint32_t blk, uint32_t i)
                in->op == RAVEL_OP_RELOAD ? "slot" : "register", in->op == RAVEL_OP_SPILL ? "slot" : "register");
 }
 
-static void check_succ(vctx *c, uint32_t blk, uint32_t i, const rv_succ *s)
+/* Successor sk of terminator i. */
+static void check_succ(vctx *c, uint32_t blk, uint32_t i, uint32_t sk)
 {
     const ravel_func *f = c->f;
+    const rv_inst *in = rv_inst_at(f, i);
+    const rv_succ *s = &rv_inst_succs(f, in)[sk];
     char a[32], b[32];
     if (s->block >= c->nb) {
         report(c, RAVEL_EINVAL, blk, i, 0, 0, "undefined block %s",
@@ -303,12 +374,13 @@ static void check_succ(vctx *c, uint32_t blk, uint32_t i, const rv_succ *s)
     }
     for (uint32_t k = 0; k < s->nargs; k++) {
         uint32_t v = rv_succ_args(f, s)[k];
-        if (!check_vreg(c, v, blk, i) || k >= t->nparams) continue;
+        vpos at = {blk, i, RV_SRC_USE, succ_arg_index(f, in, sk, k)};
+        if (!check_vreg(c, v, &at) || k >= t->nparams) continue;
         uint32_t p = rv_block_params(f, t)[k];
         if (p >= f->vregs.len || !f->vregs.data[p].has_class) continue; /* reported with the params */
         const rv_vreg *va = &f->vregs.data[v], *vp = &f->vregs.data[p];
         if (va->cls != vp->cls || va->ref != vp->ref)
-            report(c, RAVEL_EINVAL, blk, i, 0, 0,
+            report(c, RAVEL_EINVAL, VPOS_AT(c, &at),
                    "argument %u (%s:%s%s) of edge %s -> %s does not match parameter %s:%s%s", k, vname(c, v, a),
                    class_name(c, v), va->ref ? ".ref" : "", rv_block_name(f, blk), rv_block_name(f, s->block),
                    vname(c, p, b), class_name(c, p), vp->ref ? ".ref" : "");
@@ -328,7 +400,13 @@ static void check_term_shape(vctx *c, uint32_t blk, uint32_t i)
         if (in->nuses > 1) report(c, RAVEL_EINVAL, blk, i, 0, 0, "br takes at most one condition, has %u", in->nuses);
     }
     if (in->ndefs) report(c, RAVEL_EINVAL, blk, i, 0, 0, "a terminator has no defs");
-    for (uint32_t k = 0; k < ns; k++) check_succ(c, blk, i, &rv_inst_succs(c->f, in)[k]);
+    for (uint32_t k = 0; k < ns; k++) check_succ(c, blk, i, k);
+}
+
+/* An undef op: one def, no use, immediate or attribute (section 14.2). */
+static bool undef_shape_ok(const rv_inst *in)
+{
+    return in->ndefs == 1 && !in->nuses && !in->nimms && !(in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP));
 }
 
 static void check_inst(vctx *c, uint32_t blk, uint32_t i)
@@ -343,6 +421,10 @@ static void check_inst(vctx *c, uint32_t blk, uint32_t i)
         report(c, RAVEL_EINVAL, blk, i, 0, 0,
                "copy needs exactly one def and one vreg use (has %u defs, %u vreg uses, %u immediates)", in->ndefs,
                in->nuses, in->nimms);
+    if (in->op == RAVEL_OP_UNDEF && !undef_shape_ok(in))
+        report(c, RAVEL_EINVAL, blk, i, 0, 0,
+               "undef takes exactly one def and nothing else (has %u defs, %u vreg uses, %u immediates%s)", in->ndefs,
+               in->nuses, in->nimms, in->flags & (RV_IF_CLOBBERS | RV_IF_SAFEPOINT | RV_IF_STACKMAP) ? ", attributes" : "");
     if (rv_is_term(in)) {
         check_term_shape(c, blk, i);
         return;
@@ -362,7 +444,8 @@ static void check_params(vctx *c, uint32_t blk)
         report(c, RAVEL_EINVAL, blk, RAVEL_NONE, 0, 0, "the entry block %s has parameters", rv_block_name(f, blk));
     for (uint32_t k = 0; k < bl->nparams; k++) {
         uint32_t p = rv_block_params(f, bl)[k];
-        if (!check_vreg(c, p, blk, RAVEL_NONE)) continue;
+        vpos at = {blk, RAVEL_NONE, RV_SRC_DEF, k};
+        if (!check_vreg(c, p, &at)) continue;
         if (c->stamp[p] == blk + 1)
             report(c, RAVEL_EINVAL, blk, RAVEL_NONE, 0, 0, "parameter %s listed twice", vname(c, p, b));
         c->stamp[p] = blk + 1;
@@ -455,9 +538,12 @@ static void check_edges(vctx *c)
 
 /* ---- pass 4: dominance (SSA) ---- */
 
-/* A use of v at instruction i of block blk (jump arguments: at the terminator). */
-static void check_dominated(vctx *c, const rv_cfg *g, uint32_t v, uint32_t blk, uint32_t i)
+/* A use of v at p, an operand of instruction p->inst of block p->blk (jump
+ * arguments: of the terminator); reported once per instruction, at the
+ * first such use. */
+static void check_dominated(vctx *c, const rv_cfg *g, uint32_t v, const vpos *p)
 {
+    uint32_t blk = p->blk, i = p->inst;
     if (v >= c->f->vregs.len || c->ndefs[v] != 1 || c->stamp[v] == i + 1) return;
     if (g->rpo_index[blk] == RAVEL_NONE) return; /* unreachable: a definition exists, enough */
     uint32_t db = c->def_block[v], di = c->def_inst[v];
@@ -465,7 +551,7 @@ static void check_dominated(vctx *c, const rv_cfg *g, uint32_t v, uint32_t blk, 
     if (ok) return;
     char b[32];
     c->stamp[v] = i + 1;
-    report(c, RAVEL_EFAIL, blk, i, 0, 0, "use of %s is not dominated by its definition (in block %s)", vname(c, v, b),
+    report(c, RAVEL_EFAIL, VPOS_AT(c, p), "use of %s is not dominated by its definition (in block %s)", vname(c, v, b),
            rv_block_name(c->f, db));
 }
 
@@ -480,10 +566,16 @@ static void check_ssa(vctx *c)
         for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
             const rv_inst *in = rv_inst_at(f, i);
             if (rv_is_edit(in)) continue;
-            for (uint32_t k = 0; k < in->nuses; k++) check_dominated(c, &g, rv_inst_uses(f, in)[k].vreg, b, i);
+            for (uint32_t k = 0; k < in->nuses; k++) {
+                vpos at = {b, i, RV_SRC_USE, k};
+                check_dominated(c, &g, rv_inst_uses(f, in)[k].vreg, &at);
+            }
             for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
                 const rv_succ *sc = &rv_inst_succs(f, in)[s];
-                for (uint32_t k = 0; k < sc->nargs; k++) check_dominated(c, &g, rv_succ_args(f, sc)[k], b, i);
+                for (uint32_t k = 0; k < sc->nargs; k++) {
+                    vpos at = {b, i, RV_SRC_USE, succ_arg_index(f, in, s, k)};
+                    check_dominated(c, &g, rv_succ_args(f, sc)[k], &at);
+                }
             }
         }
     }
@@ -819,6 +911,7 @@ static inline __attribute__((always_inline)) bool fast_defs(fctx *x, const fblk 
 __attribute__((cold)) static bool fast_edit(const fctx *x, const rv_inst *in)
 {
     ravel_loc dst = in->u.edit.dst, src = in->u.edit.src;
+    if (in->op == RAVEL_OP_REMAT) return loc_in_range_m(x->m, dst) && in->nimms == 1 && !in->ndefs && !in->nuses;
     if (!loc_in_range_m(x->m, dst) || !loc_in_range_m(x->m, src)) return false;
     bool ds = ravel_loc_is_slot(dst), ss = ravel_loc_is_slot(src);
     if (in->op == RAVEL_OP_SPILL) return ds && !ss;
@@ -858,6 +951,7 @@ static inline __attribute__((always_inline)) bool fast_inst(fctx *x, const fblk 
 {
     if (!fast_uses(x, h, in) || !fast_defs(x, h, in)) return false;
     if (in->op == RAVEL_OP_COPY && (in->ndefs != 1 || in->nuses != 1 || in->nimms)) return false;
+    if (in->op == RAVEL_OP_UNDEF && !undef_shape_ok(in)) return false;
     if (!(in->flags & (RV_IF_STACKMAP | RV_IF_SAFEPOINT))) return true;
     if (!(in->flags & RV_IF_SAFEPOINT)) return false; /* a stackmap without a safepoint */
     if (in->flags & RV_IF_STACKMAP) x->alloc_seen = true;

@@ -252,6 +252,24 @@ CASE(stackmap_unused_slot_huge) { ravel_machine *m = mach(2); ravel_func *f = ra
 CASE(imm_on_terminator_and_args) { ravel_machine *m = mach(2); ravel_func *f = ravel_func_new(m, "f"); uint32_t b0 = ravel_block_new(f, NULL), b1 = ravel_block_new(f, NULL);
                           ravel_block_begin(f, b0); ravel_inst_begin(f, RAVEL_OP_JUMP, NULL); P("imm_on_jump=%s ", st(ravel_inst_imm(f, 5))); ravel_inst_succ(f, b1, NULL, 0); ravel_inst_end(f);
                           ravel_block_begin(f, b1); ravel_inst_begin(f, RAVEL_OP_RET, NULL); ravel_inst_end(f); ravel_func_finish(f); pipeline(f, NULL); ravel_func_free(f); ravel_machine_free(m); }
+/* ---- docs/format.md section 14: alias, undef, remat ---- */
+CASE(alias_bad) { ravel_machine *m = mach(3); P("null=%s ", st(ravel_machine_alias(NULL, 0, 1))); P("oob=%s ", st(ravel_machine_alias(m, 0, 7))); P("self=%s ", st(ravel_machine_alias(m, 1, 1)));
+                  P("ok=%s ", st(ravel_machine_alias(m, 0, 1))); P("twice=%s ", st(ravel_machine_alias(m, 0, 1))); P("cycle=%s ", st(ravel_machine_alias(m, 1, 0)));
+                  P("ok=%s ", st(ravel_machine_alias(m, 1, 2))); P("cycle3=%s ", st(ravel_machine_alias(m, 2, 0)));
+                  P("contains99=%d overlap_null=%d noverlap99=%u\n", ravel_machine_contains(m, 0, 99), ravel_machine_overlap(NULL, 0, 1), ravel_machine_noverlapping(m, 99));
+                  ravel_print_machine(stdout, m); ravel_machine_free(m); }
+CASE(remat_bad) { ravel_machine *m = mach(2); ravel_func *f = ravel_func_new(m, "f"); uint32_t cl[] = {0, 9}; P("noblock=%s ", st(ravel_remat(f, 0, 1, NULL, 0))); ravel_block_begin(f, ravel_block_new(f, NULL));
+                  P("null=%s ", st(ravel_remat(NULL, 0, 1, NULL, 0))); P("none=%s ", st(ravel_remat(f, RAVEL_LOC_NONE, 1, NULL, 0))); P("reg99=%s ", st(ravel_remat(f, 99, 1, NULL, 0)));
+                  P("slotbig=%s ", st(ravel_remat(f, ravel_slot(RAVEL_MAX_SLOT + 1), 1, NULL, 0))); P("nulllist=%s ", st(ravel_remat(f, 0, 1, NULL, 3))); P("badclob=%s ", st(ravel_remat(f, 0, 1, cl, 2)));
+                  P("asedit=%s ", st(ravel_edit(f, RAVEL_OP_REMAT, 0, 1))); P("asop=%s ", st(ravel_inst_begin(f, RAVEL_OP_REMAT, NULL))); P("const_oob=%s\n", st(ravel_remat_const(f, 0, NULL)));
+                  ravel_func_free(f); ravel_machine_free(m); }
+/* an undef with two defs and a use, a remat; on an aliased machine: every stage refuses, none crashes */
+CASE(undef_remat_alias_pipeline) { ravel_machine *m = mach(3); ravel_machine_alias(m, 2, 1); ravel_func *f = ravel_func_new(m, "f"); ravel_block_begin(f, ravel_block_new(f, NULL));
+                          uint32_t v = ravel_vreg_new(f, 0, 0), w = ravel_vreg_new(f, 0, 0), x = ravel_vreg_new(f, 0, 0);
+                          ravel_inst_begin(f, RAVEL_OP_ARGS, NULL); ravel_inst_def(f, v, 0, 0, 0, 0); ravel_inst_end(f);
+                          ravel_inst_begin(f, RAVEL_OP_UNDEF, NULL); ravel_inst_def(f, w, 0, 0, 0, 1); ravel_inst_def(f, x, 0, 0, 0, 2); ravel_inst_use(f, v, 0, 0, 0, 0); ravel_inst_end(f);
+                          ravel_remat(f, 1, -1, NULL, 0); ravel_inst_begin(f, RAVEL_OP_RET, NULL); ravel_inst_use(f, v, 0, 0, 0, 0); ravel_inst_end(f); ravel_func_finish(f);
+                          pipeline(f, NULL); ravel_func_free(f); ravel_machine_free(m); }
 struct { const char *name; casefn fn; } cases[] = {
 #define X(n) {#n, n},
 X(null_frees) X(null_machine_add_class) X(null_name_add_class) X(null_name_add_reg) X(null_find_reg) X(null_find_class) X(null_machine_nregs) X(null_set_clobbers)
@@ -265,7 +283,7 @@ X(def_before_block_begin) X(use_before_def_order) X(finish_twice) X(block_begin_
 X(no_finish_open_inst) X(build_after_finish) X(block_never_started_referenced) X(func_no_blocks) X(func_empty_block) X(machine_no_classes) X(machine_zero_regs) X(machine_zero_regs_allocated)
 X(fixed_bad_register_arg) X(fixed_bad_register_arg_alloc) X(reuse_bad_index) X(reuse_on_use) X(early_use_late_def) X(vreg_def_twice) X(param_class_mismatch) X(loc_wrong_class) X(succ_count_wrong)
 X(br_no_succ) X(succ_args_mismatch) X(orig_other_machine) X(orig_is_allocated) X(orig_different_shape) X(allocate_allocated) X(machine_changed_after_build) X(checker_reuse_after_einval)
-X(stackmap_unused_slot_huge) X(imm_on_terminator_and_args)
+X(stackmap_unused_slot_huge) X(imm_on_terminator_and_args) X(alias_bad) X(remat_bad) X(undef_remat_alias_pipeline)
 };
 
 int main(int argc, char **argv)

@@ -24,6 +24,12 @@ static const char src[] =
     "b3:\n  out v3\n  ret v4\nend\n";
 
 static const char bad_text[] = "machine\n  class int r0\nend\nfunc f\nb0:\n  v0:int = args\n  @@@ v0\nend\n";
+/* docs/format.md section 14: alias lines (a cycle in the bad one), undef, remat */
+static const char ext_text[] = "machine\n  class int r0 r1 r2 r3\n  alias r0 r1 r2\n  alias r1 r2\nend\n"
+                               "func f\nb0:\n  v0:int @r3 = args\n  v1:int any @s2 = undef\n  r0 = remat 0xffffffffffffffff clobbers(r2 r1)\n"
+                               "  ret v0 @r3\nend\n";
+static const char ext_bad[] = "machine\n  class int r0 r1 r2 r3\n  alias r0 r1 r2\n  alias r1 r2\n  alias r2 r0\nend\n"
+                              "func f\nb0:\n  ret\nend\n";
 
 static ravel_module *parse_ok(const char *text)
 {
@@ -34,8 +40,9 @@ static ravel_module *parse_ok(const char *text)
 
 TEST(parse)
 {
-    for (int which = 0; which < 2; which++) {
-        const char *text = which ? bad_text : src;
+    for (int w = 0; w < 4; w++) {
+        int which = w & 1; /* 1: an error expected */
+        const char *text = w == 0 ? src : w == 1 ? bad_text : w == 2 ? ext_text : ext_bad;
         uint64_t n = 1, failures = 0;
         for (;; n++) {
             ravel_diags *d = ravel_diags_new();

@@ -23,6 +23,16 @@ static void null_args(void)
     EXPECT(ravel_machine_nclobbers(NULL) == 0);
     EXPECT(ravel_machine_clobber(NULL, 0) == RAVEL_NONE);
     EXPECT(ravel_machine_gc_moving(NULL) == -1);
+    EXPECT(ravel_machine_ncontainers(NULL) == 0);
+    EXPECT(ravel_machine_container(NULL, 0) == RAVEL_NONE);
+    EXPECT(ravel_machine_ncontained(NULL, 0) == 0);
+    EXPECT(ravel_machine_contained(NULL, 0, 0) == RAVEL_NONE);
+    EXPECT(ravel_machine_contains(NULL, 0, 1) == -1);
+    EXPECT(ravel_machine_overlap(NULL, 0, 1) == -1);
+    EXPECT(ravel_machine_noverlapping(NULL, 0) == 0);
+    EXPECT(ravel_machine_overlapping(NULL, 0, 0) == RAVEL_NONE);
+    EXPECT(ravel_inst_is_undef(NULL, 0) == -1);
+    EXPECT(ravel_remat_const(NULL, 0, &v) == RAVEL_EINVAL);
     EXPECT(ravel_func_machine(NULL) == NULL);
     EXPECT(ravel_func_name(NULL) == NULL);
     EXPECT(ravel_func_nvregs(NULL) == 0);

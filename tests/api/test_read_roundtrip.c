@@ -19,6 +19,14 @@
 static int rebuild_inst(ravel_func *g, const ravel_func *f, uint32_t i)
 {
     int op = ravel_inst_opcode(f, i);
+    if (op == RAVEL_OP_REMAT) {
+        int64_t k;
+        uint32_t n = ravel_inst_nclobbers(f, i), regs[256];
+        if (ravel_remat_const(f, i, &k) != RAVEL_OK || n > 256 || ravel_inst_is_edit(f, i) != 1) return -1;
+        for (uint32_t j = 0; j < n; j++) regs[j] = ravel_inst_clobber(f, i, j);
+        return ravel_remat(g, ravel_edit_dst(f, i), k, regs, n) < 0 ? -1 : 0;
+    }
+    if (ravel_inst_is_undef(f, i) != (op == RAVEL_OP_UNDEF)) return -1;
     if (ravel_inst_is_edit(f, i) == 1)
         return ravel_edit(g, (ravel_opcode)op, ravel_edit_dst(f, i), ravel_edit_src(f, i)) < 0 ? -1 : 0;
     if (ravel_inst_begin(g, (ravel_opcode)op, ravel_inst_name(f, i)) < 0) return -1;
@@ -93,7 +101,7 @@ bad:
 }
 
 /* The machine rebuilt from its readers (classes, registers in id order,
- * default clobbers, gc); public API only. */
+ * default clobbers, gc, containments); public API only. */
 static ravel_machine *rebuild_machine(const ravel_machine *m)
 {
     ravel_machine *n = ravel_machine_new();
@@ -108,6 +116,11 @@ static ravel_machine *rebuild_machine(const ravel_machine *m)
     free(clob);
     if (rc < 0) goto bad;
     ravel_machine_set_gc_moving(n, ravel_machine_gc_moving(m));
+    for (uint32_t i = 0; i < ravel_machine_ncontainers(m); i++) { /* alias lines, in their order */
+        uint32_t r = ravel_machine_container(m, i);
+        for (uint32_t k = 0; k < ravel_machine_ncontained(m, r); k++)
+            if (ravel_machine_alias(n, r, ravel_machine_contained(m, r, k)) < 0) goto bad;
+    }
     return n;
 bad:
     fprintf(stderr, "machine rebuild failed: %s\n", ravel_machine_error(n) ? ravel_machine_error(n) : "(accessor)");

@@ -63,12 +63,14 @@ static void inline_marks(const char *line, unsigned lineno, spec *sp)
 }
 
 /* The items of one `# expect:` line (tests/support/expect.h): ok,
- * bad-input, KIND @LINE. */
+ * bad-input, KIND @LINE; a bad input's diagnostic (LINE:COL: TEXT, only)
+ * is the reader's test's (tests/text: text_driver import). */
 static int expect_items(const char *v, spec *sp)
 {
     ts_expect x[16];
     int n = ts_expect_parse(v, x, 16);
-    if (n < 0 || !ts_expect_only(x, n, 1u << TS_X_OK | 1u << TS_X_BAD_INPUT | 1u << TS_X_KIND, v)) return -1;
+    if (n < 0 || !ts_expect_only(x, n, 1u << TS_X_OK | 1u << TS_X_BAD_INPUT | 1u << TS_X_KIND | 1u << TS_X_DIAG | 1u << TS_X_ONLY, v))
+        return -1;
     for (int i = 0; i < n; i++) {
         if (x[i].what == TS_X_OK) sp->ok = true;
         else if (x[i].what == TS_X_BAD_INPUT) sp->bad_input = true;

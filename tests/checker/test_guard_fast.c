@@ -1,4 +1,4 @@
-/* test_guard_fast.c - the guard's fast path (ck_rules.c) against the guard
+/* test_guard_fast.c - the guard's fast path (ck_guard.c) against the guard
  * without it (CK_OPT_NO_FAST_GUARD: guard_inst on every instruction, the
  * rules on every instruction - the checker before the guard and the rules'
  * operand scan were fused). For generated functions allocated by every

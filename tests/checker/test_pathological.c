@@ -235,6 +235,46 @@ TEST(spilled_nest_error_bounded)
     free(src);
 }
 
+/* The state limit at its edge: the same nest with its error (depth 40)
+ * takes T entries in the reference's two pools of states together
+ * (ck->ref_states); with the limit at T it is decided (the same report),
+ * at T - 1 it is refused. A limit that counted only one of the pools would
+ * decide it at T - 1. */
+TEST(state_limit_at_its_edge)
+{
+    char *src = spilled_nest(40);
+    char *p = strstr(src, "X2:\n  r0 = reload s2");
+    CHECK(p != NULL);
+    if (p) p[strlen("X2:\n  r0 = reload s")] = '3';
+    ravel_module *m = ravel_module_parse(src, strlen(src), "spilled_nest.ra", NULL);
+    CHECK(m != NULL);
+    if (m) {
+        const ravel_func *f = ravel_module_func(m, 0);
+        ravel_checker *ck = ravel_checker_new();
+        ravel_report *rep = NULL;
+        CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
+        char *want = report_text(rep);
+        ravel_report_free(rep);
+        uint64_t t = ck->ref_states;
+        CHECK(t > 100 && t < 100000);
+        ck->state_limit = (uint32_t)t;
+        CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EFAIL);
+        char *got = report_text(rep);
+        CHECK(want && got && !strcmp(want, got));
+        CHECK_EQ_INT(ck->ref_states, t);
+        free(got);
+        ravel_report_free(rep);
+        ck->state_limit = (uint32_t)t - 1;
+        CHECK_EQ_INT(ravel_check(ck, f, NULL, &rep), RAVEL_EINVAL);
+        CHECK(ravel_report_ndiags(rep) == 1 && strstr(ravel_report_diag(rep, 0), "beyond the checker's limit") != NULL);
+        ravel_report_free(rep);
+        free(want);
+        ravel_checker_free(ck);
+        ravel_module_free(m);
+    }
+    free(src);
+}
+
 /* The reference alone (the report's path) too. */
 TEST(reference_on_deep_nests)
 {
@@ -377,6 +417,7 @@ int main(void)
     RUN(deep_nests_cost_polynomial_work);
     RUN(spilled_nests_near_linear);
     RUN(spilled_nest_error_bounded);
+    RUN(state_limit_at_its_edge);
     RUN(reference_on_deep_nests);
     RUN(reports_as_the_reference);
     RUN(copy_chains_within_the_limit);

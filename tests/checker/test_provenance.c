@@ -7,7 +7,10 @@
  * every "L was written with vK by `TEXT` at line N" must quote an
  * instruction of line N that defines vK. A wording or a line that does not
  * match (say "spilled" and "reloaded" swapped) fails here on random
- * reports, not only on a hand-written case. */
+ * reports, not only on a hand-written case. Every "vP is the parameter
+ * bound to vA on that edge" after "(coming from Q)" must name, as vA, the
+ * argument at vP's own position on Q's edge into vP's block, at every
+ * parameter position (counted: positions 0, 1 and 2 must each be seen). */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "allocator/inject.h"
@@ -41,9 +44,44 @@ static bool line_of(const char *text, uint32_t n, char *out, size_t cap)
 }
 
 static uint32_t checked, bad;
+static uint32_t bound_at[4]; /* parameter bindings checked, per position (3: 3 and more) */
 
-static void check_provenance(const char *text, const char *prov)
+static uint32_t vreg_named(const ravel_func *f, const char *name)
 {
+    uint32_t num = (uint32_t)strtoul(name + 1, NULL, 10);
+    for (uint32_t v = 0; v < f->vregs.len; v++)
+        if (f->vregs.data[v].num == num) return v;
+    return RAVEL_NONE;
+}
+
+/* "P is the parameter bound to A on that edge", after "(coming from Q)":
+ * P is parameter p of a block T, and the edge from Q into T carries A at
+ * position p. */
+static void check_binding(const ravel_func *f, const char *from, const char *pname, const char *aname, const char *ln)
+{
+    uint32_t P = vreg_named(f, pname), A = vreg_named(f, aname), q = RAVEL_NONE;
+    for (uint32_t b = 0; b < f->layout.len && q == RAVEL_NONE; b++)
+        if (!strcmp(rv_block_name(f, b), from)) q = b;
+    bool ok = false;
+    uint32_t pos = 0;
+    const rv_inst *t = q == RAVEL_NONE ? NULL : rv_block_term(f, &f->blocks.data[q]);
+    for (uint32_t k = 0; t && k < rv_inst_nsuccs(t) && !ok; k++) {
+        const rv_succ *e = &rv_inst_succs(f, t)[k];
+        const rv_block *T = &f->blocks.data[e->block];
+        for (uint32_t p = 0; p < T->nparams && p < e->nargs && !ok; p++)
+            if (rv_block_params(f, T)[p] == P) ok = rv_succ_args(f, e)[p] == A, pos = p;
+    }
+    checked++;
+    bound_at[pos < 3 ? pos : 3]++;
+    if (!ok) {
+        bad++;
+        fprintf(stderr, "provenance \"%s\" (coming from %s): not the argument at that parameter's position\n", ln, from);
+    }
+}
+
+static void check_provenance(const ravel_func *f, const char *text, const char *prov)
+{
+    char from[64] = "";
     for (const char *p = prov; p && *p;) {
         size_t len = strcspn(p, "\n");
         char ln[512], loc[64], word[32], src[64], code[512];
@@ -51,7 +89,12 @@ static void check_provenance(const char *text, const char *prov)
         if (len < sizeof ln) {
             memcpy(ln, p, len);
             ln[len] = 0;
-            if (sscanf(ln, "%63s was %31s from %63s at line %u", loc, word, src, &line) == 4 &&
+            char pn[32], an[32];
+            if (sscanf(ln, "(coming from %63[^)])", from) == 1) {
+                /* (the edge of the next binding) */
+            } else if (strstr(ln, " is the parameter bound to ") && sscanf(ln, "%31s is the parameter bound to %31s on that edge", pn, an) == 2) {
+                check_binding(f, from, pn, an, ln);
+            } else if (sscanf(ln, "%63s was %31s from %63s at line %u", loc, word, src, &line) == 4 &&
                 (!strcmp(word, "spilled") || !strcmp(word, "reloaded") || !strcmp(word, "moved"))) {
                 const char *op = !strcmp(word, "spilled") ? "spill" : !strcmp(word, "reloaded") ? "reload" : "move";
                 char want[256];
@@ -117,7 +160,7 @@ TEST(provenance_quotes_its_lines)
                     if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
                         reports++;
                         for (size_t e = 0; e < ravel_report_count(rep); e++)
-                            check_provenance(text, ravel_report_error(rep, e)->provenance);
+                            check_provenance(ravel_module_func(back, 0), text, ravel_report_error(rep, e)->provenance);
                     }
                     ravel_report_free(rep);
                     ravel_module_free(back);
@@ -129,9 +172,11 @@ TEST(provenance_quotes_its_lines)
         }
         ravel_module_free(m);
     }
-    printf("%u reports, %u provenance lines quoted, %u wrong\n", reports, checked, bad);
+    printf("%u reports, %u provenance lines quoted, %u wrong; parameter bindings at positions 0/1/2/3+: %u/%u/%u/%u\n", reports,
+           checked, bad, bound_at[0], bound_at[1], bound_at[2], bound_at[3]);
     CHECK(reports >= 100);
     CHECK(checked >= 500);
+    CHECK(bound_at[0] >= 10 && bound_at[1] >= 10 && bound_at[2] >= 5);
     CHECK_EQ_INT(bad, 0);
     ravel_checker_free(ck);
 }
@@ -151,14 +196,6 @@ static uint32_t inst_at_line(const ravel_func *f, uint32_t line)
 {
     for (uint32_t i = 0; i < f->insts.len; i++)
         if (f->insts.data[i].line == line) return i;
-    return RAVEL_NONE;
-}
-
-static uint32_t vreg_named(const ravel_func *f, const char *name)
-{
-    uint32_t num = (uint32_t)strtoul(name + 1, NULL, 10);
-    for (uint32_t v = 0; v < f->vregs.len; v++)
-        if (f->vregs.data[v].num == num) return v;
     return RAVEL_NONE;
 }
 

@@ -6,7 +6,7 @@
  *   correct verdict.
  * - Agreement: on those functions and on single-edit corruptions of them,
  *   the checker with it and the reference alone give the same report.
- * - The guard's notes (ck_gn, ck_gw) stand for build_m's scan: with the
+ * - The guard's notes (ck_gn, ck_gw) stand for vn_build_m's scan: with the
  *   scan (CK_OPT_NEED_SCAN) it proves the same allocations, and on these
  *   SSA functions the notes are in use (no vreg noted twice, blocks noted).
  * - The internal option CK_OPT_NO_VN turns it off. */

@@ -50,7 +50,7 @@ report_linear) # every error reported: the output is linear in the uses
 undef_uses) # 8000 uses of an undefined vreg: one error, with a position
     run 2 "$RAVEL" check "$CASES/uses_undef_8000.ra"
     [ "$(grep -c 'error' "$TMP.out")" = 1 ] || fail "not one error"
-    grep -q 'uses_undef_8000.ra:8:3: error: .*v5 is used but defined nowhere' "$TMP.out" || fail "no position"
+    grep -q 'uses_undef_8000.ra:8:7: error: .*v5 is used but defined nowhere' "$TMP.out" || fail "no position"
     ;;
 undef_block)
     run 2 "$RAVEL" check "$CASES/undef_block.ra"

@@ -115,6 +115,36 @@ wrong_reduce) # a wrong allocation (linear, then --inject use-reg): found, then 
     n=$(awk '/^func /{on=1} on&&/^  /{n++} /^end/{on=0} END{print n+0}' "$dir/reduced.ra")
     [ "$n" -le 8 ] || fail "the reduced function has $n lines of body"
     ;;
+header) # a command's reproducer says only what is true: the commands its header gives run as it says
+    # (no ravel_replay, no ravel alloc -a: they know only the built-in allocators)
+    # quoted, with a space inside the quotes: the reproduce line must quote it for sh
+    cmd="sh -c 'sh $here/wrong.sh'"
+    fuzz a -n 2 -j 1 --alloc-cmd "$cmd"
+    want_status 1
+    f=$(first_file a); [ -n "$f" ] || fail "no failure file"
+    cp "$f" "$dir/case.ra"
+    fuzz b -n 1 -j 1 --alloc-protocol frames --alloc-timeout 7 --alloc-cmd "python3 $here/frames_server.py --die-after 1"
+    g=$(first_file b); [ -n "$g" ] || fail "no failure file (frames)"
+    cp "$g" "$dir/unalloc.ra"
+    for x in "$dir/case.ra" "$dir/unalloc.ra"; do
+        if grep -n 'ravel_replay\|ravel alloc -a\|ALLOCATOR' "$x" > "$dir/bad.txt"; then fail "$x: $(cat "$dir/bad.txt")"; fi
+    done
+    want_in "$dir/unalloc.ra" '^# the function given to the allocator:$'
+    want_in "$dir/unalloc.ra" "^#   ravel reduce --alloc-cmd 'python3 $here/frames_server.py --die-after 1' --alloc-protocol frames --alloc-timeout 7 THIS_FILE$"
+    # the header's commands, with THIS_FILE and this build's ravel
+    run_line() { sed -n "s/^$2/\\1/p" "$1" | sed "s|THIS_FILE|$1|g; s|ravel |\"\$RAVEL\" |g"; }
+    verdict=$(run_line "$dir/case.ra" "# the checker's verdict again: \\(.*\\)")
+    [ -n "$verdict" ] || fail "no verdict line"
+    (cd "$dir" && sh -c "$verdict") > "$dir/verdict.txt" 2>&1; st=$?
+    want_status 1
+    want_in "$dir/verdict.txt" 'error\[use-wrong-vreg\]'
+    reduce=$(run_line "$dir/case.ra" "#   \\(ravel reduce .*\\)")
+    [ -n "$reduce" ] || fail "no reproduce line"
+    sh -c "$reduce -q -o '$dir/reduced.ra'" 2> "$dir/reduce.err"; st=$?
+    want_status 0
+    want_in "$dir/reduced.ra" 'error\[use-wrong-vreg\]'
+    want_in "$dir/reduced.ra" "^# alloc-cmd: $cmd$"
+    ;;
 frames_clean) # a persistent server (Python): one per worker, no failure
     fuzz a -n 16 -j 2 --json --alloc-protocol frames --alloc-cmd "python3 $here/frames_server.py"
     want_status 0

@@ -12,6 +12,14 @@
  *                                   diagnostic is at LINE:COL and contains
  *                                   SUBSTRING.
  *   text_driver canonical FILE...   each file must already be canonical.
+ *   text_driver import FILE         an example of docs/format.md section 14
+ *                                   (tests/checker/cases/import): with
+ *                                   "# expect: bad-input", its header
+ *                                   "# expect: LINE:COL: SUBSTRING" is checked
+ *                                   as for `error`; otherwise it must parse, every
+ *                                   function must validate (exit 0), it must
+ *                                   round-trip, and each "# expect: KIND @N"
+ *                                   must name a line marked "# <- ERROR".
  * Exit status 0 when every check passes, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
@@ -77,6 +85,12 @@ static int roundtrip_one(const char *path)
             fprintf(stderr, "%s: register %u changed identity\n", path, r);
             rc = 1;
         }
+    if (!rc && (!rv_mach_same_containment(a, b) || a->alias_order.len != b->alias_order.len ||
+                (a->alias_order.len &&
+                 memcmp(a->alias_order.data, b->alias_order.data, a->alias_order.len * sizeof(uint32_t))))) {
+        fprintf(stderr, "%s: the containments changed\n", path);
+        rc = 1;
+    }
     char *p2 = render(m2, &l2);
     if (!rc && (l1 != l2 || memcmp(p1, p2, l1) != 0)) {
         fprintf(stderr, "%s: print is not a fixpoint\n", path);
@@ -135,27 +149,32 @@ static int cmd_golden(const char *in, const char *expected)
     return rc;
 }
 
-static int cmd_error(const char *path)
+/* The reader must reject text (of the file path) with its first diagnostic
+ * as its header "# expect: LINE:COL: SUBSTRING" (tests/support/expect.h,
+ * read from `head` on) says; "# expect: only": and no other. */
+static int expect_error(const char *path, char *text, size_t len, const char *head)
 {
-    size_t len;
-    char *text = ts_read_all(path, &len);
-    if (!text) return 1;
-    ts_expect x[2] = {{0}, {0}};
+    ts_expect x[3] = {{0}, {0}, {0}};
     char v[512];
-    const char *p = text;
+    const char *p = head;
     int n = 0;
-    while (n >= 0 && ts_header_next(&p, "expect", v, sizeof v)) { /* LINE:COL: TEXT, and only */
-        int k = n < 2 ? ts_expect_parse(v, x + n, 2 - n) : -1;
-        n = k < 0 || !ts_expect_only(x + n, k, 1u << TS_X_DIAG | 1u << TS_X_ONLY, v) ? -1 : n + k;
+    while (n >= 0 && ts_header_next(&p, "expect", v, sizeof v)) { /* LINE:COL: TEXT, only (bad-input: import) */
+        int k = n < 3 ? ts_expect_parse(v, x + n, 3 - n) : -1;
+        n = k < 0 || !ts_expect_only(x + n, k, 1u << TS_X_DIAG | 1u << TS_X_ONLY | 1u << TS_X_BAD_INPUT, v) ? -1 : n + k;
     }
-    bool only = n == 2 && x[1].what == TS_X_ONLY;
-    if (n < 1 || x[0].what != TS_X_DIAG || (n == 2 && !only)) {
-        fprintf(stderr, "%s: needs '# expect: LINE:COL: MESSAGE' (then '# expect: only')\n", path);
+    const ts_expect *diag = NULL;
+    bool only = false;
+    for (int i = 0; i < n; i++) {
+        if (x[i].what == TS_X_DIAG) diag = diag ? NULL : x + i;
+        if (x[i].what == TS_X_ONLY) only = true;
+    }
+    if (n < 1 || !diag) {
+        fprintf(stderr, "%s: needs one '# expect: LINE:COL: MESSAGE' (and '# expect: only')\n", path);
         free(text);
         return 1;
     }
-    unsigned line = x[0].line, col = x[0].col;
-    const char *sub = x[0].text;
+    unsigned line = diag->line, col = diag->col;
+    const char *sub = diag->text;
     char where[512];
     snprintf(where, sizeof where, "%s:%u:%u: error: ", path, line, col);
     ravel_diags *d;
@@ -174,6 +193,56 @@ static int cmd_error(const char *path)
     } else {
         rc = 0;
     }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    free(text);
+    return rc;
+}
+
+static int cmd_error(const char *path)
+{
+    size_t len;
+    char *text = ts_read_all(path, &len);
+    return text ? expect_error(path, text, len, text) : 1;
+}
+
+/* Each "# expect: KIND @N" of text names a line N marked "# <- ERROR". */
+static int expect_lines_marked(const char *path, const char *text)
+{
+    int bad = 0;
+    for (const char *h = strstr(text, "# expect: "); h; h = strstr(h + 1, "# expect: ")) {
+        const char *at = strchr(h, '@'), *eol = strchr(h, '\n');
+        if (!at || (eol && at > eol)) continue;
+        unsigned n = (unsigned)strtoul(at + 1, NULL, 10), k = 1;
+        const char *l = text;
+        while (k < n && (l = strchr(l, '\n'))) l++, k++;
+        const char *le = l ? strchr(l, '\n') : NULL;
+        if (!l || !n || !strstr(l, "# <- ERROR") || (le && strstr(l, "# <- ERROR") > le)) {
+            fprintf(stderr, "%s: '# expect: ... @%u' names a line not marked '# <- ERROR'\n", path, n);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+static int cmd_import(const char *path)
+{
+    size_t len;
+    char *text = ts_read_all(path, &len);
+    if (!text) return 1;
+    if (strstr(text, "\n# expect: bad-input\n")) return expect_error(path, text, len, text);
+    int rc = expect_lines_marked(path, text);
+    if (!strstr(text, "\n# expect: ")) {
+        fprintf(stderr, "%s: no '# expect:' line\n", path);
+        rc = 1;
+    }
+    ravel_diags *d;
+    ravel_module *m = parse_quiet(text, len, path, &d);
+    if (!m) rc = 1;
+    for (size_t i = 0; m && i < ravel_module_nfuncs(m); i++)
+        if (ravel_validate(ravel_module_func(m, i), 0, d) != RAVEL_OK) rc = 1;
+    ravel_diags_print(stderr, d);
+    if (m && roundtrip_one(path) != 0) rc = 1;
     ravel_module_free(m);
     ravel_diags_free(d);
     free(text);
@@ -212,6 +281,7 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "golden") == 0) return cmd_golden(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "error") == 0) return cmd_error(argv[2]);
     if (argc >= 3 && strcmp(argv[1], "canonical") == 0) return cmd_canonical(argc - 2, argv + 2);
-    fputs("usage: text_driver roundtrip FILE... | golden IN EXPECTED | error FILE | canonical FILE...\n", stderr);
+    if (argc == 3 && strcmp(argv[1], "import") == 0) return cmd_import(argv[2]);
+    fputs("usage: text_driver roundtrip FILE... | golden IN EXPECTED | error FILE | canonical FILE... | import FILE\n", stderr);
     return 2;
 }

@@ -229,6 +229,36 @@ out:
     ravel_diags_free(d);
 }
 
+/* rv_module_take_func: the function leaves the module (which keeps the
+ * others, in order), owned by the caller, its pointers into the module's
+ * source cleared and its positions kept; both free cleanly (ASan). */
+TEST(take_func)
+{
+    const char *src = "machine\n  class int r0\nend\nfunc f\nb0:\n  ret\nend\nfunc g\nb0:\n  ret\nend\nfunc h\nb0:\n  ret\nend\n";
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = parse_str(src, d);
+    CHECK(m != NULL);
+    if (!m) goto out;
+    ravel_func *g = rv_module_take_func(m, 1);
+    CHECK(g != NULL);
+    CHECK(rv_module_take_func(m, 2) == NULL);
+    CHECK_EQ_INT(ravel_module_nfuncs(m), 2);
+    CHECK_STR(ravel_func_name(ravel_module_func(m, 0)), "f");
+    CHECK_STR(ravel_func_name(ravel_module_func(m, 1)), "h");
+    if (g) {
+        CHECK_STR(ravel_func_name(g), "g");
+        CHECK(g->src == NULL && g->file == NULL && g->srclen == 0);
+        CHECK_EQ_INT(g->line, 8);
+        CHECK_EQ_INT(g->insts.data[0].line, 10);
+    }
+    ravel_module_free(m);
+    m = NULL;
+    ravel_func_free(g); /* after the module: it owns nothing of it */
+out:
+    ravel_module_free(m);
+    ravel_diags_free(d);
+}
+
 TEST(int64_limits)
 {
     ravel_diags *d = ravel_diags_new();
@@ -479,6 +509,7 @@ int main(void)
     RUN(api_function_round_trips);
     RUN(register_ids_survive_interleaved_declarations);
     RUN(positions_and_source);
+    RUN(take_func);
     RUN(int64_limits);
     RUN(several_errors_are_reported);
     RUN(empty_and_oversized_input);

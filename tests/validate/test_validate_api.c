@@ -100,6 +100,44 @@ TEST(vreg_without_class)
     ravel_machine_free(m);
 }
 
+/* The same on a parsed function (the reader never leaves a vreg without a
+ * class): the caret is under the first operand that names the vreg (not
+ * SSA: uses before definitions), here a second def, a second successor's
+ * argument, a second use, a second parameter. */
+TEST(vreg_without_class_positioned)
+{
+    static const char text[] = "machine\n  class int r0 r1\nend\nfunc f\nb0:\n"
+                               "  v0:int, v1:int = args\n"            /* line 6: v1 at column 11 */
+                               "  v2:int = add v0, v1\n"
+                               "  br v0, b1(v0), b2(v0, v6)\n"        /* line 8: v6 at column 25 */
+                               "b1(v3:int):\n"
+                               "  ret v3, v5\n"                       /* line 10: v5 at column 11 */
+                               "b2(v4:int, v7:int):\n"                /* line 11: v7 at column 12 */
+                               "  v5:int = add v4, v7\n  v6:int = add v5, v7\n  ret v6\n"
+                               "end\n";
+    static const struct {
+        uint32_t num, line, col;
+    } cases[] = {{1, 6, 11}, {6, 8, 25}, {5, 10, 11}, {7, 11, 12}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ravel_diags *pd = ravel_diags_new();
+        ravel_module *mod = ravel_module_parse(text, sizeof text - 1, "t.ra", pd);
+        CHECK(mod != NULL);
+        ravel_diags_free(pd);
+        if (!mod) return;
+        ravel_func *f = ravel_module_func(mod, 0);
+        for (uint32_t v = 0; v < f->vregs.len; v++)
+            if (f->vregs.data[v].num == cases[k].num) f->vregs.data[v].has_class = false;
+        char msg[512], want[64];
+        size_t n;
+        CHECK_EQ_INT(validate(f, 0, msg, sizeof msg, &n), RAVEL_EINVAL);
+        snprintf(want, sizeof want, "t.ra:%u:%u: error: ", cases[k].line, cases[k].col);
+        CHECK(strncmp(msg, want, strlen(want)) == 0);
+        CHECK(strstr(msg, "has no known class") != NULL);
+        if (strncmp(msg, want, strlen(want)) != 0) fprintf(stderr, "want %s, got %s\n", want, msg);
+        ravel_module_free(mod);
+    }
+}
+
 TEST(no_blocks_and_open_block)
 {
     ravel_machine *m = machine();
@@ -179,6 +217,7 @@ int main(void)
     RUN(valid_both_forms);
     RUN(messages_without_positions);
     RUN(vreg_without_class);
+    RUN(vreg_without_class_positioned);
     RUN(no_blocks_and_open_block);
     RUN(undefined_block);
     RUN(terminator_shapes);

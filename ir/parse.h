@@ -1,0 +1,169 @@
+/* parse.h - the .ra reader's internal interface, shared by its files:
+ *
+ *   parse.c          the driver: module, parser context, machine then functions
+ *   parse_machine.c  the machine block (class, reserved, alias, clobbers, gc)
+ *   parse_func.c     functions: labels, instructions, operands, edits
+ *   parse_lex.c      the lexer and what both blocks read with it: tokens,
+ *                    diagnostics, vN / sN names, register and class names,
+ *                    name lists with ranges
+ *
+ * The files call downwards only (parse.c -> parse_machine.c, parse_func.c ->
+ * parse_lex.c). Everything here is internal to ir/ (prefix rvp_). */
+#ifndef RAVEL_PARSE_H
+#define RAVEL_PARSE_H
+
+#include "ir.h"
+
+/* ---- tokens ------------------------------------------------------------- */
+
+typedef enum tkind {
+    T_EOF, T_EOL, T_IDENT, T_INT, T_EQ, T_COMMA, T_COLON, T_DOT, T_DOTDOT,
+    T_LPAREN, T_RPAREN, T_AT, T_BAD
+} tkind;
+
+typedef struct token {
+    tkind k;
+    const char *s;   /* first byte of the token */
+    uint32_t n;      /* length in bytes */
+    uint32_t line, col;
+    int64_t ival;    /* T_INT */
+    uint64_t wval;   /* a well-formed integer (T_INT, or T_BAD for not fitting int64): its value modulo 2^64 */
+    bool wnum;       /* wval is set */
+    const char *bad; /* T_BAD: what is wrong */
+} token;
+
+/* Lexer position; copying it is how the parser looks ahead. */
+typedef struct lexer {
+    const char *p, *end;
+    const char *bol; /* beginning of the current line */
+    uint32_t line;
+} lexer;
+
+/* Character classes, one table lookup per byte (c is a byte, possibly
+ * sign-extended: bytes >= 0x80 and NUL are in no class, so that the NUL
+ * after the module's copy of the source stops every scan without a bound
+ * check). CC_SPACE: ' ', \t, \v, \f, \r (\r for CR LF). */
+enum { CC_ID0 = 1, CC_DIGIT = 2, CC_SPACE = 4 };
+extern const uint8_t rvp_cclass[256];
+static inline bool is_id0(int c) { return rvp_cclass[(unsigned char)c] & CC_ID0; }
+static inline bool is_digit(int c) { return rvp_cclass[(unsigned char)c] & CC_DIGIT; }
+static inline bool is_id(int c) { return rvp_cclass[(unsigned char)c] & (CC_ID0 | CC_DIGIT); }
+static inline bool is_hspace(int c) { return rvp_cclass[(unsigned char)c] & CC_SPACE; }
+/* Scans from p (in the module's copy of the source) over horizontal space,
+ * or over the rest of an identifier whose first byte is at p. */
+static inline const char *skip_hspace(const char *p)
+{
+    while (is_hspace(*p)) p++;
+    return p;
+}
+static inline const char *ident_end(const char *p)
+{
+    while (is_id(*++p)) {}
+    return p;
+}
+
+/* Is the token the keyword KW (a string literal)? */
+#define tok_is(t, kw) ((t)->k == T_IDENT && (t)->n == sizeof(kw) - 1 && memcmp((t)->s, kw, sizeof(kw) - 1) == 0)
+
+/* ---- parser state --------------------------------------------------------- */
+
+/* A use annotation seen before its vreg's class was known: checked at the
+ * end of the function. */
+typedef struct pending_ann {
+    uint32_t vreg, line, col;
+    uint8_t cls;
+    bool ref;
+} pending_ann;
+
+/* An operand as written, before it is handed to the builder. */
+typedef struct opnd {
+    uint32_t vreg;
+    uint32_t arg;
+    ravel_loc loc;
+    uint32_t line, col;
+    uint8_t c;   /* ravel_constraint */
+    uint8_t pos; /* ravel_pos */
+    uint8_t cls;
+    bool ann, ref;
+} opnd;
+
+/* A containment of an alias line (r contains s), with where s is written. */
+typedef struct alias_pair {
+    uint32_t r, s, line, col;
+} alias_pair;
+
+typedef struct parser {
+    /* reading and reporting (parse_lex.c) */
+    lexer lx;
+    token t; /* current token */
+    const char *file, *src;
+    size_t srclen;
+    ravel_diags *d;
+    uint32_t nerr;
+    uint64_t budget;       /* names left for range expansion */
+    char name[96];         /* a register name built from a range */
+    RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
+    uint32_t *ntab, nmask; /* the machine's names once it is read (rvp_machine_names) */
+    ravel_module *mod;
+    ravel_machine *m;
+    /* the machine block (parse_machine.c) */
+    RV_VEC(alias_pair) alias; /* containments in file order, each once, checked and recorded at `end` */
+    uint64_t *alias_seen;     /* bit r * RV_MAX_REGS + s: "r contains s" is in alias (allocated on the first) */
+    /* functions (parse_func.c) */
+    uint64_t ninsts;
+    ravel_func *f;        /* function being read */
+    RV_VEC(uint32_t) block_of; /* label symbol id -> block id + 1 (0: none), current function */
+    uint64_t vlimit;      /* vreg numbers below this use vcache */
+    RV_VEC(uint8_t) param_mark; /* vreg id -> 1 while reading one label's params */
+    RV_VEC(pending_ann) pend;
+    RV_VEC(opnd) defs;
+    RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
+    rv_symtab fnames;     /* names of the functions read so far */
+} parser;
+
+/* ---- parse_lex.c ------------------------------------------------------------ */
+
+void rvp_next(parser *P);        /* the next token into P->t */
+token rvp_peek(const parser *P); /* the token after P->t */
+bool rvp_err(parser *P, uint32_t line, uint32_t col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+bool rvp_unexpected(parser *P, const char *what); /* "expected WHAT, found ..." at P->t; false */
+bool rvp_accept(parser *P, tkind k);
+bool rvp_expect(parser *P, tkind k, const char *what);
+bool rvp_expect_eol(parser *P);
+void rvp_skip_line(parser *P); /* the rest of the line, after an error */
+void rvp_skip_blank(parser *P);
+/* Where a missing `end` is reported: just after the last character of the
+ * input that is not white space. */
+void rvp_eof_pos(const parser *P, uint32_t *line, uint32_t *col);
+
+enum { NUMNAME_NO = 0, NUMNAME_OK = 1, NUMNAME_ZERO = -1, NUMNAME_BIG = -2 };
+/* vN / sN: NUMNAME_NO if the token is not one, NUMNAME_ZERO (leading zero)
+ * or NUMNAME_BIG (above the limit) if malformed, else NUMNAME_OK and *num. */
+int rvp_is_vreg_tok(const token *t, uint32_t *num);
+int rvp_is_slot_tok(const token *t, uint32_t *num);
+bool rvp_bad_num_name(parser *P, const token *t, int rc, const char *what); /* reports a malformed vN / sN */
+
+/* Names of the machine: once it is read (rvp_machine_names) through a table
+ * of its own, before through the machine's symbol table. -1 if unknown. */
+void rvp_machine_names(parser *P);
+int rvp_find_reg(const parser *P, const char *s, uint32_t n);
+int rvp_find_class(const parser *P, const char *s, uint32_t n);
+
+/* Calls fn(P, name, len, at, ctx) for each name of a list: identifiers or
+ * ranges A..B (same prefix, numeric suffixes, A <= B), until ')' (paren) or
+ * the end of the line. `at` is where the item (a range: its first name)
+ * is written. */
+typedef bool (*name_fn)(parser *P, const char *s, uint32_t n, const token *at, void *ctx);
+bool rvp_name_list(parser *P, bool paren, name_fn fn, void *ctx);
+bool rvp_add_reg_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx);  /* P->list += register */
+bool rvp_add_slot_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx); /* P->list += slot number */
+
+/* ---- parse_machine.c, parse_func.c -------------------------------------------- */
+
+/* machine NL LINES... end NL; false after an error (nothing more is read). */
+bool rvp_parse_machine(parser *P);
+/* func NAME NL (LABEL NL | INST NL)* end NL; the current token is `func`.
+ * Always leaves a finished function in the module. */
+bool rvp_parse_func(parser *P);
+
+#endif

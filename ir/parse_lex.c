@@ -1,0 +1,399 @@
+/* parse_lex.c - the .ra reader's lexer and what every part of the reader
+ * reads with it (parse.h): tokens, diagnostics, vN / sN names, the
+ * machine's register and class names, name lists with ranges
+ * (docs/format.md section 2).
+ *
+ * Requires: a parser set up by parse.c over the module's copy of the
+ * source, which ends with a NUL byte.
+ * Guarantees: one token at a time, in place, without allocating; ranges are
+ * expanded within the parser's budget (linear in the input). */
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+/* The character classes of parse.h. */
+#define CC_LETTERS(b) [b] = CC_ID0, [b + 1] = CC_ID0, [b + 2] = CC_ID0, [b + 3] = CC_ID0, [b + 4] = CC_ID0, \
+                      [b + 5] = CC_ID0, [b + 6] = CC_ID0, [b + 7] = CC_ID0, [b + 8] = CC_ID0, [b + 9] = CC_ID0, \
+                      [b + 10] = CC_ID0, [b + 11] = CC_ID0, [b + 12] = CC_ID0
+const uint8_t rvp_cclass[256] = {
+    CC_LETTERS('a'), CC_LETTERS('n'), CC_LETTERS('A'), CC_LETTERS('N'), ['_'] = CC_ID0,
+    ['0'] = CC_DIGIT, ['1'] = CC_DIGIT, ['2'] = CC_DIGIT, ['3'] = CC_DIGIT, ['4'] = CC_DIGIT,
+    ['5'] = CC_DIGIT, ['6'] = CC_DIGIT, ['7'] = CC_DIGIT, ['8'] = CC_DIGIT, ['9'] = CC_DIGIT,
+    [' '] = CC_SPACE, ['\t'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE, ['\r'] = CC_SPACE,
+};
+#undef CC_LETTERS
+
+static int hexval(int c)
+{
+    if (is_digit(c)) return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Integer: [-] (decimal | 0x hex). The value must fit int64 (T_INT); one
+ * that does not is T_BAD, but keeps its value modulo 2^64 (wval, wnum) for
+ * the one integer that may have any magnitude, remat's K. */
+static void lex_int(lexer *lx, token *t)
+{
+    const char *p = lx->p;
+    bool neg = *p == '-';
+    if (neg) p++;
+    uint64_t v = 0, w = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    bool over = false, any = false;
+    if (p + 1 < lx->end && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        p += 2;
+        for (int h; p < lx->end && (h = hexval((unsigned char)*p)) >= 0; p++, any = true) {
+            w = w * 16 + (uint64_t)h;
+            if (v > (lim - (uint64_t)h) / 16) over = true;
+            else v = v * 16 + (uint64_t)h;
+        }
+    } else {
+        for (; p < lx->end && is_digit(*p); p++, any = true) {
+            uint64_t dgt = (uint64_t)(*p - '0');
+            w = w * 10 + dgt;
+            if (v > (lim - dgt) / 10) over = true;
+            else v = v * 10 + dgt;
+        }
+    }
+    if (p < lx->end && is_id(*p)) {
+        while (p < lx->end && is_id(*p)) p++;
+        t->k = T_BAD, t->bad = "malformed number";
+        return (void)(lx->p = p);
+    }
+    t->wnum = any;
+    t->wval = neg ? 0 - w : w;
+    if (!any) {
+        t->k = T_BAD, t->bad = "malformed number";
+    } else if (over) {
+        t->k = T_BAD, t->bad = "integer does not fit in 64 bits (int64)";
+    } else {
+        t->k = T_INT;
+        if (!neg) t->ival = (int64_t)v;
+        else t->ival = v > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v;
+    }
+    lx->p = p;
+}
+
+/* Skips horizontal white space (\r included, for CR LF) and a comment. */
+static void skip_space(lexer *lx)
+{
+    const char *p = skip_hspace(lx->p), *end = lx->end;
+    if (p < end && *p == '#') {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl : end;
+    }
+    lx->p = p;
+}
+
+/* Punctuation, or T_BAD for any other byte (c is *lx->p, consumed). */
+static void lex_punct(lexer *lx, int c, token *t)
+{
+    lx->p++;
+    switch (c) {
+    case '=': t->k = T_EQ; break;
+    case ',': t->k = T_COMMA; break;
+    case ':': t->k = T_COLON; break;
+    case '(': t->k = T_LPAREN; break;
+    case ')': t->k = T_RPAREN; break;
+    case '@': t->k = T_AT; break;
+    case '.':
+        t->k = T_DOT;
+        if (lx->p < lx->end && *lx->p == '.') {
+            lx->p++;
+            t->k = T_DOTDOT;
+        }
+        break;
+    default:
+        t->k = T_BAD;
+        t->bad = c == 0 ? "NUL byte in input" : "unexpected character";
+        /* swallow a whole UTF-8 sequence so the message appears once */
+        while (c >= 0x80 && lx->p < lx->end && ((unsigned char)*lx->p & 0xc0) == 0x80) lx->p++;
+        break;
+    }
+}
+
+/* Next token into *t, every field written (the parser lexes into its
+ * current token in place: no 48-byte copy per token). A newline is a T_EOL
+ * token; the end of input yields T_EOL once if the last line had no
+ * newline, then T_EOF forever. */
+static void lex_into(lexer *lx, token *t)
+{
+    skip_space(lx);
+    t->s = lx->p;
+    t->n = 0;
+    t->line = lx->line;
+    t->col = (uint32_t)(lx->p - lx->bol) + 1;
+    t->ival = 0;
+    t->wval = 0;
+    t->wnum = false;
+    t->bad = NULL;
+    if (lx->p >= lx->end) {
+        t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
+        lx->bol = lx->end;
+        return;
+    }
+    int c = (unsigned char)*lx->p;
+    if (c == '\n') {
+        lx->p++;
+        lx->line++;
+        lx->bol = lx->p;
+        t->k = T_EOL;
+    } else if (is_id0(c)) {
+        lx->p = ident_end(lx->p);
+        t->k = T_IDENT;
+    } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
+        lex_int(lx, t);
+    } else {
+        lex_punct(lx, c, t);
+    }
+    t->n = (uint32_t)(lx->p - t->s);
+}
+
+/* lex_into for lookahead on a copy of the lexer. */
+static token lex(lexer *lx)
+{
+    token t;
+    lex_into(lx, &t);
+    return t;
+}
+
+void rvp_next(parser *P) { lex_into(&P->lx, &P->t); }
+
+token rvp_peek(const parser *P)
+{
+    lexer l = P->lx;
+    return lex(&l);
+}
+
+bool rvp_err(parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rv_diag_verror(P->d, P->file, P->src, P->srclen, line, col, fmt, ap);
+    va_end(ap);
+    P->nerr++;
+    return false;
+}
+
+/* Describes the current token for "expected X, found Y". */
+bool rvp_unexpected(parser *P, const char *what)
+{
+    const token *t = &P->t;
+    if (t->k == T_BAD) return rvp_err(P, t->line, t->col, "%s", t->bad);
+    if (t->k == T_EOL || t->k == T_EOF)
+        return rvp_err(P, t->line, t->col, "expected %s, found end of %s", what, t->k == T_EOL ? "line" : "input");
+    return rvp_err(P, t->line, t->col, "expected %s, found '%.*s'", what, (int)(t->n > 40 ? 40 : t->n), t->s);
+}
+
+bool rvp_accept(parser *P, tkind k)
+{
+    if (P->t.k != k) return false;
+    rvp_next(P);
+    return true;
+}
+
+bool rvp_expect(parser *P, tkind k, const char *what)
+{
+    if (P->t.k != k) return rvp_unexpected(P, what);
+    rvp_next(P);
+    return true;
+}
+
+bool rvp_expect_eol(parser *P)
+{
+    if (P->t.k == T_EOL || P->t.k == T_EOF) {
+        rvp_next(P);
+        return true;
+    }
+    return rvp_unexpected(P, "end of line");
+}
+
+/* Skips the rest of the current line after an error. */
+void rvp_skip_line(parser *P)
+{
+    while (P->t.k != T_EOL && P->t.k != T_EOF) rvp_next(P);
+    if (P->t.k == T_EOL) rvp_next(P);
+}
+
+void rvp_skip_blank(parser *P)
+{
+    while (P->t.k == T_EOL) rvp_next(P);
+}
+
+/* "PREFIX DIGITS" with DIGITS a decimal number without leading zero (unless
+ * "0") and of at most 9 digits: range ends. */
+static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
+{
+    uint32_t i = n;
+    while (i > 0 && is_digit(s[i - 1])) i--;
+    if (i == n || n - i > 9 || (n - i > 1 && s[i] == '0')) return false;
+    uint32_t v = 0;
+    for (uint32_t k = i; k < n; k++) v = v * 10 + (uint32_t)(s[k] - '0');
+    *plen = i;
+    *num = v;
+    return true;
+}
+
+/* Is the token C followed by decimal digits (vN, sN)? NUMNAME_NO if not;
+ * NUMNAME_ZERO for a leading zero; NUMNAME_BIG above max; else the number. */
+static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
+{
+    if (t->k != T_IDENT || t->n < 2 || t->s[0] != c) return NUMNAME_NO;
+    uint64_t v = 0;
+    for (uint32_t k = 1; k < t->n; k++) {
+        if (!is_digit(t->s[k])) return NUMNAME_NO;
+        if (v <= max) v = v * 10 + (uint64_t)(t->s[k] - '0');
+    }
+    if (t->n > 2 && t->s[1] == '0') return NUMNAME_ZERO;
+    if (v > max) return NUMNAME_BIG;
+    *num = (uint32_t)v;
+    return NUMNAME_OK;
+}
+
+/* vN: nonzero if the token reads as a vreg (possibly a malformed one). */
+int rvp_is_vreg_tok(const token *t, uint32_t *num) { return num_name(t, 'v', RV_MAX_VREG_NUM, num); }
+/* sN: a spill slot name. */
+int rvp_is_slot_tok(const token *t, uint32_t *num) { return num_name(t, 's', RAVEL_MAX_SLOT, num); }
+
+/* Reports a malformed vN / sN name; rc from num_name. */
+bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what)
+{
+    int n = (int)(t->n > 40 ? 40 : t->n);
+    if (rc == NUMNAME_ZERO) return rvp_err(P, t->line, t->col, "%s name '%.*s' has a leading zero", what, n, t->s);
+    return rvp_err(P, t->line, t->col, "%s number in '%.*s' exceeds the limit %u", what, n, t->s,
+                t->s[0] == 'v' ? RV_MAX_VREG_NUM : RAVEL_MAX_SLOT);
+}
+
+/* The functions look up the machine's names (registers, classes) at most
+ * operands: once the machine is read they go through ntab, an open-
+ * addressing table of symbol id + 1 (0: empty) with a hash cheaper than the
+ * symbol table's, as names are short. */
+static uint32_t name_hash(const char *s, uint32_t n)
+{
+    uint32_t h = n * 0x9e3779b1u;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+    return h ^ (h >> 16);
+}
+
+void rvp_machine_names(parser *P)
+{
+    const rv_symtab *t = &P->m->names;
+    uint32_t cap = 16;
+    while (cap < 2 * t->strs.len) cap *= 2;
+    P->ntab = rv_xcalloc(cap, sizeof *P->ntab);
+    P->nmask = cap - 1;
+    for (uint32_t id = 0; id < t->strs.len; id++) {
+        uint32_t i = name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
+        while (P->ntab[i]) i = (i + 1) & P->nmask;
+        P->ntab[i] = id + 1;
+    }
+}
+
+static uint32_t find_name(const parser *P, const char *s, uint32_t n)
+{
+    if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
+    const rv_symtab *t = &P->m->names;
+    for (uint32_t i = name_hash(s, n) & P->nmask; P->ntab[i]; i = (i + 1) & P->nmask) {
+        uint32_t id = P->ntab[i] - 1;
+        if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
+    }
+    return RAVEL_NONE;
+}
+
+int rvp_find_reg(const parser *P, const char *s, uint32_t n)
+{
+    uint32_t sym = find_name(P, s, n);
+    return sym == RAVEL_NONE ? -1 : P->m->name_reg.data[sym];
+}
+
+int rvp_find_class(const parser *P, const char *s, uint32_t n)
+{
+    uint32_t sym = find_name(P, s, n);
+    return sym == RAVEL_NONE ? -1 : P->m->name_class.data[sym];
+}
+
+/* ---- names and ranges ---------------------------------------------------------- */
+
+/* One item of a name list (rvp_name_list): a single identifier or a range
+ * A..B. The current token is the item's first identifier. */
+static bool list_item(parser *P, name_fn fn, void *ctx)
+{
+    token lo = P->t;
+    if (lo.k != T_IDENT) return rvp_unexpected(P, "a name");
+    rvp_next(P);
+    if (P->t.k != T_DOTDOT) return fn(P, lo.s, lo.n, &lo, ctx);
+    rvp_next(P);
+    token hi = P->t;
+    if (hi.k != T_IDENT) return rvp_unexpected(P, "the last name of a range");
+    rvp_next(P);
+    uint32_t pl, ph, a, b;
+    if (!split_num(lo.s, lo.n, &pl, &a) || !split_num(hi.s, hi.n, &ph, &b) || pl != ph ||
+        memcmp(lo.s, hi.s, pl) != 0)
+        return rvp_err(P, lo.line, lo.col, "bad range '%.*s..%.*s': both ends need the same prefix and a numeric suffix",
+                    (int)(lo.n > 40 ? 40 : lo.n), lo.s, (int)(hi.n > 40 ? 40 : hi.n), hi.s);
+    if (a > b) return rvp_err(P, lo.line, lo.col, "empty range: %u > %u", a, b);
+    if (pl > 64) return rvp_err(P, lo.line, lo.col, "range prefix too long");
+    if ((uint64_t)b - a + 1 > P->budget)
+        return rvp_err(P, lo.line, lo.col, "ranges expand to too many names (limit: proportional to input size)");
+    P->budget -= (uint64_t)b - a + 1;
+    if (fn == rvp_add_slot_to_list && pl == 1 && lo.s[0] == 's') { /* sA..sB: no names needed */
+        if (b > RAVEL_MAX_SLOT) return rvp_err(P, hi.line, hi.col, "slot number %u exceeds the limit %u", b, RAVEL_MAX_SLOT);
+        rv_vec_reserve(P->list, b - a + 1);
+        for (uint32_t i = a; i <= b; i++) P->list.data[P->list.len++] = i;
+        return true;
+    }
+    for (uint64_t i = a; i <= b; i++) {
+        int k = snprintf(P->name, sizeof P->name, "%.*s%u", (int)pl, lo.s, (unsigned)i);
+        if (!fn(P, P->name, (uint32_t)k, &lo, ctx)) return false;
+    }
+    return true;
+}
+
+/* Items until ')' (if paren) or end of line. */
+bool rvp_name_list(parser *P, bool paren, name_fn fn, void *ctx)
+{
+    for (;;) {
+        if (paren ? P->t.k == T_RPAREN : (P->t.k == T_EOL || P->t.k == T_EOF)) return true;
+        if (!list_item(P, fn, ctx)) return false;
+    }
+}
+
+bool rvp_add_reg_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx)
+{
+    (void)ctx;
+    int r = rvp_find_reg(P, s, n);
+    if (r < 0) return rvp_err(P, at->line, at->col, "unknown register '%.*s'", (int)(n > 40 ? 40 : n), s);
+    rv_vec_push(P->list, (uint32_t)r);
+    return true;
+}
+
+bool rvp_add_slot_to_list(parser *P, const char *s, uint32_t n, const token *at, void *ctx)
+{
+    (void)ctx;
+    token t = *at;
+    t.s = s, t.n = n;
+    uint32_t num;
+    int rc = rvp_is_slot_tok(&t, &num);
+    if (rc == NUMNAME_NO) return rvp_err(P, at->line, at->col, "expected a spill slot sN, found '%.*s'", (int)(n > 40 ? 40 : n), s);
+    if (rc < 0) return rvp_bad_num_name(P, &t, rc, "slot");
+    rv_vec_push(P->list, num);
+    return true;
+}
+
+/* Where a missing `end` is reported: just after the last character of the
+ * input that is not white space (on the last line, not past it). */
+void rvp_eof_pos(const parser *P, uint32_t *line, uint32_t *col)
+{
+    size_t n = P->srclen;
+    while (n && (P->src[n - 1] == ' ' || P->src[n - 1] == '\t' || P->src[n - 1] == '\n' || P->src[n - 1] == '\r')) n--;
+    uint32_t l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++)
+        if (P->src[i] == '\n') l++, start = i + 1;
+    *line = l;
+    *col = (uint32_t)(n - start) + 1;
+}
