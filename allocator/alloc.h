@@ -3,7 +3,9 @@
  * Every allocator is one line of allocators.def (the one list, read by the
  * table in table.c: {name, description, run}, and by the fuzz targets'
  * CMake). The CLI (`ravel alloc -a NAME`), the fuzz targets and the benchmarks
- * iterate the table, so adding an allocator is one file and one line.
+ * iterate the table, so adding an allocator is one file and one line (a
+ * large one is a header holding its context and one file per pass:
+ * fast*.c, linear*.c, random*.c, color*.c).
  *
  * Contract of run():
  *   requires  f is unallocated, passes ravel_validate(f, RAVEL_VALIDATE_SSA),
@@ -33,6 +35,9 @@
  *   assign.c                  for allocators that give each vreg one home
  *                             (color.c, ssa.c): the moves around each
  *                             instruction and on edges, stackmaps
+ *   claims.h                  the fixed-register claims of an instruction
+ *                             and the rules they can break (fast, random,
+ *                             assign.c)
  *
  * Writing an allocator (fast.c is a complete example):
  *   1. rv_cfg_build(&cfg, f); liveness / intervals if the algorithm needs
@@ -49,8 +54,8 @@
  *      file, thousands of generated functions), fuzz targets and benchmarks
  *      pick it up from the table.
  *
- * Glossary (inst index, program point, block params and jump arguments):
- * ir/analysis.h.
+ * Terms (inst index, program point, block params and jump arguments, home,
+ * pin): docs/architecture.md, Glossary; their numbering: ir/analysis.h.
  */
 #ifndef RAVEL_ALLOC_H
 #define RAVEL_ALLOC_H
@@ -60,9 +65,20 @@
 
 #include <stdarg.h>
 
+/* Counters an allocator reports about one run (`ravel alloc --stats`
+ * prints them after the cost): n name/value pairs, in the allocator's
+ * order. Allocators that count nothing leave n at 0. */
+#define RV_ALLOC_MAX_STATS 8
+typedef struct rv_alloc_stats {
+    uint32_t n;
+    const char *name[RV_ALLOC_MAX_STATS];
+    uint64_t value[RV_ALLOC_MAX_STATS];
+} rv_alloc_stats;
+
 typedef struct rv_alloc_opts {
     uint64_t seed;  /* for allocators with random choices */
     bool trace;     /* print an event trace (allocate/evict/spill/reload/move) to stderr */
+    rv_alloc_stats *stats; /* NULL, or filled by the allocators that count events (greedy) */
 } rv_alloc_opts;
 
 typedef struct rv_allocator {
@@ -212,12 +228,7 @@ int rv_pmove_resolve(rv_pmove *pm, const ravel_machine *m, const rv_move *moves,
  * false with pm->out empty (then call rv_pmove_resolve). */
 bool rv_pmove_simple(rv_pmove *pm, const rv_move *moves, uint32_t n);
 
-/* The edit kind for dst := src, or 0 (RAVEL_OP_OTHER) for slot -> slot. */
-static inline ravel_opcode rv_edit_kind(ravel_loc dst, ravel_loc src)
-{
-    if (ravel_loc_is_slot(dst)) return ravel_loc_is_slot(src) ? RAVEL_OP_OTHER : RAVEL_OP_SPILL;
-    return ravel_loc_is_slot(src) ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
-}
+/* (rv_edit_kind, the edit kind for dst := src: ir/ir.h) */
 
 /* ===== out.c: the output builder and stackmaps ============================ */
 /* Anchors: where an edit goes, relative to instruction i of the unallocated

@@ -33,12 +33,14 @@
  * Time: linear in the function size times the live values per instruction
  * (a backward prepass and a forward walk per block over a sparse live set). */
 #include "alloc.h"
+#include "claims.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { /* per-register flags for the current instruction */
-    AF_TGT_E = 1, AF_TGT_L = 2, AF_DEF_E = 4, AF_DEF_L = 8, AF_CLOB = 16,
+enum { /* per-register flags for the current instruction (claims.h's bits, then the back end's) */
+    AF_TGT_E = RV_CLAIM_USE_E, AF_TGT_L = RV_CLAIM_USE_L, AF_DEF_E = RV_CLAIM_DEF_E, AF_DEF_L = RV_CLAIM_DEF_L,
+    AF_CLOB = RV_CLAIM_CLOB,
     AF_ACROSS = 32, /* home of a value live across the instruction */
     AF_DYING = 64,  /* home of a use that dies here */
     AF_DEFHOME = 128, /* home of a def live after */
@@ -47,6 +49,24 @@ enum { /* per-register flags for the current instruction */
 #define AF_DEF (AF_DEF_E | AF_DEF_L)
 
 typedef RV_VEC(rv_move) mvec;
+
+/* Per register, for the current instruction. */
+typedef struct asg_regs {
+    uint8_t *rf;         /* AF_* */
+    uint32_t *tgt;       /* value required in the register before i */
+    uint32_t *touched, ntouched;
+    uint32_t *saved_to;  /* register -> save slot (stamp below) */
+    uint32_t *save_stamp;
+    uint64_t *scratch_bs;
+    uint32_t cur_op0;    /* first operand of the instruction being claimed (claim_fixed) */
+} asg_regs;
+
+/* The reload cache: register -> slot-homed value it still holds a copy of
+ * (reloaded or defined there), and back; valid while both agree. */
+typedef struct asg_cache {
+    uint32_t *v, *r;
+    uint32_t *snap;      /* per block: v at its end (nregs entries), for a successor it dominates alone */
+} asg_cache;
 
 typedef struct asg {
     const rv_assign_in *in;
@@ -62,22 +82,13 @@ typedef struct asg {
     uint32_t scratch_used;
     /* the live set after the current instruction (sparse set over vregs) */
     rv_sset lset;
-    /* per register, for the current instruction */
-    uint8_t *rf;
-    uint32_t *tgt;       /* value required in the register before i */
-    uint32_t *touched, ntouched;
-    uint32_t *saved_to;  /* register -> save slot (stamp below) */
-    uint32_t *save_stamp;
+    asg_regs regs;       /* per register, for the current instruction */
     uint32_t *vstamp;    /* per vreg: 1 + inst at which it was stored to its slot before i */
-    uint64_t *scratch_bs;
     mvec before, after;
     RV_VEC(uint32_t) smap;
     bool *used;          /* per vreg: has a use (operand or jump argument) */
     uint8_t *live_after; /* per operand: its vreg is live after the instruction */
-    /* reload cache: register -> slot-homed value it still holds a copy of
-     * (reloaded or defined there), and back; valid while both agree */
-    uint32_t *cache_v, *cache_r;
-    uint32_t *snap;      /* per block: cache_v at its end (nregs entries), for a successor it dominates alone */
+    asg_cache cache;     /* the reload cache */
     uint32_t *edit_lo, *edit_hi; /* per block: the edits added for its terminator and edges */
     uint32_t *slot_ok;   /* per vreg: 1 + block in which its slot was written (it holds the value from there on) */
     uint32_t cur_block;
@@ -126,8 +137,8 @@ static uint32_t new_slot(void *ctx)
 
 static inline void touch(asg *a, uint32_t r, uint8_t flag)
 {
-    if (!a->rf[r] && a->tgt[r] == RAVEL_NONE) a->touched[a->ntouched++] = r;
-    a->rf[r] |= flag;
+    if (!a->regs.rf[r] && a->regs.tgt[r] == RAVEL_NONE) a->regs.touched[a->regs.ntouched++] = r;
+    a->regs.rf[r] |= flag;
 }
 
 static bool in_live(const asg *a, uint32_t v) { return rv_sset_has(&a->lset, v); }
@@ -138,17 +149,17 @@ static void live_del(asg *a, uint32_t v) { rv_sset_del(&a->lset, v); }
 
 static uint32_t cached_reg(const asg *a, uint32_t v)
 {
-    uint32_t r = a->cache_r[v];
-    return r != RAVEL_NONE && a->cache_v[r] == v ? r : RAVEL_NONE;
+    uint32_t r = a->cache.r[v];
+    return r != RAVEL_NONE && a->cache.v[r] == v ? r : RAVEL_NONE;
 }
 static void cache_kill(asg *a, ravel_loc l)
 {
-    if (l != RAVEL_LOC_NONE && ravel_loc_is_reg(l) && l < a->nregs) a->cache_v[l] = RAVEL_NONE;
+    if (l != RAVEL_LOC_NONE && ravel_loc_is_reg(l) && l < a->nregs) a->cache.v[l] = RAVEL_NONE;
 }
 static void cache_set(asg *a, uint32_t r, uint32_t v)
 {
-    a->cache_v[r] = v;
-    a->cache_r[v] = r;
+    a->cache.v[r] = v;
+    a->cache.r[v] = r;
 }
 static void cache_kill_edits(asg *a, const rv_pmove *pm)
 {
@@ -178,7 +189,7 @@ static bool is_defined_here(const rv_inst *in, const rv_operand *ops, uint32_t v
  * a live-across value (save and restore). */
 static uint32_t temp_cost(const asg *a, uint32_t r, bool for_def)
 {
-    uint8_t fl = a->rf[r];
+    uint8_t fl = a->regs.rf[r];
     if (fl & AF_ACROSS) return 3;
     if (fl & AF_DYING) return for_def ? 1 : 2;
     if (fl & AF_DEFHOME) return for_def ? 2 : 1;
@@ -191,12 +202,12 @@ static uint32_t pick_temp(asg *a, uint32_t cls, uint8_t forbid, uint32_t v, uint
 {
     const rv_class *c = &a->m->classes.data[cls];
     if (hint != RAVEL_NONE && hint < a->nregs && a->m->regs.data[hint].cls == cls && !a->m->regs.data[hint].reserved &&
-        !(a->rf[hint] & forbid) && (v == RAVEL_NONE || a->tgt[hint] == RAVEL_NONE || a->tgt[hint] == v) && temp_cost(a, hint, for_def) < 3)
+        !(a->regs.rf[hint] & forbid) && (v == RAVEL_NONE || a->regs.tgt[hint] == RAVEL_NONE || a->regs.tgt[hint] == v) && temp_cost(a, hint, for_def) < 3)
         return hint;
     uint32_t best = RAVEL_NONE, bc = 99;
     for (uint32_t k = 0; k < c->alloc.len; k++) {
         uint32_t r = c->alloc.data[k];
-        if ((a->rf[r] & forbid) || (v != RAVEL_NONE && a->tgt[r] != RAVEL_NONE && a->tgt[r] != v)) continue;
+        if ((a->regs.rf[r] & forbid) || (v != RAVEL_NONE && a->regs.tgt[r] != RAVEL_NONE && a->regs.tgt[r] != v)) continue;
         uint32_t cost = temp_cost(a, r, for_def);
         if (cost < bc) {
             bc = cost;
@@ -214,13 +225,13 @@ static uint32_t hint_of(const asg *a, uint32_t opi) { return a->in->hint ? a->in
  * same time, so a copy of v: r holds both). */
 static bool holds(const asg *a, uint32_t r, uint32_t v)
 {
-    return a->tgt[r] == RAVEL_NONE || a->tgt[r] == v || home_reg(a, a->tgt[r]) == r;
+    return a->regs.tgt[r] == RAVEL_NONE || a->regs.tgt[r] == v || home_reg(a, a->regs.tgt[r]) == r;
 }
 
 static void set_tgt(asg *a, uint32_t r, uint32_t v, bool late)
 {
     touch(a, r, late ? AF_TGT_L : AF_TGT_E);
-    if (a->tgt[r] == RAVEL_NONE || home_reg(a, a->tgt[r]) != r) a->tgt[r] = v;
+    if (a->regs.tgt[r] == RAVEL_NONE || home_reg(a, a->regs.tgt[r]) != r) a->regs.tgt[r] = v;
 }
 
 /* A register use (kind reg, or any needing a register for a reuse). */
@@ -235,9 +246,9 @@ static bool place_reg_use(asg *a, uint32_t i, const rv_inst *in, const rv_operan
     uint32_t h = home_reg(a, v);
     uint32_t r = RAVEL_NONE;
     bool dies = !in_live(a, v);
-    if (h != RAVEL_NONE && !(a->rf[h] & forbid) && holds(a, h, v) && (reuser == RAVEL_NONE || dies)) r = h;
+    if (h != RAVEL_NONE && !(a->regs.rf[h] & forbid) && holds(a, h, v) && (reuser == RAVEL_NONE || dies)) r = h;
     uint32_t cr = h == RAVEL_NONE ? cached_reg(a, v) : RAVEL_NONE; /* a copy left by an earlier reload */
-    if (r == RAVEL_NONE && cr != RAVEL_NONE && !(a->rf[cr] & forbid) && (a->tgt[cr] == RAVEL_NONE || a->tgt[cr] == v) &&
+    if (r == RAVEL_NONE && cr != RAVEL_NONE && !(a->regs.rf[cr] & forbid) && (a->regs.tgt[cr] == RAVEL_NONE || a->regs.tgt[cr] == v) &&
         temp_cost(a, cr, false) < 3)
         r = cr;
     if (r == RAVEL_NONE) r = pick_temp(a, vcls(a, v), forbid, v, hint_of(a, opi), false);
@@ -265,7 +276,7 @@ static bool place_reg_def(asg *a, uint32_t i, const rv_inst *in, const rv_operan
     bool early = rv_op_is_early(o);
     uint8_t forbid = AF_DEF | AF_TGT_L | (early ? AF_TGT_E : 0);
     uint32_t h = home_reg(a, v), r = RAVEL_NONE;
-    if (h != RAVEL_NONE && !(a->rf[h] & forbid) && (!(a->rf[h] & AF_ACROSS) || copy_keeps(a, in, h))) r = h;
+    if (h != RAVEL_NONE && !(a->regs.rf[h] & forbid) && (!(a->regs.rf[h] & AF_ACROSS) || copy_keeps(a, in, h))) r = h;
     if (r == RAVEL_NONE) r = pick_temp(a, vcls(a, v), forbid, RAVEL_NONE, hint_of(a, opi), true);
     if (r == RAVEL_NONE) return fail(a, i, "unsatisfiable: no register left for a def", v);
     touch(a, r, early ? AF_DEF_E : AF_DEF_L);
@@ -292,7 +303,7 @@ static void place_flex_use(asg *a, uint32_t i, const rv_inst *in, const rv_opera
     uint32_t h = home_reg(a, v);
     if (o->kind == RAVEL_C_ANY && h != RAVEL_NONE && !(late && sp && vref(a, v))) {
         uint8_t forbid = late ? (AF_DEF | AF_CLOB) : AF_DEF_E;
-        if (!(a->rf[h] & forbid) && holds(a, h, v)) {
+        if (!(a->regs.rf[h] & forbid) && holds(a, h, v)) {
             set_tgt(a, h, v, late);
             a->out.loc[opi] = h;
             return;
@@ -319,7 +330,7 @@ static void place_flex_def(asg *a, const rv_inst *in, const rv_operand *ops, uin
     uint32_t h = home_reg(a, v);
     if (o->kind == RAVEL_C_ANY && h != RAVEL_NONE && !sp_early_ref) {
         uint8_t forbid = AF_DEF | AF_TGT_L | (early ? AF_TGT_E : 0) | AF_ACROSS;
-        if (!(a->rf[h] & forbid)) {
+        if (!(a->regs.rf[h] & forbid)) {
             touch(a, h, early ? AF_DEF_E : AF_DEF_L);
             a->out.loc[opi] = h;
             return;
@@ -330,41 +341,38 @@ static void place_flex_def(asg *a, const rv_inst *in, const rv_operand *ops, uin
     a->out.loc[opi] = l;
 }
 
-/* Fixed operands and clobbers (as fast.c's claim_fixed). */
+/* Fixed operands and clobbers: the shared claims (claims.h) on the back
+ * end's flags and targets. */
+static void ax_clobber(void *ctx, uint32_t r) { touch(ctx, r, AF_CLOB); }
+static void ax_use(void *ctx, uint32_t u, uint32_t r)
+{
+    asg *a = ctx;
+    const rv_operand *o = &a->f->ops.data[a->regs.cur_op0 + u];
+    set_tgt(a, r, o->vreg, rv_op_is_late(o));
+    a->out.loc[a->regs.cur_op0 + u] = r;
+}
+static void ax_def(void *ctx, uint32_t d, uint32_t r)
+{
+    asg *a = ctx;
+    touch(a, r, rv_op_is_late(&a->f->ops.data[a->regs.cur_op0 + d]) ? AF_DEF_L : AF_DEF_E);
+    a->out.loc[a->regs.cur_op0 + d] = r;
+}
+static uint8_t ax_flags(const void *ctx, uint32_t r) { return ((const asg *)ctx)->regs.rf[r]; }
+static uint32_t ax_target(const void *ctx, uint32_t r) { return ((const asg *)ctx)->regs.tgt[r]; }
+static const uint32_t *ax_touched(const void *ctx, uint32_t *n)
+{
+    const asg *a = ctx;
+    *n = a->regs.ntouched;
+    return a->regs.touched;
+}
+static const rv_claim_ops ax_claims = {ax_clobber, ax_use, ax_def, ax_flags, ax_target, ax_touched};
+
 static bool claim_fixed(asg *a, uint32_t i, const rv_inst *in, const rv_operand *ops, bool sp_moving)
 {
-    const uint32_t *clob;
-    uint32_t nclob = rv_inst_clobbers(a->f, in, &clob);
-    for (uint32_t k = 0; k < nclob; k++) touch(a, clob[k], AF_CLOB);
-    for (uint32_t u = in->ndefs; u < (uint32_t)in->ndefs + in->nuses; u++) {
-        const rv_operand *o = &ops[u];
-        if (o->kind != RAVEL_C_FIXED) continue;
-        if (rv_op_is_late(o) && sp_moving && vref(a, o->vreg))
-            return fail(a, i, "unsatisfiable: a .ref value is read from a register after a moving safepoint", o->vreg);
-        if (a->tgt[o->arg] != RAVEL_NONE && a->tgt[o->arg] != o->vreg)
-            return fail(a, i, "unsatisfiable: two different values are fixed to the same register", o->vreg);
-        set_tgt(a, o->arg, o->vreg, rv_op_is_late(o));
-        a->out.loc[in->first_op + u] = o->arg;
-    }
-    for (uint32_t d = 0; d < in->ndefs; d++) {
-        const rv_operand *o = &ops[d];
-        uint32_t r;
-        if (o->kind == RAVEL_C_FIXED) r = o->arg;
-        else if (o->kind == RAVEL_C_REUSE && o->arg < in->nuses && ops[in->ndefs + o->arg].kind == RAVEL_C_FIXED)
-            r = ops[in->ndefs + o->arg].arg;
-        else continue;
-        if (a->rf[r] & AF_DEF) return fail(a, i, "unsatisfiable: two defs need the same register", o->vreg);
-        touch(a, r, rv_op_is_late(o) ? AF_DEF_L : AF_DEF_E);
-        a->out.loc[in->first_op + d] = r;
-    }
-    for (uint32_t t = 0; t < a->ntouched; t++) {
-        uint8_t fl = a->rf[a->touched[t]];
-        if ((fl & AF_DEF_E) && (fl & AF_TGT))
-            return fail(a, i, "unsatisfiable: an early def and a use are fixed to the same register", RAVEL_NONE);
-        if ((fl & AF_TGT_L) && (fl & (AF_DEF | AF_CLOB)))
-            return fail(a, i, "unsatisfiable: a late use is fixed to a register the instruction writes or clobbers", RAVEL_NONE);
-    }
-    return true;
+    uint32_t bad;
+    a->regs.cur_op0 = in->first_op;
+    rv_claim_error e = rv_claim_fixed(a->f, in, ops, sp_moving, true, true, &ax_claims, a, &bad);
+    return e == RV_CLAIM_OK || fail(a, i, rv_claim_error_text(e), bad);
 }
 
 /* Marks the homes of the values live around i (occupancy for temporaries). */
@@ -386,8 +394,8 @@ static void mark_homes(asg *a, const rv_inst *in, const rv_operand *ops)
  * `copy` whose def lands where its source is read leaves the source there. */
 static bool disturbed(const asg *a, const rv_inst *in, uint32_t r)
 {
-    uint8_t fl = a->rf[r];
-    if (a->tgt[r] != RAVEL_NONE && home_reg(a, a->tgt[r]) != r) return true;
+    uint8_t fl = a->regs.rf[r];
+    if (a->regs.tgt[r] != RAVEL_NONE && home_reg(a, a->regs.tgt[r]) != r) return true;
     if (fl & AF_CLOB) return true;
     if (!(fl & AF_DEF)) return false;
     return !(copy_keeps(a, in, r) && a->out.loc[in->first_op] == r);
@@ -402,17 +410,17 @@ static bool resolve(asg *a, uint32_t i, uint32_t anchor, mvec *mv, bool after)
         return true;
     }
     uint32_t nw = rv_bs_words(a->nregs);
-    memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
+    memset(a->regs.scratch_bs, 0, sizeof(uint64_t) * nw);
     for (uint32_t r = 0; r < a->nregs; r++) {
         if (a->m->regs.data[r].reserved) continue;
-        uint8_t fl = a->rf[r];
+        uint8_t fl = a->regs.rf[r];
         if (after ? (fl & (AF_ACROSS | AF_DEFHOME | AF_DEF)) : (fl & (AF_ACROSS | AF_DYING | AF_TGT))) continue;
         bool in_moves = false;
         for (uint32_t k = 0; k < mv->len && !in_moves; k++) in_moves = mv->data[k].dst == r || mv->data[k].src == r;
-        if (!in_moves) rv_bs_set(a->scratch_bs, r);
+        if (!in_moves) rv_bs_set(a->regs.scratch_bs, r);
     }
     a->scratch_used = 0;
-    if (rv_pmove_resolve(&a->pm, a->m, mv->data, mv->len, a->scratch_bs, new_slot, a) != RAVEL_OK)
+    if (rv_pmove_resolve(&a->pm, a->m, mv->data, mv->len, a->regs.scratch_bs, new_slot, a) != RAVEL_OK)
         return fail(a, i, "internal error: conflicting moves", RAVEL_NONE);
     rv_out_edits(&a->out, anchor, &a->pm);
     cache_kill_edits(a, &a->pm);
@@ -431,17 +439,17 @@ static bool safepoint(asg *a, uint32_t i, const rv_inst *in, const rv_operand *o
         uint32_t w = a->lset.dense[k];
         if (!vref(a, w) || is_defined_here(in, ops, w)) continue;
         uint32_t h = home_reg(a, w);
-        if (h != RAVEL_NONE && a->save_stamp[h] == i + 1) { /* shares a saved register: listed with it */
-            rv_vec_push(a->smap, a->saved_to[h]);
-            if (a->saved_to[h] != slot_of(a, w)) a->slot_ok[w] = 0; /* its own slot loses it */
+        if (h != RAVEL_NONE && a->regs.save_stamp[h] == i + 1) { /* shares a saved register: listed with it */
+            rv_vec_push(a->smap, a->regs.saved_to[h]);
+            if (a->regs.saved_to[h] != slot_of(a, w)) a->slot_ok[w] = 0; /* its own slot loses it */
             continue;
         }
         store_before(a, i, w);
         uint32_t s = slot_of(a, w);
         rv_vec_push(a->smap, s);
         if (h != RAVEL_NONE) {
-            a->save_stamp[h] = i + 1;
-            a->saved_to[h] = s;
+            a->regs.save_stamp[h] = i + 1;
+            a->regs.saved_to[h] = s;
             add_move(&a->after, h, ravel_slot(s), vcls(a, w)); /* the collector may have moved it (either gc) */
         }
     }
@@ -480,7 +488,7 @@ static void cache_update(asg *a, const rv_inst *in, const rv_operand *ops, bool 
     for (uint32_t d = 0; d < in->ndefs; d++) cache_kill(a, a->out.loc[in->first_op + d]);
     if (sp)
         for (uint32_t r = 0; r < a->nregs; r++)
-            if (a->cache_v[r] != RAVEL_NONE && vref(a, a->cache_v[r])) a->cache_v[r] = RAVEL_NONE;
+            if (a->cache.v[r] != RAVEL_NONE && vref(a, a->cache.v[r])) a->cache.v[r] = RAVEL_NONE;
     for (uint32_t d = 0; d < in->ndefs; d++) {
         ravel_loc l = a->out.loc[in->first_op + d];
         if (ravel_loc_is_reg(l) && l < a->nregs && home_reg(a, ops[d].vreg) == RAVEL_NONE && !a->m->regs.data[l].reserved)
@@ -515,7 +523,7 @@ static bool asg_inst(asg *a, uint32_t i)
     uint32_t nd = in->ndefs, nops = nd + in->nuses;
     bool sp = (in->flags & RV_IF_SAFEPOINT) != 0, sp_moving = sp && !a->m->gc_nonmoving;
     a->before.len = a->after.len = 0;
-    a->ntouched = 0;
+    a->regs.ntouched = 0;
     mark_homes(a, in, ops);
     bool ok = claim_fixed(a, i, in, ops, sp_moving);
     for (int late = 1; ok && late >= 0; late--) /* register uses, late first, then those reused by a def */
@@ -560,13 +568,13 @@ static bool asg_inst(asg *a, uint32_t i)
      * one the scan below is idle, and so is the restoring one unless the
      * safepoint saved values (most instructions disturb no home). */
     bool saves = false;
-    for (uint32_t t = 0; t < a->ntouched && !saves; t++)
-        saves = (a->rf[a->touched[t]] & AF_ACROSS) && disturbed(a, in, a->touched[t]);
+    for (uint32_t t = 0; t < a->regs.ntouched && !saves; t++)
+        saves = (a->regs.rf[a->regs.touched[t]] & AF_ACROSS) && disturbed(a, in, a->regs.touched[t]);
     for (uint32_t k = 0; saves && k < a->lset.n; k++) {
         uint32_t w = a->lset.dense[k], h = home_reg(a, w);
-        if (h == RAVEL_NONE || is_defined_here(in, ops, w) || !disturbed(a, in, h) || a->save_stamp[h] == i + 1) continue;
-        a->save_stamp[h] = i + 1;
-        a->saved_to[h] = slot_of(a, w);
+        if (h == RAVEL_NONE || is_defined_here(in, ops, w) || !disturbed(a, in, h) || a->regs.save_stamp[h] == i + 1) continue;
+        a->regs.save_stamp[h] = i + 1;
+        a->regs.saved_to[h] = slot_of(a, w);
         store_before(a, i, w);
     }
     /* defs placed away from home go home (first: they win over restores) */
@@ -580,8 +588,8 @@ static bool asg_inst(asg *a, uint32_t i)
         if (a->out.loc[in->first_op + d] == ravel_slot(slot_of(a, ops[d].vreg))) a->slot_ok[ops[d].vreg] = a->cur_block + 1;
     for (uint32_t k = 0; (saves || sp) && k < a->lset.n; k++) {
         uint32_t w = a->lset.dense[k], h = home_reg(a, w);
-        if (h == RAVEL_NONE || is_defined_here(in, ops, w) || a->save_stamp[h] != i + 1) continue;
-        if (disturbed(a, in, h)) add_move(&a->after, h, ravel_slot(a->saved_to[h]), vcls(a, w));
+        if (h == RAVEL_NONE || is_defined_here(in, ops, w) || a->regs.save_stamp[h] != i + 1) continue;
+        if (disturbed(a, in, h)) add_move(&a->after, h, ravel_slot(a->regs.saved_to[h]), vcls(a, w));
     }
     if (!resolve(a, i, rv_anchor_before(i), &a->before, false)) return false;
     cache_update(a, in, ops, sp);
@@ -590,11 +598,11 @@ static bool asg_inst(asg *a, uint32_t i)
     } else if (a->after.len && !after_branch(a, i, in)) {
         return false;
     }
-    for (uint32_t t = 0; t < a->ntouched; t++) {
-        a->rf[a->touched[t]] = 0;
-        a->tgt[a->touched[t]] = RAVEL_NONE;
+    for (uint32_t t = 0; t < a->regs.ntouched; t++) {
+        a->regs.rf[a->regs.touched[t]] = 0;
+        a->regs.tgt[a->regs.touched[t]] = RAVEL_NONE;
     }
-    a->ntouched = 0;
+    a->regs.ntouched = 0;
     return true;
 }
 
@@ -605,23 +613,23 @@ static void edge_scratch(asg *a, uint32_t s, const rv_succ *sc)
     const ravel_func *f = a->f;
     const rv_liveness *lv = a->in->lv;
     uint32_t nw = rv_bs_words(a->nregs);
-    memset(a->scratch_bs, 0, sizeof(uint64_t) * nw);
+    memset(a->regs.scratch_bs, 0, sizeof(uint64_t) * nw);
     for (uint32_t r = 0; r < a->nregs; r++)
-        if (!a->m->regs.data[r].reserved) rv_bs_set(a->scratch_bs, r);
+        if (!a->m->regs.data[r].reserved) rv_bs_set(a->regs.scratch_bs, r);
     const uint64_t *inb = lv->in + (size_t)s * lv->nwords;
     for (uint32_t w = 0; w < lv->nwords; w++)
         for (uint64_t bits = inb[w]; bits; bits &= bits - 1) {
             uint32_t v = w * 64 + (uint32_t)__builtin_ctzll(bits), h = home_reg(a, v);
-            if (h != RAVEL_NONE) rv_bs_clear(a->scratch_bs, h);
+            if (h != RAVEL_NONE) rv_bs_clear(a->regs.scratch_bs, h);
         }
     const rv_block *sb = &f->blocks.data[s];
     for (uint32_t p = 0; p < sb->nparams; p++) {
         uint32_t h = home_reg(a, rv_block_params(f, sb)[p]);
-        if (h != RAVEL_NONE) rv_bs_clear(a->scratch_bs, h);
+        if (h != RAVEL_NONE) rv_bs_clear(a->regs.scratch_bs, h);
     }
     for (uint32_t k = 0; k < sc->nargs; k++) {
         uint32_t h = home_reg(a, rv_succ_args(f, sc)[k]);
-        if (h != RAVEL_NONE) rv_bs_clear(a->scratch_bs, h);
+        if (h != RAVEL_NONE) rv_bs_clear(a->regs.scratch_bs, h);
     }
 }
 
@@ -663,7 +671,7 @@ static bool asg_edges(asg *a, uint32_t b)
         }
         edge_scratch(a, sc->block, sc);
         a->scratch_used = 0;
-        if (rv_pmove_resolve(&a->pm, a->m, a->before.data, a->before.len, a->scratch_bs, new_slot, a) != RAVEL_OK)
+        if (rv_pmove_resolve(&a->pm, a->m, a->before.data, a->before.len, a->regs.scratch_bs, new_slot, a) != RAVEL_OK)
             return fail(a, ti, "internal error: conflicting edge moves", RAVEL_NONE);
         rv_out_edits(&a->out, anchor, &a->pm);
     }
@@ -695,12 +703,12 @@ static void cache_enter(asg *a, uint32_t b)
     const rv_cfg *cfg = a->in->cfg;
     uint32_t q = rv_cfg_npreds(cfg, b) == 1 ? cfg->pred[cfg->pred_start[b]] : RAVEL_NONE;
     if (q == RAVEL_NONE || q >= b) {
-        for (uint32_t r = 0; r < a->nregs; r++) a->cache_v[r] = RAVEL_NONE;
+        for (uint32_t r = 0; r < a->nregs; r++) a->cache.v[r] = RAVEL_NONE;
         return;
     }
-    memcpy(a->cache_v, a->snap + (size_t)q * a->nregs, sizeof(uint32_t) * a->nregs);
+    memcpy(a->cache.v, a->cache.snap + (size_t)q * a->nregs, sizeof(uint32_t) * a->nregs);
     for (uint32_t r = 0; r < a->nregs; r++)
-        if (a->cache_v[r] != RAVEL_NONE) a->cache_r[a->cache_v[r]] = r;
+        if (a->cache.v[r] != RAVEL_NONE) a->cache.r[a->cache.v[r]] = r;
     for (uint32_t k = a->edit_lo[q]; k < a->edit_hi[q]; k++) cache_kill(a, a->out.edits.data[k].e.dst);
 }
 
@@ -726,7 +734,7 @@ static bool asg_block(asg *a, uint32_t b)
         }
         if (!asg_inst(a, i)) return false;
     }
-    memcpy(a->snap + (size_t)b * a->nregs, a->cache_v, sizeof(uint32_t) * a->nregs);
+    memcpy(a->cache.snap + (size_t)b * a->nregs, a->cache.v, sizeof(uint32_t) * a->nregs);
     bool ok = asg_edges(a, b);
     a->edit_hi[b] = a->out.edits.len;
     return ok;
@@ -761,20 +769,20 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     a.vstamp = rv_xcalloc(nv, sizeof(uint32_t));
     a.used = rv_xcalloc(nv, sizeof(bool));
     a.live_after = rv_xcalloc(a.f->ops.len + 1, 1);
-    a.cache_v = rv_xmalloc(sizeof(uint32_t) * nr);
-    a.cache_r = rv_xmalloc(sizeof(uint32_t) * nv);
-    a.snap = rv_xmalloc(sizeof(uint32_t) * ((size_t)in->cfg->nblocks * a.nregs + 1));
+    a.cache.v = rv_xmalloc(sizeof(uint32_t) * nr);
+    a.cache.r = rv_xmalloc(sizeof(uint32_t) * nv);
+    a.cache.snap = rv_xmalloc(sizeof(uint32_t) * ((size_t)in->cfg->nblocks * a.nregs + 1));
     a.edit_lo = rv_xcalloc(in->cfg->nblocks + 1, sizeof(uint32_t));
     a.edit_hi = rv_xcalloc(in->cfg->nblocks + 1, sizeof(uint32_t));
     a.slot_ok = rv_xcalloc(nv, sizeof(uint32_t));
-    memset(a.cache_r, 0xff, sizeof(uint32_t) * nv);
-    a.rf = rv_xcalloc(nr, 1);
-    a.tgt = rv_xmalloc(sizeof(uint32_t) * nr);
-    memset(a.tgt, 0xff, sizeof(uint32_t) * nr);
-    a.touched = rv_xmalloc(sizeof(uint32_t) * nr * 2);
-    a.saved_to = rv_xcalloc(nr, sizeof(uint32_t));
-    a.save_stamp = rv_xcalloc(nr, sizeof(uint32_t));
-    a.scratch_bs = rv_xcalloc(rv_bs_words(a.nregs) + 1, sizeof(uint64_t));
+    memset(a.cache.r, 0xff, sizeof(uint32_t) * nv);
+    a.regs.rf = rv_xcalloc(nr, 1);
+    a.regs.tgt = rv_xmalloc(sizeof(uint32_t) * nr);
+    memset(a.regs.tgt, 0xff, sizeof(uint32_t) * nr);
+    a.regs.touched = rv_xmalloc(sizeof(uint32_t) * nr * 2);
+    a.regs.saved_to = rv_xcalloc(nr, sizeof(uint32_t));
+    a.regs.save_stamp = rv_xcalloc(nr, sizeof(uint32_t));
+    a.regs.scratch_bs = rv_xcalloc(rv_bs_words(a.nregs) + 1, sizeof(uint64_t));
     rv_out_init(&a.out, a.f);
     rv_pmove_init(&a.pm);
     mark_used(&a);
@@ -789,18 +797,18 @@ ravel_func *rv_assign_emit(const rv_assign_in *in, char **err)
     rv_free(a.vstamp);
     rv_free(a.used);
     rv_free(a.live_after);
-    rv_free(a.cache_v);
-    rv_free(a.cache_r);
-    rv_free(a.snap);
+    rv_free(a.cache.v);
+    rv_free(a.cache.r);
+    rv_free(a.cache.snap);
     rv_free(a.edit_lo);
     rv_free(a.edit_hi);
     rv_free(a.slot_ok);
-    rv_free(a.rf);
-    rv_free(a.tgt);
-    rv_free(a.touched);
-    rv_free(a.saved_to);
-    rv_free(a.save_stamp);
-    rv_free(a.scratch_bs);
+    rv_free(a.regs.rf);
+    rv_free(a.regs.tgt);
+    rv_free(a.regs.touched);
+    rv_free(a.regs.saved_to);
+    rv_free(a.regs.save_stamp);
+    rv_free(a.regs.scratch_bs);
     rv_vec_free(a.before);
     rv_vec_free(a.after);
     rv_vec_free(a.smap);

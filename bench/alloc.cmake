@@ -4,7 +4,7 @@
 # `bench_alloc --runs 5 --corpus corpus/ra`); `bench_alloc --funcs 2000
 # [--alloc fast]` times fuzz-sized (~250-instruction) functions alone, the
 # mode to profile with valgrind --tool=callgrind.
-ravel_add_executable(bench_alloc ${CMAKE_CURRENT_SOURCE_DIR}/bench_alloc.c)
+ravel_add_executable(bench_alloc INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/bench_alloc.c)
 target_link_libraries(bench_alloc PRIVATE ravel_alloc ravel_gen ravel_ir)
 target_compile_definitions(bench_alloc PRIVATE RAVEL_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/corpus/ra")
 if(RAVEL_BUILD_TESTS)

@@ -101,7 +101,7 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
             int r;
             bool failed = false;
             for (r = 0; r < runs && r < 64; r++) {
-                rv_alloc_opts ao = {1, false};
+                rv_alloc_opts ao = {1, false, NULL};
                 char *err = NULL;
                 double t0 = now_sec();
                 ravel_func *g = rv_allocators[a].run(f, &ao, &err);
@@ -138,7 +138,7 @@ static void cost_one(const ravel_func *f, cost_sum *s)
     uint32_t na = nallocs();
     rv_cost c[MAX_ALLOCS];
     for (uint32_t a = 0; a < na; a++) {
-        rv_alloc_opts ao = {1, false};
+        rv_alloc_opts ao = {1, false, NULL};
         char *err = NULL;
         ravel_func *g = rv_allocators[a].run(f, &ao, &err);
         free(err);
@@ -273,7 +273,7 @@ static void bench_funcs(uint32_t count, const char *only)
         uint32_t failed = 0;
         double t0 = now_sec();
         for (uint32_t k = 0; k < count; k++) {
-            rv_alloc_opts ao = {k, false};
+            rv_alloc_opts ao = {k, false, NULL};
             char *err = NULL;
             ravel_func *g = rv_allocators[a].run(ravel_module_func(mods[k], 0), &ao, &err);
             failed += g == NULL;

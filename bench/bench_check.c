@@ -18,8 +18,12 @@
  * the first seed whose CFG has an irreducible cycle, allocated by `fast`),
  * its check time per instruction and the ratio of that to the reducible
  * function's (the aim: within 2x).
+ * --alias adds a column: the same allocation on its machine with a wide
+ * reserved register declared around each register (docs/format.md section
+ * 14: every write also empties the wide one), its check time per
+ * instruction and the ratio to the plain machine's (the aim: within 1.5x).
  * Usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N]
- *                    [--safepoints] [--quick] [--small]
+ *                    [--safepoints] [--quick] [--small] [--alias]
  * (--small: per-call costs on many small functions, see bench_small)
  * Run it from a Release build; --quick is the smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
@@ -60,7 +64,7 @@ static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func *
     int r;
     *out = NULL;
     for (r = 0; r < runs && r < 64; r++) {
-        rv_alloc_opts ao = {1, false};
+        rv_alloc_opts ao = {1, false, NULL};
         char *err = NULL;
         double t0 = now_sec();
         ravel_func *g = rv_allocators[a].run(f, &ao, &err);
@@ -144,6 +148,27 @@ static double irreducible_check(ravel_checker *ck, const rv_gen_opts *row, uint3
  * Prints the mean check time per call and per allocated instruction, with
  * and without the validator, and the mean `fast` allocation time. */
 #define SMALL_NFUNC 64
+/* m with a reserved register "wR" containing each register R (section 14). */
+static ravel_machine *wide_machine(const ravel_machine *m)
+{
+    ravel_machine *a = ravel_machine_new();
+    for (uint32_t c = 0; c < ravel_machine_nclasses(m); c++) ravel_machine_add_class(a, ravel_machine_class_name(m, c));
+    uint32_t n = ravel_machine_nregs(m);
+    for (uint32_t r = 0; r < n; r++)
+        ravel_machine_add_reg(a, ravel_machine_reg_name(m, r), ravel_machine_reg_class(m, r), ravel_machine_reg_reserved(m, r));
+    uint32_t cl[256], nc = ravel_machine_nclobbers(m) < 256 ? ravel_machine_nclobbers(m) : 256;
+    for (uint32_t i = 0; i < nc; i++) cl[i] = ravel_machine_clobber(m, i);
+    ravel_machine_set_clobbers(a, cl, nc);
+    ravel_machine_set_gc_moving(a, !m->gc_nonmoving);
+    for (uint32_t r = 0; r < n; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "w%s", ravel_machine_reg_name(m, r));
+        int w = ravel_machine_add_reg(a, name, ravel_machine_reg_class(m, r), 1);
+        if (w >= 0) ravel_machine_alias(a, (uint32_t)w, r);
+    }
+    return a;
+}
+
 static int bench_small(int runs)
 {
     static const uint32_t sizes[] = {50, 250, 1000};
@@ -165,7 +190,7 @@ static int bench_small(int runs)
             o.cfg = RV_GEN_CFG_STRUCTURED; /* the functions of the figures quoted so far */
             o.max_insts = sizes[si];
             mods[k] = rv_gen_from_seed(1000 * sizes[si] + k, &o);
-            rv_alloc_opts ao = {1, false};
+            rv_alloc_opts ao = {1, false, NULL};
             char *err = NULL;
             double t0 = now_sec();
             g[k] = fa->run(ravel_module_func(mods[k], 0), &ao, &err);
@@ -199,7 +224,7 @@ int main(int argc, char **argv)
 {
     int runs = 5, check_runs = 0;
     uint32_t max = 1000000, min = 1000, window = 32;
-    bool safepoints = false, small = false;
+    bool safepoints = false, small = false, alias = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -209,8 +234,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--safepoints") == 0) safepoints = true;
         else if (strcmp(argv[i], "--quick") == 0) runs = 1, max = 10000;
         else if (strcmp(argv[i], "--small") == 0) small = true;
+        else if (strcmp(argv[i], "--alias") == 0) alias = true;
         else {
-            fprintf(stderr, "usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N] [--safepoints] [--quick] [--small]\n");
+            fprintf(stderr, "usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N] [--safepoints] [--quick] [--small] [--alias]\n");
             return 2;
         }
     }
@@ -282,10 +308,22 @@ int main(int argc, char **argv)
         uint32_t irr_n = 0;
         int irr_v = 0;
         double ti = irreducible_check(ck, &o, size, check_runs, &irr_n, &irr_v);
-        if (ti < 0 || !irr_n) printf(" | %9s\n", "failed");
+        if (ti < 0 || !irr_n) printf(" | %9s%s", "failed", alias ? "" : "\n");
         else
-            printf(" | %9u %9.1f %7.2f %s\n", irr_n, ti * 1e9 / irr_n, (ti * 1e9 / irr_n) / (tc * 1e9 / na_insts),
-                   irr_v == RAVEL_OK ? "verified" : irr_v == -1 ? "verified (reference)" : irr_v == RAVEL_EFAIL ? "ERRORS" : "bad input");
+            printf(" | %9u %9.1f %7.2f %s%s", irr_n, ti * 1e9 / irr_n, (ti * 1e9 / irr_n) / (tc * 1e9 / na_insts),
+                   irr_v == RAVEL_OK ? "verified" : irr_v == -1 ? "verified (reference)" : irr_v == RAVEL_EFAIL ? "ERRORS" : "bad input",
+                   alias ? "" : "\n");
+        if (alias) { /* the same allocation on the wide machine */
+            ravel_machine *am = wide_machine(fastest->mach);
+            ravel_func *h = rv_func_clone(fastest);
+            h->mach = am;
+            int va = 0;
+            double ta = time_check(ck, h, check_runs, &va, 0);
+            printf(" | %9.1f %7.2f %s\n", ta * 1e9 / na_insts, ta / tc, va == RAVEL_OK ? (ck->vn_proven ? "verified" : "verified (reference)") : "ERRORS");
+            if (va != RAVEL_OK) bad++;
+            ravel_func_free(h);
+            ravel_machine_free(am);
+        }
         if (ti >= 0 && irr_n && irr_v != RAVEL_OK && irr_v != -1) bad++;
         if (v2 != verdict) bad++;
         if (verdict != RAVEL_OK) bad++;

@@ -18,41 +18,8 @@
  * clones), the allocator's own time subtracted. The issue's aim: at most
  * 50 us per function.
  *
- * Figures (2026-12-03, Release, gcc, a 2-core machine shared with other
- * jobs, fast, 64 functions of 223 instructions on average, ~10 KB of text
- * each way, medians of 5-7 runs, three sessions): in-process fast 139-162
- * CPU us/function; frames 813-963 CPU us (ravel + server); overhead
- * 660-790 CPU us/function (wall: 770-1,110 us, scheduling included); of
- * which the text work alone, in-process, 450-670 us (printing 115-165 us,
- * the rest parsing both ways and validating); one-shot 3,100-6,100 us per
- * function (fork, exec, sh, the server's start). The aim of 50 us is not
- * met: the reader and the printer, at ~10 KB per function each way, cost
- * ten times that; the framing, the pipes and the processes add ~200 us.
- * (A Debug + ASan/UBSan build: ~5,500 us of overhead.)
- *
- * Where it goes (2026-12-04, perf record -g on this program, Release with
- * -g, the CPU of ravel and of the server per frames exchange, ~500 us):
- * ravel parsing the answer 211 us (42%), the server parsing the request
- * 133 (27%), printing the answer 49 and the request 47 (19%), ravel
- * validating the answer 23, the server's ravel_allocate validating its
- * input 18 (the allocator's side: now in the in-process row too), cloning
- * the parsed answer 7, framing and the pipe loop 7, printing the answer's
- * machine again to compare it 5. Within a parse: the lexer ~20%, growing
- * the function's arrays from 8 entries (realloc, under the recovery
- * region's bookkeeping) ~15%, name lookups ~9%, and the near-miss hints'
- * edit distances computed on every line without `=` whose mnemonic is not
- * built in (~4%), though they matter only before an error. Fixed with
- * byte-identical output (tests/support/snapshot.sh, 13,000 probes): the
- * answer's function is taken out of its module instead of cloned, its
- * machine compared by its text's prefix before any printing, the parser's
- * hint checks test the cheap conditions first (and no register lookup for
- * a vreg), and a function's arrays reserved from its text's size. Before ->
- * after (medians of 5, three runs each, alternating; frames = ravel +
- * server CPU us per function): frames 629 / 654 / 598 -> 560 / 558 / 580,
- * text work in-process 402 / 383 / 378 -> 343 / 351 / 337, overhead (with
- * ravel_allocate's validation now on both sides) 425 / 425 / 437. What is
- * left is the reader and the printer themselves (~90%): the aim of 50 us
- * needs a faster reader, not a different framing.
+ * The figures measured so far (the aim is not met: the text work costs
+ * ten times that): docs/perf-log.md.
  */
 #define _GNU_SOURCE
 #include "fuzz/campaign.h"

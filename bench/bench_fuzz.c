@@ -36,65 +36,8 @@
  * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast
  * --config 250 --runs 1 --count 300`).
  *
- * Profile of one fuzz_alloc_fast execution (callgrind, Release, 300 inputs
- * of ~260 instructions, thousands of instructions executed per input;
- * 2026-11-22: before -> after the harness work -> after the generator,
- * validator and checker work that followed):
- *   generate (bytes -> function)             287 ->  287 ->  180   12%
- *   validate the generated function (--ssa)  125 ->  123 ->   42    3%
- *   allocate (fast)                          626 ->  614 ->  645   42%
- *     of which rv_func_clone                  30 ->   21
- *     of which rv_cfg_build                   12 ->   11
- *   validate the allocated output            116 ->    0 ->    0   (the checker covers it)
- *   check                                    909 ->  856 ->  640   42%   (checker work)
- *   seed hash, freeing                        19 ->   19 ->   19    1%
- *   total                                   2092 -> 1908 -> 1527
- * Since then the generator paces large functions over their blocks (more
- * code in loops: the checker's share grew), and (session 5, 2026-11-22) the
- * generator and the allocator were made cheaper with byte-identical output
- * (same inputs and functions before and after, Release, callgrind, per
- * execution): generate -8.7%, allocate (fast) 630 -> 589 (-6.5%), check
- * 820 (unchanged), the whole execution 1691 -> 1633 (-3.4%). Session 7
- * (side by side with the session's first build, --config 250, CPU time):
- * the harness's checks skip the validated original's guard
- * (RAVEL_CHECK_ORIG_VALID) and match it more cheaply, check 75-77 -> 61-63
- * us, fuzz_alloc_fast 4,136-4,390 -> 4,423-4,524/s; the printer buffers its
- * lines and the lexer fills tokens in place, fuzz_parse 1,379-1,474 ->
- * 1,957-2,019/s. Session 8 (the same way): the checker's value-numbering
- * verdict with fewer branches, check 63.5-64.7 -> 59.2-59.7 us,
- * fuzz_alloc_fast 4,301-4,399 -> 4,522-4,542/s. Session 10: the input's
- * hash eight bytes per step (other 4.6-5.1 -> 2.8-3.4 us), the `fast`
- * allocator's pre-passes in two scans instead of four (-2% of its
- * instructions, output byte-identical), and fuzz_parse's inputs printed
- * before the clock starts (its figure had included making them):
- * fuzz_alloc_fast within noise of before (4,455-4,597 -> 4,569-4,601/s).
- * Session 11 (side by side with the session's first build, --config 250,
- * two alternating runs of --runs 3 each): fuzz_parse 2,340-2,558 ->
- * 4,165-4,180/s (the printer formats locations itself, the lexer's classes
- * from one table, the machine's names in a cheap table, no third parse of a
- * text already read: -43% instructions); fuzz_checker_oracle 1,739-1,756 ->
- * 2,494-2,592/s (RAVEL_CHECK_VERDICT_ONLY: the rejected corruptions' reports
- * are no longer built: -38%); fuzz_differential 2,400-2,402 -> 2,629/s (the
- * interpreter hashes an op's name once per run: -16% of its instructions);
- * fuzz_alloc_* unchanged (within noise). Session 15 (instrumented build,
- * -DRAVEL_FUZZ_ENGINE=libfuzzer -DRAVEL_SANITIZE=address,undefined,
- * --config default --runs 5): the allocators' heap blocks and rescans cut
- * with byte-identical output: fuzz_alloc_color 904 -> 1,119/s, ssa 1,374 ->
- * 1,912, linear 1,915 -> 2,275, random 1,681 -> 1,895, fast 3,033 -> 2,986
- * (unchanged); allocate phase (us/exec) color 940 -> 683, ssa 506 -> 341,
- * linear 304 -> 257, random 370 -> 313. Issue 27 (Release, gcc, --runs 5,
- * exec/s/core, a shared machine): the fuzzing kit costs nothing measurable
- * over the built-in path on the same inputs: default config
- * fuzz_alloc_linear 3,652 / 3,640 vs kit/linear 3,671 / 3,677,
- * fuzz_alloc_fast 5,017 / 4,788 vs kit/fast 4,851 / 4,806; 250-insts
- * fuzz_alloc_linear 2,301 vs kit/linear 2,433 (two separate runs each:
- * the spread is the machine's). The examples' rows (2026-12-04, Release,
- * gcc, --runs 5, exec/s/core, a machine loaded far past its 2 cores):
- * default config fuzz_alloc_linear 4,814, kit/linear 4,800, kit/myalloc
- * 4,558 (ravel_allocate's SSA validation of its input, ~12 us, and no
- * safepoints), kit/slotalloc 5,499, beside fuzz_alloc_fast 6,286 / kit/fast
- * 6,237; 250-insts fuzz_alloc_linear 2,835, kit/linear 2,823, kit/myalloc
- * 2,892, kit/slotalloc 3,052, fuzz_alloc_fast 3,617 / kit/fast 3,615. */
+ * The history of its figures (profiles, before and after each change):
+ * docs/perf-log.md. */
 #define _GNU_SOURCE
 #include "examples/kit/myalloc.h"
 #include "examples/slotalloc/slotalloc.h"

@@ -1,5 +1,5 @@
 /* bench_mutation.c - the checker's mutation table (fuzz/mutation.h): for
- * every kind of bug of allocator/inject.h and every allocator of the table,
+ * every kind of bug of inject/inject.h and every allocator of the table,
  * how often the bug applies, changes what the program computes, and is
  * detected by the checker (MISSED must be 0), and how long `ravel fuzz
  * --oracle` takes to find it. Prints the Markdown table of docs/checker.md

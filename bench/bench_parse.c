@@ -1,7 +1,8 @@
 /* bench_parse.c - throughput of the .ra reader, alone and followed by the
  * validator.
  *
- * For each size (10^3 .. 10^6 instructions by default) it generates the text
+ * For each size (30, then 10^3 .. 10^6 instructions by default: 1 KB to
+ * 37 MB of text) it generates the text
  * of one realistic function: a chain of counted loops, each with a header
  * taking block parameters, a body mixing two register classes (int, float),
  * immediates and a call with fixed registers every other loop, and an exit
@@ -13,8 +14,10 @@
  * Times are CPU time of the process (CLOCK_PROCESS_CPUTIME_ID, user plus
  * system), so that other load on a shared machine does not distort them.
  *
- * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS]
- *   --dump prints the generated text for that size and exits.
+ * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS [--file F]]
+ *   --dump prints the generated text for that size and exits;
+ *   --loop parses the text of that size N times and exits (for perf);
+ *   --file F: --loop parses the .ra file F instead.
  * Run it from a Release build: `ninja bench_parse && bench/bench_parse`. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork */
 #include "ir/ir.h"
@@ -177,16 +180,31 @@ static double peak_bytes(const char *text, size_t len)
     return kb < 0 ? -1 : kb * 1024.0;
 }
 
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    sbuf b = {rv_xmalloc(1 << 16), 0, 1 << 16};
+    for (size_t k; (k = fread(b.p + b.len, 1, b.cap - b.len, fp)) > 0;)
+        if ((b.len += k) == b.cap) b.p = rv_xrealloc(b.p, b.cap *= 2);
+    fclose(fp);
+    *len = b.len;
+    return b.p;
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
-    uint64_t max = 1000000, dump = 0;
+    uint64_t max = 1000000, dump = 0, loop = 0;
+    const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) dump = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) file = argv[++i];
         else {
-            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS]\n", stderr);
+            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS [--file F]]\n", stderr);
             return 2;
         }
     }
@@ -199,11 +217,21 @@ int main(int argc, char **argv)
         free(t);
         return 0;
     }
+    if (loop) {
+        size_t len;
+        uint64_t n;
+        char *t = file ? read_file(file, &len) : gen_text(loop, &len, &n);
+        if (!t) return 1;
+        for (int i = 0; i < runs; i++)
+            if (run_once(t, len, false) < 0) return 1;
+        free(t);
+        return 0;
+    }
     printf("parse = ravel_module_parse; +validate = parse then ravel_validate(SSA); CPU time, median of %d runs\n", runs);
     printf("%9s %8s | %9s %8s %9s | %9s %8s %9s | %9s %9s\n", "insts", "MB", "parse ms", "MB/s", "Minst/s",
            "+val ms", "MB/s", "Minst/s", "peak B/in", "text B/in");
     int rc = 0;
-    for (uint64_t size = 1000; size <= max; size *= 10) {
+    for (uint64_t size = 30; size <= max; size = size == 30 ? 1000 : size * 10) {
         size_t len;
         uint64_t n;
         char *text = gen_text(size, &len, &n);
@@ -215,7 +243,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
         double mb = (double)len / 1e6;
-        printf("%9llu %8.2f | %9.3f %8.1f %9.2f | %9.3f %8.1f %9.2f | %9.1f %9.1f\n", (unsigned long long)n, mb, tp * 1e3,
+        printf("%9llu %8.3f | %9.3f %8.1f %9.2f | %9.3f %8.1f %9.2f | %9.1f %9.1f\n", (unsigned long long)n, mb, tp * 1e3,
                mb / tp, (double)n / tp / 1e6, tv * 1e3, mb / tv, (double)n / tv / 1e6, peak / (double)n,
                (double)len / (double)n);
         free(text);

@@ -4,7 +4,7 @@
 ravel_add_executable(extalloc_server ${CMAKE_CURRENT_SOURCE_DIR}/extalloc_server.c)
 target_link_libraries(extalloc_server PRIVATE ravel)
 ravel_fuzz_plain_main(extalloc_server)
-ravel_add_executable(bench_extalloc ${CMAKE_CURRENT_SOURCE_DIR}/bench_extalloc.c)
+ravel_add_executable(bench_extalloc INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/bench_extalloc.c)
 target_link_libraries(bench_extalloc PRIVATE ravel_fuzzlib)
 target_compile_definitions(bench_extalloc PRIVATE RAVEL_EXTALLOC_SERVER="$<TARGET_FILE:extalloc_server>")
 add_dependencies(bench_extalloc extalloc_server)

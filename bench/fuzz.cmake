@@ -4,7 +4,7 @@
 # kit/slotalloc and kit/myalloc: examples/slotalloc's library, built in the
 # tree, and examples/kit/myalloc.c, a stand-alone project's, compiled here)
 ravel_add_library(bench_myalloc ${PROJECT_SOURCE_DIR}/examples/kit/myalloc.c)
-ravel_add_executable(bench_fuzz ${CMAKE_CURRENT_SOURCE_DIR}/bench_fuzz.c)
+ravel_add_executable(bench_fuzz INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/bench_fuzz.c)
 target_link_libraries(bench_fuzz PRIVATE ravel_fuzzlib slotalloc bench_myalloc)
 ravel_fuzz_plain_main(bench_fuzz)
 # A quick run as a test: it fails if the generator rejects any input.

@@ -1,7 +1,7 @@
 # bench: mutation - the checker's mutation table (bench/bench_mutation.c; the
 # table of docs/checker.md: `bench_mutation` from a Release build, or
 # `ravel bench mutation`).
-ravel_add_executable(bench_mutation ${CMAKE_CURRENT_SOURCE_DIR}/bench_mutation.c)
+ravel_add_executable(bench_mutation INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/bench_mutation.c)
 target_link_libraries(bench_mutation PRIVATE ravel_fuzzlib)
 ravel_fuzz_plain_main(bench_mutation)
 # A quick run as a test: it fails if any injected bug that changes the

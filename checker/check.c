@@ -32,6 +32,7 @@ static void release_scratch(ravel_checker *ck)
     ck_out_free(&ck->out);
     ck_vn_free(ck);
     ck_ref_free(ck);
+    ck_ext_free(&ck->ext);
     ck->f = NULL;
 }
 
@@ -172,19 +173,6 @@ static void explain(ravel_checker *ck, ravel_report *r)
 
 static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report);
 
-/* docs/format.md section 14 (alias, undef, remat) is not implemented by the
- * checker yet: a function that uses it, or whose original does, is bad
- * input ("not supported yet"), never a verdict. */
-static bool refuse_ext(const ravel_func *f, const ravel_func *orig, ravel_report *rep)
-{
-    const char *what = rv_func_ext_used(f);
-    if (!what && orig) what = rv_func_ext_used(f = orig);
-    if (!what) return false;
-    ck_bad_input(rep, "%s: error: func %s: %s is not supported by the checker yet (docs/format.md section 14)",
-                 f->file ? f->file : "<input>", rv_func_name(f), what);
-    return true;
-}
-
 /* Out of memory anywhere in a check: the context's scratch is released
  * (some of it half grown: the context is as new), the report being made
  * and every temporary are freed with the region (ir/util.c), and the status
@@ -213,7 +201,6 @@ static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *o
         ck_bad_input(rep, "ravel_check: no checker or no function");
         return finish(rep, report);
     }
-    if (refuse_ext(alloc, orig, rep)) return finish(rep, report);
     if (!input_ok(ck, alloc, rep, &nslots, true) ||
         (orig && !(ck->opts & RAVEL_CHECK_ORIG_VALID) && !input_ok(ck, orig, rep, &onslots, false)))
         return finish(rep, report);
@@ -224,6 +211,7 @@ static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *o
     ck->nblocks = alloc->layout.len;
     ck->nvregs = alloc->vregs.len;
     ck->out.rep = rep;
+    ck_ext_scan(ck);
     ck->nvisits = ck->ref_scans = 0;
     ck_cfg_build(&ck->cfg, alloc, ck->facts.bsucc.data);
     ck_rules(ck);

@@ -5,6 +5,8 @@
  * with its own context in struct ravel_checker (see there):
  *   guard (ck_guard.c,    structural sanity; bad input -> RAVEL_EINVAL;
  *     ck_guard_inst.c)    writes ck_facts for the phases after it
+ *   ext (ck_ext.c)        what f uses of docs/format.md section 14 (alias,
+ *                         undef, remat) and the names of tokens, U, C_k
  *   cfg (ck_cfg.c)        ir/cfg.c's rv_cfg plus in-edge indexes,
  *                         dominator/loop children, retreat flags
  *   rules (ck_rules.c)    per-operand constraint/structure checks
@@ -17,7 +19,8 @@
  *   report (ck_report.c)  errors, provenance, explain dumps, text and JSON
  *                         (ck_out; explain is run by the driver)
  *
- * Glossary: a *location index* (li) is a dense number for a location:
+ * Terms (docs/architecture.md, Glossary, defines them; here their
+ * encoding): a *location index* (li) is a dense number for a location:
  * registers are 0..nregs-1, slot sN is nregs+N (ir/ir.h: rv_loc_index,
  * rv_loc_at; RAVEL_NONE, which is CK_NIL, for a location the function
  * does not have). A *value* (ck_val) is the
@@ -196,6 +199,22 @@ typedef struct ck_out {
 void ck_out_free(ck_out *o);
 size_t ck_out_memory(const ck_out *o);
 
+/* What a function uses of docs/format.md section 14 (check.c: ck_ext_scan),
+ * and how the reference names what it adds to its states: a *token* =K
+ * (section 14.3) is the set member tok0 + k (k: K's index in keys, the
+ * distinct remat keys of the function, ascending; tok0 = nvregs + 1, past
+ * every vreg and the reference's .ref pseudo-vreg); the set U of undefined
+ * vregs is held by the pseudo-location uli = nlocs, and C_k (the vregs
+ * that are the constant keys[k]) by the pseudo-location uli + 1 + k. In a
+ * function that uses none of section 14 all of this is empty: ntok = 0 and
+ * U is never written. */
+typedef struct ck_ext {
+    bool alias;         /* the machine has alias lines */
+    bool undef, remat;  /* the function has an undef op, a remat edit */
+    uint32_t ntok, tok0, uli;
+    RV_VEC(int64_t) keys; /* the remat keys, ascending, once each */
+} ck_ext;
+
 /* The checker: options, the function being checked, and one context per
  * phase, each kept between checks and owned by its phase's file (init:
  * zeroed; free and memory: ck_<phase>_free/_memory, called by check.c). */
@@ -209,6 +228,7 @@ struct ravel_checker {
     /* per function (set by ravel_check) */
     const ravel_func *f;
     uint32_t nregs, nslots, nlocs, nblocks, nvregs; /* nlocs = nregs + nslots */
+    ck_ext ext;         /* section 14: what f uses, the tokens' names */
     /* the phases, in the driver's order */
     ck_guard_ctx guard; /* the guard's working state (ck_guard.c) */
     ck_facts facts;     /* what the allocated function's guard found, for the phases after it */
@@ -264,6 +284,32 @@ static inline ck_list ck_succ_list(const ravel_checker *ck, const ravel_func *f,
  * (an address computed as an integer: p + n may lie past the array's end,
  * where forming the pointer itself would be undefined). */
 #define CK_PREFETCH_AHEAD(p, n) __builtin_prefetch((const void *)((uintptr_t)(p) + (n) * sizeof *(p)))
+
+/* Section 14 (ck_ext.c). */
+void ck_ext_scan(ravel_checker *ck);
+void ck_ext_free(ck_ext *x);
+static inline bool ck_is_token(const ravel_checker *ck, uint32_t m) { return m >= ck->ext.tok0 && ck->ext.ntok; }
+/* The reference's locations and pseudo-locations (U, then each C_k). */
+static inline uint32_t ck_nstate(const ravel_checker *ck) { return ck->nlocs + 1 + ck->ext.ntok; }
+/* The token of key K, CK_NIL if no remat names K. */
+uint32_t ck_token_of(const ravel_checker *ck, int64_t k);
+/* The const K op in (one def, one immediate, no use) whose K some remat
+ * names: its token; else CK_NIL. */
+uint32_t ck_const_token(const ravel_checker *ck, const rv_inst *in);
+/* The registers overlapping register location li (none for a slot, or on
+ * a machine without alias lines). */
+static inline uint32_t ck_overlaps(const ravel_checker *ck, uint32_t li, const uint32_t **list)
+{
+    if (!ck->ext.alias || li >= ck->nregs) {
+        *list = NULL;
+        return 0;
+    }
+    return rv_mach_overlaps(ck->f->mach, li, list);
+}
+/* Copy in (a copy) is in place: its def register is contained in its use's. */
+bool ck_copy_in_place(const ravel_checker *ck, const rv_inst *in);
+/* "v3" for a vreg, "=K" for a token. */
+const char *ck_member_name(const ravel_checker *ck, uint32_t m, char *buf);
 
 /* ck_sets (ck_sets.c) */
 void ck_sets_reset(ck_sets *s);
@@ -340,7 +386,7 @@ typedef struct ck_prov_ops {
 } ck_prov_ops;
 char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32_t x, uint32_t ii, uint32_t li, uint32_t v,
                          bool late, bool held);
-void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val v);
+void ck_val_text_in(ck_buf *b, const ravel_checker *ck, const ck_sets *sets, ck_val v);
 void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals, uint32_t b, uint32_t ii);
 void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_loc loc, uint32_t expect,
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));

@@ -124,12 +124,29 @@ static void guard_operands(guard *g, const rv_inst *in)
     if (in->op == RAVEL_OP_COPY && in->nimms) g->suspect = true;
 }
 
+/* The explicit clobbers of an op or a remat: in range, registers of the machine. */
+static void guard_clobbers(guard *g, const rv_inst *in)
+{
+    const ravel_func *f = g->f;
+    if ((in->flags & RV_IF_CLOBBERS) && !range_ok(in->first_clob, in->nclob, f->u32.len)) gfail(g, in, "clobber list out of range");
+    else if (in->flags & RV_IF_CLOBBERS)
+        for (uint32_t k = 0; k < in->nclob; k++)
+            if (f->u32.data[in->first_clob + k] >= f->mach->regs.len) gfail(g, in, "clobber of an unknown register");
+}
+
 static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
 {
     const ravel_func *f = g->f;
     g->b = b;
     if (rv_is_term(in) != last) {
         gfail(g, in, last ? "block does not end with a terminator" : "instruction after a terminator");
+        return;
+    }
+    if (in->op == RAVEL_OP_REMAT) { /* a destination, one K, clobbers (docs/format.md section 14.3) */
+        if (in->u.edit.dst == RAVEL_LOC_NONE) gfail(g, in, "remat without a destination");
+        if (in->nimms != 1 || !range_ok(in->first_imm, in->nimms, f->imms.len)) gfail(g, in, "remat without its constant");
+        guard_clobbers(g, in);
+        note_slot(g, in->u.edit.dst);
         return;
     }
     if (rv_is_edit(in)) {
@@ -165,10 +182,7 @@ static void guard_inst(guard *g, uint32_t b, const rv_inst *in, bool last)
         }
         return;
     }
-    if ((in->flags & RV_IF_CLOBBERS) && !range_ok(in->first_clob, in->nclob, f->u32.len)) gfail(g, in, "clobber list out of range");
-    else if (in->flags & RV_IF_CLOBBERS)
-        for (uint32_t k = 0; k < in->nclob; k++)
-            if (f->u32.data[in->first_clob + k] >= f->mach->regs.len) gfail(g, in, "clobber of an unknown register");
+    guard_clobbers(g, in);
     if (in->flags & RV_IF_STACKMAP) {
         if (!range_ok(in->u.smap.first, in->u.smap.n, f->u32.len)) gfail(g, in, "stackmap out of range");
         else

@@ -1,6 +1,7 @@
 /* ck_orig.c - the match against the unallocated function (--orig): the
  * allocated function must be the original plus locations, edits and
- * stackmaps (docs/format.md section 6). Requires: both functions passed
+ * stackmaps (docs/format.md section 6), on machines that declare the same
+ * containments (section 14.5). Requires: both functions passed
  * the guard. Reports "orig-mismatch" at the first difference. */
 #include "ck.h"
 
@@ -188,6 +189,10 @@ void ck_match_orig(ravel_checker *ck, const ravel_func *o)
     omatch_init(&m, f, o);
     if (!sym_same(&m, f->name, o->name)) {
         orig_err(ck, CK_NIL, CK_NIL, "a different function name");
+        return;
+    }
+    if (!m.same_mach && !rv_mach_same_containment(f->mach, o->mach)) { /* docs/format.md section 14.5 */
+        orig_err(ck, CK_NIL, CK_NIL, "the machines declare different register containments (alias lines)");
         return;
     }
     for (uint32_t b = 0; b < f->layout.len; b++)

@@ -65,6 +65,9 @@ static void ref_fix_free(ref_fix *x)
     rv_vec_free(x->exitv);
     rv_vec_free(x->edgev);
     rv_vec_free(x->meetv);
+    rv_vec_free(x->outv);
+    rv_vec_free(x->ma);
+    rv_vec_free(x->mb);
     rv_vec_free(x->tmp);
     rv_vec_free(x->hdr);
     rv_vec_free(x->seedspan);
@@ -76,7 +79,7 @@ static size_t ref_fix_memory(const ref_fix *x)
 {
 #define V(v) ((size_t)x->v.cap * sizeof *x->v.data)
     return V(pool) + V(xpool) + V(ent) + V(xit) + V(reached) + V(queued) + V(xdone) + V(in_start) + V(in_src) + V(in_edge) +
-           V(exitv) + V(edgev) + V(meetv) + V(tmp) + V(hdr) + V(seedspan) + V(seeds);
+           V(exitv) + V(edgev) + V(meetv) + V(outv) + V(ma) + V(mb) + V(tmp) + V(hdr) + V(seedspan) + V(seeds);
 #undef V
 }
 
@@ -223,10 +226,86 @@ static void edge_state(const ravel_checker *ck, ck_ref *r, uint32_t src, const r
     }
 }
 
-/* r->fix.meetv := r->fix.meetv meet r->fix.edgev, location-wise (a location absent on
- * either side is unknown, the meet's bottom). */
-static void meet_edge(ck_ref *r)
+/* The value of li in the sparse sorted state v (unknown if absent); U
+ * and the C_k, pseudo-locations, are at its end. */
+static ck_val ent_val(const ck_entvec *v, uint32_t li)
 {
+    for (uint32_t i = v->len; i-- > 0 && v->data[i].li >= li;)
+        if (v->data[i].li == li) return v->data[i].val;
+    return CK_V_UNKNOWN;
+}
+
+/* The members of a value (none for unknown, empty, conflicted) appended to *out. */
+static void push_members(ck_ref *r, ck_val v, ck_u32vec *out)
+{
+    if (v >= CK_V_UNKNOWN) return;
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ref_members(r, v, &m, &one);
+    for (uint32_t i = 0; i < n; i++) rv_vec_push(*out, m[i]);
+}
+
+/* Section 14.4's meet of a location's values a and b, the states' U being
+ * ua and ub and the met U u: ((S_a + ua) & (S_b + ub)) - u; if that is
+ * empty, unknown if a or b is, empty if both are, else conflicted. */
+static ck_val meet_undef(ck_ref *r, ck_val a, ck_val b, ck_val ua, ck_val ub, ck_val u)
+{
+    r->fix.ma.len = r->fix.mb.len = 0;
+    push_members(r, a, &r->fix.ma);
+    push_members(r, ua, &r->fix.ma);
+    push_members(r, b, &r->fix.mb);
+    push_members(r, ub, &r->fix.mb);
+    r->fix.tmp.len = 0;
+    for (uint32_t i = 0; i < r->fix.ma.len; i++) {
+        uint32_t x = r->fix.ma.data[i];
+        bool inb = false;
+        for (uint32_t j = 0; j < r->fix.mb.len && !inb; j++) inb = r->fix.mb.data[j] == x;
+        if (inb && !(u < CK_V_UNKNOWN && ref_val_has(r, u, x))) rv_vec_push(r->fix.tmp, x);
+    }
+    if (r->fix.tmp.len) return ref_intern(r, r->fix.tmp.data, r->fix.tmp.len);
+    if (a == CK_V_UNKNOWN || b == CK_V_UNKNOWN) return CK_V_UNKNOWN;
+    return a == CK_V_EMPTY && b == CK_V_EMPTY ? CK_V_EMPTY : CK_V_CONFLICT;
+}
+
+/* The meet of two values at location li: a pseudo-location (U, C_k) is an
+ * intersection, absent (unknown) when empty. */
+static ck_val meet_at(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val a, ck_val b)
+{
+    ck_val v = meet(r, a, b);
+    return li >= ck->nlocs && v >= CK_V_EMPTY ? CK_V_UNKNOWN : v;
+}
+
+/* meetv meet edgev when a side has undefined vregs (section 14.4): a
+ * location absent on one side may still hold what the other's U has. */
+static void meet_edge_undef(const ravel_checker *ck, ck_ref *r, ck_val ua, ck_val ub)
+{
+    ck_val u = meet_at(ck, r, ck->ext.uli, ua, ub);
+    ck_entvec *A = &r->fix.meetv, *B = &r->fix.edgev, *O = &r->fix.outv;
+    O->len = 0;
+    uint32_t i = 0, j = 0;
+    while (i < A->len || j < B->len) {
+        uint32_t la = i < A->len ? A->data[i].li : CK_NIL, lb = j < B->len ? B->data[j].li : CK_NIL, li = la < lb ? la : lb;
+        ck_val a = la == li ? A->data[i++].val : CK_V_UNKNOWN, b = lb == li ? B->data[j++].val : CK_V_UNKNOWN;
+        ck_val v = li >= ck->nlocs ? (li == ck->ext.uli ? u : meet_at(ck, r, li, a, b)) : meet_undef(r, a, b, ua, ub, u);
+        if (v != CK_V_UNKNOWN) rv_vec_push(*O, ((ck_ent){li, v}));
+    }
+    ck_entvec t = *A;
+    *A = *O;
+    *O = t;
+}
+
+/* r->fix.meetv := r->fix.meetv meet r->fix.edgev, location-wise (a location absent on
+ * either side is unknown, the meet's bottom, unless that side has
+ * undefined vregs: meet_edge_undef). */
+static void meet_edge(const ravel_checker *ck, ck_ref *r)
+{
+    if (ck->ext.undef) {
+        ck_val ua = ent_val(&r->fix.meetv, ck->ext.uli), ub = ent_val(&r->fix.edgev, ck->ext.uli);
+        if (ua != CK_V_UNKNOWN || ub != CK_V_UNKNOWN) {
+            meet_edge_undef(ck, r, ua, ub);
+            return;
+        }
+    }
     uint32_t i = 0, j = 0, w = 0;
     while (i < r->fix.meetv.len && j < r->fix.edgev.len) {
         ck_ent a = r->fix.meetv.data[i], b = r->fix.edgev.data[j];
@@ -235,7 +314,7 @@ static void meet_edge(ck_ref *r)
         } else if (a.li > b.li) {
             j++;
         } else {
-            ck_val v = meet(r, a.val, b.val);
+            ck_val v = meet_at(ck, r, a.li, a.val, b.val);
             if (v != CK_V_UNKNOWN) r->fix.meetv.data[w++] = (ck_ent){a.li, v}; /* w <= i: in place */
             i++, j++;
         }
@@ -244,10 +323,10 @@ static void meet_edge(ck_ref *r)
 }
 
 /* r->fix.meetv := r->fix.edgev (the first in-edge), or its meet with it. */
-static void meet_in(ck_ref *r, bool *first)
+static void meet_in(const ravel_checker *ck, ck_ref *r, bool *first)
 {
     if (!*first) {
-        meet_edge(r);
+        meet_edge(ck, r);
         return;
     }
     r->fix.meetv.len = 0;
@@ -262,14 +341,14 @@ static void meet_in(ck_ref *r, bool *first)
  * fixpoint's back edges (its seed) do. */
 static bool steady_header(const ck_ref *r, uint32_t t) { return r->fix.steady && r->fix.hdr.data[t]; }
 
-static void meet_seed(ck_ref *r, uint32_t t, bool *first)
+static void meet_seed(const ravel_checker *ck, ck_ref *r, uint32_t t, bool *first)
 {
     ck_span sp = r->fix.seedspan.data[t];
     r->fix.edgev.len = 0;
     rv_vec_reserve(r->fix.edgev, sp.len);
     if (sp.len) memcpy(r->fix.edgev.data, r->fix.seeds.data + sp.start, sp.len * sizeof *r->fix.edgev.data);
     r->fix.edgev.len = sp.len;
-    meet_in(r, first);
+    meet_in(ck, r, first);
 }
 
 /* t's entry := the meet over its in-edges whose source has an exit state
@@ -281,9 +360,9 @@ static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
         uint32_t q = r->fix.in_src.data[p];
         if (!r->fix.xdone.data[q] || (steady && !rv_cfg_dominates(&ck->cfg.g, t, q))) continue;
         edge_state(ck, r, q, &ck->f->succs.data[r->fix.in_edge.data[p]]);
-        meet_in(r, &first);
+        meet_in(ck, r, &first);
     }
-    if (steady) meet_seed(r, t, &first);
+    if (steady) meet_seed(ck, r, t, &first);
     bool had = r->fix.reached.data[t];
     r->fix.reached.data[t] = 1;
     return store(r, &r->fix.pool, &r->fix.ent.data[t], &r->fix.meetv, had);
@@ -358,7 +437,7 @@ static void steady_seeds(const ravel_checker *ck, ck_ref *r)
             uint32_t q = r->fix.in_src.data[p];
             if (!r->fix.xdone.data[q] || !rv_cfg_dominates(&ck->cfg.g, t, q)) continue;
             edge_state(ck, r, q, &ck->f->succs.data[r->fix.in_edge.data[p]]);
-            meet_in(r, &first);
+            meet_in(ck, r, &first);
         }
         if (first) continue;
         r->fix.hdr.data[t] = 1;
@@ -385,7 +464,7 @@ bool ck_ref_steady(ravel_checker *ck, const ravel_func *f)
     for (uint32_t t = 0; t < n; t++) { /* the headers start from their seeds */
         if (!r->fix.hdr.data[t]) continue;
         bool first = true;
-        meet_seed(r, t, &first);
+        meet_seed(ck, r, t, &first);
         store(r, &r->fix.pool, &r->fix.ent.data[t], &r->fix.meetv, false);
         r->fix.reached.data[t] = r->fix.queued.data[t] = 1;
     }

@@ -29,7 +29,8 @@ typedef struct ref_fix {
     /* in-edges per block, in a fixed order (source block id, then
      * successor order): pairs (source, edge id into f->succs) */
     RV_VEC(uint32_t) in_start, in_src, in_edge;
-    ck_entvec exitv, edgev, meetv;
+    ck_entvec exitv, edgev, meetv, outv; /* outv: the meet of section 14 (with U) is written there */
+    ck_u32vec ma, mb; /* scratch: that meet's members */
     ck_u32vec tmp; /* scratch: fill cursors, a meet's members */
     uint32_t state_limit; /* CK_MAX_STATE_POOL, or ck->state_limit (tests) */
     bool states_over;     /* a state was not stored: past state_limit */
@@ -54,6 +55,8 @@ typedef struct ref_work {
     uint32_t vcap;
     RV_VEC(ck_hold) holds;
     ck_u32vec m1, m2, srcset, hl;
+    uint8_t cmode;   /* the copy being run: CM_* (ck_ref_xfer.c) */
+    uint32_t ctok;   /* its source's constant (a token), CK_NIL if none */
     bool log_stale;  /* kill notes in stale every (location, vreg) it removes (ck_ref_step) */
     ck_entvec stale; /* (li, vreg) */
 } ref_work;
@@ -107,7 +110,7 @@ static inline ck_val ref_loc(const ck_ref *r, uint32_t li) { return r->work.cur[
 static inline void ref_load_entry(const ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ck_span *e = &r->fix.ent.data[b];
-    ref_load(ck, r, r->fix.pool.data + e->start, e->len);
+    ref_load(ck, r, e->len ? r->fix.pool.data + e->start : NULL, e->len); /* (no offset of a NULL pool) */
 }
 
 /* The value carried along edge e: every parameter of its target removed,

@@ -54,7 +54,7 @@ static void ref_join(void *ctx, ck_buf *out, uint32_t x, uint32_t li)
         ck_bprintf(out, "  from %s (", rv_block_name(f, q));
         where(out, f, (uint32_t)(rv_block_term(f, &f->blocks.data[q]) - f->insts.data));
         ck_bprintf(out, "): %s %s ", lb, v < CK_V_UNKNOWN ? "holds" : "is");
-        ck_val_text_in(out, f, &r->sets, v);
+        ck_val_text_in(out, ck, &r->sets, v);
         ck_bprintf(out, "\n");
     }
 }
@@ -207,7 +207,7 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
     ck->f = f;
     r->work.stale.len = 0;
     r->view.ents.len = 0;
-    for (uint32_t li = 0; li < ck->nlocs; li++) { /* (sorted by location, as ref_load wants) */
+    for (uint32_t li = 0; li < ck_nstate(ck); li++) { /* (sorted by location, as ref_load wants; U and the C_k too) */
         ck_val v = ref_loc(r, li), w = ref_edge_val(ck, r, e, v);
         if (w != CK_V_UNKNOWN) rv_vec_push(r->view.ents, ((ck_ent){li, w}));
         for (uint32_t p = 0; w != v && p < e->nargs; p++) /* a parameter's older copy, not bound again here */
@@ -228,7 +228,27 @@ uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs
     if (li == CK_NIL) return 0;
     ck_val v = ref_loc(r, li);
     if (v >= CK_V_UNKNOWN) return 0;
-    return ref_members(r, v, vregs, &r->view.one);
+    uint32_t n = ref_members(r, v, vregs, &r->view.one);
+    while (n && ck_is_token(ck, (*vregs)[n - 1])) n--; /* (tokens, =K, sort after every vreg) */
+    return n;
+}
+
+_Static_assert(CK_TOKEN_UNKNOWN == CK_V_UNKNOWN, "ck_sem.h and ck.h agree on unknown");
+
+uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l)
+{
+    ck_ref *r = ck->ref;
+    uint32_t li = r && r->view.f ? rv_loc_index(ck->nregs, ck->nslots, l) : CK_NIL;
+    return li == CK_NIL ? CK_V_UNKNOWN : ref_loc(r, li); /* (interned: one set, one value) */
+}
+
+uint32_t ck_ref_loc_tokens(ravel_checker *ck, uint32_t *out, uint32_t n)
+{
+    ck_ref *r = ck->ref;
+    uint32_t k = r && r->view.f ? (n < ck->nlocs ? n : ck->nlocs) : 0;
+    if (k) memcpy(out, r->work.cur, sizeof *out * k);
+    for (uint32_t x = k; x < n; x++) out[x] = CK_V_UNKNOWN;
+    return k;
 }
 
 /* Tests and generators: the locations holding vreg v before instruction
@@ -242,7 +262,7 @@ uint32_t ck_ref_holders(ravel_checker *ck, const ravel_func *f, uint32_t inst, u
     uint32_t n = 0;
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
         uint32_t li = r->work.touched.data[i];
-        if (!ref_val_has(r, r->work.cur[li], v)) continue;
+        if (li >= ck->nlocs || !ref_val_has(r, r->work.cur[li], v)) continue;
         if (n < max) out[n] = rv_loc_at(ck->nregs, li);
         n++;
     }

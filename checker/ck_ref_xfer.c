@@ -56,12 +56,13 @@ static void ref_clear_touched(ck_ref *r)
 void ref_work_reset(const ravel_checker *ck, ck_ref *r)
 {
     ref_clear_touched(r);
-    if (ck->nlocs > r->work.loc_cap) {
+    uint32_t nstate = ck_nstate(ck), nmemb = ck->ext.tok0 + ck->ext.ntok; /* (pseudo-locations; vregs, .ref, tokens) */
+    if (nstate > r->work.loc_cap) {
         rv_free(r->work.cur);
         rv_free(r->work.lmark);
         rv_free(r->work.lmark2);
         rv_free(r->work.lseen);
-        r->work.loc_cap = ck->nlocs;
+        r->work.loc_cap = nstate;
         r->work.cur = rv_xmalloc(sizeof *r->work.cur * r->work.loc_cap);
         for (uint32_t li = 0; li < r->work.loc_cap; li++) r->work.cur[li] = CK_V_UNKNOWN;
         r->work.lmark = rv_xcalloc(r->work.loc_cap, sizeof *r->work.lmark);
@@ -71,11 +72,11 @@ void ref_work_reset(const ravel_checker *ck, ck_ref *r)
         if (r->work.vmark) memset(r->work.vmark, 0, sizeof *r->work.vmark * r->work.vcap);
         if (r->work.vmark2) memset(r->work.vmark2, 0, sizeof *r->work.vmark2 * r->work.vcap);
     }
-    if (ck->nvregs + 1 > r->work.vcap) {
+    if (nmemb > r->work.vcap) {
         rv_free(r->work.vhead);
         rv_free(r->work.vmark);
         rv_free(r->work.vmark2);
-        r->work.vcap = ck->nvregs + 1;
+        r->work.vcap = nmemb;
         r->work.vhead = rv_xmalloc(sizeof *r->work.vhead * r->work.vcap);
         r->work.vmark = rv_xcalloc(r->work.vcap, sizeof *r->work.vmark);
         r->work.vmark2 = rv_xcalloc(r->work.vcap, sizeof *r->work.vmark2);
@@ -97,7 +98,7 @@ static uint32_t next_stamp(ck_ref *r)
 
 /* ---- values ---- */
 
-static bool ref_is_ref(const ravel_checker *ck, uint32_t v) { return ck->f->vregs.data[v].ref; }
+static bool ref_is_ref(const ravel_checker *ck, uint32_t v) { return v < ck->nvregs && ck->f->vregs.data[v].ref; }
 
 uint32_t ref_members(const ck_ref *r, ck_val v, const uint32_t **m, uint32_t *one)
 {
@@ -178,9 +179,11 @@ static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *ou
     for (uint32_t i = out->len; i-- > 0;) hold_push(r, v, out->data[i]);
 }
 
-/* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. */
+/* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. (A
+ * pseudo-location holding no vreg is absent: unknown.) */
 static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
+    if (val >= CK_V_EMPTY && li >= ck->nlocs) val = CK_V_UNKNOWN;
     if (r->work.lmark[li] != r->work.stamp) {
         r->work.lmark[li] = r->work.stamp;
         rv_vec_push(r->work.touched, li);
@@ -235,10 +238,71 @@ static void kill(ravel_checker *ck, ck_ref *r, uint32_t v)
     if (r->work.vmark[v] == r->work.stamp) r->work.vhead[v] = CK_NIL;
 }
 
+/* ---- section 14: overlap, U, constants and tokens ---- */
+
+/* The registers overlapping li hold nothing (a write to li). */
+static void empty_overlaps(const ravel_checker *ck, ck_ref *r, uint32_t li)
+{
+    const uint32_t *o;
+    uint32_t n = ck_overlaps(ck, li, &o);
+    for (uint32_t i = 0; i < n; i++)
+        if (ref_loc(r, o[i]) != CK_V_EMPTY) set_loc(ck, r, o[i], CK_V_EMPTY);
+}
+
+/* Location li gains member m. */
+static void add_member(const ravel_checker *ck, ck_ref *r, uint32_t li, uint32_t m)
+{
+    ck_val val = ref_loc(r, li);
+    uint32_t one;
+    const uint32_t *mm;
+    uint32_t n = val < CK_V_UNKNOWN ? ref_members(r, val, &mm, &one) : 0;
+    r->work.m1.len = 0;
+    rv_vec_reserve(r->work.m1, n + 1);
+    for (uint32_t k = 0; k < n; k++) r->work.m1.data[r->work.m1.len++] = mm[k];
+    r->work.m1.data[r->work.m1.len++] = m;
+    set_loc(ck, r, li, ref_intern(r, r->work.m1.data, r->work.m1.len));
+}
+
+/* v is in U (undefined on every path). */
+static bool in_undef(const ravel_checker *ck, const ck_ref *r, uint32_t v)
+{
+    return ck->ext.undef && ref_val_has(r, ref_loc(r, ck->ext.uli), v);
+}
+
+/* The token of the constant v is (C(v) = K), CK_NIL if none. */
+static uint32_t const_of(const ravel_checker *ck, const ck_ref *r, uint32_t v)
+{
+    for (uint32_t k = 0; k < ck->ext.ntok; k++)
+        if (ref_val_has(r, ref_loc(r, ck->ext.uli + 1 + k), v)) return ck->ext.tok0 + k;
+    return CK_NIL;
+}
+
+/* v becomes the constant of token tok: it is in C_k, and every location
+ * holding the token holds v. */
+static void become_const(ravel_checker *ck, ck_ref *r, uint32_t v, uint32_t tok)
+{
+    add_member(ck, r, ck->ext.uli + 1 + (tok - ck->ext.tok0), v);
+    live_holders(ck, r, tok, &r->work.m2);
+    for (uint32_t i = 0; i < r->work.m2.len; i++)
+        if (!ref_val_has(r, ref_loc(r, r->work.m2.data[i]), v)) add_member(ck, r, r->work.m2.data[i], v);
+}
+
 static void write_def(ravel_checker *ck, ck_ref *r, uint32_t v, uint32_t li)
 {
     kill(ck, r, v);
-    if (li != CK_NIL) set_loc(ck, r, li, v);
+    if (li == CK_NIL) return;
+    set_loc(ck, r, li, v);
+    empty_overlaps(ck, r, li);
+}
+
+/* A def of an op (not a copy that moves its source): written, then an
+ * undef's is in U, a keyed const's is that constant. */
+static void op_def(ravel_checker *ck, ck_ref *r, const rv_inst *in, uint32_t v, uint32_t li)
+{
+    write_def(ck, r, v, li);
+    if (in->op == RAVEL_OP_UNDEF) add_member(ck, r, ck->ext.uli, v);
+    uint32_t tok = ck_const_token(ck, in);
+    if (tok != CK_NIL) become_const(ck, r, v, tok);
 }
 
 /* copy d <- u whose read succeeded (its source set in r->work.srcset): d is
@@ -307,13 +371,19 @@ static bool read_use(ravel_checker *ck, ck_ref *r, const ck_site *s, const rv_op
     uint32_t li = rv_loc_index(ck->nregs, ck->nslots, o->loc);
     if (li == CK_NIL) return false; /* a structural error: the rules report it */
     ck_val val = ref_loc(r, li);
-    if (ref_val_has(r, val, o->vreg)) return true;
+    if (ref_val_has(r, val, o->vreg) || in_undef(ck, r, o->vreg)) return true;
     const char *kind = val == CK_V_UNKNOWN ? "use-unknown"
                      : val == CK_V_CONFLICT ? "use-conflicted"
                      : val == CK_V_EMPTY ? "use-empty" : "use-wrong-vreg";
     value_error(ck, r, s, kind, li, o->vreg);
     return false;
 }
+
+/* How a copy's def is written (docs/format.md sections 6 and 14), decided
+ * at its read: a plain def (the read failed), a full copy (its source
+ * set, srcset), in place (the def alone, nothing else changes), or of a
+ * vreg in U (the def alone, in U). */
+enum { CM_PLAIN, CM_FULL, CM_IN_PLACE, CM_UNDEF };
 
 static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in, bool late, bool *copy_ok)
 {
@@ -324,6 +394,8 @@ static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const
         bool ok = read_use(ck, r, &s, &u[k]);
         if (copy_ok && k == 0 && in->op == RAVEL_OP_COPY && in->ndefs == 1 && ok) {
             *copy_ok = true;
+            r->work.cmode = in_undef(ck, r, u[k].vreg) ? CM_UNDEF : ck_copy_in_place(ck, in) ? CM_IN_PLACE : CM_FULL;
+            r->work.ctok = r->work.cmode == CM_FULL ? const_of(ck, r, u[k].vreg) : CK_NIL;
             uint32_t one;
             const uint32_t *m;
             uint32_t n = ref_members(r, ref_loc(r, rv_loc_index(ck->nregs, ck->nslots, u[k].loc)), &m, &one);
@@ -333,7 +405,37 @@ static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const
     }
 }
 
+/* The def of a copy whose read succeeded (r->work.cmode). */
+static void copy_def(ravel_checker *ck, ck_ref *r, uint32_t d, uint32_t u, uint32_t ld)
+{
+    switch (r->work.cmode) {
+    case CM_UNDEF:
+        write_def(ck, r, d, ld);
+        add_member(ck, r, ck->ext.uli, d);
+        return;
+    case CM_IN_PLACE: /* no bit moves: the def alone in its register, its container and the others kept */
+        kill(ck, r, d);
+        if (ld != CK_NIL) set_loc(ck, r, ld, d);
+        return;
+    default:
+        alias_def(ck, r, d, u, ld);
+        if (ld != CK_NIL) empty_overlaps(ck, r, ld);
+        if (r->work.ctok != CK_NIL) become_const(ck, r, d, r->work.ctok);
+    }
+}
+
 /* ---- step 3: stackmap, clobbers, the safepoint effect ---- */
+
+/* val holds a .ref vreg that is not in U (a root). */
+static bool val_holds_root(const ravel_checker *ck, const ck_ref *r, ck_val val)
+{
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ref_members(r, val, &m, &one);
+    for (uint32_t i = 0; i < n; i++)
+        if (ref_is_ref(ck, m[i]) && !in_undef(ck, r, m[i])) return true;
+    return false;
+}
 
 static uint32_t smap_li(const ravel_checker *ck, const rv_inst *in, uint32_t k)
 {
@@ -344,19 +446,33 @@ static void check_stackmap(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii
 {
     for (uint32_t k = 0; k < in->u.smap.n; k++) {
         uint32_t li = smap_li(ck, in, k);
-        if (li == CK_NIL || val_holds_ref(ck, r, ref_loc(r, li))) continue;
+        if (li == CK_NIL || val_holds_root(ck, r, ref_loc(r, li))) continue;
         ck_site s = {b, ii, "stackmap", (int32_t)k, NULL, 2 * 65536u + k};
         value_error(ck, r, &s, "stackmap-not-ref", li, CK_NIL);
     }
 }
 
-static void clobber(const ravel_checker *ck, ck_ref *r, const rv_inst *in)
+/* Register reg becomes unknown unless the instruction writes it (spare). */
+static void clobber_reg(const ravel_checker *ck, ck_ref *r, const rv_inst *in, uint32_t reg, ravel_loc spare)
+{
+    uint32_t li = rv_loc_index(ck->nregs, ck->nslots, reg);
+    if (li == CK_NIL || reg == spare || ref_loc(r, li) == CK_V_UNKNOWN) return;
+    if (spare == RAVEL_LOC_NONE && rv_inst_defines_loc(ck->f, in, reg)) return;
+    set_loc(ck, r, li, CK_V_UNKNOWN);
+}
+
+/* The clobbers of in: each register and those overlapping it become
+ * unknown, except those the instruction defines (a remat: its
+ * destination, spare). */
+static void clobber(const ravel_checker *ck, ck_ref *r, const rv_inst *in, ravel_loc spare)
 {
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(ck->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t li = rv_loc_index(ck->nregs, ck->nslots, regs[k]);
-        if (li != CK_NIL && !rv_inst_defines_loc(ck->f, in, regs[k]) && ref_loc(r, li) != CK_V_UNKNOWN) set_loc(ck, r, li, CK_V_UNKNOWN);
+        clobber_reg(ck, r, in, regs[k], spare);
+        const uint32_t *o;
+        uint32_t no = regs[k] < ck->nregs ? ck_overlaps(ck, regs[k], &o) : 0;
+        for (uint32_t i = 0; i < no; i++) clobber_reg(ck, r, in, o[i], spare);
     }
 }
 
@@ -397,8 +513,9 @@ static void safepoint_effect(ravel_checker *ck, ck_ref *r, const rv_inst *in)
         for (uint32_t i = 0; i < nm; i++) r->work.vmark2[m[i]] = listed;
     }
     live_holders(ck, r, ck->nvregs, &r->work.hl); /* the holders of .ref vregs, first (filtering pushes holders) */
-    for (uint32_t i = 0; i < r->work.hl.len; i++)
-        if (r->work.lmark2[r->work.hl.data[i]] != listed) filter_loc(ck, r, r->work.hl.data[i], keep_unlisted, listed);
+    for (uint32_t i = 0; i < r->work.hl.len; i++) /* (U, a pseudo-location, is not changed by a safepoint) */
+        if (r->work.lmark2[r->work.hl.data[i]] != listed && r->work.hl.data[i] < ck->nlocs)
+            filter_loc(ck, r, r->work.hl.data[i], keep_unlisted, listed);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t li = smap_li(ck, in, k);
         if (li != CK_NIL) filter_loc(ck, r, li, keep_listed, listed);
@@ -407,26 +524,51 @@ static void safepoint_effect(ravel_checker *ck, ck_ref *r, const rv_inst *in)
 
 /* ---- one instruction, one block ---- */
 
+/* An edit: the destination takes the source's value (a remat: the
+ * token of its K and every vreg that is that constant, after its
+ * clobbers); the registers overlapping it hold nothing. */
+static void edit_xfer(ravel_checker *ck, ck_ref *r, const rv_inst *in)
+{
+    uint32_t dst = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst);
+    if (in->op == RAVEL_OP_REMAT) {
+        clobber(ck, r, in, in->u.edit.dst);
+        if (dst == CK_NIL) return;
+        uint32_t tok = ck_token_of(ck, rv_remat_k(ck->f, in)), one;
+        const uint32_t *m;
+        ck_val c = ref_loc(r, ck->ext.uli + 1 + (tok - ck->ext.tok0));
+        uint32_t n = c < CK_V_UNKNOWN ? ref_members(r, c, &m, &one) : 0;
+        r->work.m1.len = 0;
+        rv_vec_reserve(r->work.m1, n + 1);
+        for (uint32_t k = 0; k < n; k++) r->work.m1.data[r->work.m1.len++] = m[k];
+        r->work.m1.data[r->work.m1.len++] = tok;
+        set_loc(ck, r, dst, ref_intern(r, r->work.m1.data, r->work.m1.len));
+    } else {
+        uint32_t src = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.src);
+        if (dst == CK_NIL) return;
+        set_loc(ck, r, dst, src == CK_NIL ? CK_V_UNKNOWN : ref_loc(r, src));
+    }
+    empty_overlaps(ck, r, dst);
+}
+
 void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     const ravel_func *f = ck->f;
-    if (rv_is_edit(in)) { /* the destination takes the source's value */
-        uint32_t dst = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst), src = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.src);
-        if (dst != CK_NIL) set_loc(ck, r, dst, src == CK_NIL ? CK_V_UNKNOWN : ref_loc(r, src));
+    if (rv_is_edit(in)) {
+        edit_xfer(ck, r, in);
         return;
     }
     const rv_operand *d = rv_defs_of(f, in);
     bool copy_ok = false;
     for (uint32_t k = 0; k < in->ndefs; k++) /* 1. early defs */
-        if (!rv_op_is_late(&d[k])) write_def(ck, r, d[k].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
+        if (!rv_op_is_late(&d[k])) op_def(ck, r, in, d[k].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
     uses_at(ck, r, b, ii, in, false, &copy_ok); /* 2. early uses (a copy's source set) */
     if (copy_ok && rv_op_is_early(&d[0])) {
-        alias_def(ck, r, d[0].vreg, rv_uses_of(f, in)[0].vreg, rv_loc_index(ck->nregs, ck->nslots, d[0].loc));
+        copy_def(ck, r, d[0].vreg, rv_uses_of(f, in)[0].vreg, rv_loc_index(ck->nregs, ck->nslots, d[0].loc));
         copy_ok = false;
     }
     if (!rv_is_term(in)) { /* 3. stackmap, clobbers, the safepoint effect */
         if (in->flags & RV_IF_STACKMAP) check_stackmap(ck, r, b, ii, in);
-        clobber(ck, r, in);
+        clobber(ck, r, in, RAVEL_LOC_NONE);
         if (in->flags & RV_IF_SAFEPOINT) {
             safepoint_effect(ck, r, in);
             if (copy_ok) { /* the copy's source set loses its .ref vregs */
@@ -439,8 +581,8 @@ void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_in
     }
     for (uint32_t k = 0; k < in->ndefs; k++) /* 4. late defs */
         if (rv_op_is_late(&d[k])) {
-            if (copy_ok) alias_def(ck, r, d[k].vreg, rv_uses_of(f, in)[0].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
-            else write_def(ck, r, d[k].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
+            if (copy_ok) copy_def(ck, r, d[k].vreg, rv_uses_of(f, in)[0].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
+            else op_def(ck, r, in, d[k].vreg, rv_loc_index(ck->nregs, ck->nslots, d[k].loc));
         }
     uses_at(ck, r, b, ii, in, true, NULL); /* 5. late uses */
 }

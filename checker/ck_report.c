@@ -65,6 +65,10 @@ static void op_text(ck_buf *b, const ravel_func *f, const rv_operand *o, bool lo
 static void inst_text(ck_buf *b, const ravel_func *f, const rv_inst *in, bool locs)
 {
     char l1[32], l2[32], vb[32];
+    if (in->op == RAVEL_OP_REMAT) {
+        ck_bprintf(b, "%s = remat %lld", rv_loc_str(f->mach, in->u.edit.dst, l1), (long long)rv_remat_k(f, in));
+        return;
+    }
     if (rv_is_edit(in)) {
         ck_bprintf(b, "%s = %s %s", rv_loc_str(f->mach, in->u.edit.dst, l1), rv_opcode_name(in->op),
                    rv_loc_str(f->mach, in->u.edit.src, l2));
@@ -105,7 +109,7 @@ static void where(ck_buf *b, const ravel_func *f, uint32_t ii)
     else ck_bprintf(b, "inst %u", ii);
 }
 
-void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val v)
+void ck_val_text_in(ck_buf *b, const ravel_checker *ck, const ck_sets *sets, ck_val v)
 {
     char vb[32];
     if (v == CK_V_UNKNOWN) { ck_bprintf(b, "unknown"); return; }
@@ -115,7 +119,7 @@ void ck_val_text_in(ck_buf *b, const ravel_func *f, const ck_sets *sets, ck_val 
     const uint32_t *m;
     uint32_t n = ck_val_members(sets, v, &m, &one);
     ck_bprintf(b, "{");
-    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_vname(f, m[i], vb));
+    for (uint32_t i = 0; i < n; i++) ck_bprintf(b, "%s%s", i ? ", " : "", ck_member_name(ck, m[i], vb));
     ck_bprintf(b, "}");
 }
 
@@ -232,7 +236,7 @@ ck_err *ck_err_value_rec(ravel_checker *ck, const ck_site *s, const char *kind, 
     e->value = true;
     e->pub.loc = rv_xstrdup(loc_name(ck, li, lb));
     ck_buf h = {0};
-    ck_val_text_in(&h, ck->f, sets, held);
+    ck_val_text_in(&h, ck, sets, held);
     e->pub.held = ck_bdetach(&h);
     ck_buf m = {0};
     op_desc(&m, ck, s);
@@ -266,21 +270,42 @@ void ck_err_rule(ravel_checker *ck, const ck_site *s, const char *kind, ravel_lo
 
 /* ---- provenance (on error only; the analysis supplies its edges) ---- */
 
-static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk)
+/* Register location a overlaps register location b (section 14.1). */
+static bool overlaps_li(const ravel_checker *ck, uint32_t a, uint32_t b)
+{
+    return ck->ext.alias && a < ck->nregs && b < ck->nregs && rv_mach_overlap(ck->f->mach, a, b);
+}
+
+/* Clobber list of in (an op or a remat) makes li unknown: li or a register
+ * overlapping it is listed. */
+static bool clobbers_li(const ravel_checker *ck, const rv_inst *in, uint32_t li)
+{
+    const uint32_t *regs;
+    uint32_t n = rv_inst_clobbers(ck->f, in, &regs);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t c = rv_loc_index(ck->nregs, ck->nslots, regs[k]);
+        if (c == li || overlaps_li(ck, c, li)) return true;
+    }
+    return false;
+}
+
+/* How op in writes li: a def there (*defk), a def in a register
+ * overlapping it (*over: that def's index; not an in-place copy, which
+ * destroys nothing), or a clobber (*clobber). */
+static bool writes_loc(const ravel_checker *ck, const rv_inst *in, uint32_t li, bool *clobber, uint32_t *defk, uint32_t *over)
 {
     const ravel_func *f = ck->f;
     *clobber = false;
-    *defk = CK_NIL;
+    *defk = *over = CK_NIL;
     const rv_operand *d = rv_defs_of(f, in);
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (rv_loc_index(ck->nregs, ck->nslots, d[k].loc) == li) *defk = k;
-    if (*defk != CK_NIL) return true;
+    for (uint32_t k = 0; k < in->ndefs; k++) {
+        uint32_t dl = rv_loc_index(ck->nregs, ck->nslots, d[k].loc);
+        if (dl == li) *defk = k;
+        else if (overlaps_li(ck, dl, li) && !ck_copy_in_place(ck, in)) *over = k;
+    }
+    if (*defk != CK_NIL || *over != CK_NIL) return true;
     if (rv_is_term(in)) return false;
-    const uint32_t *regs;
-    uint32_t n = rv_inst_clobbers(f, in, &regs);
-    for (uint32_t k = 0; k < n; k++)
-        if (rv_loc_index(ck->nregs, ck->nslots, regs[k]) == li) *clobber = true;
-    return *clobber;
+    return *clobber = clobbers_li(ck, in, li);
 }
 
 /* Can block b reach itself (is it on a CFG cycle)? Only on errors: a
@@ -332,6 +357,41 @@ static void def_note(ck_buf *b, const ravel_checker *ck, const ck_prov_ops *ops,
     else ck_bprintf(b, " in %s; %s was not given it after that definition (an older value of it there is stale)\n", dn, ln);
 }
 
+/* The provenance of li at edit in (instruction i) when section 14 makes
+ * it end there: a remat that writes li or clobbers it, an edit that writes
+ * a register overlapping li. False otherwise (a plain edit into li is
+ * followed to its source). */
+static bool ext_edit_note(ck_buf *b, const ravel_checker *ck, const rv_inst *in, uint32_t i, uint32_t li)
+{
+    const ravel_func *f = ck->f;
+    char lb[32], db[32];
+    uint32_t dl = rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst);
+    const char *ln = rv_loc_str(f->mach, rv_loc_at(ck->nregs, li), lb), *dn = rv_loc_str(f->mach, in->u.edit.dst, db);
+    if (in->op == RAVEL_OP_REMAT && dl == li) {
+        ck_bprintf(b, "%s was rematerialised with =%lld at ", ln, (long long)rv_remat_k(f, in));
+        where(b, f, i);
+        ck_bprintf(b, " (it holds the constant's token and the vregs that were that constant then)\n");
+        return true;
+    }
+    if (overlaps_li(ck, dl, li)) {
+        ck_bprintf(b, "%s was destroyed by the write to %s at ", ln, dn);
+        where(b, f, i);
+        ck_bprintf(b, " (`");
+        ck_inst_text(b, f, in);
+        ck_bprintf(b, "`: they overlap)\n");
+        return true;
+    }
+    if (in->op == RAVEL_OP_REMAT && clobbers_li(ck, in, li)) {
+        ck_bprintf(b, "%s was clobbered (becomes unknown) by `", ln);
+        ck_inst_text(b, f, in);
+        ck_bprintf(b, "` at ");
+        where(b, f, i);
+        ck_bprintf(b, "\n");
+        return true;
+    }
+    return false;
+}
+
 /* Walks back from an error (block x, instruction ii, location li, expected
  * vreg v) through edits, defs and single-predecessor edges, explaining what
  * put the content of li there; at a join, lists what each edge brought.
@@ -349,6 +409,10 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
         for (uint32_t i = stop; i-- > bl->first_inst && !done;) {
             const rv_inst *in = &f->insts.data[i];
             lb = rv_loc_str(f->mach, rv_loc_at(ck->nregs, li), lbuf);
+            if (rv_is_edit(in) && ext_edit_note(&b, ck, in, i, li)) {
+                done = true;
+                break;
+            }
             if (rv_is_edit(in)) {
                 if (rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst) != li) continue;
                 ck_bprintf(&b, "%s was %s from %s at ", lb,
@@ -361,9 +425,18 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
                 continue;
             }
             bool clob;
-            uint32_t dk;
-            if (writes_loc(ck, in, li, &clob, &dk)) {
+            uint32_t dk, ok;
+            if (writes_loc(ck, in, li, &clob, &dk, &ok)) {
                 ck_bprintf(&b, "%s was ", lb);
+                if (dk == CK_NIL && ok != CK_NIL) {
+                    ck_bprintf(&b, "destroyed by the write to %s at ", rv_loc_str(f->mach, rv_defs_of(f, in)[ok].loc, lb2));
+                    where(&b, f, i);
+                    ck_bprintf(&b, " (`");
+                    ck_inst_text(&b, f, in);
+                    ck_bprintf(&b, "`: they overlap)\n");
+                    done = true;
+                    break;
+                }
                 if (clob) ck_bprintf(&b, "clobbered (becomes unknown) by `");
                 else ck_bprintf(&b, "written with %s by `", ck_vname(f, rv_defs_of(f, in)[dk].vreg, vb));
                 ck_inst_text(&b, f, in);
@@ -419,10 +492,15 @@ char *ck_provenance_text(const ravel_checker *ck, const ck_prov_ops *ops, uint32
 
 /* ---- explain: the state before each instruction ---- */
 
+/* A location the block names, and (section 14) the registers overlapping it. */
 static void mark_dump_loc(ravel_checker *ck, ravel_loc l)
 {
     uint32_t li = rv_loc_index(ck->nregs, ck->nslots, l);
-    if (li != CK_NIL) rv_vec_push(ck->out.tmp_locs, li);
+    if (li == CK_NIL) return;
+    rv_vec_push(ck->out.tmp_locs, li);
+    const uint32_t *o;
+    uint32_t n = ck_overlaps(ck, li, &o);
+    for (uint32_t i = 0; i < n; i++) rv_vec_push(ck->out.tmp_locs, o[i]);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -471,7 +549,11 @@ void ck_dump_state_of(ravel_checker *ck, const ck_sets *sets, const ck_val *vals
     for (uint32_t i = 0; i < ck->out.tmp_locs.len; i++) {
         uint32_t li = ck->out.tmp_locs.data[i];
         ck_bprintf(b, " %s=", loc_name(ck, li, lb));
-        ck_val_text_in(b, ck->f, sets, vals[li]);
+        ck_val_text_in(b, ck, sets, vals[li]);
+    }
+    if (ck->ext.undef && vals[ck->ext.uli] != CK_V_UNKNOWN) { /* section 14.2: U */
+        ck_bprintf(b, " undefined=");
+        ck_val_text_in(b, ck, sets, vals[ck->ext.uli]);
     }
     ck_bprintf(b, "\n");
 }

@@ -9,6 +9,8 @@
  * no rule can fire (ck_guard_fast.c). Reports through ck_err_rule. */
 #include "ck.h"
 
+#include <stdio.h>
+
 static void site_op(ck_site *s, uint32_t b, uint32_t ii, const rv_inst *in, uint32_t k, const rv_operand *o)
 {
     bool def = k < in->ndefs;
@@ -71,32 +73,48 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
     }
 }
 
+/* Locations a and b are one, or (docs/format.md section 14.1) registers
+ * that overlap. */
+static bool same_or_overlap(const ravel_checker *ck, ravel_loc a, ravel_loc b)
+{
+    return a == b || (ck->ext.alias && a < ck->nregs && b < ck->nregs && rv_mach_overlap(ck->f->mach, a, b));
+}
+
+/* "shares rax with" or, for two overlapping registers, "in al overlaps rax of". */
+static const char *share_text(const ravel_checker *ck, ravel_loc mine, ravel_loc other, char *buf)
+{
+    char a[32], b[32];
+    if (mine == other) snprintf(buf, 80, "shares %s with", rv_loc_str(ck->f->mach, mine, a));
+    else snprintf(buf, 80, "in %s overlaps %s of", rv_loc_str(ck->f->mach, mine, a), rv_loc_str(ck->f->mach, other, b));
+    return buf;
+}
+
 /* Overlaps between operands of one instruction. */
 static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint32_t k, const rv_operand *o)
 {
     const ravel_func *f = ck->f;
     const rv_operand *ops = rv_ops_of(f, in);
     uint32_t nd = in->ndefs, n = nd + in->nuses;
-    char lb[32];
+    char sb[80];
     if (o->loc == RAVEL_LOC_NONE) return;
     if (k < nd) {
         for (uint32_t j = 0; j < k; j++)
-            if (ops[j].loc == o->loc) {
-                ck_err_rule(ck, s, "def-overlap", o->loc, o->vreg, "def %u shares %s with def %u", k, rv_loc_str(f->mach, o->loc, lb), j);
+            if (same_or_overlap(ck, ops[j].loc, o->loc)) {
+                ck_err_rule(ck, s, "def-overlap", o->loc, o->vreg, "def %u %s def %u", k, share_text(ck, o->loc, ops[j].loc, sb), j);
                 return;
             }
         if (rv_op_is_early(o))
             for (uint32_t j = nd; j < n; j++)
-                if (ops[j].loc == o->loc) {
-                    ck_err_rule(ck, s, "early-def-overlap", o->loc, o->vreg, "early def shares %s with use %u", rv_loc_str(f->mach, o->loc, lb), j - nd);
+                if (same_or_overlap(ck, ops[j].loc, o->loc)) {
+                    ck_err_rule(ck, s, "early-def-overlap", o->loc, o->vreg, "early def %s use %u", share_text(ck, o->loc, ops[j].loc, sb), j - nd);
                     return;
                 }
         return;
     }
     if (rv_op_is_late(o))
         for (uint32_t j = 0; j < nd; j++)
-            if (ops[j].loc == o->loc) {
-                ck_err_rule(ck, s, "late-use-overwritten", o->loc, o->vreg, "late use shares %s with def %u", rv_loc_str(f->mach, o->loc, lb), j);
+            if (same_or_overlap(ck, ops[j].loc, o->loc)) {
+                ck_err_rule(ck, s, "late-use-overwritten", o->loc, o->vreg, "late use %s def %u", share_text(ck, o->loc, ops[j].loc, sb), j);
                 return;
             }
 }
@@ -104,6 +122,11 @@ static void rule_overlap(ravel_checker *ck, ck_site *s, const rv_inst *in, uint3
 static void rule_edit(ravel_checker *ck, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     ck_site s = {b, ii, "edit", -1, NULL, 0};
+    if (in->op == RAVEL_OP_REMAT) { /* any register or slot (docs/format.md section 14.3) */
+        if (rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst) == CK_NIL)
+            ck_err_rule(ck, &s, "unknown-location", RAVEL_LOC_NONE, CK_NIL, "edit names a location that does not exist");
+        return;
+    }
     bool ds = ravel_loc_is_slot(in->u.edit.dst), ss = ravel_loc_is_slot(in->u.edit.src);
     if (rv_loc_index(ck->nregs, ck->nslots, in->u.edit.dst) == CK_NIL || rv_loc_index(ck->nregs, ck->nslots, in->u.edit.src) == CK_NIL)
         ck_err_rule(ck, &s, "unknown-location", RAVEL_LOC_NONE, CK_NIL, "edit names a location that does not exist");
@@ -144,7 +167,7 @@ static bool inst_clean(const ravel_checker *ck, const rv_inst *in)
     for (uint32_t k = 0; k < n; k++) {
         if (!operand_clean(ck, in, &ops[k])) return false;
         for (uint32_t j = 0; j < k; j++) {
-            if (ops[j].loc != ops[k].loc) continue;
+            if (!same_or_overlap(ck, ops[j].loc, ops[k].loc)) continue;
             if (k < nd) return false;                                   /* def-overlap */
             if (j < nd && (rv_op_is_early(&ops[j]) || rv_op_is_late(&ops[k]))) return false; /* early def / late use */
         }
@@ -155,6 +178,7 @@ static bool inst_clean(const ravel_checker *ck, const rv_inst *in)
 static bool edit_clean(const ravel_checker *ck, const rv_inst *in)
 {
     ravel_loc d = in->u.edit.dst, s = in->u.edit.src;
+    if (in->op == RAVEL_OP_REMAT) return rv_loc_index(ck->nregs, ck->nslots, d) != CK_NIL;
     if (rv_loc_index(ck->nregs, ck->nslots, d) == CK_NIL || rv_loc_index(ck->nregs, ck->nslots, s) == CK_NIL) return false;
     bool ds = ravel_loc_is_slot(d), ss = ravel_loc_is_slot(s);
     return in->op == RAVEL_OP_SPILL ? ds && !ss : in->op == RAVEL_OP_RELOAD ? !ds && ss : !ds && !ss;
@@ -189,5 +213,11 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
  * none can, see guard_fast_*). */
 void ck_rules(ravel_checker *ck)
 {
+    if (ck->ext.alias) { /* the guard's fast path compares locations, not overlap: every instruction */
+        const ravel_func *f = ck->f;
+        for (uint32_t b = 0; b < f->layout.len; b++)
+            for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) rules_inst(ck, b, f->blocks.data[b].first_inst + i);
+        return;
+    }
     for (uint32_t t = 0; t + 1 < ck->facts.rtodo.len; t += 2) rules_inst(ck, ck->facts.rtodo.data[t], ck->facts.rtodo.data[t + 1]);
 }

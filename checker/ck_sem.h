@@ -94,6 +94,18 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
  * until the cursor moves); 0 if it holds none known (unknown, conflicted,
  * or every vreg removed). */
 uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs);
+/* What location l holds at the cursor as one number, for trackers that
+ * follow a location without reading it: two tokens are equal exactly when
+ * the contents are (the same set of vregs, the empty set, unknown, or
+ * conflicted; CK_TOKEN_UNKNOWN without a cursor or for a location f does
+ * not have). A step that leaves l's token as it was did not change l. */
+#define CK_TOKEN_UNKNOWN 0xfffffffdu
+uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l);
+/* The tokens of the first n locations at the cursor, in location-index
+ * order (rv_loc_index: registers, then slots), into out (CK_TOKEN_UNKNOWN
+ * past those f has); how many f has of them. For a table of every
+ * location before every instruction, a copy instead of n calls. */
+uint32_t ck_ref_loc_tokens(ravel_checker *ck, uint32_t *out, uint32_t n);
 /* The second and later iterations of every loop (above); false if the
  * states are not of f or a limit was passed (then nothing is read). */
 bool ck_ref_steady(ravel_checker *ck, const ravel_func *f);

@@ -152,27 +152,66 @@ static void rollback(vn *W, uint32_t mark)
     V->vars.log.len = mark;
 }
 
-static inline uint32_t new_leaf(vn *W, uint32_t v)
+static inline uint32_t new_leaf_of(vn *W, uint32_t v, bool undef)
 {
     struct ck_vn *V = W->V;
-    rv_vec_push(V->names.leaves, ((vn_leaf){W->block, v, CK_NIL}));
+    rv_vec_push(V->names.leaves, ((vn_leaf){W->block, v, CK_NIL, undef}));
     V->names.full |= V->names.nleaves >= VN_IDX;
     return VN_LEAF | ((V->vars.sdef.data[W->nlocs + v] & VN_SD_REF) ? VN_REF : 0) | (V->names.nleaves++ & VN_IDX);
 }
 
+static inline uint32_t new_leaf(vn *W, uint32_t v) { return new_leaf_of(W, v, false); }
+
 /* ---- transfer ---- */
 
-/* A read of v at location li: proven, or assumed (false: not proven). */
+/* Name a (of a vreg) is the value of an undef, made in a block that
+ * dominates the one being run: the vreg is in U (docs/format.md section
+ * 14.2). (A single-def vreg's name stands elsewhere too, see vdef: there
+ * it is not in U.) */
+static bool undef_name(const vn *W, uint32_t a)
+{
+    if (!(a & VN_LEAF)) return false;
+    const vn_leaf *l = &W->V->names.leaves.data[a & VN_IDX];
+    return l->undef && vdom(W->ck, l->blk, W->block);
+}
+
+/* A read of v at location li: proven, or assumed (false: not proven). A
+ * vreg in U is read anywhere. */
 static inline bool vread(vn *W, uint32_t li, uint32_t v)
 {
     uint32_t a = W->cur[vreg_var(W, v)], b = W->cur[li];
     if (a == b) return a != 0;
+    if (__builtin_expect(W->V->vars.sdef.data[vreg_var(W, v)] & VN_SD_UPOSS, 0) && undef_name(W, a)) return true;
     return vn_relate(W->ck, W->V, a, b);
+}
+
+/* The registers overlapping li hold nothing (section 14.1: a write to li). */
+static void vover(vn *W, uint32_t li)
+{
+    const uint32_t *o;
+    uint32_t n = ck_overlaps(W->ck, li, &o);
+    for (uint32_t i = 0; i < n; i++) vset(W, o[i], 0);
+}
+
+/* Def of v at li, with a fresh leaf (undef: the value of an undef); over:
+ * the registers overlapping li hold nothing (all but an in-place copy). */
+static void vdef_of(vn *W, uint32_t v, uint32_t li, bool undef, bool over)
+{
+    struct ck_vn *V = W->V;
+    uint32_t n = new_leaf_of(W, v, undef), x = vreg_var(W, v);
+    if (V->vars.sdef.data[x] & VN_SD_SINGLE) W->cur[x] = n;
+    else vwrite(W, x, n);
+    vset_loc(W, li, n);
+    if (over && W->alias) vover(W, li);
 }
 
 static inline void vdef(vn *W, uint32_t v, uint32_t li)
 {
     struct ck_vn *V = W->V;
+    if (__builtin_expect(W->alias, 0)) {
+        vdef_of(W, v, li, false, true);
+        return;
+    }
     uint32_t n = new_leaf(W, v), x = vreg_var(W, v);
     /* A single-def vreg's name is not logged (see single_defs): left as it is
      * once its def's subtree is done, it stands only where its def's block
@@ -185,13 +224,36 @@ static inline void vdef(vn *W, uint32_t v, uint32_t li)
     vset_loc(W, li, n);
 }
 
-static void vclobber(vn *W, const rv_inst *in, bool keep_defined)
+/* The clobbers of in (spare: a remat's destination, else RAVEL_LOC_NONE):
+ * each register, and those overlapping it, unknown, except those the
+ * instruction defines when keep_defined. */
+static void vclobber_reg(vn *W, const rv_inst *in, bool keep_defined, uint32_t reg, ravel_loc spare)
+{
+    if (reg != spare && !(keep_defined && rv_inst_defines_loc(W->f, in, reg))) vset(W, vlix(W, reg), 0);
+}
+
+static void vclobber(vn *W, const rv_inst *in, bool keep_defined, ravel_loc spare)
 {
     const uint32_t *regs;
     uint32_t n = rv_inst_clobbers(W->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
-        if (!(keep_defined && rv_inst_defines_loc(W->f, in, regs[k]))) vset(W, vlix(W, regs[k]), 0);
+        vclobber_reg(W, in, keep_defined, regs[k], spare);
+        const uint32_t *o;
+        uint32_t no = W->alias ? ck_overlaps(W->ck, regs[k], &o) : 0;
+        for (uint32_t i = 0; i < no; i++) vclobber_reg(W, in, keep_defined, o[i], spare);
     }
+}
+
+/* A remat (section 14.3): its clobbers, then its destination holds what
+ * value numbering does not name (the constant's vregs are left to the
+ * reference: fewer facts, never a wrong one), the registers overlapping
+ * it nothing. */
+static void vremat(vn *W, const rv_inst *in)
+{
+    vclobber(W, in, false, in->u.edit.dst);
+    uint32_t li = vlix(W, in->u.edit.dst);
+    vset(W, li, 0);
+    if (W->alias) vover(W, li);
 }
 
 /* Name x is among the sorted names in roots[0..n). */
@@ -244,6 +306,38 @@ static bool vsafepoint(vn *W, const rv_inst *in)
     return true;
 }
 
+/* How a copy whose read is proven writes its def (the reference's CM_*,
+ * ck_ref_xfer.c): a full copy aliases, an in-place one is a fresh def
+ * that leaves the registers overlapping it alone, a copy of a vreg in U
+ * a fresh undefined value. */
+enum { CM_FULL, CM_IN_PLACE, CM_UNDEF };
+
+/* The mode of copy in of vreg u (name uname); false (not proven) when u
+ * may be in U at the reference's fixpoint although its name does not say
+ * so (its copy would move nothing there). */
+static bool copy_mode(vn *W, const rv_inst *in, uint32_t u, uint32_t uname, uint32_t *mode)
+{
+    *mode = CM_FULL;
+    if (__builtin_expect(W->V->vars.sdef.data[vreg_var(W, u)] & VN_SD_UPOSS, 0)) {
+        if (!undef_name(W, uname)) return false;
+        *mode = CM_UNDEF;
+        return true;
+    }
+    if (W->alias && ck_copy_in_place(W->ck, in)) *mode = CM_IN_PLACE;
+    return true;
+}
+
+static void vcopy_def(vn *W, uint32_t mode, uint32_t d, uint32_t li, uint32_t uname, uint32_t srcname)
+{
+    if (mode != CM_FULL) {
+        vdef_of(W, d, li, mode == CM_UNDEF, mode == CM_UNDEF);
+        return;
+    }
+    vset(W, vreg_var(W, d), uname);
+    vset(W, li, srcname);
+    if (W->alias) vover(W, li);
+}
+
 /* The order of docs/format.md section 6's transfer: early defs, early uses, clobbers, late
  * defs, late uses; a copy whose read is proven aliases. */
 static bool vop(vn *W, const rv_inst *in)
@@ -261,7 +355,11 @@ static bool vop(vn *W, const rv_inst *in)
         }
         for (uint32_t k = 0; k < nd && plain; k++) plain = rv_op_is_late(&o[k]);
         if (plain) {
-            if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) vclobber(W, in, false);
+            if ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) vclobber(W, in, false, RAVEL_LOC_NONE);
+            if (__builtin_expect(in->op == RAVEL_OP_UNDEF, 0)) {
+                for (uint32_t k = 0; k < nd; k++) vdef_of(W, o[k].vreg, vlix(W, o[k].loc), true, true);
+                return true;
+            }
             for (uint32_t k = 0; k < nd; k++) vdef(W, o[k].vreg, vlix(W, o[k].loc));
             return true;
         }
@@ -274,7 +372,7 @@ static bool vop(vn *W, const rv_inst *in)
      * name of one kind to vregs of both, which the safepoint rule cannot
      * tell apart: left to the reference */
     if (copy && W->f->vregs.data[o[0].vreg].ref != W->f->vregs.data[o[1].vreg].ref) return false;
-    uint32_t srcname = 0, uname = 0;
+    uint32_t srcname = 0, uname = 0, mode = CM_FULL;
     for (uint32_t k = 0; k < nd; k++)
         if (!rv_op_is_late(&o[k])) vdef(W, o[k].vreg, vlix(W, o[k].loc));
     for (uint32_t k = nd; k < n; k++) {
@@ -285,27 +383,21 @@ static bool vop(vn *W, const rv_inst *in)
             if (o[0].vreg == o[k].vreg) return false;
             srcname = W->cur[li];
             uname = W->cur[vreg_var(W, o[k].vreg)];
+            if (!copy_mode(W, in, o[k].vreg, uname, &mode)) return false;
         }
     }
-    if (copy && !rv_op_is_late(&o[0])) { /* an early-def copy aliases right after its read */
-        uint32_t li = vlix(W, o[0].loc);
-        vset(W, vreg_var(W, o[0].vreg), uname);
-        vset(W, li, srcname);
-    }
+    if (copy && !rv_op_is_late(&o[0])) /* an early-def copy aliases right after its read */
+        vcopy_def(W, mode, o[0].vreg, vlix(W, o[0].loc), uname, srcname);
     if (!rv_is_term(in)) { /* step 3: the stackmap's reads, clobbers, the collector */
-        if ((in->flags & RV_IF_STACKMAP) && !vn_stackmap(W, in)) return false;
-        vclobber(W, in, true);
+        if ((in->flags & RV_IF_STACKMAP) && (W->uref || !vn_stackmap(W, in))) return false;
+        vclobber(W, in, true, RAVEL_LOC_NONE);
         if ((in->flags & RV_IF_SAFEPOINT) && !vsafepoint(W, in)) return false;
     }
     for (uint32_t k = 0; k < nd; k++) {
         if (!rv_op_is_late(&o[k])) continue;
         uint32_t li = vlix(W, o[k].loc);
-        if (copy) {
-            vset(W, vreg_var(W, o[k].vreg), uname);
-            vset(W, li, srcname);
-        } else {
-            vdef(W, o[k].vreg, li);
-        }
+        if (copy) vcopy_def(W, mode, o[k].vreg, li, uname, srcname);
+        else vdef(W, o[k].vreg, li);
     }
     for (uint32_t k = nd; k < n; k++)
         if (rv_op_is_late(&o[k]) && !vread(W, vlix(W, o[k].loc), o[k].vreg)) return false;
@@ -320,7 +412,13 @@ static bool vblock(vn *W, uint32_t b)
     for (; in < end; in++) {
         CK_PREFETCH_AHEAD(in, 12);
         if (rv_is_edit(in)) {
-            vset_loc(W, vlix(W, in->u.edit.dst), W->cur[vlix(W, in->u.edit.src)]);
+            if (__builtin_expect(in->op == RAVEL_OP_REMAT, 0)) {
+                vremat(W, in);
+                continue;
+            }
+            uint32_t d = vlix(W, in->u.edit.dst);
+            vset_loc(W, d, W->cur[vlix(W, in->u.edit.src)]);
+            if (__builtin_expect(W->alias, 0)) vover(W, d);
             continue;
         }
         if (!vop(W, in)) return false;
@@ -329,6 +427,36 @@ static bool vblock(vn *W, uint32_t b)
 }
 
 /* ---- what the walk relies on: single-def vregs, c(t) ---- */
+
+/* Marks (VN_SD_UPOSS in sd, per vreg) every vreg that may be in U at the
+ * reference's fixpoint: the defs of undef ops, then those of copies of
+ * marked vregs and the parameters bound to marked arguments, to a
+ * fixpoint (a function with undef ops only). W->uref: a .ref one is. */
+static void undef_closure(vn *W, uint8_t *sd)
+{
+    const ravel_func *f = W->f;
+    for (bool more = true; more;) {
+        more = false;
+        for (uint32_t b = 0; b < f->layout.len; b++) {
+            const rv_block *bl = &f->blocks.data[b];
+            for (uint32_t i = 0; i < bl->ninsts; i++) {
+                const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
+                const rv_operand *o = rv_ops_of(f, in);
+                uint32_t v = CK_NIL;
+                if (in->op == RAVEL_OP_UNDEF && in->ndefs) v = o[0].vreg;
+                else if (in->op == RAVEL_OP_COPY && in->ndefs == 1 && in->nuses >= 1 && (sd[o[1].vreg] & VN_SD_UPOSS)) v = o[0].vreg;
+                for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
+                    const rv_succ *e = &rv_inst_succs(f, in)[k];
+                    const uint32_t *args = rv_args_of(f, e), *params = rv_params_of(f, &f->blocks.data[e->block]);
+                    for (uint32_t a = 0; a < e->nargs; a++)
+                        if ((sd[args[a]] & VN_SD_UPOSS) && !(sd[params[a]] & VN_SD_UPOSS)) sd[params[a]] |= VN_SD_UPOSS, more = true;
+                }
+                if (v != CK_NIL && !(sd[v] & VN_SD_UPOSS)) sd[v] |= VN_SD_UPOSS, more = true;
+            }
+        }
+    }
+    for (uint32_t v = 0; v < W->ck->nvregs; v++) W->uref |= (sd[v] & (VN_SD_UPOSS | VN_SD_REF)) == (VN_SD_UPOSS | VN_SD_REF);
+}
 
 /* Single-def vregs (V->vars.sdef). v has one assignment in the function:
  * one def, never a parameter (nor an argument or a copy source: the
@@ -360,6 +488,9 @@ static void single_defs(vn *W)
     uint8_t *sd = V->vars.sdef.data + W->nlocs;
     for (uint32_t v = 0; v < ck->nvregs; v++)
         sd[v] = (uint8_t)((notes && gn[v].tag == want) | (vr[v].ref ? VN_SD_REF : 0));
+    W->alias = ck->ext.alias;
+    W->uref = false;
+    if (ck->ext.undef) undef_closure(W, sd);
 }
 
 /* A retreating edge u -> t whose target does not dominate its source (an

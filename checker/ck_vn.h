@@ -31,6 +31,7 @@
 #define VN_SELF 0xfffffffeu   /* phi operand: the phi itself (a var the loop keeps) */
 #define VN_SD_SINGLE 1u       /* sdef: a single-def vreg (ck_vn.c: single_defs) */
 #define VN_SD_REF 2u          /* sdef: a .ref vreg */
+#define VN_SD_UPOSS 4u        /* sdef: a vreg that may be undefined (ck_vn.c: undef_closure) */
 
 typedef struct vn_ent {
     uint32_t var, name;
@@ -38,6 +39,7 @@ typedef struct vn_ent {
 
 typedef struct vn_leaf {
     uint32_t blk, wit, last; /* the block of its def, its vreg, the vreg last given it (CK_NIL: none) */
+    bool undef;              /* the value of an undef (or of a copy of one): its vregs are in U */
 } vn_leaf;
 
 typedef struct vn_frame {
@@ -145,6 +147,8 @@ typedef struct vn {
     uint32_t block;  /* the block being run */
     uint32_t refvar; /* pseudo-var: where the live part of V->flow.rl starts (logged like a var) */
     uint32_t nregs;
+    bool alias;      /* the machine has alias lines: a write empties the registers overlapping it */
+    bool uref;       /* a .ref vreg may be undefined (VN_SD_UPOSS): stackmaps are left to the reference */
 } vn;
 
 /* ---- the vars, shared by every file ---- */

@@ -74,6 +74,39 @@ static inline void add_var(struct ck_vn *V, uint32_t st, uint32_t x)
     V->vars.st[x] = st;
 }
 
+/* Location li and, on an aliased machine, the registers overlapping it. */
+static void add_loc_over(vn *W, uint32_t st, uint32_t li)
+{
+    struct ck_vn *V = W->V;
+    const uint32_t *o;
+    uint32_t n = ck_overlaps(W->ck, li, &o);
+    rv_vec_reserve(V->knobs.mpool, n + 1);
+    add_var(V, st, li);
+    for (uint32_t i = 0; i < n; i++) add_var(V, st, o[i]);
+}
+
+/* scan_insts for one instruction of a function using section 14 (any
+ * instruction on an aliased machine, a remat): every var it writes. */
+static void scan_ext(vn *W, uint32_t st, const rv_inst *in)
+{
+    struct ck_vn *V = W->V;
+    const ravel_func *f = W->f;
+    const uint32_t *regs = NULL;
+    uint32_t nc = ((in->flags & RV_IF_CLOBBERS) || in->op == RAVEL_OP_CALL) && !rv_is_term(in) ? rv_inst_clobbers(f, in, &regs) : 0;
+    for (uint32_t k = 0; k < nc; k++) add_loc_over(W, st, vlix(W, regs[k]));
+    if (rv_is_edit(in)) {
+        add_loc_over(W, st, vlix(W, in->u.edit.dst));
+        return;
+    }
+    const rv_operand *d = W->ops + in->first_op;
+    for (uint32_t k = 0; k < in->ndefs; k++) {
+        uint32_t x = W->nlocs + d[k].vreg;
+        rv_vec_reserve(V->knobs.mpool, 1);
+        if (!(V->vars.sdef.data[x] & VN_SD_SINGLE)) add_var(V, st, x);
+        add_loc_over(W, st, vlix(W, d[k].loc));
+    }
+}
+
 /* Adds to the list being built in mpool (stamp st) the vars block bl's
  * instructions write: an edit's destination, each def's vreg (not a
  * single-def one: ck_vn.c, single_defs) and location, the registers a call or a
@@ -90,6 +123,12 @@ static bool scan_insts(vn *W, uint32_t st, const rv_block *bl)
     const rv_inst *in = rv_inst_at(f, bl->first_inst), *end = in + bl->ninsts;
     for (; in < end; in++) {
         CK_PREFETCH_AHEAD(in, 12);
+        if (__builtin_expect(W->alias || in->op == RAVEL_OP_REMAT, 0)) { /* section 14: overlaps, a remat's clobbers */
+            scan_ext(W, st, in);
+            sp |= (in->flags & RV_IF_SAFEPOINT) && !rv_is_edit(in);
+            rv_vec_reserve(V->knobs.mpool, 2 * (size_t)(end - in)); /* (the room the others count on) */
+            continue;
+        }
         if (rv_is_edit(in)) {
             add_var(V, st, vlix(W, in->u.edit.dst));
             continue;

@@ -10,11 +10,13 @@ bash ci/deps.sh --for main
 dir=${RAVEL_BUILD_DIR:-build-main}
 mkdir -p "$dir"
 log=$dir.build.log
+echo "ci/main.sh: building ravel (Release) in $dir/ (log: $log) ..." >&2
 if ! { cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRAVEL_BUILD_TESTS=OFF &&
        cmake --build "$dir" -j "$(nproc)"; } >"$log" 2>&1; then
   cat "$log" >&2
   echo "ci/main.sh: the build failed (log above, also in $log)" >&2
   exit 1
 fi
+echo "ci/main.sh: built $dir/cli/ravel; fuzzing" >&2
 if [ $# -eq 0 ]; then set -- --time 60; fi
 exec "$dir/cli/ravel" fuzz "$@"

@@ -4,13 +4,13 @@
  * built-in allocator (allocator/table.c) and prints the machine and the
  * allocated functions in the allocated form of docs/format.md section 1, which
  * `ravel check --orig IN.ra` verifies. With --inject, each allocation is
- * then corrupted with one bug of the catalogue (allocator/inject.h).
+ * then corrupted with one bug of the catalogue (inject/inject.h).
  * Exit 0 allocated (and, with --inject, some function changed), 1 an
  * allocation failed (unsatisfiable constraints) or the injection found no
  * site / changed nothing, 2 unreadable input or bad usage. */
 #include "cli.h"
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,10 @@ static void usage(FILE *out)
           "  -a NAME    the allocator (see --list)\n"
           "  --seed S   seed for allocators with random choices (default 0)\n"
           "  --stats    print spills, reloads, moves and the weighted cost per function\n"
-          "             to stderr (reload 4, spill 1, move 0.2, times 10^loop-depth)\n"
+          "             to stderr (reload 4, spill 1, move 0.2, times 10^loop-depth), then\n"
+          "             the allocator's own counters if it keeps any (greedy: evictions,\n"
+          "             region splits, local splits, spilled ranges, tiny pieces, tiny\n"
+          "             evictions)\n"
           "  --trace    print the allocator's event trace to stderr\n"
           "  -o OUT     write the allocated module to OUT instead of stdout\n"
           "  --list     list the allocators\n"
@@ -157,7 +160,9 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
         return CLI_USAGE;
     }
     ravel_diags_free(d);
-    rv_alloc_opts o = {a->seed, a->trace};
+    rv_alloc_stats st;
+    memset(&st, 0, sizeof st);
+    rv_alloc_opts o = {a->seed, a->trace, &st};
     char *err = NULL;
     *out = al->run(f, &o, &err);
     if (!*out) {
@@ -172,8 +177,11 @@ static int alloc_one(const rv_allocator *al, const alloc_args *a, const ravel_fu
     if (a->stats) {
         rv_cost c;
         rv_cost_compute(*out, &c);
-        fprintf(stderr, "%s: %s: spills %llu reloads %llu moves %llu cost %.1f\n", rv_func_name(f), al->name,
+        fprintf(stderr, "%s: %s: spills %llu reloads %llu moves %llu cost %.1f", rv_func_name(f), al->name,
                 (unsigned long long)c.spills, (unsigned long long)c.reloads, (unsigned long long)c.moves, c.weighted);
+        for (uint32_t k = 0; k < st.n && k < RV_ALLOC_MAX_STATS; k++)
+            fprintf(stderr, "%s %s %llu", k ? "," : ";", st.name[k], (unsigned long long)st.value[k]);
+        fputc('\n', stderr);
     }
     return CLI_OK;
 }

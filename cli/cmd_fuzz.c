@@ -69,6 +69,8 @@ static void fuzz_usage(FILE *out)
           "      --no-FEATURE       generator: never use FEATURE (as ravel gen: loops multiway\n"
           "                         params fixed reuse early-late any-stack calls safepoints\n"
           "                         copy classes)\n"
+          "      --with-FEATURE     generator: use FEATURE (alias undef remat: docs/format.md\n"
+          "                         section 14, off by default)\n"
           "      --max-files N      failure files per allocator (default 20)\n"
           "      --stall-timeout S  a worker that makes no progress for S seconds is killed\n"
           "                         and its case written as a failure (default 60)\n"
@@ -109,7 +111,7 @@ static int num(const char *val, uint64_t lo, uint64_t hi, uint64_t *v)
     return val && !cli_parse_u64(val, v) && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --cfg --no-FEATURE. Returns
+/* Generator knobs: --insts --blocks --regs --min-regs --pressure --window --cfg --no-FEATURE --with-FEATURE. Returns
  * 1 if argv[*i] was one, 0 if not, -1 after reporting a bad value. */
 static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
 {
@@ -128,13 +130,15 @@ static int gen_opt(int argc, char **argv, int *i, rv_gen_opts *g)
     };
     const char *a = argv[*i], *val;
     uint64_t v;
-    if (strncmp(a, "--no-", 5) == 0) {
-        unsigned bit = rv_gen_feature_bit(a + 5);
+    if (strncmp(a, "--no-", 5) == 0 || strncmp(a, "--with-", 7) == 0) {
+        bool with = a[2] == 'w';
+        unsigned bit = rv_gen_feature_bit(a + (with ? 7 : 5));
         if (!bit) {
             cli_bad_feature("fuzz", a);
             return -1;
         }
-        g->features &= ~bit;
+        if (with) g->features |= bit;
+        else g->features &= ~bit;
         return 1;
     }
     if (opt(argc, argv, i, NULL, "--cfg", &val)) {

@@ -16,6 +16,7 @@ static void gen_usage(FILE *out)
 {
     fputs("usage: ravel gen [--seed S] [--from FILE [--skip N]] [--insts N] [--blocks N] [--regs MIN..MAX]\n"
           "                 [--pressure P] [--window N] [--cfg any|structured] [--no-FEATURE ...]\n"
+          "                 [--with-FEATURE ...]\n"
           "                 [--count K] [-o DIR|FILE] [--machine FILE]\n"
           "Prints random valid SSA functions (one machine and one function per module)\n"
           "in .ra text. The same seed and options always give the same text.\n"
@@ -49,6 +50,11 @@ static void gen_usage(FILE *out)
           out);
     for (size_t i = 0; rv_gen_feature_name(i); i++) fprintf(out, " %s", rv_gen_feature_name(i));
     fputs("\n"
+          "  --with-FEATURE  use FEATURE; alias, undef and remat (docs/format.md section\n"
+          "                  14) are off unless asked for: alias gives half of the random\n"
+          "                  machines x86-64-like (rax eax ax al ah) and AArch64-like\n"
+          "                  (d0 h0 b0) width names, undef makes undefined values, remat\n"
+          "                  draws half of the constants from a few keys\n"
           "  --machine FILE  generate for the machine of the .ra file FILE instead of a\n"
           "                  random one (every input byte goes to the function; --regs\n"
           "                  does not apply). Features the generator cannot honour on\n"
@@ -116,6 +122,12 @@ static int parse_args(int argc, char **argv, gen_args *a)
             unsigned bit = rv_gen_feature_bit(o + 5);
             if (!bit) return cli_bad_feature("gen", o);
             a->opts.features &= ~bit;
+            continue;
+        }
+        if (strncmp(o, "--with-", 7) == 0) {
+            unsigned bit = rv_gen_feature_bit(o + 7);
+            if (!bit) return cli_bad_feature("gen", o);
+            a->opts.features |= bit;
             continue;
         }
         bool takes = !strcmp(o, "--seed") || !strcmp(o, "--from") || !strcmp(o, "--insts") || !strcmp(o, "--blocks") ||

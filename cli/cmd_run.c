@@ -1,15 +1,19 @@
 /* cmd_run.c - `ravel run`: the concrete interpreter (ir/interp.c).
  *
- *   ravel run FILE [--func NAME] [--args 1,-2,0x10] [--moving-gc] [--steps N] [--orig]
+ *   ravel run FILE [--func NAME] [--args 1,-2,0x10] [--moving-gc] [--steps N] [--orig] [--seed S]
  *     Runs one function (default: the first) in the form it is written in
  *     (allocated if it carries any allocation; --orig runs it on vregs).
  *     Prints one line "out: V" per value appended by `out`, then one line
  *     "ret: V" per returned value (V signed decimal). A step-limit stop or a
- *     run error is reported on stderr and exits 1.
+ *     run error is reported on stderr and exits 1. Undefined values
+ *     (docs/format.md section 14.2) read as 0, or with --seed S (S > 0) as
+ *     arbitrary values drawn from S, different at each read.
  *   ravel run --compare ORIG ALLOC [--func NAME] [--inputs N] [--seed S] [--moving-gc] [--steps N]
  *     Runs each function of ORIG (or only NAME) and the function of ALLOC with
  *     its name on N deterministic input vectors (default 100; small, negative,
- *     edge and arbitrary values from seed S) and reports the first difference.
+ *     edge and arbitrary values from seed S; undefined values drawn from S
+ *     and the vector's number, the same in both forms) and reports the first
+ *     difference.
  *     Exit 1 on a difference, 0 if all agree.
  * Exit 2: unreadable or bad input (validation), bad usage. */
 #include "cli.h"
@@ -21,6 +25,7 @@
 static void run_usage(FILE *out)
 {
     fputs("usage: ravel run FILE [--func NAME] [--args LIST] [--moving-gc] [--steps N] [--orig]\n"
+          "                [--seed S]\n"
           "       ravel run --compare ORIG ALLOC [--func NAME] [--inputs N] [--seed S]\n"
           "                 [--moving-gc] [--steps N]\n"
           "Runs a function with the concrete interpreter (docs/format.md section 9).\n"
@@ -34,7 +39,10 @@ static void run_usage(FILE *out)
           "  --compare      run ORIG (unallocated form) and ALLOC (allocated form) on the\n"
           "                 same random inputs and report the first difference\n"
           "  --inputs N     number of input vectors for --compare (default 100)\n"
-          "  --seed S       seed of the input vectors (default 0)\n"
+          "  --seed S       seed of the input vectors of --compare and of the undefined\n"
+          "                 values (docs/format.md section 14.2): without --compare, 0\n"
+          "                 (the default) reads them as 0, another S as arbitrary\n"
+          "                 values, different at each read\n"
           "output: one line 'out: V' per output value, then one 'ret: V' per result;\n"
           "        at most 1000000 output values (a longer run stops as at the step limit)\n"
           "exit status: 0 ok / all agree, 1 run error, step limit or a difference,\n"
@@ -138,7 +146,8 @@ static int run_one(const run_opts *o)
     if (!f) {
         fprintf(stderr, "ravel run: %s: no function %s\n", o->files[0], o->func ? o->func : "");
     } else if ((rc = check_valid(f)) == CLI_OK) {
-        rv_run_opts ro = {o->args.data, o->args.len, o->steps, o->moving_gc, rv_func_is_allocated(f) && !o->orig};
+        rv_run_opts ro = {o->args.data, o->args.len, o->steps, o->moving_gc, rv_func_is_allocated(f) && !o->orig,
+                          o->seed};
         rv_run_result r;
         rv_interp_run(f, &ro, &r);
         for (uint32_t k = 0; k < r.out.len; k++) printf("out: %lld\n", (long long)r.out.data[k]);
@@ -177,7 +186,7 @@ static int compare_func(const run_opts *o, const ravel_func *fo, const ravel_fun
     char msg[1024];
     for (uint64_t k = 0; k < o->ninputs && rc == CLI_OK; k++) {
         rv_interp_inputs(o->seed, k, in, n);
-        rv_run_opts ro = {in, n, o->steps ? o->steps : 100000, o->moving_gc, true};
+        rv_run_opts ro = {in, n, o->steps ? o->steps : 100000, o->moving_gc, true, rv_interp_undef_seed(o->seed, k)};
         if (rv_interp_compare(fo, fa, &ro, msg, sizeof msg)) continue;
         printf("%s: func %s: input vector %llu, ", o->files[1], rv_func_name(fa), (unsigned long long)k);
         print_inputs(stdout, in, n);

@@ -1,6 +1,8 @@
 /* jit_example.c - how a JIT wires ravel in: build a function through the C
  * API, allocate it, and - when verification is requested (RAVEL_VERIFY=1 in
  * the environment, or --verify) - check the allocation before "emitting".
+ * --break plants a bug in the allocation first (one use reads the wrong
+ * register), to show what a rejection looks like.
  *
  *   machine: class int r0..r3, reserved sp, call clobbers r0 r1
  *   func sum(n):  s = 0; i = 1; while (i <= n) { s += i; i += 1 }; out s; ret s
@@ -89,9 +91,34 @@ static ravel_func *make_sum(const ravel_machine *m)
     return f;
 }
 
+/* A JIT's allocator bug, planted: the last use free to be in any register reads its
+ * neighbour instead (r0 <-> r1, r2 <-> r3). */
+static void break_allocation(ravel_func *code)
+{
+    for (uint32_t i = ravel_func_ninsts(code); i-- > 0;) {
+        uint32_t nd = ravel_inst_ndefs(code, i), nu = ravel_inst_nuses(code, i);
+        for (uint32_t k = nd + nu; k-- > nd;) {
+            ravel_operand op;
+            if (ravel_inst_operand(code, i, k, &op) != RAVEL_OK || op.constraint != RAVEL_C_REG || op.loc == RAVEL_LOC_NONE ||
+                ravel_loc_is_slot(op.loc))
+                continue;
+            ravel_set_loc(code, i, k, op.loc ^ 1u);
+            return;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int verify = ravel_verify_requested() || (argc > 1 && strcmp(argv[1], "--verify") == 0);
+    int verify = ravel_verify_requested(), plant = 0;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--verify") == 0) verify = 1;
+        else if (strcmp(argv[a], "--break") == 0) plant = 1;
+        else {
+            fprintf(stderr, "usage: jit_example [--verify] [--break]\n");
+            return 2;
+        }
+    }
     const char *allocator = getenv("RAVEL_ALLOCATOR") ? getenv("RAVEL_ALLOCATOR") : "linear";
     ravel_machine *m = make_machine();
     ravel_func *f = make_sum(m);
@@ -107,6 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "allocation failed: %s\n", err ? err : "?");
         goto out;
     }
+    if (plant) break_allocation(code);
     if (verify) {
         ravel_checker *ck = ravel_checker_new();
         ravel_report *rep = NULL;

@@ -291,25 +291,19 @@ static void random_edit(ac *A, ac_block *B, uint32_t *trk)
     }
 }
 
-/* The collector's effect on the tracker (section 6), listed slots given. */
+/* The collector's effect on the tracker, location by location, by the
+ * checker's one rule (ck_sem.h: ck_gc_keeps; rooted: a listed slot holds
+ * the same vreg). */
 static void gc_track(ac *A, uint32_t *trk, const ac_inst *in)
 {
-    bool listed[AC_MAXLOC] = {0}, rooted_any = false;
+    bool listed[AC_MAXLOC] = {0};
     for (uint32_t k = 0; k < in->nsmap; k++) listed[A->o.nregs + in->smap[k]] = true;
     for (uint32_t li = 0; li < nlocs(A); li++) {
         if (!trk[li]) continue;
-        bool ref = A->isref.data[trk[li] - 1];
-        if (!A->nonmoving) {
-            if (ref != listed[li]) trk[li] = 0;
-            continue;
-        }
-        if (!ref || listed[li]) continue;
-        bool rooted = false;
-        for (uint32_t k = 0; k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
-        if (!rooted) trk[li] = 0;
-        rooted_any |= rooted;
+        bool ref = A->isref.data[trk[li] - 1], rooted = false;
+        for (uint32_t k = 0; A->nonmoving && ref && k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
+        if (!ck_gc_keeps(!A->nonmoving, ref, listed[li], rooted)) trk[li] = 0;
     }
-    (void)rooted_any;
 }
 
 static void one_inst(ac *A, ac_block *B, uint32_t *trk)
@@ -616,7 +610,7 @@ static void render(const ac *A, ac_out *o, bool alloc)
 {
     ravel_machine *m = make_machine(A);
     ravel_func *f = build(A, o, m, alloc);
-    free(o->s);
+    rv_free(o->s);
     o->s = NULL;
     o->len = 0;
     FILE *fp = open_memstream(&o->s, &o->len);
@@ -808,7 +802,7 @@ int rv_anycfg_build(const uint8_t *data, size_t len, uint64_t seed, const rv_any
         rv_vec_free(A->b[b].avail);
     }
     rv_vec_free(A->isref);
-    free(A);
+    rv_free(A);
     return out->alloc && out->orig ? 0 : -1;
 }
 
@@ -816,8 +810,8 @@ void rv_anycfg_free(rv_anycfg *a)
 {
     ravel_module_free(a->alloc);
     ravel_module_free(a->orig);
-    free(a->alloc_text);
-    free(a->orig_text);
+    rv_free(a->alloc_text);
+    rv_free(a->orig_text);
     memset(a, 0, sizeof *a);
 }
 
@@ -884,7 +878,7 @@ bool rv_anycfg_paths_agree(const ravel_func *alloc, const ravel_func *orig, int 
                      st, rs, paths[i].name, x ? x : "(no report)\n", ref);
             ok = false;
         }
-        free(x);
+        rv_free(x);
         x = NULL;
     }
     if (ok && rs == RAVEL_EFAIL) { /* explain dumps: the default pipeline's against the reference's */
@@ -895,9 +889,9 @@ bool rv_anycfg_paths_agree(const ravel_func *alloc, const ravel_func *orig, int 
             snprintf(msg, msglen, "explain differs from the reference's:\n--- default\n%s--- reference\n%s", a ? a : "", b ? b : "");
             ok = false;
         }
-        free(a);
-        free(b);
+        rv_free(a);
+        rv_free(b);
     }
-    free(ref);
+    rv_free(ref);
     return ok;
 }

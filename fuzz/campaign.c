@@ -193,6 +193,7 @@ static void worker(const campaign *c, unsigned w, uint64_t start, unsigned k0)
     rv_fuzz *z = rv_fuzz_new();
     z->inject_kind = c->o->inject_kind;
     z->inject_permille = c->o->inject_permille;
+    z->paths_agree = c->o->paths_agree;
     for (uint64_t i = start; !LD(c->sh->stop); i += c->jobs) {
         if (c->o->count && i >= c->o->count) break;
         if (getppid() != c->parent) break; /* orphaned: the parent died */
@@ -301,7 +302,7 @@ static void record_crash(const campaign *c, rv_campaign_result *r, unsigned w, c
     ravel_module_free(mod);
     fclose(fp);
     write_case(c, name, i, text, len, ka == NO_ALLOC ? NULL : rv_ext_of(c->sel[ka]));
-    free(text);
+    rv_free(text);
     *iter = ka == NO_ALLOC || ka + 1 >= c->nalloc ? i + c->jobs : i;
     *k = ka == NO_ALLOC || ka + 1 >= c->nalloc ? 0 : ka + 1;
     if (*k == 0) ADD(s->iters, 1);
@@ -491,7 +492,7 @@ int rv_campaign_run(const rv_campaign_opts *o, rv_campaign_result *r)
         progress(&c, r, r->seconds);
         if (o->tty) fputc('\n', c.log);
     }
-    free(ws);
+    rv_free(ws);
     munmap(c.sh, c.shsize);
     free_commands(&c);
     if (c.made_outdir) rmdir(o->outdir); /* nothing failed: no empty folder left behind (fails if not empty) */
@@ -529,7 +530,8 @@ void rv_campaign_print_summary(FILE *out, const rv_campaign_result *r)
     }
     for (unsigned k = 0; k < r->nalloc; k++)
         if (r->cmds[k])
-            fprintf(out, "%s = --alloc-cmd '%s' (%s)\n", r->names[k], r->cmds[k], rv_ext_protocol_name(r->alloc_protocol));
+            fprintf(out, "%s = --alloc-cmd '%s' (%s; its cpu-us/exec is ravel's side only, not the command's own CPU)\n",
+                    r->names[k], r->cmds[k], rv_ext_protocol_name(r->alloc_protocol));
     fprintf(out, "%" PRIu64 " functions generated from --seed 0x%" PRIx64 " (%.2f cpu-us each), %.1f s on %u worker%s%s\n",
             r->iters, r->seed, r->iters ? r->gen_nanos / 1e3 / r->iters : 0.0, r->seconds, r->jobs, r->jobs == 1 ? "" : "s",
             r->interrupted ? " (interrupted)" : "");

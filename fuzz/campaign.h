@@ -6,7 +6,7 @@
  *   bytes/seed -> generator -> function -> allocator -> checker -> interpreter
  *                                  |                        |     (differential)
  *                   validator --ssa (bytes only)   validator, only on an output
- *                                                  the checker rejected (fuzzlib.c)
+ *                                                  the checker rejected (fuzzlib_alloc.c)
  *
  * Every oracle returns RV_FUZZ_PASS (nothing wrong), RV_FUZZ_SKIP (the input
  * does not apply, e.g. unparseable text for fuzz_parse) or RV_FUZZ_BUG; on
@@ -23,7 +23,7 @@
 #define RAVEL_FUZZ_CAMPAIGN_H
 
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
 
@@ -70,6 +70,13 @@ typedef enum rv_oracle_count {
 } rv_oracle_count;
 const char *rv_oracle_count_name(rv_oracle_count c); /* "tried", "no_site", ... */
 
+/* The comparison of RV_FUZZ_PATHS: true when every checker path gives the
+ * reference fixpoint's status and report on alloc (orig may be NULL);
+ * else msg says where they differ. rv_anycfg_paths_agree is the one used
+ * unless a test plants another (rv_fuzz.paths_agree). */
+typedef bool (*rv_fuzz_paths_fn)(const ravel_func *alloc, const ravel_func *orig, int *ref_status, char *msg,
+                                 size_t msglen);
+
 /* The verdicts on one injected bug (rv_fuzz_mutant). */
 typedef struct rv_fuzz_mutant {
     int status;        /* rv_inject's RV_INJ_* */
@@ -96,15 +103,22 @@ typedef struct rv_fuzz {
                              (RV_FUZZ_ORACLE miss, or RV_FUZZ_PATHS difference) */
     bool paths_diff;      /* ... and it was a difference between checker paths (RV_FUZZ_PATHS) */
     bool paths;           /* compare the checker's paths (set by rv_fuzz_alloc from RV_FUZZ_PATHS) */
+    rv_fuzz_paths_fn paths_agree; /* the comparison (NULL: rv_anycfg_paths_agree; tests plant one) */
     bool declined;        /* the last rv_fuzz_alloc / rv_fuzz_oracle returned RV_FUZZ_SKIP because the
                              allocator declined the function (RAVEL_EDECLINED: a user's allocator) */
     /* The oracle's corruptions: with probability inject_permille/1000 (default
-     * 1000) an execution draws a kind of the catalogue (allocator/inject.h)
+     * 1000) an execution draws a kind of the catalogue (inject/inject.h)
      * uniformly, or always inject_kind when >= 0 (default -1), up to three
      * times until one changes the allocation; counted in oracle_kinds. */
     unsigned inject_permille;
     int inject_kind;
     uint64_t oracle_kinds[RV_INJ_COUNT_][RV_ORC_COUNT_];
+    /* Non-SSA redefinitions: with probability redefine_permille/1000
+     * (default 250) an oracle run works on a copy of the allocation in
+     * which a vreg is defined again (rv_fuzz_redefine), which the checker
+     * must accept; such runs are counted in oracle_redefs. */
+    unsigned redefine_permille;
+    uint64_t oracle_redefs;
     /* With timing set, the oracles add each phase's CPU time (nanoseconds)
      * to phase_nanos (two clock reads per phase: off by default). */
     bool timing;
@@ -171,6 +185,14 @@ int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size);
 void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *alloc, const rv_allocator *a,
                           rv_inject_kind k, uint64_t seed, rv_fuzz_mutant *m);
 int rv_fuzz_moves(rv_fuzz *z, const uint8_t *data, size_t size);
+/* Non-SSA redefinitions (fuzzlib_redef.c): copies *f2, *out2 of f (SSA,
+ * unallocated) and of out (an allocation of it) in which a vreg w is
+ * renamed to another v of its type that is dead wherever w lives (both
+ * defined in one block, every use of v before w's def): both forms compute
+ * what they did, out2 is as correct for f2 as out was for f, and v is
+ * defined twice. False (nothing made) when f has no such pair; draws from
+ * seed only. */
+bool rv_fuzz_redefine(const ravel_func *f, const ravel_func *out, uint64_t seed, ravel_func **f2, ravel_func **out2);
 
 /* Replays a reproducer (`.ra` text, reproducers/NAME.ra). Header comments:
  *   # allocator: NAME | all     which allocators to re-run (default all)
@@ -203,7 +225,9 @@ typedef struct rv_campaign_opts {
                                  (rv_fuzz_oracle); misses are failures too */
     bool paths;               /* also compare every checker path with the reference fixpoint
                                  on each allocation (and corruption); differences are failures */
-    int inject_kind;          /* --oracle: only this kind of allocator/inject.h (-1, the default: all) */
+    rv_fuzz_paths_fn paths_agree; /* --paths: the comparison (NULL: rv_anycfg_paths_agree; tests
+                                     plant one that disagrees) */
+    int inject_kind;          /* --oracle: only this kind of inject/inject.h (-1, the default: all) */
     unsigned inject_permille; /* --oracle: chance in 1000 that an allocation is corrupted (default 1000) */
     const char *outdir;       /* failing cases go here (created if missing) */
     unsigned max_files;       /* failure files per allocator (default 20); which ones are

@@ -134,7 +134,7 @@ static char *message(const rv_ext *x, const char *first, const char *detail, con
     }
     if (fclose(fp) != 0) rv_oom();
     char *s = rv_xstrdup(buf);
-    free(buf);
+    rv_free(buf);
     return s;
 }
 
@@ -332,7 +332,7 @@ static char *print_diags(const ravel_diags *d)
     if (fclose(fp) != 0) rv_oom();
     while (len && buf[len - 1] == '\n') buf[--len] = 0;
     char *s = rv_xstrdup(buf);
-    free(buf);
+    rv_free(buf);
     return s;
 }
 
@@ -359,7 +359,7 @@ static bool same_machine(const ravel_module *m, const char *mtext, size_t mlen, 
     size_t olen = 0;
     char *omach = machine_text(m->mach, &olen);
     bool same = olen == mlen && memcmp(omach, mtext, mlen) == 0;
-    free(omach);
+    rv_free(omach);
     return same;
 }
 
@@ -650,8 +650,8 @@ static int ext_run(rv_ext *x, const ravel_func *orig, uint64_t seed, ravel_func 
     int rc = x->protocol == RV_EXT_FRAMES ? frames(x, orig, in, inlen, mtext, mlen, out, msg, kind)
                                           : oneshot(x, orig, seed, in, inlen, mtext, mlen, out, msg, kind);
     sigaction(SIGPIPE, &old, NULL);
-    free(in);
-    free(mtext);
+    rv_free(in);
+    rv_free(mtext);
     return rc;
 }
 
@@ -755,6 +755,6 @@ char *rv_ext_annotate(const rv_ext *x, const char *text, size_t len, size_t *out
     if (fclose(fp) != 0) rv_oom();
     char *s = rv_xmalloc(*outlen + 1);
     memcpy(s, buf, *outlen + 1);
-    free(buf);
+    rv_free(buf);
     return s;
 }

@@ -8,19 +8,43 @@
  * max_insts). Every generated function terminates under the interpreter
  * (loops have bounded trip counts, the cycles of arbitrary control flow a
  * fuel counter) and its constraints are satisfiable by
- * any allocator with the machine's registers (rules in gen_func.c, checked
- * independently by rv_gen_satisfiable in gen_sat.c).
+ * any allocator with the machine's registers (rules S1-S7 in gen_inst.c,
+ * checked independently by rv_gen_satisfiable in gen_sat.c).
  *
  * Pipeline: bytes -> two rv_gen_src (the first 16 bytes for the machine,
  * the rest for the function; each continues with a PRNG seeded from a hash
  * of its bytes when they run out; gen_src.h) -> gen_machine.c: machine
- * (written straight into its arrays) -> gen_func.c: CFG, values,
- * instructions (written straight into the function's arrays) ->
- * gen_module.c: the ravel_module, the entry points below. Options and
- * feature names: gen_machine.c. A choice among n <= 256
+ * (written straight into its arrays) -> the function builder (gen_func.c
+ * and the files gen_build.h maps: values and scopes, instructions,
+ * structured control flow, tangles; written straight into the function's
+ * arrays) -> gen_module.c: the ravel_module, the entry points below.
+ * Options and feature names: gen_machine.c. A choice among n <= 256
  * takes one byte (the decisions about one operand are read as four bytes
  * at once), so a mutated byte changes one decision (and what follows it),
  * never the machine when it lies in the function's part.
+ *
+ * Seed compatibility: the order of draws defines what each input means.
+ * An input (fuzzer bytes, or `--seed S` with its options) stands for the
+ * sequence of decisions read from it: which draw comes next (byte, u16,
+ * u32, bits, below(n) with which n, chance with which pct) and how its
+ * value maps to a choice. Every corpus file (corpus/fuzz_*), every
+ * crash input a fuzzer saved and every `ravel gen --seed` command in a
+ * report means the function that sequence builds today. Hence:
+ *   - A change that must not change behaviour (moving code between the
+ *     builder's files, inlining, splitting a function, caching) keeps
+ *     every draw, in the same order, with the same n and the same mapping:
+ *     the output is byte-identical (tests/support/snapshot.sh; the test
+ *     gen.unit, golden_output, pins hashes of generated functions).
+ *   - Whether a draw happens depends only on earlier draws, the options
+ *     and the machine: never on addresses, hash order, time or the build.
+ *   - A new decision (a new feature) draws only where that feature is
+ *     enabled and possible (on the machine and in the options), so that
+ *     inputs without it keep their meaning where it cannot appear.
+ *   - A draw in the function's part never changes the machine (its own
+ *     first 16 bytes, its own source).
+ *   - A change that does change what inputs mean is a deliberate break:
+ *     its commit says so, and reproducers keep the generated `.ra` text,
+ *     never only the bytes or the seed.
  */
 #ifndef RAVEL_GEN_H
 #define RAVEL_GEN_H
@@ -43,6 +67,10 @@ enum {
     RV_GEN_COPY = RAVEL_GEN_COPY,
     RV_GEN_CLASSES = RAVEL_GEN_CLASSES,
     RV_GEN_ALL = RAVEL_GEN_ALL,
+    RV_GEN_ALIAS = RAVEL_GEN_ALIAS,
+    RV_GEN_UNDEF = RAVEL_GEN_UNDEF,
+    RV_GEN_REMAT = RAVEL_GEN_REMAT,
+    RV_GEN_EXT = RAVEL_GEN_EXT,
 };
 /* One type: fields and defaults documented in ravel_gen.h. */
 typedef ravel_gen_opts rv_gen_opts;
@@ -74,7 +102,7 @@ const char *rv_gen_feature_name(size_t i);
 
 /* Independent check of the generator's promise that an allocation exists
  * (gen_sat.c): for every instruction, the satisfiability rules documented in
- * gen_func.c. Returns true if they hold; otherwise writes the first broken
+ * gen_inst.c. Returns true if they hold; otherwise writes the first broken
  * rule into why. Requires a finished function. */
 bool rv_gen_satisfiable(const ravel_func *f, char *why, size_t whylen);
 

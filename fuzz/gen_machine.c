@@ -35,6 +35,8 @@ static const struct { const char *name; unsigned bit; } features[] = {
     {"any-stack", RV_GEN_ANY_STACK}, {"calls", RV_GEN_CALLS},
     {"safepoints", RV_GEN_SAFEPOINTS}, {"copy", RV_GEN_COPY},
     {"classes", RV_GEN_CLASSES},
+    {"alias", RV_GEN_ALIAS},       {"undef", RV_GEN_UNDEF},
+    {"remat", RV_GEN_REMAT},
 };
 
 unsigned rv_gen_feature_bit(const char *name)
@@ -70,7 +72,7 @@ rv_gen_opts rv_gen_clamp_opts(const rv_gen_opts *in)
     if (o.min_regs > RV_GEN_MAX_CLASS_REGS) o.min_regs = RV_GEN_MAX_CLASS_REGS;
     if (o.max_regs < o.min_regs) o.max_regs = o.min_regs;
     if (o.pressure > 100) o.pressure = 100;
-    o.features &= RV_GEN_ALL;
+    o.features &= RV_GEN_ALL | RV_GEN_EXT;
     if (o.cfg != RV_GEN_CFG_STRUCTURED) o.cfg = RV_GEN_CFG_ANY;
     return o;
 }
@@ -172,6 +174,110 @@ static void pick_clobbers(rv_gen_src *s, ravel_machine *m, rv_gen_mach *gm)
     gm->nclob = n;
 }
 
+/* ---- register containment (docs/format.md section 14.1) ---- */
+
+/* x86-64's names of its general registers (but rsp and rbp) at 64, 32, 16
+ * and 8 bits; the next ones follow r8's pattern from r16 on (rN, rNd, rNw,
+ * rNb, as APX's r16..r31). */
+#define X86_NAMED 14
+static const char *const x86_names[X86_NAMED][4] = {
+    {"rax", "eax", "ax", "al"}, {"rcx", "ecx", "cx", "cl"}, {"rdx", "edx", "dx", "dl"},
+    {"rbx", "ebx", "bx", "bl"}, {"rsi", "esi", "si", "sil"}, {"rdi", "edi", "di", "dil"},
+    {"r8", "r8d", "r8w", "r8b"}, {"r9", "r9d", "r9w", "r9b"}, {"r10", "r10d", "r10w", "r10b"},
+    {"r11", "r11d", "r11w", "r11b"}, {"r12", "r12d", "r12w", "r12b"}, {"r13", "r13d", "r13w", "r13b"},
+    {"r14", "r14d", "r14w", "r14b"}, {"r15", "r15d", "r15w", "r15b"}};
+static const char *const x86_high[4] = {"ah", "ch", "dh", "bh"};
+
+/* Register id's name no longer names it (before it is renamed). */
+static void unname_reg(ravel_machine *m, uint32_t id)
+{
+    uint32_t old = rv_sym_find(&m->names, m->regs.data[id].name, strlen(m->regs.data[id].name));
+    if (old != RAVEL_NONE) m->name_reg.data[old] = -1;
+}
+
+/* Gives register id the name s. */
+static void rename_reg(ravel_machine *m, uint32_t id, const char *s)
+{
+    unname_reg(m, id);
+    uint32_t sym = mach_name(m, s, (uint32_t)strlen(s), (int32_t)id, -1);
+    m->regs.data[id].name = rv_sym_str(&m->names, sym);
+}
+
+/* A reserved register of class c named s (after every other register:
+ * the view gm does not list it, so no operand is ever fixed to it). */
+static uint32_t part_reg(ravel_machine *m, uint32_t c, const char *s)
+{
+    uint32_t id = m->regs.len;
+    mach_reg(m, s, (uint32_t)strlen(s), c, true);
+    return id;
+}
+
+/* r contains each of in[0..n) (every pair listed: nothing is inferred). */
+static void contains(ravel_machine *m, uint32_t r, const uint32_t *in, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) rv_mach_add_containment(m, r, in[k]);
+}
+
+/* Class 0 becomes x86-64-like: its allocatable registers take the 64-bit
+ * names and contain their 32-, 16- and 8-bit parts (and the first four
+ * their high bytes, in the 16-bit part but not in the low byte). */
+static void alias_x86(ravel_machine *m, const rv_gen_mach *gm)
+{
+    char b[4][12];
+    for (uint32_t i = 0; i < gm->nalloc[0]; i++) unname_reg(m, gm->alloc[0][i]); /* (r8 may be a new name already) */
+    for (uint32_t i = 0; i < gm->nalloc[0]; i++) {
+        const char *nm[4];
+        for (int w = 0; w < 4; w++) {
+            if (i < X86_NAMED) nm[w] = x86_names[i][w];
+            else {
+                snprintf(b[w], sizeof b[w], "r%u%s", (unsigned)i + 2, w == 0 ? "" : w == 1 ? "d" : w == 2 ? "w" : "b");
+                nm[w] = b[w];
+            }
+        }
+        uint32_t r = gm->alloc[0][i], p[4];
+        m->regs.data[r].name = rv_sym_str(&m->names, mach_name(m, nm[0], (uint32_t)strlen(nm[0]), (int32_t)r, -1));
+        for (int w = 1; w < 4; w++) p[w - 1] = part_reg(m, 0, nm[w]);
+        p[3] = i < 4 ? part_reg(m, 0, x86_high[i]) : RAVEL_NONE;
+        uint32_t np = i < 4 ? 4 : 3;
+        contains(m, r, p, np);        /* rax: eax ax al ah */
+        contains(m, p[0], p + 1, np - 1); /* eax: ax al ah */
+        contains(m, p[1], p + 2, np - 2); /* ax: al ah */
+    }
+}
+
+/* Class 1 becomes AArch64-like: its registers are the 64-bit d0, d1, ...
+ * and contain their 16-bit (h) and 8-bit (b) parts (not the 32-bit s0:
+ * that name reads as a spill slot in the format). */
+static void alias_a64(ravel_machine *m, const rv_gen_mach *gm)
+{
+    char b[12];
+    for (uint32_t i = 0; i < gm->nalloc[1]; i++) {
+        uint32_t r = gm->alloc[1][i], p[2];
+        snprintf(b, sizeof b, "d%u", (unsigned)i);
+        rename_reg(m, r, b);
+        snprintf(b, sizeof b, "h%u", (unsigned)i);
+        p[0] = part_reg(m, 1, b);
+        snprintf(b, sizeof b, "b%u", (unsigned)i);
+        p[1] = part_reg(m, 1, b);
+        contains(m, r, p, 2);
+        contains(m, p[0], p + 1, 1);
+    }
+}
+
+/* The width names of section 14.1, as reserved registers after all the
+ * others: the allocatable registers overlap no other allocatable register,
+ * and the function (built on gm) names no part; what may write a part is
+ * an allocator, an importer or an injected bug. */
+static void alias_machine(ravel_machine *m, const rv_gen_mach *gm)
+{
+    uint32_t nparts = 5 * gm->nalloc[0] + (gm->ncls > 1 ? 3 * gm->nalloc[1] : 0);
+    rv_vec_reserve(m->regs, nparts);
+    rv_vec_reserve(m->name_reg, nparts);
+    rv_vec_reserve(m->name_class, nparts);
+    alias_x86(m, gm);
+    if (gm->ncls > 1) alias_a64(m, gm);
+}
+
 ravel_machine *rv_gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *gm)
 {
     memset(gm, 0, sizeof *gm);
@@ -198,6 +304,8 @@ ravel_machine *rv_gen_machine(rv_gen_src *s, const rv_gen_opts *o, rv_gen_mach *
     for (uint32_t c = 0; c < gm->ncls; c++) mach_class(m, gm, c, n[c], nres[c]);
     if (o->features & RV_GEN_CALLS) pick_clobbers(s, m, gm);
     m->gc_nonmoving = !rv_gen_chance(s, 50);
+    /* the last draw, so that a machine without containment is the one it was */
+    if ((o->features & RV_GEN_ALIAS) && rv_gen_chance(s, 50)) alias_machine(m, gm);
     return m;
 }
 
@@ -224,7 +332,7 @@ unsigned rv_gen_view_machine(const ravel_machine *m, unsigned wanted, rv_gen_mac
     }
     gm->nclob = m->clobbers.len;
     gm->clob = m->clobbers.data;
-    unsigned got = wanted & RV_GEN_ALL;
+    unsigned got = wanted & (RV_GEN_ALL | RV_GEN_UNDEF | RV_GEN_REMAT); /* (alias: a drawn machine's) */
     if (k == 0) {
         if (why && whylen && got)
             snprintf(why, whylen, "all features off: %s",
@@ -245,7 +353,7 @@ unsigned rv_gen_view_features(const ravel_machine *m, unsigned wanted, char *why
 {
     if (!m) {
         if (why && whylen) why[0] = 0;
-        return wanted & RV_GEN_ALL;
+        return wanted & (RV_GEN_ALL | RV_GEN_EXT);
     }
     rv_gen_mach gm;
     return rv_gen_view_machine(m, wanted, &gm, why, whylen);

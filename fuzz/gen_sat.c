@@ -1,5 +1,5 @@
 /* gen_sat.c - an independent check of the generator's satisfiability rules
- * (S1-S7 in gen_func.c) on a finished function, so that tests and fuzz
+ * (S1-S7 in gen_inst.c) on a finished function, so that tests and fuzz
  * targets can tell a generator bug from an allocator bug.
  *
  * Requires: a finished function (ravel_func_finish) on a machine with at

@@ -61,7 +61,7 @@ void ravel_fuzz_kit_free(ravel_fuzz_kit *k)
     if (!k) return;
     rv_fuzz_free(k->z);
     rv_free(k->name);
-    free(k->repro); /* open_memstream's */
+    rv_free(k->repro); /* open_memstream's */
     rv_free(k);
 }
 
@@ -81,6 +81,7 @@ static void put_gen_options(FILE *fp, const rv_gen_opts *o)
     for (size_t i = 0; rv_gen_feature_name(i); i++) {
         unsigned bit = rv_gen_feature_bit(rv_gen_feature_name(i));
         if ((d.features & bit) && !(o->features & bit)) fprintf(fp, " --no-%s", rv_gen_feature_name(i));
+        if (!(d.features & bit) && (o->features & bit)) fprintf(fp, " --with-%s", rv_gen_feature_name(i));
     }
 }
 
@@ -89,7 +90,7 @@ static void put_gen_options(FILE *fp, const rv_gen_opts *o)
 static void make_repro(ravel_fuzz_kit *k)
 {
     const rv_fuzz *z = k->z;
-    free(k->repro);
+    rv_free(k->repro);
     k->repro = NULL;
     k->repro_len = 0;
     FILE *fp = open_memstream(&k->repro, &k->repro_len);
@@ -101,6 +102,8 @@ static void make_repro(ravel_fuzz_kit *k)
     fwrite(text, 1, first, fp);
     fprintf(fp, "# kit: %s (include/ravel_fuzz.h)%s\n", k->name,
             k->target == RV_FT_DIFFERENTIAL ? ", differential" : "");
+    if (z->gen.machine) /* the report is printed, not written: the fuzzer keeps only the input */
+        fputs("# THIS_FILE: this report saved to a file (the fuzzer printed it before the crash; its machine is yours)\n", fp);
     fputs("# regenerate and reduce from the crash input: ravel reduce", fp);
     if (z->gen.machine) fputs(" --machine THIS_FILE", fp);
     put_gen_options(fp, &z->gen);

@@ -52,7 +52,7 @@ static void table(const rv_mutation_opts *o, rv_mutation_result *r, rv_fuzz *z)
             rv_alloc_opts ao = {.seed = seed};
             char *err = NULL;
             ravel_func *out = al->run(f, &ao, &err);
-            free(err);
+            rv_free(err);
             if (!out || ravel_check(z->ck, out, f, NULL) != RAVEL_OK) {
                 r->skipped[a]++;
             } else {

@@ -5,7 +5,7 @@
  * Part 1 (the table): for every allocator of the table and N generated
  * functions (seed rv_campaign_iter_seed(seed, n), the `ravel fuzz`
  * functions), the allocation the checker accepts is corrupted once with
- * every kind of allocator/inject.h (seed-derived site) and judged in full
+ * every kind of inject/inject.h (seed-derived site) and judged in full
  * (rv_fuzz_mutant_judge): changed, checker verdict (and whether an error of
  * an expected kind is among its errors), interpreter difference (with the
  * moving-collector model when the machine's collector moves). MISSED =

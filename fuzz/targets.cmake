@@ -1,7 +1,8 @@
 # fuzz/targets.cmake - the fuzzing library and the fuzz targets (included by
 # fuzz/CMakeLists.txt).
 #
-#   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib.c (the one-input oracles)
+#   ravel_fuzzlib     campaign.c (`ravel fuzz`) + fuzzlib*.c (the one-input oracles,
+#                       fuzzlib.h maps them)
 #                     + extalloc.c (external allocators as processes, --alloc-cmd)
 #                     + mutation.c (the checker's mutation table, bench_mutation)
 #                     + kit.c (the fuzzing kit, include/ravel_fuzz.h; installed as
@@ -28,10 +29,18 @@
 ravel_add_library(ravel_anycfg ${CMAKE_CURRENT_SOURCE_DIR}/anycfg.c)
 target_link_libraries(ravel_anycfg PUBLIC ravel_checker ravel_ir)
 
-ravel_add_library(ravel_fuzzlib ${CMAKE_CURRENT_SOURCE_DIR}/campaign.c ${CMAKE_CURRENT_SOURCE_DIR}/fuzzlib.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/extalloc.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/mutation.c ${CMAKE_CURRENT_SOURCE_DIR}/kit.c)
-target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_ir PRIVATE ravel_anycfg)
+set(RAVEL_FUZZLIB_SOURCES
+  campaign.c                                   # `ravel fuzz`: workers, counts, summary
+  fuzzlib.c                                    # the oracles' context, reproducers, entry points, warm-up
+  fuzzlib_alloc.c fuzzlib_oracle.c             # the allocation oracle; the checker oracle
+  fuzzlib_redef.c                              # non-SSA redefinitions of correct allocations
+  fuzzlib_parse.c fuzzlib_replay.c fuzzlib_moves.c # round trip; reproducer replay; parallel moves
+  extalloc.c                                   # external allocators as processes
+  mutation.c                                   # the checker's mutation table
+  kit.c)                                       # the fuzzing kit (include/ravel_fuzz.h)
+list(TRANSFORM RAVEL_FUZZLIB_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+ravel_add_library(ravel_fuzzlib ${RAVEL_FUZZLIB_SOURCES})
+target_link_libraries(ravel_fuzzlib PUBLIC ravel_gen ravel_checker ravel_alloc ravel_inject ravel_ir PRIVATE ravel_anycfg)
 
 set(RAVEL_FUZZ_AFL_DRIVER "" CACHE FILEPATH "afl engine: link this driver (e.g. libAFLDriver.a) instead of fuzz/driver_afl.c")
 set(RAVEL_FUZZ_OUTPUT_DIR ${CMAKE_BINARY_DIR}/fuzz)
@@ -101,7 +110,7 @@ endfunction()
 
 # ravel_add_fuzz_target(NAME SOURCE [DEFINITIONS...])
 function(ravel_add_fuzz_target name src)
-  ravel_add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+  ravel_add_executable(${name} INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/${src})
   target_link_libraries(${name} PRIVATE ravel_fuzzlib)
   if(ARGN)
     target_compile_definitions(${name} PRIVATE ${ARGN})
@@ -129,7 +138,7 @@ get_property(_rv_all GLOBAL PROPERTY RAVEL_FUZZ_TARGETS)
 add_custom_target(fuzz_targets DEPENDS ${_rv_all})
 
 # The reproducer replay, independent of the engine (no LLVMFuzzerTestOneInput).
-ravel_add_executable(ravel_replay ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
+ravel_add_executable(ravel_replay INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/driver_replay.c)
 target_link_libraries(ravel_replay PRIVATE ravel_fuzzlib)
 ravel_fuzz_plain_main(ravel_replay)
 set_target_properties(ravel_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RAVEL_FUZZ_OUTPUT_DIR})

@@ -7,7 +7,7 @@
  * library never calls exit(), and keeps no global mutable state: distinct
  * functions, machines and checker contexts may be used from different threads.
  *
- * Glossary (see docs/architecture.md):
+ * Terms (a summary; the glossary is docs/architecture.md):
  *   vreg      virtual register of the unallocated program (v0, v17, ...)
  *   location  a machine register named in the machine, or a spill slot sN
  *   edit      spill / reload / move inserted by the allocator between insts

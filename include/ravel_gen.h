@@ -48,6 +48,15 @@ enum { /* ravel_gen_opts.features: what the generator may use */
     RAVEL_GEN_COPY = 1u << 9,
     RAVEL_GEN_CLASSES = 1u << 10,   /* more than one register class */
     RAVEL_GEN_ALL = (1u << 11) - 1,
+    /* docs/format.md section 14, not in RAVEL_GEN_ALL (off by default: the
+     * checker and the allocators do not all handle it yet; with them off,
+     * every input means what it meant before they existed) */
+    RAVEL_GEN_ALIAS = 1u << 11, /* random machine: half the time x86-64-like width names in class 0
+                                   (rax eax ax al ah, r8 r8d r8w r8b) and AArch64-like ones in
+                                   class 1 (d0 h0 b0), contained in the allocatable registers */
+    RAVEL_GEN_UNDEF = 1u << 12, /* `undef` values */
+    RAVEL_GEN_REMAT = 1u << 13, /* remat candidates: constants drawn from a few keys */
+    RAVEL_GEN_EXT = RAVEL_GEN_ALIAS | RAVEL_GEN_UNDEF | RAVEL_GEN_REMAT,
 };
 
 enum { RAVEL_GEN_CFG_ANY = 0, RAVEL_GEN_CFG_STRUCTURED = 1 };

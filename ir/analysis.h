@@ -4,7 +4,7 @@
  * bitset dataflow solver (dataflow.c), and liveness, program points and
  * live intervals (live.c).
  *
- * Glossary (see also allocator/alloc.h).
+ * The terms are defined in docs/architecture.md (Glossary); their numbering:
  *   inst index   index into f->insts of the UNALLOCATED function. Such a
  *                function has no edits, and its instructions are in block
  *                layout order (block b owns [first_inst, first_inst+ninsts)).
@@ -82,6 +82,16 @@ void rv_liveness_build(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
  * level; kept as the reference the tests compare rv_liveness_build with). */
 void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg);
 void rv_liveness_free(rv_liveness *lv);
+/* The gen/kill sets of block b for backward liveness, the one definition of
+ * that transfer (rv_liveness_build_dataflow, and the allocators' own
+ * dataflow problems): walking b backwards, each instruction's defs leave
+ * gen and join kill, then its reads (uses, jump arguments) join gen; b's
+ * parameters are defs last; edits are skipped. Bit of vreg v: v, or map[v]
+ * when map is given; only bits below nbits are tracked. flags:
+ * RV_LA_USED_ARGS, an argument is a read only if used[its parameter]
+ * (per vreg). g and k: b's sets, zeroed by the caller. */
+void rv_block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_t *k, unsigned flags, const uint8_t *used,
+                       const uint32_t *map, uint32_t nbits);
 /* Bytes rv_liveness_build allocates for f (allocators refuse functions
  * beyond RV_LIVENESS_MAX_BYTES with a "too large" error). */
 static inline size_t rv_liveness_bytes(const ravel_func *f, const rv_cfg *cfg)
@@ -133,23 +143,108 @@ static inline const uint32_t *rv_ls_list(const rv_live_sparse *ls, uint32_t b, b
  * each operand op (an index into f->ops); its defs leave the set; its uses
  * join it. So every use of one vreg by one instruction gets one answer.
  * Requires an SSA function without edits (an allocator's input). Inline:
- * the allocators' hot loop. */
-static inline void rv_live_after_block(const ravel_func *f, uint32_t b, rv_sset *live, uint8_t *after)
+ * the allocators' hot loop. The options (rv_live_after_walk's flags):
+ *   RV_LA_NO_ARGS    no jump argument is a read: the caller seeds `live`
+ *                    with the ones it wants live at the block's end (fast:
+ *                    only its own values passed on a jump, which it keeps
+ *                    in registers to the end);
+ *   RV_LA_USED_ARGS  an argument is a read only if its parameter is marked
+ *                    in used[] (per vreg): one passed only to parameters
+ *                    nothing reads needs no location (random);
+ *   RV_LA_NEXT_READ  after[op] = whether the vreg is read again below op:
+ *                    by a later instruction, by a use of op's instruction
+ *                    after op (its uses follow its defs, in operand order),
+ *                    or is in the seed; defs never leave the set. In a
+ *                    reachable block of an SSA function this is the answer
+ *                    above but for duplicate uses (only the last one of an
+ *                    instruction is a last use); it differs where a use
+ *                    comes before its def, which the validator allows in
+ *                    unreachable blocks (fast's rule).
+ * rv_live_step_back is one instruction of it without options (after may be
+ * NULL): bug injection keeps the set before each step, the vregs live after
+ * each instruction of an allocated function (whose edits it steps over). */
+enum { RV_LA_NO_ARGS = 1, RV_LA_USED_ARGS = 2, RV_LA_NEXT_READ = 4 };
+
+/* The jump arguments of `in` that are reads (flags: RV_LA_*) join `live`. */
+static inline void rv_live_add_args(const ravel_func *f, const rv_inst *in, rv_sset *live, unsigned flags, const uint8_t *used)
+{
+    if (flags & RV_LA_NO_ARGS) return;
+    for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, in)[s];
+        const uint32_t *args = rv_args_of(f, sc);
+        if (!(flags & RV_LA_USED_ARGS)) {
+            for (uint32_t k = 0; k < sc->nargs; k++) rv_sset_add(live, args[k]);
+            continue;
+        }
+        const rv_block *sb = &f->blocks.data[sc->block];
+        for (uint32_t k = 0; k < sc->nargs && k < sb->nparams; k++)
+            if (used[rv_block_params(f, sb)[k]]) rv_sset_add(live, args[k]);
+    }
+}
+
+/* An instruction's operands, walking back: after[op] (if after) whether
+ * its vreg is live below; its defs leave the set; its uses join it. */
+static inline void rv_live_step_ops(const ravel_func *f, const rv_inst *in, rv_sset *live, uint8_t *after)
+{
+    const rv_operand *ops = rv_ops_of(f, in);
+    uint32_t n = (uint32_t)in->ndefs + in->nuses;
+    for (uint32_t k = 0; after && k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
+    for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
+    for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
+}
+
+/* One instruction of rv_live_after_walk without options. */
+static inline void rv_live_step_back(const ravel_func *f, const rv_inst *in, rv_sset *live, uint8_t *after)
+{
+    rv_live_add_args(f, in, live, 0, NULL);
+    rv_live_step_ops(f, in, live, after);
+}
+
+static inline void rv_live_after_walk(const ravel_func *f, uint32_t b, rv_sset *live, uint8_t *after, unsigned flags,
+                                      const uint8_t *used)
 {
     const rv_block *bl = &f->blocks.data[b];
     for (uint32_t j = bl->ninsts; j-- > 0;) {
         const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
         const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
-            const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t k = 0; k < sc->nargs; k++) rv_sset_add(live, rv_succ_args(f, sc)[k]);
-        }
         uint32_t n = (uint32_t)in->ndefs + in->nuses;
-        for (uint32_t k = 0; k < n; k++) after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
-        for (uint32_t d = 0; d < in->ndefs; d++) rv_sset_del(live, ops[d].vreg);
-        for (uint32_t u = in->ndefs; u < n; u++) rv_sset_add(live, ops[u].vreg);
+        rv_live_add_args(f, in, live, flags, used);
+        if (flags & RV_LA_NEXT_READ) {
+            for (uint32_t k = n; k-- > 0;) {
+                after[in->first_op + k] = rv_sset_has(live, ops[k].vreg);
+                if (k >= in->ndefs) rv_sset_add(live, ops[k].vreg);
+            }
+            continue;
+        }
+        rv_live_step_ops(f, in, live, after);
     }
 }
+
+/* rv_live_after_walk without options: every jump argument is a read. */
+static inline void rv_live_after_block(const ravel_func *f, uint32_t b, rv_sset *live, uint8_t *after)
+{
+    rv_live_after_walk(f, b, live, after, 0, NULL);
+}
+
+/* ===== undef.c: the vregs undefined on every path ============================= */
+/* U of docs/format.md section 14.2 at every block entry: the vregs whose
+ * current value is undefined on every path from the entry (an `undef`, or
+ * a copy or branch argument of a vreg in U, and not redefined since);
+ * joins intersect, unreachable edges take no part. Works on allocated
+ * functions too (edits define no vreg). */
+typedef struct rv_undef {
+    uint32_t nblocks, nwords;
+    uint64_t *in; /* block b's set: in + b * nwords (unreachable blocks: all ones) */
+} rv_undef;
+#define RV_UNDEF_MAX_BYTES ((size_t)1 << 28)
+/* False (and u->in NULL) when the sets would exceed RV_UNDEF_MAX_BYTES. */
+bool rv_undef_build(rv_undef *u, const ravel_func *f, const rv_cfg *cfg);
+void rv_undef_free(rv_undef *u);
+/* U after instruction in, from U before it (s, nwords words): the walk
+ * inside a block. */
+void rv_undef_step(const ravel_func *f, const rv_inst *in, uint64_t *s);
+/* f has an `undef` op (else U is empty everywhere). O(instructions). */
+bool rv_func_has_undef(const ravel_func *f);
 
 /* Program points (see the glossary). */
 static inline uint32_t rv_point_early(uint32_t inst) { return 2 * inst; }

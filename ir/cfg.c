@@ -61,8 +61,7 @@ static const rv_inst *block_term(const ravel_func *f, uint32_t b)
 /* Step 1: successor and predecessor lists (CSR, edges with repeats): one
  * pass over the terminators (or the caller's successor lists), then the
  * predecessors from the successors. Requires: the arrays allocated for
- * f->succs.len edges (a bound: every terminator's successors are records of
- * f->succs); scratch of n words. */
+ * every terminator's successors (count_edges); scratch of n words. */
 static void build_preds(rv_cfg *c, uint32_t *fill);
 static void build_edges(rv_cfg *c, const ravel_func *f, uint32_t *fill)
 {
@@ -378,9 +377,23 @@ static void analyse(rv_cfg *c)
     build_loops(c, c->scratch);
 }
 
+/* The edges build_edges will make: every terminator's successors. (Not
+ * f->succs.len: the guard checks that each terminator's successor range is
+ * within f->succs, not that two ranges are apart, so a function corrupted
+ * in memory can count a record twice.) */
+static uint32_t count_edges(const ravel_func *f, uint32_t n)
+{
+    uint64_t e = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        const rv_inst *t = block_term(f, b);
+        if (t) e += rv_inst_nsuccs(t);
+    }
+    return e > UINT32_MAX ? UINT32_MAX : (uint32_t)e;
+}
+
 void rv_cfg_rebuild(rv_cfg *c, const ravel_func *f)
 {
-    prepare(c, f->layout.len, f->succs.len); /* at least the edges (build_edges) */
+    prepare(c, f->layout.len, count_edges(f, f->layout.len)); /* the edges (build_edges) */
     build_edges(c, f, c->scratch);
     analyse(c);
 }

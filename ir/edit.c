@@ -1,7 +1,7 @@
 /*
  * edit.c - in-place edits of a finished function: insert an edit
  * (spill/reload/move), remove or move an instruction, replace a stackmap.
- * Bug injection (allocator/inject.c) and the tests that corrupt
+ * Bug injection (inject/) and the tests that corrupt
  * allocations edit functions only through these.
  *
  * Requires: f finished (ravel_func_finish: blocks 0..layout.len-1 in layout

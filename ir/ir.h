@@ -19,7 +19,8 @@
  *     for printing (vreg number, block name symbol, register name).
  *   - Locations: register id, or RAVEL_SLOT_BIT|slot (ravel.h).
  *
- * No mutable globals anywhere (but util.c's thread-local recovery region).
+ * No mutable globals anywhere (but util.c's two thread-locals: the
+ * recovery region and the tests' allocation-failure countdown).
  * Out of memory: rv_oom() unwinds to the entry point, which returns
  * RAVEL_ENOMEM (the parser also bounds input sizes first, so that bad input
  * does not get there).
@@ -108,6 +109,7 @@ typedef struct rv_map {
 uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt);
 void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
 void rv_map_free(rv_map *m);
+void rv_map_reserve(rv_map *m, uint32_t n); /* room for n more keys without growing */
 uint64_t rv_hash_bytes(const void *p, size_t n);
 /* Writes s as a JSON string literal: quotes, backslashes and control
  * characters escaped, each byte that is not part of valid UTF-8 (a file
@@ -472,9 +474,8 @@ bool rv_func_is_allocated(const ravel_func *f);
 /* The first construct of docs/format.md section 14 that f uses: "register
  * containment (alias lines)" if its machine declares any, else "undef" or
  * "remat" for the first such instruction, else NULL. The components that do
- * not implement section 14 yet refuse such a function with it (one guard
- * each: the checker, the interpreter, the reducer; the allocators refuse
- * aliased machines). O(instructions). */
+ * not implement section 14 yet refuse such a function with it (the
+ * checker). O(instructions). */
 const char *rv_func_ext_used(const ravel_func *f);
 /* Deep copy. */
 ravel_func *rv_func_clone(const ravel_func *f);
@@ -504,6 +505,12 @@ uint32_t rv_block_of_inst(const ravel_func *f, uint32_t i); /* the block holding
 /* Inserts an edit at position i, as part of block b: i is an index of b's
  * range (at most its terminator's, which stays last). */
 void rv_edit_insert(ravel_func *f, uint32_t b, uint32_t i, ravel_opcode kind, ravel_loc dst, ravel_loc src);
+/* The edit kind for dst := src, or 0 (RAVEL_OP_OTHER) for slot -> slot. */
+static inline ravel_opcode rv_edit_kind(ravel_loc dst, ravel_loc src)
+{
+    if (ravel_loc_is_slot(dst)) return ravel_loc_is_slot(src) ? RAVEL_OP_OTHER : RAVEL_OP_SPILL;
+    return ravel_loc_is_slot(src) ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
+}
 void rv_inst_remove(ravel_func *f, uint32_t i);
 void rv_inst_move_before(ravel_func *f, uint32_t p, uint32_t q); /* q to position p < q (same block): p..q-1 shift down */
 void rv_inst_swap(ravel_func *f, uint32_t i, uint32_t j);         /* (same block) */
@@ -582,6 +589,9 @@ typedef struct rv_run_opts {
     uint64_t step_limit;    /* original instructions executed; 0 = default (1,000,000) */
     bool moving_gc;         /* model a moving collector at safepoints (section 7) */
     bool allocated;         /* run the allocated form (locations) instead of vregs */
+    uint64_t undef_seed;    /* undefined values (docs/format.md section 14.2): 0, each read
+                               is 0; else each read draws the next value of a stream
+                               seeded by it (rv_interp_undef_seed) */
 } rv_run_opts;
 /* Values `out` may append in one run: past it the run stops as at the step
  * limit (rv_run_result.out_limited), so output is bounded whatever the
@@ -618,6 +628,8 @@ uint32_t rv_interp_ninputs(const ravel_func *f);
 /* Input vector number k of a deterministic random sequence (small, negative,
  * edge and arbitrary values) for comparing two forms. */
 void rv_interp_inputs(uint64_t seed, uint64_t k, uint64_t *out, size_t n);
+/* The undef_seed (never 0) that goes with input vector k of seed. */
+uint64_t rv_interp_undef_seed(uint64_t seed, uint64_t k);
 uint64_t rv_mix(uint64_t h, uint64_t x);   /* the format's 64-bit mix step (docs/format.md section 9.1) */
 uint64_t rv_mix_str(uint64_t h, const char *s);
 

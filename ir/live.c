@@ -32,29 +32,44 @@
 
 /* ---- liveness ---- */
 
-/* Marks v used (gen unless killed later in the backward walk). */
-static void gen_use(uint64_t *g, uint32_t v) { rv_bs_set(g, v); }
-static void gen_def(uint64_t *g, uint64_t *k, uint32_t v)
+/* Bit x joins gen (a read: live unless a def above kills it) or leaves it
+ * and joins kill (a def), for a tracked bit (x < nbits). */
+static inline void gk_use(uint64_t *g, uint32_t x, uint32_t nbits)
 {
-    rv_bs_clear(g, v);
-    rv_bs_set(k, v);
+    if (x < nbits) rv_bs_set(g, x);
+}
+static inline void gk_def(uint64_t *g, uint64_t *k, uint32_t x, uint32_t nbits)
+{
+    if (x >= nbits) return;
+    rv_bs_clear(g, x);
+    rv_bs_set(k, x);
 }
 
-static void block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_t *k)
+void rv_block_gen_kill(const ravel_func *f, uint32_t b, uint64_t *g, uint64_t *k, unsigned flags, const uint8_t *used,
+                       const uint32_t *map, uint32_t nbits)
 {
     const rv_block *bl = &f->blocks.data[b];
+#define GK_BIT(v) (map ? map[v] : (v))
     for (uint32_t j = bl->ninsts; j-- > 0;) {
         const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
         if (rv_is_edit(in)) continue;
         const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t d = 0; d < in->ndefs; d++) gen_def(g, k, ops[d].vreg);
-        for (uint32_t u = 0; u < in->nuses; u++) gen_use(g, ops[in->ndefs + u].vreg);
+        for (uint32_t d = 0; d < in->ndefs; d++) gk_def(g, k, GK_BIT(ops[d].vreg), nbits);
+        for (uint32_t u = 0; u < in->nuses; u++) gk_use(g, GK_BIT(ops[in->ndefs + u].vreg), nbits);
         for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
             const rv_succ *sc = &rv_inst_succs(f, in)[s];
-            for (uint32_t a = 0; a < sc->nargs; a++) gen_use(g, rv_succ_args(f, sc)[a]);
+            const uint32_t *args = rv_args_of(f, sc);
+            if (!(flags & RV_LA_USED_ARGS)) {
+                for (uint32_t a = 0; a < sc->nargs; a++) gk_use(g, GK_BIT(args[a]), nbits);
+                continue;
+            }
+            const rv_block *sb = &f->blocks.data[sc->block];
+            for (uint32_t a = 0; a < sc->nargs && a < sb->nparams; a++)
+                if (used[rv_block_params(f, sb)[a]]) gk_use(g, GK_BIT(args[a]), nbits);
         }
     }
-    for (uint32_t p = 0; p < bl->nparams; p++) gen_def(g, k, rv_block_params(f, bl)[p]);
+    for (uint32_t p = 0; p < bl->nparams; p++) gk_def(g, k, GK_BIT(rv_block_params(f, bl)[p]), nbits);
+#undef GK_BIT
 }
 
 void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_cfg *cfg)
@@ -65,7 +80,7 @@ void rv_liveness_build_dataflow(rv_liveness *lv, const ravel_func *f, const rv_c
     uint32_t nw = lv->nwords = rv_bs_words(lv->nvregs);
     uint64_t *gen = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
     uint64_t *kill = rv_xcalloc((size_t)n * nw + 1, sizeof(uint64_t));
-    for (uint32_t b = 0; b < n; b++) block_gen_kill(f, b, gen + (size_t)b * nw, kill + (size_t)b * nw);
+    for (uint32_t b = 0; b < n; b++) rv_block_gen_kill(f, b, gen + (size_t)b * nw, kill + (size_t)b * nw, 0, NULL, NULL, lv->nvregs);
     rv_dataflow df;
     memset(&df, 0, sizeof df);
     df.cfg = cfg;

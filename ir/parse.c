@@ -1,8 +1,9 @@
 /* parse.c - the .ra reader (docs/format.md sections 2-5, 7 and 10).
  *
  * Requires: nothing; any byte string is accepted as input.
- * Guarantees: returns a module whose functions were built through the
- * builder (func.c) and finished with ravel_func_finish, or NULL after at
+ * Guarantees: returns a module whose functions are as the builder (func.c)
+ * would build them (parse_func.c writes into their arrays directly) and
+ * finished with ravel_func_finish, or NULL after at
  * least one "FILE:LINE:COL: error: MESSAGE" diagnostic. Runs in time linear
  * in the input (ranges are bounded by an expansion budget proportional to
  * the input), never recurses, never allocates per token, and frees all it
@@ -33,7 +34,7 @@
 
 static void parser_free(parser *P)
 {
-    rv_vec_free(P->block_of);
+    rv_free(P->ltab);
     rv_vec_free(P->param_mark);
     rv_vec_free(P->pend);
     rv_vec_free(P->defs);

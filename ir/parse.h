@@ -26,6 +26,10 @@ typedef struct token {
     const char *s;   /* first byte of the token */
     uint32_t n;      /* length in bytes */
     uint32_t line, col;
+    uint8_t kw;      /* T_IDENT read by the lexer: its keyword (KW_*, kw_of), KW_NONE if none */
+    uint8_t numc;    /* T_IDENT read by the lexer: 'v' or 's' if it is that letter then
+                        digits only (num set), 1 if not; 0: not known (a token made by hand) */
+    uint32_t num;    /* numc 'v' / 's': the digits' value, saturated at NUM_SAT */
     int64_t ival;    /* T_INT */
     uint64_t wval;   /* a well-formed integer (T_INT, or T_BAD for not fitting int64): its value modulo 2^64 */
     bool wnum;       /* wval is set */
@@ -40,15 +44,18 @@ typedef struct lexer {
 } lexer;
 
 /* Character classes, one table lookup per byte (c is a byte, possibly
- * sign-extended: bytes >= 0x80 and NUL are in no class, so that the NUL
- * after the module's copy of the source stops every scan without a bound
- * check). CC_SPACE: ' ', \t, \v, \f, \r (\r for CR LF). */
-enum { CC_ID0 = 1, CC_DIGIT = 2, CC_SPACE = 4 };
+ * sign-extended: bytes >= 0x80 and NUL are in none of the first three
+ * classes, so that the NUL after the module's copy of the source stops
+ * every scan without a bound check). CC_SPACE: ' ', \t, \v, \f, \r (\r for CR LF). CC_EQSTOP: where
+ * the scan for a line's '=' stops: '=', '#', newline and NUL (NUL in no
+ * other class). */
+enum { CC_ID0 = 1, CC_DIGIT = 2, CC_SPACE = 4, CC_EQSTOP = 8 };
 extern const uint8_t rvp_cclass[256];
 static inline bool is_id0(int c) { return rvp_cclass[(unsigned char)c] & CC_ID0; }
 static inline bool is_digit(int c) { return rvp_cclass[(unsigned char)c] & CC_DIGIT; }
 static inline bool is_id(int c) { return rvp_cclass[(unsigned char)c] & (CC_ID0 | CC_DIGIT); }
 static inline bool is_hspace(int c) { return rvp_cclass[(unsigned char)c] & CC_SPACE; }
+static inline bool is_eqstop(int c) { return rvp_cclass[(unsigned char)c] & CC_EQSTOP; }
 /* Scans from p (in the module's copy of the source) over horizontal space,
  * or over the rest of an identifier whose first byte is at p. */
 static inline const char *skip_hspace(const char *p)
@@ -60,6 +67,27 @@ static inline const char *ident_end(const char *p)
 {
     while (is_id(*++p)) {}
     return p;
+}
+
+/* Keywords and mnemonics, recognised once by the lexer (by length and
+ * first byte): an opcode's name is its ravel_opcode (every one of
+ * rv_opcode_name's, edits and terminators included), the other reserved
+ * words follow. KW_NONE (= RAVEL_OP_OTHER) for any other identifier. */
+enum {
+    KW_NONE = RAVEL_OP_OTHER,
+    KW_EARLY = RAVEL_OP_COUNT_, KW_LATE, KW_REG, KW_ANY, KW_STACK, KW_FIXED, KW_REUSE,
+    KW_CLOBBERS, KW_SAFEPOINT, KW_STACKMAP, KW_REF, KW_END, KW_FUNC, KW_MACHINE
+};
+#define NUM_SAT 0xffffffffu
+/* Fills kw, numc and num of an identifier token from its text. */
+void rvp_classify(token *t);
+/* The token's keyword (a token made by hand gets it from rvp_classify). */
+static inline int tok_kw(const token *t) { return t->k == T_IDENT ? t->kw : KW_NONE; }
+/* The opcode a mnemonic names for ravel_inst_begin (rv_opcode_from_name):
+ * ARGS..CALL and UNDEF; RAVEL_OP_OTHER for any other word. */
+static inline ravel_opcode kw_opcode(int kw)
+{
+    return (kw >= RAVEL_OP_ARGS && kw <= RAVEL_OP_CALL) || kw == RAVEL_OP_UNDEF ? (ravel_opcode)kw : RAVEL_OP_OTHER;
 }
 
 /* Is the token the keyword KW (a string literal)? */
@@ -103,7 +131,10 @@ typedef struct parser {
     uint64_t budget;       /* names left for range expansion */
     char name[96];         /* a register name built from a range */
     RV_VEC(uint32_t) list; /* registers, slots or arguments being collected */
-    uint32_t *ntab, nmask; /* the machine's names once it is read (rvp_machine_names) */
+    struct name_slot { uint64_t key; const char *s; uint32_t n, sym1; } *ntab; /* the machine's names
+                              once it is read (rvp_machine_names): key, text, length, symbol id + 1
+                              (0: empty) */
+    uint32_t nmask;
     ravel_module *mod;
     ravel_machine *m;
     /* the machine block (parse_machine.c) */
@@ -112,7 +143,11 @@ typedef struct parser {
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */
-    RV_VEC(uint32_t) block_of; /* label symbol id -> block id + 1 (0: none), current function */
+    struct label_slot { uint32_t hash, b1; } *ltab; /* labels of the current function: the name's
+                              rvp_key_hash, block id + 1 (0: empty); open addressing, at most 3/4 full */
+    uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
+    const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
+    uint32_t clen[8], ncls;
     uint64_t vlimit;      /* vreg numbers below this use vcache */
     RV_VEC(uint8_t) param_mark; /* vreg id -> 1 while reading one label's params */
     RV_VEC(pending_ann) pend;
@@ -138,9 +173,60 @@ void rvp_eof_pos(const parser *P, uint32_t *line, uint32_t *col);
 
 enum { NUMNAME_NO = 0, NUMNAME_OK = 1, NUMNAME_ZERO = -1, NUMNAME_BIG = -2 };
 /* vN / sN: NUMNAME_NO if the token is not one, NUMNAME_ZERO (leading zero)
- * or NUMNAME_BIG (above the limit) if malformed, else NUMNAME_OK and *num. */
-int rvp_is_vreg_tok(const token *t, uint32_t *num);
-int rvp_is_slot_tok(const token *t, uint32_t *num);
+ * or NUMNAME_BIG (above the limit) if malformed, else NUMNAME_OK and *num.
+ * rvp_num_name is the whole test; the inline ones answer a token read by
+ * the lexer at once in the common cases. */
+int rvp_num_name(const token *t, char c, uint32_t max, uint32_t *num);
+static inline int rvp_is_vreg_tok(const token *t, uint32_t *num)
+{
+    if (t->numc == 1) return NUMNAME_NO;
+    if (t->numc == 'v' && t->s[1] != '0' && t->num <= RV_MAX_VREG_NUM) return *num = t->num, NUMNAME_OK;
+    return rvp_num_name(t, 'v', RV_MAX_VREG_NUM, num);
+}
+static inline int rvp_is_slot_tok(const token *t, uint32_t *num)
+{
+    if (t->numc == 1) return NUMNAME_NO;
+    if (t->numc == 's' && t->s[1] != '0' && t->num <= RAVEL_MAX_SLOT) return *num = t->num, NUMNAME_OK;
+    return rvp_num_name(t, 's', RAVEL_MAX_SLOT, num);
+}
+
+/* Are the n bytes at a and b the same? (Names are short: a loop, not a call.) */
+static inline bool rvp_same(const char *a, const char *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/* A name's key: up to 8 bytes packed (little-endian order) in 64 bits,
+ * with no multiply per byte; two names of at most 8 bytes are the same
+ * exactly when their lengths and keys are. A longer name's key is a hash
+ * of all its bytes. */
+static inline uint64_t rvp_name_key(const char *s, uint32_t n)
+{
+    uint64_t k = 0;
+    if (n <= 8) {
+        for (uint32_t i = 0; i < n; i++) k |= (uint64_t)(unsigned char)s[i] << (8 * i);
+        return k;
+    }
+    for (uint32_t i = 0; i < n; i++) k = (k ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return k;
+}
+
+/* The hash of a name (names of the machine, labels) from its key. */
+static inline uint32_t rvp_key_hash(uint64_t key, uint32_t n)
+{
+    uint64_t h = (key ^ n) * 0x9e3779b97f4a7c15ull; /* keys differ in their low bytes: mix all bits down */
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Is the name (s, n) with key `key` the one stored as (ts, tn, tkey)? */
+static inline bool rvp_name_eq(const char *s, uint32_t n, uint64_t key, const char *ts, uint32_t tn, uint64_t tkey)
+{
+    return tn == n && tkey == key && (n <= 8 || rvp_same(ts, s, n));
+}
 bool rvp_bad_num_name(parser *P, const token *t, int rc, const char *what); /* reports a malformed vN / sN */
 
 /* Names of the machine: once it is read (rvp_machine_names) through a table

@@ -4,7 +4,9 @@
  * remat), undef.
  *
  * Requires: a parser whose machine is read (rvp_parse_machine succeeded).
- * Guarantees: each function is built through the builder (func.c) and
+ * Guarantees: each function is built as the builder (func.c) would build
+ * it (instructions, operands, immediates and blocks written straight into
+ * its arrays; edits, successors and lists through the builder) and
  * finished, even after errors (its lines are read, reported and skipped one
  * by one); lexical and name-resolution errors, and the shapes of undef
  * and remat (section 14.5), are reported here at their token, the
@@ -13,6 +15,70 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- writing into the function's arrays ------------------------------------------- */
+
+/* The reader writes instructions, operands and immediates straight into
+ * the function's arrays, as the builder (func.c) would write them: each
+ * check the builder makes holds here by construction (a block is open and
+ * no instruction, the vreg ids are the reader's, locations come from
+ * parse_loc, operand counts are bounded by RV_MAX_OPERANDS before each
+ * one, instructions by count_inst). */
+static void note_slot(ravel_func *f, ravel_loc loc)
+{
+    if (ravel_loc_is_slot(loc) && ravel_loc_slot(loc) >= f->nslots) f->nslots = ravel_loc_slot(loc) + 1;
+}
+
+/* ravel_inst_begin (name: a symbol of f, or RAVEL_NONE). */
+static void put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col)
+{
+    ravel_func *f = P->f;
+    rv_inst in;
+    memset(&in, 0, sizeof in);
+    in.op = (uint8_t)op;
+    in.first_op = f->ops.len;
+    in.first_imm = f->imms.len;
+    in.name = name;
+    in.line = line, in.col = col;
+    if (op == RAVEL_OP_JUMP || op == RAVEL_OP_BR) in.u.succ.first = f->succs.len;
+    f->cur_inst = f->insts.len;
+    f->building_uses = false;
+    rv_vec_push(f->insts, in);
+    f->blocks.data[f->cur_block].ninsts++;
+}
+
+/* ravel_inst_def / ravel_inst_use of the open instruction. */
+static void put_operand(parser *P, bool def, const opnd *o)
+{
+    ravel_func *f = P->f;
+    rv_inst *in = &f->insts.data[f->cur_inst];
+    rv_operand op;
+    op.vreg = o->vreg;
+    op.loc = o->loc;
+    op.kind = o->c;
+    op.arg = (uint16_t)o->arg;
+    bool late = def ? o->pos != RAVEL_POS_EARLY : o->pos == RAVEL_POS_LATE;
+    op.flags = (uint8_t)((def ? RV_OPF_DEF : 0) | (o->pos != RAVEL_POS_DEFAULT ? RV_OPF_EXPLICIT_POS : 0) | (late ? RV_OPF_LATE : 0));
+    rv_vec_push(f->ops, op);
+    if (def) {
+        in->ndefs++;
+    } else {
+        in->nuses++;
+        f->building_uses = true;
+    }
+    note_slot(f, o->loc);
+}
+
+/* ravel_inst_imm of the open instruction. */
+static void put_imm(parser *P, int64_t value)
+{
+    ravel_func *f = P->f;
+    rv_inst *in = &f->insts.data[f->cur_inst];
+    rv_imm im = {value, (uint16_t)(in->nuses + in->nimms)};
+    rv_vec_push(f->imms, im);
+    in->nimms++;
+    f->building_uses = true;
+}
 
 /* ---- functions: operands ----------------------------------------------------------- */
 
@@ -82,6 +148,7 @@ static uint32_t vreg_id(parser *P, uint32_t num)
 static void vcache_flush(parser *P)
 {
     ravel_func *f = P->f;
+    rv_map_reserve(&f->vreg_by_num, f->vregs.len); /* one allocation, no rehash */
     for (uint32_t i = 0; i < f->vregs.len; i++) {
         uint32_t num = f->vregs.data[i].num;
         if (num >= P->vlimit) continue;
@@ -112,7 +179,7 @@ static bool parse_vreg_ann(parser *P, opnd *o)
     o->ann = true;
     o->cls = (uint8_t)cls;
     if (rvp_accept(P, T_DOT)) {
-        if (!tok_is(&P->t, "ref")) return rvp_unexpected(P, "'ref'");
+        if (tok_kw(&P->t) != KW_REF) return rvp_unexpected(P, "'ref'");
         rvp_next(P);
         o->ref = true;
     }
@@ -153,7 +220,7 @@ static const char *const edit_words[] = {"spill", "reload", "move", "remat", NUL
 static bool constraint_typo(parser *P)
 {
     const token t = P->t;
-    if (t.k != T_IDENT || tok_is(&t, "clobbers") || tok_is(&t, "safepoint") || tok_is(&t, "stackmap")) return true;
+    if (t.k != T_IDENT || tok_kw(&t) == KW_CLOBBERS || tok_kw(&t) == KW_SAFEPOINT || tok_kw(&t) == KW_STACKMAP) return true;
     const char *w = rv_near_word(t.s, t.n, constraint_words);
     if (!w || rv_near_word(t.s, t.n, attr_words)) return true;
     return rvp_err(P, t.line, t.col, "unknown constraint '%.*s' (did you mean '%s'?)", (int)t.n, t.s, w);
@@ -165,22 +232,22 @@ static bool parse_operand(parser *P, opnd *o)
     o->loc = RAVEL_LOC_NONE;
     o->line = P->t.line;
     o->col = P->t.col;
-    if ((tok_is(&P->t, "early") || tok_is(&P->t, "late")) && rvp_peek(P).k == T_IDENT) {
-        o->pos = tok_is(&P->t, "early") ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
+    if ((tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT) {
+        o->pos = tok_kw(&P->t) == KW_EARLY ? RAVEL_POS_EARLY : RAVEL_POS_LATE;
         rvp_next(P);
     }
     if (!parse_vreg_ann(P, o)) return false;
     token t = P->t;
-    if (tok_is(&t, "reg")) {
+    if (tok_kw(&t) == KW_REG) {
         o->c = RAVEL_C_REG;
         rvp_next(P);
-    } else if (tok_is(&t, "any")) {
+    } else if (tok_kw(&t) == KW_ANY) {
         o->c = RAVEL_C_ANY;
         rvp_next(P);
-    } else if (tok_is(&t, "stack")) {
+    } else if (tok_kw(&t) == KW_STACK) {
         o->c = RAVEL_C_STACK;
         rvp_next(P);
-    } else if (tok_is(&t, "fixed")) {
+    } else if (tok_kw(&t) == KW_FIXED) {
         rvp_next(P);
         if (!rvp_expect(P, T_LPAREN, "'(' after fixed")) return false;
         token r = P->t;
@@ -191,7 +258,7 @@ static bool parse_operand(parser *P, opnd *o)
         if (!rvp_expect(P, T_RPAREN, "')'")) return false;
         o->c = RAVEL_C_FIXED;
         o->arg = (uint32_t)reg;
-    } else if (tok_is(&t, "reuse")) {
+    } else if (tok_kw(&t) == KW_REUSE) {
         rvp_next(P);
         if (!rvp_expect(P, T_LPAREN, "'(' after reuse")) return false;
         token k = P->t;
@@ -212,7 +279,7 @@ static bool at_use(const parser *P)
     uint32_t num;
     if (P->t.k == T_INT) return true;
     if (rvp_is_vreg_tok(&P->t, &num)) return true;
-    return (tok_is(&P->t, "early") || tok_is(&P->t, "late")) && rvp_peek(P).k == T_IDENT;
+    return (tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT;
 }
 
 /* ---- functions: instructions ------------------------------------------------------ */
@@ -242,13 +309,13 @@ static bool parse_uses(parser *P, uint32_t *nuses)
     for (;;) {
         if (n >= RV_MAX_OPERANDS) return rvp_err(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
         if (P->t.k == T_INT) {
-            if (builder_failed(P, ravel_inst_imm(P->f, P->t.ival), P->t.line, P->t.col)) return false;
+            put_imm(P, P->t.ival);
             rvp_next(P);
         } else {
             opnd o;
             if (!parse_operand(P, &o)) return false;
             if (!note_use_ann(P, &o)) return false;
-            if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
+            put_operand(P, false, &o);
         }
         n++;
         if (!rvp_accept(P, T_COMMA)) break;
@@ -263,7 +330,7 @@ static bool parse_attrs(parser *P)
     bool seen_c = false, seen_s = false, seen_m = false;
     while (P->t.k == T_IDENT) {
         token a = P->t;
-        bool *seen = tok_is(&a, "clobbers") ? &seen_c : tok_is(&a, "safepoint") ? &seen_s : tok_is(&a, "stackmap") ? &seen_m : NULL;
+        bool *seen = tok_kw(&a) == KW_CLOBBERS ? &seen_c : tok_kw(&a) == KW_SAFEPOINT ? &seen_s : tok_kw(&a) == KW_STACKMAP ? &seen_m : NULL;
         if (!seen && at_use(P)) return rvp_err(P, a.line, a.col, "missing ',' between uses");
         if (!seen && !constraint_typo(P)) return false; /* `const 1 fixd(r0)` */
         if (!seen) return rvp_unexpected(P, "an attribute (clobbers, safepoint, stackmap)");
@@ -285,14 +352,56 @@ static bool parse_attrs(parser *P)
     return true;
 }
 
+/* The labels' table (P->ltab), twice as large. */
+static void labels_grow(parser *P)
+{
+    uint32_t cap = P->lcap ? P->lcap * 2 : 64;
+    struct label_slot *t = rv_xcalloc(cap, sizeof *t);
+    for (uint32_t i = 0; i < P->lcap; i++) {
+        if (!P->ltab[i].b1) continue;
+        uint32_t k = P->ltab[i].hash;
+        while (t[k & (cap - 1)].b1) k++;
+        t[k & (cap - 1)] = P->ltab[i];
+    }
+    rv_free(P->ltab);
+    P->ltab = t;
+    P->lcap = cap;
+}
+
+/* Empties the labels' table for a new function (a table much larger than
+ * the last function needed is dropped rather than cleared). */
+static void labels_reset(parser *P)
+{
+    if (P->lcap > 64 && P->nlabels * 8 < P->lcap) {
+        rv_free(P->ltab);
+        P->ltab = NULL;
+        P->lcap = 0;
+    } else if (P->nlabels) {
+        memset(P->ltab, 0, sizeof *P->ltab * P->lcap);
+    }
+    P->nlabels = 0;
+}
+
+/* The block a label names, created (ravel_block_new, its name interned)
+ * on its first mention. */
 static uint32_t block_ref(parser *P, const char *s, uint32_t n)
 {
-    uint32_t sym = rv_sym_intern(&P->f->syms, s, n);
-    while (P->block_of.len <= sym) rv_vec_push(P->block_of, 0);
-    uint32_t b = P->block_of.data[sym];
-    if (b) return b - 1;
-    b = ravel_block_new(P->f, rv_sym_str(&P->f->syms, sym));
-    P->block_of.data[sym] = b + 1;
+    ravel_func *f = P->f;
+    if (4 * (P->nlabels + 1) > 3 * P->lcap) labels_grow(P);
+    uint32_t h = rvp_key_hash(rvp_name_key(s, n), n), mask = P->lcap - 1, i = h & mask;
+    for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask) {
+        if (e->hash != h) continue;
+        uint32_t sym = f->blocks.data[e->b1 - 1].name;
+        if (f->syms.lens.data[sym] == n && rvp_same(rv_sym_str(&f->syms, sym), s, n)) return e->b1 - 1;
+    }
+    rv_block blk;
+    memset(&blk, 0, sizeof blk);
+    blk.name = rv_sym_intern(&f->syms, s, n);
+    blk.first_param = f->u32.len;
+    uint32_t b = f->blocks.len;
+    rv_vec_push(f->blocks, blk);
+    P->ltab[i] = (struct label_slot){h, b + 1};
+    P->nlabels++;
     return b;
 }
 
@@ -325,9 +434,7 @@ static bool parse_target(parser *P)
 /* jump TARGET | br [COND,] TARGET, TARGET... | ret USES */
 static bool parse_term(parser *P, ravel_opcode op, const token *mn)
 {
-    if (builder_failed(P, ravel_inst_begin(P->f, op, NULL), mn->line, mn->col)) return false;
-    rv_inst *in = &P->f->insts.data[P->f->cur_inst];
-    in->line = mn->line, in->col = mn->col;
+    put_inst(P, op, RAVEL_NONE, mn->line, mn->col);
     if (op == RAVEL_OP_RET) {
         uint32_t n;
         if (!parse_uses(P, &n)) return false;
@@ -335,10 +442,10 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
         if (!parse_target(P)) return false;
     } else {
         uint32_t num, ntargets = 0;
-        if (rvp_is_vreg_tok(&P->t, &num) || ((tok_is(&P->t, "early") || tok_is(&P->t, "late")) && rvp_peek(P).k == T_IDENT)) {
+        if (rvp_is_vreg_tok(&P->t, &num) || ((tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT)) {
             opnd o;
             if (!parse_operand(P, &o) || !note_use_ann(P, &o)) return false;
-            if (builder_failed(P, ravel_inst_use(P->f, o.vreg, o.c, o.arg, o.pos, o.loc), o.line, o.col)) return false;
+            put_operand(P, false, &o);
             if (!rvp_expect(P, T_COMMA, "',' after the branch condition")) return false;
         }
         for (;;) {
@@ -348,7 +455,7 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
         }
         if (ntargets < 2) return rvp_err(P, mn->line, mn->col, "br needs at least two successors");
     }
-    if (P->t.k == T_IDENT && (tok_is(&P->t, "clobbers") || tok_is(&P->t, "safepoint") || tok_is(&P->t, "stackmap")))
+    if (P->t.k == T_IDENT && (tok_kw(&P->t) == KW_CLOBBERS || tok_kw(&P->t) == KW_SAFEPOINT || tok_kw(&P->t) == KW_STACKMAP))
         return rvp_err(P, P->t.line, P->t.col, "terminators take no attributes");
     return true;
 }
@@ -375,14 +482,14 @@ static bool remat_const(parser *P, int64_t *k)
  * only attribute. */
 static bool parse_remat(parser *P, ravel_loc dst, const token *first)
 {
-    int64_t k;
+    int64_t k = 0; /* (set by remat_const on success; gcc -O2 cannot see it) */
     bool seen = false;
     if (!remat_const(P, &k)) return false;
     P->list.len = 0;
     while (P->t.k == T_IDENT) {
         token a = P->t;
         int ln = (int)(a.n > 40 ? 40 : a.n);
-        if (!tok_is(&a, "clobbers"))
+        if (tok_kw(&a) != KW_CLOBBERS)
             return rvp_err(P, a.line, a.col, "a remat takes no attribute but clobbers(...), found '%.*s'", ln, a.s);
         if (seen) return rvp_err(P, a.line, a.col, "attribute 'clobbers' repeated");
         seen = true;
@@ -405,8 +512,8 @@ static bool parse_edit(parser *P, const token *first)
     if (!rvp_expect(P, T_EQ, "'='")) return false;
     token kw = P->t;
     rvp_next(P);
-    if (tok_is(&kw, "remat")) return parse_remat(P, dst, first);
-    ravel_opcode kind = tok_is(&kw, "spill") ? RAVEL_OP_SPILL : tok_is(&kw, "reload") ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
+    if (tok_kw(&kw) == RAVEL_OP_REMAT) return parse_remat(P, dst, first);
+    ravel_opcode kind = tok_kw(&kw) == RAVEL_OP_SPILL ? RAVEL_OP_SPILL : tok_kw(&kw) == RAVEL_OP_RELOAD ? RAVEL_OP_RELOAD : RAVEL_OP_MOVE;
     if (!parse_loc(P, &src)) return false;
     int id = ravel_edit(P->f, kind, dst, src);
     if (builder_failed(P, id, first->line, first->col)) return false;
@@ -417,20 +524,21 @@ static bool parse_edit(parser *P, const token *first)
 
 static bool is_edit_kw(const token *t)
 {
-    return tok_is(t, "spill") || tok_is(t, "reload") || tok_is(t, "move") || tok_is(t, "remat");
+    return tok_kw(t) == RAVEL_OP_SPILL || tok_kw(t) == RAVEL_OP_RELOAD || tok_kw(t) == RAVEL_OP_MOVE || tok_kw(t) == RAVEL_OP_REMAT;
 }
-static bool is_term_kw(const token *t) { return tok_is(t, "jump") || tok_is(t, "br") || tok_is(t, "ret"); }
+static bool is_term_kw(const token *t) { return tok_kw(t) == RAVEL_OP_JUMP || tok_kw(t) == RAVEL_OP_BR || tok_kw(t) == RAVEL_OP_RET; }
 
 /* True if '=' occurs on the current line (outside a comment) at or after
  * the current token: the line has defs or is an edit. */
 static bool line_has_eq(const parser *P, const char **after)
 {
     const char *p = P->t.s, *end = P->lx.end;
-    if (p >= end) return false;
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *eq = memchr(p, '=', (size_t)((nl ? nl : end) - p));
-    if (!eq || memchr(p, '#', (size_t)(eq - p))) return false;
-    *after = eq + 1;
+    for (;; p++) { /* one scan to the first '=', '#' or newline (a NUL before the end is skipped) */
+        while (!is_eqstop(*p)) p++;
+        if (*p == '=') break;
+        if (*p != 0 || p >= end) return false;
+    }
+    *after = p + 1;
     return true;
 }
 
@@ -455,27 +563,18 @@ static bool begin_op(parser *P, const token *first)
 {
     token mn = P->t, name = P->t;
     rvp_next(P);
-    ravel_opcode op = rv_opcode_from_name(mn.s, mn.n);
+    ravel_opcode op = kw_opcode(tok_kw(&mn));
     if (op == RAVEL_OP_CALL) {
         name = P->t;
         if (name.k != T_IDENT) return rvp_unexpected(P, "the callee's name after call");
         rvp_next(P);
     }
-    const char *nm = NULL; /* NUL-terminated copy for the builder, which interns it */
-    if ((op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) && name.n < sizeof P->name) {
-        memcpy(P->name, name.s, name.n);
-        P->name[name.n] = 0;
-        nm = P->name;
-    } else if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) {
-        nm = rv_sym_str(&P->f->syms, rv_sym_intern(&P->f->syms, name.s, name.n));
-    }
-    if (builder_failed(P, ravel_inst_begin(P->f, op, nm), first->line, first->col)) return false;
-    rv_inst *in = &P->f->insts.data[P->f->cur_inst];
-    in->line = first->line, in->col = first->col;
+    uint32_t nm = op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL ? rv_sym_intern(&P->f->syms, name.s, name.n) : RAVEL_NONE;
+    put_inst(P, op, nm, first->line, first->col);
     for (uint32_t i = 0; i < P->defs.len; i++) {
         const opnd *o = &P->defs.data[i];
         if (!note_def_class(P, o)) return false;
-        if (builder_failed(P, ravel_inst_def(P->f, o->vreg, o->c, o->arg, o->pos, o->loc), o->line, o->col)) return false;
+        put_operand(P, true, o);
     }
     return true;
 }
@@ -510,6 +609,7 @@ static bool parse_inst(parser *P)
             mn.k = T_IDENT;
             mn.s = after;
             mn.n = (uint32_t)(ident_end(after) - after);
+            rvp_classify(&mn);
         }
         if (is_edit_kw(&mn)) return parse_edit(P, &first);
         /* `r0 = mov r1`: a location, '=', a near miss of an edit (a vreg,
@@ -519,7 +619,7 @@ static bool parse_inst(parser *P)
         bool at_loc = first.k == T_IDENT && rvp_is_vreg_tok(&first, &num) == NUMNAME_NO &&
                       (rvp_find_reg(P, first.s, first.n) >= 0 || rvp_is_slot_tok(&first, &num) > 0) && rvp_peek(P).k == T_EQ;
         const char *w = at_loc && mn.k == T_IDENT ? rv_near_word(mn.s, mn.n, edit_words) : NULL;
-        if (w && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER)
+        if (w && kw_opcode(tok_kw(&mn)) == RAVEL_OP_OTHER)
             return rvp_err(P, first.line, first.col + (uint32_t)(mn.s - first.s),
                         "unknown edit '%.*s' (did you mean '%s'?)", (int)mn.n, mn.s, w);
         if (!parse_defs(P)) return false;
@@ -531,19 +631,19 @@ static bool parse_inst(parser *P)
     if (is_term_kw(&mn)) {
         if (has_eq) return rvp_err(P, mn.line, mn.col, "a terminator has no results");
         rvp_next(P);
-        ravel_opcode op = tok_is(&mn, "jump") ? RAVEL_OP_JUMP : tok_is(&mn, "br") ? RAVEL_OP_BR : RAVEL_OP_RET;
+        ravel_opcode op = tok_kw(&mn) == RAVEL_OP_JUMP ? RAVEL_OP_JUMP : tok_kw(&mn) == RAVEL_OP_BR ? RAVEL_OP_BR : RAVEL_OP_RET;
         return parse_term(P, op, &mn);
     }
     if (is_edit_kw(&mn))
         return rvp_err(P, mn.line, mn.col, "'%.*s' is an edit: write LOC = %.*s %s", (int)mn.n, mn.s, (int)mn.n, mn.s,
-                       tok_is(&mn, "remat") ? "K" : "LOC");
-    if (tok_is(&mn, "undef")) return parse_undef(P, &first);
-    if (!has_eq && rv_opcode_from_name(mn.s, mn.n) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
+                       tok_kw(&mn) == RAVEL_OP_REMAT ? "K" : "LOC");
+    if (tok_kw(&mn) == RAVEL_OP_UNDEF) return parse_undef(P, &first);
+    if (!has_eq && kw_opcode(tok_kw(&mn)) == RAVEL_OP_OTHER) { /* `jmp b1`: a block where a use would be */
         token nx = rvp_peek(P);
         uint32_t num;
         /* (the near-miss distances last: most such lines have a use next) */
-        const char *w = nx.k == T_IDENT && !rvp_is_vreg_tok(&nx, &num) && !tok_is(&nx, "early") && !tok_is(&nx, "late") &&
-                                !tok_is(&nx, "clobbers") && !tok_is(&nx, "safepoint") && !tok_is(&nx, "stackmap")
+        const char *w = nx.k == T_IDENT && !rvp_is_vreg_tok(&nx, &num) && tok_kw(&nx) != KW_EARLY && tok_kw(&nx) != KW_LATE &&
+                                tok_kw(&nx) != KW_CLOBBERS && tok_kw(&nx) != KW_SAFEPOINT && tok_kw(&nx) != KW_STACKMAP
                             ? rv_near_word(mn.s, mn.n, term_words)
                             : NULL;
         if (w && !rv_near_word(nx.s, nx.n, attr_words))
@@ -681,7 +781,7 @@ static ravel_func *func_header(parser *P)
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
     reserve_for_text(f, P->lx.p, P->lx.end);
     P->f = f;
-    P->block_of.len = 0; /* symbol ids restart with each function */
+    labels_reset(P);
     P->pend.len = 0;
     P->param_mark.len = 0;
     return f;
@@ -701,7 +801,7 @@ static bool func_line(parser *P, bool *done)
         return rvp_err(P, line, col, "missing 'end' of func '%s'", rv_func_name(f));
     }
     if (at_label(P)) return parse_label(P) && rvp_expect_eol(P);
-    if (tok_is(&t, "end") && rvp_peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
+    if (tok_kw(&t) == KW_END && rvp_peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
         rvp_next(P);
         close_block(P, t.line, t.col);
         f->end_line = t.line;
@@ -710,7 +810,7 @@ static bool func_line(parser *P, bool *done)
         rvp_skip_line(P);
         return false;
     }
-    if ((tok_is(&t, "func") || tok_is(&t, "machine")) && rvp_peek(P).k != T_EQ) {
+    if ((tok_kw(&t) == KW_FUNC || tok_kw(&t) == KW_MACHINE) && rvp_peek(P).k != T_EQ) {
         *done = true;
         return rvp_err(P, t.line, t.col, "missing 'end' of func '%s' before '%.*s'", rv_func_name(f), (int)t.n, t.s);
     }

@@ -23,6 +23,7 @@ const uint8_t rvp_cclass[256] = {
     ['0'] = CC_DIGIT, ['1'] = CC_DIGIT, ['2'] = CC_DIGIT, ['3'] = CC_DIGIT, ['4'] = CC_DIGIT,
     ['5'] = CC_DIGIT, ['6'] = CC_DIGIT, ['7'] = CC_DIGIT, ['8'] = CC_DIGIT, ['9'] = CC_DIGIT,
     [' '] = CC_SPACE, ['\t'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE, ['\r'] = CC_SPACE,
+    ['='] = CC_EQSTOP, ['#'] = CC_EQSTOP, ['\n'] = CC_EQSTOP, [0] = CC_EQSTOP,
 };
 #undef CC_LETTERS
 
@@ -81,7 +82,9 @@ static void lex_int(lexer *lx, token *t)
 /* Skips horizontal white space (\r included, for CR LF) and a comment. */
 static void skip_space(lexer *lx)
 {
-    const char *p = skip_hspace(lx->p), *end = lx->end;
+    const char *p = lx->p, *end = lx->end;
+    p += *p == ' '; /* most tokens follow one space or none: no branch for that one */
+    p = skip_hspace(p);
     if (p < end && *p == '#') {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl : end;
@@ -116,6 +119,104 @@ static void lex_punct(lexer *lx, int c, token *t)
     }
 }
 
+/* The keyword an identifier spells (KW_*), by its length and first byte,
+ * then one comparison. */
+#define KW(word, id) \
+    if (memcmp(s, word, sizeof(word) - 1) == 0) return id
+static int kw_of(const char *s, uint32_t n)
+{
+    switch (n) {
+    case 2:
+        switch (s[0]) {
+        case 'b': KW("br", RAVEL_OP_BR); break;
+        case 'o': KW("or", RAVEL_OP_OR); break;
+        case 'e': KW("eq", RAVEL_OP_EQ); break;
+        case 'n': KW("ne", RAVEL_OP_NE); break;
+        case 'l': KW("lt", RAVEL_OP_LT); KW("le", RAVEL_OP_LE); break;
+        }
+        break;
+    case 3:
+        switch (s[0]) {
+        case 'a': KW("add", RAVEL_OP_ADD); KW("and", RAVEL_OP_AND); KW("any", KW_ANY); break;
+        case 's': KW("sub", RAVEL_OP_SUB); KW("shl", RAVEL_OP_SHL); KW("shr", RAVEL_OP_SHR); KW("sar", RAVEL_OP_SAR); break;
+        case 'm': KW("mul", RAVEL_OP_MUL); break;
+        case 'x': KW("xor", RAVEL_OP_XOR); break;
+        case 'o': KW("out", RAVEL_OP_OUT); break;
+        case 'r': KW("ret", RAVEL_OP_RET); KW("reg", KW_REG); KW("ref", KW_REF); break;
+        case 'e': KW("end", KW_END); break;
+        }
+        break;
+    case 4:
+        switch (s[0]) {
+        case 'a': KW("args", RAVEL_OP_ARGS); break;
+        case 'c': KW("copy", RAVEL_OP_COPY); KW("call", RAVEL_OP_CALL); break;
+        case 'j': KW("jump", RAVEL_OP_JUMP); break;
+        case 'm': KW("move", RAVEL_OP_MOVE); break;
+        case 'l': KW("late", KW_LATE); break;
+        case 'f': KW("func", KW_FUNC); break;
+        }
+        break;
+    case 5:
+        switch (s[0]) {
+        case 'c': KW("const", RAVEL_OP_CONST); break;
+        case 's': KW("spill", RAVEL_OP_SPILL); KW("stack", KW_STACK); break;
+        case 'r': KW("remat", RAVEL_OP_REMAT); KW("reuse", KW_REUSE); break;
+        case 'u': KW("undef", RAVEL_OP_UNDEF); break;
+        case 'e': KW("early", KW_EARLY); break;
+        case 'f': KW("fixed", KW_FIXED); break;
+        }
+        break;
+    case 6: KW("reload", RAVEL_OP_RELOAD); break;
+    case 7: KW("machine", KW_MACHINE); break;
+    case 8: KW("clobbers", KW_CLOBBERS); KW("stackmap", KW_STACKMAP); break;
+    case 9: KW("safepoint", KW_SAFEPOINT); break;
+    }
+    return KW_NONE;
+}
+#undef KW
+
+void rvp_classify(token *t)
+{
+    t->kw = KW_NONE;
+    t->numc = 0;
+    t->num = 0;
+    if (t->k != T_IDENT) return;
+    t->kw = (uint8_t)kw_of(t->s, t->n);
+    t->numc = 1;
+    if (t->n < 2 || (t->s[0] != 'v' && t->s[0] != 's')) return;
+    uint64_t v = 0;
+    for (uint32_t k = 1; k < t->n; k++) {
+        if (!is_digit(t->s[k])) return;
+        if (v <= NUM_SAT) v = v * 10 + (uint64_t)(t->s[k] - '0');
+    }
+    t->numc = (uint8_t)t->s[0];
+    t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
+}
+
+/* An identifier (its first byte at lx->p): vN and sN have their digits'
+ * value taken on the way, keywords are looked up by length. */
+static void lex_ident(lexer *lx, token *t)
+{
+    const char *s = lx->p, *p = s + 1;
+    t->k = T_IDENT;
+    t->numc = 1;
+    t->num = 0;
+    if ((*s == 'v' || *s == 's') && is_digit(*p)) {
+        uint64_t v = 0;
+        for (; is_digit(*p); p++)
+            if (v <= NUM_SAT) v = v * 10 + (uint64_t)(*p - '0');
+        if (!is_id(*p)) {
+            lx->p = p;
+            t->kw = KW_NONE;
+            t->numc = (uint8_t)*s;
+            t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
+            return;
+        }
+    }
+    lx->p = p = ident_end(p - 1);
+    t->kw = (uint8_t)kw_of(s, (uint32_t)(p - s));
+}
+
 /* Next token into *t, every field written (the parser lexes into its
  * current token in place: no 48-byte copy per token). A newline is a T_EOL
  * token; the end of input yields T_EOL once if the last line had no
@@ -127,10 +228,9 @@ static void lex_into(lexer *lx, token *t)
     t->n = 0;
     t->line = lx->line;
     t->col = (uint32_t)(lx->p - lx->bol) + 1;
-    t->ival = 0;
-    t->wval = 0;
-    t->wnum = false;
-    t->bad = NULL;
+    t->kw = KW_NONE;
+    t->numc = 0;
+    t->wnum = false; /* ival, wval, bad: only in the kinds that have them */
     if (lx->p >= lx->end) {
         t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
         lx->bol = lx->end;
@@ -143,8 +243,7 @@ static void lex_into(lexer *lx, token *t)
         lx->bol = lx->p;
         t->k = T_EOL;
     } else if (is_id0(c)) {
-        lx->p = ident_end(lx->p);
-        t->k = T_IDENT;
+        lex_ident(lx, t);
     } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
         lex_int(lx, t);
     } else {
@@ -240,9 +339,16 @@ static bool split_num(const char *s, uint32_t n, uint32_t *plen, uint32_t *num)
 
 /* Is the token C followed by decimal digits (vN, sN)? NUMNAME_NO if not;
  * NUMNAME_ZERO for a leading zero; NUMNAME_BIG above max; else the number. */
-static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
+int rvp_num_name(const token *t, char c, uint32_t max, uint32_t *num)
 {
     if (t->k != T_IDENT || t->n < 2 || t->s[0] != c) return NUMNAME_NO;
+    if (t->numc) { /* read by the lexer */
+        if (t->numc != c) return NUMNAME_NO;
+        if (t->n > 2 && t->s[1] == '0') return NUMNAME_ZERO;
+        if (t->num > max) return NUMNAME_BIG;
+        *num = t->num;
+        return NUMNAME_OK;
+    }
     uint64_t v = 0;
     for (uint32_t k = 1; k < t->n; k++) {
         if (!is_digit(t->s[k])) return NUMNAME_NO;
@@ -253,11 +359,6 @@ static int num_name(const token *t, char c, uint32_t max, uint32_t *num)
     *num = (uint32_t)v;
     return NUMNAME_OK;
 }
-
-/* vN: nonzero if the token reads as a vreg (possibly a malformed one). */
-int rvp_is_vreg_tok(const token *t, uint32_t *num) { return num_name(t, 'v', RV_MAX_VREG_NUM, num); }
-/* sN: a spill slot name. */
-int rvp_is_slot_tok(const token *t, uint32_t *num) { return num_name(t, 's', RAVEL_MAX_SLOT, num); }
 
 /* Reports a malformed vN / sN name; rc from num_name. */
 bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what)
@@ -271,14 +372,8 @@ bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what
 /* The functions look up the machine's names (registers, classes) at most
  * operands: once the machine is read they go through ntab, an open-
  * addressing table of symbol id + 1 (0: empty) with a hash cheaper than the
- * symbol table's, as names are short. */
-static uint32_t name_hash(const char *s, uint32_t n)
-{
-    uint32_t h = n * 0x9e3779b1u;
-    for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
-    return h ^ (h >> 16);
-}
-
+ * symbol table's (rvp_name_key), as names are short; a class name, when
+ * there are at most 8 classes, through their list. */
 void rvp_machine_names(parser *P)
 {
     const rv_symtab *t = &P->m->names;
@@ -287,19 +382,27 @@ void rvp_machine_names(parser *P)
     P->ntab = rv_xcalloc(cap, sizeof *P->ntab);
     P->nmask = cap - 1;
     for (uint32_t id = 0; id < t->strs.len; id++) {
-        uint32_t i = name_hash(t->strs.data[id], t->lens.data[id]) & P->nmask;
-        while (P->ntab[i]) i = (i + 1) & P->nmask;
-        P->ntab[i] = id + 1;
+        uint32_t n = t->lens.data[id];
+        uint64_t key = rvp_name_key(t->strs.data[id], n);
+        uint32_t i = rvp_key_hash(key, n) & P->nmask;
+        while (P->ntab[i].sym1) i = (i + 1) & P->nmask;
+        P->ntab[i] = (struct name_slot){key, t->strs.data[id], n, id + 1};
     }
+    if (P->m->classes.len <= 8)
+        for (uint32_t c = 0; c < P->m->classes.len; c++) {
+            P->cname[c] = P->m->classes.data[c].name;
+            P->clen[c] = (uint32_t)strlen(P->cname[c]);
+        }
+    P->ncls = P->m->classes.len <= 8 ? P->m->classes.len : 0;
 }
 
 static uint32_t find_name(const parser *P, const char *s, uint32_t n)
 {
     if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
-    const rv_symtab *t = &P->m->names;
-    for (uint32_t i = name_hash(s, n) & P->nmask; P->ntab[i]; i = (i + 1) & P->nmask) {
-        uint32_t id = P->ntab[i] - 1;
-        if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
+    uint64_t key = rvp_name_key(s, n);
+    for (uint32_t i = rvp_key_hash(key, n) & P->nmask; P->ntab[i].sym1; i = (i + 1) & P->nmask) {
+        const struct name_slot *e = &P->ntab[i];
+        if (rvp_name_eq(s, n, key, e->s, e->n, e->key)) return e->sym1 - 1;
     }
     return RAVEL_NONE;
 }
@@ -312,6 +415,9 @@ int rvp_find_reg(const parser *P, const char *s, uint32_t n)
 
 int rvp_find_class(const parser *P, const char *s, uint32_t n)
 {
+    for (uint32_t c = 0; c < P->ncls; c++)
+        if (P->clen[c] == n && rvp_same(P->cname[c], s, n)) return (int)c;
+    if (P->ncls) return -1;
     uint32_t sym = find_name(P, s, n);
     return sym == RAVEL_NONE ? -1 : P->m->name_class.data[sym];
 }
@@ -346,9 +452,15 @@ static bool list_item(parser *P, name_fn fn, void *ctx)
         for (uint32_t i = a; i <= b; i++) P->list.data[P->list.len++] = i;
         return true;
     }
+    memcpy(P->name, lo.s, pl); /* PREFIX then the number, by hand (pl <= 64, 9 digits at most) */
     for (uint64_t i = a; i <= b; i++) {
-        int k = snprintf(P->name, sizeof P->name, "%.*s%u", (int)pl, lo.s, (unsigned)i);
-        if (!fn(P, P->name, (uint32_t)k, &lo, ctx)) return false;
+        char d[10];
+        uint32_t k = sizeof d, v = (uint32_t)i;
+        do d[--k] = (char)('0' + v % 10);
+        while (v /= 10);
+        memcpy(P->name + pl, d + k, sizeof d - k);
+        P->name[pl + sizeof d - k] = 0;
+        if (!fn(P, P->name, pl + (uint32_t)(sizeof d - k), &lo, ctx)) return false;
     }
     return true;
 }
@@ -376,6 +488,7 @@ bool rvp_add_slot_to_list(parser *P, const char *s, uint32_t n, const token *at,
     (void)ctx;
     token t = *at;
     t.s = s, t.n = n;
+    rvp_classify(&t);
     uint32_t num;
     int rc = rvp_is_slot_tok(&t, &num);
     if (rc == NUMNAME_NO) return rvp_err(P, at->line, at->col, "expected a spill slot sN, found '%.*s'", (int)(n > 40 ? 40 : n), s);

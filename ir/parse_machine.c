@@ -25,6 +25,7 @@ static bool define_reg(parser *P, const char *s, uint32_t n, const token *at, vo
     const reg_def_ctx *c = vctx;
     token t = *at;
     t.s = s, t.n = n;
+    rvp_classify(&t);
     uint32_t num;
     int ln = (int)(n > 40 ? 40 : n);
     if (rvp_is_vreg_tok(&t, &num) || rvp_is_slot_tok(&t, &num))

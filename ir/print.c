@@ -29,7 +29,8 @@
 /* Lines are built in a buffer and written in large pieces: printing the
  * text of a function is on the path of the parse fuzz target and of every
  * reproducer, and stdio's per-call costs (vfprintf, locking) were a third
- * of that target's time. */
+ * of that target's time. Integers are formatted by hand and names are
+ * copied with their known lengths; no line goes through printf. */
 typedef struct pbuf {
     FILE *out;
     size_t n;
@@ -63,13 +64,22 @@ static void pb_chr(pbuf *p, char c)
     p->b[p->n++] = c;
 }
 
+/* A symbol of f (a block's name, a mnemonic, a callee), its length known. */
+static void pb_sym(pbuf *p, const ravel_func *f, uint32_t sym)
+{
+    pb_mem(p, rv_sym_str(&f->syms, sym), f->syms.lens.data[sym]);
+}
+
+/* Decimal, by hand, straight into the buffer. */
 static void pb_u64(pbuf *p, unsigned long long v)
 {
-    char t[24];
+    if (sizeof p->b - p->n < 20) pb_flush(p);
+    char t[20], *d = p->b + p->n;
     size_t i = sizeof t;
     do t[--i] = (char)('0' + v % 10);
     while (v /= 10);
-    pb_mem(p, t + i, sizeof t - i);
+    memcpy(d, t + i, sizeof t - i);
+    p->n += sizeof t - i;
 }
 
 static void pb_i64(pbuf *p, long long v)
@@ -92,6 +102,11 @@ static void pb_vreg(pbuf *p, const ravel_func *f, uint32_t vreg)
 static void print_loc(pbuf *p, const ravel_machine *m, ravel_loc l)
 {
     char buf[32];
+    if (ravel_loc_is_slot(l)) { /* sN, as rv_loc_str writes it */
+        pb_chr(p, 's');
+        pb_u64(p, ravel_loc_slot(l));
+        return;
+    }
     pb_str(p, rv_loc_str(m, l, buf));
 }
 
@@ -140,7 +155,7 @@ static void print_uses(pbuf *p, const ravel_func *f, const rv_inst *in)
     const rv_imm *imms = in->nimms ? &f->imms.data[in->first_imm] : NULL;
     uint32_t u = 0, k = 0, n = (uint32_t)in->nuses + in->nimms;
     for (uint32_t pos = 0; pos < n; pos++) {
-        pb_str(p, pos ? ", " : " ");
+        pb_mem(p, pos ? ", " : " ", pos ? 2 : 1);
         if (k < in->nimms && (imms[k].pos == pos || u >= in->nuses))
             pb_i64(p, (long long)imms[k++].value);
         else
@@ -175,8 +190,8 @@ static void print_term(pbuf *p, const ravel_func *f, const rv_inst *in)
     }
     for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
         const rv_succ *s = &rv_inst_succs(f, in)[k];
-        pb_str(p, k ? ", " : " ");
-        pb_str(p, rv_block_name(f, s->block));
+        pb_mem(p, k ? ", " : " ", k ? 2 : 1);
+        pb_sym(p, f, f->blocks.data[s->block].name);
         if (!s->nargs) continue;
         pb_chr(p, '(');
         for (uint32_t a = 0; a < s->nargs; a++) {
@@ -189,7 +204,7 @@ static void print_term(pbuf *p, const ravel_func *f, const rv_inst *in)
 
 static void print_inst(pbuf *p, const ravel_func *f, const rv_inst *in)
 {
-    pb_str(p, "  ");
+    pb_mem(p, "  ", 2);
     if (in->op == RAVEL_OP_REMAT) {
         print_loc(p, f->mach, in->u.edit.dst);
         pb_str(p, " = remat ");
@@ -208,10 +223,13 @@ static void print_inst(pbuf *p, const ravel_func *f, const rv_inst *in)
             if (k) pb_str(p, ", ");
             print_operand(p, f, &rv_inst_defs(f, in)[k]);
         }
-        if (in->ndefs) pb_str(p, " = ");
+        if (in->ndefs) pb_mem(p, " = ", 3);
         if (in->op == RAVEL_OP_CALL) {
-            pb_str(p, "call ");
-            pb_str(p, in->name != RAVEL_NONE ? rv_sym_str(&f->syms, in->name) : "?");
+            pb_mem(p, "call ", 5);
+            if (in->name != RAVEL_NONE) pb_sym(p, f, in->name);
+            else pb_chr(p, '?');
+        } else if (in->op == RAVEL_OP_OTHER && in->name != RAVEL_NONE) {
+            pb_sym(p, f, in->name);
         } else {
             pb_str(p, rv_inst_mnemonic(f, in));
         }
@@ -235,7 +253,7 @@ int ravel_print_func(FILE *out, const ravel_func *f)
     for (uint32_t li = 0; li < f->layout.len; li++) {
         uint32_t b = f->layout.data[li];
         const rv_block *blk = &f->blocks.data[b];
-        pb_str(p, rv_block_name(f, b));
+        pb_sym(p, f, blk->name);
         if (blk->nparams) {
             pb_chr(p, '(');
             for (uint32_t k = 0; k < blk->nparams; k++) {
@@ -256,47 +274,64 @@ int ravel_print_func(FILE *out, const ravel_func *f)
  * in id order; one `reserved` line per run of consecutive reserved
  * registers of one class. For a machine read from text this reproduces
  * every register id. */
+/* " NAME" of register r. */
+static void pb_reg(pbuf *p, const ravel_machine *m, uint32_t r)
+{
+    pb_chr(p, ' ');
+    pb_str(p, m->regs.data[r].name);
+}
+
 int ravel_print_machine(FILE *out, const ravel_machine *m)
 {
     if (!out || !m) return RAVEL_EINVAL;
-    fputs("machine\n", out);
+    pbuf pb, *p = &pb;
+    p->out = out;
+    p->n = 0;
+    pb_str(p, "machine\n");
     for (uint32_t r = 0; r < m->regs.len;) {
         const rv_reg *g = &m->regs.data[r];
         if (!g->reserved) {
             const rv_class *c = &m->classes.data[g->cls];
             if (c->alloc.len && c->alloc.data[0] == r) {
-                fprintf(out, "  class %s", c->name);
-                for (uint32_t i = 0; i < c->alloc.len; i++) fprintf(out, " %s", m->regs.data[c->alloc.data[i]].name);
-                fputc('\n', out);
+                pb_str(p, "  class ");
+                pb_str(p, c->name);
+                for (uint32_t i = 0; i < c->alloc.len; i++) pb_reg(p, m, c->alloc.data[i]);
+                pb_chr(p, '\n');
             }
             r++;
             continue;
         }
-        fprintf(out, "  reserved %s", class_name(m, g->cls));
+        pb_str(p, "  reserved ");
+        pb_str(p, class_name(m, g->cls));
         uint32_t cls = g->cls;
-        for (; r < m->regs.len && m->regs.data[r].reserved && m->regs.data[r].cls == cls; r++)
-            fprintf(out, " %s", m->regs.data[r].name);
-        fputc('\n', out);
+        for (; r < m->regs.len && m->regs.data[r].reserved && m->regs.data[r].cls == cls; r++) pb_reg(p, m, r);
+        pb_chr(p, '\n');
     }
     /* classes without allocatable registers (only possible through the C
      * API) are printed for completeness; the reader rejects them */
     for (uint32_t c = 0; c < m->classes.len; c++)
-        if (!m->classes.data[c].alloc.len) fprintf(out, "  class %s\n", m->classes.data[c].name);
+        if (!m->classes.data[c].alloc.len) {
+            pb_str(p, "  class ");
+            pb_str(p, m->classes.data[c].name);
+            pb_chr(p, '\n');
+        }
     for (uint32_t i = 0; i < m->alias_order.len; i++) {
         uint32_t r = m->alias_order.data[i];
         const uint32_t *in;
         uint32_t n = rv_mach_contained(m, r, &in);
-        fprintf(out, "  alias %s", m->regs.data[r].name);
-        for (uint32_t k = 0; k < n; k++) fprintf(out, " %s", m->regs.data[in[k]].name);
-        fputc('\n', out);
+        pb_str(p, "  alias");
+        pb_reg(p, m, r);
+        for (uint32_t k = 0; k < n; k++) pb_reg(p, m, in[k]);
+        pb_chr(p, '\n');
     }
     if (m->clobbers.len) {
-        fputs("  clobbers", out);
-        for (uint32_t i = 0; i < m->clobbers.len; i++) fprintf(out, " %s", m->regs.data[m->clobbers.data[i]].name);
-        fputc('\n', out);
+        pb_str(p, "  clobbers");
+        for (uint32_t i = 0; i < m->clobbers.len; i++) pb_reg(p, m, m->clobbers.data[i]);
+        pb_chr(p, '\n');
     }
-    if (m->gc_nonmoving) fputs("  gc nonmoving\n", out);
-    fputs("end\n", out);
+    if (m->gc_nonmoving) pb_str(p, "  gc nonmoving\n");
+    pb_str(p, "end\n");
+    pb_flush(p);
     return ferror(out) ? RAVEL_EFAIL : RAVEL_OK;
 }
 

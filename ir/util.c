@@ -1,6 +1,6 @@
 /* util.c - memory, growable arrays, hash map, symbols, diagnostics.
- * Guarantees: no global mutable state (but the thread-local recovery
- * region below); every structure is freed by its *_free function; out of
+ * Guarantees: no global mutable state (but the two thread-locals below:
+ * the recovery region and the tests' failure countdown); every structure is freed by its *_free function; out of
  * memory ends in rv_oom(): RAVEL_ENOMEM from the entry point inside a
  * recovery region, abort() outside one. */
 #include "ir.h"
@@ -17,9 +17,9 @@
  * set, so that after a failed allocation (rv_oom: longjmp to jb) the entry
  * point can release what its context keeps (by rv_free) and then
  * rv_recover_sweep the rest (temporaries in lost stack frames): no leak,
- * and it returns RAVEL_ENOMEM. The one thread-local: the current region
+ * and it returns RAVEL_ENOMEM. The two thread-locals: the current region
  * (a pointer to the entry point's own frame, set and cleared by it), and
- * the tests' failure countdown. Regions do not nest: an entry point called
+ * the tests' failure countdown (rv_fail_alloc_after). Regions do not nest: an entry point called
  * inside another's region works in that region (its failure unwinds to
  * the outermost entry point). Outside a region, out of memory aborts. */
 static _Thread_local rv_recover *rv_cur;
@@ -343,6 +343,14 @@ void rv_map_put(rv_map *m, uint64_t key, uint32_t val)
         m->len++;
     }
     m->vals[i] = val;
+}
+
+void rv_map_reserve(rv_map *m, uint32_t n)
+{
+    uint64_t want = (uint64_t)m->len + n + 1, cap = m->cap ? m->cap : 64;
+    while (want * 4 >= cap * 3) cap *= 2;
+    if (cap > UINT32_MAX / 2) rv_oom();
+    if (cap != m->cap) map_rehash(m, (uint32_t)cap);
 }
 
 void rv_map_free(rv_map *m)

@@ -35,7 +35,7 @@ typedef struct rd_inst {
     rd_u32s clob;         /* explicit clobbers (RV_IF_CLOBBERS) */
     rd_u32s smap;         /* stackmap slots (RV_IF_STACKMAP) */
     RV_VEC(rd_succ) succs;
-    ravel_loc dst, src;   /* edits */
+    ravel_loc dst, src;   /* edits (a remat: its K is its one immediate use, its clobbers clob) */
 } rd_inst;
 
 typedef struct rd_block {
@@ -60,6 +60,7 @@ typedef struct rd_mach {
     RV_VEC(const char *) classes;
     RV_VEC(rd_reg) regs;
     rd_u32s clobbers;
+    rd_u32s alias; /* containment pairs: alias[2i] contains alias[2i+1] (docs/format.md section 14.1) */
     bool gc_nonmoving;
 } rd_mach;
 

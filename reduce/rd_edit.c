@@ -159,9 +159,9 @@ void rd_drop_unreachable(rd_func *f)
         for (uint32_t k = 0; t && k < t->succs.len; k++) t->succs.data[k].block = map[t->succs.data[k].block];
     }
     if (any) rd_kill_values(f, dead);
-    free(dead);
-    free(stack);
-    free(map);
+    rv_free(dead);
+    rv_free(stack);
+    rv_free(map);
 }
 
 void rd_replace_uses(rd_func *f, uint32_t from, uint32_t to)
@@ -246,5 +246,5 @@ void rd_renumber(rd_func *f)
     f->vregs.len = r.vregs.len;
     f->vregs.cap = r.vregs.cap;
     rv_map_free(&r.slots);
-    free(r.vmap);
+    rv_free(r.vmap);
 }

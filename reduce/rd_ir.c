@@ -26,6 +26,11 @@ static void mach_from(rd_mach *rm, const ravel_machine *m)
         rv_vec_push(rm->regs, g);
     }
     VEC_COPY(rm->clobbers, m->clobbers);
+    for (uint32_t r = 0; r < m->alias.len; r++)
+        for (uint32_t k = 0; k < m->alias.data[r].in.len; k++) {
+            rv_vec_push(rm->alias, r);
+            rv_vec_push(rm->alias, m->alias.data[r].in.data[k]);
+        }
     rm->gc_nonmoving = m->gc_nonmoving;
 }
 
@@ -59,8 +64,14 @@ static void inst_from(rd_inst *ri, const ravel_func *f, const rv_inst *in)
     if (rv_is_edit(in)) {
         ri->dst = in->u.edit.dst;
         ri->src = in->u.edit.src;
+        if (in->op != RAVEL_OP_REMAT) return;
+        rd_use k = {.is_imm = true, .imm = rv_remat_k(f, in)};
+        rv_vec_push(ri->uses, k);
+        for (uint32_t j = 0; (in->flags & RV_IF_CLOBBERS) && j < in->nclob; j++)
+            rv_vec_push(ri->clob, f->u32.data[in->first_clob + j]);
         return;
     }
+    ri->dst = ri->src = RAVEL_LOC_NONE;
     for (uint32_t k = 0; k < in->ndefs; k++) rv_vec_push(ri->defs, rv_inst_defs(f, in)[k]);
     uses_from(ri, f, in);
     for (uint32_t k = 0; (in->flags & RV_IF_CLOBBERS) && k < in->nclob; k++)
@@ -118,6 +129,7 @@ void rd_clone(rd_func *d, const rd_func *s)
     VEC_COPY(d->m.classes, s->m.classes);
     VEC_COPY(d->m.regs, s->m.regs);
     VEC_COPY(d->m.clobbers, s->m.clobbers);
+    VEC_COPY(d->m.alias, s->m.alias);
     d->m.gc_nonmoving = s->m.gc_nonmoving;
     d->name = s->name;
     VEC_COPY(d->vregs, s->vregs);
@@ -156,6 +168,7 @@ void rd_free(rd_func *r)
     rv_vec_free(r->m.classes);
     rv_vec_free(r->m.regs);
     rv_vec_free(r->m.clobbers);
+    rv_vec_free(r->m.alias);
 }
 
 uint32_t rd_ninsts(const rd_func *r)
@@ -176,6 +189,8 @@ static ravel_machine *build_mach(const rd_mach *rm)
         ok &= ravel_machine_add_reg(m, rm->regs.data[r].name, rm->regs.data[r].cls, rm->regs.data[r].reserved) ==
               (int)r;
     if (ok) ok = ravel_machine_set_clobbers(m, rm->clobbers.data, rm->clobbers.len) == RAVEL_OK;
+    for (uint32_t k = 0; ok && k + 1 < rm->alias.len; k += 2)
+        ok = ravel_machine_alias(m, rm->alias.data[k], rm->alias.data[k + 1]) == RAVEL_OK;
     ravel_machine_set_gc_moving(m, !rm->gc_nonmoving);
     if (!ok) {
         ravel_machine_free(m);
@@ -194,6 +209,10 @@ static bool build_inst(ravel_func *f, const rd_inst *in)
 {
     if (in->op >= RAVEL_OP_SPILL && in->op <= RAVEL_OP_MOVE)
         return ravel_edit(f, (ravel_opcode)in->op, in->dst, in->src) >= 0;
+    if (in->op == RAVEL_OP_REMAT)
+        return in->uses.len == 1 && in->uses.data[0].is_imm &&
+               ravel_remat(f, in->dst, in->uses.data[0].imm, in->clob.data,
+                           (in->flags & RV_IF_CLOBBERS) ? in->clob.len : 0) >= 0;
     bool ok = ravel_inst_begin(f, (ravel_opcode)in->op, in->name) >= 0;
     for (uint32_t k = 0; ok && k < in->defs.len; k++) {
         const rv_operand *o = &in->defs.data[k];

@@ -36,9 +36,9 @@ const char *rd_outcome_name(rd_outcome o) { return outcome_names[o]; }
 
 void rd_result_free(rd_result *r)
 {
-    free(r->kinds);
-    free(r->text);
-    free(r->detail);
+    rv_free(r->kinds);
+    rv_free(r->text);
+    rv_free(r->detail);
     memset(r, 0, sizeof *r);
 }
 
@@ -77,7 +77,7 @@ void rd_oracle_free(rd_oracle *q)
     }
     ravel_checker_free(q->ck);
     rv_fuzz_free(q->z);
-    free(q);
+    rv_free(q);
 }
 
 /* ---- kinds of checker errors ------------------------------------------------------ */
@@ -132,10 +132,10 @@ bool rd_differs(const rv_reduce_opts *o, const ravel_func *orig, const ravel_fun
     bool diff = false;
     for (uint64_t k = 0; k < o->inputs && !diff; k++) {
         rv_interp_inputs(o->seed, k, in, n);
-        rv_run_opts ro = {in, n, 100000, o->moving_gc, true};
+        rv_run_opts ro = {in, n, 100000, o->moving_gc, true, rv_interp_undef_seed(o->seed, k)};
         diff = !rv_interp_compare(orig, alloc, &ro, msg, len);
     }
-    free(in);
+    rv_free(in);
     return diff;
 }
 
@@ -228,7 +228,7 @@ static bool worker_answer(rd_oracle *q, const ravel_func *f, int fd)
     uint64_t total = (uint64_t)n + len;
     bool ok = write_full(fd, &total, sizeof total) && write_full(fd, head, (size_t)n) && write_full(fd, text, len);
     ravel_func_free(a);
-    free(err);
+    rv_free(err);
     return ok;
 }
 
@@ -264,7 +264,7 @@ static void worker_loop(rd_oracle *q, int fd)
             ravel_module_free(m);
             ravel_diags_free(d);
         }
-        free(t);
+        rv_free(t);
         if (!ok) _exit(3);
     }
 }
@@ -319,12 +319,12 @@ static int reap(pid_t pid, double deadline)
 static bool worker_start(rd_oracle *q, char **err)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return *err = strdup("cannot create a socket pair"), false;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return *err = rv_xstrdup("cannot create a socket pair"), false;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]), close(sv[1]);
-        return *err = strdup("cannot fork"), false;
+        return *err = rv_xstrdup("cannot fork"), false;
     }
     if (pid == 0) {
         close(sv[0]);
@@ -375,8 +375,8 @@ int rd_oracle_replay(rd_oracle *q, const char *text, size_t len)
     char *buf = NULL, *err = NULL;
     int st = 0, got = exchange(q, 'P', text, len, &buf, &st, &err);
     int r = got == 1 ? atoi(buf) : got == -3 ? -3 : -1;
-    free(buf);
-    free(err);
+    rv_free(buf);
+    rv_free(err);
     return r;
 }
 
@@ -406,9 +406,9 @@ static bool run_alloc(rd_oracle *q, const char *text, size_t len, bool want_text
         bool detail = *t++ == 'D';
         if (r->outcome == RD_REJECT) kinds_of_text(r, t);
         if (r->outcome == RD_FAIL) fail_kind(r, detail ? t : failure_message(t));
-        if (want_text && *t) *(detail ? &r->detail : &r->text) = strdup(t);
+        if (want_text && *t) *(detail ? &r->detail : &r->text) = rv_xstrdup(t);
     }
-    free(buf);
+    rv_free(buf);
     return true;
 }
 
@@ -442,16 +442,16 @@ static bool run_command(rd_oracle *q, const char *text, size_t len, rd_result *r
         const char *dir = getenv("TMPDIR");
         snprintf(q->path, sizeof q->path, "%s/ravel-reduce-XXXXXX.ra", dir && *dir && strlen(dir) < 30 ? dir : "/tmp");
         q->fd = mkstemps(q->path, 3);
-        if (q->fd < 0) return *err = strdup("cannot create a temporary file"), false;
+        if (q->fd < 0) return *err = rv_xstrdup("cannot create a temporary file"), false;
     }
     if (ftruncate(q->fd, 0) != 0 || pwrite(q->fd, text, len, 0) != (ssize_t)len)
-        return *err = strdup("cannot write the temporary candidate file"), false;
+        return *err = rv_xstrdup("cannot write the temporary candidate file"), false;
     char *cmd = command_line(q->o.command, q->path);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        free(cmd);
-        return *err = strdup("cannot fork"), false;
+        rv_free(cmd);
+        return *err = rv_xstrdup("cannot fork"), false;
     }
     if (pid == 0) {
         setpgid(0, 0);
@@ -460,7 +460,7 @@ static bool run_command(rd_oracle *q, const char *text, size_t len, rd_result *r
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    free(cmd);
+    rv_free(cmd);
     bool by_budget;
     int st = reap(pid, test_deadline(q, &by_budget));
     r->outcome = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? RD_CMD_OK

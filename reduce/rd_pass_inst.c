@@ -10,7 +10,7 @@
  * instruction k of block b that sel accepts, and counts them. */
 typedef bool (*inst_sel)(const rd_inst *in, bool last);
 
-static bool is_edit(const rd_inst *in) { return in->op >= RAVEL_OP_SPILL && in->op <= RAVEL_OP_MOVE; }
+static bool is_edit(const rd_inst *in) { return in->op >= RAVEL_OP_SPILL && in->op <= RAVEL_OP_REMAT; } /* a remat too (docs/format.md section 14.5) */
 static bool sel_inst(const rd_inst *in, bool last) { return !last && !is_edit(in); }
 static bool sel_edit(const rd_inst *in, bool last) { return !last && is_edit(in); }
 
@@ -46,7 +46,7 @@ static bool remove_sel(rd_func *f, uint32_t lo, uint32_t hi, inst_sel sel)
         }
     }
     if (changed) rd_kill_values(f, dead);
-    free(dead);
+    rv_free(dead);
     return changed;
 }
 
@@ -83,7 +83,7 @@ static bool values_apply(rd_func *f, uint32_t lo, uint32_t hi)
     bool *dead = rv_xcalloc(f->vregs.len + 1, sizeof *dead);
     walk_values(f, lo, hi, dead);
     rd_kill_values(f, dead);
-    free(dead);
+    rv_free(dead);
     return true;
 }
 

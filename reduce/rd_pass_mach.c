@@ -24,8 +24,9 @@ static void for_regs(rd_func *f, void (*fn)(uint32_t *r, void *ctx), void *ctx)
                     o->arg = (uint16_t)r;
                 }
             }
-            if (in->dst != RAVEL_LOC_NONE && ravel_loc_is_reg(in->dst) && in->op >= RAVEL_OP_SPILL) fn(&in->dst, ctx);
-            if (in->src != RAVEL_LOC_NONE && ravel_loc_is_reg(in->src) && in->op >= RAVEL_OP_SPILL) fn(&in->src, ctx);
+            bool edit = in->op >= RAVEL_OP_SPILL && in->op <= RAVEL_OP_REMAT;
+            if (edit && in->dst != RAVEL_LOC_NONE && ravel_loc_is_reg(in->dst)) fn(&in->dst, ctx);
+            if (edit && in->src != RAVEL_LOC_NONE && ravel_loc_is_reg(in->src)) fn(&in->src, ctx);
             for (uint32_t c = 0; c < in->clob.len; c++) fn(&in->clob.data[c], ctx);
         }
 }
@@ -42,6 +43,20 @@ static void remap(uint32_t *r, void *ctx)
     *r = map[*r];
 }
 
+/* The containment pairs after registers were renumbered by map (a pair
+ * with a dropped register goes; what is left still has no cycle). */
+static void remap_alias(rd_mach *m, const uint32_t *map)
+{
+    uint32_t w = 0;
+    for (uint32_t k = 0; k + 1 < m->alias.len; k += 2) {
+        uint32_t r = map[m->alias.data[k]], s = map[m->alias.data[k + 1]];
+        if (r == RAVEL_NONE || s == RAVEL_NONE) continue;
+        m->alias.data[w++] = r;
+        m->alias.data[w++] = s;
+    }
+    m->alias.len = w;
+}
+
 static bool *regs_used(rd_func *f)
 {
     bool *used = rv_xcalloc(f->m.regs.len + 1, sizeof *used);
@@ -54,7 +69,7 @@ static uint32_t regs_count(const rd_func *f)
     bool *used = regs_used((rd_func *)f);
     uint32_t n = 0;
     for (uint32_t r = 0; r < f->m.regs.len; r++) n += !used[r];
-    free(used);
+    rv_free(used);
     return n;
 }
 
@@ -77,8 +92,9 @@ static bool regs_apply(rd_func *f, uint32_t lo, uint32_t hi)
     for (uint32_t k = 0; k < f->m.clobbers.len; k++)
         if (map[f->m.clobbers.data[k]] != RAVEL_NONE) f->m.clobbers.data[c++] = map[f->m.clobbers.data[k]];
     f->m.clobbers.len = c;
-    free(map);
-    free(used);
+    remap_alias(&f->m, map);
+    rv_free(map);
+    rv_free(used);
     return changed;
 }
 
@@ -100,7 +116,7 @@ static bool *classes_used(rd_func *f)
             for (uint32_t d = 0; d < bl->insts.data[k].defs.len; d++)
                 used[f->vregs.data[bl->insts.data[k].defs.data[d].vreg].cls] = true;
     }
-    free(rused);
+    rv_free(rused);
     return used;
 }
 
@@ -109,7 +125,7 @@ static uint32_t classes_count(const rd_func *f)
     bool *used = classes_used((rd_func *)f);
     uint32_t n = 0;
     for (uint32_t c = 0; c < f->m.classes.len; c++) n += !used[c];
-    free(used);
+    rv_free(used);
     return n;
 }
 
@@ -143,9 +159,10 @@ static bool classes_apply(rd_func *f, uint32_t lo, uint32_t hi)
     for (uint32_t k = 0; k < f->m.clobbers.len; k++)
         if (rmap[f->m.clobbers.data[k]] != RAVEL_NONE) f->m.clobbers.data[k2++] = rmap[f->m.clobbers.data[k]];
     f->m.clobbers.len = k2;
+    remap_alias(&f->m, rmap);
     for (uint32_t v = 0; v < f->vregs.len; v++) f->vregs.data[v].cls = (uint8_t)map[f->vregs.data[v].cls];
-    free(rmap);
-    free(used);
+    rv_free(rmap);
+    rv_free(used);
     return changed && w > 0;
 }
 

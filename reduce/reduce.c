@@ -191,7 +191,7 @@ static int test_text(ctx *c, const char *text, size_t len, bool want_text, rd_re
         size_t clen = len;
         char *ctext = c->o->mode == RV_RD_COMMAND ? command_text(c, ravel_module_func(m, 0), text, len, &clen) : NULL;
         res = rd_oracle_run(c->q, ravel_module_func(m, 0), ctext ? ctext : text, clen, want_text, r, &c->err) ? 1 : 0;
-        free(ctext);
+        rv_free(ctext);
     }
     ravel_module_free(m);
     ravel_diags_free(d);
@@ -204,7 +204,7 @@ static int replay_of(ctx *c, const char *body, size_t blen)
     size_t len;
     char *t = command_text(c, NULL, body, blen, &len);
     int r = rd_oracle_replay(c->q, t, len);
-    free(t);
+    rv_free(t);
     return r;
 }
 
@@ -248,7 +248,7 @@ static bool try_accept(ctx *c, rd_func *cand)
         }
         if (t != 0) rv_map_put(&c->cache, h, (uint32_t)verdict);
     }
-    free(text);
+    rv_free(text);
     progress(c, false);
     if (verdict != 1) {
         rd_free(cand);
@@ -338,7 +338,7 @@ static void put_check_verdict(FILE *fp, ctx *c, const ravel_func *f)
     }
     fclose(m);
     put_comment(fp, buf ? buf : "");
-    free(buf);
+    rv_free(buf);
     ravel_func_free(orig);
 }
 
@@ -378,7 +378,7 @@ static char *result_text(ctx *c)
     rd_result_free(&r);
     ravel_module_free(m);
     ravel_diags_free(d);
-    free(body);
+    rv_free(body);
     return out;
 }
 
@@ -411,12 +411,6 @@ static bool input_rules(ctx *c, const ravel_func *f)
 
 static int start(ctx *c, const ravel_func *f, size_t *len, char **text)
 {
-    const char *ext = rv_func_ext_used(f); /* docs/format.md section 14: not handled yet */
-    if (ext) {
-        char buf[160];
-        snprintf(buf, sizeof buf, "the reducer does not handle %s yet (docs/format.md section 14)", ext);
-        return c->err = rv_xstrdup(buf), RAVEL_EINVAL;
-    }
     if (c->o->mode == RV_RD_CHECK && !rv_func_is_allocated(f))
         return c->err = rv_xstrdup("the input is not allocated (reduce an unallocated function with -a NAME)"), RAVEL_EINVAL;
     if (c->o->mode == RV_RD_ALLOC && !c->o->alloc) return c->err = rv_xstrdup("no allocator"), RAVEL_EINVAL;
@@ -469,7 +463,7 @@ int rv_reduce(const ravel_func *f, const char *header, size_t header_len, const 
     size_t len = 0;
     char *text = NULL;
     int rc = start(&c, f, &len, &text);
-    free(text);
+    rv_free(text);
     if (rc == RAVEL_OK) {
         rd_oracle_set_budget(c.q, c.deadline); /* the input's own test is not cut short */
         reduce_loop(&c);
@@ -482,7 +476,7 @@ int rv_reduce(const ravel_func *f, const char *header, size_t header_len, const 
         char *body = func_text(&c.cur, &blen);
         st->lines_after = count_lines(body, blen);
         st->insts_after = rd_ninsts(&c.cur);
-        free(body);
+        rv_free(body);
     }
     st->seconds = now_s() - c.t0;
     if (o->progress) {

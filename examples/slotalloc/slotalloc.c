@@ -204,7 +204,7 @@ static int reused_use(const sa *s, const inst_ops *io, uint32_t k)
 
 /* Guarantees: every operand of i has a location meeting its constraint, and
  * together they meet the placement rules of docs/format.md section 6
- * (checked order: S2-S4 of fuzz/gen_func.c). */
+ * (checked order: S2-S4 of fuzz/gen_inst.c). */
 static int place(sa *s, uint32_t i, inst_ops *io)
 {
     io->nd = ravel_inst_ndefs(s->f, i);

@@ -35,7 +35,7 @@ static void dump(const char *what, const ravel_func *f, const ravel_func *g)
 /* Checks one allocation of f; returns true if everything holds. */
 static bool test_one(ravel_checker *ck, const rv_allocator *al, const ravel_func *f, uint64_t seed, const char *what, bool verbose)
 {
-    rv_alloc_opts o = {seed, false};
+    rv_alloc_opts o = {seed, false, NULL};
     char *err = NULL, msg[512];
     ravel_func *g = al->run(f, &o, &err);
     if (!g) {

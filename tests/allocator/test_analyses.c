@@ -5,10 +5,13 @@
  *   - live intervals (ranges and use positions) of the sum loop of docs/format.md section 8;
  *   - the sparse liveness lists (uncapped, with jump arguments live-out,
  *     capped) against the bitsets, and intervals built from them;
+ *   - the per-operand live-after walk (rv_live_after_walk, each option)
+ *     against a forward scan of each block;
  *   - the cost model on the allocated sum loop of docs/format.md section 8;
  *   - the output builder's edge anchors and edit order. */
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
+#include "ir/rng.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -493,6 +496,160 @@ TEST(intervals_properties_generated)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* The jump arguments of instruction in that the walk counts as reads of v
+ * (flags: RV_LA_*). */
+static bool arg_reads(const ravel_func *f, const rv_inst *in, uint32_t v, unsigned flags, const uint8_t *used)
+{
+    if (flags & RV_LA_NO_ARGS) return false;
+    for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, in)[s];
+        const rv_block *sb = &f->blocks.data[sc->block];
+        for (uint32_t k = 0; k < sc->nargs; k++) {
+            bool counts = !(flags & RV_LA_USED_ARGS) || (k < sb->nparams && used[rv_block_params(f, sb)[k]]);
+            if (counts && rv_succ_args(f, sc)[k] == v) return true;
+        }
+    }
+    return false;
+}
+
+static bool inst_has(const ravel_func *f, const rv_inst *in, uint32_t v, bool defs, uint32_t from)
+{
+    const rv_operand *ops = rv_ops_of(f, in);
+    uint32_t lo = defs ? 0 : in->ndefs, hi = defs ? in->ndefs : (uint32_t)in->ndefs + in->nuses;
+    for (uint32_t k = lo > from ? lo : from; k < hi; k++)
+        if (ops[k].vreg == v) return true;
+    return false;
+}
+
+/* The walk's answer for operand k of instruction i of block b, by a forward
+ * scan: with RV_LA_NEXT_READ, v is read by a later use operand of i, by a
+ * later instruction (jump arguments included) or is in the seed; else the
+ * first later event decides (a read: live; a def: dead), instruction by
+ * instruction: its uses, then its defs, then its jump arguments (i's own
+ * arguments first), and the seed when there is none. */
+static bool scan_after(const ravel_func *f, uint32_t b, uint32_t i, uint32_t k, const uint8_t *seed, unsigned flags,
+                       const uint8_t *used)
+{
+    const rv_block *bl = &f->blocks.data[b];
+    const rv_inst *in = rv_inst_at(f, i);
+    uint32_t v = rv_ops_of(f, in)[k].vreg, end = bl->first_inst + bl->ninsts;
+    if (flags & RV_LA_NEXT_READ) {
+        if (inst_has(f, in, v, false, k + 1) || arg_reads(f, in, v, flags, used)) return true;
+        for (uint32_t j = i + 1; j < end; j++)
+            if (inst_has(f, rv_inst_at(f, j), v, false, 0) || arg_reads(f, rv_inst_at(f, j), v, flags, used)) return true;
+        return seed[v];
+    }
+    if (arg_reads(f, in, v, flags, used)) return true;
+    for (uint32_t j = i + 1; j < end; j++) {
+        const rv_inst *x = rv_inst_at(f, j);
+        if (inst_has(f, x, v, false, 0)) return true;
+        if (inst_has(f, x, v, true, 0)) return false;
+        if (arg_reads(f, x, v, flags, used)) return true;
+    }
+    return seed[v];
+}
+
+/* Every operand of f under the given options, seeded with each block's
+ * live-out set. */
+static bool walk_ok(const ravel_func *f, unsigned flags, uint64_t rng)
+{
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_liveness lv;
+    rv_liveness_build(&lv, f, &cfg);
+    uint32_t nv = f->vregs.len;
+    uint8_t *used = calloc(nv + 1, 1), *seed = calloc(nv + 1, 1), *after = calloc(f->ops.len + 1, 1);
+    for (uint32_t v = 0; v < nv; v++) used[v] = rv_rng_below(&rng, 2);
+    rv_sset live = {calloc(nv + 1, sizeof(uint32_t)), calloc(nv + 1, sizeof(uint32_t)), 0};
+    bool ok = true;
+    for (uint32_t b = 0; b < cfg.nblocks && ok; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        live.n = 0;
+        for (uint32_t v = 0; v < nv; v++) {
+            seed[v] = rv_live_out(&lv, b, v);
+            if (seed[v]) rv_sset_add(&live, v);
+        }
+        rv_live_after_walk(f, b, &live, after, flags, used);
+        for (uint32_t j = 0; j < bl->ninsts; j++) {
+            const rv_inst *in = rv_inst_at(f, bl->first_inst + j);
+            for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++)
+                ok &= after[in->first_op + k] == scan_after(f, b, bl->first_inst + j, k, seed, flags, used);
+        }
+    }
+    free(used);
+    free(seed);
+    free(after);
+    free(live.dense);
+    free(live.pos);
+    rv_liveness_free(&lv);
+    rv_cfg_free(&cfg);
+    return ok;
+}
+
+/* A use before its def and a def its own instruction reads, which the
+ * validator allows in an unreachable block (b1): the options differ there. */
+static const char UNREACHED[] =
+    "machine\n  class int r0 r1\nend\n"
+    "func f\n"
+    "b0:\n  v0:int = args\n  jump b2(v0, v0)\n"
+    "b1:\n  v1:int = add v2, v2\n  v2:int = add v2, v1\n  v3:int = add v2, v2\n  jump b2(v3, v1)\n"
+    "b2(v4:int, v5:int):\n  ret v4\n"
+    "end\n";
+
+TEST(live_after_walk_equals_scan)
+{
+    static const unsigned modes[] = {0, RV_LA_NO_ARGS, RV_LA_USED_ARGS, RV_LA_NEXT_READ, RV_LA_NO_ARGS | RV_LA_NEXT_READ,
+                                     RV_LA_USED_ARGS | RV_LA_NEXT_READ};
+    const char *texts[] = {SUM, SHAPE, UNREACHED};
+    for (int k = 0; k < 3; k++) {
+        ravel_module *m = parse(texts[k]);
+        CHECK(m != NULL);
+        for (int x = 0; m && x < 6; x++) CHECK(walk_ok(ravel_module_func(m, 0), modes[x], (uint64_t)x));
+        ravel_module_free(m);
+    }
+    int bad = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 40 + (uint32_t)(seed % 7) * 60;
+        ravel_module *m = rv_gen_from_seed(seed, &o);
+        unsigned mode = modes[seed % 6];
+        if (!walk_ok(ravel_module_func(m, 0), mode, seed) && bad++ < 3)
+            fprintf(stderr, "live-after walk (flags %u) differs from the scan for gen seed %llu\n", mode, (unsigned long long)seed);
+        ravel_module_free(m);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* The entry set the walk leaves: with RV_LA_NEXT_READ the seed and every
+ * read; else the vregs live at the block's entry. On UNREACHED's b1, from
+ * an empty seed: {v2} (read before its def), or {v1, v2, v3} (every read). */
+TEST(live_after_walk_entry_set)
+{
+    ravel_module *m = parse(UNREACHED);
+    CHECK(m != NULL);
+    if (!m) return;
+    const ravel_func *f = ravel_module_func(m, 0);
+    uint32_t nv = f->vregs.len;
+    uint8_t *after = calloc(f->ops.len + 1, 1);
+    rv_sset live = {calloc(nv + 1, sizeof(uint32_t)), calloc(nv + 1, sizeof(uint32_t)), 0};
+    char got[2][64];
+    for (int x = 0; x < 2; x++) {
+        live.n = 0;
+        rv_live_after_walk(f, 1, &live, after, x ? RV_LA_NEXT_READ : 0, NULL);
+        uint64_t bits[1] = {0};
+        for (uint32_t k = 0; k < live.n; k++) rv_bs_set(bits, live.dense[k]);
+        got[x][0] = 0;
+        fmt_set(got[x], sizeof got[x], f, bits, nv);
+    }
+    CHECK_STR(got[0], "{v2}");
+    CHECK_STR(got[1], "{v1 v2 v3}");
+    free(after);
+    free(live.dense);
+    free(live.pos);
+    ravel_module_free(m);
+}
+
 int main(void)
 {
     RUN(liveness_sum);
@@ -504,5 +661,7 @@ int main(void)
     RUN(liveness_path_exploration_equals_dataflow);
     RUN(intervals_properties_generated);
     RUN(sparse_liveness_equals_bitsets);
+    RUN(live_after_walk_equals_scan);
+    RUN(live_after_walk_entry_set);
     return TEST_SUMMARY();
 }

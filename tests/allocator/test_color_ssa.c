@@ -21,7 +21,7 @@ static ravel_func *alloc_checked(const char *name, const ravel_func *f)
     const rv_allocator *al = rv_allocator_find(name);
     CHECK(al != NULL);
     if (!al) return NULL;
-    rv_alloc_opts o = {1, false};
+    rv_alloc_opts o = {1, false, NULL};
     char *err = NULL;
     ravel_func *g = al->run(f, &o, &err);
     if (!g) fprintf(stderr, "[%s] allocation failed: %s\n", name, err ? err : "?");

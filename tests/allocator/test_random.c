@@ -78,7 +78,7 @@ static void save_case(const char *name, const ravel_func *f, const ravel_func *g
 /* One function, one seed: the correct allocation, then each shape's bug. */
 static void test_func(ravel_checker *ck, const ravel_func *f, uint64_t seed, const char *what, totals *t)
 {
-    rv_alloc_opts o = {seed, false};
+    rv_alloc_opts o = {seed, false, NULL};
     rv_random_opts ro = {RV_RS_MODE_SHAPES, -1, 0};
     rv_random_stats st;
     char *err = NULL, msg[512];

@@ -1,6 +1,6 @@
 /* case_driver.c - runs one self-describing checker case (tests/checker/cases).
  *
- *   case_driver FILE
+ *   case_driver [--self-orig] FILE
  *     Header lines (anywhere in FILE):
  *       # expect: ok                    every function verified
  *       # expect: bad-input             ravel_check returns RAVEL_EINVAL
@@ -17,6 +17,10 @@
  *     context running the full validator without value numbering,
  *     and of the reference fixpoint alone (RAVEL_CHECK_REFERENCE), and the
  *     status that of a check with RAVEL_CHECK_VERDICT_ONLY.
+ *     --self-orig: each function is also checked against its own
+ *     unallocated form (rv_func_strip), as `ravel check --orig` would, and
+ *     must give the same errors. A file the reader rejects passes when it
+ *     expects bad-input (the reader's diagnostic is tests/text's to check).
  * Exit status 0 if the case passes, 1 otherwise (with a reason on stderr). */
 #define _POSIX_C_SOURCE 200809L
 #include "checker/ck.h"
@@ -190,14 +194,25 @@ static bool match(spec *sp, const ravel_check_error *e)
 
 int main(int argc, char **argv)
 {
+    bool self_orig = argc == 3 && strcmp(argv[1], "--self-orig") == 0;
+    if (self_orig) argv++, argc--;
     if (argc != 2) {
-        fputs("usage: case_driver FILE\n", stderr);
+        fputs("usage: case_driver [--self-orig] FILE\n", stderr);
         return 2;
     }
     char *text = NULL, *otext = NULL;
     spec sp;
     memset(&sp, 0, sizeof sp);
     ravel_module *m = load(argv[1], &text), *om = NULL;
+    if (text && !m) { /* the reader rejected it: bad input before any check */
+        int fail = !strstr(text, "# expect: bad-input");
+        rv_vec_free(sp.errs);
+        for (uint32_t i = 0; i < sp.texts.len; i++) free(sp.texts.data[i]);
+        rv_vec_free(sp.texts);
+        free(text);
+        if (!fail) printf("ok %s (rejected by the reader)\n", argv[1]);
+        return fail;
+    }
     int fail = !m || parse_spec(text, &sp) != 0;
     if (!fail && sp.orig[0]) {
         char path[1024];
@@ -214,7 +229,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; !fail && i < ravel_module_nfuncs(m); i++) {
         const ravel_func *f = ravel_module_func(m, i);
         ravel_report *rep = NULL;
-        const ravel_func *o = om ? by_name(om, rv_func_name(f)) : NULL;
+        ravel_func *own = self_orig ? rv_func_strip(f) : NULL;
+        const ravel_func *o = own ? own : om ? by_name(om, rv_func_name(f)) : NULL;
         int rc = ravel_check(ck, f, o, &rep);
         if (rc == RAVEL_EINVAL) einval++;
         unsigned base = ravel_checker_options(ck);
@@ -243,6 +259,7 @@ int main(int argc, char **argv)
             fail = 1;
         }
         ravel_report_free(rep);
+        ravel_func_free(own);
     }
     if (!fail) {
         if (sp.bad_input != (einval > 0)) {

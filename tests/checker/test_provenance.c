@@ -13,7 +13,7 @@
  * parameter position (counted: positions 0, 1 and 2 must each be seen). */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"

@@ -16,7 +16,7 @@
  * checker.vn, checker.paths and the gc cases test it through them. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"

@@ -12,7 +12,7 @@
  * - The internal option CK_OPT_NO_VN turns it off. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "tests/checker/report_text.h"

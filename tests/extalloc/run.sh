@@ -32,7 +32,7 @@ python) # the same in Python, beside a built-in allocator (-a): both run
     want_status 0
     want_in "$dir/a.txt" '^fast  *8 '
     want_in "$dir/a.txt" '^cmd1  *8  *0 '
-    want_in "$dir/a.txt" "^cmd1 = --alloc-cmd 'python3 $here/oneshot.py' (oneshot)"
+    want_in "$dir/a.txt" "^cmd1 = --alloc-cmd 'python3 $here/oneshot.py' (oneshot; its cpu-us/exec is ravel's side only"
     ;;
 decline) # exit 3 on some functions: counted as declined, not failures
     fuzz a -n 12 -j 2 --json --alloc-cmd "python3 $here/oneshot.py --max-insts 100"

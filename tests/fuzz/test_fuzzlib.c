@@ -1,7 +1,8 @@
 /* test_fuzzlib.c - the fuzzing library: every oracle passes correct code and
  * catches planted bugs (a wrong allocation, a failing allocator, a wrong
  * verdict in a reproducer header, a stackmap bug only the moving-collector
- * model shows); the campaign is deterministic across worker counts. */
+ * model shows); the checker oracle draws and counts every kind of the
+ * injection catalogue; the campaign is deterministic across worker counts. */
 #define _GNU_SOURCE /* mkdtemp */
 #include "fuzz/campaign.h"
 #include "tests/test.h"
@@ -310,6 +311,178 @@ TEST(oracle_flag_matches_oracle)
     rv_fuzz_free(z2);
 }
 
+/* The checker oracle draws every kind of the injection catalogue and
+ * counts every draw: on generated functions each kind is tried, changes
+ * some allocation (it is not idle), and tried = no_site + unchanged +
+ * rejected + accepted, whose sums are the oracle's totals; the draws are
+ * near uniform; a pinned kind (inject_kind) is the only one drawn. */
+static void oracle_runs(rv_fuzz *z, uint64_t nfuncs)
+{
+    rv_gen_opts g;
+    rv_gen_opts_default(&g);
+    g.max_insts = 100;
+    for (uint64_t seed = 0; seed < nfuncs; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &g);
+        const rv_allocator *a = &rv_allocators[seed % rv_fuzz_nallocators()];
+        int r = rv_fuzz_oracle(z, ravel_module_func(m, 0), a, seed);
+        if (r == RV_FUZZ_BUG) fprintf(stderr, "%s", z->repro);
+        CHECK(r != RV_FUZZ_BUG);
+        ravel_module_free(m);
+    }
+}
+
+TEST(oracle_draws_and_counts_every_kind)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    oracle_runs(z, 1000);
+    uint64_t tried = 0, rejected = 0, accepted = 0;
+    for (int k = 0; k < RV_INJ_COUNT_; k++) {
+        const uint64_t *c = z->oracle_kinds[k];
+        if (c[RV_ORC_TRIED] == 0 || c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED] == 0)
+            fprintf(stderr, "kind %s: tried %llu, changed %llu\n", rv_inject_info_of((rv_inject_kind)k)->name,
+                    (unsigned long long)c[RV_ORC_TRIED], (unsigned long long)(c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED]));
+        CHECK(c[RV_ORC_TRIED] > 0);
+        CHECK(c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED] > 0);
+        CHECK_EQ_INT(c[RV_ORC_TRIED], c[RV_ORC_NO_SITE] + c[RV_ORC_UNCHANGED] + c[RV_ORC_REJECTED] + c[RV_ORC_ACCEPTED]);
+        CHECK_EQ_INT(c[RV_ORC_MISSED], 0);
+        tried += c[RV_ORC_TRIED], rejected += c[RV_ORC_REJECTED], accepted += c[RV_ORC_ACCEPTED];
+    }
+    CHECK_EQ_INT(rejected, z->oracle_rejected);
+    CHECK_EQ_INT(accepted, z->oracle_accepted);
+    CHECK(z->oracle_tried <= tried && tried <= 3 * z->oracle_tried); /* up to three draws per run */
+    for (int k = 0; k < RV_INJ_COUNT_; k++) /* near uniform: at least a quarter of the mean */
+        CHECK(4 * RV_INJ_COUNT_ * z->oracle_kinds[k][RV_ORC_TRIED] >= tried);
+    /* a pinned kind is the only one drawn */
+    int pin = RV_INJ_COUNT_ - 1;
+    rv_fuzz *zp = rv_fuzz_new();
+    zp->inject_kind = pin;
+    oracle_runs(zp, 40);
+    for (int k = 0; k < RV_INJ_COUNT_; k++) CHECK_EQ_INT(zp->oracle_kinds[k][RV_ORC_TRIED] > 0, k == pin);
+    rv_fuzz_free(zp);
+    rv_fuzz_free(z);
+}
+
+/* ---- non-SSA redefinitions (rv_fuzz_redefine) ---- */
+
+/* Both forms agree on a few input vectors (the moving collector when the
+ * machine's moves). */
+static bool runs_agree(const ravel_func *f, const ravel_func *a)
+{
+    for (uint64_t k = 0; k < 3; k++) {
+        uint64_t in[8];
+        rv_interp_inputs(7, k, in, 8);
+        rv_run_opts o = {.inputs = in, .ninputs = 8, .step_limit = 20000, .moving_gc = !f->mach->gc_nonmoving};
+        char msg[256];
+        if (!rv_interp_compare(f, a, &o, msg, sizeof msg)) return false;
+    }
+    return true;
+}
+
+/* A use that reads a stale copy: in g (a redefinition), the first use of
+ * the twice-defined vreg after its second def that reads a register (not a
+ * fixed one) is moved to a register where the first value of that vreg was
+ * (its def's or a read's) and the second def did not write. False if g has
+ * no such use. */
+static bool read_stale_copy(ravel_func *g)
+{
+    for (uint32_t i = 0; i < g->insts.len; i++) {
+        const rv_inst *in = rv_inst_at(g, i);
+        for (uint32_t d = 0; d < in->ndefs; d++) {
+            uint32_t v = rv_inst_defs(g, in)[d].vreg;
+            ravel_loc now = rv_inst_defs(g, in)[d].loc, olds[8];
+            unsigned nold = 0;
+            bool second = false;
+            for (uint32_t j = 0; j < i; j++) { /* an earlier def of v; where its value was */
+                const rv_inst *p = rv_inst_at(g, j);
+                for (uint32_t k = 0; k < p->ndefs + p->nuses; k++) {
+                    const rv_operand *o = &rv_inst_ops(g, p)[k];
+                    if (o->vreg != v) continue;
+                    second |= k < p->ndefs;
+                    if (ravel_loc_is_reg(o->loc) && o->loc != now && nold < 8) olds[nold++] = o->loc;
+                }
+            }
+            if (!second || nold == 0) continue;
+            for (uint32_t j = i + 1; j < g->insts.len; j++) {
+                const rv_inst *u = rv_inst_at(g, j);
+                for (uint32_t k = 0; k < u->nuses; k++) {
+                    rv_operand *o = &rv_inst_uses(g, u)[k];
+                    if (o->vreg != v || o->kind == RAVEL_C_FIXED || !ravel_loc_is_reg(o->loc)) continue;
+                    for (unsigned q = 0; q < nold; q++)
+                        if (olds[q] != o->loc) {
+                            o->loc = olds[q];
+                            return true;
+                        }
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* rv_fuzz_redefine makes valid non-SSA functions whose allocation stays
+ * correct (the checker accepts it, both forms agree); a read of the first
+ * value's stale copy after the second def is rejected or harmless, never
+ * accepted and wrong; the checker oracle's runs include redefinitions. */
+TEST(redefinitions)
+{
+    rv_gen_opts g;
+    rv_gen_opts_default(&g);
+    g.max_insts = 80;
+    ravel_checker *ck = ravel_checker_new();
+    unsigned made = 0, stale = 0, rejected = 0;
+    for (uint64_t seed = 0; seed < 150; seed++) {
+        ravel_module *m = rv_gen_from_seed(seed, &g);
+        const ravel_func *f = ravel_module_func(m, 0);
+        ravel_func *out = NULL, *f2 = NULL, *out2 = NULL;
+        char *err = NULL;
+        rv_alloc_opts ao = {.seed = seed};
+        rv_alloc_run(&rv_allocators[seed % rv_fuzz_nallocators()], f, &ao, &out, &err);
+        free(err);
+        if (out && ravel_check(ck, out, f, NULL) == RAVEL_OK && rv_fuzz_redefine(f, out, seed, &f2, &out2)) {
+            made++;
+            ravel_diags *d = ravel_diags_new();
+            CHECK_EQ_INT(ravel_validate(f2, 0, d), RAVEL_OK);
+            CHECK(ravel_validate(f2, RAVEL_VALIDATE_SSA, d) != RAVEL_OK); /* v is defined twice */
+            ravel_diags_free(d);
+            CHECK_EQ_INT(ravel_check(ck, out2, f2, NULL), RAVEL_OK);
+            CHECK(runs_agree(f2, out2));
+            if (read_stale_copy(out2)) {
+                stale++;
+                bool accepted = ravel_check(ck, out2, f2, NULL) == RAVEL_OK;
+                rejected += !accepted;
+                if (accepted && !runs_agree(f2, out2)) {
+                    fprintf(stderr, "seed %llu: a read of a stale copy accepted, and the runs differ\n",
+                            (unsigned long long)seed);
+                    CHECK(0);
+                }
+            }
+        }
+        ravel_func_free(f2);
+        ravel_func_free(out2);
+        ravel_func_free(out);
+        ravel_module_free(m);
+    }
+    printf("redefinitions: %u made, %u stale reads, %u rejected\n", made, stale, rejected);
+    CHECK(made >= 100);
+    CHECK(stale >= 20);
+    CHECK(rejected >= stale / 2);
+    ravel_checker_free(ck);
+    /* the oracle's runs: about a quarter on a redefinition (all of them
+     * with redefine_permille 1000, none with 0), none rejected */
+    rv_fuzz *z = rv_fuzz_new();
+    oracle_runs(z, 80);
+    CHECK(z->oracle_redefs >= 8 && z->oracle_redefs <= 40);
+    uint64_t quarter = z->oracle_redefs;
+    z->redefine_permille = 1000;
+    oracle_runs(z, 20);
+    CHECK(z->oracle_redefs >= quarter + 15);
+    z->redefine_permille = 0;
+    uint64_t before = z->oracle_redefs;
+    oracle_runs(z, 20);
+    CHECK_EQ_INT(z->oracle_redefs, before);
+    rv_fuzz_free(z);
+}
+
 TEST(replay_verdicts)
 {
     rv_fuzz *z = rv_fuzz_new();
@@ -546,6 +719,8 @@ TEST(differential_sees_moving_gc_stackmap_bug)
 int main(void)
 {
     RUN(parse_round_trip);
+    RUN(oracle_draws_and_counts_every_kind);
+    RUN(redefinitions);
     RUN(alloc_passes_every_allocator);
     RUN(alloc_catches_planted_bugs);
     RUN(alloc_reports_invalid_output);

@@ -2,7 +2,7 @@
  * its public API, with in-test callbacks: a correct one (ravel_allocate
  * "linear") finds no bug on random inputs, for the random machine and for a
  * given one; a declining one is counted, never a bug; planted wrong ones
- * (linear, then a corruption of allocator/inject.h; a failure) are found
+ * (linear, then a corruption of inject/inject.h; a failure) are found
  * within a bounded number of inputs, with a complete reproducer;
  * ravel_fuzz_kit_run aborts with the banner (in a forked child); misuse is
  * an error value.
@@ -16,7 +16,7 @@
 #define _GNU_SOURCE /* open_memstream */
 #include "ravel_fuzz.h"
 
-#include "allocator/inject.h"
+#include "inject/inject.h"
 #include "tests/test.h"
 #include "ir/rng.h"
 
@@ -268,6 +268,7 @@ TEST(planted_wrong_allocation)
     const char *t = ravel_fuzz_kit_reproducer(k, &len);
     CHECK(t != NULL && len == strlen(t));
     CHECK(has(t, "# ravel fuzz reproducer\n# kit: planted (include/ravel_fuzz.h)\n"));
+    CHECK(has(t, "# THIS_FILE: this report saved to a file"));
     CHECK(has(t, "ravel reduce --machine THIS_FILE --alloc-cmd 'YOUR_ALLOCATOR_COMMAND' --from-fuzz kit CRASH_INPUT\n"));
     CHECK(has(t, "# allocator: planted\n"));
     CHECK(has(t, "# seed: 0x"));

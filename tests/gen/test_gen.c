@@ -894,7 +894,7 @@ TEST(terminates)
         if (seed % 4 == 3) o.max_insts = 2000, o.max_blocks = 200;
         ravel_module *mod = rv_gen_from_seed(seed, &o);
         nirred += irreducible(mod->funcs.data[0]);
-        rv_run_opts ro = {inputs, seed % 6, 2000000, seed % 2 == 0, false}; /* a runaway fails fast */
+        rv_run_opts ro = {inputs, seed % 6, 2000000, seed % 2 == 0, false, 0}; /* a runaway fails fast */
         rv_run_result r;
         memset(&r, 0, sizeof r);
         int st = rv_interp_run(mod->funcs.data[0], &ro, &r);

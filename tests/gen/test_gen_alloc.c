@@ -39,7 +39,7 @@ static void one(const char *name, uint64_t seed, const ravel_func *f, ravel_chec
     int st = ravel_check(ck, out, f, &rep);
     if (st != RAVEL_OK && t->rejected++ < 3) report_failure(name, seed, "checker rejects the allocation", out, rep);
     uint64_t in[3] = {seed, 3, 0xfffffffffffffff0ULL};
-    rv_run_opts ro = {in, 3, 2000000, true, false};
+    rv_run_opts ro = {in, 3, 2000000, true, false, 0};
     char msg[256];
     bool same = rv_interp_compare(f, out, &ro, msg, sizeof msg);
     if (!same && t->differs++ < 3) report_failure(name, seed, msg, out, NULL);

@@ -91,7 +91,7 @@ static int one(const char *file, const ravel_machine *m, uint64_t k, const uint8
     free(ta);
     free(tb);
     uint64_t in[3] = {k, 3, 0xfffffffffffffff0ULL};
-    rv_run_opts ro = {in, 3, 2000000, true, false};
+    rv_run_opts ro = {in, 3, 2000000, true, false, 0};
     rv_run_result r;
     memset(&r, 0, sizeof r);
     int st = rv_interp_run(f, &ro, &r);

@@ -139,7 +139,7 @@ TEST(compare_messages)
     ravel_machine *m = machine();
     ravel_func *orig = out_func(m, false, 0), *good = out_func(m, true, 0), *bad = out_func(m, true, 1);
     uint64_t in[1] = {42};
-    rv_run_opts o = {in, 1, 0, false, false};
+    rv_run_opts o = {in, 1, 0, false, false, 0};
     char msg[512];
     CHECK(rv_interp_compare(orig, good, &o, msg, sizeof msg));
     CHECK_STR(msg, "");
@@ -151,7 +151,7 @@ TEST(compare_messages)
     ravel_func *stripped = rv_func_strip(good);
     CHECK(rv_interp_compare(stripped, good, &o, msg, sizeof msg));
     rv_run_result r;
-    CHECK_EQ_INT(rv_interp_run(good, &(rv_run_opts){in, 1, 0, false, true}, &r), RV_RUN_OK);
+    CHECK_EQ_INT(rv_interp_run(good, &(rv_run_opts){in, 1, 0, false, true, 0}, &r), RV_RUN_OK);
     CHECK_EQ_INT(r.rets.len, 1);
     CHECK_EQ_INT((int64_t)r.rets.data[0], -1);
     CHECK_EQ_INT(r.out.len, 1);

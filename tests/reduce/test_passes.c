@@ -181,6 +181,29 @@ TEST(edits_attrs_machine)
     free(got);
 }
 
+/* docs/format.md section 14: alias lines, undef and remat (with its
+ * clobbers) survive the copy and the passes; the registers pass drops the
+ * pairs of the registers it drops and renumbers the others. */
+static const char *const ext =
+    "machine\n  class gpr rax eax al rcx ecx rdx\n  alias rax eax al\n  alias eax al\n  alias rcx ecx\nend\n"
+    "func f\nb0:\n  v0:gpr @rax = args\n  v1:gpr @rcx = undef\n  v2:gpr @al = const 5\n"
+    "  rdx = remat 5 clobbers(rcx)\n  ret v2 @rdx, v0 @rax\nend\n";
+
+TEST(section14)
+{
+    char *got = after(ext, NULL, 0, 0);
+    CHECK(got && strstr(got, "  alias rax eax al\n  alias eax al\n  alias rcx ecx\n") &&
+          strstr(got, "v1:gpr @rcx = undef\n") && strstr(got, "rdx = remat 5 clobbers(rcx)\n"));
+    free(got);
+    /* eax and ecx are named nowhere: they go with their pairs */
+    got = after(ext, &rd_pass_regs, 0, 2);
+    CHECK(got && strstr(got, "class gpr rax al rcx rdx\n") && strstr(got, "  alias rax al\n") && !strstr(got, "eax") &&
+          !strstr(got, "ecx") && strstr(got, "rdx = remat 5 clobbers(rcx)"));
+    free(got);
+    expect(ext, &rd_pass_edits, 0, 1, "func f\nb0:\n  v0:gpr @rax = args\n  v1:gpr @rcx = undef\n  v2:gpr @al = const 5\n"
+                                       "  ret v2 @rdx, v0 @rax\nend\n");
+}
+
 TEST(renumber)
 {
     expect(sum, NULL, 0, 0,
@@ -201,5 +224,6 @@ int main(void)
     RUN(operands_and_constraints);
     RUN(edits_attrs_machine);
     RUN(renumber);
+    RUN(section14);
     return TEST_SUMMARY();
 }

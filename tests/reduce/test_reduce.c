@@ -5,7 +5,8 @@
  *       use's location changed; a reload from the wrong slot), CHECK mode;
  *   (b) a planted allocator that crashes (abort) or fails on a pattern;
  *   (c) a planted allocator whose output differs under run --compare;
- * plus determinism, the time budget and `--keep first-line`. Prints one
+ * plus the machine reduced with the function, determinism, the time budget
+ * and `--keep first-line`. Prints one
  * line of figures per case (ratio, time) for the closing notes. */
 #define _DEFAULT_SOURCE
 #include "reduce/reduce.h"
@@ -384,7 +385,7 @@ TEST(differs_under_compare)
         uint64_t in[64] = {0};
         for (uint64_t k = 0; k < 20 && a && !diff && n <= 64; k++) {
             rv_interp_inputs(13, k, in, n);
-            rv_run_opts ro = {in, n, 100000, false, true};
+            rv_run_opts ro = {in, n, 100000, false, true, 0};
             char msg[256];
             diff = !rv_interp_compare(f, a, &ro, msg, sizeof msg);
         }
@@ -396,6 +397,45 @@ TEST(differs_under_compare)
     }
     CHECK(f != NULL);
     free(out);
+}
+
+/* ---- the machine ----------------------------------------------------------------------------- */
+
+/* A wrong allocation on a machine far larger than it needs: the reducer's
+ * machine passes must shrink the machine too (a candidate that changes
+ * only the machine is a different candidate: the cache key covers the
+ * machine's text, so it is tested, not taken for the current one). */
+static const char wide_machine_text[] =
+    "machine\n  class int r0 r1 r2 r3 r4 r5\n  class flt f0 f1 f2\nend\n\nfunc f\nb0:\n"
+    "  v0:int @r0, v1:int @r1 = args\n  v2:int @r1 = add v0 @r0, v0 @r0\n"
+    "  v3:int @r0 = add v2 @r1, v1 @r1\n  ret v3 @r0\nend\n";
+
+TEST(machine_reduced)
+{
+    ravel_module *m;
+    const ravel_func *f = reparse(wide_machine_text, &m);
+    if (!f) return;
+    rv_reduce_opts o;
+    rv_reduce_opts_default(&o);
+    rv_reduce_stats st;
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(rv_reduce(f, NULL, 0, &o, &out, &st, &err), RAVEL_OK);
+    report("wide machine", 0, &st);
+    ravel_module *rm = NULL;
+    const ravel_func *r = out ? reparse(out, &rm) : NULL;
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ_INT(r->mach->classes.len, 1);         /* the unused class went */
+        CHECK(r->mach->regs.len <= 2);                 /* and the registers no operand names */
+        CHECK(st.lines_after + 1 <= st.lines_before);  /* the machine's class line */
+        char *k = kinds(r);
+        CHECK(k && strstr(k, "use-wrong-vreg ") != NULL); /* still the same rejection */
+        free(k);
+        ravel_module_free(rm);
+    }
+    free(out);
+    free(err);
+    ravel_module_free(m);
 }
 
 /* ---- determinism and the time budget ------------------------------------------------------- */
@@ -562,6 +602,7 @@ int main(void)
     RUN(wrong_use_location);
     RUN(wrong_reload_slot);
     RUN(keep_first_line);
+    RUN(machine_reduced);
     RUN(allocator_crash);
     RUN(allocator_failure);
     RUN(allocator_hang);

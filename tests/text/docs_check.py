@@ -38,6 +38,10 @@ status 1 if there is any.
    input, and must exit 0 or 1 (2 is bad usage or an unreadable file). A
    line shown as `$ ravel ...` with its output below must print exactly
    that output.
+6. The map. docs/architecture.md names every library the build defines
+   (each add_library / ravel_add_library / ravel_public_library of the
+   CMake files outside tests/ and the stand-alone example projects) and
+   every thread-local variable of the code (`_Thread_local`).
 """
 import os
 import re
@@ -148,6 +152,31 @@ class Checker:
                         continue
                     self.fail("%s names the file `%s`, which is nowhere in the repository" % (doc, w))
                     files.add(w)  # once per name
+
+    # ---- 6. the map ----
+    def architecture(self):
+        arch = open(os.path.join(self.src, "docs", "architecture.md"), encoding="utf-8").read()
+        libs, tls = set(), set()
+        standalone = {os.path.join(self.src, "examples", "kit")}
+        for root, dirs, files in os.walk(self.src):
+            rel = os.path.relpath(root, self.src)
+            dirs[:] = [d for d in dirs if not d.startswith((".", "build")) and d != "tests"
+                       and os.path.join(root, d) not in standalone and not (rel == "." and d == "out")]
+            for f in files:
+                path = os.path.join(root, f)
+                if f == "CMakeLists.txt" or f.endswith(".cmake"):
+                    text = re.sub(r"#.*", "", open(path, encoding="utf-8").read())
+                    libs.update(re.findall(r"(?:ravel_add_library|ravel_public_library|add_library)\(\s*([A-Za-z]\w*)", text))
+                elif f.endswith((".c", ".h")):
+                    text = open(path, encoding="utf-8", errors="replace").read()
+                    tls.update(re.findall(r"_Thread_local[^;=]*?\b(\w+)\s*[;=]", text))
+        for name in sorted(libs):
+            if not re.search(r"`%s`" % re.escape(name), arch):
+                self.fail("docs/architecture.md does not name the library `%s`" % name)
+        for name in sorted(tls):
+            if not re.search(r"`%s`" % re.escape(name), arch):
+                self.fail("docs/architecture.md does not name the thread-local `%s`" % name)
+        self.map_counts = (len(libs), len(tls))
 
     # ---- 3. programs ----
     def allocators(self):
@@ -318,6 +347,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ravel-docs-", dir=os.environ.get("TMPDIR", "/tmp"))
     try:
         c.paths()
+        c.architecture()
         c.bare_names()
         c.programs()
         c.readme_subcommands()
@@ -327,8 +357,8 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     for p in c.problems:
         print("FAIL: " + p)
-    print("%d docs checked, %d of their commands run (%s), %d problems" % (len(c.docs), len(ran), ", ".join(ran),
-                                                                         len(c.problems)))
+    print("%d docs checked, %d of their commands run (%s), %d libraries and %d thread-locals on the map, %d problems"
+          % (len(c.docs), len(ran), ", ".join(ran), c.map_counts[0], c.map_counts[1], len(c.problems)))
     return 1 if c.problems else 0
 
 

@@ -11,7 +11,7 @@
  *     and no other one (so each error is reported exactly once).
  *
  *   ra_driver run FILE
- *       # run: [--func NAME] [--args 1,-2,0x10] [--moving-gc] [--steps N] [--alloc-as-orig]
+ *       # run: [--func NAME] [--args 1,-2,0x10] [--moving-gc] [--steps N] [--alloc-as-orig] [--seed S]
  *       #> out: 55                      expected output lines, in order
  *       #> ret: 55                      (exact match; a line ending in "..."
  *       #> error: block b1...           matches as a prefix)
@@ -224,7 +224,7 @@ static int do_run(const char *path)
         ravel_diags_print(stderr, d);
         bad = 1;
     } else {
-        rv_run_opts o = {a.inputs.data, a.inputs.len, a.steps, a.moving_gc, rv_func_is_allocated(f) && !a.as_orig};
+        rv_run_opts o = {a.inputs.data, a.inputs.len, a.steps, a.moving_gc, rv_func_is_allocated(f) && !a.as_orig, a.seed};
         rv_run_result r;
         rv_interp_run(f, &o, &r);
         char buf[400];
@@ -301,7 +301,7 @@ static int do_compare(const char *orig_path, const char *alloc_path)
         uint64_t *in = rv_xcalloc(n + 1, sizeof *in);
         for (uint64_t k = 0; k < a.ninputs && all_same; k++) {
             rv_interp_inputs(a.seed, k, in, n);
-            rv_run_opts o = {in, n, a.steps ? a.steps : 10000, a.moving_gc, true};
+            rv_run_opts o = {in, n, a.steps ? a.steps : 10000, a.moving_gc, true, rv_interp_undef_seed(a.seed, k)};
             all_same = rv_interp_compare(fo, fa, &o, msg, sizeof msg);
         }
         free(in);

@@ -40,7 +40,7 @@ static bool verify(const ravel_func *f, const ravel_func *g, const char *what)
     const uint64_t *ins[] = {NULL, in1, in2, in3};
     size_t nin[] = {0, 2, 6, 3};
     for (int k = 0; ok && k < 4; k++) {
-        rv_run_opts o = {ins[k], nin[k], 20000, k == 2 && !f->mach->gc_nonmoving, false};
+        rv_run_opts o = {ins[k], nin[k], 20000, k == 2 && !f->mach->gc_nonmoving, false, 0};
         char msg[512];
         if (!rv_interp_compare(f, g, &o, msg, sizeof msg)) {
             fprintf(stderr, "%s: run --compare differs (inputs %d): %s\n", what, k, msg);
@@ -100,7 +100,7 @@ static int run_case(const char *path)
             bad = 1;
             continue;
         }
-        rv_alloc_opts o = {0, getenv("LINEAR_TRACE") != NULL};
+        rv_alloc_opts o = {0, getenv("LINEAR_TRACE") != NULL, NULL};
         char *err = NULL;
         /* LINEAR_USE_FAST: the same checks on `fast`, to compare outputs */
         ravel_func *g = getenv("LINEAR_USE_FAST") ? rv_alloc_fast(f, &o, &err) : rv_alloc_linear(f, &o, &err);
@@ -144,7 +144,7 @@ static int run_random(uint32_t n, uint32_t minr, uint32_t maxr, uint64_t seed0, 
         uint64_t seed = seed0 + s;
         ravel_module *mod = rv_gen_from_seed(seed, &go);
         const ravel_func *f = ravel_module_func(mod, 0);
-        rv_alloc_opts o = {seed, false};
+        rv_alloc_opts o = {seed, false, NULL};
         char *err = NULL, what[64];
         snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
         ravel_func *g = rv_alloc_linear(f, &o, &err);

@@ -1,4 +1,4 @@
-/* test_inject.c - bug injection (allocator/inject.h) and its use by the
+/* test_inject.c - bug injection (inject/inject.h) and its use by the
  * checker oracle (fuzz/fuzzlib.c):
  *   - the kinds together violate every rule of section 6 (each error kind
  *     of the checker's catalogue appears in some report);
@@ -222,6 +222,41 @@ TEST(deterministic_and_truthful)
     rv_fuzz_free(z);
 }
 
+/* The sites come from the hold analysis: use-reg prefers a register that
+ * holds another known value there, so that its reads are mostly of a
+ * wrong vreg (use-wrong-vreg), not of nothing (use-unknown); a kind whose
+ * HOLD column is 0 by mistake draws among all registers and fails this. */
+TEST(preferred_sites)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    uint64_t changed = 0, wrong = 0;
+    for (uint64_t s = 0; s < 30; s++) {
+        ravel_module *m = gen(s + 500, 0);
+        const ravel_func *f = ravel_module_func(m, 0);
+        for (size_t a = 0; rv_allocators[a].name; a++) {
+            ravel_func *out = alloc_ok(z, f, &rv_allocators[a], s);
+            rv_inject_result r;
+            if (out && rv_inject(out, RV_INJ_USE_REG, s, &r) == RV_INJ_CHANGED) {
+                ravel_report *rep = NULL;
+                changed++;
+                if (ravel_check(z->ck, out, f, &rep) != RAVEL_OK && rep)
+                    for (size_t e = 0; e < ravel_report_count(rep); e++)
+                        if (ravel_report_error(rep, e)->inst == r.inst) {
+                            wrong += strcmp(ravel_report_error(rep, e)->kind, "use-wrong-vreg") == 0;
+                            break;
+                        }
+                ravel_report_free(rep);
+            }
+            ravel_func_free(out);
+        }
+        ravel_module_free(m);
+    }
+    printf("preferred_sites: use-reg changed %llu, read a wrong vreg %llu\n", (unsigned long long)changed, (unsigned long long)wrong);
+    CHECK(changed > 100);
+    CHECK(wrong * 10 > changed * 7);
+    rv_fuzz_free(z);
+}
+
 /* The oracle's per-kind counters: tried = no_site + unchanged + rejected +
  * accepted for every kind; a kind that finds no site is never "accepted". */
 TEST(oracle_counts)
@@ -345,6 +380,7 @@ int main(int argc, char **argv)
     if (argc > 1) nfuncs = (uint32_t)strtoul(argv[1], NULL, 0);
     RUN(deterministic_and_truthful);
     RUN(oracle_counts);
+    RUN(preferred_sites);
     RUN(each_kind_applies_and_is_caught);
     RUN(every_rule_violated);
     RUN(no_miss);

@@ -1,0 +1,32 @@
+/* gen_value.c - values and scopes of the function builder (gen_value.h):
+ * saving and restoring a scope, growing the value lists. Draws nothing. */
+#include "fuzz/gen_value.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gen_scope_save(const gen *g, scope *sc)
+{
+    for (int t = 0; t < NTYPES; t++) sc->len[t] = g->vals.n[t];
+}
+
+void gen_scope_restore(gen *g, const scope *sc)
+{
+    g->vals.nonempty = 0;
+    for (int t = 0; t < NTYPES; t++) {
+        g->vals.n[t] = sc->len[t];
+        g->vals.nonempty |= (sc->len[t] != 0) << t;
+    }
+}
+
+void gen_avail_grow(gen *g, uint32_t cap)
+{
+    uint32_t *mem = rv_xmalloc(sizeof(uint32_t) * NTYPES * cap);
+    for (int t = 0; t < NTYPES; t++) {
+        if (g->vals.n[t]) memcpy(mem + (size_t)t * cap, g->vals.list[t], sizeof(uint32_t) * g->vals.n[t]);
+        g->vals.list[t] = mem + (size_t)t * cap;
+    }
+    rv_free(g->vals.mem);
+    g->vals.mem = mem;
+    g->vals.cap = cap;
+}

@@ -1,0 +1,318 @@
+/* hold.c - injection's hold analysis (hold.h), read from the checker's
+ * reference fixpoint through ck_sem.h's cursor; the stale copies of the
+ * steady states tracked on top of it.
+ * Requires: an allocated, valid, finished function and its CFG.
+ * Guarantees: a cell holds v (valid) only where the reference's state has
+ * v in that location; a stale cell v|INJ_H_STALE only where it does not
+ * and a step or an edge of the reference left that copy of v stale. */
+#include "inject/hold.h"
+#include "checker/ck_sem.h"
+#include "ir/analysis.h"
+
+#include <string.h>
+
+enum { MAX_STALE = 64, MAX_ROUNDS = 64 };
+
+bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot) { return ck_smap_lists(f, in, slot); }
+
+static uint32_t nlocs(const inj_hold *h) { return h->nregs + h->nslots; }
+static ravel_loc loc_at(const inj_hold *h, uint32_t x) { return rv_loc_at(h->nregs, x); }
+static uint32_t cell(const inj_hold *h, ravel_loc l) { return rv_loc_index(h->nregs, h->nslots, l); }
+static bool is_ref(const ravel_func *f, uint32_t v) { return v < f->vregs.len && f->vregs.data[v].ref; }
+
+bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
+{
+    *h = (inj_hold){.f = f, .cfg = cfg, .nregs = nregs, .nslots = nslots, .ck = ravel_checker_new()};
+    ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE);
+    ravel_checker_set_max_errors(h->ck, 1); /* (the states are wanted, not the report) */
+    int rc = ravel_check(h->ck, f, NULL, NULL);
+    h->ok = (rc == RAVEL_OK || rc == RAVEL_EFAIL) && f->layout.len &&
+            ck_ref_seek(h->ck, f, f->blocks.data[f->layout.data[0]].first_inst);
+    return h->ok;
+}
+
+void inj_hold_free(inj_hold *h)
+{
+    ravel_checker_free(h->ck);
+    memset(h, 0, sizeof *h);
+}
+
+/* Vreg v is live right before instruction i: live after it (h->live)
+ * or read by it. */
+static bool live_before(const inj_hold *h, uint32_t i, uint32_t v)
+{
+    if (v < h->f->vregs.len && rv_bs_test(h->live + (size_t)i * h->lw, v)) return true;
+    const rv_inst *in = &h->f->insts.data[i];
+    for (uint32_t k = 0; !rv_is_edit(in) && k < in->nuses; k++)
+        if (rv_inst_uses(h->f, in)[k].vreg == v) return true;
+    return false;
+}
+
+/* What location x holds at the cursor (before instruction i), as one
+ * vreg: of a set, its greatest member live there (h->live), else its
+ * greatest; INJ_H_UNK if none. *multi: it was a set. */
+static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, bool *multi)
+{
+    const uint32_t *m;
+    uint32_t n = ck_ref_loc_vregs(h->ck, loc_at(h, x), &m);
+    *multi = n > 1;
+    for (uint32_t k = n; k-- > 0 && n > 1 && h->live;)
+        if (live_before(h, i, m[k])) return m[k];
+    return n ? m[n - 1] : INJ_H_UNK;
+}
+
+static void fill_unk(uint32_t *out, size_t n)
+{
+    for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
+}
+
+/* The row of instruction i (the cursor before it): a location whose token
+ * is that of the row before (prev, its tokens in tok; none when prev is
+ * NULL) and that held no set holds what it held there. tok: the tokens
+ * now, on return; multi: per location, a set. */
+static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now, bool *multi)
+{
+    ck_ref_loc_tokens(h->ck, now, nlocs(h));
+    for (uint32_t x = 0; x < nlocs(h); x++) {
+        row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
+        tok[x] = now[x];
+    }
+}
+
+void inj_hold_build(inj_hold *h, uint32_t *out)
+{
+    const ravel_func *f = h->f;
+    uint32_t nl = nlocs(h), *tok = rv_xmalloc(sizeof *tok * (2 * nl + 1));
+    bool *multi = rv_xcalloc(nl + 1, sizeof *multi);
+    fill_unk(out, (size_t)f->insts.len * nl);
+    for (uint32_t b = 0; h->ok && b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        if (!bl->ninsts || !ck_ref_seek(h->ck, f, bl->first_inst)) continue;
+        for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
+            const uint32_t *prev = i > bl->first_inst ? out + (size_t)(i - 1) * nl : NULL;
+            take_row(h, i, out + (size_t)i * nl, prev, tok, tok + nl, multi);
+            ck_ref_step(h->ck, NULL, 0);
+        }
+    }
+    rv_free(multi);
+    rv_free(tok);
+}
+
+/* ---- the steady states and their stale copies ---- */
+
+/* The stale tracker: per location the vreg whose stale copy it holds, or
+ * INJ_H_UNK (none), or INJ_H_TOP (the meet's identity). Per edge (an
+ * index of f->succs) what it carries, valid where done. */
+typedef struct stale_run {
+    inj_hold *h;
+    uint32_t nl, nedges;
+    uint32_t *edge; /* nedges x nl */
+    bool *edone;    /* per edge: carried once */
+    uint32_t *cur;  /* the walk's marks */
+    uint32_t *tok, *oldm, *oldn; /* before a step: per marked location its token and members (oldm: nl x MAX_STALE) */
+    ck_stale st[MAX_STALE];
+} stale_run;
+
+static void run_init(stale_run *r, inj_hold *h)
+{
+    memset(r, 0, sizeof *r);
+    r->h = h;
+    r->nl = nlocs(h);
+    r->nedges = h->f->succs.len;
+    r->edge = rv_xmalloc(sizeof *r->edge * ((size_t)r->nedges * r->nl + 1));
+    r->edone = rv_xcalloc(r->nedges + 1, sizeof *r->edone);
+    r->cur = rv_xmalloc(sizeof *r->cur * (r->nl + 1));
+    r->tok = rv_xmalloc(sizeof *r->tok * (r->nl + 1));
+    r->oldn = rv_xmalloc(sizeof *r->oldn * (r->nl + 1));
+    r->oldm = rv_xmalloc(sizeof *r->oldm * ((size_t)r->nl * MAX_STALE + 1));
+}
+
+static void run_free(stale_run *r)
+{
+    rv_free(r->edge);
+    rv_free(r->edone);
+    r->edone = NULL;
+    rv_free(r->cur);
+    rv_free(r->tok);
+    rv_free(r->oldn);
+    rv_free(r->oldm);
+}
+
+static uint32_t edge_index(const ravel_func *f, const rv_succ *s) { return (uint32_t)(s - f->succs.data); }
+
+/* A back edge p -> b: b dominates p. */
+static bool back_edge(const inj_hold *h, uint32_t p, uint32_t b) { return rv_cfg_dominates(h->cfg, b, p); }
+
+static bool is_header(const inj_hold *h, uint32_t b)
+{
+    for (uint32_t k = h->cfg->pred_start[b]; k < h->cfg->pred_start[b + 1]; k++)
+        if (back_edge(h, h->cfg->pred[k], b)) return true;
+    return false;
+}
+
+/* The marks at b's entry: the meet (agreement) of what its carried
+ * in-edges carry (a loop header's back edges only, as the steady states
+ * see it; none carried yet: no marks). False if b is no header and none
+ * of its in-edges was carried yet (not reached). */
+static bool entry_marks(stale_run *r, uint32_t b)
+{
+    const inj_hold *h = r->h;
+    const ravel_func *f = h->f;
+    bool hdr = is_header(h, b), any = false;
+    for (uint32_t x = 0; x < r->nl; x++) r->cur[x] = INJ_H_TOP;
+    for (uint32_t q = h->cfg->pred_start[b]; q < h->cfg->pred_start[b + 1]; q++) {
+        uint32_t p = h->cfg->pred[q];
+        const rv_inst *t = rv_block_term(f, &f->blocks.data[p]);
+        for (uint32_t k = 0; t && k < rv_inst_nsuccs(t) && !(hdr && !back_edge(h, p, b)); k++) {
+            const rv_succ *s = &rv_inst_succs(f, t)[k];
+            uint32_t e = edge_index(f, s);
+            if (s->block != b || !r->edone[e]) continue;
+            any = true;
+            for (uint32_t x = 0; x < r->nl; x++) {
+                uint32_t a = r->cur[x], c = r->edge[(size_t)e * r->nl + x];
+                r->cur[x] = a == INJ_H_TOP ? c : a == c ? a : INJ_H_UNK;
+            }
+        }
+    }
+    for (uint32_t x = 0; x < r->nl; x++)
+        if (r->cur[x] == INJ_H_TOP) r->cur[x] = INJ_H_UNK;
+    return any || hdr;
+}
+
+static bool has(const uint32_t *m, uint32_t n, uint32_t v)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (m[k] == v) return true;
+    return false;
+}
+
+/* Before the cursor's instruction: each marked location's token and
+ * members. */
+static void note_marked(stale_run *r)
+{
+    for (uint32_t x = 0; x < r->nl; x++) {
+        if (r->cur[x] == INJ_H_UNK) continue;
+        const uint32_t *m;
+        uint32_t n = ck_ref_loc_vregs(r->h->ck, loc_at(r->h, x), &m);
+        r->tok[x] = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
+        r->oldn[x] = n < MAX_STALE ? n : MAX_STALE;
+        memcpy(r->oldm + (size_t)x * MAX_STALE, m, sizeof *m * r->oldn[x]);
+    }
+}
+
+/* The collector at safepoint in, on the marks (ck_gc_keeps; rooted: a
+ * listed slot holds v before the safepoint). */
+static void gc_marks(stale_run *r, const rv_inst *in)
+{
+    const ravel_func *f = r->h->f;
+    bool moving = !f->mach->gc_nonmoving;
+    for (uint32_t x = 0; x < r->nl; x++) {
+        uint32_t v = r->cur[x];
+        if (v == INJ_H_UNK) continue;
+        bool listed = x >= r->h->nregs && ck_smap_lists(f, in, x - r->h->nregs), rooted = false;
+        for (uint32_t k = 0; !moving && is_ref(f, v) && (in->flags & RV_IF_STACKMAP) && k < in->u.smap.n; k++) {
+            uint32_t y = cell(r->h, ravel_slot(f->u32.data[in->u.smap.first + k]));
+            const uint32_t *m;
+            uint32_t n = y == RAVEL_NONE ? 0 : ck_ref_loc_vregs(r->h->ck, loc_at(r->h, y), &m);
+            rooted |= n && has(m, n, v);
+        }
+        if (!ck_gc_keeps(moving, is_ref(f, v), listed, rooted)) r->cur[x] = INJ_H_UNK;
+    }
+}
+
+/* Past instruction i: marks whose location was written end (its token
+ * changed, other than by losing vregs), an edit's destination takes its
+ * source's mark, the copies the step left stale are marked. */
+static void step(stale_run *r, uint32_t i)
+{
+    const ravel_func *f = r->h->f;
+    const rv_inst *in = &f->insts.data[i];
+    uint32_t dst = RAVEL_NONE, srcmark = INJ_H_UNK;
+    if (rv_is_edit(in)) {
+        uint32_t s = cell(r->h, in->u.edit.src);
+        dst = cell(r->h, in->u.edit.dst);
+        srcmark = s == RAVEL_NONE ? INJ_H_UNK : r->cur[s];
+    } else if (in->flags & RV_IF_SAFEPOINT) {
+        gc_marks(r, in);
+    }
+    note_marked(r);
+    uint32_t n = ck_ref_step(r->h->ck, r->st, MAX_STALE);
+    for (uint32_t x = 0; x < r->nl; x++) {
+        if (r->cur[x] == INJ_H_UNK || ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == r->tok[x]) continue;
+        const uint32_t *m;
+        uint32_t k = ck_ref_loc_vregs(r->h->ck, loc_at(r->h, x), &m);
+        bool lost_only = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) != CK_TOKEN_UNKNOWN;
+        for (uint32_t q = 0; q < k && lost_only; q++) lost_only = has(r->oldm + (size_t)x * MAX_STALE, r->oldn[x], m[q]);
+        if (!lost_only) r->cur[x] = INJ_H_UNK;
+    }
+    if (dst != RAVEL_NONE) r->cur[dst] = srcmark;
+    for (uint32_t k = 0; k < n && k < MAX_STALE; k++) {
+        uint32_t x = cell(r->h, r->st[k].loc);
+        if (x != RAVEL_NONE) r->cur[x] = r->st[k].vreg;
+    }
+}
+
+/* The cell of location x at the cursor (before i): what it holds, else
+ * its mark. */
+static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
+{
+    bool multi;
+    uint32_t v = held(r->h, x, i, &multi);
+    return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
+}
+
+/* What the edges out of b (the cursor at its end, marks in cur) carry:
+ * the marks, and the copies of the targets' parameters each binding left
+ * stale. True if one changed. */
+static bool carry(stale_run *r, uint32_t b)
+{
+    const ravel_func *f = r->h->f;
+    const rv_block *bl = &f->blocks.data[b];
+    const rv_inst *t = rv_block_term(f, bl);
+    bool changed = false;
+    for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
+        uint32_t e = edge_index(f, &rv_inst_succs(f, t)[k]), n = 0, *d = r->edge + (size_t)e * r->nl;
+        if (k && ck_ref_seek(r->h->ck, f, bl->first_inst + bl->ninsts - 1)) ck_ref_step(r->h->ck, NULL, 0);
+        if (!ck_ref_edge(r->h->ck, k, r->st, MAX_STALE, &n)) n = 0;
+        uint32_t *tmp = r->tok; /* (scratch: the new marks) */
+        memcpy(tmp, r->cur, sizeof *tmp * r->nl);
+        for (uint32_t q = 0; q < n && q < MAX_STALE; q++) {
+            uint32_t x = cell(r->h, r->st[q].loc);
+            if (x != RAVEL_NONE) tmp[x] = r->st[q].vreg;
+        }
+        changed |= !r->edone[e] || memcmp(d, tmp, sizeof *d * r->nl) != 0;
+        memcpy(d, tmp, sizeof *d * r->nl);
+        r->edone[e] = true;
+    }
+    return changed;
+}
+
+/* Block b in the steady states from its entry marks: its cells recorded
+ * into out, its edges carried; true if an edge changed. */
+static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
+{
+    const ravel_func *f = r->h->f;
+    const rv_block *bl = &f->blocks.data[b];
+    if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
+    for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
+        for (uint32_t x = 0; x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
+        step(r, i);
+    }
+    return carry(r, b);
+}
+
+bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
+{
+    const ravel_func *f = h->f;
+    fill_unk(out, (size_t)f->insts.len * nlocs(h));
+    if (!h->ok || !ck_ref_steady(h->ck, f)) return h->ok = false;
+    stale_run r;
+    run_init(&r, h);
+    bool changed = true;
+    for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
+        changed = false;
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++) changed |= run_block(&r, h->cfg->rpo[k], out);
+    }
+    run_free(&r);
+    return true;
+}

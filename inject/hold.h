@@ -1,0 +1,73 @@
+/* hold.h - injection's hold analysis: which vreg each location holds before
+ * every instruction of an allocated function, one vreg per location (the
+ * sites of the modelled kinds are found with it).
+ *
+ * It has no transfer of its own: the states are the checker's reference
+ * fixpoint (checker/ck_sem.h: a reference check of the function, read
+ * through the cursor, ck_ref_seek/ck_ref_step/ck_ref_edge), so that
+ * section 6 (and whatever the format adds to it) is defined in the checker
+ * only. A location holding a set of vregs (a copy bound to a block
+ * parameter holds both) is shown as its greatest member live before the
+ * instruction (a name the code still reads), else its greatest.
+ *
+ * What the reference does not keep, the copies a redefinition leaves
+ * behind ("stale"), is tracked on top of it for the steady states (the
+ * second and later iterations of loops: ck_ref_steady): a stale copy is
+ * born where a step or an edge of the cursor reports it, moves with an
+ * edit that copies it, is dropped at a safepoint by the collector's rule
+ * (ck_gc_keeps) and ends where its location is written (its token,
+ * ck_ref_loc_token, changes other than by losing vregs); paths meet by
+ * agreement. tests/inject/test_hold.c holds both tables to the reference
+ * on generated functions.
+ *
+ * A state is one uint32 per location cell (rv_loc_index):
+ *   INJ_H_UNK     nothing known (unknown, conflicted, empty, unreached);
+ *   v             the current value of vreg v (v < INJ_H_STALE);
+ *   v|INJ_H_STALE (steady states only) a copy of v left behind by a
+ *                 redefinition of v, e.g. of the previous loop iteration.
+ */
+#ifndef RAVEL_INJECT_HOLD_H
+#define RAVEL_INJECT_HOLD_H
+
+#include "ir/ir.h"
+
+#define INJ_H_UNK 0xffffffffu
+#define INJ_H_TOP 0xfffffffeu /* (the meet's identity, inside hold.c) */
+#define INJ_H_STALE 0x80000000u
+static inline bool inj_h_valid(uint32_t h) { return h < INJ_H_STALE; }
+static inline bool inj_h_stale(uint32_t h) { return h != INJ_H_UNK && h != INJ_H_TOP && (h & INJ_H_STALE); }
+
+/* The function, its CFG (rv_cfg_build) and its location cells (nregs
+ * registers, then nslots slots: f's machine's and f->nslots), and the
+ * checker whose reference states are read. */
+typedef struct inj_hold {
+    const ravel_func *f;
+    const rv_cfg *cfg;
+    uint32_t nregs, nslots;
+    ravel_checker *ck;
+    bool ok; /* the reference's states of f are there */
+    /* optional (NULL): the vregs live after each instruction (lw words
+     * each); of a set, a cell then shows the greatest member live there */
+    const uint64_t *live;
+    uint32_t lw;
+} inj_hold;
+
+/* Runs the reference on f (an allocated, valid, finished function); false
+ * (h->ok) if it has no states of f: the checker refused f (bad input, a
+ * format extension it does not implement yet) or a limit was passed. */
+bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots);
+void inj_hold_free(inj_hold *h);
+
+/* The stackmap of in lists slot number slot (false without a stackmap). */
+bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot);
+
+/* The states before every instruction into out (insts.len x nlocs cells,
+ * instruction i's at out + i * nlocs): the reference's fixpoint. */
+void inj_hold_build(inj_hold *h, uint32_t *out);
+/* The same for the second and later iterations of every loop
+ * (ck_ref_steady), stale copies included; afterwards the reference's
+ * fixpoint states are gone (inj_hold_build must come first). False if the
+ * steady states could not be made (out: all INJ_H_UNK). */
+bool inj_hold_build_steady(inj_hold *h, uint32_t *out);
+
+#endif

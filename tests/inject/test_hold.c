@@ -1,0 +1,275 @@
+/* test_hold.c - injection's hold analysis (inject/hold.h) against the
+ * checker's reference (checker/ck_sem.h), on generated functions allocated
+ * by every allocator and corrupted by the value kinds of the catalogue:
+ *   - a cell that holds v: the reference has v in that location there
+ *     (ck_ref_holders, of a checker of its own); a use the reference finds
+ *     in its location: its cell holds a vreg (that one, or the greatest of
+ *     the set the location holds);
+ *   - unreached instructions: nothing held;
+ *   - the steady states: a cell holds v where the reference's steady state
+ *     has v; a stale cell v|STALE where it has not v, and of a vreg that
+ *     some location held at some reached point of the fixpoint or the
+ *     steady states (an edit may move a stale copy where v never was);
+ *   - the stale copies' rules, step by step (check_stale_rules);
+ *   - hold finds values and steady finds stale copies on some functions
+ *     (an analysis that says nothing fails here), and the hand-written
+ *     stale-loop case (cases/stale-loop.ra) has its stale copy.
+ * Usage: test_hold [NSEEDS] (default 10). */
+#define _POSIX_C_SOURCE 200809L
+#include "allocator/alloc.h"
+#include "checker/ck.h"
+#include "fuzz/gen.h"
+#include "inject/hold.h"
+#include "inject/inject.h"
+#include "tests/support/support.h"
+#include "tests/test.h"
+
+static uint32_t nseeds = 10;
+
+typedef struct hstats {
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, bad;
+} hstats;
+
+static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
+{
+    if (st->bad++ < 8) fprintf(stderr, "%s (inst %u, loc %u, v%u)\n", what, inst, l, v);
+}
+
+static bool ref_has(ravel_checker *ck, const ravel_func *f, uint32_t i, ravel_loc l, uint32_t v)
+{
+    ravel_loc locs[64];
+    uint32_t n = ck_ref_holders(ck, f, i, v, locs, 64);
+    for (uint32_t k = 0; k < n && k < 64; k++)
+        if (locs[k] == l) return true;
+    return false;
+}
+
+/* The fixpoint's table against a checker of the test's own. */
+static void check_must(const ravel_func *f, const uint32_t *tab, uint32_t nregs, uint32_t nslots, hstats *st)
+{
+    ravel_checker *ck = ravel_checker_new();
+    ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
+    ravel_check(ck, f, NULL, NULL);
+    uint32_t nl = nregs + nslots;
+    for (uint32_t i = 0; i < f->insts.len; i++) {
+        bool reached = ck_ref_seek(ck, f, i);
+        for (uint32_t x = 0; x < nl; x++) {
+            uint32_t h = tab[(size_t)i * nl + x];
+            st->cells++;
+            if (!inj_h_valid(h)) continue;
+            st->valid++;
+            if (!reached) bad(st, "a value held at an unreached instruction", i, x, h);
+            else if (!ref_has(ck, f, i, rv_loc_at(nregs, x), h)) bad(st, "held, but not in the reference", i, x, h);
+        }
+        const rv_inst *in = &f->insts.data[i];
+        for (uint32_t k = 0; reached && !rv_is_edit(in) && k < in->nuses; k++) {
+            const rv_operand *u = &rv_inst_uses(f, in)[k];
+            uint32_t x = rv_loc_index(nregs, nslots, u->loc);
+            if (x == RAVEL_NONE || !ref_has(ck, f, i, u->loc, u->vreg)) continue;
+            st->uses_held++;
+            uint32_t h = tab[(size_t)i * nl + x];
+            if (!inj_h_valid(h) || h < u->vreg) bad(st, "the reference holds a use's vreg, the cell does not", i, x, u->vreg);
+        }
+    }
+    ravel_checker_free(ck);
+}
+
+static bool subset_of(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb)
+{
+    for (uint32_t i = 0; i < na; i++) {
+        bool in = false;
+        for (uint32_t j = 0; j < nb && !in; j++) in = a[i] == b[j];
+        if (!in) return false;
+    }
+    return true;
+}
+
+/* The stale copies' rules, instruction by instruction inside each block of
+ * the steady table (its cursor in ck, whose steady states are made), where
+ * a cell holds no value after the step: a copy the step reports stale is
+ * marked; an edit's destination takes its source's mark; a mark stays
+ * where the token did not change, or changed by losing vregs only, but at
+ * a safepoint whose collector (ck_gc_keeps) drops it. */
+static void check_stale_rules(ravel_checker *ck, const ravel_func *f, const uint32_t *tab, uint32_t nregs, uint32_t nslots, hstats *st)
+{
+    uint32_t nl = nregs + nslots, *t0 = malloc(sizeof *t0 * (nl + 1)), *t1 = malloc(sizeof *t1 * (nl + 1)), m0[64], n0[64];
+    ck_stale rep[64];
+    for (uint32_t b = 0; b < f->layout.len; b++) {
+        const rv_block *bl = &f->blocks.data[b];
+        for (uint32_t i = bl->first_inst; i + 1 < bl->first_inst + bl->ninsts && ck_ref_seek(ck, f, i); i++) {
+            const rv_inst *in = &f->insts.data[i];
+            const uint32_t *c0 = tab + (size_t)i * nl, *c1 = tab + (size_t)(i + 1) * nl;
+            ck_ref_loc_tokens(ck, t0, nl);
+            uint32_t nmark = 0, xm[64];
+            for (uint32_t x = 0; x < nl && nmark < 64; x++) /* the marked locations' members before */
+                if (inj_h_stale(c0[x])) {
+                    const uint32_t *m;
+                    n0[nmark] = ck_ref_loc_vregs(ck, rv_loc_at(nregs, x), &m);
+                    m0[nmark] = n0[nmark] ? m[0] : RAVEL_NONE; /* (one member is enough: sets here are small) */
+                    if (n0[nmark] > 1) continue;
+                    xm[nmark++] = x;
+                }
+            uint32_t nrep = ck_ref_step(ck, rep, 64);
+            ck_ref_loc_tokens(ck, t1, nl);
+            for (uint32_t k = 0; k < nrep && k < 64; k++) {
+                uint32_t x = rv_loc_index(nregs, nslots, rep[k].loc);
+                if (x != RAVEL_NONE && !inj_h_valid(c1[x]) && c1[x] != (rep[k].vreg | INJ_H_STALE)) bad(st, "stale rules: a reported copy not marked", i, x, rep[k].vreg);
+            }
+            uint32_t dst = rv_is_edit(in) ? rv_loc_index(nregs, nslots, in->u.edit.dst) : RAVEL_NONE;
+            uint32_t src = rv_is_edit(in) ? rv_loc_index(nregs, nslots, in->u.edit.src) : RAVEL_NONE;
+            if (dst != RAVEL_NONE && src != RAVEL_NONE && inj_h_stale(c0[src]) && !inj_h_valid(c1[dst]) && c1[dst] != c0[src])
+                bad(st, "stale rules: an edit did not move its source's mark", i, dst, c0[src]);
+            for (uint32_t q = 0; q < nmark; q++) {
+                uint32_t x = xm[q], v = c0[x] & ~INJ_H_STALE;
+                if (x == dst || inj_h_valid(c1[x])) continue;
+                bool reported = false;
+                for (uint32_t k = 0; k < nrep && k < 64; k++) reported |= rv_loc_index(nregs, nslots, rep[k].loc) == x;
+                if (reported) continue;
+                const uint32_t *m;
+                uint32_t n1 = ck_ref_loc_vregs(ck, rv_loc_at(nregs, x), &m);
+                bool kept = t1[x] == t0[x] || (t1[x] != CK_TOKEN_UNKNOWN && (n1 == 0 || subset_of(m, n1, &m0[q], n0[q])));
+                if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_edit(in) && !f->mach->gc_nonmoving) { /* moving: listed iff ref */
+                    bool listed = x >= nregs && ck_smap_lists(f, in, x - nregs), ref = v < f->vregs.len && f->vregs.data[v].ref;
+                    kept &= ck_gc_keeps(true, ref, listed, false);
+                }
+                if (kept != (c1[x] == c0[x])) bad(st, kept ? "stale rules: a mark lost" : "stale rules: a mark kept", i, x, v);
+                else st->rules += kept;
+            }
+        }
+    }
+    free(t0);
+    free(t1);
+}
+
+/* The steady table: its values in the reference's steady states, its
+ * stale copies not, each of a vreg the fixpoint or the steady states have
+ * somewhere at some reached point. */
+static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nregs, uint32_t nslots, hstats *st)
+{
+    ravel_checker *ck = ravel_checker_new();
+    ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
+    ravel_check(ck, f, NULL, NULL);
+    uint32_t nl = nregs + nslots;
+    uint8_t *seen = calloc(f->vregs.len + 1, 1); /* vregs held somewhere */
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        if (pass == 1) CHECK(ck_ref_steady(ck, f));
+        for (uint32_t i = 0; i < f->insts.len; i++)
+            for (uint32_t x = 0; x < nl && ck_ref_seek(ck, f, i); x++) {
+                const uint32_t *m;
+                uint32_t n = ck_ref_loc_vregs(ck, rv_loc_at(nregs, x), &m);
+                for (uint32_t k = 0; k < n; k++) seen[m[k]] = 1;
+            }
+    }
+    for (uint32_t i = 0; i < f->insts.len; i++) {
+        bool reached = ck_ref_seek(ck, f, i);
+        for (uint32_t x = 0; x < nl; x++) {
+            uint32_t h = tab[(size_t)i * nl + x], v = h & ~INJ_H_STALE;
+            if (h == INJ_H_UNK) continue;
+            if (!reached) bad(st, "steady: a cell at an unreached instruction", i, x, h);
+            else if (inj_h_valid(h)) st->steady_valid++, ref_has(ck, f, i, rv_loc_at(nregs, x), h) ? (void)0 : bad(st, "steady: held, not in the reference", i, x, h);
+            else if (ref_has(ck, f, i, rv_loc_at(nregs, x), v)) bad(st, "steady: stale, but the reference holds it", i, x, v);
+            else if (v >= f->vregs.len || !seen[v]) bad(st, "steady: a stale copy of a vreg never held", i, x, v);
+            else st->stale++;
+        }
+    }
+    check_stale_rules(ck, f, tab, nregs, nslots, st);
+    free(seen);
+    ravel_checker_free(ck);
+}
+
+static void check_func(const ravel_func *f, hstats *st)
+{
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    uint32_t nregs = f->mach->regs.len, nslots = f->nslots, nl = nregs + nslots;
+    uint32_t *tab = malloc(sizeof *tab * ((size_t)f->insts.len * nl + 1)), *std = malloc(sizeof *std * ((size_t)f->insts.len * nl + 1));
+    inj_hold h;
+    if (inj_hold_init(&h, f, &cfg, nregs, nslots)) {
+        st->funcs++;
+        inj_hold_build(&h, tab);
+        check_must(f, tab, nregs, nslots, st);
+        if (inj_hold_build_steady(&h, std)) check_steady(f, std, nregs, nslots, st);
+    }
+    inj_hold_free(&h);
+    free(tab);
+    free(std);
+    rv_cfg_free(&cfg);
+}
+
+TEST(against_the_reference)
+{
+    static const rv_inject_kind kinds[] = {RV_INJ_DROP_SPILL, RV_INJ_EDGE_MOVE, RV_INJ_STALE_LOOP, RV_INJ_USE_REG, RV_INJ_CALL_CLOBBER};
+    hstats st = {0};
+    for (uint32_t seed = 0; seed < nseeds; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 80;
+        ravel_module *m = rv_gen_from_seed(7300 + seed, &o);
+        const ravel_func *f = ravel_module_func(m, 0);
+        for (size_t a = 0; rv_allocators[a].name; a++) {
+            rv_alloc_opts ao = {.seed = seed};
+            char *err = NULL;
+            ravel_func *g = rv_allocators[a].run(f, &ao, &err);
+            free(err);
+            if (!g) continue;
+            check_func(g, &st);
+            rv_inject_result r;
+            rv_inject(g, kinds[(seed + a) % (sizeof kinds / sizeof *kinds)], seed, &r);
+            check_func(g, &st);
+            ravel_func_free(g);
+        }
+        ravel_module_free(m);
+    }
+    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules\n",
+           (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
+           (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale,
+           (unsigned long long)st.rules);
+    CHECK_EQ_INT(st.bad, 0);
+    CHECK(st.funcs > nseeds);
+    CHECK(st.valid * 20 > st.cells); /* (an analysis that holds nothing is no analysis) */
+    CHECK(st.uses_held > st.funcs * 10);
+    CHECK(st.stale > 0);
+    CHECK(st.rules > 0);
+}
+
+/* cases/stale-loop.ra: its injection reads a stale copy the steady table has. */
+TEST(stale_loop_case)
+{
+    size_t len;
+    char *text = ts_read_all(RAVEL_INJECT_CASES "/stale-loop.ra", &len);
+    CHECK(text != NULL);
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = text ? ravel_module_parse(text, len, "stale-loop.ra", d) : NULL;
+    CHECK(m != NULL);
+    if (m) {
+        const ravel_func *f = ravel_module_func(m, 0);
+        rv_cfg cfg;
+        rv_cfg_build(&cfg, f);
+        uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, nstale = 0;
+        uint32_t *tab = malloc(sizeof *tab * ((size_t)f->insts.len * nl + 1)), *std = malloc(sizeof *std * ((size_t)f->insts.len * nl + 1));
+        inj_hold h;
+        CHECK(inj_hold_init(&h, f, &cfg, nregs, f->nslots));
+        inj_hold_build(&h, tab);
+        CHECK(inj_hold_build_steady(&h, std));
+        for (size_t k = 0; k < (size_t)f->insts.len * nl; k++) nstale += inj_h_stale(std[k]) && !inj_h_stale(tab[k]);
+        CHECK(nstale > 0);
+        hstats st = {0};
+        check_steady(f, std, nregs, f->nslots, &st);
+        CHECK_EQ_INT(st.bad, 0);
+        inj_hold_free(&h);
+        free(tab);
+        free(std);
+        rv_cfg_free(&cfg);
+    }
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    free(text);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) nseeds = (uint32_t)strtoul(argv[1], NULL, 0);
+    RUN(stale_loop_case);
+    RUN(against_the_reference);
+    return TEST_SUMMARY();
+}
