@@ -34,7 +34,7 @@ static int split(const char *s, size_t n, char *part[3], size_t len[3])
     for (size_t i = 0; i + 6 <= n && k < 2; i++)
         if (!memcmp(s + i, "\n~~~~\n", 6)) {
             len[k] = i + 1 - start;
-            part[k] = malloc(len[k] + 1);
+            part[k] = rv_xmalloc(len[k] + 1);
             memcpy(part[k], s + start, len[k]);
             part[k][len[k]] = 0;
             k++;
@@ -42,7 +42,7 @@ static int split(const char *s, size_t n, char *part[3], size_t len[3])
             i += 5;
         }
     len[k] = n - start;
-    part[k] = malloc(len[k] + 1);
+    part[k] = rv_xmalloc(len[k] + 1);
     memcpy(part[k], s + start, len[k]);
     part[k][len[k]] = 0;
     return k + 1;
@@ -72,6 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rvi_module_free(m);
     }
     ravel_diags_free(d);
-    for (int i = 0; i < 3; i++) free(part[i]);
+    for (int i = 0; i < 3; i++) rv_free(part[i]);
     return 0;
 }

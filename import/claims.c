@@ -1,7 +1,7 @@
 /*
  * claims.c - R22: a SUBREG_TO_REG that executes nothing claims that bits
  * 32..63 of its register are zero; the importer checks the claim on the
- * code after allocation (FORMAT-import.md obligation 4).
+ * code after allocation (docs/format.md §14.6, obligation 4).
  *
  * The claim holds if, on every path backwards from the SUBREG_TO_REG, the
  * last instruction that writes any part of the register is an executed

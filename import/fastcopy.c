@@ -123,8 +123,8 @@ static void def_at(fc_state *s, uint32_t v, uint32_t loc)
     }
 }
 
-/* The transfer of allocated instruction id (FORMAT.md section 6, with the
- * overlap rule of FORMAT-import.md). */
+/* The transfer of allocated instruction id (docs/format.md §6, with the
+ * overlap rule of §14.1). */
 void fc_apply(fc_state *s, const ra_func *f, uint32_t id)
 {
     const ra_inst *in = &f->insts.data[id];

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check.sh RAVEL FIXTURES - `ravel check FUNC.ra --orig FUNC.orig.ra` on every
-# recorded import: LLVM's allocations verified (RAVEL_IMPORT_E2E).
+# recorded import: LLVM's allocations verified.
 set -u
 ravel=$1
 fail=0 n=0
