@@ -219,6 +219,16 @@ static bool fold_imm(const imp *x, const mir_inst *p, const mir_inst *q, int32_t
     return true;
 }
 
+/* fast's liveness annotations of a sub-register use or def, appended to
+ * the instruction: `implicit killed $eax`, `implicit-def $eax` (the write
+ * is the sub-register's: the annotation claims no bits, and is left out). */
+static bool fast_extra(const mir_op *Q, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (Q[i].kind != MO_REG || !(Q[i].flags & MOF_IMPLICIT) || Q[i].vreg != RVI_NONE || Q[i].preg < 0) return false;
+    return true;
+}
+
 /* (a) and (a') both: for a commutative opcode whose two uses differ, a
  * fold that matches both ways with split products (new vreg numbers) in
  * the register left is ambiguous until origins() says which value the
@@ -251,6 +261,9 @@ bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_
     const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
     bool same_opc = p->opc == q->opc;
     if (same_opc && p->nops == q->nops && p->ndefs == q->ndefs && run_like(x, P, 0, Q, 0, p->nops, map)) return true;
+    if (same_opc && x->alloc == RVI_FAST && q->nops > p->nops && p->ndefs == q->ndefs && fast_extra(Q + p->nops, q->nops - p->nops) &&
+        run_like(x, P, 0, Q, 0, p->nops, map))
+        return true;
     if (same_opc && x->alloc != RVI_FAST) return false;
     if (x->alloc == RVI_FAST) return false; /* fast folds nothing */
     return fold_either(x, p, q, map, mem, alt) || fold_def(x, p, q, map, mem) ||
