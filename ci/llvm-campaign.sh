@@ -139,7 +139,7 @@ for ((s = seed0; s < seed0 + seeds; s++)); do
   [ $(((s - seed0) % n)) = $((k - 1)) ] || continue
   if [ "$tlimit" -gt 0 ] && [ $(($(date +%s) - start)) -ge "$tlimit" ]; then break; fi
   # shellcheck disable=SC2086
-  csmith --seed "$s" $CSMITH_FLAGS > "$work/s$s.c" 2> /dev/null || { echo "seed $s: csmith failed" >&2; continue; }
+  (cd "$work" && csmith --seed "$s" $CSMITH_FLAGS > "s$s.c" 2> /dev/null) || { echo "seed $s: csmith failed" >&2; continue; }
   for lvl in "${levels[@]}"; do
     for a in "${allocs[@]}"; do
       [ "$lvl" = 0 ] && [ "$a" != fast ] && continue # llc -O0 allocates with fast whatever is asked
