@@ -219,9 +219,11 @@ static bool fold_imm(const imp *x, const mir_inst *p, const mir_inst *q, int32_t
     return true;
 }
 
-/* fast's COPYs are matched by fastcopy.c's rules, but an undef-insert one
- * (`undef %5.sub_32bit = COPY %4.sub_32bit`, R21.4), which fast realises
- * in place as `undef $ecx = COPY $eax, implicit-def $rcx`, is aligned. */
+/* fast's COPYs into vregs are matched by fastcopy.c's rules, but an
+ * undef-insert one (`undef %5.sub_32bit = COPY %4.sub_32bit`, R21.4), which
+ * fast realises in place as `undef $ecx = COPY $eax, implicit-def $rcx`, is
+ * aligned, like a COPY into a machine register (`$esi = COPY $eax,
+ * implicit killed $rax`). */
 static bool undef_insert(const mir_op *P)
 {
     return P[0].kind == MO_REG && P[0].vreg != RVI_NONE && P[0].sub != XS_NONE && (P[0].flags & MOF_UNDEF);
@@ -269,7 +271,7 @@ bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_
     const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
     bool same_opc = p->opc == q->opc;
     if (same_opc && p->nops == q->nops && p->ndefs == q->ndefs && run_like(x, P, 0, Q, 0, p->nops, map)) return true;
-    if (same_opc && x->alloc == RVI_FAST && q->nops > p->nops && (!mir_opc_is(x->rp, p, "COPY") || undef_insert(P)) && p->ndefs == q->ndefs && fast_extra(Q + p->nops, q->nops - p->nops) &&
+    if (same_opc && x->alloc == RVI_FAST && q->nops > p->nops && (!mir_opc_is(x->rp, p, "COPY") || undef_insert(P) || P[0].vreg == RVI_NONE) && p->ndefs == q->ndefs && fast_extra(Q + p->nops, q->nops - p->nops) &&
         run_like(x, P, 0, Q, 0, p->nops, map))
         return true;
     if (same_opc && x->alloc != RVI_FAST) return false;
