@@ -55,9 +55,9 @@ fi
 
 # The sample: small and large files of every component, chosen once (the
 # whole corpus takes about 20 minutes of one core per allocator).
-SAMPLE="ir/cfg.c ir/parse.c checker/ck_vn_flow.c checker/flow.c allocator/linear_scan.c
-allocator/color_build.c inject/inject.c reduce/passes.c cli/cmd_bench.c cli/util.c
-import/align.c import/keys.c import/mir.c import/proc.c fuzz/gen.c"
+SAMPLE="ir/cfg.c ir/parse.c checker/ck_vn_flow.c checker/ck_guard_inst.c allocator/linear_scan.c
+allocator/color_build.c inject/inject.c reduce/rd_pass_inst.c cli/cmd_bench.c cli/util.c
+import/align.c import/keys.c import/mir.c import/proc.c fuzz/gen_inst.c"
 if [ ${#files[@]} -eq 0 ]; then
   if [ $sample = 1 ]; then read -r -a files <<< "$(echo $SAMPLE)"
   else
