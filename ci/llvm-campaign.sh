@@ -25,9 +25,9 @@
 # Every rejection or import error is kept in DIR/rejected/sSEED-OL-ALLOC/:
 # the csmith program, the exact commands (llvm/*.commands.txt), the LLVM
 # and csmith versions, the import log, and FUNC.ra, FUNC.orig.ra and
-# FUNC.check (the checker's report) of each rejected function. Reduce it by
-# hand: cvise on the C with "import + check still rejects the same way" as
-# the interestingness test, then `ravel reduce` on the .ra.
+# FUNC.check (the checker's report) of each rejected function. Reduce it
+# with ci/llvm-reduce.sh (cvise: "import + check still fails the same
+# way"), then `ravel reduce` on the .ra.
 # Exit status: 0 no rejection and no import error, 1 some, 2 bad usage,
 # 77 no csmith, clang-19 or llc-19.
 set -u
