@@ -93,7 +93,7 @@ csinc=/usr/include/csmith
 mkdir -p "$out/rejected"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ravel-campaign-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(csmith --version | head -1)"
+versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(cd "$work" && csmith --version | head -1)"
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
 cpu_children() { awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.3f\n", s }' "$work/.times"; }
 
