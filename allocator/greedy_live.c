@@ -18,6 +18,7 @@
  * instruction, before anything is allocated. Linear in the size of the
  * function plus its liveness lists. */
 #include "greedy.h"
+#include "claims.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +41,14 @@ static inline const rv_operand *ops_of(const gr *g, const rv_inst *in) { return 
 
 uint32_t gr_reuser(const rv_inst *in, const rv_operand *ops, uint32_t k)
 {
-    uint32_t d0 = rv_reuser_of(in, ops, in->ndefs + k);
-    if (d0 != RAVEL_NONE) return d0;
+    uint32_t d = rv_reuser_of(in, ops, in->ndefs + k);
     const rv_operand *u = &ops[in->ndefs + k];
-    if (u->kind != RAVEL_C_REG || rv_op_is_late(u)) return RAVEL_NONE;
-    for (uint32_t d = 0; d < in->ndefs; d++)
-        if (ops[d].kind == RAVEL_C_REUSE && ops[d].arg < in->nuses && ops[in->ndefs + ops[d].arg].vreg == u->vreg) return d;
-    return RAVEL_NONE;
+    if (d != RAVEL_NONE || u->kind != RAVEL_C_REG || rv_op_is_late(u)) return d;
+    for (uint32_t j = 0; j < in->nuses; j++) { /* the least def reusing a use of u's vreg */
+        uint32_t dj = ops[in->ndefs + j].vreg == u->vreg ? rv_reuser_of(in, ops, in->ndefs + j) : RAVEL_NONE;
+        if (dj < d) d = dj;
+    }
+    return d;
 }
 
 static uint32_t def_point(uint32_t i, const rv_operand *d)
@@ -64,29 +66,63 @@ static uint32_t use_point(uint32_t i, const rv_operand *u, bool reused)
 
 /* ---- constraints no allocation meets ---- */
 
-enum { RF_FUE = 1, RF_FUL = 2, RF_FDE = 4, RF_FDL = 8, RF_CLOB = 16 };
+/* The fixed-register claims of one instruction are the shared ones
+ * (claims.h, rv_claim_fixed) on this pass's per-register flags; greedy
+ * words its refusals itself. */
+typedef struct chk {
+    const gr *g;
+    const rv_operand *ops;            /* the current instruction's operands */
+    uint32_t *stamp, *fu_v, cur;      /* per register: instruction it was flagged for, vreg of its fixed use */
+    uint32_t *touched, ntouched;      /* registers flagged this instruction */
+    uint8_t *fl;                      /* per register: RV_CLAIM_* bits */
+} chk;
 
-typedef struct chk { uint32_t *stamp, *fu_v, cur; uint8_t *fl; } chk;
-
-static bool chk_fixed(gr *g, chk *c, uint32_t i, uint32_t r, uint8_t fl, uint32_t v)
+static void chk_touch(chk *c, uint32_t r, uint8_t fl)
 {
-    if (r >= g->nr) return gr_fail(g, i, "bad fixed register");
+    if (r >= c->g->nr) return;
     if (c->stamp[r] != c->cur) {
         c->stamp[r] = c->cur;
         c->fl[r] = 0;
         c->fu_v[r] = RAVEL_NONE;
+        c->touched[c->ntouched++] = r;
     }
-    uint8_t old = c->fl[r];
-    if (fl & (RF_FUE | RF_FUL)) {
-        if (c->fu_v[r] != RAVEL_NONE && c->fu_v[r] != v) return gr_fail(g, i, "two values in one fixed register");
-        c->fu_v[r] = v;
+    c->fl[r] |= fl;
+}
+static void chk_clobber(void *ctx, uint32_t r) { chk_touch(ctx, r, RV_CLAIM_CLOB); }
+static void chk_use(void *ctx, uint32_t u, uint32_t r)
+{
+    chk *c = ctx;
+    chk_touch(c, r, rv_op_is_late(&c->ops[u]) ? RV_CLAIM_USE_L : RV_CLAIM_USE_E);
+    c->fu_v[r] = c->ops[u].vreg;
+}
+static void chk_def(void *ctx, uint32_t d, uint32_t r)
+{
+    chk *c = ctx;
+    chk_touch(c, r, rv_op_is_late(&c->ops[d]) ? RV_CLAIM_DEF_L : RV_CLAIM_DEF_E);
+}
+static uint8_t chk_flags(const void *ctx, uint32_t r)
+{
+    const chk *c = ctx;
+    return c->stamp[r] == c->cur ? c->fl[r] : 0;
+}
+static uint32_t chk_target(const void *ctx, uint32_t r) { return ((const chk *)ctx)->fu_v[r]; }
+static const uint32_t *chk_touched(const void *ctx, uint32_t *n)
+{
+    const chk *c = ctx;
+    *n = c->ntouched;
+    return c->touched;
+}
+static const rv_claim_ops chk_claims = {chk_clobber, chk_use, chk_def, chk_flags, chk_target, chk_touched};
+
+static const char *chk_text(rv_claim_error e)
+{
+    switch (e) {
+    case RV_CLAIM_REF_LATE: return "late use of a reference in a register at a safepoint";
+    case RV_CLAIM_TWO_VALUES: return "two values in one fixed register";
+    case RV_CLAIM_TWO_DEFS: return "two defs need the same register";
+    case RV_CLAIM_EARLY_DEF_USE: return "use in the register of an early def";
+    default: return "late use in a defined or clobbered register";
     }
-    if ((fl & (RF_FDE | RF_FDL)) && (old & (RF_FDE | RF_FDL))) return gr_fail(g, i, "two defs need the same register");
-    c->fl[r] = old | fl;
-    uint8_t now = c->fl[r];
-    if ((now & RF_FDE) && (now & (RF_FUE | RF_FUL))) return gr_fail(g, i, "use in the register of an early def");
-    if ((now & RF_FUL) && (now & (RF_FDE | RF_FDL | RF_CLOB))) return gr_fail(g, i, "late use in a defined or clobbered register");
-    return true;
 }
 
 static bool chk_reuse(gr *g, uint32_t i, const rv_inst *in, const rv_operand *ops)
@@ -118,38 +154,42 @@ static bool chk_safepoint(gr *g, uint32_t i, const rv_inst *in, const rv_operand
     return true;
 }
 
+/* Every fixed register of in (its own, or the one a def reuses) is of
+ * the machine and of the operand's class. */
+static bool chk_classes(gr *g, uint32_t i, const rv_inst *in, const rv_operand *ops)
+{
+    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+        uint32_t r = k < in->ndefs ? rv_fixed_def_reg(in, ops, k) : ops[k].kind == RAVEL_C_FIXED ? ops[k].arg : RAVEL_NONE;
+        if (r != RAVEL_NONE && (r >= g->nr || g->m->regs.data[r].cls != gr_vcls(g, ops[k].vreg)))
+            return gr_fail(g, i, "fixed register of another class");
+    }
+    return true;
+}
+
 static bool chk_inst(gr *g, chk *c, uint32_t i)
 {
     const rv_inst *in = rv_inst_at(g->f, i);
     const rv_operand *ops = ops_of(g, in);
     c->cur++;
-    if (!chk_reuse(g, i, in, ops) || !chk_safepoint(g, i, in, ops)) return false;
-    const uint32_t *cl;
-    uint32_t ncl = rv_inst_clobbers(g->f, in, &cl);
-    for (uint32_t k = 0; k < ncl; k++)
-        if (cl[k] < g->nr && !chk_fixed(g, c, i, cl[k], RF_CLOB, RAVEL_NONE)) return false;
-    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
-        const rv_operand *o = &ops[k];
-        uint32_t r = RAVEL_NONE;
-        if (o->kind == RAVEL_C_FIXED) r = o->arg;
-        else if (k < in->ndefs && o->kind == RAVEL_C_REUSE && ops[in->ndefs + o->arg].kind == RAVEL_C_FIXED)
-            r = ops[in->ndefs + o->arg].arg;
-        if (r == RAVEL_NONE) continue;
-        if (r >= g->nr || g->m->regs.data[r].cls != gr_vcls(g, o->vreg)) return gr_fail(g, i, "fixed register of another class");
-        uint8_t fl = k < in->ndefs ? (rv_op_is_late(o) ? RF_FDL : RF_FDE) : (rv_op_is_late(o) ? RF_FUL : RF_FUE);
-        if (!chk_fixed(g, c, i, r, fl, o->vreg)) return false;
-    }
-    return true;
+    c->ntouched = 0;
+    c->ops = ops;
+    if (!chk_reuse(g, i, in, ops) || !chk_safepoint(g, i, in, ops) || !chk_classes(g, i, in, ops)) return false;
+    bool sp_moving = (in->flags & RV_IF_SAFEPOINT) && !g->m->gc_nonmoving;
+    uint32_t bad;
+    rv_claim_error e = rv_claim_fixed(g->f, in, ops, sp_moving, true, true, &chk_claims, c, &bad);
+    return e == RV_CLAIM_OK || gr_fail(g, i, "%s", chk_text(e));
 }
 
 static bool check_constraints(gr *g)
 {
-    chk c = {rv_xcalloc(g->nr + 1, sizeof(uint32_t)), rv_xmalloc(sizeof(uint32_t) * (g->nr + 1)), 0,
-             rv_xcalloc(g->nr + 1, 1)};
+    uint32_t n = g->nr + 1;
+    chk c = {g, NULL, rv_xcalloc(n, sizeof(uint32_t)), rv_xmalloc(sizeof(uint32_t) * n), 0, rv_xmalloc(sizeof(uint32_t) * n), 0,
+             rv_xcalloc(n, 1)};
     bool ok = true;
     for (uint32_t i = 0; ok && i < g->ni; i++) ok = chk_inst(g, &c, i);
     rv_free(c.stamp);
     rv_free(c.fu_v);
+    rv_free(c.touched);
     rv_free(c.fl);
     return ok;
 }

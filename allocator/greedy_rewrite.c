@@ -37,6 +37,7 @@
  * Moves run through the shared resolver with, as scratch, the registers
  * no piece or reservation holds at the gap. */
 #include "greedy.h"
+#include "claims.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -327,15 +328,15 @@ static bool is_entry_load(const rw *w, uint32_t s, uint32_t v)
 
 /* ---- operands ---- */
 
-static ravel_loc def_loc(const rw *w, uint32_t i, const rv_inst *in, const rv_operand *ops, const rv_operand *d)
+/* Where def d of in goes: its fixed register (its own or the reused
+ * use's, claims.h), its slot, else its range's register at its point. */
+static ravel_loc def_loc(const rw *w, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t d)
 {
-    if (d->kind == RAVEL_C_FIXED) return d->arg;
-    if (d->kind == RAVEL_C_STACK) return slot_loc(w, d->vreg);
-    if (d->kind == RAVEL_C_REUSE) {
-        const rv_operand *u = &ops[in->ndefs + d->arg];
-        return u->kind == RAVEL_C_FIXED ? u->arg : loc_at(w, d->vreg, 4 * i + 1);
-    }
-    return loc_at(w, d->vreg, rv_op_is_early(d) ? 4 * i + 1 : 4 * i + 3);
+    uint32_t r = rv_fixed_def_reg(in, ops, d);
+    if (r != RAVEL_NONE) return r;
+    if (ops[d].kind == RAVEL_C_STACK) return slot_loc(w, ops[d].vreg);
+    bool early = ops[d].kind == RAVEL_C_REUSE || rv_op_is_early(&ops[d]);
+    return loc_at(w, ops[d].vreg, early ? 4 * i + 1 : 4 * i + 3);
 }
 
 static bool op_locs(rw *w, uint32_t i)
@@ -344,7 +345,7 @@ static bool op_locs(rw *w, uint32_t i)
     const rv_operand *ops = rv_ops_of(w->f, in);
     ravel_loc *loc = w->out.loc + in->first_op;
     for (uint32_t d = 0; d < in->ndefs; d++) {
-        ravel_loc l = def_loc(w, i, in, ops, &ops[d]);
+        ravel_loc l = def_loc(w, i, in, ops, d);
         if (l == RAVEL_LOC_NONE || ((ops[d].kind == RAVEL_C_REG || ops[d].kind == RAVEL_C_REUSE) && !is_reg(l)))
             return internal(w, "a def without a location");
         loc[d] = l;
