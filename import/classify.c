@@ -1,6 +1,7 @@
 /*
  * classify.c - stage S6: the code the allocator inserted, as edits
- * (IMPORTER.md R34 to R40), with the one-width-per-slot check of R37.
+ * (docs/import-mapping.md R34 to R40), with the one-width-per-slot check
+ * of R37.
  *
  *   KILL, IMPLICIT_DEF, a copy the rewriter deleted        nothing (R34)
  *   a store of a register into a spill slot (5.3)         sN = spill R (R35)

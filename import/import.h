@@ -1,10 +1,10 @@
 /*
  * import.h - the map of ravel_import: LLVM 19's x86-64 register
  * allocations read as text and written as `.ra` files (the contract is
- * IMPORTER.md; docs/import.md records the decisions it leaves open).
+ * docs/import-mapping.md; docs/import.md records the decisions it leaves open).
  *
  * Pipeline of one function (import.c drives it; stage names are
- * IMPORTER.md's):
+ * docs/import-mapping.md's):
  *
  *   tag.mir ──mir.c/mir_yaml.c──▶ mir_func (pre)      S1 tag.c wrote the tags
  *   dumps   ──mir_dump.c────────▶ mir_func (before, after the rewriter)
@@ -31,7 +31,8 @@
  *   original     a pre instruction; aligned to at most one result
  *                instruction
  *   inserted     a result instruction aligned to no original
- *   machine reg  a name of IMPORTER.md 5.1 (x86.c), dense id < X86_NREGS
+ *   machine reg  a name of docs/import-mapping.md §5.1 (x86.c), dense id
+ *                < X86_NREGS
  *   pseudo-vreg  the vreg the import gives a physical register's def (R8)
  *   location     a machine reg id, or RVI_SLOT | N for slot sN
  *
@@ -49,7 +50,7 @@
 #define RVI_SLOT 0x40000000u /* location bit: spill slot */
 #define RVI_MAX_SLOTS 1000u  /* R7: frame objects or pool entries refused from here */
 
-/* ===== x86.c: IMPORTER.md section 5 as data ============================== */
+/* ===== x86.c: docs/import-mapping.md §5 as data ===================== */
 enum { X86_NGPR_ROWS = 16, X86_NVEC_ROWS = 16 };
 enum { X86_GPR0 = 0, X86_VEC0 = 80, X86_EFLAGS = 144, X86_NREGS = 145 };
 enum x86_kind { XK_NONE, XK_GPR, XK_VEC, XK_FLAGS };
@@ -344,7 +345,8 @@ void rvi_import(const rvi_module *m, uint32_t i, const rvi_opts *o, rvi_result *
  * false if the texts cannot be read (diagnostics in d). */
 bool rvi_import_func(const rvi_texts *t, const char *name, const rvi_opts *o, rvi_result *res, ravel_diags *d);
 
-/* ===== pipeline.c: clang -> llc -> S1 -> llc -> texts (IMPORTER.md 1.1) == */
+/* ===== pipeline.c: clang -> llc -> S1 -> llc -> texts ================
+ * (docs/import-mapping.md §1.1) */
 typedef struct rvi_llvm {
     int version;        /* major version, 0 if unknown */
     char clang[512], llc[512];

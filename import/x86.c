@@ -1,5 +1,5 @@
 /*
- * x86.c - IMPORTER.md section 5 as data: the x86-64 registers with their
+ * x86.c - docs/import-mapping.md §5 as data: the x86-64 registers with their
  * names, widths and containment (5.1), LLVM's register classes (5.2), the
  * spill and reload opcodes (5.3), csr_64 (5.4) and the rematerialisable
  * instructions (5.5).
@@ -7,7 +7,7 @@
  * Requires: nothing. Guarantees: every table is constant data; containment
  * is computed from bit ranges of one row (a name contains another exactly
  * when its range includes the other's), so it is complete and true by
- * construction (obligation 1; tests/import/test_x86.c checks it against
+ * construction (obligation 1; tests/import/test_import.c checks it against
  * the ranges independently).
  */
 #include "import/import.h"

@@ -1,6 +1,6 @@
 /* test_import.c - unit tests of ravel_import (docs/import.md):
  *   the x86-64 tables against bit ranges computed here independently
- *     (IMPORTER.md section 3, obligation 1), sub-registers, classes,
+ *     (docs/import-mapping.md §3, obligation 1), sub-registers, classes,
  *     spill/reload and remat tables, immediate normalisation;
  *   the MIR line reader on the forms llc-19 prints;
  *   S1 on a small pre.mir (golden text);
