@@ -6,7 +6,7 @@
  * llc produced them. Guarantees: after imp_check without a failure, the
  * function has no inline assembly, statepoint, EH pad or funclet, every
  * register class and every physical register it names is in the model
- * (5.1, 5.2), every regmask is csr_64 and lists exactly what 5.4 says, it
+ * (§5.1, §5.2), every regmask is csr_64 and lists exactly what §5.4 says, it
  * has fewer than 1000 frame objects and pool entries, and x->fp says
  * whether rbp is reserved.
  */

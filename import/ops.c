@@ -14,7 +14,7 @@
  * Requires: imp_phys (x->po), imp_learn_ties; locations (op_alloc) for
  * the allocated form, none for the unallocated one. Guarantees: the op is
  * appended to f with its defs and uses; an operand of vreg %N is vN with
- * the class of 5.2, a physical operand is its pseudo-vreg fixed at its
+ * the class of §5.2, a physical operand is its pseudo-vreg fixed at its
  * location (R8, R9); locations are given exactly where op_alloc has them.
  */
 #include "import/imp.h"

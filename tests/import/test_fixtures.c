@@ -187,9 +187,9 @@ static void check_f6(const char *fixtures, const char *f6dir)
 }
 
 /* Obligation 1 on the text: with --full-machine, the alias lines say that
- * a name contains another exactly when 5.1's bit ranges do (x86_contains,
+ * a name contains another exactly when §5.1's bit ranges do (x86_contains,
  * itself tested against independent ranges by import.unit), and every
- * name of 5.1 is declared. */
+ * name of §5.1 is declared. */
 static void check_full_machine(const char *fixtures)
 {
     char path[3][4096];

@@ -73,7 +73,7 @@ TEST(x86_containment_is_bit_ranges)
             }
         }
     }
-    CHECK_EQ_INT(names, 16 * 4 + 4 + 16 * 4 + 1); /* 5.1: the gpr names, 4 high bytes, 4 per vector register, eflags */
+    CHECK_EQ_INT(names, 16 * 4 + 4 + 16 * 4 + 1); /* §5.1: the gpr names, 4 high bytes, 4 per vector register, eflags */
     CHECK(!x86_overlaps(x86_reg_find("al", 2), x86_reg_find("ah", 2)));
 }
 
