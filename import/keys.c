@@ -17,7 +17,7 @@
  * a literal equal to a numbered key refuses the function (key-collision).
  *
  * Requires: the readers of the function. Guarantees: equal keys are given
- * to equal pairs only (obligation 5).
+ * to equal pairs only (docs/format.md §14.6, obligation 5).
  */
 #include "import/imp.h"
 

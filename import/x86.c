@@ -7,8 +7,8 @@
  * Requires: nothing. Guarantees: every table is constant data; containment
  * is computed from bit ranges of one row (a name contains another exactly
  * when its range includes the other's), so it is complete and true by
- * construction (obligation 1; tests/import/test_import.c checks it against
- * the ranges independently).
+ * construction (docs/format.md §14.6, obligation 1;
+ * tests/import/test_import.c checks it against the ranges independently).
  */
 #include "import/import.h"
 
