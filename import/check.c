@@ -51,7 +51,8 @@ static bool check_regmask(imp *x, const mir_reader *r, const mir_op *o)
     return false;
 }
 
-/* docs/import-mapping.md §3, obligation 10: a dump's <regmask $a $b ...> lists what csr_64 preserves. */
+/* docs/import-mapping.md §3, obligation 10: a dump's <regmask $a $b ...>
+ * lists what csr_64 preserves. */
 static void check_mask_list(imp *x, const mir_reader *r, const mir_op *o)
 {
     const char *s = r->t.src + o->pos;
