@@ -392,8 +392,7 @@ static void remove_work(const char *work, const char *stem)
     static const char *const ext[] = {".ll", ".pre.mir", ".tag.mir", ".dumps.txt", ".post.mir", ".err.txt"};
     char path[4096];
     for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
-        snprintf(path, sizeof path, "%s/%s%s", work, stem, ext[i]);
-        remove(path);
+        if (snprintf(path, sizeof path, "%s/%s%s", work, stem, ext[i]) < (int)sizeof path) remove(path);
     }
     rmdir(work);
 }

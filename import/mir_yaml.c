@@ -36,7 +36,7 @@ static bool cur_line(const lines *L, uint32_t *end)
 
 static void next_line(lines *L)
 {
-    uint32_t e;
+    uint32_t e = 0;
     if (!cur_line(L, &e)) return;
     L->pos = e < L->len ? e + 1 : e;
     L->line++;
@@ -109,7 +109,7 @@ static bool flow_is(const char *s, uint32_t a, uint32_t b, const char *key, cons
  * Leaves L on the line after it; returns its span. */
 static void list_item(lines *L, uint32_t *a, uint32_t *b)
 {
-    uint32_t e;
+    uint32_t e = 0;
     cur_line(L, &e);
     *a = L->pos;
     int depth = 0;
@@ -194,7 +194,7 @@ static void read_constant(mir_reader *r, mir_func *f, uint32_t a, uint32_t b)
 
 static void read_list(mir_reader *r, lines *L, mir_func *f, int which)
 {
-    uint32_t e;
+    uint32_t e = 0;
     while (cur_line(L, &e)) {
         uint32_t ind = indent(L->s, L->pos, e);
         if (ind == e - L->pos) { next_line(L); continue; }
@@ -215,7 +215,7 @@ static void read_frameinfo(mir_reader *r, lines *L, mir_func *f)
         unsigned flag;
     } t[] = {{"isFrameAddressTaken", FF_FRAMEADDR}, {"hasOpaqueSPAdjustment", FF_OPAQUESP}, {"hasStackMap", FF_STACKMAP},
              {"hasPatchPoint", FF_PATCHPOINT},      {"hasCalls", FF_HASCALLS}};
-    uint32_t e;
+    uint32_t e = 0;
     while (cur_line(L, &e) && indent(L->s, L->pos, e) >= 2) {
         uint32_t a = L->pos, va, vb;
         for (size_t k = 0; k < sizeof t / sizeof *t; k++)
@@ -319,7 +319,7 @@ bool mir_body_line(mir_reader *r, mir_func *f, uint32_t a, uint32_t b, uint32_t 
 
 static bool read_body(mir_reader *r, lines *L, mir_func *f)
 {
-    uint32_t e;
+    uint32_t e = 0;
     f->body_line = L->line;
     while (cur_line(L, &e)) {
         uint32_t ind = indent(L->s, L->pos, e);
@@ -339,7 +339,7 @@ static bool read_function(mir_module *m, lines *L, mir_func *f)
 {
     mir_reader *r = &m->r;
     const char *s = L->s;
-    uint32_t e;
+    uint32_t e = 0;
     f->max_vreg = RVI_NONE;
     while (cur_line(L, &e)) {
         uint32_t a = L->pos;
@@ -436,7 +436,7 @@ static void ir_metadata(mir_module *m, uint32_t a, uint32_t b)
 
 static void read_ir(mir_module *m, lines *L)
 {
-    uint32_t e;
+    uint32_t e = 0;
     m->ir_pos = L->pos;
     while (cur_line(L, &e)) {
         uint32_t a = L->pos;
@@ -474,7 +474,7 @@ bool mir_module_read(mir_module *m, const mir_text *t, rv_symtab *syms, ravel_di
         return false;
     }
     lines L = {t->src, (uint32_t)t->len, 0, 1};
-    uint32_t e;
+    uint32_t e = 0;
     bool ok = true, seen_doc = false;
     while (ok && cur_line(&L, &e)) {
         if (starts(L.s, L.pos, e, "--- |") && !seen_doc) {

@@ -173,7 +173,7 @@ static int olevel(const rvi_pipe_opts *o)
 
 static bool compile_c(step *s, const rvi_llvm *t, const char *input)
 {
-    char O[8];
+    char O[16];
     snprintf(O, sizeof O, "-O%d", olevel(s->o));
     if (!t->clang[0]) return fail(s->r, RVI_PIPE_BAD_INPUT, "no clang for %s", t->llc), false;
     size_t nf = 0;
@@ -196,7 +196,7 @@ static bool compile_c(step *s, const rvi_llvm *t, const char *input)
 
 static bool stop_before(step *s, const rvi_llvm *t, const char *ll)
 {
-    char O[8], stop[64];
+    char O[16], stop[64];
     snprintf(O, sizeof O, "-O%d", olevel(s->o));
     snprintf(stop, sizeof stop, "-stop-before=%s", s->o->alloc == RVI_FAST ? "regallocfast" : "greedy");
     char *argv[10];
@@ -234,7 +234,7 @@ static bool tag(step *s)
 static bool allocate(step *s, const rvi_llvm *t)
 {
     static const char *const pass[] = {"greedy", "regallocbasic", "regallocfast", "pbqp"};
-    char O[8], runp[64], pb[64], pa[64];
+    char O[16], runp[64], pb[64], pa[64];
     bool fast = s->o->alloc == RVI_FAST;
     snprintf(O, sizeof O, "-O%d", olevel(s->o));
     const char *printed = fast ? "regallocfast" : "virtregrewriter";

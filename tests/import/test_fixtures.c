@@ -76,13 +76,13 @@ static void check_fixture(const char *dir, const char *name, enum rvi_alloc allo
     memset(&t, 0, sizeof t);
     mir_text *tx[3] = {&t.tag, &t.dumps, &t.post};
     for (int i = 0; i < 3; i++) {
-        snprintf(path[i], sizeof path[i], "%s/%s%s", dir, name, ext[i]);
+        CHECK(snprintf(path[i], sizeof path[i], "%s/%s%s", dir, name, ext[i]) < (int)sizeof path[i]);
         tx[i]->file = path[i];
         tx[i]->src = slurp(path[i], &tx[i]->len);
         CHECK(tx[i]->src != NULL);
         if (!tx[i]->src) return;
     }
-    snprintf(buf, sizeof buf, "%s/summary.txt", dir);
+    CHECK(snprintf(buf, sizeof buf, "%s/summary.txt", dir) < (int)sizeof buf);
     char *summary = slurp(buf, NULL);
     CHECK(summary != NULL);
     ravel_diags *d = ravel_diags_new();
@@ -144,7 +144,7 @@ static char *normalise(const char *s)
             }
         }
         line[k] = 0;
-        if (!strncmp(line, "class ", 6)) { /* sort the registers (bubble: a few dozen names) */
+        if (k >= 6 && !memcmp(line, "class ", 6)) { /* sort the registers (bubble: a few dozen names) */
             char *w[256];
             int nw = 0;
             for (char *t = strtok(line + 6, " "); t && nw < 256; t = strtok(NULL, " ")) w[nw++] = t;
