@@ -15,7 +15,7 @@
 #   - a citation "docs/import-mapping.md R<n>", "... S<n>" or "... §N[.M]"
 #     names a rule, stage or section that docs/import-mapping.md does not
 #     have (its "**R<n>." and "**S<n> " paragraphs, its "## N." and
-#     "### N.M" headings);
+#     "### N.M" headings), or cites one as docs/import.md's;
 #   - a citation "docs/format.md §N", "docs/format.md section N[.M]" or
 #     "docs/format.md sections N-M, K and L" (possibly wrapped over comment
 #     lines or C string literals), or a "§N" inside docs/format.md itself,
@@ -127,7 +127,7 @@ foreach(file IN LISTS files)
 
   string(FIND "${text}" "format.md" at)
   string(FIND "${text}" "§" at2)
-  string(FIND "${text}" "import-mapping.md" at3)
+  string(FIND "${text}" "import" at3)
   if(at EQUAL -1 AND at2 EQUAL -1 AND at3 EQUAL -1)
     continue()
   endif()
@@ -152,6 +152,11 @@ foreach(file IN LISTS files)
       message(SEND_ERROR "${file}: '${c}' cites ${what}, which docs/import-mapping.md does not have")
       math(EXPR failures "${failures} + 1")
     endif()
+  endforeach()
+  string(REGEX MATCHALL "docs/import\\.md`?,? (§[0-9]+(\\.[0-9]+)?|[RS][0-9]+)" wrong "${flat}")
+  foreach(c IN LISTS wrong)
+    message(SEND_ERROR "${file}: '${c}': docs/import.md has no numbered rules, stages or sections; cite docs/import-mapping.md")
+    math(EXPR failures "${failures} + 1")
   endforeach()
   if(file STREQUAL "docs/format.md")
     string(REGEX MATCHALL "§[0-9]+(\\.[0-9]+)?(-§[0-9]+)?" own "${flat}")
