@@ -1,5 +1,5 @@
 /* cmd_import_mir.c - `ravel import-mir`: LLVM's x86-64 register
- * allocations as .ra files (IMPORTER.md, docs/import.md).
+ * allocations as .ra files (docs/import-mapping.md, docs/import.md).
  *   ravel import-mir run FILE.c|FILE.ll|FILE.mir [options] -o DIR
  *   ravel import-mir tag PRE.mir [-o TAG.mir]
  *   ravel import-mir join --alloc A TAG.mir DUMPS.txt POST.mir -o DIR
@@ -101,7 +101,7 @@ static void join_usage(FILE *out)
           "each imported function and prints one line per function and a summary.\n"
           "  --alloc A          the allocator llc ran (required)\n"
           "  -o DIR             the output directory (created if missing)\n"
-          "  --full-machine     the machine block of IMPORTER.md 5.1 whole, not cut down\n"
+          "  --full-machine     docs/import-mapping.md §5.1's whole machine block\n"
           "  --no-comments      no MIR text as comments in FUNC.ra\n"
           "  -q, --quiet        the summary only\n"
           "exit status: 0 every function imported or refused with a reason, 1 an import error,\n"
@@ -288,7 +288,7 @@ static void run_usage(FILE *out)
           "  --timeout SEC    per clang or llc process (default 120)\n"
           "  -I DIR, -D DEF   passed to clang (also -IDIR, -DDEF)\n"
           "  --clang-arg ARG  any other clang argument (repeatable)\n"
-          "  --full-machine   the machine block of IMPORTER.md 5.1 whole, not cut down\n"
+          "  --full-machine   docs/import-mapping.md §5.1's whole machine block\n"
           "  --times          a last line 'times: clang C llc L import I' (CPU seconds;\n"
           "                   import: this process, the tag stage included)\n"
           "  -q, --quiet      the summary only\n"

@@ -135,7 +135,8 @@ static bool commutative(const char *opc)
 }
 
 /* (a') the same with the first two uses swapped, for commutative
- * opcodes: each vreg keeps its own location (IMPORTER.md S5, R30). */
+ * opcodes: each vreg keeps its own location (docs/import-mapping.md S5,
+ * R30). */
 static bool fold_use_commuted(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
 {
     if (!commutative(mir_opc(x->rp, p)) || p->nops < 2 || !is_vuse(&mir_ops(x->pre, p)[0]) || !is_vuse(&mir_ops(x->pre, p)[1]))

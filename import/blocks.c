@@ -1,5 +1,5 @@
 /*
- * blocks.c - blocks and terminators (IMPORTER.md R41 to R46).
+ * blocks.c - blocks and terminators (docs/import-mapping.md R41 to R46).
  *
  *   bb.N is bN, in layout order; a block `bentry` holding the args op and
  *   `jump b0` comes first when bb.0 has a predecessor (R41);

@@ -1,12 +1,12 @@
 /*
  * check.c - what refuses a function before anything is mapped
- * (IMPORTER.md section 4), and the frame-pointer decision of R2.
+ * (docs/import-mapping.md §4), and the frame-pointer decision of R2.
  *
  * Requires: the function's pre form, and its dumps and post.mir form when
  * llc produced them. Guarantees: after imp_check without a failure, the
  * function has no inline assembly, statepoint, EH pad or funclet, every
  * register class and every physical register it names is in the model
- * (5.1, 5.2), every regmask is csr_64 and lists exactly what 5.4 says, it
+ * (§5.1, §5.2), every regmask is csr_64 and lists exactly what §5.4 says, it
  * has fewer than 1000 frame objects and pool entries, and x->fp says
  * whether rbp is reserved.
  */
@@ -23,7 +23,7 @@ static bool check_class(imp *x, const char *name, size_t n)
     char why[96];
     if (c.refuse) snprintf(why, sizeof why, "%s", c.refuse);
     else snprintf(why, sizeof why, "class:%.*s", (int)(n > 60 ? 60 : n), name);
-    imp_refuse(x, why, "register class %.*s is outside the model (IMPORTER.md 5.2)", (int)n, name);
+    imp_refuse(x, why, "register class %.*s is outside the model (docs/import-mapping.md §5.2)", (int)n, name);
     return false;
 }
 
@@ -36,7 +36,7 @@ static bool check_reg(imp *x, const mir_reader *r, const mir_op *o)
     char reason[96];
     if (x86_phys_find(s, o->nlen, &id, &why) == XP_REFUSE && why) snprintf(reason, sizeof reason, "%s", why);
     else snprintf(reason, sizeof reason, "register:%.*s", (int)(o->nlen > 60 ? 60 : o->nlen), s);
-    imp_refuse(x, reason, "register $%.*s is outside the model (IMPORTER.md 5.1)", (int)o->nlen, s);
+    imp_refuse(x, reason, "register $%.*s is outside the model (docs/import-mapping.md §5.1)", (int)o->nlen, s);
     return false;
 }
 
@@ -51,7 +51,8 @@ static bool check_regmask(imp *x, const mir_reader *r, const mir_op *o)
     return false;
 }
 
-/* Obligation 10: a dump's <regmask $a $b ...> lists what csr_64 preserves. */
+/* docs/import-mapping.md §3, obligation 10: a dump's <regmask $a $b ...>
+ * lists what csr_64 preserves. */
 static void check_mask_list(imp *x, const mir_reader *r, const mir_op *o)
 {
     const char *s = r->t.src + o->pos;
@@ -69,7 +70,7 @@ static void check_mask_list(imp *x, const mir_reader *r, const mir_op *o)
     for (unsigned k = 0; k < X86_NREGS; k++) {
         if (!x86_reg_at(k) || seen[k] == x86_csr64_preserves(k) || x86_reg_at(k)->row == 7) continue;
         if (x86_reg_at(k)->kind == XK_GPR && x86_reg_at(k)->row == 7) continue;
-        imp_error(x, "R19", r, o->pos, "the regmask %s %s, which csr_64 (IMPORTER.md 5.4) %s", seen[k] ? "preserves" : "does not preserve",
+        imp_error(x, "R19", r, o->pos, "the regmask %s %s, which csr_64 (docs/import-mapping.md §5.4) %s", seen[k] ? "preserves" : "does not preserve",
                   x86_reg_at(k)->name, x86_csr64_preserves(k) ? "preserves" : "clobbers");
         return;
     }
@@ -81,7 +82,7 @@ static void check_insts(imp *x, const mir_reader *r, const mir_func *f, bool dum
         const mir_inst *in = &f->insts.data[i];
         const char *opc = mir_opc(r, in);
         for (size_t k = 0; refused_opcodes[k][0]; k++)
-            if (strcmp(opc, refused_opcodes[k][0]) == 0) imp_refuse(x, refused_opcodes[k][1], "%s (IMPORTER.md section 4)", opc);
+            if (strcmp(opc, refused_opcodes[k][0]) == 0) imp_refuse(x, refused_opcodes[k][1], "%s (docs/import-mapping.md §4)", opc);
         for (uint32_t k = 0; k < in->nops && !imp_failed(x); k++) {
             const mir_op *o = &mir_ops(f, in)[k];
             if (!check_reg(x, r, o) || !check_regmask(x, r, o)) break;

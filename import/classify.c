@@ -1,12 +1,13 @@
 /*
  * classify.c - stage S6: the code the allocator inserted, as edits
- * (IMPORTER.md R34 to R40), with the one-width-per-slot check of R37.
+ * (docs/import-mapping.md R34 to R40), with the one-width-per-slot check
+ * of R37.
  *
  *   KILL, IMPLICIT_DEF, a copy the rewriter deleted        nothing (R34)
- *   a store of a register into a spill slot (5.3)         sN = spill R (R35)
- *   a load of a register from a spill slot (5.3)          R = reload sN (R36)
+ *   a store of a register into a spill slot (§5.3)        sN = spill R (R35)
+ *   a load of a register from a spill slot (§5.3)         R = reload sN (R36)
  *   a register COPY (a split copy)                         R2 = move R1 (R38)
- *   a clone of a 5.5 definition                            R = remat K (R39)
+ *   a clone of a §5.5 definition                           R = remat K (R39)
  *   a store of an immediate into a spill slot              sN = remat K (R39)
  *   anything else                                          import error (R40)
  *

@@ -2,16 +2,17 @@
  * emit.c - the two .ra texts of an imported function, and S7's comparison
  * of the allocated function, stripped, with the one built from tag.mir.
  *
- * The machine block is IMPORTER.md 5.1's cut down to the registers the
- * function touches (which changes no verdict: a register no operand, edit
- * or clobber names holds nothing the checker follows): a general
- * register's row appears whole when any of its narrower names is named by
- * the MIR (before or after allocation) or by the .ra text, and as its
- * 64-bit name alone otherwise; a vector row appears whole; `eflags` when
- * named. The alias lines are 5.1's among the names present, the clobbers
- * line the widest present name of each row csr_64 does not preserve.
- * rbp's row is `reserved` when R2 reserves it. With rvi_opts.full_machine
- * the block is 5.1's whole. Register order is 5.1's.
+ * The machine block is docs/import-mapping.md §5.1's cut down to the
+ * registers the function touches (which changes no verdict: a register no
+ * operand, edit or clobber names holds nothing the checker follows): a
+ * general register's row appears whole when any of its narrower names is
+ * named by the MIR (before or after allocation) or by the .ra text, and as
+ * its 64-bit name alone otherwise; a vector row appears whole; `eflags`
+ * when named. The alias lines are §5.1's among the names present, the
+ * clobbers line the widest present name of each row csr_64 does not
+ * preserve. rbp's row is `reserved` when R2 reserves it. With
+ * rvi_opts.full_machine the block is §5.1's whole. Register order is
+ * §5.1's.
  *
  * The allocated text carries, after each op and edit, the MIR line it
  * stands for (and the rule that placed it) as a comment; the unallocated

@@ -4,7 +4,7 @@
  *
  * Requires: the three texts of one llc run (tag.mir, the dumps, post.mir).
  * Guarantees: every function gets exactly one outcome - imported (both
- * texts), refused (a reason of IMPORTER.md section 4, nothing written) or
+ * texts), refused (a reason of docs/import-mapping.md §4, nothing written) or
  * an import error (its rule and a FILE:LINE:COL message) - and nothing is
  * guessed: a stage that cannot place something stops the import with an
  * error. The output is a function of the input texts alone (no hashing

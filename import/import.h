@@ -1,16 +1,16 @@
 /*
  * import.h - the map of ravel_import: LLVM 19's x86-64 register
  * allocations read as text and written as `.ra` files (the contract is
- * IMPORTER.md; docs/import.md records the decisions it leaves open).
+ * docs/import-mapping.md; docs/import.md records the decisions it leaves open).
  *
  * Pipeline of one function (import.c drives it; stage names are
- * IMPORTER.md's):
+ * docs/import-mapping.md's):
  *
  *   tag.mir ──mir.c/mir_yaml.c──▶ mir_func (pre)      S1 tag.c wrote the tags
  *   dumps   ──mir_dump.c────────▶ mir_func (before, after the rewriter)
  *   post.mir ─mir_yaml.c────────▶ mir_func (frame objects, constants)
  *        │
- *        ├─ check.c     refusals visible before allocation (section 4)
+ *        ├─ check.c     refusals visible before allocation (docs/import-mapping.md §4)
  *        ├─ phys.c      R8-R12: pseudo-vregs for physical registers
  *        ├─ join.c      S4: before ⋈ after on slot indexes (fast: by tag)
  *        ├─ align.c     S5: originals ↔ result, per block, on tags;
@@ -31,7 +31,8 @@
  *   original     a pre instruction; aligned to at most one result
  *                instruction
  *   inserted     a result instruction aligned to no original
- *   machine reg  a name of IMPORTER.md 5.1 (x86.c), dense id < X86_NREGS
+ *   machine reg  a name of docs/import-mapping.md §5.1 (x86.c), dense id
+ *                < X86_NREGS
  *   pseudo-vreg  the vreg the import gives a physical register's def (R8)
  *   location     a machine reg id, or RVI_SLOT | N for slot sN
  *
@@ -49,7 +50,7 @@
 #define RVI_SLOT 0x40000000u /* location bit: spill slot */
 #define RVI_MAX_SLOTS 1000u  /* R7: frame objects or pool entries refused from here */
 
-/* ===== x86.c: IMPORTER.md section 5 as data ============================== */
+/* ===== x86.c: docs/import-mapping.md §5 as data ===================== */
 enum { X86_NGPR_ROWS = 16, X86_NVEC_ROWS = 16 };
 enum { X86_GPR0 = 0, X86_VEC0 = 80, X86_EFLAGS = 144, X86_NREGS = 145 };
 enum x86_kind { XK_NONE, XK_GPR, XK_VEC, XK_FLAGS };
@@ -63,7 +64,7 @@ typedef struct x86_reg {
 } x86_reg;
 const x86_reg *x86_reg_at(unsigned id);              /* NULL for a hole or out of range */
 int x86_reg_find(const char *s, size_t n);           /* .ra name -> id, -1 */
-bool x86_contains(unsigned a, unsigned b);           /* a contains b, a != b (5.1) */
+bool x86_contains(unsigned a, unsigned b);           /* a contains b, a != b (§5.1) */
 bool x86_overlaps(unsigned a, unsigned b);           /* a contains b or b contains a */
 int x86_at_width(unsigned id, unsigned width);       /* the same row's name of that width from bit 0; -1 */
 int x86_row_top(unsigned id);                        /* the widest name of id's row */
@@ -71,7 +72,7 @@ enum x86_rc x86_reg_rc(unsigned id);
 /* Sub-register indexes (LLVM's x86 names). */
 enum x86_sub { XS_NONE, XS_8BIT, XS_8BIT_HI, XS_16BIT, XS_32BIT, XS_XMM, XS_OTHER };
 enum x86_sub x86_sub_find(const char *s, size_t n);
-int x86_subreg(unsigned id, enum x86_sub s);         /* subreg(R, I) of 5.1; -1 */
+int x86_subreg(unsigned id, enum x86_sub s);         /* subreg(R, I) of §5.1; -1 */
 unsigned x86_sub_width(enum x86_sub s);
 /* Physical register names as MIR writes them (without '$'). */
 enum x86_pcat {
@@ -82,17 +83,17 @@ enum x86_pcat {
     XP_UNKNOWN
 };
 enum x86_pcat x86_phys_find(const char *s, size_t n, int *id, const char **why);
-/* LLVM register classes (5.2): RC and width, or a refusal reason. */
+/* LLVM register classes (§5.2): RC and width, or a refusal reason. */
 typedef struct x86_class {
     int rc;              /* enum x86_rc, or -1: refused */
     unsigned width;      /* bits (0 for flags) */
     const char *refuse;  /* "x87", "mmx", "avx512", "amx", "fp16" or NULL (then class:NAME) */
 } x86_class;
 x86_class x86_class_find(const char *s, size_t n);
-/* 5.3: spill and reload opcodes. Returns the width moved, 0 if not one. */
+/* §5.3: spill and reload opcodes. Returns the width moved, 0 if not one. */
 unsigned x86_spill_width(const char *opc, bool *vec);
 unsigned x86_reload_width(const char *opc, bool *vec);
-/* 5.5: rematerialisable instructions. */
+/* §5.5: rematerialisable instructions. */
 enum x86_remat { XR_NO, XR_IMM, XR_VZERO, XR_VONES, XR_LOAD, XR_LEA };
 enum x86_remat x86_remat_kind(const char *opc);
 /* The immediate an immediate move writes, after extension to its own
@@ -101,7 +102,7 @@ enum x86_remat x86_remat_kind(const char *opc);
 bool x86_imm_move(const char *opc, bool has_imm, int64_t imm, uint64_t *val, unsigned *bits);
 /* Store of an immediate into memory (MOV32mi ...): its width, 0 if not. */
 unsigned x86_store_imm_width(const char *opc);
-/* 5.4: csr_64 preserves the rows of rbx rbp r12 r13 r14 r15 (and rsp). */
+/* §5.4: csr_64 preserves the rows of rbx rbp r12 r13 r14 r15 (and rsp). */
 bool x86_csr64_preserves(unsigned id);
 bool x86_is_test_rr(const char *opc);               /* TEST8rr .. TEST64rr */
 bool x86_is_cmp_mi0(const char *opc);               /* CMP8mi .. CMP64mi32 */
@@ -316,14 +317,14 @@ int rvi_alloc_find(const char *s); /* -1 if unknown */
 enum rvi_outcome { RVI_IMPORTED, RVI_REFUSED, RVI_ERROR };
 typedef struct rvi_opts {
     enum rvi_alloc alloc;
-    bool full_machine;   /* the machine block of 5.1 whole, not cut down */
+    bool full_machine;   /* the machine block of §5.1 whole, not cut down */
     bool comments;       /* MIR text as comments in FUNC.ra (default on) */
     const char *header;  /* a comment line for both files (commands), or NULL */
 } rvi_opts;
 typedef struct rvi_result {
     char *func;          /* function name */
     enum rvi_outcome outcome;
-    char *reason;        /* refusal reason (section 4) or the import error's rule (R5, S5, ...) */
+    char *reason;        /* refusal reason (docs/import-mapping.md §4) or the import error's rule (R5, S5, ...) */
     char *message;       /* FILE:LINE:COL: ... for errors and refusals, or NULL */
     char *orig, *alloc;  /* the two .ra texts when imported */
     uint32_t untagged;   /* originals placed without their tag (R28, R29) */
@@ -345,7 +346,8 @@ void rvi_import(const rvi_module *m, uint32_t i, const rvi_opts *o, rvi_result *
  * false if the texts cannot be read (diagnostics in d). */
 bool rvi_import_func(const rvi_texts *t, const char *name, const rvi_opts *o, rvi_result *res, ravel_diags *d);
 
-/* ===== pipeline.c: clang -> llc -> S1 -> llc -> texts (IMPORTER.md 1.1) == */
+/* ===== pipeline.c: clang -> llc -> S1 -> llc -> texts ================
+ * (docs/import-mapping.md §1.1) */
 typedef struct rvi_llvm {
     int version;        /* major version, 0 if unknown */
     char clang[512], llc[512];

@@ -2,24 +2,23 @@
  * keys.c - rematerialisable definitions (R25) and their keys (R26), and
  * the ties of R14.
  *
- * A definition is `const` when its opcode is in IMPORTER.md 5.5, it has
- * no vreg use (counting R16's added use), and a load reads invariant
- * memory (a pool entry, a GOT entry, an immutable fixed-stack object) and
- * an LEA takes $rip or a frame index as its base. Its key names the pair
- * (bits defined, content): bits are the width of the destination's
+ * A definition is `const` when its opcode is in docs/import-mapping.md
+ * §5.5, it has no vreg use (counting R16's added use), and a load reads
+ * invariant memory (a pool entry, a GOT entry, an immutable fixed-stack
+ * object) and an LEA takes $rip or a frame index as its base. Its key names
+ * the pair (bits defined, content): bits are the width of the destination's
  * location (a 32- or 64-bit write; an 8- or 16-bit write defines 8 or 16
  * bits; a store into a slot its width), the content is normalised (an
  * immediate by its value in those bits, zero and all-ones vectors, a pool
  * entry by the value post.mir prints and the width read (an entry of all
  * zero or all one bits as the zero or all-ones vector of that width), a GOT load or an
  * LEA by symbol and offset, a fixed-stack load by object, offset and
- * width). The key is the value itself for an immediate that defines 64
- * bits of a general register, else 0x7fff000000000000 + n in order of
- * first use; a literal equal to a numbered key refuses the function
- * (key-collision).
+ * width). The key is the value itself for an immediate that defines 64 bits
+ * of a general register, else 0x7fff000000000000 + n in order of first use;
+ * a literal equal to a numbered key refuses the function (key-collision).
  *
  * Requires: the readers of the function. Guarantees: equal keys are given
- * to equal pairs only (obligation 5).
+ * to equal pairs only (docs/format.md §14.6, obligation 5).
  */
 #include "import/imp.h"
 

@@ -12,9 +12,10 @@
  * MO_OTHER with its text, which only its exact text matches); commas inside
  * (), <>, [], {} and quotes do not split operands; the trailing attributes
  * (debug-location, pcsections, ...) are not operands, and S1's spans for
- * them are recorded. Only what IMPORTER.md needs is interpreted: flags of
- * registers, sub-register indexes, class annotations, ties, memory widths
- * and what a memory operand accesses. Bad lines get FILE:LINE:COL errors.
+ * them are recorded. Only what docs/import-mapping.md needs is interpreted:
+ * flags of registers, sub-register indexes, class annotations, ties, memory
+ * widths and what a memory operand accesses. Bad lines get FILE:LINE:COL
+ * errors.
  */
 #include "import/import.h"
 

@@ -1,7 +1,7 @@
 /*
  * mir_yaml.c - MIR files as llc writes them (pre.mir, tag.mir, post.mir):
  * the IR module of the first YAML document and, per function document, the
- * fields IMPORTER.md reads and the body.
+ * fields docs/import-mapping.md reads and the body.
  *
  * Requires: the text of a whole .mir file. Guarantees: each function has
  * its name, the classes of `registers:`, `liveins:`, the frame flags of

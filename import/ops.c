@@ -1,5 +1,6 @@
 /*
- * ops.c - one original instruction as an op (IMPORTER.md R13 to R26).
+ * ops.c - one original instruction as an op (docs/import-mapping.md R13
+ * to R26).
  *
  * R13: the mnemonic is the pre-allocation opcode; defs first, then the
  * uses and integer immediates in MIR order; other operands are not
@@ -13,7 +14,7 @@
  * Requires: imp_phys (x->po), imp_learn_ties; locations (op_alloc) for
  * the allocated form, none for the unallocated one. Guarantees: the op is
  * appended to f with its defs and uses; an operand of vreg %N is vN with
- * the class of 5.2, a physical operand is its pseudo-vreg fixed at its
+ * the class of §5.2, a physical operand is its pseudo-vreg fixed at its
  * location (R8, R9); locations are given exactly where op_alloc has them.
  */
 #include "import/imp.h"
@@ -68,7 +69,7 @@ bool imp_operand(imp *x, uint32_t k, uint32_t i, const op_alloc *a, ra_opnd *out
     out->vreg = pi->vreg;
     out->rc = (uint8_t)x86_reg_rc(pi->loc);
     /* fixed(R), except a COPY's source: where the value is, not a
-     * constraint of the instruction (IMPORTER.md section 6) */
+     * constraint of the instruction (docs/import.md, decision 3) */
     bool copy_src = pi->kind == PO_PUSE && mir_opc_is(x->rp, &x->pre->insts.data[k], "COPY");
     out->cons = copy_src ? CN_REG : CN_FIXED;
     out->arg = pi->loc;

@@ -1,7 +1,7 @@
 /*
- * phys.c - physical registers named before allocation (IMPORTER.md R8 to
- * R12, R15, R17, R18, R23): for every operand of the pre form, what it
- * becomes in the .ra function.
+ * phys.c - physical registers named before allocation
+ * (docs/import-mapping.md R8 to R12, R15, R17, R18, R23): for every
+ * operand of the pre form, what it becomes in the .ra function.
  *
  * Requires: imp_check passed (every register named is a machine register,
  * dropped or ignored). Guarantees: x->po[i] for every pre operand i:

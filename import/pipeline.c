@@ -1,6 +1,6 @@
 /*
- * pipeline.c - IMPORTER.md 1.1 as processes: clang to IR, llc to the
- * input of the allocator, S1, llc allocating and rewriting with both
+ * pipeline.c - docs/import-mapping.md §1.1 as processes: clang to IR,
+ * llc to the input of the allocator, S1, llc allocating and rewriting with both
  * printouts; then the texts are read back for the join.
  *
  *   greedy  llc -O L -run-pass=greedy,virtregrewriter -print-before=virtregrewriter

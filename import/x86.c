@@ -1,14 +1,14 @@
 /*
- * x86.c - IMPORTER.md section 5 as data: the x86-64 registers with their
- * names, widths and containment (5.1), LLVM's register classes (5.2), the
- * spill and reload opcodes (5.3), csr_64 (5.4) and the rematerialisable
- * instructions (5.5).
+ * x86.c - docs/import-mapping.md §5 as data: the x86-64 registers with their
+ * names, widths and containment (§5.1), LLVM's register classes (§5.2), the
+ * spill and reload opcodes (§5.3), csr_64 (§5.4) and the rematerialisable
+ * instructions (§5.5).
  *
  * Requires: nothing. Guarantees: every table is constant data; containment
  * is computed from bit ranges of one row (a name contains another exactly
  * when its range includes the other's), so it is complete and true by
- * construction (obligation 1; tests/import/test_x86.c checks it against
- * the ranges independently).
+ * construction (docs/format.md §14.6, obligation 1;
+ * tests/import/test_import.c checks it against the ranges independently).
  */
 #include "import/import.h"
 
@@ -216,7 +216,7 @@ enum x86_pcat x86_phys_find(const char *s, size_t n, int *id, const char **why)
     return vector_name(s, n, id, why);
 }
 
-/* ----- LLVM register classes (5.2) ----- */
+/* ----- LLVM register classes (§5.2) ----- */
 static bool class_prefix(const char *s, size_t n, const char *p)
 {
     size_t k = strlen(p);
@@ -252,7 +252,7 @@ x86_class x86_class_find(const char *s, size_t n)
     return c;
 }
 
-/* ----- 5.3: spills and reloads ----- */
+/* ----- §5.3: spills and reloads ----- */
 typedef struct opw {
     const char *opc;
     unsigned width;
@@ -298,7 +298,7 @@ unsigned x86_reload_width(const char *opc, bool *vec)
     return opw_find(loads, sizeof loads / sizeof *loads, opc, vec);
 }
 
-/* ----- 5.5: rematerialisable instructions ----- */
+/* ----- §5.5: rematerialisable instructions ----- */
 static const char *const remat_imm[] = {"MOV8ri",  "MOV16ri",  "MOV32ri",         "MOV64ri",         "MOV64ri32", "MOV32ri64",
                                         "MOV32r0", "MOV32r1",  "MOV32r_1",        "MOV32ImmSExti8", "MOV64ImmSExti8", NULL};
 static const char *const remat_vzero[] = {"V_SET0", "AVX_SET0", "FsFLD0SS", "FsFLD0SD", NULL};

@@ -9,7 +9,7 @@
  * summary.txt, the line `ravel import-mir join` printed per function. The
  * import of every function must give exactly that outcome and exactly
  * those texts, twice in a row (determinism), in process (under the
- * sanitizers). Then the worked example of IMPORTER.md section 6: f6 with
+ * sanitizers). Then the worked example of docs/import-mapping.md §6: f6 with
  * greedy must give F6_DIR/ok_import_f6.{orig.ra,ra} up to what the
  * document allows (comments, spacing, the order of a class's registers,
  * which is a preference order and changes no verdict). */
@@ -122,7 +122,7 @@ static void check_fixture(const char *dir, const char *name, enum rvi_alloc allo
     fixtures_run++;
 }
 
-/* ----- f6 against IMPORTER.md section 6 ----- */
+/* ----- f6 against docs/import-mapping.md §6 ----- */
 /* Lines without comments, spacing collapsed, blank lines and `# file:`
  * headers gone; a class line's registers sorted. */
 static char *normalise(const char *s)
@@ -177,7 +177,7 @@ static void check_f6(const char *fixtures, const char *f6dir)
         CHECK(got && want);
         if (!got || !want) continue;
         char *g = normalise(got), *w = normalise(want);
-        if (strcmp(g, w) != 0) fprintf(stderr, "  f6 %s differs from IMPORTER.md section 6:\n--- got\n%s--- want\n%s", files[i][0], g, w);
+        if (strcmp(g, w) != 0) fprintf(stderr, "  f6 %s differs from docs/import-mapping.md §6:\n--- got\n%s--- want\n%s", files[i][0], g, w);
         CHECK_STR(g, w);
         free(g);
         free(w);
@@ -187,9 +187,9 @@ static void check_f6(const char *fixtures, const char *f6dir)
 }
 
 /* Obligation 1 on the text: with --full-machine, the alias lines say that
- * a name contains another exactly when 5.1's bit ranges do (x86_contains,
+ * a name contains another exactly when §5.1's bit ranges do (x86_contains,
  * itself tested against independent ranges by import.unit), and every
- * name of 5.1 is declared. */
+ * name of §5.1 is declared. */
 static void check_full_machine(const char *fixtures)
 {
     char path[3][4096];

@@ -1,6 +1,6 @@
 /* test_import.c - unit tests of ravel_import (docs/import.md):
  *   the x86-64 tables against bit ranges computed here independently
- *     (IMPORTER.md section 3, obligation 1), sub-registers, classes,
+ *     (docs/import-mapping.md §3, obligation 1), sub-registers, classes,
  *     spill/reload and remat tables, immediate normalisation;
  *   the MIR line reader on the forms llc-19 prints;
  *   S1 on a small pre.mir (golden text);
@@ -73,7 +73,7 @@ TEST(x86_containment_is_bit_ranges)
             }
         }
     }
-    CHECK_EQ_INT(names, 16 * 4 + 4 + 16 * 4 + 1); /* 5.1: the gpr names, 4 high bytes, 4 per vector register, eflags */
+    CHECK_EQ_INT(names, 16 * 4 + 4 + 16 * 4 + 1); /* §5.1: the gpr names, 4 high bytes, 4 per vector register, eflags */
     CHECK(!x86_overlaps(x86_reg_find("al", 2), x86_reg_find("ah", 2)));
 }
 
