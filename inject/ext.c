@@ -223,7 +223,9 @@ void inj_subreg_write_say(const inj *c, const inj_site *s, char *buf, size_t n)
 {
     char a[32], b[32];
     const char *x = loc_s(c, s->a, a), *y = loc_s(c, s->b, b);
-    snprintf(buf, n, "%s = move %s inserted: %s is written while %s holds v%u, read here", x, y, x, y, vnum(c, H(c, s->i, s->b)));
+    uint32_t h = H(c, s->i, s->b);
+    snprintf(buf, n, "%s = move %s inserted: %s is written while %s holds v%u, read here", x, y, x, y,
+             inj_h_valid(h) ? vnum(c, h) : 0);
 }
 
 void inj_subreg_write_edit(inj *c, const inj_site *s) { rv_edit_insert(c->f, c->blk[s->i], s->i, RAVEL_OP_MOVE, s->a, s->b); }
