@@ -12,8 +12,12 @@
  *   may-constant   the only constant it can be on some path, or none/many;
  *   must-undef     it is undefined on every path (U of 14.2);
  *   may-undef      it is undefined on some path.
- * A site is only offered where the edit makes a use read a wrong value on
- * some path; the preferred ones have that use right after the edit.
+ * (A copy passes all four on, in place or not: the copies of section 14.1
+ * that move no bit do not change what these sites need.) A site is only
+ * offered where the edit makes a use read a wrong value on some path: the
+ * use reads the register written (or not written) next in the block, its
+ * value not undefined there; undef-join prefers a register holding another
+ * value.
  */
 #include "inject/inj.h"
 
