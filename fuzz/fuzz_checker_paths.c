@@ -78,7 +78,7 @@ static void generated(const uint8_t *data, size_t size, uint8_t knobs)
     rv_alloc_opts ao = {.seed = pick};
     char *err = NULL;
     ravel_func *out = f && a ? a->run(f, &ao, &err) : NULL;
-    free(err);
+    rv_free(err);
     if (out) {
         static char msg[1 << 16];
         rv_inject_result r = {0};
