@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void import_usage(FILE *out)
@@ -288,6 +289,8 @@ static void run_usage(FILE *out)
           "  -I DIR, -D DEF   passed to clang (also -IDIR, -DDEF)\n"
           "  --clang-arg ARG  any other clang argument (repeatable)\n"
           "  --full-machine   the machine block of IMPORTER.md 5.1 whole, not cut down\n"
+          "  --times          a last line 'times: clang C llc L import I' (CPU seconds;\n"
+          "                   import: this process, the tag stage included)\n"
           "  -q, --quiet      the summary only\n"
           "  -o DIR           the output directory (created if missing)\n"
           "exit status: 0 every function imported or refused with a reason, 1 an import\n"
@@ -299,7 +302,7 @@ typedef struct run_args {
     const char *input, *dir;
     rvi_opts o;
     int olevel, llvm;
-    bool keep, quiet;
+    bool keep, quiet, times;
     double timeout;
     const char **cflags; /* NULL-terminated; the argv strings */
     int ncflags;
@@ -339,6 +342,8 @@ static int parse_run(int argc, char **argv, run_args *a)
             a->keep = true;
         } else if (strcmp(s, "--full-machine") == 0) {
             a->o.full_machine = true;
+        } else if (strcmp(s, "--times") == 0) {
+            a->times = true;
         } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
             a->quiet = true;
         } else if (s[0] == '-' && s[1]) {
@@ -419,6 +424,7 @@ static int run_parsed(run_args a)
     int rc;
     rvi_llvm llvm;
     char why[512], work[4096], stem[256], header[512];
+    clock_t c0 = clock();
     if (!rvi_llvm_find(a.llvm, &llvm, why, sizeof why)) {
         fprintf(stderr, "ravel import-mir run: %s\n", why);
         return CLI_USAGE;
@@ -471,6 +477,8 @@ static int run_parsed(run_args a)
     } else if (!a.keep) {
         remove_work(work, stem);
     }
+    if (a.times)
+        printf("times: clang %.3f llc %.3f import %.3f\n", p.t_clang, p.t_llc, (double)(clock() - c0) / CLOCKS_PER_SEC);
     rvi_pipe_free(&p);
     return rc;
 }

@@ -8,7 +8,10 @@
  * then to the earliest). A shape matches position by position, or by one
  * of the fold shapes:
  *   (a) a register use against a memory reference to a spill slot or a
- *       pool entry (R30, R32);
+ *       pool entry (R30, R32); for TEST r, r the two uses may have been
+ *       commuted by the fold: the register left names its value (its
+ *       number, or its origin for a split product), and a fold that
+ *       cannot be told either way is refused (commuted-fold);
  *   (b) a def, alone or with its tied use, against one memory reference
  *       to a spill slot (R31);
  *   (c) TEST r, r against CMP mem, 0;
@@ -93,6 +96,20 @@ static bool memref(const imp *x, const mir_inst *q, uint32_t j, bool spill_only)
     return spill_only ? k == MR_SPILL : k != MR_NONE;
 }
 
+/* Does the map pair a vreg of p with a different vreg of tag.mir? (The
+ * allocator keeps a vreg's number or gives a piece of it a new one above
+ * tag.mir's; it never renames one into another of tag.mir's.) */
+static bool contradicted(const imp *x, const mir_op *P, const mir_op *Q, uint32_t n, const int32_t *map)
+{
+    if (x->alloc == RVI_FAST || x->pre->max_vreg == RVI_NONE) return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (map[i] < 0 || P[i].kind != MO_REG || P[i].vreg == RVI_NONE) continue;
+        const mir_op *b = &Q[map[i]];
+        if (b->vreg != RVI_NONE && b->vreg <= x->pre->max_vreg && b->vreg != P[i].vreg) return true;
+    }
+    return false;
+}
+
 /* (a) one register use folded into a memory reference. */
 static bool fold_use(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem)
 {
@@ -100,7 +117,9 @@ static bool fold_use(const imp *x, const mir_inst *p, const mir_inst *q, int32_t
     if (p->nops + 4 != q->nops) return false;
     for (uint32_t j = 0; j < p->nops; j++) {
         if (!is_vuse(&P[j]) || !memref(x, q, j, false)) continue;
-        if (run_like(x, P, 0, Q, 0, j, map) && run_like(x, P, j + 1, Q, j + 5, p->nops - j - 1, map)) {
+        for (uint32_t i = 0; i < p->nops; i++) map[i] = MAP_NONE;
+        if (run_like(x, P, 0, Q, 0, j, map) && run_like(x, P, j + 1, Q, j + 5, p->nops - j - 1, map) &&
+            !contradicted(x, P, Q, p->nops, map)) {
             map[j] = MAP_FOLD;
             *mem = (int32_t)j;
             return true;
@@ -200,17 +219,64 @@ static bool fold_imm(const imp *x, const mir_inst *p, const mir_inst *q, int32_t
     return true;
 }
 
-bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_inst *q, int32_t *map, int32_t *mem)
+/* fast's COPYs into vregs are matched by fastcopy.c's rules, but an
+ * undef-insert one (`undef %5.sub_32bit = COPY %4.sub_32bit`, R21.4), which
+ * fast realises in place as `undef $ecx = COPY $eax, implicit-def $rcx`, is
+ * aligned, like a COPY into a machine register (`$esi = COPY $eax,
+ * implicit killed $rax`). */
+static bool undef_insert(const mir_op *P)
+{
+    return P[0].kind == MO_REG && P[0].vreg != RVI_NONE && P[0].sub != XS_NONE && (P[0].flags & MOF_UNDEF);
+}
+
+/* fast's liveness annotations of a sub-register use or def, appended to
+ * the instruction: `implicit killed $eax`, `implicit-def $eax` (the write
+ * is the sub-register's: the annotation claims no bits, and is left out). */
+static bool fast_extra(const mir_op *Q, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (Q[i].kind != MO_REG || !(Q[i].flags & MOF_IMPLICIT) || Q[i].vreg != RVI_NONE || Q[i].preg < 0) return false;
+    return true;
+}
+
+/* (a) and (a') both: for a commutative opcode whose two uses differ, a
+ * fold that matches both ways with split products (new vreg numbers) in
+ * the register left is ambiguous until origins() says which value the
+ * register holds; *alt then holds the commuted map. */
+static bool fold_either(const imp *x, const mir_inst *p, const mir_inst *q, int32_t *map, int32_t *mem, int32_t **alt)
+{
+    bool d = fold_use(x, p, q, map, mem);
+    if (!commutative(mir_opc(x->rp, p)) || p->nops < 2) return d || fold_use_commuted(x, p, q, map, mem);
+    int32_t *cm = rv_xmalloc((p->nops + 1) * sizeof *cm), cmem = -1;
+    bool c = fold_use_commuted(x, p, q, cm, &cmem);
+    const mir_op *P = mir_ops(x->pre, p);
+    if (d && c && P[0].vreg != P[1].vreg && alt) {
+        *alt = cm;
+        return true;
+    }
+    if (!d && c) {
+        memcpy(map, cm, p->nops * sizeof *map);
+        *mem = cmem;
+    }
+    rv_free(cm);
+    return d || c;
+}
+
+bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_inst *q, int32_t *map, int32_t *mem, int32_t **alt)
 {
     (void)rr;
     *mem = -1;
+    if (alt) *alt = NULL;
     for (uint32_t i = 0; i < p->nops; i++) map[i] = MAP_NONE;
     const mir_op *P = mir_ops(x->pre, p), *Q = mir_ops(rfunc(x), q);
     bool same_opc = p->opc == q->opc;
     if (same_opc && p->nops == q->nops && p->ndefs == q->ndefs && run_like(x, P, 0, Q, 0, p->nops, map)) return true;
+    if (same_opc && x->alloc == RVI_FAST && q->nops > p->nops && (!mir_opc_is(x->rp, p, "COPY") || undef_insert(P) || P[0].vreg == RVI_NONE) && p->ndefs == q->ndefs && fast_extra(Q + p->nops, q->nops - p->nops) &&
+        run_like(x, P, 0, Q, 0, p->nops, map))
+        return true;
     if (same_opc && x->alloc != RVI_FAST) return false;
     if (x->alloc == RVI_FAST) return false; /* fast folds nothing */
-    return fold_use(x, p, q, map, mem) || fold_use_commuted(x, p, q, map, mem) || fold_def(x, p, q, map, mem) ||
+    return fold_either(x, p, q, map, mem, alt) || fold_def(x, p, q, map, mem) ||
            fold_test(x, p, q, map, mem) || fold_imm(x, p, q, map, mem);
 }
 
@@ -244,6 +310,7 @@ typedef struct cand {
     uint32_t k;      /* pre instruction */
     int32_t *map;
     int32_t mem;
+    int32_t *alt;
     int32_t prev;
 } cand;
 typedef RV_VEC(cand) candvec;
@@ -276,8 +343,15 @@ static void align_block(imp *x, uint32_t b, candvec *cs)
         if (k == RVI_NONE) continue;
         const mir_inst *p = &x->pre->insts.data[k];
         const mir_inst *q = ri->v ? ri->v : ri->p;
-        cand c = {i, k, rv_arena_alloc(&x->arena, (p->nops + 1) * sizeof(int32_t)), -1, -1};
-        if (imp_shape(x, p, x->rv, q, c.map, &c.mem)) rv_vec_push(*cs, c);
+        cand c = {i, k, rv_arena_alloc(&x->arena, (p->nops + 1) * sizeof(int32_t)), -1, NULL, -1};
+        int32_t *alt = NULL;
+        if (!imp_shape(x, p, x->rv, q, c.map, &c.mem, &alt)) continue;
+        if (alt) {
+            c.alt = rv_arena_alloc(&x->arena, (p->nops + 1) * sizeof(int32_t));
+            memcpy(c.alt, alt, p->nops * sizeof(int32_t));
+            rv_free(alt);
+        }
+        rv_vec_push(*cs, c);
     }
     fw *t = rv_xcalloc(blk->n + 1, sizeof *t);
     for (uint32_t i = 0; i <= blk->n; i++) t[i].who = -1;
@@ -298,6 +372,7 @@ static void align_block(imp *x, uint32_t b, candvec *cs)
         ri->orig = cd->k;
         ri->map = cd->map;
         ri->mem = cd->mem;
+        ri->alt = cd->alt;
         x->aligned[cd->k] = cd->ri;
     }
 }
@@ -356,7 +431,7 @@ static void origins(imp *x)
     for (uint32_t v = 0; v <= x->norigin; v++) x->origin[v] = RVI_NONE;
     for (uint32_t i = 0; i < x->rs.len; i++) {
         const rinst *ri = &x->rs.data[i];
-        if (ri->orig == RVI_NONE || !ri->v) continue;
+        if (ri->orig == RVI_NONE || !ri->v || ri->alt) continue;
         const mir_inst *p = &x->pre->insts.data[ri->orig];
         for (uint32_t j = 0; j < p->nops; j++) {
             if (ri->map[j] < 0) continue;
@@ -372,6 +447,37 @@ static void origins(imp *x)
     for (uint32_t i = 0; i < nslots; i++) slot_of[i] = -1;
     for (int pass = 0; pass < 3; pass++) spread_origins(x, slot_of, nslots);
     rv_free(slot_of);
+}
+
+/* Does result operand m of ri hold pre vreg v (by number or origin)? */
+static bool holds_vreg(const imp *x, const rinst *ri, int32_t m, uint32_t v)
+{
+    if (m < 0) return false;
+    uint32_t q = mir_ops(x->bf, ri->v)[m].vreg;
+    return q == v || (q < x->norigin && x->origin[q] == v);
+}
+
+/* The ambiguous commutative folds: the register left holds one of the
+ * two uses; the map is the one that pairs it with that use. Neither
+ * (origins() could not trace the split product): refused, never guessed. */
+static void decide_commuted(imp *x)
+{
+    for (uint32_t i = 0; i < x->rs.len && !imp_failed(x); i++) {
+        rinst *ri = &x->rs.data[i];
+        if (!ri->alt) continue;
+        const mir_inst *p = &x->pre->insts.data[ri->orig];
+        const mir_op *P = mir_ops(x->pre, p);
+        uint32_t kept = ri->map[0] == MAP_FOLD ? 1 : 0; /* the use the direct map leaves in a register */
+        if (holds_vreg(x, ri, ri->map[kept], P[kept].vreg)) {
+            ri->alt = NULL;
+        } else if (holds_vreg(x, ri, ri->map[kept], P[1 - kept].vreg)) {
+            ri->map = ri->alt;
+            ri->alt = NULL;
+        } else {
+            imp_refuse_at(x, "commuted-fold", x->rv, ri->v->pos,
+                          "a fold of a commutative instruction whose register operand is a split product of unknown origin: which use was folded is not known");
+        }
+    }
 }
 
 static void take_fold(imp *x, uint32_t i, uint32_t k, bool store)
@@ -550,6 +656,7 @@ void imp_align(imp *x)
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) align_block(x, b, &cs);
     rv_vec_free(cs);
     origins(x);
+    decide_commuted(x);
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) leftovers(x, b);
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) block_items(x, b);
     x->item0[f->blocks.len] = x->items.len;

@@ -130,6 +130,8 @@ static bool split_copy(imp *x, ra_func *f, const rinst *ri)
         imp_error(x, "R38", x->rv, ri->p->pos, "a split copy from %s to %s", x86_reg_at((unsigned)s)->name, x86_reg_at((unsigned)d)->name);
         return true;
     }
+    if (d == s) return true; /* an identity copy left in place (fast's `undef $eax = COPY $eax, implicit-def $rax`):
+                                llc's post-RA expansion deletes it, nothing executes */
     edit(x, f, ri, RK_MOVE, (uint32_t)d, (uint32_t)s, "move");
     return true;
 }

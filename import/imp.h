@@ -113,6 +113,7 @@ typedef struct rinst {
     bool fold_copy;        /* orig is a COPY realised by this load or store (R28, R29) */
     int32_t *map;          /* aligned: pre operand i -> result operand, MAP_FOLD, MAP_NONE */
     int32_t mem;           /* the memory reference a fold reads or writes (result operand index), -1 */
+    int32_t *alt;          /* a commutative fold matching both ways: the commuted map, until S5 decides; NULL */
 } rinst;
 enum { MAP_FOLD = -1, MAP_NONE = -2 };
 typedef struct rblock {
@@ -227,7 +228,8 @@ void imp_positions(imp *x); /* the pre blocks' positions (before imp_block_pos(x
 int64_t imp_fi(const imp *x, bool fixed, int64_t v);
 /* align.c */
 void imp_align(imp *x);
-bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_inst *q, int32_t *map, int32_t *mem);
+/* *alt (if alt): the commuted map of an ambiguous commutative fold (freed by the caller), else NULL. */
+bool imp_shape(const imp *x, const mir_inst *p, const mir_reader *rr, const mir_inst *q, int32_t *map, int32_t *mem, int32_t **alt);
 /* keys.c */
 bool imp_is_const(const imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in);
 int64_t imp_key(imp *x, const mir_reader *r, const mir_func *f, const mir_inst *in, unsigned bits, bool gpr);

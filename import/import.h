@@ -300,6 +300,7 @@ typedef struct rvi_proc {
     int how;        /* enum rvi_proc_how (FAILED: could not start) */
     int code;       /* exit status or signal */
     double seconds; /* wall-clock time */
+    double cpu;     /* CPU seconds, user + system */
 } rvi_proc;
 /* Runs argv (argv[0] looked up on PATH) with stdin from /dev/null and
  * stdout/stderr into files (NULL: /dev/null), killing it after timeout_s
@@ -369,7 +370,7 @@ typedef struct rvi_pipe {
     rvi_texts texts;      /* read when status is OK (rv_free each src) */
     char *pre_text;       /* pre.mir (tag.mir's source), for refusing every function when llc fails */
     size_t pre_len;
-    double t_clang, t_llc, t_tag;
+    double t_clang, t_llc; /* CPU seconds of the clang and llc processes */
 } rvi_pipe;
 /* Compiles input (.c, .ll or an llc -stop-before .mir) and runs the
  * allocator, leaving WORKDIR/STEM.{ll,pre.mir,tag.mir,dumps.txt,post.mir}. */

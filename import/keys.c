@@ -10,7 +10,8 @@
  * location (a 32- or 64-bit write; an 8- or 16-bit write defines 8 or 16
  * bits; a store into a slot its width), the content is normalised (an
  * immediate by its value in those bits, zero and all-ones vectors, a pool
- * entry by the value post.mir prints and the width read, a GOT load or an
+ * entry by the value post.mir prints and the width read (an entry of all
+ * zero or all one bits as the zero or all-ones vector of that width), a GOT load or an
  * LEA by symbol and offset, a fixed-stack load by object, offset and
  * width). The key is the value itself for an immediate that defines 64
  * bits of a general register, else 0x7fff000000000000 + n in order of
@@ -123,6 +124,50 @@ static uint64_t mask(uint64_t v, unsigned bits)
     return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1);
 }
 
+/* One scalar element "T V" of a pool value: 0 other, 1 all zero bits, 2
+ * all one bits (integers only: a float's all-ones pattern is a NaN that
+ * post.mir prints in hex, left as other). */
+static int elem_kind(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] != ' ') i++; /* the type */
+    bool integer = n > 1 && s[0] == 'i';
+    while (i < n && s[i] == ' ') i++;
+    const char *v = s + i;
+    size_t vn = n - i;
+    while (vn > 0 && v[vn - 1] == ' ') vn--;
+    if ((vn == 1 && v[0] == '0') || (vn == 12 && !memcmp(v, "0.000000e+00", 12))) return 1;
+    if (integer && vn == 2 && !memcmp(v, "-1", 2)) return 2;
+    return 0;
+}
+
+/* The content of a pool value text ("T V", "<N x T> zeroinitializer",
+ * "<N x T> <T V, ...>", maybe quoted): 1 all zero bits, 2 all one bits,
+ * 0 anything else. Such an entry is keyed like V_SET0 / V_SETALLONES of
+ * the width read, so that a fold of a rematerialised zero or all-ones
+ * into a pool load (LLVM makes the entry when it folds one) keeps the
+ * value's key (docs/import.md, Decisions). */
+static int pool_kind(const char *s, size_t n)
+{
+    if (n >= 2 && (s[0] == '\'' || s[0] == '"')) s++, n -= 2;
+    if (n >= 15 && !memcmp(s + n - 15, "zeroinitializer", 15)) return 1;
+    if (n == 0 || s[0] != '<') return elem_kind(s, n);
+    const char *lt = memchr(s + 1, '<', n - 1);
+    if (!lt || s[n - 1] != '>') return 0;
+    const char *e = lt + 1, *end = s + n - 1;
+    int kind = -1;
+    while (e < end) {
+        const char *c = memchr(e, ',', (size_t)(end - e));
+        if (!c) c = end;
+        while (e < c && *e == ' ') e++;
+        int k = elem_kind(e, (size_t)(c - e));
+        if (k == 0 || (kind >= 0 && k != kind)) return 0;
+        kind = k;
+        e = c + 1;
+    }
+    return kind < 0 ? 0 : kind;
+}
+
 int64_t imp_key_pool(imp *x, int64_t index, unsigned bits)
 {
     char name[512];
@@ -133,7 +178,9 @@ int64_t imp_key_pool(imp *x, int64_t index, unsigned bits)
         val = x->rpost->t.src + f->consts.data[2 * index];
         n = f->consts.data[2 * index + 1];
     }
-    snprintf(name, sizeof name, "%u:cp:%.*s", bits, (int)(n > 400 ? 400 : n), val);
+    int pk = pool_kind(val, n);
+    if (pk) snprintf(name, sizeof name, "%u:%s", bits, pk == 1 ? "vzero" : "vones");
+    else snprintf(name, sizeof name, "%u:cp:%.*s", bits, (int)(n > 400 ? 400 : n), val);
     return key_of(x, name, false, 0);
 }
 

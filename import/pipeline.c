@@ -155,7 +155,7 @@ static bool run(step *s, char *const argv[], const char *out, const char *err, e
 {
     note_cmd(s->r, argv, out, err);
     rvi_proc p = rvi_run(argv, out, err, s->o->timeout);
-    *t += p.seconds;
+    *t += p.cpu;
     if (p.how == RVI_PROC_EXITED && p.code == 0) return true;
     char *e = NULL;
     size_t n = 0;

@@ -5,7 +5,8 @@
  * with exactly the given arguments (no shell parses them, so paths with
  * spaces or quotes are safe), its standard output and error go to the
  * given files (or /dev/null), and it is killed (SIGKILL) when it runs
- * longer than the timeout; the result says how it ended.
+ * longer than the timeout; the result says how it ended and the CPU time
+ * it took (the children's rusage before and after: one child at a time).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "import/import.h"
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,6 +32,14 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds (user + system) of the children waited for so far. */
+static double children_cpu(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_CHILDREN, &u) != 0) return 0.0;
+    return (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + (double)u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
 static bool redirect(posix_spawn_file_actions_t *fa, int fd, const char *path)
 {
     return posix_spawn_file_actions_addopen(fa, fd, path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666) == 0;
@@ -37,7 +47,8 @@ static bool redirect(posix_spawn_file_actions_t *fa, int fd, const char *path)
 
 rvi_proc rvi_run(char *const argv[], const char *out, const char *err, double timeout_s)
 {
-    rvi_proc r = {RVI_PROC_FAILED, -1, 0.0};
+    rvi_proc r = {RVI_PROC_FAILED, -1, 0.0, 0.0};
+    double c0 = children_cpu();
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa) != 0) return r;
     bool ok = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) == 0 && redirect(&fa, 1, out) && redirect(&fa, 2, err);
@@ -58,12 +69,14 @@ rvi_proc rvi_run(char *const argv[], const char *out, const char *err, double ti
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
             r.how = RVI_PROC_TIMEOUT;
             r.seconds = now_s() - t0;
+            r.cpu = children_cpu() - c0;
             return r;
         }
         struct timespec ts = {0, 2000000}; /* 2 ms */
         nanosleep(&ts, NULL);
     }
     r.seconds = now_s() - t0;
+    r.cpu = children_cpu() - c0;
     if (WIFEXITED(status)) {
         r.how = RVI_PROC_EXITED;
         r.code = WEXITSTATUS(status);

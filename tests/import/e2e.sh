@@ -17,7 +17,7 @@ fail=0
 for c in *.c; do
   n=${c%.c}
   for a in greedy basic pbqp fast; do
-    lvl=2; [ "$a" = fast ] && lvl=0
+    lvl=2; [ "$a" = fast ] && lvl=$(sed -n 's/.*fixture: fast at -O\([0-3]\).*/\1/p' "$c" | head -1) && lvl=${lvl:-0}
     out=$tmp/$n.$a
     "$ravel" import-mir run "$c" --llvm 19 --alloc "$a" -O $lvl --keep -q --clang-arg "-fdebug-prefix-map=$(pwd)=." -o "$out/run" > "$out.log" 2>&1
     "$ravel" import-mir join --alloc "$a" "$out/run/llvm/$n.tag.mir" "$out/run/llvm/$n.dumps.txt" "$out/run/llvm/$n.post.mir" -o "$out/join" > "$out.summary" 2>&1

@@ -1,7 +1,8 @@
 #!/bin/sh
 # gen_fixtures.sh RAVEL [NAME...] - regenerate tests/import/fixtures from the
 # C files there with the installed llc-19: for each NAME.c and each allocator
-# (greedy, basic, pbqp at -O2; fast at -O0), fixtures/NAME.ALLOC/ holds the
+# (greedy, basic, pbqp at -O2; fast at -O0, or at -ON if NAME.c says
+# "fixture: fast at -ON"), fixtures/NAME.ALLOC/ holds the
 # three texts llc printed (NAME.tag.mir, NAME.dumps.txt, NAME.post.mir) and
 # what `ravel import-mir join` makes of them (FUNC.orig.ra, FUNC.ra, and
 # summary.txt). Run it when the importer's output changes on purpose, and
@@ -17,7 +18,7 @@ rm -rf "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 for n in $names; do
   for a in greedy basic pbqp fast; do
-    lvl=2; [ "$a" = fast ] && lvl=0
+    lvl=2; [ "$a" = fast ] && lvl=$(sed -n 's/.*fixture: fast at -O\([0-3]\).*/\1/p' "$n.c" | head -1) && lvl=${lvl:-0}
     d=$n.$a
     rm -rf "$d" "$tmp/out"
     "$ravel" import-mir run "$n.c" --llvm 19 --alloc "$a" -O $lvl --keep -q \

@@ -1,0 +1,155 @@
+#!/bin/bash
+# llvm-campaign.sh - LLVM's register allocators under a fuzzer (issue 31,
+# docs/import.md "The campaign"): csmith programs, compiled by clang at
+# -O0..-O3, every function allocated by greedy, basic, fast and pbqp,
+# imported by `ravel import-mir run` and judged by `ravel check --orig`
+# (at -O0 only fast: llc -O0 allocates with fast whatever is asked).
+#
+#   ci/llvm-campaign.sh [--ravel PATH] [--seed0 S] [--seeds N] [--shard K/N]
+#                       [--time SEC] [--level L]... [--alloc A]... --out DIR
+#   ci/llvm-campaign.sh --summary DIR...
+#
+#   --seed0 S, --seeds N  the seeds S .. S+N-1 (default 1, 1000)
+#   --shard K/N    only the seeds s with (s - S) mod N = K - 1 (default 1/1):
+#                  shards are disjoint and together cover the seeds, so any
+#                  batch engine (a CI matrix, ClusterFuzzLite's batch jobs, a
+#                  cluster's array job) can run them; --summary merges them
+#   --time SEC     start no new seed after SEC seconds (default: no limit)
+#   --level L, --alloc A  restrict the levels (0-3) and allocators
+#   --out DIR      results.txt (one line per seed, level and allocator),
+#                  refused.txt (allocator and reason per refusal), and
+#                  rejected/ (kept: see below); appended to, so a shard can be
+#                  resumed
+#   --summary DIR...  print the merged summary of shard directories
+#
+# Every rejection or import error is kept in DIR/rejected/sSEED-OL-ALLOC/:
+# the csmith program, the exact commands (llvm/*.commands.txt), the LLVM
+# and csmith versions, the import log, and FUNC.ra, FUNC.orig.ra and
+# FUNC.check (the checker's report) of each rejected function. Reduce it
+# with ci/llvm-reduce.sh (cvise: "import + check still fails the same
+# way"), then `ravel reduce` on the .ra.
+# Exit status: 0 no rejection and no import error, 1 some, 2 bad usage,
+# 77 no csmith, clang-19 or llc-19.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+ravel= seed0=1 seeds=1000 shard=1/1 tlimit=0 out= levels=() allocs=() summary=0 sdirs=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --ravel) ravel=$2; shift 2 ;;
+    --seed0) seed0=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --shard) shard=$2; shift 2 ;;
+    --time) tlimit=$2; shift 2 ;;
+    --level) levels+=("$2"); shift 2 ;;
+    --alloc) allocs+=("$2"); shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --summary) summary=1; shift ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "llvm-campaign.sh: unknown option $1" >&2; exit 2 ;;
+    *) if [ $summary = 1 ]; then sdirs+=("$1"); shift; else echo "llvm-campaign.sh: unexpected $1" >&2; exit 2; fi ;;
+  esac
+done
+
+# The summary of result lines (from one shard or many).
+summarize() {
+  cat "$@" | awk '
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      k = v["alloc"] " -O" v["O"]; keys[k] = 1; a = v["alloc"]; alls[a] = 1
+      F[k] += v["functions"]; I[k] += v["imported"]; R[k] += v["refused"]; E[k] += v["errors"]; J[k] += v["rejected"]; X[k] += v["failed"]
+      F[a] += v["functions"]; I[a] += v["imported"]
+      c += v["clang"]; l += v["llc"]; im += v["import"]; ch += v["check"]; n += v["functions"]; runs++
+      if (!(v["seed"] in seen)) { seen[v["seed"]] = 1; nseeds++ } }
+    END {
+      printf "%d seeds, %d runs, %d functions\n", nseeds, runs, n
+      for (k in keys) printf "  %-12s %6d functions, %6d imported (%.2f%%), %4d refused, %3d import errors, %3d rejected, %3d runs failed\n", k, F[k], I[k], F[k] ? 100 * I[k] / F[k] : 0, R[k], E[k], J[k], X[k]
+      t = c + l + im + ch
+      printf "CPU seconds: clang %.1f, llc %.1f, import %.1f, check %.1f (ravel %.1f%%); %.2f functions/s/core\n", c, l, im, ch, (t > 0 ? 100 * (im + ch) / t : 0), (t > 0 ? n / t : 0)
+    }' > "${TMPDIR:-/tmp}/.ravel-summary.$$"
+  local f="${TMPDIR:-/tmp}/.ravel-summary.$$"
+  grep '^[0-9]' "$f"; grep '^  ' "$f" | sort; grep '^CPU' "$f"; rm -f "$f"
+}
+if [ $summary = 1 ]; then
+  [ ${#sdirs[@]} -gt 0 ] || { echo "llvm-campaign.sh: --summary DIR..." >&2; exit 2; }
+  res=() ref=()
+  for d in "${sdirs[@]}"; do res+=("$d/results.txt"); [ -e "$d/refused.txt" ] && ref+=("$d/refused.txt"); done
+  summarize "${res[@]}"
+  [ ${#ref[@]} -gt 0 ] && cat "${ref[@]}" | sort | uniq -c | sort -rn | sed 's/^/  refused: /'
+  n=$(cat "${res[@]}" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(rejected|errors)=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }')
+  [ "$n" = 0 ]; exit $?
+fi
+
+[ -n "$out" ] || { echo "llvm-campaign.sh: --out DIR is required" >&2; exit 2; }
+if [ -z "$ravel" ]; then
+  for c in "$root/build-rel/cli/ravel" "$root/build/cli/ravel"; do [ -x "$c" ] && { ravel=$c; break; }; done
+fi
+[ -n "$ravel" ] && [ -x "$ravel" ] || { echo "llvm-campaign.sh: no ravel binary (--ravel PATH)" >&2; exit 2; }
+for t in csmith clang-19 llc-19; do command -v $t > /dev/null || { echo "llvm-campaign.sh: $t is not installed: skipped"; exit 77; }; done
+k=${shard%/*} n=${shard#*/}
+case "$k$n" in *[!0-9]*|'') echo "llvm-campaign.sh: --shard K/N" >&2; exit 2 ;; esac
+[ "$k" -ge 1 ] && [ "$k" -le "$n" ] || { echo "llvm-campaign.sh: --shard K/N needs 1 <= K <= N" >&2; exit 2; }
+[ ${#levels[@]} -gt 0 ] || levels=(0 1 2 3)
+[ ${#allocs[@]} -gt 0 ] || allocs=(greedy basic fast pbqp)
+csinc=/usr/include/csmith
+mkdir -p "$out/rejected"
+work=$(mktemp -d "${TMPDIR:-/tmp}/ravel-campaign-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(cd "$work" && csmith --version | head -1)"
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
+cpu_children() { awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.3f\n", s }' "$work/.times"; }
+
+# One seed, one level, one allocator: a line of results.txt.
+one() {
+  local s=$1 lvl=$2 a=$3 d=$work/run rc
+  rm -rf "$d"; mkdir -p "$d"
+  "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --keep -I "$csinc" \
+    --clang-arg -w --timeout 120 -o "$d" > "$d/import.log" 2>&1
+  rc=$?
+  local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck
+  tl=$(grep '^times: ' "$d/import.log")
+  if [ $rc = 2 ] || [ -z "$tl" ]; then failed=1
+  else
+    set -- $tl; c=$3 l=$5 i=$7
+    imp=$(grep -c ': imported' "$d/import.log"); ref=$(grep -c ': refused ' "$d/import.log"); err=$(grep -c ': import error ' "$d/import.log")
+    fn=$((imp + ref + err))
+    grep ': refused ' "$d/import.log" | sed "s/^[^:]*: refused \([^:]*\):.*/$a \1/" >> "$out/refused.txt"
+  fi
+  times > "$work/.times"; local c0; c0=$(cpu_children)
+  for o in "$d"/*.orig.ra; do
+    [ -e "$o" ] || continue
+    local r=${o%.orig.ra}.ra
+    "$ravel" check "$r" --orig "$o" > "${r%.ra}.check" 2>&1 || { rej=$((rej + 1)); echo "${r%.ra}" >> "$d/rejected.list"; }
+  done
+  times > "$work/.times"; ck=$(add "$(cpu_children)" "-$c0")
+  if [ $rej -gt 0 ] || [ $err -gt 0 ] || [ $failed = 1 ]; then
+    local kd=$out/rejected/s$s-O$lvl-$a
+    rm -rf "$kd"; mkdir -p "$kd"
+    cp "$work/s$s.c" "$kd/"; cp -r "$d/llvm" "$kd/" 2>/dev/null; cp "$d/import.log" "$kd/"
+    echo "$versions" > "$kd/versions.txt"
+    echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
+    if [ -e "$d/rejected.list" ]; then while read -r b; do cp "$b.ra" "$b.orig.ra" "$b.check" "$kd/"; done < "$d/rejected.list"; fi
+    echo "seed $s -O$lvl $a: $rej rejected, $err import errors, failed $failed: $kd" >&2
+  fi
+  echo "seed=$s O=$lvl alloc=$a functions=$fn imported=$imp refused=$ref errors=$err rejected=$rej failed=$failed clang=$c llc=$l import=$i check=$ck"
+}
+
+CSMITH_FLAGS=${CSMITH_FLAGS:-}
+start=$(date +%s)
+done_seeds=0
+for ((s = seed0; s < seed0 + seeds; s++)); do
+  [ $(((s - seed0) % n)) = $((k - 1)) ] || continue
+  if [ "$tlimit" -gt 0 ] && [ $(($(date +%s) - start)) -ge "$tlimit" ]; then break; fi
+  # shellcheck disable=SC2086
+  (cd "$work" && csmith --seed "$s" $CSMITH_FLAGS > "s$s.c" 2> /dev/null) || { echo "seed $s: csmith failed" >&2; continue; }
+  for lvl in "${levels[@]}"; do
+    for a in "${allocs[@]}"; do
+      [ "$lvl" = 0 ] && [ "$a" != fast ] && continue # llc -O0 allocates with fast whatever is asked
+      one "$s" "$lvl" "$a" >> "$out/results.txt"
+    done
+  done
+  done_seeds=$((done_seeds + 1))
+  echo "seed $s done ($done_seeds seeds, $(($(date +%s) - start)) s)" >&2
+done
+summarize "$out/results.txt"
+[ -e "$out/refused.txt" ] && sort "$out/refused.txt" | uniq -c | sort -rn | sed 's/^/  refused: /'
+bad=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(rejected|errors)=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }' "$out/results.txt")
+[ "$bad" = 0 ]
