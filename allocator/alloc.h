@@ -92,7 +92,9 @@ typedef struct rv_allocator {
 } rv_allocator;
 
 /* Runs a on f, built-in (run) or not (fn): RAVEL_OK with *out set, or
- * RAVEL_EDECLINED (fn only), or another negative status (a failure) with
+ * RAVEL_EDECLINED (fn; or a built-in allocator refusing an aliased machine
+ * it does not handle, docs/format.md section 14.7), or another negative
+ * status (a failure) with
  * *out NULL; *err, malloc'd or NULL, says why (free it with free). The one
  * call every driver (fuzz library, reducer, CLI) makes. */
 int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts *o, ravel_func **out, char **err);

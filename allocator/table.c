@@ -117,6 +117,8 @@ int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts
     *out = NULL;
     *err = NULL;
     if (a->run) {
+        /* an aliased machine it does not handle (docs/format.md section 14.7): declined, not failed */
+        if (alias_refused(f, !strcmp(a->name, "fast") || !strcmp(a->name, "linear"), err)) return RAVEL_EDECLINED;
         *out = a->run(f, o, err);
         return *out ? RAVEL_OK : RAVEL_EFAIL;
     }

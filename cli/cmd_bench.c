@@ -12,7 +12,7 @@
 static void usage(FILE *out)
 {
     fputs("usage: ravel bench mutation [--funcs N] [--trials T] [--max-execs N] [--prob P]\n"
-          "                            [--seed S] [-a NAME] [-o DIR] [-q]\n"
+          "                            [--seed S] [-a NAME] [-o DIR] [-q] [--with-FEATURE] [--no-FEATURE]\n"
           "\n"
           "Mutation testing of the checker: every allocation of N generated functions\n"
           "per allocator is corrupted once with each kind of 'ravel alloc --inject list';\n"
@@ -31,6 +31,10 @@ static void usage(FILE *out)
           "  -a NAME        one allocator (default: all)\n"
           "  -o DIR         where missed cases go (default ravel-mutation-out)\n"
           "  -q             no progress on stderr\n"
+          "  --with-FEATURE, --no-FEATURE\n"
+          "                 generator: use FEATURE or not (as 'ravel gen'); the kinds of\n"
+          "                 section 14 (subreg-write ... undef-join) need --with-alias\n"
+          "                 --with-undef --with-remat (docs/format.md section 14)\n"
           "\n"
           "exit status: 0 nothing missed, 1 a checker miss (case in DIR), 2 bad usage\n",
           out);
@@ -46,6 +50,14 @@ static int parse(int argc, char **argv, rv_mutation_opts *o)
         }
         if (!strcmp(a, "-q")) {
             o->progress = NULL;
+            continue;
+        }
+        if (!strncmp(a, "--with-", 7) || !strncmp(a, "--no-", 5)) {
+            bool with = a[2] == 'w';
+            unsigned bit = rv_gen_feature_bit(a + (with ? 7 : 5));
+            if (!bit) return cli_bad_feature("bench", a);
+            if (with) o->gen.features |= bit;
+            else o->gen.features &= ~bit;
             continue;
         }
         if (i + 1 >= argc) return cli_bad_value("bench", a, NULL, NULL);

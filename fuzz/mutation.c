@@ -160,8 +160,16 @@ static void pct(char *buf, size_t n, uint64_t x, uint64_t of)
 
 void rv_mutation_print(FILE *out, const rv_mutation_opts *o, const rv_mutation_result *r)
 {
-    fprintf(out, "Functions: `ravel fuzz --seed %" PRIu64 "` iterations 0..%u (generator defaults)", o->seed,
+    rv_gen_opts def;
+    rv_gen_opts_default(&def);
+    fprintf(out, "Functions: `ravel fuzz --seed %" PRIu64 "` iterations 0..%u (generator defaults", o->seed,
             o->nfuncs ? o->nfuncs - 1 : 0);
+    for (size_t i = 0; rv_gen_feature_name(i); i++) { /* the switches --with-/--no- changed */
+        unsigned bit = rv_gen_feature_bit(rv_gen_feature_name(i));
+        if ((o->gen.features & bit) != (def.features & bit))
+            fprintf(out, ", --%s-%s", (o->gen.features & bit) ? "with" : "no", rv_gen_feature_name(i));
+    }
+    fprintf(out, ")");
     for (unsigned a = 0; a < r->nalloc; a++)
         fprintf(out, "%s %s %" PRIu64 " allocations accepted (%" PRIu64 " skipped)", a ? "," : ";", r->names[a],
                 r->funcs[a], r->skipped[a]);

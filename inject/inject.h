@@ -42,7 +42,7 @@ typedef struct rv_inject_info {
     const char *summary; /* one line */
     const char *expect;  /* the checker error kinds it should cause, space-separated ("*": any) */
     unsigned flags;      /* RV_INJF_* */
-    const char *family;  /* "values", "constraints", "gc", "cfg" or "generic" (inject/FAMILY.c) */
+    const char *family;  /* "values", "constraints", "gc", "cfg", "ext" or "generic" (inject/FAMILY.c) */
 } rv_inject_info;
 
 const rv_inject_info *rv_inject_info_of(rv_inject_kind k);

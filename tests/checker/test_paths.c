@@ -14,14 +14,19 @@
  *      edit deleted or inserted, a stackmap slot dropped, a def renamed
  *      to another vreg: no longer SSA, stale copies must die);
  *   2. generated structured functions (fuzz/gen.h) allocated by every
- *      allocator of the table, and mutants of those.
+ *      allocator of the table, and mutants of those;
+ *   3. the same with the switches of the format's section 14 asked for
+ *      explicitly (aliased machines, undef values, remat candidates): their
+ *      mutants, and every kind of the injection catalogue (inject/kinds.def,
+ *      the section 14 ones included) on each allocation.
  * Fails on any difference, if an accepted allocation runs differently, or
  * if a group has no accepted or no rejected function (the test would then
- * prove nothing). Usage: test_paths [N_ANYCFG] [N_GEN]. */
+ * prove nothing). Usage: test_paths [N_ANYCFG] [N_GEN] [N_EXT]. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h" /* rv_rng_below */
 #include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
+#include "inject/inject.h"
 #include "ir/ir.h"
 
 #include <stdio.h>
@@ -186,9 +191,47 @@ static bool report(const char *group, const stats *st)
     return st->differ == 0 && st->wrong == 0 && st->ok > 0 && st->fail > 0;
 }
 
+/* Group 3: generated functions with aliases, undef and remat. */
+static bool ext_group(int ngen)
+{
+    stats st;
+    memset(&st, 0, sizeof st);
+    uint64_t aliased = 0;
+    for (int i = 0; i < ngen; i++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.features |= RV_GEN_ALIAS | RV_GEN_UNDEF | RV_GEN_REMAT;
+        o.max_insts = 30 + (uint32_t)(i % 4) * 30;
+        o.max_blocks = 3 + (uint32_t)(i % 6);
+        o.min_regs = 2;
+        o.max_regs = 6;
+        ravel_module *mod = rv_gen_from_seed(900 + (uint64_t)i, &o);
+        const ravel_func *f = ravel_module_func(mod, 0);
+        aliased += rv_mach_has_alias(f->mach);
+        for (size_t k = 0; ravel_allocator_name(k); k++) {
+            ravel_func *g = NULL;
+            char what[128];
+            snprintf(what, sizeof what, "generated seed %d (alias, undef, remat), allocator %s", 900 + i, ravel_allocator_name(k));
+            if (ravel_allocate(ravel_allocator_name(k), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g) {
+                with_mutants(g, f, (uint64_t)i * 31 + k, 3, &st, what);
+                for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
+                    ravel_func *h = rv_func_clone(g);
+                    rv_inject_result r;
+                    if (rv_inject(h, (rv_inject_kind)q, (uint64_t)i + q, &r) == RV_INJ_CHANGED) one(h, f, q & 1, true, &st, what);
+                    ravel_func_free(h);
+                }
+            }
+            ravel_func_free(g);
+        }
+        ravel_module_free(mod);
+    }
+    printf("(%llu of %d machines aliased)\n", (unsigned long long)aliased, ngen);
+    return report("generated functions with alias, undef, remat", &st) && aliased * 3 > (uint64_t)ngen;
+}
+
 int main(int argc, char **argv)
 {
-    int nany = argc > 1 ? atoi(argv[1]) : 300, ngen = argc > 2 ? atoi(argv[2]) : 12;
+    int nany = argc > 1 ? atoi(argv[1]) : 300, ngen = argc > 2 ? atoi(argv[2]) : 12, next = argc > 3 ? atoi(argv[3]) : 12;
     bool ok = true;
     /* 1. arbitrary CFGs, each shape, each repair depth */
     static const int shapes[] = {1, -1, 0, 2};
@@ -249,5 +292,6 @@ int main(int argc, char **argv)
         ravel_module_free(mod);
     }
     ok &= report("generated functions", &st);
+    ok &= ext_group(next);
     return ok ? 0 : 1;
 }

@@ -15,7 +15,8 @@ file(MAKE_DIRECTORY ${OUT})
 expect_rc(0 ${RAVEL} alloc --inject list)
 set(kinds use-reg drop-spill drop-reload reload-slot slot-reuse move-swap pmove-cycle call-clobber fixed reuse
     early-def edge-move spill-one-path stale-loop arg-swap smap-missing smap-nonref ref-in-reg reg-on-stack
-    stack-in-reg late-use defs-one-reg wrong-class reserved smap-dropped no-loc slot-to-slot)
+    stack-in-reg late-use defs-one-reg wrong-class reserved smap-dropped no-loc slot-to-slot
+    subreg-write narrow-spill remat-wrong remat-one-path undef-join)
 foreach(k IN LISTS kinds)
   if(NOT LAST_OUT MATCHES "(^|\n)${k} ")
     message(FATAL_ERROR "--inject list does not show ${k}:\n${LAST_OUT}")
