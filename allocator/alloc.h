@@ -170,6 +170,15 @@ char *rv_alloc_errorf(const ravel_func *f, uint32_t inst, const char *fmt, ...)
 void rv_alloc_trace(const rv_alloc_opts *o, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Homes on a machine with containment (docs/format.md section 14.1), for
+ * an allocator that keeps each value in one register at a time: a malloc'd
+ * array, per register of m, 1 for an allocatable register that may hold
+ * values. No two homes overlap; on a machine without containment every
+ * allocatable register is one. The class's other allocatable registers
+ * are used as reserved ones: named by fixed operands and clobbers only. */
+uint8_t *rv_alloc_homes(const ravel_machine *m);
+bool rv_alloc_reg_overlaps(const ravel_machine *m, uint32_t r);
+
 /* Block of each instruction of an unallocated function: a malloc'd array
  * of f->insts.len block ids. */
 uint32_t *rv_inst_blocks(const ravel_func *f);
