@@ -332,6 +332,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->nv = f->vregs.len;
     L->nb = L->cfg.nblocks;
     L->nr = L->m->regs.len;
+    L->home = rv_alloc_homes(L->m);
     size_t total = 0;
     lin_arrays(L, NULL, &total);
     L->mem = rv_xmalloc(total);
@@ -351,6 +352,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
 
 static void lin_free(lin *L)
 {
+    rv_free(L->home);
     rv_live_sparse_free(&L->live.ls);
     rv_free(L->blk.states);
     rv_free(L->live.use_pos);
