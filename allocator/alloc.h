@@ -91,8 +91,13 @@ typedef struct rv_allocator {
     void *user;
 } rv_allocator;
 
+/* True if the built-in allocator a allocates on machines with containment
+ * (docs/format.md section 14.1): fast and linear; the others refuse them. */
+bool rv_alloc_takes_alias(const rv_allocator *a);
+
 /* Runs a on f, built-in (run) or not (fn): RAVEL_OK with *out set, or
- * RAVEL_EDECLINED (fn only), or another negative status (a failure) with
+ * RAVEL_EDECLINED (fn; or a built-in allocator that refuses f's machine
+ * with containment, rv_alloc_takes_alias), or another negative status (a failure) with
  * *out NULL; *err, malloc'd or NULL, says why (free it with free). The one
  * call every driver (fuzz library, reducer, CLI) makes. */
 int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts *o, ravel_func **out, char **err);

@@ -30,6 +30,13 @@
  *     rescue values whose register gets overwritten (to a free register,
  *     else their slot); then ONE parallel move (reloads, moves into fixed
  *     registers, rescues, spills) runs before the instruction.
+ *   - Containment (docs/format.md section 14.1): values live only in homes
+ *     (rv_alloc_homes: allocatable registers of which no two overlap; the
+ *     others act as reserved). A register the instruction names that
+ *     overlaps homes (a part) claims them (claim_overlaps: their values are
+ *     rescued, no operand goes there, a def of the part is one of them), and
+ *     a value moved into a part is written after the parallel move, from a
+ *     slot (part_move), so no move reads a home that a part write destroyed.
  *   - Safepoints: every .ref value live across the safepoint is in its slot
  *     (spilled if needed), listed in the stackmap, and all register copies
  *     of .ref values are forgotten after it (valid for moving and

@@ -26,10 +26,13 @@ static bool alias_refused(const ravel_func *f, char **err)
     return true;
 }
 
+static bool takes_alias(const char *name) { return !strcmp(name, "fast") || !strcmp(name, "linear"); }
+bool rv_alloc_takes_alias(const rv_allocator *a) { return a->run && takes_alias(a->name); }
+
 #define RV_ALLOCATOR(NAME, RUN, DESCRIPTION)                                                     \
     static ravel_func *guarded_##NAME(const ravel_func *f, const rv_alloc_opts *o, char **err) \
     {                                                                                          \
-        if (strcmp(#NAME, "fast") && strcmp(#NAME, "linear") && alias_refused(f, err)) return NULL; \
+        if (!takes_alias(#NAME) && alias_refused(f, err)) return NULL; \
         return RUN(f, o, err);                                                                 \
     }
 #include "allocators.def"
@@ -55,6 +58,7 @@ int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts
     *err = NULL;
     if (a->run) {
         *out = a->run(f, o, err);
+        if (!*out && !takes_alias(a->name) && rv_mach_has_alias(f->mach)) return RAVEL_EDECLINED;
         return *out ? RAVEL_OK : RAVEL_EFAIL;
     }
     if (!a->fn) {
@@ -113,7 +117,7 @@ int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ra
         if (err) *err = e ? e : rv_xstrdup("allocation failed");
         else rv_free(e);
         if (own) rv_recover_leave(&rec);
-        return RAVEL_EFAIL;
+        return !takes_alias(a->name) && rv_mach_has_alias(f->mach) ? RAVEL_EDECLINED : RAVEL_EFAIL;
     }
     rv_free(e);
     *out = g;
