@@ -45,18 +45,6 @@
  *   - A change that does change what inputs mean is a deliberate break:
  *     its commit says so, and reproducers keep the generated `.ra` text,
  *     never only the bytes or the seed.
- * Breaks so far:
- *   - Issue 30: the section 14 switches (alias, undef, remat; RV_GEN_EXT)
- *     are on by default (rv_gen_opts_default). Draws were not changed: an
- *     input read with the options it was made with (features =
- *     RV_GEN_ALL, i.e. `--no-alias --no-undef --no-remat`) means what it
- *     meant; read with the new defaults, the same bytes or seed build
- *     another function (the machine ends with one more draw, the function
- *     draws undef and remat). The fuzzing corpora (corpus/fuzz_*) are
- *     replayed with the defaults: they remain valid inputs (every byte
- *     string is) and are checked as such, but no longer stand for the
- *     functions they were saved for; a `ravel gen --seed S` from an older
- *     report needs those three --no- options.
  */
 #ifndef RAVEL_GEN_H
 #define RAVEL_GEN_H
