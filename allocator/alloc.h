@@ -91,10 +91,13 @@ typedef struct rv_allocator {
     void *user;
 } rv_allocator;
 
+/* True if the built-in allocator a allocates on machines with containment
+ * (docs/format.md section 14.1): fast and linear; the others refuse them. */
+bool rv_alloc_takes_alias(const rv_allocator *a);
+
 /* Runs a on f, built-in (run) or not (fn): RAVEL_OK with *out set, or
- * RAVEL_EDECLINED (fn; or a built-in allocator refusing an aliased machine
- * it does not handle, docs/format.md section 14.7), or another negative
- * status (a failure) with
+ * RAVEL_EDECLINED (fn; or a built-in allocator that refuses f's machine
+ * with containment, rv_alloc_takes_alias), or another negative status (a failure) with
  * *out NULL; *err, malloc'd or NULL, says why (free it with free). The one
  * call every driver (fuzz library, reducer, CLI) makes. */
 int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts *o, ravel_func **out, char **err);
@@ -171,6 +174,15 @@ char *rv_alloc_errorf(const ravel_func *f, uint32_t inst, const char *fmt, ...)
  * newline to stderr when o->trace is set; costs one branch when off. */
 void rv_alloc_trace(const rv_alloc_opts *o, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Homes on a machine with containment (docs/format.md section 14.1), for
+ * an allocator that keeps each value in one register at a time: a malloc'd
+ * array, per register of m, 1 for an allocatable register that may hold
+ * values. No two homes overlap; on a machine without containment every
+ * allocatable register is one. The class's other allocatable registers
+ * are used as reserved ones: named by fixed operands and clobbers only. */
+uint8_t *rv_alloc_homes(const ravel_machine *m);
+bool rv_alloc_reg_overlaps(const ravel_machine *m, uint32_t r);
 
 /* Block of each instruction of an unallocated function: a malloc'd array
  * of f->insts.len block ids. */

@@ -65,3 +65,32 @@ void rv_alloc_trace(const rv_alloc_opts *o, const char *name, const char *fmt, .
     fputc('\n', stderr);
     va_end(ap);
 }
+
+/* Round robin over the classes' preference lists (position 0 of every
+ * class, then position 1, ...): a register is a home unless it overlaps a
+ * home taken before it (rv_mach_overlaps, docs/format.md section 14.1). */
+uint8_t *rv_alloc_homes(const ravel_machine *m)
+{
+    uint8_t *home = rv_xcalloc(m->regs.len + 1, 1);
+    uint32_t most = 0;
+    for (uint32_t c = 0; c < m->classes.len; c++)
+        if (m->classes.data[c].alloc.len > most) most = m->classes.data[c].alloc.len;
+    for (uint32_t k = 0; k < most; k++)
+        for (uint32_t c = 0; c < m->classes.len; c++) {
+            if (k >= m->classes.data[c].alloc.len) continue;
+            uint32_t r = m->classes.data[c].alloc.data[k];
+            const uint32_t *ov;
+            uint32_t no = rv_mach_overlaps(m, r, &ov), j = 0;
+            while (j < no && !home[ov[j]]) j++;
+            home[r] = j == no;
+        }
+    return home;
+}
+
+/* A register of m that overlaps another one (a def or a move into it
+ * destroys a value held in the other). */
+bool rv_alloc_reg_overlaps(const ravel_machine *m, uint32_t r)
+{
+    const uint32_t *ov;
+    return rv_mach_overlaps(m, r, &ov) != 0;
+}

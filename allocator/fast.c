@@ -30,6 +30,13 @@
  *     rescue values whose register gets overwritten (to a free register,
  *     else their slot); then ONE parallel move (reloads, moves into fixed
  *     registers, rescues, spills) runs before the instruction.
+ *   - Containment (docs/format.md section 14.1): values live only in homes
+ *     (rv_alloc_homes: allocatable registers of which no two overlap; the
+ *     others act as reserved). A register the instruction names that
+ *     overlaps homes (a part) claims them (claim_overlaps: their values are
+ *     rescued, no operand goes there, a def of the part is one of them), and
+ *     a value moved into a part is written after the parallel move, from a
+ *     slot (part_move), so no move reads a home that a part write destroyed.
  *   - Safepoints: every .ref value live across the safepoint is in its slot
  *     (spilled if needed), listed in the stackmap, and all register copies
  *     of .ref values are forgotten after it (valid for moving and
@@ -97,7 +104,7 @@ static bool fa_edges(fa *a, uint32_t b)
         uint32_t nw = rv_bs_words(a->nregs);
         for (uint32_t w = 0; w < nw; w++) a->regs.scratch_bs[w] = 0;
         for (uint32_t r = 0; r < a->nregs; r++) /* registers holding values may be inherited or read */
-            if (!reg_reserved(a, r) && a->regs.content[r] == RAVEL_NONE) rv_bs_set(a->regs.scratch_bs, r);
+            if (reg_home(a, r) && a->regs.content[r] == RAVEL_NONE) rv_bs_set(a->regs.scratch_bs, r);
         a->scratch_used = 0;
         if (rv_pmove_resolve(&a->pm, a->m, a->moves.data, a->moves.len, a->regs.scratch_bs, new_scratch_slot, a) != RAVEL_OK)
             return fail(a, ti, "internal error: conflicting edge moves", RAVEL_NONE);
@@ -159,6 +166,8 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
     a->name = random ? "random" : "fast";
     a->rng = (o ? o->seed : 0) ^ 0x5eedf00dull;
     a->nregs = a->m->regs.len;
+    a->home_ok = rv_alloc_homes(a->m);
+    a->alias = rv_mach_has_alias(a->m);
     uint32_t nv = f->vregs.len + 1, nr = a->nregs + 1;
     a->vs = rv_xmalloc(sizeof(fa_vreg) * nv);
     for (uint32_t v = 0; v < nv; v++) {
@@ -187,6 +196,8 @@ static void fa_init(fa *a, const ravel_func *f, const rv_alloc_opts *o, bool ran
 static void fa_free(fa *a)
 {
     rv_free(a->vs);
+    rv_free(a->home_ok);
+    rv_vec_free(a->part_moves);
     rv_free(a->live_after);
     rv_free(a->regs.content);
     rv_free(a->regs.rf);

@@ -112,6 +112,11 @@ typedef struct fa {
     ravel_loc *loc;     /* = out.loc */
     uint32_t cur_op0;   /* first operand of the instruction being claimed (claim_fixed) */
     fa_regs regs;       /* per register, for the current instruction */
+    /* per register: may hold values (rv_alloc_homes: the allocatable ones,
+     * on a machine with containment a set of them of which no two overlap) */
+    uint8_t *home_ok;
+    bool alias;         /* the machine has containment */
+    RV_VEC(rv_move) part_moves; /* moves into a non-home part, after the parallel move */
     /* per instruction */
     RV_VEC(rv_move) moves;
     RV_VEC(uint32_t) smap;
@@ -124,6 +129,9 @@ typedef struct fa {
 static inline uint32_t vcls(const fa *a, uint32_t v) { return a->f->vregs.data[v].cls; }
 static inline bool vref(const fa *a, uint32_t v) { return a->f->vregs.data[v].ref; }
 static inline bool reg_reserved(const fa *a, uint32_t r) { return a->m->regs.data[r].reserved; }
+/* r may hold values (a home): allocatable, and on a machine with
+ * containment one of the non-overlapping set (rv_alloc_homes). */
+static inline bool reg_home(const fa *a, uint32_t r) { return a->home_ok[r] != 0; }
 
 static inline bool fail(fa *a, uint32_t inst, const char *msg, uint32_t v)
 {

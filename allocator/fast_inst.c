@@ -40,20 +40,20 @@ static uint32_t pick_reg(fa *a, uint32_t v, uint32_t cls, uint8_t forbid, bool f
         uint32_t cand[2] = {a->vs[v].home, a->vs[v].tgt_stamp == i ? a->vs[v].tgt_of : RAVEL_NONE};
         for (int k = 0; for_use && k < 2; k++) {
             uint32_t r = cand[k];
-            if (r == RAVEL_NONE || a->m->regs.data[r].reserved || a->m->regs.data[r].cls != cls || (a->regs.rf[r] & forbid)) continue;
+            if (r == RAVEL_NONE || !reg_home(a, r) || a->m->regs.data[r].cls != cls || (a->regs.rf[r] & forbid)) continue;
             bool shared = (a->regs.rf[r] & RF_TGT) && a->regs.tgt[r] == v;
             if ((a->regs.rf[r] & RF_TGT) && !(share_v && shared)) continue;
             if (shared || a->regs.content[r] == v) return r;
         }
         for (uint32_t k = 0; max_cost >= 1 && k < c->alloc.len; k++) {
             uint32_t r = c->alloc.data[k];
-            if (a->regs.content[r] == RAVEL_NONE && !(a->regs.rf[r] & (forbid | RF_TGT))) return r;
+            if (reg_home(a, r) && a->regs.content[r] == RAVEL_NONE && !(a->regs.rf[r] & (forbid | RF_TGT))) return r;
         }
     }
     for (uint32_t k = 0; k < c->alloc.len; k++) {
         uint32_t r = c->alloc.data[k];
         uint8_t fl = a->regs.rf[r];
-        if (fl & forbid) continue;
+        if ((fl & forbid) || !reg_home(a, r)) continue;
         bool shared = for_use && (fl & RF_TGT) && a->regs.tgt[r] == v;
         if (for_use && (fl & RF_TGT) && !(share_v && shared)) continue;
         uint32_t cost = shared ? 0 : take_cost(a, r, v, i);
@@ -106,6 +106,44 @@ static const uint32_t *fx_touched(const void *ctx, uint32_t *n)
 }
 static const rv_claim_ops fx_claims = {fx_clobber, fx_use, fx_def, fx_flags, fx_target, fx_touched};
 
+/* The claim on a home h overlapping a part (a register that is not a home)
+ * with claims pf: h's value is destroyed (clobbered, so rescued); a value
+ * moved into the part before the instruction destroys h before it (h is
+ * targeted early by no value: no use and no early def goes there, a late
+ * def may); a def of the part is one of h (the overlap forms of the
+ * constraint rules). */
+static uint8_t overlap_claim(uint8_t pf)
+{
+    uint8_t c = RF_CLOB;
+    if (pf & RF_TGT) c |= RF_TGT_E;
+    return c | (pf & RF_DEF);
+}
+
+/* Step 1b, on a machine with containment: a register the instruction names
+ * (a fixed operand, a clobber) that is not a home destroys what the homes
+ * overlapping it hold (docs/format.md section 14.1): those homes get
+ * overlap_claim. When the instruction also reads or writes such a home
+ * itself, it is refused. */
+static bool claim_overlaps(fa *a, uint32_t i)
+{
+    uint32_t nt = a->regs.ntouched;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t r = a->regs.touched[t];
+            uint8_t pf = a->regs.rf[r];
+            const uint32_t *ov;
+            uint32_t no = reg_home(a, r) ? 0 : rv_mach_overlaps(a->m, r, &ov);
+            for (uint32_t k = 0; k < no; k++) {
+                uint32_t h = ov[k];
+                if (!reg_home(a, h)) continue;
+                if (pass == 1) touch(a, h, overlap_claim(pf)); /* (touch leaves tgt[h] RAVEL_NONE on a first touch) */
+                else if ((pf & (RF_TGT | RF_DEF)) && (a->regs.rf[h] & RF_TOUCHED) && (a->regs.rf[h] & (RF_TGT | RF_DEF)))
+                    return fail(a, i, "unsatisfiable: the instruction names two registers that overlap", RAVEL_NONE);
+            }
+        }
+    return true;
+}
+
 static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in, const rv_operand *ops, uint32_t ukinds, uint32_t dkinds)
 {
     bool sp_moving = (in->flags & RV_IF_SAFEPOINT) && !a->m->gc_nonmoving;
@@ -114,7 +152,8 @@ static bool claim_fixed(fa *a, uint32_t i, const rv_inst *in, const rv_operand *
     uint32_t bad;
     a->cur_op0 = in->first_op;
     rv_claim_error e = rv_claim_fixed(a->f, in, ops, sp_moving, uses, defs, &fx_claims, a, &bad);
-    return e == RV_CLAIM_OK || fail(a, i, rv_claim_error_text(e), bad);
+    if (e != RV_CLAIM_OK) return fail(a, i, rv_claim_error_text(e), bad);
+    return !a->alias || claim_overlaps(a, i);
 }
 
 /* Places use operand u (non-fixed). */
@@ -209,7 +248,7 @@ static bool rescue(fa *a, uint32_t i)
         if (!(fl & (RF_DEF | RF_CLOB)) && (!(fl & RF_TGT) || a->regs.tgt[r] == w)) continue;
         /* w also moved into an unharmed register for a use of this instruction? */
         uint32_t r2 = a->vs[w].tgt_stamp == i ? a->vs[w].tgt_of : RAVEL_NONE;
-        if (r2 != RAVEL_NONE && !(a->regs.rf[r2] & (RF_DEF | RF_CLOB)) && !reg_reserved(a, r2)) continue;
+        if (r2 != RAVEL_NONE && !(a->regs.rf[r2] & (RF_DEF | RF_CLOB)) && reg_home(a, r2)) continue;
         uint32_t s = RAVEL_NONE;
         if (!(a->random && rv_rng_below(&a->rng, 2) == 0)) s = pick_reg(a, w, vcls(a, w), 0xff & ~RF_TOUCHED, false, false, i, 1);
         if (s != RAVEL_NONE && a->regs.content[s] != RAVEL_NONE && live_after(a, a->regs.content[s], i)) s = RAVEL_NONE;
@@ -226,6 +265,31 @@ static bool rescue(fa *a, uint32_t i)
     return true;
 }
 
+/* A move into a part r (a register that is not a home and overlaps one)
+ * writes r after the parallel move, from a slot: the write destroys the
+ * homes overlapping r, which the parallel move may still read (their values
+ * were rescued by claim_overlaps). A value in a register is stored first
+ * into a fresh slot, within the parallel move, so that it is read before
+ * any of the moves writes its register. */
+static void part_move(fa *a, uint32_t r, ravel_loc src, uint32_t cls)
+{
+    if (!ravel_loc_is_slot(src)) {
+        ravel_loc tmp = ravel_slot(a->next_slot++);
+        add_move(a, tmp, src, cls);
+        src = tmp;
+    }
+    rv_move mv = {r, src, cls};
+    rv_vec_push(a->part_moves, mv);
+}
+
+/* The part moves of the instruction, after its parallel move. */
+static void part_moves_out(fa *a, uint32_t i)
+{
+    for (uint32_t k = 0; k < a->part_moves.len; k++)
+        rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_RELOAD, a->part_moves.data[k].dst, a->part_moves.data[k].src);
+    a->part_moves.len = 0;
+}
+
 /* Step 4: the parallel move before the instruction. */
 static bool shuffle(fa *a, uint32_t i)
 {
@@ -235,6 +299,10 @@ static bool shuffle(fa *a, uint32_t i)
         if (!(a->regs.rf[r] & RF_TGT) || v == RAVEL_NONE || a->regs.content[r] == v) continue;
         ravel_loc src = cur_loc(a, v);
         if (src == RAVEL_LOC_NONE) return fail(a, i, "internal error: a used value has no location", v);
+        if (a->alias && !reg_home(a, r) && rv_alloc_reg_overlaps(a->m, r)) { /* see part_move */
+            part_move(a, r, src, vcls(a, v));
+            continue;
+        }
         add_move(a, r, src, vcls(a, v));
         if (a->opts && a->opts->trace)
             rv_alloc_trace(a->opts, a->name, "%s v%u into %s before inst %u", ravel_loc_is_slot(src) ? "reload" : "move",
@@ -253,7 +321,7 @@ static bool shuffle(fa *a, uint32_t i)
     uint32_t nw = rv_bs_words(a->nregs);
     memset(a->regs.scratch_bs, 0, nw * sizeof(uint64_t));
     for (uint32_t r = 0; r < a->nregs; r++)
-        if (!reg_reserved(a, r) && a->regs.content[r] == RAVEL_NONE && !(a->regs.rf[r] & RF_TOUCHED)) rv_bs_set(a->regs.scratch_bs, r);
+        if (reg_home(a, r) && a->regs.content[r] == RAVEL_NONE && !(a->regs.rf[r] & RF_TOUCHED)) rv_bs_set(a->regs.scratch_bs, r);
     a->scratch_used = 0;
     if (rv_pmove_resolve(&a->pm, a->m, a->moves.data, a->moves.len, a->regs.scratch_bs, new_scratch_slot, a) != RAVEL_OK)
         return fail(a, i, "internal error: conflicting moves", RAVEL_NONE);
@@ -278,7 +346,7 @@ static void update_state(fa *a, uint32_t i, const rv_inst *in, const rv_operand 
         uint32_t r = a->regs.touched[t];
         uint8_t fl = a->regs.rf[r];
         uint32_t v = a->regs.tgt[r];
-        if (!(fl & RF_TGT) || (fl & (RF_DEF | RF_CLOB)) || v == RAVEL_NONE || reg_reserved(a, r)) continue;
+        if (!(fl & RF_TGT) || (fl & (RF_DEF | RF_CLOB)) || v == RAVEL_NONE || !reg_home(a, r)) continue;
         if (a->vs[v].home == RAVEL_NONE) set_content(a, r, v);
     }
     /* values whose home survived but were only copies elsewhere are fine;
@@ -314,7 +382,7 @@ static void land_defs(fa *a, uint32_t i, const rv_inst *in, const rv_operand *op
             a->vs[v].vflags |= VF_SLOT_VALID;
         }
         if (!used_later) continue;
-        if (!reg_reserved(a, l)) {
+        if (reg_home(a, l)) {
             set_content(a, l, v);
             continue;
         }
@@ -357,11 +425,11 @@ static void random_noise(fa *a, uint32_t i)
 {
     if (rv_rng_below(&a->rng, 4) != 0 || a->nregs == 0) return;
     uint32_t r = rv_rng_below(&a->rng, a->nregs), v = a->regs.content[r];
-    if (v == RAVEL_NONE || reg_reserved(a, r)) return;
+    if (v == RAVEL_NONE || !reg_home(a, r)) return;
     uint32_t what = rv_rng_below(&a->rng, 4);
     if (what == 3) { /* a round trip through a reserved register of the class, if any */
         for (uint32_t t = 0; t < a->nregs; t++)
-            if (reg_reserved(a, t) && a->m->regs.data[t].cls == vcls(a, v)) {
+            if (reg_reserved(a, t) && a->m->regs.data[t].cls == vcls(a, v) && !rv_alloc_reg_overlaps(a->m, t)) {
                 rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, t, r);
                 rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, r, t);
                 break;
@@ -371,7 +439,7 @@ static void random_noise(fa *a, uint32_t i)
     if (what == 0) { /* move to an empty register of the class */
         const rv_class *c = &a->m->classes.data[vcls(a, v)];
         uint32_t s = c->alloc.data[rv_rng_below(&a->rng, c->alloc.len)];
-        if (a->regs.content[s] != RAVEL_NONE) return;
+        if (a->regs.content[s] != RAVEL_NONE || !reg_home(a, s)) return;
         rv_out_edit(&a->out, rv_anchor_before(i), RAVEL_OP_MOVE, s, r);
         set_content(a, r, RAVEL_NONE);
         set_content(a, s, v);
@@ -409,7 +477,7 @@ bool rv_fast_inst(fa *a, uint32_t i)
         for (uint32_t u = nd; ok && u < nops && (ukinds & kinds_at(RAVEL_C_REG, late)); u++)
             if (ops[u].kind == RAVEL_C_REG && rv_op_is_late(&ops[u]) == (late != 0)) ok = place_use(a, i, in, ops, u);
     for (uint32_t u = nd; ok && u < nops && (ukinds & kinds_any(RAVEL_C_FIXED)); u++) /* fixed uses: remember the target for rescue */
-        if (ops[u].kind == RAVEL_C_FIXED && !reg_reserved(a, ops[u].arg) && a->vs[ops[u].vreg].tgt_stamp != i) {
+        if (ops[u].kind == RAVEL_C_FIXED && reg_home(a, ops[u].arg) && a->vs[ops[u].vreg].tgt_stamp != i) {
             a->vs[ops[u].vreg].tgt_stamp = i;
             a->vs[ops[u].vreg].tgt_of = ops[u].arg;
         }
@@ -429,7 +497,9 @@ bool rv_fast_inst(fa *a, uint32_t i)
         if (a->loc[in->first_op + d] == RAVEL_LOC_NONE) ok = fail(a, i, "unsatisfiable: bad reuse", ops[d].vreg);
     if (ok && (in->flags & RV_IF_SAFEPOINT)) ok = safepoint(a, i, in, ops);
     if (ok) ok = rescue(a, i);
+    a->part_moves.len = 0;
     if (ok) ok = shuffle(a, i);
+    if (ok) part_moves_out(a, i);
     if (ok) {
         update_state(a, i, in, ops);
         land_defs(a, i, in, ops);

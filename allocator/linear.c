@@ -34,6 +34,11 @@
  *                uses; then values live across leave clobbered and fixed-def
  *                registers; safepoint spills; then defs. A value evicted in
  *                a loop deeper than its def is stored right after the def.
+ *                Containment (docs/format.md section 14.1): values live
+ *                only in homes (rv_alloc_homes: allocatable registers of
+ *                which no two overlap); a part the instruction names flags
+ *                the homes it overlaps (overlap_flags), and before a value
+ *                is moved into a part those homes are vacated.
  *   4. resolve   every CFG edge: a parallel move (rv_pmove) from the state
  *                at the predecessor's end to the successor's entry state,
  *                block parameters included; slot stores first, then the
@@ -332,6 +337,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
     L->nv = f->vregs.len;
     L->nb = L->cfg.nblocks;
     L->nr = L->m->regs.len;
+    L->home = rv_alloc_homes(L->m);
     size_t total = 0;
     lin_arrays(L, NULL, &total);
     L->mem = rv_xmalloc(total);
@@ -351,6 +357,7 @@ static void lin_init(lin *L, const ravel_func *f, const rv_alloc_opts *o)
 
 static void lin_free(lin *L)
 {
+    rv_free(L->home);
     rv_live_sparse_free(&L->live.ls);
     rv_free(L->blk.states);
     rv_free(L->live.use_pos);

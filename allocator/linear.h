@@ -105,6 +105,10 @@ typedef struct lin {
     const rv_alloc_opts *opts;
     rv_cfg cfg;
     uint32_t nv, nb, nr;
+    /* per register: may hold values (rv_alloc_homes: the allocatable ones,
+     * on a machine with containment a set of them of which no two overlap;
+     * the others are used as reserved ones) */
+    uint8_t *home;
     lin_ord_s ord;
     lin_live_s live;
     lin_hull_s hull;
@@ -134,7 +138,7 @@ static inline __attribute__((always_inline)) bool vref(const lin *L, uint32_t v)
 static inline ravel_loc vslot(uint32_t v) { return RAVEL_SLOT_BIT | v; }
 static inline bool reg_alloc_of(const lin *L, uint32_t r, uint32_t cls)
 {
-    return r < L->nr && !lin_reg(L, r)->reserved && lin_reg(L, r)->cls == cls;
+    return r < L->nr && L->home[r] && lin_reg(L, r)->cls == cls;
 }
 
 /* Live-in and live-out (jump arguments included) lists of b. */

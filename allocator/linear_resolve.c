@@ -73,6 +73,7 @@ static void free_scratch(lin *L, movevec *mv, uint32_t na, uint32_t anchor)
         bool have = false;
         for (uint32_t k = 0; k < c->alloc.len && !have; k++) {
             uint32_t r = c->alloc.data[k];
+            if (!L->home[r]) continue;
             bool dst_a = false;
             for (uint32_t i = 0; i < na; i++) dst_a |= mv->data[i].dst == r;
             if (reg_is_src(mv, r) || dst_a) continue;
@@ -147,7 +148,7 @@ static bool lin_edge(lin *L, uint32_t p, uint32_t k, movevec *mv)
             if (j >= from && j < to && ravel_loc_is_reg(mv->data[j].dst)) rv_bs_set(L->res.scratch, mv->data[j].dst);
         }
         for (uint32_t r = 0; r < L->nr; r++) {
-            if (rv_bs_test(L->res.scratch, r) || lin_reg(L, r)->reserved) rv_bs_clear(L->res.scratch, r);
+            if (rv_bs_test(L->res.scratch, r) || !L->home[r]) rv_bs_clear(L->res.scratch, r);
             else rv_bs_set(L->res.scratch, r);
         }
         if (rv_pmove_resolve(&L->res.pm, L->m, mv->data + from, to - from, L->res.scratch, new_temp_slot, &sctx) != RAVEL_OK)

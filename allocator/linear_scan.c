@@ -217,7 +217,7 @@ static uint32_t pick_reg(lin *L, uint32_t cls, uint8_t excl, bool late_def, uint
     for (uint32_t k = 0; k < c->alloc.len; k++) {
         uint32_t r = c->alloc.data[k];
         uint8_t fl = rfl(L, r);
-        if (fl & excl) continue;
+        if ((fl & excl) || !L->home[r]) continue;
         if ((fl & RF_PIN_L) || ((fl & RF_PIN_E) && !late_def)) continue;
         uint32_t o = L->st.owner[r];
         uint64_t score;
@@ -304,6 +304,19 @@ static bool relocate(lin *L, uint32_t r)
 
 /* ---- 3. the scan: one instruction ---- */
 
+/* Before a value is moved into a part R (a register that is not a home),
+ * the homes overlapping R lose their owners (moved elsewhere, or to their
+ * slots): the write destroys what they hold (docs/format.md section 14.1).
+ * overlap_flags keeps every operand of the instruction out of them. */
+static bool vacate_overlaps(lin *L, uint32_t R)
+{
+    const uint32_t *ov;
+    uint32_t no = rv_mach_overlaps(L->m, R, &ov);
+    for (uint32_t k = 0; k < no; k++)
+        if (L->home[ov[k]] && L->st.owner[ov[k]] != RAVEL_NONE && !relocate(L, ov[k])) return false;
+    return true;
+}
+
 static bool place_fixed_use(lin *L, uint32_t v, uint32_t R, bool late)
 {
     if (R >= L->nr || lin_reg(L, R)->cls != vcls(L, v)) return fail(L, "fixed register of another class");
@@ -314,9 +327,46 @@ static bool place_fixed_use(lin *L, uint32_t v, uint32_t R, bool late)
         return true;
     }
     if (L->st.owner[R] != RAVEL_NONE && !relocate(L, R)) return false;
+    if (!L->home[R] && !vacate_overlaps(L, R)) return false;
     if (!copy_to(L, v, R)) return false;
-    if (L->st.home[v] == RAVEL_NONE && !lin_reg(L, R)->reserved) set_home(L, v, R);
+    if (L->st.home[v] == RAVEL_NONE && L->home[R]) set_home(L, v, R);
     pin(L, R, v, late);
+    return true;
+}
+
+/* The flags of a home h overlapping a part (a register that is not a home)
+ * with flags pf: h's value is destroyed (clobbered: relocated, or moved out
+ * by vacate_overlaps); a value moved into the part before the instruction
+ * destroys h before it (pinned early to no value: no use and no early def
+ * goes to h, a late def may); a def of the part is one of h (the overlap
+ * forms of the constraint rules). */
+static uint8_t overlap_flag(uint8_t pf)
+{
+    uint8_t c = RF_CLOB;
+    if (pf & RF_FIXU) c |= RF_PIN_E;
+    return c | (pf & (RF_FDE | RF_FDL));
+}
+
+/* On a machine with containment, the parts the instruction names (fixed
+ * operands, clobbers) flag the homes they overlap (overlap_flag); an
+ * instruction that also reads or writes such a home itself is refused. */
+static bool overlap_flags(lin *L)
+{
+    uint32_t nf = L->cur.flagged.len;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t t = 0; t < nf; t++) {
+            uint32_t r = L->cur.flagged.data[t];
+            uint8_t pf = rfl(L, r);
+            const uint32_t *ov;
+            uint32_t no = L->home[r] ? 0 : rv_mach_overlaps(L->m, r, &ov);
+            for (uint32_t k = 0; k < no; k++) {
+                uint32_t h = ov[k];
+                if (!L->home[h]) continue;
+                if (pass == 1) rset(L, h, overlap_flag(pf));
+                else if ((pf & (RF_FIXU | RF_FDE | RF_FDL)) && (rfl(L, h) & (RF_FIXU | RF_FDE | RF_FDL)))
+                    return fail(L, "the instruction names two registers that overlap");
+            }
+        }
     return true;
 }
 
@@ -363,7 +413,7 @@ static bool inst_flags(lin *L, const rv_inst *in, const rv_operand *defs, const 
         if (fl & RF_FDE) return fail(L, "use in the register of an early def");
         if (rv_op_is_late(u) && (fl & (RF_FDL | RF_CLOB))) return fail(L, "late use in a defined or clobbered register");
     }
-    return true;
+    return !rv_mach_has_alias(L->m) || overlap_flags(L);
 }
 
 static bool moving_ref(const lin *L, const rv_inst *in, uint32_t v)
@@ -552,18 +602,24 @@ static bool after_inst(lin *L, uint32_t i, const rv_inst *in, const rv_operand *
         ravel_loc l = loc[op];
         if (ravel_loc_is_slot(l)) {
             enter(L, v, RAVEL_NONE, true);
-        } else if (!lin_reg(L, l)->reserved) {
+        } else if (L->home[l]) {
             if (L->st.owner[l] != RAVEL_NONE) return fail(L, "internal: def over a live value");
             enter(L, v, l, false);
             L->live.def_reg[v] = l;
         }
     }
+    for (uint32_t k = 0; k < in->ndefs; k++) { /* the moves below write no home overlapping such a def */
+        ravel_loc l = loc[in->first_op + k];
+        const uint32_t *ov;
+        uint32_t no = ravel_loc_is_slot(l) || L->home[l] ? 0 : rv_mach_overlaps(L->m, l, &ov);
+        for (uint32_t j = 0; j < no; j++) rset(L, ov[j], RF_CLOB);
+    }
     for (uint32_t k = 0; k < in->ndefs; k++) {
         uint32_t op = in->first_op + k, v = defs[k].vreg;
         ravel_loc l = loc[op];
-        if ((L->live.opk[op] & OPK_DEAD) || ravel_loc_is_slot(l) || !lin_reg(L, l)->reserved) continue;
-        /* a def in a reserved register moves out at once */
-        uint32_t t = pick_reg(L, vcls(L, v), 0, false, 0, RAVEL_NONE, false);
+        if ((L->live.opk[op] & OPK_DEAD) || ravel_loc_is_slot(l) || L->home[l]) continue;
+        /* a def in a reserved register (or a part, not a home) moves out at once */
+        uint32_t t = pick_reg(L, vcls(L, v), RF_CLOB, false, 0, RAVEL_NONE, false);
         if (t != RAVEL_NONE) {
             emit(L, RAVEL_OP_MOVE, t, l);
             enter(L, v, t, false);
@@ -693,7 +749,7 @@ static void lin_block_entry(lin *L, uint32_t b)
             if (h == RAVEL_NONE) {
                 const rv_class *c = &L->m->classes.data[vcls(L, v)];
                 for (uint32_t j = 0; j < c->alloc.len && h == RAVEL_NONE; j++)
-                    if (L->st.owner[c->alloc.data[j]] == RAVEL_NONE) h = c->alloc.data[j];
+                    if (L->home[c->alloc.data[j]] && L->st.owner[c->alloc.data[j]] == RAVEL_NONE) h = c->alloc.data[j];
             }
         }
         enter(L, v, h, h == RAVEL_NONE);

@@ -10,89 +10,29 @@
 
 /* Register containment (docs/format.md section 14.1), checked here before
  * an allocator's own code runs (every caller reaches an allocator through
- * this table). `fast` and `linear` keep each value in one allocatable
- * register at a time (or its slot) and write only allocatable registers
- * and the registers the function names, whole: on a machine with
- * containment their allocation is right when no two allocatable registers
- * overlap and no register the function names (fixed operands, clobbers, a
- * call's default clobbers) overlaps an allocatable one without being
- * allocatable itself. Then a write of the allocation empties only
- * registers it never uses, a spill moves a whole allocatable register and
- * a reload fills one. They refuse any other machine with containment,
- * naming the pair; the other allocators refuse every such machine. An
- * `undef` op is allocated as any op (any location is right for it). */
-static ravel_func *refuse_aliased(const ravel_func *f, const char *why, char **err)
-{
-    if (err)
-        *err = rv_alloc_errorf(f, RAVEL_NONE, "the machine has alias lines (registers that share bits)%s%s, which this "
-                                              "allocator does not handle (docs/format.md section 14.1)",
-                               why ? ": " : "", why ? why : "");
-    return NULL;
-}
-
-/* The register x named by instruction in overlaps an allocatable register
- * without being allocatable: why (into buf) or NULL. */
-static const char *named_overlap(const ravel_func *f, const uint8_t *alloc, uint32_t x, char *buf, size_t n)
-{
-    const uint32_t *ov;
-    if (x >= f->mach->regs.len || alloc[x]) return NULL;
-    uint32_t no = rv_mach_overlaps(f->mach, x, &ov);
-    for (uint32_t k = 0; k < no; k++)
-        if (alloc[ov[k]]) {
-            snprintf(buf, n, "the function names %s, which overlaps the allocatable %s", f->mach->regs.data[x].name,
-                     f->mach->regs.data[ov[k]].name);
-            return buf;
-        }
-    return NULL;
-}
-
-/* Why fast and linear cannot allocate f on its machine (see above), or NULL. */
-static const char *alias_misfit(const ravel_func *f, char *buf, size_t n)
-{
-    const ravel_machine *m = f->mach;
-    uint8_t *alloc = rv_xcalloc(m->regs.len + 1, 1);
-    const char *why = NULL;
-    for (uint32_t c = 0; c < m->classes.len; c++)
-        for (uint32_t i = 0; i < m->classes.data[c].alloc.len; i++) alloc[m->classes.data[c].alloc.data[i]] = 1;
-    for (uint32_t r = 0; r < m->regs.len && !why; r++) {
-        const uint32_t *ov;
-        uint32_t no = alloc[r] ? rv_mach_overlaps(m, r, &ov) : 0;
-        for (uint32_t k = 0; k < no && !why; k++)
-            if (alloc[ov[k]]) {
-                snprintf(buf, n, "the allocatable %s and %s overlap", m->regs.data[r].name, m->regs.data[ov[k]].name);
-                why = buf;
-            }
-    }
-    for (uint32_t i = 0; i < f->insts.len && !why; i++) {
-        const rv_inst *in = &f->insts.data[i];
-        const rv_operand *ops = rv_ops_of(f, in);
-        for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses && !why; k++)
-            if (ops[k].kind == RAVEL_C_FIXED) why = named_overlap(f, alloc, ops[k].arg, buf, n);
-        const uint32_t *regs;
-        uint32_t nc = rv_is_term(in) || rv_is_edit(in) || ((in->flags & RV_IF_CLOBBERS) && !in->nclob)
-                          ? 0 : rv_inst_clobbers(f, in, &regs);
-        for (uint32_t k = 0; k < nc && !why; k++) why = named_overlap(f, alloc, regs[k], buf, n);
-    }
-    rv_free(alloc);
-    return why;
-}
-
-/* True if the allocator (fits: fast or linear) refuses f for its
- * machine's containment; *err then says why. */
-static bool alias_refused(const ravel_func *f, bool fits, char **err)
+ * this table). `fast` and `linear` model overlap: they keep values in homes
+ * of which no two overlap (rv_alloc_homes, alloc_util.c), and a register
+ * the function names that overlaps a home (a fixed operand, a clobber)
+ * claims that home for the instruction (its value moves out first). The
+ * other allocators refuse every machine with containment, with a message
+ * naming its alias lines (counted as declined by `ravel fuzz`). An `undef`
+ * op is allocated as any op (any location is right for it). */
+static bool alias_refused(const ravel_func *f, char **err)
 {
     if (!rv_mach_has_alias(f->mach)) return false;
-    char buf[200];
-    const char *why = fits ? alias_misfit(f, buf, sizeof buf) : NULL;
-    if (fits && !why) return false;
-    refuse_aliased(f, why, err);
+    if (err)
+        *err = rv_alloc_errorf(f, RAVEL_NONE, "the machine has alias lines (registers that share bits), which this "
+                                              "allocator does not handle (docs/format.md section 14.1)");
     return true;
 }
+
+static bool takes_alias(const char *name) { return !strcmp(name, "fast") || !strcmp(name, "linear"); }
+bool rv_alloc_takes_alias(const rv_allocator *a) { return a->run && takes_alias(a->name); }
 
 #define RV_ALLOCATOR(NAME, RUN, DESCRIPTION)                                                     \
     static ravel_func *guarded_##NAME(const ravel_func *f, const rv_alloc_opts *o, char **err) \
     {                                                                                          \
-        if (alias_refused(f, !strcmp(#NAME, "fast") || !strcmp(#NAME, "linear"), err)) return NULL; \
+        if (!takes_alias(#NAME) && alias_refused(f, err)) return NULL; \
         return RUN(f, o, err);                                                                 \
     }
 #include "allocators.def"
@@ -120,6 +60,7 @@ int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts
         /* an aliased machine it does not handle (docs/format.md section 14.7): declined, not failed */
         if (alias_refused(f, !strcmp(a->name, "fast") || !strcmp(a->name, "linear"), err)) return RAVEL_EDECLINED;
         *out = a->run(f, o, err);
+        if (!*out && !takes_alias(a->name) && rv_mach_has_alias(f->mach)) return RAVEL_EDECLINED;
         return *out ? RAVEL_OK : RAVEL_EFAIL;
     }
     if (!a->fn) {
@@ -178,7 +119,7 @@ int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ra
         if (err) *err = e ? e : rv_xstrdup("allocation failed");
         else rv_free(e);
         if (own) rv_recover_leave(&rec);
-        return RAVEL_EFAIL;
+        return !takes_alias(a->name) && rv_mach_has_alias(f->mach) ? RAVEL_EDECLINED : RAVEL_EFAIL;
     }
     rv_free(e);
     *out = g;

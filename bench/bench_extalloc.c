@@ -166,6 +166,7 @@ int main(int argc, char **argv)
     const rv_allocator in_entry = {.name = alloc, .fn = in_process, .user = (void *)alloc}, *in = &in_entry;
     rv_gen_opts g;
     rv_gen_opts_default(&g);
+    g.features = RV_GEN_ALL; /* the figures quoted so far: no section 14 */
     g.max_insts = 300, g.min_insts = 200;
     ravel_module **mods = calloc(k, sizeof *mods);
     uint64_t insts = 0;

@@ -416,7 +416,9 @@ int ravel_verify_requested(void);
  * ("fast", "linear", "random", ...). On success *out is the allocated
  * function (free with ravel_func_free). On failure returns a negative status
  * and, if err is not NULL, *err is a malloc'd message (none for
- * RAVEL_ENOMEM, which frees everything the call allocated). */
+ * RAVEL_ENOMEM, which frees everything the call allocated).
+ * RAVEL_EDECLINED: the allocator does not handle f's machine with alias
+ * lines (docs/format.md section 14.1; only "fast" and "linear" do). */
 int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ravel_func **out, char **err);
 /* Names of the built-in allocators: i = 0, 1, ... until NULL. */
 const char *ravel_allocator_name(size_t i);

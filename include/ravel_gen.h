@@ -48,9 +48,11 @@ enum { /* ravel_gen_opts.features: what the generator may use */
     RAVEL_GEN_COPY = 1u << 9,
     RAVEL_GEN_CLASSES = 1u << 10,   /* more than one register class */
     RAVEL_GEN_ALL = (1u << 11) - 1,
-    /* docs/format.md section 14, not in RAVEL_GEN_ALL (off by default: the
-     * checker and the allocators do not all handle it yet; with them off,
-     * every input means what it meant before they existed) */
+    /* docs/format.md section 14, not in RAVEL_GEN_ALL (off by default: with
+     * them on, checker.ref_view, checker.overlap and checker.ext still
+     * disagree on generated functions; with them off, every input means
+     * what it meant before they existed). fast and linear allocate on every
+     * aliased machine; the other allocators decline them (RAVEL_EDECLINED) */
     RAVEL_GEN_ALIAS = 1u << 11, /* random machine: half the time x86-64-like width names in class 0
                                    (rax eax ax al ah, r8 r8d r8w r8b) and AArch64-like ones in
                                    class 1 (d0 h0 b0), contained in the allocatable registers */

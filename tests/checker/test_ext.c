@@ -599,6 +599,7 @@ static void run(uint32_t size, uint32_t nfuncs, uint32_t seed0, tally *t)
     for (uint32_t k = 0; k < nfuncs; k++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
+        o.features = RV_GEN_ALL; /* its own section 14 rewrites start from a function without it */
         o.max_insts = size;
         o.cfg = k % 2 ? RV_GEN_CFG_ANY : RV_GEN_CFG_STRUCTURED;
         ravel_module *m = rv_gen_from_seed(seed0 + k, &o);

@@ -226,6 +226,7 @@ static ravel_module *gen(uint64_t seed)
 {
     rv_gen_opts go;
     rv_gen_opts_default(&go);
+    go.features = RV_GEN_ALL; /* greedy refuses machines with alias lines (docs/format.md section 14.1) */
     go.min_regs = go.max_regs = 1 + (uint32_t)(seed % 32);
     go.max_insts = 40 + (uint32_t)(seed % 5) * 60;
     go.pressure = (uint32_t)(seed * 37 % 101);
