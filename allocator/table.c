@@ -58,7 +58,6 @@ int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts
     *err = NULL;
     if (a->run) {
         /* an aliased machine it does not handle (docs/format.md section 14.7): declined, not failed */
-        if (alias_refused(f, !strcmp(a->name, "fast") || !strcmp(a->name, "linear"), err)) return RAVEL_EDECLINED;
         *out = a->run(f, o, err);
         if (!*out && !takes_alias(a->name) && rv_mach_has_alias(f->mach)) return RAVEL_EDECLINED;
         return *out ? RAVEL_OK : RAVEL_EFAIL;
