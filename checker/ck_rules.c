@@ -6,7 +6,9 @@
  * stackmap).
  * Requires: the guard of ck->f passed with ck->guard.grecord. It visits
  * only the instructions the guard listed (ck->facts.rtodo): on the others
- * no rule can fire (ck_guard_fast.c). Reports through ck_err_rule. */
+ * no rule can fire (ck_guard_fast.c). On an aliased machine (section 14)
+ * also those of the others whose operands overlap (rules_alias). Reports
+ * through ck_err_rule. */
 #include "ck.h"
 
 #include <stdio.h>
@@ -208,15 +210,52 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
     }
 }
 
+/* True if no two operands of operation in overlap (docs/format.md section
+ * 14.1: registers that overlap and are not one) where rule_overlap forbids
+ * it: two defs, an early def and a use, a def and a late use. Only pairs
+ * in such a position are compared, so the usual operation (one def, no
+ * early def, no late use) costs a look at its flags. */
+static bool overlaps_clean(const ravel_checker *ck, const rv_inst *in)
+{
+    const rv_operand *ops = rv_ops_of(ck->f, in);
+    uint32_t nd = in->ndefs, n = nd + in->nuses;
+    for (uint32_t j = 0; j < nd; j++) {
+        bool early = rv_op_is_early(&ops[j]);
+        for (uint32_t k = j + 1; k < n; k++) {
+            if (k >= nd && !early && !rv_op_is_late(&ops[k])) continue;
+            if (ops[j].loc != ops[k].loc && same_or_overlap(ck, ops[j].loc, ops[k].loc)) return false;
+        }
+    }
+    return true;
+}
+
+/* On an aliased machine: the guard's list compares locations, not overlap,
+ * so every instruction it did not list is also visited when two of its
+ * operands overlap (overlaps_clean). The list is in layout order, and so is
+ * this walk (the guard requires layout[b] == b): each instruction is
+ * visited at most once, in the order of a visit of every instruction. */
+static void rules_alias(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    const uint32_t *todo = ck->facts.rtodo.data;
+    uint32_t t = 0, nt = ck->facts.rtodo.len & ~1u;
+    for (uint32_t b = 0; b < f->layout.len; b++)
+        for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) {
+            uint32_t ii = f->blocks.data[b].first_inst + i;
+            bool listed = false;
+            while (t < nt && todo[t] == b && todo[t + 1] == ii) t += 2, listed = true;
+            const rv_inst *in = rv_inst_at(f, ii);
+            if (listed || (!rv_is_edit(in) && !overlaps_clean(ck, in))) rules_inst(ck, b, ii);
+        }
+}
+
 /* Requires: the guard of ck->f ran with ck->guard.grecord (ck->facts.rtodo lists, in
  * layout order, every instruction on which a rule may fire; on the others
  * none can, see guard_fast_*). */
 void ck_rules(ravel_checker *ck)
 {
-    if (ck->ext.alias) { /* the guard's fast path compares locations, not overlap: every instruction */
-        const ravel_func *f = ck->f;
-        for (uint32_t b = 0; b < f->layout.len; b++)
-            for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) rules_inst(ck, b, f->blocks.data[b].first_inst + i);
+    if (ck->ext.alias) {
+        rules_alias(ck);
         return;
     }
     for (uint32_t t = 0; t + 1 < ck->facts.rtodo.len; t += 2) rules_inst(ck, ck->facts.rtodo.data[t], ck->facts.rtodo.data[t + 1]);
