@@ -7,7 +7,8 @@
  * Requires: the guard of ck->f passed with ck->guard.grecord. It visits
  * only the instructions the guard listed (ck->facts.rtodo): on the others
  * no rule can fire (ck_guard_fast.c). On an aliased machine (section 14)
- * also those of the others whose operands overlap (rules_alias). Reports
+ * also those of the others whose operands overlap (rules_alias, only when
+ * ck_ext_scan saw such an instruction). Reports
  * through ck_err_rule. */
 #include "ck.h"
 
@@ -79,7 +80,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
  * that overlap. */
 static bool same_or_overlap(const ravel_checker *ck, ravel_loc a, ravel_loc b)
 {
-    return a == b || (ck->ext.alias && a < ck->nregs && b < ck->nregs && rv_mach_overlap(ck->f->mach, a, b));
+    return a == b || ck_regs_overlap(ck, a, b);
 }
 
 /* "shares rax with" or, for two overlapping registers, "in al overlaps rax of". */
@@ -210,28 +211,10 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
     }
 }
 
-/* True if no two operands of operation in overlap (docs/format.md section
- * 14.1: registers that overlap and are not one) where rule_overlap forbids
- * it: two defs, an early def and a use, a def and a late use. Only pairs
- * in such a position are compared, so the usual operation (one def, no
- * early def, no late use) costs a look at its flags. */
-static bool overlaps_clean(const ravel_checker *ck, const rv_inst *in)
-{
-    const rv_operand *ops = rv_ops_of(ck->f, in);
-    uint32_t nd = in->ndefs, n = nd + in->nuses;
-    for (uint32_t j = 0; j < nd; j++) {
-        bool early = rv_op_is_early(&ops[j]);
-        for (uint32_t k = j + 1; k < n; k++) {
-            if (k >= nd && !early && !rv_op_is_late(&ops[k])) continue;
-            if (ops[j].loc != ops[k].loc && same_or_overlap(ck, ops[j].loc, ops[k].loc)) return false;
-        }
-    }
-    return true;
-}
-
-/* On an aliased machine: the guard's list compares locations, not overlap,
- * so every instruction it did not list is also visited when two of its
- * operands overlap (overlaps_clean). The list is in layout order, and so is
+/* On an aliased machine where two operands of an operation overlap
+ * (ck->ext.opairs): the guard's list compares locations, not overlap, so
+ * every instruction it did not list is also visited when two of its
+ * operands overlap (ck_ops_overlap_clean). The list is in layout order, and so is
  * this walk (the guard requires layout[b] == b): each instruction is
  * visited at most once, in the order of a visit of every instruction. */
 static void rules_alias(ravel_checker *ck)
@@ -245,7 +228,7 @@ static void rules_alias(ravel_checker *ck)
             bool listed = false;
             while (t < nt && todo[t] == b && todo[t + 1] == ii) t += 2, listed = true;
             const rv_inst *in = rv_inst_at(f, ii);
-            if (listed || (!rv_is_edit(in) && !overlaps_clean(ck, in))) rules_inst(ck, b, ii);
+            if (listed || (!rv_is_edit(in) && !ck_ops_overlap_clean(ck, in))) rules_inst(ck, b, ii);
         }
 }
 
@@ -254,7 +237,7 @@ static void rules_alias(ravel_checker *ck)
  * none can, see guard_fast_*). */
 void ck_rules(ravel_checker *ck)
 {
-    if (ck->ext.alias) {
+    if (ck->ext.opairs) { /* (else the guard's list is every instruction rules_alias would visit) */
         rules_alias(ck);
         return;
     }
