@@ -8,7 +8,8 @@
  * only the instructions the guard listed (ck->facts.rtodo): on the others
  * no rule can fire (ck_guard_fast.c). On an aliased machine (section 14)
  * also those of the others whose operands overlap (rules_alias, only when
- * ck_ext_scan saw such an instruction). Reports
+ * ck_ext_scan saw such an instruction). CK_OPT_NO_FAST_GUARD: every
+ * instruction (the reference of tests/checker/test_guard_fast.c). Reports
  * through ck_err_rule. */
 #include "ck.h"
 
@@ -237,6 +238,11 @@ static void rules_alias(ravel_checker *ck)
  * none can, see guard_fast_*). */
 void ck_rules(ravel_checker *ck)
 {
+    if (ck->opts & CK_OPT_NO_FAST_GUARD) { /* the rules' reference (tests compare): every instruction */
+        for (uint32_t b = 0; b < ck->f->layout.len; b++)
+            for (uint32_t i = 0; i < ck->f->blocks.data[b].ninsts; i++) rules_inst(ck, b, ck->f->blocks.data[b].first_inst + i);
+        return;
+    }
     if (ck->ext.opairs) { /* (else the guard's list is every instruction rules_alias would visit) */
         rules_alias(ck);
         return;
