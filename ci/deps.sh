@@ -5,7 +5,8 @@
 #   --for main   the main job (ci/main.sh): cmake, ninja-build, gcc
 #   --for test   the test command (ci/test.sh): the above, clang, its
 #                sanitizer runtime, python3 (the examples' tests), pkg-config
-#                (the install check)
+#                (the install check), llvm-19 and clang-19 (import.e2e:
+#                `ravel import-mir` on llc-19's output, docs/import.md)
 #   --for fuzz   the fuzzing scripts: the above but python3 (the default,
 #                when --for is not given, is test)
 # The sanitizer and libFuzzer runtime is the package of the installed
@@ -46,6 +47,8 @@ if [ "$what" != main ]; then
   if [ "$what" = test ]; then
     have python3 || need+=(python3)
     have pkg-config || need+=(pkg-config)
+    have llc-19 || need+=(llvm-19)
+    have clang-19 || need+=(clang-19)
   fi
 fi
 for p in "$@"; do

@@ -18,13 +18,14 @@ static const struct command {
     {"fuzz", cmd_fuzz, "fuzz every allocator against the checker"},
     {"bench", cmd_bench, "measure the checker: the mutation table (ravel bench mutation)"},
     {"reduce", cmd_reduce, "shrink a failing case while it keeps failing the same way"},
+    {"import-mir", cmd_import_mir, "import LLVM's x86-64 register allocations (llc's MIR) as .ra files"},
 };
 
 static void usage(FILE *out)
 {
     fputs("usage: ravel COMMAND [OPTIONS] [FILE...]\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'ravel COMMAND --help' describes a command.\n"
           "exit status: 0 holds, 1 property failed, 2 unreadable input or bad usage\n", out);
 }

@@ -10,7 +10,8 @@
 #   fuzz_alloc, fuzz_alloc_<name> (one per allocator of allocator/allocators.def),
 #   fuzz_differential, fuzz_parse, fuzz_moves, fuzz_checker_oracle,
 #   fuzz_checker_paths (every checker path against the reference, on
-#                     allocated functions of any CFG: ravel_anycfg)
+#                     allocated functions of any CFG: ravel_anycfg),
+#   fuzz_mir          (the MIR readers, S1 and the import: ravel_import)
 #                     thin harnesses (LLVMFuzzerTestOneInput), linked to the
 #                     engine picked by RAVEL_FUZZ_ENGINE:
 #       none       driver_standalone.c: replays files/directories (any compiler)
@@ -129,6 +130,8 @@ ravel_add_fuzz_target(fuzz_moves fuzz_moves.c)
 ravel_add_fuzz_target(fuzz_checker_oracle fuzz_checker_oracle.c)
 ravel_add_fuzz_target(fuzz_checker_paths fuzz_checker_paths.c)
 target_link_libraries(fuzz_checker_paths PRIVATE ravel_anycfg)
+ravel_add_fuzz_target(fuzz_mir fuzz_mir.c)
+target_link_libraries(fuzz_mir PRIVATE ravel_import)
 
 # One target to build them all: `ninja fuzz_targets` (used by ci/oss-fuzz/build.sh).
 get_property(_rv_all GLOBAL PROPERTY RAVEL_FUZZ_TARGETS)
