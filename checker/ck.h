@@ -211,6 +211,8 @@ size_t ck_out_memory(const ck_out *o);
 typedef struct ck_ext {
     bool alias;         /* the machine has alias lines */
     bool undef, remat;  /* the function has an undef op, a remat edit */
+    bool opairs;        /* alias: an operation has two operands that overlap where the rules
+                           forbid it (ck_ops_overlap_clean false): the rules visit every instruction */
     uint32_t ntok, tok0, uli;
     RV_VEC(int64_t) keys; /* the remat keys, ascending, once each */
 } ck_ext;
@@ -305,6 +307,29 @@ static inline uint32_t ck_overlaps(const ravel_checker *ck, uint32_t li, const u
         return 0;
     }
     return rv_mach_overlaps(ck->f->mach, li, list);
+}
+/* Registers a and b overlap (section 14.1; not for one register, nor a slot). */
+static inline bool ck_regs_overlap(const ravel_checker *ck, ravel_loc a, ravel_loc b)
+{
+    return ck->ext.alias && a < ck->nregs && b < ck->nregs && rv_mach_overlap(ck->f->mach, a, b);
+}
+/* True if no two operands of operation in are registers that overlap
+ * (ck_regs_overlap: not one register) where the rules forbid a shared
+ * location: two defs, an early def and a use, a def and a late use. Only
+ * pairs in such a position are compared, so the usual operation (one late
+ * def, early uses) costs a look at its operands' flags. */
+static inline bool ck_ops_overlap_clean(const ravel_checker *ck, const rv_inst *in)
+{
+    const rv_operand *ops = rv_ops_of(ck->f, in);
+    uint32_t nd = in->ndefs, n = nd + in->nuses;
+    for (uint32_t j = 0; j < nd; j++) {
+        bool early = rv_op_is_early(&ops[j]);
+        for (uint32_t k = j + 1; k < n; k++) {
+            if (k >= nd && !early && !rv_op_is_late(&ops[k])) continue;
+            if (ops[j].loc != ops[k].loc && ck_regs_overlap(ck, ops[j].loc, ops[k].loc)) return false;
+        }
+    }
+    return true;
 }
 /* Copy in (a copy) is in place: its def register is contained in its use's. */
 bool ck_copy_in_place(const ravel_checker *ck, const rv_inst *in);

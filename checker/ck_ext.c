@@ -14,17 +14,22 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* ck->ext for ck->f: one pass over its instructions. */
+/* ck->ext for ck->f: one pass over its instructions (on an aliased
+ * machine, over their operands too, until one operation's overlap). */
 void ck_ext_scan(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
     ck_ext *x = &ck->ext;
     x->alias = rv_mach_has_alias(f->mach);
-    x->undef = x->remat = false;
+    x->undef = x->remat = x->opairs = false;
     x->keys.len = 0;
+    bool pairs = x->alias; /* still to look for operands that overlap */
     for (uint32_t i = 0; i < f->insts.len; i++) {
         const rv_inst *in = &f->insts.data[i];
         if (in->op == RAVEL_OP_UNDEF) x->undef = true;
+        if (pairs && in->ndefs && !rv_is_edit(in) && (uint64_t)in->first_op + in->ndefs + in->nuses <= f->ops.len &&
+            !ck_ops_overlap_clean(ck, in))
+            x->opairs = true, pairs = false;
         if (in->op != RAVEL_OP_REMAT || !in->nimms) continue;
         x->remat = true;
         rv_vec_push(x->keys, rv_remat_k(f, in));

@@ -6,7 +6,11 @@
  * stackmap).
  * Requires: the guard of ck->f passed with ck->guard.grecord. It visits
  * only the instructions the guard listed (ck->facts.rtodo): on the others
- * no rule can fire (ck_guard_fast.c). Reports through ck_err_rule. */
+ * no rule can fire (ck_guard_fast.c). On an aliased machine (section 14)
+ * also those of the others whose operands overlap (rules_alias, only when
+ * ck_ext_scan saw such an instruction). CK_OPT_NO_FAST_GUARD: every
+ * instruction (the reference of tests/checker/test_guard_fast.c). Reports
+ * through ck_err_rule. */
 #include "ck.h"
 
 #include <stdio.h>
@@ -77,7 +81,7 @@ static void rule_operand(ravel_checker *ck, ck_site *s, const rv_inst *in, const
  * that overlap. */
 static bool same_or_overlap(const ravel_checker *ck, ravel_loc a, ravel_loc b)
 {
-    return a == b || (ck->ext.alias && a < ck->nregs && b < ck->nregs && rv_mach_overlap(ck->f->mach, a, b));
+    return a == b || ck_regs_overlap(ck, a, b);
 }
 
 /* "shares rax with" or, for two overlapping registers, "in al overlaps rax of". */
@@ -208,15 +212,39 @@ static void rules_inst(ravel_checker *ck, uint32_t b, uint32_t ii)
     }
 }
 
+/* On an aliased machine where two operands of an operation overlap
+ * (ck->ext.opairs): the guard's list compares locations, not overlap, so
+ * every instruction it did not list is also visited when two of its
+ * operands overlap (ck_ops_overlap_clean). The list is in layout order, and so is
+ * this walk (the guard requires layout[b] == b): each instruction is
+ * visited at most once, in the order of a visit of every instruction. */
+static void rules_alias(ravel_checker *ck)
+{
+    const ravel_func *f = ck->f;
+    const uint32_t *todo = ck->facts.rtodo.data;
+    uint32_t t = 0, nt = ck->facts.rtodo.len & ~1u;
+    for (uint32_t b = 0; b < f->layout.len; b++)
+        for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) {
+            uint32_t ii = f->blocks.data[b].first_inst + i;
+            bool listed = false;
+            while (t < nt && todo[t] == b && todo[t + 1] == ii) t += 2, listed = true;
+            const rv_inst *in = rv_inst_at(f, ii);
+            if (listed || (!rv_is_edit(in) && !ck_ops_overlap_clean(ck, in))) rules_inst(ck, b, ii);
+        }
+}
+
 /* Requires: the guard of ck->f ran with ck->guard.grecord (ck->facts.rtodo lists, in
  * layout order, every instruction on which a rule may fire; on the others
  * none can, see guard_fast_*). */
 void ck_rules(ravel_checker *ck)
 {
-    if (ck->ext.alias) { /* the guard's fast path compares locations, not overlap: every instruction */
-        const ravel_func *f = ck->f;
-        for (uint32_t b = 0; b < f->layout.len; b++)
-            for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) rules_inst(ck, b, f->blocks.data[b].first_inst + i);
+    if (ck->opts & CK_OPT_NO_FAST_GUARD) { /* the rules' reference (tests compare): every instruction */
+        for (uint32_t b = 0; b < ck->f->layout.len; b++)
+            for (uint32_t i = 0; i < ck->f->blocks.data[b].ninsts; i++) rules_inst(ck, b, ck->f->blocks.data[b].first_inst + i);
+        return;
+    }
+    if (ck->ext.opairs) { /* (else the guard's list is every instruction rules_alias would visit) */
+        rules_alias(ck);
         return;
     }
     for (uint32_t t = 0; t + 1 < ck->facts.rtodo.len; t += 2) rules_inst(ck, ck->facts.rtodo.data[t], ck->facts.rtodo.data[t + 1]);

@@ -185,14 +185,6 @@ static inline bool vread(vn *W, uint32_t li, uint32_t v)
     return vn_relate(W->ck, W->V, a, b);
 }
 
-/* The registers overlapping li hold nothing (section 14.1: a write to li). */
-static void vover(vn *W, uint32_t li)
-{
-    const uint32_t *o;
-    uint32_t n = ck_overlaps(W->ck, li, &o);
-    for (uint32_t i = 0; i < n; i++) vset(W, o[i], 0);
-}
-
 /* Def of v at li, with a fresh leaf (undef: the value of an undef); over:
  * the registers overlapping li hold nothing (all but an in-place copy). */
 static void vdef_of(vn *W, uint32_t v, uint32_t li, bool undef, bool over)
@@ -229,7 +221,8 @@ static inline void vdef(vn *W, uint32_t v, uint32_t li)
  * instruction defines when keep_defined. */
 static void vclobber_reg(vn *W, const rv_inst *in, bool keep_defined, uint32_t reg, ravel_loc spare)
 {
-    if (reg != spare && !(keep_defined && rv_inst_defines_loc(W->f, in, reg))) vset(W, vlix(W, reg), 0);
+    uint32_t li = vlix(W, reg);
+    if (W->cur[li] && reg != spare && !(keep_defined && rv_inst_defines_loc(W->f, in, reg))) vset(W, li, 0); /* (empty: nothing to do) */
 }
 
 static void vclobber(vn *W, const rv_inst *in, bool keep_defined, ravel_loc spare)
@@ -238,9 +231,9 @@ static void vclobber(vn *W, const rv_inst *in, bool keep_defined, ravel_loc spar
     uint32_t n = rv_inst_clobbers(W->f, in, &regs);
     for (uint32_t k = 0; k < n; k++) {
         vclobber_reg(W, in, keep_defined, regs[k], spare);
-        const uint32_t *o;
-        uint32_t no = W->alias ? ck_overlaps(W->ck, regs[k], &o) : 0;
-        for (uint32_t i = 0; i < no; i++) vclobber_reg(W, in, keep_defined, o[i], spare);
+        if (regs[k] >= W->nal) continue;
+        const uint32_t *o = W->al[regs[k]].over.data;
+        for (uint32_t i = 0, no = W->al[regs[k]].over.len; i < no; i++) vclobber_reg(W, in, keep_defined, o[i], spare);
     }
 }
 
@@ -489,6 +482,8 @@ static void single_defs(vn *W)
     for (uint32_t v = 0; v < ck->nvregs; v++)
         sd[v] = (uint8_t)((notes && gn[v].tag == want) | (vr[v].ref ? VN_SD_REF : 0));
     W->alias = ck->ext.alias;
+    W->al = W->f->mach->alias.data;
+    W->nal = !W->alias ? 0 : W->f->mach->alias.len < W->nregs ? W->f->mach->alias.len : W->nregs;
     W->uref = false;
     if (ck->ext.undef) undef_closure(W, sd);
 }

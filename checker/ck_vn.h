@@ -148,6 +148,8 @@ typedef struct vn {
     uint32_t refvar; /* pseudo-var: where the live part of V->flow.rl starts (logged like a var) */
     uint32_t nregs;
     bool alias;      /* the machine has alias lines: a write empties the registers overlapping it */
+    const rv_reg_alias *al; /* alias: the machine's containment, per register (vover) */
+    uint32_t nal;    /* registers in al (0 without alias lines; at most nregs) */
     bool uref;       /* a .ref vreg may be undefined (VN_SD_UPOSS): stackmaps are left to the reference */
 } vn;
 
@@ -205,6 +207,15 @@ static inline void vset(vn *W, uint32_t x, uint32_t name)
     struct ck_vn *V = W->V;
     if (name & VN_LEAF) V->names.leaves.data[name & VN_IDX].last = x - W->nlocs;
     else V->names.nnew.data[name & VN_IDX] = x - W->nlocs;
+}
+
+/* The registers overlapping location li hold nothing (section 14.1: a
+ * write to li); nothing for a slot, or without alias lines. */
+static inline void vover(vn *W, uint32_t li)
+{
+    if (li >= W->nal) return;
+    const uint32_t *o = W->al[li].over.data;
+    for (uint32_t i = 0, n = W->al[li].over.len; i < n; i++) vset(W, o[i], 0);
 }
 
 static inline uint32_t npreds(const ravel_checker *ck, uint32_t b) { return ck->cfg.g.pred_start[b + 1] - ck->cfg.g.pred_start[b]; }

@@ -4,7 +4,8 @@
  * operand scan were fused). For generated functions allocated by every
  * allocator, each allocation is mutated harshly: locations (none, past the
  * registers, past RAVEL_MAX_SLOT, slots never used), constraint kinds and
- * arguments, positions, vregs, overlapping operands, edit opcodes, opcodes
+ * arguments, positions, vregs, overlapping operands (one location, or
+ * registers that overlap), edit opcodes, opcodes
  * (terminators, edits and bad ones in the middle of a block), attributes,
  * stackmap slots and clobbers. Every mutant is checked with and without
  * the original function, with and without the validator, by both
@@ -13,6 +14,10 @@
  * many checks gave each verdict; fails if any differ or a verdict (or a
  * suspect guard) never occurs. Mutated originals (unallocated: the guard's
  * fast path for operands without locations) are compared the same way.
+ * Half as many functions again are generated on aliased machines with
+ * undef and remat (docs/format.md section 14): there the rules count
+ * overlap, which the guard's fast path does not see (ck_rules.c,
+ * rules_alias); some of their mutants must have overlapping operands.
  * Usage: test_guard_fast [NFUNCS] [MUTANTS_PER_ALLOCATION] */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h" /* rv_rng_next */
@@ -49,7 +54,7 @@ static void mutate(ravel_func *f, uint64_t *s)
         bool plain = !rv_is_edit(in) && !rv_is_term(in);
         bool in_range = (uint64_t)in->first_op + n <= f->ops.len; /* (the mutations themselves break ranges) */
         rv_operand *o = n && !rv_is_edit(in) && in_range ? &f->ops.data[in->first_op + below(s, n)] : NULL;
-        switch (below(s, 18)) {
+        switch (below(s, 19)) {
         case 0: case 1:
             if (!o) continue;
             o->loc = random_loc(f, s);
@@ -147,6 +152,21 @@ static void mutate(ravel_func *f, uint64_t *s)
             default: in->first_op = 0xfffffff0u; break;
             }
             return;
+        case 18: { /* a def and another operand move to registers that overlap, where the rules forbid it (section 14) */
+            if (!o || !in->ndefs || n < 2) continue;
+            rv_operand *p = &f->ops.data[in->first_op], *q = &f->ops.data[in->first_op + 1 + below(s, n - 1)];
+            const uint32_t *ov = NULL;
+            uint32_t r = 0, no = 0;
+            for (int t = 0; t < 8 && !no; t++) no = rv_mach_overlaps(f->mach, r = below(s, f->mach->regs.len), &ov);
+            if (!no) continue;
+            p->loc = r;
+            q->loc = ov[below(s, no)];
+            if (q - p >= in->ndefs && rv_op_is_late(p)) { /* a use: an early def or a late use */
+                if (below(s, 2)) q->flags |= RV_OPF_LATE;
+                else p->flags &= (uint8_t)~RV_OPF_LATE;
+            }
+            return;
+        }
         }
     }
 }
@@ -154,6 +174,7 @@ static void mutate(ravel_func *f, uint64_t *s)
 
 typedef struct stats {
     uint64_t checks, ok, efail, einval, differ, suspect;
+    uint64_t opairs; /* checks of a function whose operands overlap (aliased machine) */
 } stats;
 
 /* The guard alone (ck_guard, as ravel_check calls it for the allocated
@@ -185,6 +206,7 @@ static void check_both(ravel_checker *ck, ravel_checker *ref, const ravel_func *
     int rc = ravel_check(ck, g, orig, &a), rr = ravel_check(ref, g, orig, &b);
     char *ta = report_text(a), *tb = report_text(b);
     st->checks++;
+    if (rc != RAVEL_EINVAL && ck->ext.opairs) st->opairs++; /* (ext: of this check, when it got past the guard) */
     if (rc == RAVEL_OK) st->ok++;
     else if (rc == RAVEL_EFAIL) st->efail++;
     else if (rc == RAVEL_EINVAL) st->einval++;
@@ -215,13 +237,14 @@ int main(int argc, char **argv)
     ravel_checker_set_options(trust, RAVEL_CHECK_ORIG_VALID);
     stats st;
     memset(&st, 0, sizeof st);
-    for (int i = 0; i < nfuncs; i++) {
+    for (int i = 0; i < nfuncs + nfuncs / 2; i++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.max_insts = 30 + (uint32_t)(i % 5) * 30;
         o.max_blocks = 3 + (uint32_t)(i % 7);
         o.min_regs = 2;
         o.max_regs = 6;
+        if (i >= nfuncs) o.features |= RV_GEN_ALIAS | RV_GEN_UNDEF | RV_GEN_REMAT; /* section 14: the rules count overlap */
         ravel_module *mod = rv_gen_from_seed(5000 + (uint64_t)i, &o);
         const ravel_func *f = ravel_module_func(mod, 0);
         for (size_t a = 0; ravel_allocator_name(a); a++) {
@@ -251,14 +274,15 @@ int main(int argc, char **argv)
         }
         ravel_module_free(mod);
     }
-    printf("%llu checks: %llu verified, %llu with errors, %llu bad input (%llu guards suspect); %llu differ without the "
-           "fast guard\n",
+    printf("%llu checks: %llu verified, %llu with errors, %llu bad input (%llu guards suspect; %llu with overlapping "
+           "operands); %llu differ without the fast guard\n",
            (unsigned long long)st.checks, (unsigned long long)st.ok, (unsigned long long)st.efail,
-           (unsigned long long)st.einval, (unsigned long long)st.suspect, (unsigned long long)st.differ);
+           (unsigned long long)st.einval, (unsigned long long)st.suspect, (unsigned long long)st.opairs,
+           (unsigned long long)st.differ);
     for (int v = 0; v < 2; v++) {
         ravel_checker_free(ck[v]);
         ravel_checker_free(ref[v]);
     }
     ravel_checker_free(trust);
-    return st.differ != 0 || !st.ok || !st.efail || !st.einval || !st.suspect;
+    return st.differ != 0 || !st.ok || !st.efail || !st.einval || !st.suspect || (nfuncs >= 2 && !st.opairs);
 }
