@@ -233,6 +233,14 @@ uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs
     return n;
 }
 
+uint32_t ck_ref_undef_vregs(ravel_checker *ck, const uint32_t **vregs)
+{
+    ck_ref *r = ck->ref;
+    if (!r || !r->view.f || !ck->ext.undef) return 0;
+    ck_val v = ref_loc(r, ck->ext.uli);
+    return v >= CK_V_UNKNOWN ? 0 : ref_members(r, v, vregs, &r->view.one);
+}
+
 _Static_assert(CK_TOKEN_UNKNOWN == CK_V_UNKNOWN, "ck_sem.h and ck.h agree on unknown");
 
 uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l)

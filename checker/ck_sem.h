@@ -94,6 +94,12 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
  * until the cursor moves); 0 if it holds none known (unknown, conflicted,
  * or every vreg removed). */
 uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs);
+/* The vregs undefined on every path to the cursor (the set U of
+ * docs/format.md section 14.2), sorted, in *vregs (valid until the cursor
+ * moves); 0 if none or the function has no undef. A vreg in U is held by
+ * every location for a read, so the locations do not list it: knowing
+ * more (a larger U) can make a location list fewer vregs. */
+uint32_t ck_ref_undef_vregs(ravel_checker *ck, const uint32_t **vregs);
 /* What location l holds at the cursor as one number, for trackers that
  * follow a location without reading it: two tokens are equal exactly when
  * the contents are (the same set of vregs, the empty set, unknown, or

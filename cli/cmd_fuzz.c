@@ -70,7 +70,7 @@ static void fuzz_usage(FILE *out)
           "                         params fixed reuse early-late any-stack calls safepoints\n"
           "                         copy classes)\n"
           "      --with-FEATURE     generator: use FEATURE (alias undef remat: docs/format.md\n"
-          "                         section 14, off by default)\n"
+          "                         section 14: on by default, like every feature)\n"
           "      --max-files N      failure files per allocator (default 20)\n"
           "      --stall-timeout S  a worker that makes no progress for S seconds is killed\n"
           "                         and its case written as a failure (default 60)\n"

@@ -50,8 +50,8 @@ static void gen_usage(FILE *out)
           out);
     for (size_t i = 0; rv_gen_feature_name(i); i++) fprintf(out, " %s", rv_gen_feature_name(i));
     fputs("\n"
-          "  --with-FEATURE  use FEATURE; alias, undef and remat (docs/format.md section\n"
-          "                  14) are off unless asked for: alias gives half of the random\n"
+          "  --with-FEATURE  use FEATURE (every one is on by default; --no-FEATURE wins):\n"
+          "                  of docs/format.md section 14, alias gives half of the random\n"
           "                  machines x86-64-like (rax eax ax al ah) and AArch64-like\n"
           "                  (d0 h0 b0) width names, undef makes undefined values, remat\n"
           "                  draws half of the constants from a few keys\n"

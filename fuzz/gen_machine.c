@@ -25,7 +25,7 @@ void rv_gen_opts_default(rv_gen_opts *o)
     o->min_regs = 1;
     o->max_regs = 32;
     o->pressure = 50;
-    o->features = RV_GEN_ALL; /* section 14 (RV_GEN_EXT) off: see ravel_gen.h */
+    o->features = RAVEL_GEN_DEFAULT; /* section 14 (RV_GEN_EXT) on: see ravel_gen.h */
 }
 
 static const struct { const char *name; unsigned bit; } features[] = {

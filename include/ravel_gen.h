@@ -48,17 +48,17 @@ enum { /* ravel_gen_opts.features: what the generator may use */
     RAVEL_GEN_COPY = 1u << 9,
     RAVEL_GEN_CLASSES = 1u << 10,   /* more than one register class */
     RAVEL_GEN_ALL = (1u << 11) - 1,
-    /* docs/format.md section 14, not in RAVEL_GEN_ALL (off by default: with
-     * them on, checker.ref_view, checker.overlap and checker.ext still
-     * disagree on generated functions; with them off, every input means
-     * what it meant before they existed). fast and linear allocate on every
-     * aliased machine; the other allocators decline them (RAVEL_EDECLINED) */
+    /* docs/format.md section 14: on by default (RAVEL_GEN_DEFAULT), not in
+     * RAVEL_GEN_ALL (which keeps the meaning it had before they existed:
+     * benchmarks pin it). fast and linear allocate on every aliased
+     * machine; the other allocators decline them (RAVEL_EDECLINED) */
     RAVEL_GEN_ALIAS = 1u << 11, /* random machine: half the time x86-64-like width names in class 0
                                    (rax eax ax al ah, r8 r8d r8w r8b) and AArch64-like ones in
                                    class 1 (d0 h0 b0), contained in the allocatable registers */
     RAVEL_GEN_UNDEF = 1u << 12, /* `undef` values */
     RAVEL_GEN_REMAT = 1u << 13, /* remat candidates: constants drawn from a few keys */
     RAVEL_GEN_EXT = RAVEL_GEN_ALIAS | RAVEL_GEN_UNDEF | RAVEL_GEN_REMAT,
+    RAVEL_GEN_DEFAULT = RAVEL_GEN_ALL | RAVEL_GEN_EXT, /* what ravel_gen_opts_default sets */
 };
 
 enum { RAVEL_GEN_CFG_ANY = 0, RAVEL_GEN_CFG_STRUCTURED = 1 };
@@ -68,7 +68,7 @@ typedef struct ravel_gen_opts {
     uint32_t max_blocks;     /* upper bound on blocks (default 24) */
     uint32_t min_regs, max_regs; /* random machine: allocatable registers per class (default 1..32) */
     uint32_t pressure;       /* 0..100: how many values are kept live (default 50) */
-    unsigned features;       /* RAVEL_GEN_* (default RAVEL_GEN_ALL) */
+    unsigned features;       /* RAVEL_GEN_* (default RAVEL_GEN_DEFAULT) */
     uint32_t min_insts;      /* lower bound of the size aimed at (0 = none, the default); clamped to max_insts */
     uint32_t window;         /* 0 (default): a use drawn for pressure may pick any value in scope;
                                 N: only among the N newest values of its type in scope */

@@ -229,7 +229,7 @@ TEST(overlap_rules_at_every_position)
     ravel_checker *ck = ravel_checker_new();
     ostats st;
     memset(&st, 0, sizeof st);
-    for (uint32_t seed = 0; seed < 24; seed++) {
+    for (uint32_t seed = 0; seed < 48; seed++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.max_insts = 60;

@@ -28,7 +28,9 @@
 static ravel_loc loc_at(const ravel_checker *ck, uint32_t li) { return li < ck->nregs ? li : ravel_slot(li - ck->nregs); }
 
 /* What every location holds at the cursor: per location its vregs, in a
- * flat array (start[li] .. start[li + 1]). */
+ * flat array (start[li] .. start[li + 1]); after the locations (li ==
+ * nlocs) the vregs undefined on every path (U, docs/format.md section
+ * 14.2), which every location holds for a read. */
 typedef struct snap {
     uint32_t *start, *v, n, cap;
 } snap;
@@ -36,16 +38,16 @@ typedef struct snap {
 static void take(ravel_checker *ck, snap *s)
 {
     s->n = 0;
-    s->start = realloc(s->start, (ck->nlocs + 1) * sizeof *s->start);
-    for (uint32_t li = 0; li < ck->nlocs; li++) {
+    s->start = realloc(s->start, (ck->nlocs + 2) * sizeof *s->start);
+    for (uint32_t li = 0; li <= ck->nlocs; li++) {
         const uint32_t *m;
-        uint32_t k = ck_ref_loc_vregs(ck, loc_at(ck, li), &m);
+        uint32_t k = li < ck->nlocs ? ck_ref_loc_vregs(ck, loc_at(ck, li), &m) : ck_ref_undef_vregs(ck, &m);
         s->start[li] = s->n;
         if (s->n + k > s->cap) s->v = realloc(s->v, (s->cap = 2 * (s->n + k) + 16) * sizeof *s->v);
         if (k) memcpy(s->v + s->n, m, k * sizeof *m);
         s->n += k;
     }
-    s->start[ck->nlocs] = s->n;
+    s->start[ck->nlocs + 1] = s->n;
 }
 
 static bool has(const snap *s, uint32_t li, uint32_t v)
@@ -55,12 +57,15 @@ static bool has(const snap *s, uint32_t li, uint32_t v)
     return false;
 }
 
-/* Every vreg a holds in a location, b holds there too. */
+/* Every fact of a is one of b: a vreg a holds in a location, b holds
+ * there too or has in U (which every location holds: a state that knows
+ * more may list it in U instead of in the location); a vreg in a's U is
+ * in b's. */
 static bool within(const snap *a, const snap *b, uint32_t nlocs)
 {
-    for (uint32_t li = 0; li < nlocs; li++)
+    for (uint32_t li = 0; li <= nlocs; li++)
         for (uint32_t i = a->start[li]; i < a->start[li + 1]; i++)
-            if (!has(b, li, a->v[i])) return false;
+            if (!has(b, li, a->v[i]) && !(li < nlocs && has(b, nlocs, a->v[i]))) return false;
     return true;
 }
 

@@ -511,20 +511,26 @@ TEST(golden_output)
         uint64_t seed;
         uint32_t max_insts, min_regs, max_regs, pressure, window, cfg;
         uint64_t hash;
+        unsigned features; /* 0: RV_GEN_ALL, the meaning inputs had before section 14 */
     } cases[] = {
         /* structured: the generator's output before rv_gen_opts.cfg, unchanged */
-        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_STRUCTURED, 0xe3ddbaeae3548cb5ull},
-        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_STRUCTURED, 0xfe8aa5d6d0acc228ull},
-        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_STRUCTURED, 0xd2650f9f942d2578ull},
-        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_STRUCTURED, 0x3f357c0ed127681full},
-        {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_STRUCTURED, 0x6f603a6acba49193ull},
+        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_STRUCTURED, 0xe3ddbaeae3548cb5ull, 0},
+        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_STRUCTURED, 0xfe8aa5d6d0acc228ull, 0},
+        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_STRUCTURED, 0xd2650f9f942d2578ull, 0},
+        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_STRUCTURED, 0x3f357c0ed127681full, 0},
+        {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_STRUCTURED, 0x6f603a6acba49193ull, 0},
         /* any (the default) */
-        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x4d334f8fd9907b50ull},
-        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0xcfabc9e176087e5bull},
-        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_ANY, 0x7400d00214fab773ull},
-        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_ANY, 0x575e45cfd8b5f6f8ull},
-        {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_ANY, 0xca2824b9c50e3424ull},
-        {6, 200, 2, 4, 50, 0, RV_GEN_CFG_ANY, 0x8071751c6d984cbdull},
+        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x4d334f8fd9907b50ull, 0},
+        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0xcfabc9e176087e5bull, 0},
+        {3, 40, 1, 3, 50, 0, RV_GEN_CFG_ANY, 0x7400d00214fab773ull, 0},
+        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_ANY, 0x575e45cfd8b5f6f8ull, 0},
+        {5, 1500, 16, 16, 50, 32, RV_GEN_CFG_ANY, 0xca2824b9c50e3424ull, 0},
+        {6, 200, 2, 4, 50, 0, RV_GEN_CFG_ANY, 0x8071751c6d984cbdull, 0},
+        /* the default since section 14 is on (RAVEL_GEN_DEFAULT: a deliberate break of what seeds mean) */
+        {1, 200, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x79fe9be1d6a9577dull, RAVEL_GEN_DEFAULT},
+        {2, 3000, 1, 32, 50, 0, RV_GEN_CFG_ANY, 0x3645d7bf2b7563c8ull, RAVEL_GEN_DEFAULT},
+        {4, 800, 1, 32, 90, 8, RV_GEN_CFG_STRUCTURED, 0x64b3c107e46b6651ull, RAVEL_GEN_DEFAULT},
+        {6, 200, 2, 4, 50, 0, RV_GEN_CFG_ANY, 0x1154cbc58919a749ull, RAVEL_GEN_DEFAULT},
     };
     bool all = true;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -536,6 +542,7 @@ TEST(golden_output)
         o.pressure = cases[i].pressure;
         o.window = cases[i].window;
         o.cfg = cases[i].cfg;
+        o.features = cases[i].features ? cases[i].features : RV_GEN_ALL;
         ravel_module *mod = rv_gen_from_seed(cases[i].seed, &o);
         char *text = print_module(mod);
         uint64_t h = text ? fnv1a(text) : 0;
@@ -548,17 +555,21 @@ TEST(golden_output)
         ravel_module_free(mod);
     }
     const char in[] = "fuzzer bytes \001\002\003\377 and more bytes to draw from";
-    static const uint64_t want[2] = {0x2f0752b5c673caf7ull, 0xcc6a1c6a3b4758c6ull}; /* [cfg]: any, structured */
-    for (uint32_t cfg = 0; cfg < 2; cfg++) {
+    /* [features][cfg]: RV_GEN_ALL (before section 14), the default; any, structured */
+    static const uint64_t want[2][2] = {{0x2f0752b5c673caf7ull, 0xcc6a1c6a3b4758c6ull},
+                                        {0xa2825b4aa598cf34ull, 0x6e9aa6485de7a213ull}};
+    for (uint32_t k = 0; k < 4; k++) {
+        uint32_t cfg = k & 1, dflt = k >> 1;
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.cfg = cfg;
+        if (!dflt) o.features = RV_GEN_ALL;
         ravel_module *mod = rv_gen_from_bytes((const uint8_t *)in, sizeof in - 1, &o);
         char *text = print_module(mod);
         uint64_t h = text ? fnv1a(text) : 0;
-        if (h != want[cfg]) {
-            printf("golden bytes (cfg %u): hash 0x%016llxull, expected 0x%016llxull\n", cfg, (unsigned long long)h,
-                   (unsigned long long)want[cfg]);
+        if (h != want[dflt][cfg]) {
+            printf("golden bytes (default %u, cfg %u): hash 0x%016llxull, expected 0x%016llxull\n", dflt, cfg,
+                   (unsigned long long)h, (unsigned long long)want[dflt][cfg]);
             all = false;
         }
         free(text);

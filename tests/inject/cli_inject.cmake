@@ -52,8 +52,8 @@ foreach(k use-reg fixed reuse early-def smap-nonref)
 endforeach()
 
 # Deterministic: the same seed gives the same file.
-expect_rc(0 ${RAVEL} alloc -a random --inject use-reg:9 -o ${OUT}/d1.ra ${OUT}/g1.ra)
-expect_rc(0 ${RAVEL} alloc -a random --inject use-reg:9 -o ${OUT}/d2.ra ${OUT}/g1.ra)
+expect_rc(0 ${RAVEL} alloc -a linear --inject use-reg:9 -o ${OUT}/d1.ra ${OUT}/g1.ra)
+expect_rc(0 ${RAVEL} alloc -a linear --inject use-reg:9 -o ${OUT}/d2.ra ${OUT}/g1.ra)
 file(READ ${OUT}/d1.ra d1)
 file(READ ${OUT}/d2.ra d2)
 if(NOT d1 STREQUAL d2)
