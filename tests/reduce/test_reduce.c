@@ -24,6 +24,7 @@ static ravel_module *big(uint64_t seed)
     o.max_insts = 700;
     o.min_insts = 550;
     o.window = 32;
+    o.features = RV_GEN_ALL; /* (the functions these cases were written on; section 14's reductions: test_passes.c section14) */
     return rv_gen_from_seed(seed, &o);
 }
 
