@@ -448,6 +448,9 @@ def parse_machine(lines, k):
                 m.clobbers.append(cur.ident())
         elif word == "gc":
             m.gc_moving = cur.ident() != "nonmoving"
+        elif word == "alias":
+            raise Decline("line %d: register containment (alias lines, docs/format.md section 14.1): "
+                          "this allocator does not model registers that share bits" % lineno)
         else:
             cur.fail("unknown machine line '%s'" % word)
     raise BadInput("the machine block has no 'end'")
