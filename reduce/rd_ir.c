@@ -26,8 +26,8 @@ static void mach_from(rd_mach *rm, const ravel_machine *m)
         rv_vec_push(rm->regs, g);
     }
     VEC_COPY(rm->clobbers, m->clobbers);
-    for (uint32_t r = 0; r < m->alias.len; r++)
-        for (uint32_t k = 0; k < m->alias.data[r].in.len; k++) {
+    for (uint32_t i = 0; i < m->alias_order.len; i++) /* (in the order declared: the printer's) */
+        for (uint32_t r = m->alias_order.data[i], k = 0; k < m->alias.data[r].in.len; k++) {
             rv_vec_push(rm->alias, r);
             rv_vec_push(rm->alias, m->alias.data[r].in.data[k]);
         }

@@ -109,6 +109,7 @@ TEST(allocate)
     rv_gen_opts go;
     rv_gen_opts_default(&go);
     go.max_insts = 150; /* (hundreds of blocks live at once: the region's set grows under a failure too) */
+    go.features = RV_GEN_ALL; /* (a machine every allocator takes: color runs on it) */
     ravel_module *gm = rv_gen_from_seed(5, &go);
     ravel_module *u = parse_ok(src);
     for (size_t a = 0; ravel_allocator_name(a) || a < 7; a++) {
