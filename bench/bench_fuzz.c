@@ -8,8 +8,8 @@
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
  * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
- * validate the generated function -> allocate -> check, the fuzz_alloc_NAME
- * harness path), kit/NAME (the same inputs through the fuzzing kit,
+ * allocate -> check, the fuzz_alloc_NAME harness path; the generated
+ * function is not validated, fuzz.gen_valid does that on a sample), kit/NAME (the same inputs through the fuzzing kit,
  * include/ravel_fuzz.h, with allocator NAME as the user's callback: what
  * the kit costs over the built-in path), kit/slotalloc and kit/myalloc (the
  * examples' allocators, not in the table, through the kit as their own
@@ -21,9 +21,9 @@
  * moves.
  *
  * Phases (microseconds per execution, from one more run with the library's
- * phase timing on, rv_fuzz.timing): generate, validate (the generated
- * function in the byte targets; an output only when the checker rejected
- * it), allocate, check, and other (the rest: input hashing, freeing, the
+ * phase timing on, rv_fuzz.timing): generate, validate (an output only
+ * when the checker rejected it; the generated function only with
+ * rv_fuzz.validate_gen, off in the targets), allocate, check, and other (the rest: input hashing, freeing, the
  * interpreter of the differential target, the clock reads themselves).
  *
  * Built in an instrumented configuration (-DRAVEL_FUZZ_ENGINE=libfuzzer

@@ -95,6 +95,11 @@ typedef struct rv_fuzz {
     uint64_t step_limit;  /* interpreter step limit (default 20,000) */
     unsigned nvectors;    /* input vectors tried by differential oracles (default 4) */
     rv_gen_opts gen;      /* generator options of the byte entry points */
+    bool validate_gen;    /* the byte entry points run ravel_validate (SSA) on every generated
+                             function and report an invalid one as a bug. Off by default: the
+                             generator's functions are valid by construction (fuzz/gen.h), and
+                             the test fuzz.gen_valid validates every function of a large sample
+                             of inputs under the byte targets' options instead (issue 32) */
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
     uint64_t oracle_tried, oracle_rejected, oracle_accepted; /* tried: oracle runs (a
