@@ -24,7 +24,12 @@
  * phase timing on, rv_fuzz.timing): generate, validate (an output only
  * when the checker rejected it; the generated function only with
  * rv_fuzz.validate_gen, off in the targets), allocate, check, and other (the rest: input hashing, freeing, the
- * interpreter of the differential target, the clock reads themselves).
+ * interpreter of the differential target, the clock reads themselves),
+ * and ravel (everything but allocate: ravel's share of an execution).
+ * The first line names the build (CMAKE_BUILD_TYPE and RAVEL_SANITIZE):
+ * the ravel column of a -DRAVEL_SANITIZE=address,undefined build is the
+ * share under the sanitizers every fuzz engine build runs (issue 32:
+ * within 3x of Release).
  *
  * Built in an instrumented configuration (-DRAVEL_FUZZ_ENGINE=libfuzzer
  * -DRAVEL_SANITIZE=address,undefined) it measures the library's work as the
@@ -49,6 +54,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#ifndef RAVEL_BENCH_BUILD
+#define RAVEL_BENCH_BUILD "unknown"
+#endif
 
 typedef struct bench {
     unsigned runs;
@@ -188,7 +197,7 @@ static double rejected(const bench *b, double *mean_insts)
 static void phase_columns(const bench *b, rv_fuzz *z, const target *tg, char *out, size_t len)
 {
     if (tg->t == RV_FT_PARSE || tg->t == RV_FT_MOVES || tg->kit) { /* (the kit's context is its own) */
-        snprintf(out, len, "%9s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
+        snprintf(out, len, "%9s %9s %9s %9s %9s %9s", "-", "-", "-", "-", "-", "-");
         return;
     }
     uint64_t insts = 0, execs = 0, bugs = 0;
@@ -199,8 +208,9 @@ static void phase_columns(const bench *b, rv_fuzz *z, const target *tg, char *ou
     double us[RV_PH_COUNT_], sum = 0;
     for (int p = 0; p < RV_PH_COUNT_; p++) sum += us[p] = z->phase_nanos[p] / 1e3 / (execs ? execs : 1);
     double other = 1e6 / rate - sum;
-    snprintf(out, len, "%9.1f %9.1f %9.1f %9.1f %9.1f", us[RV_PH_GENERATE], us[RV_PH_VALIDATE], us[RV_PH_ALLOCATE],
-             us[RV_PH_CHECK], other > 0 ? other : 0);
+    other = other > 0 ? other : 0;
+    snprintf(out, len, "%9.1f %9.1f %9.1f %9.1f %9.1f %9.1f", us[RV_PH_GENERATE], us[RV_PH_VALIDATE], us[RV_PH_ALLOCATE],
+             us[RV_PH_CHECK], other, 1e6 / rate - us[RV_PH_ALLOCATE]);
 }
 
 static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
@@ -313,9 +323,10 @@ int main(int argc, char **argv)
     }
     if (b.runs < 1) b.runs = 1;
     if (b.count && b.ninputs > 200) b.ninputs = 200; /* profiling: little besides the runs */
-    printf("%-10s %-24s %11s %9s %6s %5s %9s %9s %9s %9s %9s\n", "config", "target", "exec/s/core", "us/exec", "insts",
-           "bugs", "generate", "validate", "allocate", "check", "other");
-    printf("%-10s %-24s %11s %9s %6s %5s %49s\n", "", "", "", "", "", "", "(phases: us/exec, CPU time)");
+    printf("build: %s\n", RAVEL_BENCH_BUILD);
+    printf("%-10s %-24s %11s %9s %6s %5s %9s %9s %9s %9s %9s %9s\n", "config", "target", "exec/s/core", "us/exec", "insts",
+           "bugs", "generate", "validate", "allocate", "check", "other", "ravel");
+    printf("%-10s %-24s %11s %9s %6s %5s %59s\n", "", "", "", "", "", "", "(phases: us/exec, CPU time; ravel: all but allocate)");
     rv_gen_opts_default(&b.gen);
     b.gen.features = RV_GEN_ALL; /* the figures quoted so far: no section 14 */
     b.config = "default";
