@@ -4,7 +4,7 @@
  * generator wastes (must be 0: every byte string yields a valid function).
  *
  *   bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT]
- *              [--config default|250] [--count N]
+ *              [--config default|250] [--count N] [--validate-gen]
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
  * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
@@ -39,7 +39,9 @@
  * --only TEXT runs the targets whose name contains TEXT; --config one of the
  * two configurations; --count N makes every run exactly N executions (for
  * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast
- * --config 250 --runs 1 --count 300`).
+ * --config 250 --runs 1 --count 300`); --validate-gen has the byte targets
+ * validate every generated function (rv_fuzz.validate_gen), as they did
+ * before issue 32.
  *
  * The history of its figures (profiles, before and after each change):
  * docs/perf-log.md. */
@@ -67,6 +69,7 @@ typedef struct bench {
     rv_gen_opts gen;
     const char *config;
     unsigned ninputs; /* inputs tried for the rejection figure */
+    bool validate_gen; /* --validate-gen: the byte targets validate each generated function (as before issue 32) */
 } bench;
 
 /* CPU time of this (single-threaded) process: figures per core that hold on
@@ -279,6 +282,7 @@ static bool bench_config(const bench *b)
            b->gen.max_insts, mean, rej * 100);
     rv_fuzz *z = rv_fuzz_new();
     z->gen = b->gen;
+    z->validate_gen = b->validate_gen;
     target tg;
     for (size_t a = 0; rv_allocators[a].name; a++) {
         tg = (target){.t = RV_FT_ALLOC, .alloc = (int)a, .campaign = true};
@@ -312,8 +316,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) b.only = argv[++i];
         else if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
         else if (!strcmp(argv[i], "--quick")) b.runs = 1, b.seconds = 0.05, b.ninputs = 200;
+        else if (!strcmp(argv[i], "--validate-gen")) b.validate_gen = true;
         else {
-            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N]\n");
+            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N] [--validate-gen]\n");
             return 2;
         }
     }
