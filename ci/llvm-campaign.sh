@@ -33,22 +33,10 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 ravel= seed0=1 seeds=1000 shard=1/1 tlimit=0 out= levels=() allocs=() summary=0 sdirs=()
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ravel) ravel=$2; shift 2 ;;
-    --seed0) seed0=$2; shift 2 ;;
-    --seeds) seeds=$2; shift 2 ;;
-    --shard) shard=$2; shift 2 ;;
-    --time) tlimit=$2; shift 2 ;;
-    --level) levels+=("$2"); shift 2 ;;
-    --alloc) allocs+=("$2"); shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --summary) summary=1; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "llvm-campaign.sh: unknown option $1" >&2; exit 2 ;;
-    *) if [ $summary = 1 ]; then sdirs+=("$1"); shift; else echo "llvm-campaign.sh: unexpected $1" >&2; exit 2; fi ;;
-  esac
-done
+. "$root/ci/opts.sh"
+ci_opts llvm-campaign.sh "--ravel=ravel --seed0=seed0 --seeds=seeds --shard=shard --time=tlimit --level+=levels --alloc+=allocs --out=out --summary!summary" "$@"
+sdirs=(${CI_ARGS[@]+"${CI_ARGS[@]}"})
+[ $summary = 1 ] || [ ${#sdirs[@]} = 0 ] || { echo "llvm-campaign.sh: unexpected ${sdirs[0]}" >&2; exit 2; }
 
 # The summary of result lines (from one shard or many).
 summarize() {
@@ -79,10 +67,7 @@ if [ $summary = 1 ]; then
 fi
 
 [ -n "$out" ] || { echo "llvm-campaign.sh: --out DIR is required" >&2; exit 2; }
-if [ -z "$ravel" ]; then
-  for c in "$root/build-rel/cli/ravel" "$root/build/cli/ravel"; do [ -x "$c" ] && { ravel=$c; break; }; done
-fi
-[ -n "$ravel" ] && [ -x "$ravel" ] || { echo "llvm-campaign.sh: no ravel binary (--ravel PATH)" >&2; exit 2; }
+ci_ravel llvm-campaign.sh
 for t in csmith clang-19 llc-19; do command -v $t > /dev/null || { echo "llvm-campaign.sh: $t is not installed: skipped"; exit 77; }; done
 k=${shard%/*} n=${shard#*/}
 case "$k$n" in *[!0-9]*|'') echo "llvm-campaign.sh: --shard K/N" >&2; exit 2 ;; esac

@@ -26,24 +26,10 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 ravel= build= out= sample=0 llvm=19 allocs=() files=()
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ravel) ravel=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    --sample) sample=1; shift ;;
-    --alloc) allocs+=("$2"); shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --llvm) llvm=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "llvm-corpus.sh: unknown option $1" >&2; exit 2 ;;
-    *) files+=("$1"); shift ;;
-  esac
-done
-if [ -z "$ravel" ]; then
-  for c in "$root/build-rel/cli/ravel" "$root/build/cli/ravel"; do [ -x "$c" ] && { ravel=$c; break; }; done
-fi
-[ -n "$ravel" ] && [ -x "$ravel" ] || { echo "llvm-corpus.sh: no ravel binary (--ravel PATH)" >&2; exit 2; }
-ravel=$(cd "$(dirname "$ravel")" && pwd)/$(basename "$ravel")
+. "$root/ci/opts.sh"
+ci_opts llvm-corpus.sh "--ravel=ravel --build=build --sample!sample --alloc+=allocs --out=out --llvm=llvm" "$@"
+files=(${CI_ARGS[@]+"${CI_ARGS[@]}"})
+ci_ravel llvm-corpus.sh
 [ -n "$build" ] || build=$(dirname "$(dirname "$ravel")")
 if ! command -v "llc-$llvm" > /dev/null && [ ! -x "/usr/lib/llvm-$llvm/bin/llc" ]; then
   echo "llvm-corpus.sh: llc-$llvm is not installed: skipped"; exit 77

@@ -90,6 +90,7 @@ typedef struct rv_fuzz_mutant {
 
 typedef struct rv_fuzz {
     ravel_checker *ck;
+    rv_injector *inj;     /* the oracle's injections (its draws on one allocation share its analyses) */
     char *repro;          /* the last bug's reproducer text (malloc'd), or NULL */
     size_t repro_len;
     uint64_t step_limit;  /* interpreter step limit (default 20,000) */

@@ -39,6 +39,7 @@ rv_fuzz *rv_fuzz_new(void)
     rv_fuzz *z = rv_xcalloc(1, sizeof *z);
     z->ck = ravel_checker_new();
     if (!z->ck) rv_oom();
+    z->inj = rv_injector_new();
     z->step_limit = 20000;
     z->nvectors = 4;
     z->inject_permille = 1000;
@@ -52,6 +53,7 @@ void rv_fuzz_free(rv_fuzz *z)
 {
     if (!z) return;
     ravel_checker_free(z->ck);
+    rv_injector_free(z->inj);
     rv_free(z->repro);
     rv_free(z);
 }
