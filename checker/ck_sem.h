@@ -46,6 +46,115 @@ static inline bool ck_smap_lists(const ravel_func *f, const rv_inst *in, uint32_
     return false;
 }
 
+/* ---- one instruction's effects, in their order ----
+ *
+ * Section 6 applies an instruction's effects on what locations hold in
+ * this order (a phase's effects all before the next phase's):
+ *   CK_SEM_EARLY_DEFS  defs marked early are written;
+ *   CK_SEM_CLOBBERS    the clobbered registers hold nothing;
+ *   CK_SEM_COLLECTOR   at a safepoint, the collector's rule (ck_gc_keeps);
+ *   CK_SEM_DEFS        the other (late: the default) defs are written.
+ * Uses read between (early uses before the clobbers, late uses last) and
+ * change nothing. So a call's clobbered register can receive its def, and
+ * a def at a safepoint is not touched by the collector. An edit is an
+ * instruction of its own: its destination takes what its source holds.
+ * The reference (ck_ref_xfer.c: ref_xfer) applies the phases in this
+ * order, on sets (with overlaps, undef and constants on top); the
+ * enumerators' order is the order.
+ *
+ * ck_sem_one is that order for a "one vreg per location" state, for
+ * trackers (the arbitrary-CFG builder, fuzz/anycfg.c; tests): hold[li] is
+ * vreg + 1 or 0 (nothing known), li a location index (rv_loc_index). Each
+ * vreg it holds is one the reference's state has in that location too, if
+ * the tracker started from a subset of the reference's state
+ * (tests/checker/test_sem_step.c checks it on generated functions). */
+typedef enum ck_sem_phase {
+    CK_SEM_EARLY_DEFS,
+    CK_SEM_CLOBBERS,
+    CK_SEM_COLLECTOR,
+    CK_SEM_DEFS,
+    CK_SEM_NPHASES
+} ck_sem_phase;
+
+typedef struct ck_sem_one {
+    uint32_t *hold;        /* per location index: vreg + 1, 0 nothing known */
+    uint32_t nlocs;        /* locations (hold's length) */
+    uint32_t nregs;        /* registers: location indices below, slots from */
+    const uint8_t *isref;  /* per vreg: a .ref vreg */
+    bool moving;           /* the collector moves objects (!gc_nonmoving) */
+} ck_sem_one;
+
+/* One instruction, described by location indices (CK_SEM_NOLOC: none). */
+#define CK_SEM_NOLOC 0xffffffffu
+typedef struct ck_sem_def {
+    uint32_t vreg, li;
+    bool early;
+} ck_sem_def;
+typedef struct ck_sem_inst {
+    const uint32_t *clob;  /* clobbered registers' location indices */
+    uint32_t nclob;
+    bool safepoint;
+    const uint32_t *listed; /* the stackmap's slots, as location indices */
+    uint32_t nlisted;
+    const ck_sem_def *defs;
+    uint32_t ndefs;
+} ck_sem_inst;
+
+/* A def of v into li: v is defined anew, so no other location holds it
+ * (the reference's write_def: kill, then set); li holds v. */
+static inline void ck_sem_def_at(ck_sem_one *t, uint32_t v, uint32_t li)
+{
+    for (uint32_t i = 0; i < t->nlocs; i++)
+        if (t->hold[i] == v + 1) t->hold[i] = 0;
+    if (li != CK_SEM_NOLOC) t->hold[li] = v + 1;
+}
+
+/* An edit: dst takes what src holds (nothing if src is none). */
+static inline void ck_sem_edit(ck_sem_one *t, uint32_t dst, uint32_t src)
+{
+    if (dst != CK_SEM_NOLOC) t->hold[dst] = src == CK_SEM_NOLOC ? 0 : t->hold[src];
+}
+
+static inline bool ck_sem_listed(const ck_sem_inst *in, uint32_t li)
+{
+    for (uint32_t k = 0; k < in->nlisted; k++)
+        if (in->listed[k] == li) return true;
+    return false;
+}
+
+/* The collector on every location (ck_gc_keeps; rooted: a listed slot
+ * holds the same vreg). In place: the collector removes from a listed
+ * slot only what it does not root (gc nonmoving) or reads no roots (gc
+ * moving), so no removal changes another location's rooted. */
+static inline void ck_sem_collect(ck_sem_one *t, const ck_sem_inst *in)
+{
+    for (uint32_t li = 0; li < t->nlocs; li++) {
+        uint32_t h = t->hold[li];
+        if (!h) continue;
+        bool ref = t->isref[h - 1], rooted = false;
+        for (uint32_t k = 0; !t->moving && ref && k < in->nlisted; k++) rooted |= t->hold[in->listed[k]] == h;
+        if (!ck_gc_keeps(t->moving, ref, ck_sem_listed(in, li), rooted)) t->hold[li] = 0;
+    }
+}
+
+/* One phase of in on t. */
+static inline void ck_sem_phase_do(ck_sem_one *t, const ck_sem_inst *in, ck_sem_phase p)
+{
+    if (p == CK_SEM_CLOBBERS)
+        for (uint32_t k = 0; k < in->nclob; k++) t->hold[in->clob[k]] = 0;
+    else if (p == CK_SEM_COLLECTOR && in->safepoint)
+        ck_sem_collect(t, in);
+    else if (p == CK_SEM_EARLY_DEFS || p == CK_SEM_DEFS)
+        for (uint32_t k = 0; k < in->ndefs; k++)
+            if (in->defs[k].early == (p == CK_SEM_EARLY_DEFS)) ck_sem_def_at(t, in->defs[k].vreg, in->defs[k].li);
+}
+
+/* Every effect of in on t, in section 6's order. */
+static inline void ck_sem_step(ck_sem_one *t, const ck_sem_inst *in)
+{
+    for (int p = 0; p < CK_SEM_NPHASES; p++) ck_sem_phase_do(t, in, (ck_sem_phase)p);
+}
+
 /* ---- the reference's states, location by location ----
  *
  * What each location holds at each point of an allocated function, as the
