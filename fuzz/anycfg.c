@@ -261,9 +261,18 @@ static ac_opnd new_def(ac *A, bool ref)
     return (ac_opnd){v, l};
 }
 
+/* The tracker is a "one vreg per location" state of section 6
+ * (ck_sem.h: ck_sem_one): its defs, edits and instructions are the
+ * checker's shared rules, in their order. */
+static ck_sem_one tracker(const ac *A, uint32_t *trk)
+{
+    return (ck_sem_one){trk, nlocs(A), A->o.nregs, A->isref.data, !A->nonmoving};
+}
+
 static void def_done(ac *A, uint32_t *trk, ac_block *B, const ac_opnd *d)
 {
-    trk[li_of(A, d->loc)] = d->v + 1;
+    ck_sem_one t = tracker(A, trk);
+    ck_sem_def_at(&t, d->v, li_of(A, d->loc));
     rv_vec_push(B->avail, d->v);
 }
 
@@ -274,7 +283,8 @@ static void edit(ac *A, ac_block *B, uint32_t *trk, const char *mn, ravel_loc ds
     i->mn = mn;
     i->dst = dst;
     i->src = src;
-    trk[li_of(A, dst)] = trk[li_of(A, src)];
+    ck_sem_one t = tracker(A, trk);
+    ck_sem_edit(&t, li_of(A, dst), li_of(A, src));
 }
 
 /* An edit copying something the tracker has (spill, reload or move). */
@@ -291,19 +301,17 @@ static void random_edit(ac *A, ac_block *B, uint32_t *trk)
     }
 }
 
-/* The collector's effect on the tracker, location by location, by the
- * checker's one rule (ck_sem.h: ck_gc_keeps; rooted: a listed slot holds
- * the same vreg). */
-static void gc_track(ac *A, uint32_t *trk, const ac_inst *in)
+/* The effects of an op on the tracker (ck_sem.h: ck_sem_step): clobbers,
+ * the collector, then the defs. */
+static void inst_track(ac *A, uint32_t *trk, const ac_inst *in)
 {
-    bool listed[AC_MAXLOC] = {0};
-    for (uint32_t k = 0; k < in->nsmap; k++) listed[A->o.nregs + in->smap[k]] = true;
-    for (uint32_t li = 0; li < nlocs(A); li++) {
-        if (!trk[li]) continue;
-        bool ref = A->isref.data[trk[li] - 1], rooted = false;
-        for (uint32_t k = 0; A->nonmoving && ref && k < in->nsmap; k++) rooted |= trk[li_of(A, ravel_slot(in->smap[k]))] == trk[li];
-        if (!ck_gc_keeps(!A->nonmoving, ref, listed[li], rooted)) trk[li] = 0;
-    }
+    uint32_t clob[2], listed[6];
+    ck_sem_def defs[3];
+    for (uint32_t k = 0; k < in->nclob; k++) clob[k] = li_of(A, in->clob[k]);
+    for (uint32_t k = 0; k < in->nsmap; k++) listed[k] = li_of(A, ravel_slot(in->smap[k]));
+    for (uint32_t k = 0; k < in->nd; k++) defs[k] = (ck_sem_def){in->d[k].v, li_of(A, in->d[k].loc), false};
+    ck_sem_one t = tracker(A, trk);
+    ck_sem_step(&t, &(ck_sem_inst){clob, in->nclob, in->safepoint, listed, in->nsmap, defs, in->nd});
 }
 
 static void one_inst(ac *A, ac_block *B, uint32_t *trk)
@@ -360,17 +368,11 @@ static void one_inst(ac *A, ac_block *B, uint32_t *trk)
             if ((v && A->isref.data[v - 1] && pct(A, 90)) || pct(A, 4)) in->smap[in->nsmap++] = s;
         }
     }
-    if (in->nclob) /* clobbers happen before the def is written */
-        for (uint32_t k = 0; k < in->nclob; k++) trk[in->clob[k]] = 0;
-    if (in->safepoint) gc_track(A, trk, in);
     for (uint32_t k = 0; k < in->nd; k++) {
-        if (!strcmp(in->mn, "copy") && pct(A, 50)) { /* a copy's def often joins its source */
-            trk[li_of(A, in->d[k].loc)] = in->d[k].v + 1;
-            rv_vec_push(B->avail, in->d[k].v);
-            continue;
-        }
-        def_done(A, trk, B, &in->d[k]);
+        if (!strcmp(in->mn, "copy")) (void)pct(A, 50); /* (a choice with no effect, kept: the seeds' functions stay as they were) */
+        rv_vec_push(B->avail, in->d[k].v);
     }
+    inst_track(A, trk, in);
 }
 
 static void fill_block(ac *A, uint32_t b)
@@ -384,8 +386,7 @@ static void fill_block(ac *A, uint32_t b)
         for (uint32_t v = 0; v < 3; v++) rv_vec_push(B->avail, v); /* unreachable: the entry's values (defined) */
     }
     for (uint32_t p = 0; p < B->np; p++) {
-        trk[li_of(A, B->home[p])] = B->params[p] + 1;
-        rv_vec_push(B->avail, B->params[p]);
+        def_done(A, trk, B, &(ac_opnd){B->params[p], B->home[p]});
     }
     if (b == 0) {
         ac_inst *in = push_inst(B);
