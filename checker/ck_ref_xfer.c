@@ -550,6 +550,11 @@ static void edit_xfer(ravel_checker *ck, ck_ref *r, const rv_inst *in)
     empty_overlaps(ck, r, dst);
 }
 
+/* One instruction: its phases in ck_sem.h's order (ck_sem_phase: early
+ * defs, clobbers, the collector, defs), the uses read between them. The
+ * phases are inline here, on sets, not through ck_sem_step (a
+ * one-vreg-per-location state); tests/checker/test_sem_step.c checks that
+ * this transfer and ck_sem_step agree, instruction by instruction. */
 void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in)
 {
     const ravel_func *f = ck->f;

@@ -6,7 +6,7 @@
  *   body     per reachable block in reverse post-order: instructions over
  *            the values available (defined in the block's dominators or
  *            parameters), locations from a tracker of "location L holds v"
- *            inherited from the immediate dominator's exit
+ *            (ck_sem.h: ck_sem_one) from the immediate dominator's exit
  *   edges    jump arguments for the targets' parameters, and moves into
  *            the parameters' home registers before the jump
  *   repair   the reference fixpoint names the failing uses; a share of
