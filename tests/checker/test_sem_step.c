@@ -10,7 +10,8 @@
  *   the tracker says holds v, the reference says holds v too (or has v in
  *   U, which every location holds). And the other way where it can be
  *   asked (losses, below): a location a step left empty in the tracker
- *   lost that vreg in the reference too.
+ *   lost that vreg in the reference too, and a def the reference lists
+ *   in its location after the step the tracker holds there.
  * The same from the steady states (ck_ref_steady: a loop header's entry
  * from its back edges), where a block's entry may hold a vreg the block
  * defines anew: the def must remove the old holder.
@@ -94,6 +95,21 @@ static void losses(ravel_checker *ck, const ck_sem_one *t, const uint32_t *befor
     }
 }
 
+/* Each def of in: where the reference lists it after the step, the
+ * tracker holds it (a def is written after everything that removes). */
+static void defs_kept(ravel_checker *ck, const ck_sem_one *t, const ravel_func *f, const rv_inst *in, run *r, const char *what,
+                      uint32_t inst)
+{
+    const rv_operand *d = rv_defs_of(f, in);
+    for (uint32_t k = 0; !rv_is_edit(in) && k < in->ndefs; k++) {
+        uint32_t li = li_of(ck, d[k].loc);
+        if (li == CK_NIL || t->hold[li] == d[k].vreg + 1) continue;
+        r->losses++;
+        if (!ref_lists(ck, li, d[k].vreg)) continue;
+        if (r->bad++ < 5) fprintf(stderr, "%s: instruction %u: the tracker lost its def v%u in location %u; the reference did not\n", what, inst, d[k].vreg, li);
+    }
+}
+
 /* ck_sem_step (or ck_sem_edit) for instruction in of f. */
 static void track(const ravel_checker *ck, ck_sem_one *t, const ravel_func *f, const rv_inst *in)
 {
@@ -138,6 +154,7 @@ static void block(ravel_checker *ck, const ravel_func *f, uint32_t b, const uint
         r->steps++;
         compare(ck, &t, r, what, bl->first_inst + i + 1);
         losses(ck, &t, before, in, r, what, bl->first_inst + i);
+        defs_kept(ck, &t, f, in, r, what, bl->first_inst + i);
     }
     free(before);
     free(hold);
