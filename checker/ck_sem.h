@@ -51,7 +51,9 @@ static inline bool ck_smap_lists(const ravel_func *f, const rv_inst *in, uint32_
  * Section 6 applies an instruction's effects on what locations hold in
  * this order (a phase's effects all before the next phase's):
  *   CK_SEM_EARLY_DEFS  defs marked early are written;
- *   CK_SEM_CLOBBERS    the clobbered registers hold nothing;
+ *   CK_SEM_CLOBBERS    the clobbered registers hold nothing, except
+ *                      those the instruction defines (an early def in
+ *                      a clobbered register stays);
  *   CK_SEM_COLLECTOR   at a safepoint, the collector's rule (ck_gc_keeps);
  *   CK_SEM_DEFS        the other (late: the default) defs are written.
  * Uses read between (early uses before the clobbers, late uses last) and
@@ -137,16 +139,26 @@ static inline void ck_sem_collect(ck_sem_one *t, const ck_sem_inst *in)
     }
 }
 
+/* in defines location li. */
+static inline bool ck_sem_defines(const ck_sem_inst *in, uint32_t li)
+{
+    for (uint32_t k = 0; k < in->ndefs; k++)
+        if (in->defs[k].li == li) return true;
+    return false;
+}
+
 /* One phase of in on t. */
 static inline void ck_sem_phase_do(ck_sem_one *t, const ck_sem_inst *in, ck_sem_phase p)
 {
-    if (p == CK_SEM_CLOBBERS)
-        for (uint32_t k = 0; k < in->nclob; k++) t->hold[in->clob[k]] = 0;
-    else if (p == CK_SEM_COLLECTOR && in->safepoint)
+    if (p == CK_SEM_CLOBBERS) {
+        for (uint32_t k = 0; k < in->nclob; k++)
+            if (!ck_sem_defines(in, in->clob[k])) t->hold[in->clob[k]] = 0;
+    } else if (p == CK_SEM_COLLECTOR && in->safepoint) {
         ck_sem_collect(t, in);
-    else if (p == CK_SEM_EARLY_DEFS || p == CK_SEM_DEFS)
+    } else if (p == CK_SEM_EARLY_DEFS || p == CK_SEM_DEFS) {
         for (uint32_t k = 0; k < in->ndefs; k++)
             if (in->defs[k].early == (p == CK_SEM_EARLY_DEFS)) ck_sem_def_at(t, in->defs[k].vreg, in->defs[k].li);
+    }
 }
 
 /* Every effect of in on t, in section 6's order. */

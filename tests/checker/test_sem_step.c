@@ -232,7 +232,8 @@ TEST(generated_within_reference)
 
 /* The order, pinned: r0 is clobbered by a call that defines v3 into it;
  * the .ref v4 is defined by a safepoint into r1 (not listed; gc moving);
- * an edit copies s0 into r2 and s0 then loses its value to a def. */
+ * an edit copies s0 into r2 and s0 then loses its value to a def; an
+ * early def in r3 by a call that clobbers r3. */
 static const char *const order_src =
     "machine\n  class int r0 r1 r2 r3\nend\n\nfunc f\nb0:\n"
     "  v0:int fixed(r0) @r0, v1:int fixed(r1) @r1, v2:int.ref fixed(r2) @r2 = args\n"
@@ -243,6 +244,7 @@ static const char *const order_src =
     "  v5:int any @s0 = copy v3 any @r0\n"
     "  out v3 any @r0, v4 any @r1\n"
     "  out v0 any @r2, v5 any @s0\n"
+    "  early v6:int @r3 = call g clobbers(r3)\n"
     "  ret\nend\n";
 
 TEST(order_pinned)
@@ -261,10 +263,10 @@ TEST(order_pinned)
     run r = {0};
     one_func(ck, f, 0, &r, "order");
     CHECK_EQ_INT((int)r.bad, 0);
-    CHECK_EQ_INT((int)r.steps, 16); /* (the fixpoint, then the steady states) */
+    CHECK_EQ_INT((int)r.steps, 18); /* (the fixpoint, then the steady states) */
     /* by the tracker alone, from nothing at b0's first instruction */
     uint32_t hold[MAXL] = {0};
-    uint8_t isref[8] = {0, 0, 1, 0, 1, 0};
+    uint8_t isref[8] = {0, 0, 1, 0, 1, 0, 0};
     ck_sem_one t = {hold, ck->nlocs, ck->nregs, isref, true};
     const rv_block *bl = &f->blocks.data[0];
     for (uint32_t i = 0; i + 1 < bl->ninsts; i++) track(ck, &t, f, rv_inst_at(f, bl->first_inst + i));
@@ -272,6 +274,7 @@ TEST(order_pinned)
     CHECK_EQ_INT((int)hold[1], 4 + 1); /* the collector, then the safepoint's def */
     CHECK_EQ_INT((int)hold[2], 0 + 1); /* the reload copied s0's v0 */
     CHECK_EQ_INT((int)hold[ck->nregs], 5 + 1); /* s0: v0 gone to the def of v5 */
+    CHECK_EQ_INT((int)hold[3], 6 + 1); /* an early def in a clobbered register stays */
     ravel_checker_free(ck);
     ravel_module_free(m);
     ravel_diags_free(dl);
