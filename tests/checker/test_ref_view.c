@@ -25,6 +25,7 @@
 #include "inject/inject.h"
 #include "checker/ck.h"
 #include "fuzz/gen.h"
+#include "ir/analysis.h"
 #include "ir/ir.h"
 #include "tests/test.h"
 
@@ -85,6 +86,7 @@ static void snap_free(snap *s)
 }
 
 typedef struct vstats {
+    uint32_t undef_blocks, undef_vregs;
     uint32_t reads, steps, edges1, edgesj, stale, stale_complete, steady_blocks, steady_more, bad;
 } vstats;
 
@@ -128,6 +130,33 @@ static void check_reads(ravel_checker *ck, const ravel_func *f, const ravel_repo
             if (holds ? e == 1 : e == 0) bad(st, holds ? "held, but a value error" : "not held, but no error", i);
         }
     }
+}
+
+/* U at each reached block's entry: the reference's (ck_ref_undef_vregs)
+ * is the standalone analysis' (ir/undef.c, the interpreter's). */
+static void check_undef(ravel_checker *ck, const ravel_func *f, vstats *st)
+{
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_undef u;
+    if (rv_undef_build(&u, f, &cfg)) {
+        for (uint32_t b = 0; b < f->blocks.len; b++) {
+            const rv_block *bl = &f->blocks.data[b];
+            if (!bl->ninsts || cfg.rpo_index[b] == RAVEL_NONE || !ck_ref_seek(ck, f, bl->first_inst)) continue;
+            const uint32_t *m;
+            uint32_t n = ck_ref_undef_vregs(ck, &m), k = 0;
+            st->undef_blocks++;
+            for (uint32_t v = 0; v < f->vregs.len; v++) {
+                bool in_u = rv_bs_test(u.in + (size_t)b * u.nwords, v), listed = false;
+                for (uint32_t j = 0; j < n; j++) listed |= m[j] == v;
+                k += in_u;
+                if (in_u != listed) bad(st, in_u ? "U: the reference misses a vreg of ir/undef.c's U" : "U: a vreg not in ir/undef.c's U", bl->first_inst);
+            }
+            st->undef_vregs += k;
+        }
+        rv_undef_free(&u);
+    }
+    rv_cfg_free(&cfg);
 }
 
 /* Steps through each reached block, against seeks; the stale copies. */
@@ -274,6 +303,7 @@ TEST(cursor_against_the_reference)
                 ravel_report *rep = NULL;
                 if (ravel_check(ck, h, NULL, &rep) != RAVEL_EINVAL) {
                     check_reads(ck, h, rep, &st);
+                    check_undef(ck, h, &st);
                     check_steps(ck, h, &st);
                     check_edges(ck, h, &st);
                     check_steady(ck, h, &st);
@@ -291,6 +321,8 @@ TEST(cursor_against_the_reference)
            st.reads, st.steps, st.edges1, st.edgesj, st.stale, st.stale_complete, st.steady_blocks, st.steady_more, st.bad);
     CHECK(st.reads >= 1000 && st.steps >= 1000 && st.edges1 >= 100 && st.edgesj >= 100);
     CHECK(st.stale >= 50 && st.stale_complete >= 50 && st.steady_more >= 20);
+    printf("U at %u block entries, %u vregs in it\n", st.undef_blocks, st.undef_vregs);
+    CHECK(st.undef_vregs >= 100);
     CHECK_EQ_INT(st.bad, 0);
     ravel_checker_free(ck);
 }
