@@ -1,6 +1,8 @@
 /* text_unit.c - unit tests of the reader and printer that are easier in C
  * than as files: functions built through the C API survive print+parse,
- * limits, positions, error recovery, and robustness on truncated input. */
+ * limits, positions, error recovery, and robustness on truncated input;
+ * and the case-header grammar of every test driver (tests/support/expect.h)
+ * on random headers. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
 #include "ir/rng.h"
