@@ -103,9 +103,11 @@ static void join_usage(FILE *out)
           "  -o DIR             the output directory (created if missing)\n"
           "  --full-machine     docs/import-mapping.md §5.1's whole machine block\n"
           "  --no-comments      no MIR text as comments in FUNC.ra\n"
+          "  --check            judge each imported function as 'ravel check DIR/FUNC.ra\n"
+          "                     --orig DIR/FUNC.orig.ra' would (output: DIR/FUNC.check)\n"
           "  -q, --quiet        the summary only\n"
-          "exit status: 0 every function imported or refused with a reason, 1 an import error,\n"
-          "             2 unreadable input or bad usage\n",
+          "exit status: 0 every function imported or refused with a reason (and, with --check,\n"
+          "             verified), 1 an import error or a rejection, 2 unreadable input or bad usage\n",
           out);
 }
 
@@ -258,7 +260,7 @@ static int cmd_join(int argc, char **argv)
 {
     const char *files[3] = {NULL, NULL, NULL}, *dir = NULL;
     int nfiles = 0;
-    bool quiet = false;
+    bool quiet = false, check = false;
     rvi_opts o = {RVI_NALLOC, false, true, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -274,6 +276,8 @@ static int cmd_join(int argc, char **argv)
             o.full_machine = true;
         } else if (strcmp(a, "--no-comments") == 0) {
             o.comments = false;
+        } else if (strcmp(a, "--check") == 0) {
+            check = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             quiet = true;
         } else if (a[0] == '-' && a[1]) {
@@ -296,10 +300,12 @@ static int cmd_join(int argc, char **argv)
     for (int i = 0; i < 3 && read; i++) read = read_text(files[i], slots[i]);
     tally t;
     memset(&t, 0, sizeof t);
+    if (check) t.ck = ravel_checker_new();
     if (read && make_dir(dir) && import_all(&tx, &o, dir, quiet, &t)) {
         tally_print(stdout, &t);
-        rc = t.errors ? CLI_FAIL : CLI_OK;
+        rc = t.errors || t.rejected ? CLI_FAIL : CLI_OK;
     }
+    ravel_checker_free(t.ck);
     for (int i = 0; i < 3; i++) free((char *)slots[i]->src);
     return rc;
 }
