@@ -521,6 +521,8 @@ def main():
             if join(ravel, alloc, d)[0] != "verified":
                 continue  # only functions that import and verify unmutated
             nfun += 1
+            if nfun % 50 == 0:
+                print("llvm-mutate.py: %d functions" % nfun, file=sys.stderr, flush=True)
             for mut in MUTATIONS:
                 u = Unit(name, alloc, tag, secs, post)
                 sites = SITES[mut](u)

@@ -104,7 +104,7 @@ static void join_usage(FILE *out)
           "  --full-machine     docs/import-mapping.md §5.1's whole machine block\n"
           "  --no-comments      no MIR text as comments in FUNC.ra\n"
           "  --check            judge each imported function as 'ravel check DIR/FUNC.ra\n"
-          "                     --orig DIR/FUNC.orig.ra' would (output: DIR/FUNC.check)\n"
+          "                     --orig DIR/FUNC.orig.ra' would (output, if rejected: DIR/FUNC.check)\n"
           "  -q, --quiet        the summary only\n"
           "exit status: 0 every function imported or refused with a reason (and, with --check,\n"
           "             verified), 1 an import error or a rejection, 2 unreadable input or bad usage\n",
@@ -197,18 +197,25 @@ static void tally_print(FILE *out, const tally *t)
     for (unsigned i = 0; i < t->nreasons; i++) fprintf(out, "  %-32s %u\n", t->reasons[i].reason, t->reasons[i].n);
 }
 
-/* --check: `ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra > DIR/FUNC.check
- * 2>&1` in this process. Returns false if the function is not verified. */
-static bool check_imported(const char *dir, const char *func, tally *t)
+/* --check: `ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra` in this
+ * process, on the texts just written; its output goes to DIR/FUNC.check
+ * only if the function is not verified (a file per verified function
+ * would cost more than the check). Returns false if not verified. */
+static bool check_imported(const char *dir, const rvi_result *r, tally *t)
 {
     char ra[4096], orig[4096], out[4096];
-    file_name(ra, sizeof ra, dir, func, ".ra");
-    file_name(orig, sizeof orig, dir, func, ".orig.ra");
-    file_name(out, sizeof out, dir, func, ".check");
+    file_name(ra, sizeof ra, dir, r->func, ".ra");
+    file_name(orig, sizeof orig, dir, r->func, ".orig.ra");
+    file_name(out, sizeof out, dir, r->func, ".check");
     clock_t c0 = clock();
-    FILE *fp = fopen(out, "w");
-    int rc = fp ? cli_check_pair(t->ck, ra, orig, fp) : CLI_USAGE;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    int rc = fp ? cli_check_texts(t->ck, ra, r->alloc, orig, r->orig, fp) : CLI_USAGE;
     if (fp && fclose(fp) != 0) rc = CLI_USAGE;
+    if (rc != CLI_OK && buf) write_file(out, buf);
+    else if (rc == CLI_OK) remove(out); /* none left from an earlier run */
+    free(buf);
     t->t_check += (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (rc == CLI_OK) t->verified++;
     else t->rejected++;
@@ -224,7 +231,7 @@ static bool write_imported(const rvi_result *r, const char *dir, bool quiet, tal
     file_name(path, sizeof path, dir, r->func, ".ra");
     ok = write_file(path, r->alloc) && ok;
     const char *verdict = "";
-    if (ok && t->ck) verdict = check_imported(dir, r->func, t) ? ", verified" : ", rejected";
+    if (ok && t->ck) verdict = check_imported(dir, r, t) ? ", verified" : ", rejected";
     if (!quiet && r->untagged)
         printf("%s: imported (%u cop%s placed without its tag)%s\n", r->func, r->untagged, r->untagged == 1 ? "y" : "ies", verdict);
     else if (!quiet) printf("%s: imported%s\n", r->func, verdict);
@@ -329,8 +336,9 @@ static void run_usage(FILE *out)
           "  --full-machine   docs/import-mapping.md §5.1's whole machine block\n"
           "  --check          also judge each imported function in this process, as\n"
           "                   'ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra' would\n"
-          "                   (its output in DIR/FUNC.check; ', verified' or ', rejected'\n"
-          "                   ends the function's line; exit status 1 if any is rejected)\n"
+          "                   (its output in DIR/FUNC.check if rejected; ', verified' or\n"
+          "                   ', rejected' ends the function's line; exit status 1 if\n"
+          "                   any is rejected)\n"
           "  --times          a last line 'times: clang C llc L import I' (CPU seconds;\n"
           "                   import: this process, the tag stage included), with --check\n"
           "                   followed by ' check K' (not counted in I)\n"
