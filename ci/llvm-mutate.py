@@ -135,6 +135,31 @@ def units_of(d, alloc):
 
 
 # ----- one unit's instructions -----
+DUMP_LINE = re.compile(r"^(\d+B\t)?(  )(\S.*)$", re.S)
+
+
+def dump_inst(l):
+    """(slot or None, prefix, text) of a dump line holding an instruction
+    (with a slot index, `1216B\t  ...`, or without, as at -O0: `  ...`),
+    else None."""
+    m = DUMP_LINE.match(l)
+    if not m or re.match(r"(liveins|successors):", m.group(3)):
+        return None
+    return (int(m.group(1)[:-2]) if m.group(1) else None), (m.group(1) or "") + m.group(2), m.group(3)
+
+
+def dump_body(lines):
+    """The indexes of the instruction lines of a dump section (after its
+    first block header: the frame objects above are indented too)."""
+    out, body = [], False
+    for i, l in enumerate(lines):
+        if re.match(r"^(\d+B\t)?bb\.\d+", l):
+            body = True
+        elif body and dump_inst(l):
+            out.append(i)
+    return out
+
+
 def head(text):
     """The operands of an instruction: up to its debug location, memory operands or comment."""
     for stop in (", debug-location", " debug-location", " :: ", ";"):
@@ -164,17 +189,16 @@ class Unit:
         self.post = post.splitlines(keepends=True)
         self.insts = []  # (slot, index in after, index in post)
         pin = self.post_insts()
-        ain = [(int(m.group(1)), i) for i, l in enumerate(self.after) for m in [re.match(r"^(\d+)B\t  (\S.*)$", l)]
-               if m and not re.match(r"(liveins|successors):", m.group(2))]
+        ain = [(dump_inst(self.after[i])[0], i) for i in dump_body(self.after)]
         self.ok = len(ain) == len(pin)
         if self.ok:
             self.insts = [(s, a, p) for (s, a), p in zip(ain, pin)]
         self.slot_before = {}
         if alloc != "fast":
-            for i, l in enumerate(self.before):
-                m = re.match(r"^(\d+)B\t  (\S.*)$", l)
-                if m:
-                    self.slot_before[int(m.group(1))] = i
+            for i in dump_body(self.before):
+                slot = dump_inst(self.before[i])[0]
+                if slot is not None:
+                    self.slot_before[slot] = i
         self.spill_slots = set(int(x) for x in re.findall(r"- \{ id: (\d+), name: '', type: spill-slot", post))
 
     def post_insts(self):
@@ -194,14 +218,13 @@ class Unit:
 
     def text(self, where, i):
         lines = self.after if where == "after" else self.post if where == "post" else self.before
-        l = lines[i]
-        return l.split("\t  ", 1)[1] if where != "post" else l.strip()
+        return dump_inst(lines[i])[2] if where != "post" else lines[i].strip()
 
     def block_of(self, k):
         """The block number of instruction k (the dump after's headers)."""
         a = self.insts[k][1]
         for i in range(a, -1, -1):
-            m = re.match(r"^\d+B\tbb\.(\d+)", self.after[i])
+            m = re.match(r"^(?:\d+B\t)?bb\.(\d+)", self.after[i])
             if m:
                 return int(m.group(1))
         return -1
@@ -223,13 +246,11 @@ def replace_line(lines, i, old, new):
 def edit_head(lines, i, fn):
     """Applies fn to the operands part of line i (the rest kept)."""
     l = lines[i]
-    pre = ""
-    if "\t  " in l:
-        pre, l = l.split("\t  ", 1)
-        pre += "\t  "
-    else:
-        pre = l[:len(l) - len(l.lstrip())]
-        l = l.lstrip()
+    pre = l[:len(l) - len(l.lstrip())]
+    m = re.match(r"^\d+B\t  ", l)
+    if m:
+        pre = m.group(0)
+    l = l[len(pre):]
     h = head(l)
     lines[i] = pre + fn(h) + l[len(h):]
 
@@ -292,7 +313,7 @@ def remat_sites(u):
     if u.alloc == "fast":
         return []
     return [k for k, (s, a, p) in enumerate(u.insts)
-            if s % 16 and opcode(u.text("after", a)) in REMAT_MOV and re.search(r"(-?\d+)\s*$", head(u.text("after", a)))]
+            if s is not None and s % 16 and opcode(u.text("after", a)) in REMAT_MOV and re.search(r"(-?\d+)\s*$", head(u.text("after", a)))]
 
 
 def remat_apply(u, k, rng):
@@ -363,10 +384,11 @@ def swap_sites(u):
 
 
 def swap_lines(lines, i, j, slotted):
+    """Swaps two instructions; a dump's lines keep their slot indexes."""
     if slotted:
-        p1, t1 = lines[i].split("\t  ", 1)
-        p2, t2 = lines[j].split("\t  ", 1)
-        lines[i], lines[j] = p1 + "\t  " + t2, p2 + "\t  " + t1
+        _, p1, t1 = dump_inst(lines[i])
+        _, p2, t2 = dump_inst(lines[j])
+        lines[i], lines[j] = p1 + t2, p2 + t1
     else:
         lines[i], lines[j] = lines[j], lines[i]
 
