@@ -6,6 +6,8 @@
  *     in its location: its cell holds a vreg (that one, or the greatest of
  *     the set the location holds);
  *   - unreached instructions: nothing held;
+ *   - the table filled row by row on demand, in any order, is the table
+ *     built in order;
  *   - the steady states: a cell holds v where the reference's steady state
  *     has v; a stale cell v|STALE where it has not v, and of a vreg that
  *     some location held at some reached point of the fixpoint or the
@@ -178,6 +180,26 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
     ravel_checker_free(ck);
 }
 
+/* The table filled lazily (inj_hold_prepare, inj_hold_row), its rows asked
+ * for in an order drawn from seed (backwards, skipping, again), equals tab,
+ * the one built in order. */
+static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, uint64_t seed, hstats *st)
+{
+    uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
+    uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
+    inj_hold h;
+    inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
+    inj_hold_table(&h, lazy);
+    for (uint32_t t = 0; n && t < 2 * n; t++) {
+        uint32_t i = t % 3 ? (uint32_t)rv_rng_below(&seed, n) : t / 2 % n;
+        if (memcmp(inj_hold_row(&h, i), tab + (size_t)i * nl, sizeof *tab * nl) != 0) bad(st, "a row asked for lazily differs", i, 0, 0);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (memcmp(inj_hold_row(&h, i), tab + (size_t)i * nl, sizeof *tab * nl) != 0) bad(st, "a row asked for lazily differs", i, 0, 0);
+    inj_hold_free(&h);
+    free(lazy);
+}
+
 static void check_func(const ravel_func *f, hstats *st)
 {
     rv_cfg cfg;
@@ -189,6 +211,7 @@ static void check_func(const ravel_func *f, hstats *st)
         st->funcs++;
         inj_hold_build(&h, tab);
         check_must(f, tab, nregs, nslots, st);
+        check_lazy(f, &cfg, tab, st->funcs, st);
         if (inj_hold_build_steady(&h, std)) check_steady(f, std, nregs, nslots, st);
     }
     inj_hold_free(&h);
