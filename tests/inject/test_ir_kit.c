@@ -12,7 +12,14 @@
  *     values, the count, and the dense list holding exactly the members;
  *   - dominance (ir/cfg.c, the one dominator computation) on random
  *     graphs, most of them irreducible, against its definition: a
- *     dominates b when b cannot be reached from the entry without a. */
+ *     dominates b when b cannot be reached from the entry without a;
+ *   - U, the vregs undefined on every path (ir/undef.c, docs/format.md
+ *     section 14.2), on random functions that copy, redefine and pass
+ *     undefined values along any CFG, against this file's own plain
+ *     fixpoint of the section's rules (generated functions never copy a
+ *     value that is undefined on every path, so no other test sees a slip
+ *     in the copy rule). */
+#include "ir/analysis.h"
 #include "ir/ir.h"
 #include "ir/rng.h"
 #include "tests/test.h"
@@ -143,11 +150,203 @@ TEST(dominance_on_random_graphs)
     CHECK(irreducible >= 400);
 }
 
+/* ---- U: ir/undef.c against a plain fixpoint ---- */
+
+enum { UB = 8, UV = 6, UP = 2, UI = 4 }; /* blocks, vregs v0..v5, params per block, ops per block */
+
+typedef struct uop { int kind, d, a; } uop;           /* 0 undef, 1 copy a, 2 const, 3 add a, a */
+typedef struct uedge { int to, args[UP]; } uedge;
+typedef struct ufun {
+    int nb, np[UB], nop[UB], ne[UB];
+    uop op[UB][UI];
+    uedge e[UB][2];
+} ufun;
+
+/* vreg ids in the text: v0..v5 the shared ones, v(10 + 2b + k) block b's
+ * parameter k. */
+static int upar(int b, int k) { return 10 + 2 * b + k; }
+
+static void urandom(ufun *u, uint64_t *s)
+{
+    memset(u, 0, sizeof *u);
+    u->nb = 2 + (int)rv_rng_below(s, UB - 1);
+    for (int b = 0; b < u->nb; b++) {
+        u->np[b] = b ? (int)rv_rng_below(s, UP + 1) : 0;
+        u->nop[b] = (int)rv_rng_below(s, UI + 1);
+        for (int i = 0; i < u->nop[b]; i++) {
+            uop *o = &u->op[b][i];
+            uint32_t r = rv_rng_below(s, 10);
+            o->kind = r < 3 ? 0 : r < 7 ? 1 : r < 8 ? 2 : 3;
+            o->d = (int)rv_rng_below(s, UV);
+            o->a = (int)rv_rng_below(s, UV);
+        }
+        u->ne[b] = (int)rv_rng_below(s, 3); /* 0: ret */
+        for (int k = 0; k < u->ne[b]; k++) u->e[b][k].to = 1 + (int)rv_rng_below(s, (uint32_t)u->nb - 1);
+        for (int k = 0; k < u->ne[b]; k++)
+            for (int j = 0; j < UP; j++) u->e[b][k].args[j] = (int)rv_rng_below(s, UV + (uint32_t)u->np[b]);
+    }
+}
+
+/* An argument: a shared vreg, or one of the block's own parameters. */
+static int uarg(int b, int a) { return a < UV ? a : upar(b, a - UV); }
+
+static size_t utext(const ufun *u, char *t, size_t cap)
+{
+    size_t n = (size_t)snprintf(t, cap, "machine\n  class int r0 r1\nend\n\nfunc u\nb0:\n  v0:int, v1:int = args\n"
+                                        "  v2:int = undef\n  v3:int = copy v2\n  v4:int = const 4\n  v5:int = undef\n");
+    for (int b = 0; b < u->nb; b++) {
+        if (b) {
+            n += (size_t)snprintf(t + n, cap - n, "b%d", b);
+            for (int k = 0; k < u->np[b]; k++) n += (size_t)snprintf(t + n, cap - n, "%sv%d:int", k ? ", " : "(", upar(b, k));
+            n += (size_t)snprintf(t + n, cap - n, "%s:\n", u->np[b] ? ")" : "");
+        }
+        for (int i = 0; i < u->nop[b]; i++) {
+            const uop *o = &u->op[b][i];
+            static const char *const fmt[] = {"  v%d:int = undef\n", "  v%d:int = copy v%d\n", "  v%d:int = const 7\n",
+                                              "  v%d:int = add v%d, v%d\n"};
+            n += (size_t)snprintf(t + n, cap - n, fmt[o->kind], o->d, o->a, o->a);
+        }
+        if (!u->ne[b]) {
+            n += (size_t)snprintf(t + n, cap - n, "  ret v0\n");
+            continue;
+        }
+        n += (size_t)snprintf(t + n, cap - n, u->ne[b] == 1 ? "  jump" : "  br v0,");
+        for (int k = 0; k < u->ne[b]; k++) {
+            int to = u->e[b][k].to;
+            n += (size_t)snprintf(t + n, cap - n, "%s b%d", k ? "," : "", to);
+            for (int j = 0; j < u->np[to]; j++)
+                n += (size_t)snprintf(t + n, cap - n, "%sv%d", j ? ", " : "(", uarg(b, u->e[b][k].args[j]));
+            n += (size_t)snprintf(t + n, cap - n, "%s", u->np[to] ? ")" : "");
+        }
+        n += (size_t)snprintf(t + n, cap - n, "\n");
+    }
+    return n + (size_t)snprintf(t + n, cap - n, "end\n");
+}
+
+/* The model's state: one flag per text vreg number (0..UV-1, params from 10). */
+typedef struct ustate { bool in[10 + 2 * UB]; } ustate;
+
+/* Section 14.2 in this test's words: `undef` makes its def undefined; a
+ * copy makes its def undefined exactly when its source is; anything else
+ * defines. */
+static void ustep(const uop *o, ustate *x)
+{
+    x->in[o->d] = o->kind == 0 || (o->kind == 1 && x->in[o->a]);
+}
+
+/* Greatest fixpoint by plain rounds over every block until nothing
+ * changes: reachable non-entry blocks start with everything undefined,
+ * the entry after b0's head; a target's parameters are undefined exactly
+ * when their arguments are; joins intersect. */
+static void ufix(const ufun *u, ustate *ent, bool *reach)
+{
+    memset(reach, 0, sizeof(bool) * UB);
+    reach[0] = true;
+    for (bool more = true; more;) {
+        more = false;
+        for (int b = 0; b < u->nb; b++)
+            for (int k = 0; reach[b] && k < u->ne[b]; k++)
+                if (!reach[u->e[b][k].to]) reach[u->e[b][k].to] = more = true;
+    }
+    for (int b = 0; b < u->nb; b++) memset(ent[b].in, b != 0, sizeof ent[b].in);
+    ent[0].in[2] = ent[0].in[3] = ent[0].in[5] = true;
+    for (bool more = true; more;) {
+        more = false;
+        ustate next[UB];
+        for (int b = 0; b < u->nb; b++) memset(next[b].in, 1, sizeof next[b].in);
+        next[0] = ent[0];
+        for (int b = 0; b < u->nb; b++) {
+            if (!reach[b]) continue;
+            ustate x = ent[b];
+            for (int i = 0; i < u->nop[b]; i++) ustep(&u->op[b][i], &x);
+            for (int k = 0; k < u->ne[b]; k++) {
+                int to = u->e[b][k].to;
+                ustate y = x;
+                for (int j = 0; j < u->np[to]; j++) y.in[upar(to, j)] = x.in[uarg(b, u->e[b][k].args[j])];
+                for (size_t v = 0; v < sizeof y.in; v++) next[to].in[v] &= y.in[v];
+            }
+        }
+        for (int b = 0; b < u->nb; b++)
+            if (reach[b] && memcmp(next[b].in, ent[b].in, sizeof next[b].in)) ent[b] = next[b], more = true;
+    }
+}
+
+/* ir/undef.c's flag for text vreg number tv (absent vregs: false). */
+static bool uget(const ravel_func *f, const uint64_t *set, int tv)
+{
+    uint32_t id = ravel_func_find_vreg(f, (uint32_t)tv);
+    return id != RAVEL_NONE && rv_bs_test(set, id);
+}
+
+/* Compares one function; returns its disagreements. */
+static uint32_t ucompare(const ufun *u, const ravel_func *f, uint32_t *copies_in_u)
+{
+    ustate ent[UB];
+    bool reach[UB];
+    ufix(u, ent, reach);
+    rv_cfg cfg;
+    rv_undef un;
+    rv_cfg_build(&cfg, f);
+    uint32_t bad = 0;
+    if (!rv_undef_build(&un, f, &cfg)) return rv_cfg_free(&cfg), 1;
+    uint64_t s[4];
+    for (int b = 0; b < u->nb; b++) {
+        if (!reach[b]) continue;
+        const rv_block *bl = &f->blocks.data[b];
+        memcpy(s, un.in + (size_t)b * un.nwords, un.nwords * sizeof *s);
+        ustate x = ent[b];
+        uint32_t first = bl->first_inst + (b == 0 ? 5u : 0u); /* b0: after its head */
+        for (uint32_t i = bl->first_inst; i < first; i++) rv_undef_step(f, rv_inst_at(f, i), s);
+        for (int i = 0; i <= u->nop[b]; i++) {
+            for (int tv = 0; tv < 10 + 2 * UB; tv++)
+                if (ravel_func_find_vreg(f, (uint32_t)tv) != RAVEL_NONE && uget(f, s, tv) != x.in[tv] && bad++ < 3)
+                    printf("block b%d, before op %d: v%d undefined %d, expected %d\n", b, i, tv, uget(f, s, tv), x.in[tv]);
+            if (i == u->nop[b]) break;
+            const uop *o = &u->op[b][i];
+            *copies_in_u += o->kind == 1 && x.in[o->a];
+            ustep(o, &x);
+            rv_undef_step(f, rv_inst_at(f, first + (uint32_t)i), s);
+        }
+    }
+    rv_undef_free(&un);
+    rv_cfg_free(&cfg);
+    return bad;
+}
+
+TEST(undef_against_a_plain_fixpoint)
+{
+    uint64_t s = 1402;
+    uint32_t funcs = 0, bad = 0, copies_in_u = 0;
+    char text[8192];
+    for (int t = 0; t < 3000 && bad == 0; t++) {
+        ufun u;
+        urandom(&u, &s);
+        size_t n = utext(&u, text, sizeof text);
+        ravel_diags *d = ravel_diags_new();
+        ravel_module *mod = ravel_module_parse(text, n, "undef.ra", d);
+        if (!mod || ravel_module_nfuncs(mod) != 1) {
+            printf("function %d does not parse:\n%s", t, text);
+            bad++;
+        } else {
+            uint32_t k = ucompare(&u, ravel_module_func(mod, 0), &copies_in_u);
+            if (k) printf("function %d:\n%s", t, text);
+            bad += k;
+            funcs++;
+        }
+        ravel_module_free(mod);
+        ravel_diags_free(d);
+    }
+    printf("%u functions, %u copies of an undefined value\n", funcs, copies_in_u);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(copies_in_u >= 1000);
+}
+
 int main(void)
 {
     RUN(rng_stream_is_splitmix64);
     RUN(rng_below_covers_its_range_evenly);
     RUN(sparse_set_against_a_membership_array);
     RUN(dominance_on_random_graphs);
+    RUN(undef_against_a_plain_fixpoint);
     return TEST_SUMMARY();
 }
