@@ -2,7 +2,8 @@
 # llvm-campaign.sh - LLVM's register allocators under a fuzzer (issue 31,
 # docs/import.md "The campaign"): csmith programs, compiled by clang at
 # -O0..-O3, every function allocated by greedy, basic, fast and pbqp,
-# imported by `ravel import-mir run` and judged by `ravel check --orig`
+# imported by `ravel import-mir run --check`, which judges each function as
+# `ravel check FUNC.ra --orig FUNC.orig.ra` would, in its own process
 # (at -O0 only fast: llc -O0 allocates with fast whatever is asked).
 #
 #   ci/llvm-campaign.sh [--ravel PATH] [--seed0 S] [--seeds N] [--shard K/N]
@@ -79,39 +80,32 @@ mkdir -p "$out/rejected"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ravel-campaign-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(cd "$work" && csmith --version | head -1)"
-add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
-cpu_children() { awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.3f\n", s }' "$work/.times"; }
 
 # One seed, one level, one allocator: a line of results.txt.
 one() {
   local s=$1 lvl=$2 a=$3 d=$work/run rc
   rm -rf "$d"; mkdir -p "$d"
-  "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --keep -I "$csinc" \
+  "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep -I "$csinc" \
     --clang-arg -w --timeout 120 -o "$d" > "$d/import.log" 2>&1
   rc=$?
-  local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck
+  local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck=0
   tl=$(grep '^times: ' "$d/import.log")
   if [ $rc = 2 ] || [ -z "$tl" ]; then failed=1
   else
-    set -- $tl; c=$3 l=$5 i=$7
+    set -- $tl; c=$3 l=$5 i=$7 ck=$9
     imp=$(grep -c ': imported' "$d/import.log"); ref=$(grep -c ': refused ' "$d/import.log"); err=$(grep -c ': import error ' "$d/import.log")
     fn=$((imp + ref + err))
     grep ': refused ' "$d/import.log" | sed "s/^[^:]*: refused \([^:]*\):.*/$a \1/" >> "$out/refused.txt"
   fi
-  times > "$work/.times"; local c0; c0=$(cpu_children)
-  for o in "$d"/*.orig.ra; do
-    [ -e "$o" ] || continue
-    local r=${o%.orig.ra}.ra
-    "$ravel" check "$r" --orig "$o" > "${r%.ra}.check" 2>&1 || { rej=$((rej + 1)); echo "${r%.ra}" >> "$d/rejected.list"; }
-  done
-  times > "$work/.times"; ck=$(add "$(cpu_children)" "-$c0")
+  grep ': imported.*, rejected$' "$d/import.log" | sed "s|: imported.*||; s|^|$d/|" > "$d/rejected.list"
+  rej=$(wc -l < "$d/rejected.list")
   if [ $rej -gt 0 ] || [ $err -gt 0 ] || [ $failed = 1 ]; then
     local kd=$out/rejected/s$s-O$lvl-$a
     rm -rf "$kd"; mkdir -p "$kd"
     cp "$work/s$s.c" "$kd/"; cp -r "$d/llvm" "$kd/" 2>/dev/null; cp "$d/import.log" "$kd/"
     echo "$versions" > "$kd/versions.txt"
-    echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
-    if [ -e "$d/rejected.list" ]; then while read -r b; do cp "$b.ra" "$b.orig.ra" "$b.check" "$kd/"; done < "$d/rejected.list"; fi
+    echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --check --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
+    while read -r b; do cp "$b.ra" "$b.orig.ra" "$b.check" "$kd/"; done < "$d/rejected.list"
     echo "seed $s -O$lvl $a: $rej rejected, $err import errors, failed $failed: $kd" >&2
   fi
   echo "seed=$s O=$lvl alloc=$a functions=$fn imported=$imp refused=$ref errors=$err rejected=$rej failed=$failed clang=$c llc=$l import=$i check=$ck"

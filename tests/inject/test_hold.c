@@ -29,7 +29,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -133,6 +133,7 @@ static void check_stale_rules(ravel_checker *ck, const ravel_func *f, const uint
                 if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_edit(in) && !f->mach->gc_nonmoving) { /* moving: listed iff ref */
                     bool listed = x >= nregs && ck_smap_lists(f, in, x - nregs), ref = v < f->vregs.len && f->vregs.data[v].ref;
                     kept &= ck_gc_keeps(true, ref, listed, false);
+                    *(listed ? &st->gc_listed : &st->gc_unlisted) += 1;
                 }
                 if (kept != (c1[x] == c0[x])) bad(st, kept ? "stale rules: a mark lost" : "stale rules: a mark kept", i, x, v);
                 else st->rules += kept;
@@ -243,10 +244,11 @@ TEST(against_the_reference)
         }
         ravel_module_free(m);
     }
-    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules\n",
+    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules; "
+           "marks at moving safepoints: %llu in listed slots, %llu elsewhere\n",
            (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
            (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale,
-           (unsigned long long)st.rules);
+           (unsigned long long)st.rules, (unsigned long long)st.gc_listed, (unsigned long long)st.gc_unlisted);
     CHECK_EQ_INT(st.bad, 0);
     CHECK(st.funcs > nseeds);
     CHECK(st.valid * 20 > st.cells); /* (an analysis that holds nothing is no analysis) */
