@@ -227,14 +227,14 @@ static uint32_t try_free(gr *g, uint32_t id)
 
 static bool seen(gr *g, uint32_t x)
 {
-    if (x >= g->nstamp) {
+    if (x >= g->mark.nlr) {
         uint32_t n = g->lrs.cap + 64;
-        g->stamp = rv_xrealloc(g->stamp, sizeof(uint32_t) * n);
-        for (uint32_t k = g->nstamp; k < n; k++) g->stamp[k] = 0;
-        g->nstamp = n;
+        g->mark.lr = rv_xrealloc(g->mark.lr, sizeof(uint32_t) * n);
+        for (uint32_t k = g->mark.nlr; k < n; k++) g->mark.lr[k] = 0;
+        g->mark.nlr = n;
     }
-    if (g->stamp[x] == g->stampv) return true;
-    g->stamp[x] = g->stampv;
+    if (g->mark.lr[x] == g->mark.lrv) return true;
+    g->mark.lr[x] = g->mark.lrv;
     return false;
 }
 
@@ -246,7 +246,7 @@ static bool interferers(gr *g, uint32_t id, uint32_t r, uint32_t cascade, bool u
     const gr_lr *lr = &g->lrs.data[id];
     const gr_seg *s = gr_segs(g, id);
     g->tmp.len = 0;
-    g->stampv++;
+    g->mark.lrv++;
     *sum = *max = 0;
     for (uint32_t k = 0; k < lr->nseg; k++) {
         if (gr_res_conflict(g, r, lr->vreg, s[k].from, s[k].to)) return false;
@@ -384,21 +384,21 @@ static void gr_free(gr *g)
     rv_live_sparse_free(&g->ls);
     rv_free(g->inst_block);
     rv_free(g->freq);
-    rv_free(g->use_start);
-    rv_free(g->uses);
-    rv_free(g->def_inst);
-    rv_free(g->res_start);
-    rv_free(g->res);
-    rv_free(g->res_inst);
-    rv_free(g->res_bidx);
-    rv_free(g->res_mask);
+    rv_free(g->use.start);
+    rv_free(g->use.list);
+    rv_free(g->use.def_inst);
+    rv_free(g->rsv.start);
+    rv_free(g->rsv.list);
+    rv_free(g->rsv.inst);
+    rv_free(g->rsv.bidx);
+    rv_free(g->rsv.mask);
     rv_free(g->safe);
     rv_vec_free(g->segs);
     rv_vec_free(g->lrs);
     rv_free(g->sib_head);
     rv_free(g->tiny_head);
     rv_free(g->has_slot);
-    rv_free(g->reuse_def);
+    rv_free(g->use.reuse_def);
     for (uint32_t r = 0; g->uni && r < g->nr; r++) gr_set_free(&g->uni[r]);
     rv_free(g->uni);
     gr_pool_free(&g->pool);
@@ -406,9 +406,9 @@ static void gr_free(gr *g)
     rv_vec_free(g->tmp);
     rv_vec_free(g->stmp);
     gr_split_free(g);
-    rv_free(g->stamp);
-    rv_free(g->bstamp);
-    rv_free(g->bidx);
+    rv_free(g->mark.lr);
+    rv_free(g->mark.blk);
+    rv_free(g->mark.bidx);
 }
 
 ravel_func *rv_alloc_greedy(const ravel_func *f, const rv_alloc_opts *o, char **err)

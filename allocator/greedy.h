@@ -135,6 +135,34 @@ typedef struct gr_split_scratch {
     gr_u64vec u64;
 } gr_split_scratch;
 
+/* Uses and defs per vreg: CSR by vreg, sorted by pos (greedy_live.c). */
+typedef struct gr_uses {
+    uint32_t *start;       /* per vreg + 1: its first use in list */
+    gr_use *list;
+    uint32_t *def_inst;    /* per vreg: defining instruction; RAVEL_NONE for a parameter */
+    uint8_t *reuse_def;    /* per vreg: defined by a `reuse` def (its range starts at the early
+                              point, but its value only at the late one: a safepoint there
+                              does not see it) */
+} gr_uses;
+
+/* Reservations: CSR by register, sorted by instruction (the instructions
+ * apart from the tags: the binary searches touch only them). */
+typedef struct gr_rsv {
+    uint32_t *start;       /* per register + 1: its first reservation */
+    uint32_t *inst;        /* the instructions alone, for the binary searches */
+    gr_res *list;          /* instruction and tags side by side, for the checks */
+    uint64_t *mask;        /* machines of at most 64 registers: per instruction, bit r: some point
+                              of it is reserved in register r (NULL otherwise) */
+    uint32_t *bidx;        /* [r*(nb+1)+b]: register r's first reservation in block b or after
+                              (NULL when too large to keep: the queries then search) */
+} gr_rsv;
+
+/* Seen marks: a stamp per live range and per block, bumped per walk. */
+typedef struct gr_marks {
+    uint32_t *lr, nlr, lrv;     /* per LR: seen marks (nlr: their number) */
+    uint32_t *blk, blkv, *bidx; /* per block */
+} gr_marks;
+
 typedef struct gr {
     const ravel_func *f;
     const ravel_machine *m;
@@ -144,22 +172,8 @@ typedef struct gr {
     uint32_t nv, nb, nr, ni;
     uint32_t *inst_block;  /* block of each instruction */
     double *freq;          /* per block: 10^loop depth (capped) */
-    /* uses (greedy_live.c): CSR by vreg, sorted by pos */
-    uint32_t *use_start;
-    gr_use *uses;
-    uint32_t *def_inst;    /* per vreg: defining instruction; RAVEL_NONE for a parameter */
-    uint8_t *reuse_def;    /* per vreg: defined by a `reuse` def (its range starts at the early
-                              point, but its value only at the late one: a safepoint there
-                              does not see it) */
-    /* reservations: CSR by register, sorted by instruction (the instructions
-     * apart from the tags: the binary searches touch only them) */
-    uint32_t *res_start;
-    uint32_t *res_inst;    /* the instructions alone, for the binary searches */
-    gr_res *res;           /* instruction and tags side by side, for the checks */
-    uint64_t *res_mask;    /* machines of at most 64 registers: per instruction, bit r: some point
-                              of it is reserved in register r (NULL otherwise) */
-    uint32_t *res_bidx;    /* [r*(nb+1)+b]: register r's first reservation in block b or after
-                              (NULL when too large to keep: the queries then search) */
+    gr_uses use;           /* uses and defs per vreg (greedy_live.c) */
+    gr_rsv rsv;            /* reservations per register (greedy_live.c) */
     uint32_t *safe;        /* safepoint instructions, ascending */
     uint32_t nsafe;
     /* live ranges */
@@ -179,8 +193,7 @@ typedef struct gr {
     RV_VEC(uint32_t) tmp;
     gr_segvec stmp;
     gr_split_scratch sp;
-    uint32_t *stamp, nstamp, stampv; /* per LR: seen marks */
-    uint32_t *bstamp, bstampv, *bidx; /* per block */
+    gr_marks mark;         /* seen marks per range and per block */
     gr_stats st;
     char *err;
 } gr;

@@ -202,7 +202,7 @@ typedef struct use_sink { gr *g; bool fill; uint32_t *cur; } use_sink;
 
 static void sink(use_sink *s, uint32_t v, gr_use u)
 {
-    if (s->fill) s->g->uses[s->cur[v]++] = u;
+    if (s->fill) s->g->use.list[s->cur[v]++] = u;
     else s->cur[v]++;
 }
 
@@ -246,40 +246,40 @@ static void build_uses(gr *g)
     uint32_t *cur = rv_xcalloc(g->nv + 1, sizeof(uint32_t));
     use_sink s = {g, false, cur};
     walk_uses(&s);
-    g->use_start = rv_xmalloc(sizeof(uint32_t) * (g->nv + 1));
+    g->use.start = rv_xmalloc(sizeof(uint32_t) * (g->nv + 1));
     uint32_t n = 0;
     for (uint32_t v = 0; v < g->nv; v++) {
-        g->use_start[v] = n;
+        g->use.start[v] = n;
         n += cur[v];
-        cur[v] = g->use_start[v];
+        cur[v] = g->use.start[v];
     }
-    g->use_start[g->nv] = n;
-    g->uses = rv_xmalloc(sizeof(gr_use) * (n + 1));
+    g->use.start[g->nv] = n;
+    g->use.list = rv_xmalloc(sizeof(gr_use) * (n + 1));
     s.fill = true;
     walk_uses(&s);
     rv_free(cur);
-    for (uint32_t v = 0; v < g->nv; v++) g->def_inst[v] = RAVEL_NONE;
+    for (uint32_t v = 0; v < g->nv; v++) g->use.def_inst[v] = RAVEL_NONE;
     for (uint32_t k = 0; k < n; k++) {
-        const gr_use *u = &g->uses[k];
+        const gr_use *u = &g->use.list[k];
         if (!(u->flags & GU_DEF) || (u->flags & GU_PARAM)) continue;
         const rv_operand *o = &g->f->ops.data[u->op];
-        g->def_inst[o->vreg] = u->inst;
-        g->reuse_def[o->vreg] = o->kind == RAVEL_C_REUSE;
+        g->use.def_inst[o->vreg] = u->inst;
+        g->use.reuse_def[o->vreg] = o->kind == RAVEL_C_REUSE;
     }
 }
 
 const gr_use *gr_uses_in(const gr *g, uint32_t v, uint32_t from, uint32_t to, uint32_t *n)
 {
-    uint32_t lo = g->use_start[v], hi = g->use_start[v + 1], end = hi;
+    uint32_t lo = g->use.start[v], hi = g->use.start[v + 1], end = hi;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (g->uses[mid].pos < from) lo = mid + 1;
+        if (g->use.list[mid].pos < from) lo = mid + 1;
         else hi = mid;
     }
     uint32_t k = lo;
-    while (k < end && g->uses[k].pos < to) k++;
+    while (k < end && g->use.list[k].pos < to) k++;
     *n = k - lo;
-    return g->uses + lo;
+    return g->use.list + lo;
 }
 
 /* ---- reservations ---- */
@@ -297,8 +297,8 @@ typedef struct resb {
 static uint32_t combine(const gr *g, uint32_t i, uint32_t a, uint32_t b)
 {
     if (a == GR_FREE || a == b) return b;
-    if (a == GR_CLOBBER && b < g->nv && g->def_inst[b] == i) return b;
-    if (b == GR_CLOBBER && a < g->nv && g->def_inst[a] == i) return a;
+    if (a == GR_CLOBBER && b < g->nv && g->use.def_inst[b] == i) return b;
+    if (b == GR_CLOBBER && a < g->nv && g->use.def_inst[a] == i) return a;
     return GR_BLOCKED;
 }
 
@@ -350,28 +350,28 @@ static void build_res(gr *g)
     R.touched = rv_xmalloc(sizeof(uint32_t) * (g->nr + 1));
     R.rstamp = rv_xcalloc(g->nr + 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < g->ni; i++) inst_res(g, &R, i);
-    g->res_start = rv_xcalloc(g->nr + 2, sizeof(uint32_t));
-    for (uint32_t k = 0; k < R.e.len; k++) g->res_start[R.reg.data[k] + 1]++;
-    for (uint32_t r = 0; r < g->nr; r++) g->res_start[r + 1] += g->res_start[r];
+    g->rsv.start = rv_xcalloc(g->nr + 2, sizeof(uint32_t));
+    for (uint32_t k = 0; k < R.e.len; k++) g->rsv.start[R.reg.data[k] + 1]++;
+    for (uint32_t r = 0; r < g->nr; r++) g->rsv.start[r + 1] += g->rsv.start[r];
     uint32_t *fill = rv_xmalloc(sizeof(uint32_t) * (g->nr + 1));
-    memcpy(fill, g->res_start, sizeof(uint32_t) * (g->nr + 1));
-    g->res = rv_xmalloc(sizeof(gr_res) * (R.e.len + 1));
-    for (uint32_t k = 0; k < R.e.len; k++) g->res[fill[R.reg.data[k]]++] = R.e.data[k]; /* stable: by instruction */
-    g->res_inst = rv_xmalloc(sizeof(uint32_t) * (R.e.len + 1));
-    for (uint32_t k = 0; k < R.e.len; k++) g->res_inst[k] = g->res[k].inst;
+    memcpy(fill, g->rsv.start, sizeof(uint32_t) * (g->nr + 1));
+    g->rsv.list = rv_xmalloc(sizeof(gr_res) * (R.e.len + 1));
+    for (uint32_t k = 0; k < R.e.len; k++) g->rsv.list[fill[R.reg.data[k]]++] = R.e.data[k]; /* stable: by instruction */
+    g->rsv.inst = rv_xmalloc(sizeof(uint32_t) * (R.e.len + 1));
+    for (uint32_t k = 0; k < R.e.len; k++) g->rsv.inst[k] = g->rsv.list[k].inst;
     rv_free(fill);
     if (g->nr <= 64) {
-        g->res_mask = rv_xcalloc(g->ni + 1, sizeof(uint64_t));
+        g->rsv.mask = rv_xcalloc(g->ni + 1, sizeof(uint64_t));
         for (uint32_t r = 0; r < g->nr; r++)
-            for (uint32_t k = g->res_start[r]; k < g->res_start[r + 1]; k++) g->res_mask[g->res[k].inst] |= (uint64_t)1 << r;
+            for (uint32_t k = g->rsv.start[r]; k < g->rsv.start[r + 1]; k++) g->rsv.mask[g->rsv.list[k].inst] |= (uint64_t)1 << r;
     }
     if ((uint64_t)g->nr * (g->nb + 1) <= ((uint64_t)1 << 22)) {
-        g->res_bidx = rv_xmalloc(sizeof(uint32_t) * g->nr * (g->nb + 1) + 1);
+        g->rsv.bidx = rv_xmalloc(sizeof(uint32_t) * g->nr * (g->nb + 1) + 1);
         for (uint32_t r = 0; r < g->nr; r++) {
-            uint32_t k = g->res_start[r], *row = g->res_bidx + (size_t)r * (g->nb + 1);
+            uint32_t k = g->rsv.start[r], *row = g->rsv.bidx + (size_t)r * (g->nb + 1);
             for (uint32_t b = 0; b <= g->nb; b++) {
                 uint32_t first = b < g->nb ? g->f->blocks.data[b].first_inst : g->ni;
-                while (k < g->res_start[r + 1] && g->res[k].inst < first) k++;
+                while (k < g->rsv.start[r + 1] && g->rsv.list[k].inst < first) k++;
                 row[b] = k;
             }
         }
@@ -475,20 +475,20 @@ static uint32_t seg_normalize(gr_seg *s, uint32_t n)
 /* A vreg with no use but its def: its range is the def's instruction. */
 static bool dead_def(const gr *g, uint32_t v)
 {
-    return g->use_start[v + 1] - g->use_start[v] == 1 && (g->uses[g->use_start[v]].flags & GU_DEF);
+    return g->use.start[v + 1] - g->use.start[v] == 1 && (g->use.list[g->use.start[v]].flags & GU_DEF);
 }
 
 static void make_lr(gr *g, uint32_t v, const gr_seg *s, uint32_t n)
 {
     uint8_t stage = GR_ST_NEW;
-    const gr_use *u = &g->uses[g->use_start[v]];
+    const gr_use *u = &g->use.list[g->use.start[v]];
     if (dead_def(g, v)) {
         if (u->kind == RAVEL_C_FIXED) return; /* its reservation holds it */
         if (u->flags & GU_REG) stage = GR_ST_TINY;
         if (u->kind == RAVEL_C_STACK) stage = GR_ST_SLOT;
     }
-    for (uint32_t k = g->use_start[v]; k < g->use_start[v + 1]; k++)
-        if (g->uses[k].kind == RAVEL_C_STACK) g->has_slot[v] = 1;
+    for (uint32_t k = g->use.start[v]; k < g->use.start[v + 1]; k++)
+        if (g->use.list[k].kind == RAVEL_C_STACK) g->has_slot[v] = 1;
     uint32_t id = gr_lr_new(g, v, s, n, stage);
     if (stage == GR_ST_TINY) {
         g->lrs.data[id].inst = u->inst;
@@ -588,7 +588,7 @@ static bool stackmaps_fit(gr *g)
                 if (4 * g->safe[mid] + 2 < s->from) lo = mid + 1;
                 else hi = mid;
             }
-            for (; lo < g->nsafe && 4 * g->safe[lo] + 2 < s->to; lo++) n += !(g->reuse_def[lr->vreg] && g->def_inst[lr->vreg] == g->safe[lo]);
+            for (; lo < g->nsafe && 4 * g->safe[lo] + 2 < s->to; lo++) n += !(g->use.reuse_def[lr->vreg] && g->use.def_inst[lr->vreg] == g->safe[lo]);
         }
         if (n > RV_MAX_STACKMAP_ENTRIES) {
             rv_out o = {.f = g->f};
@@ -614,13 +614,13 @@ bool gr_build(gr *g)
         for (uint32_t d = 0; d < g->cfg.loop_depth[b] && d < 10; d++) w *= 10;
         g->freq[b] = w;
     }
-    g->def_inst = rv_xmalloc(sizeof(uint32_t) * (g->nv + 1));
+    g->use.def_inst = rv_xmalloc(sizeof(uint32_t) * (g->nv + 1));
     g->sib_head = rv_xmalloc(sizeof(uint32_t) * (g->nv + 1));
     memset(g->sib_head, 0xff, sizeof(uint32_t) * (g->nv + 1));
     g->tiny_head = rv_xmalloc(sizeof(uint32_t) * (g->ni + 1));
     memset(g->tiny_head, 0xff, sizeof(uint32_t) * (g->ni + 1));
     g->has_slot = rv_xcalloc(g->nv + 1, 1);
-    g->reuse_def = rv_xcalloc(g->nv + 1, 1);
+    g->use.reuse_def = rv_xcalloc(g->nv + 1, 1);
     g->uni = rv_xcalloc(g->nr + 1, sizeof *g->uni);
     if (!check_constraints(g)) return false;
     rv_live_sparse_build(&g->ls, f, &g->cfg, UINT32_MAX, NULL, RV_LS_ARGS_OUT);

@@ -453,7 +453,7 @@ static bool emit_moves(rw *w, uint32_t anchor, uint32_t a0, uint32_t a1, uint32_
 /* Where v is just before gap g of instruction i (first: i starts its block). */
 static ravel_loc src_loc(const rw *w, uint32_t v, uint32_t i, bool first)
 {
-    if (!first && w->g->def_inst[v] == i - 1) return w->defloc[v];
+    if (!first && w->g->use.def_inst[v] == i - 1) return w->defloc[v];
     if (first && is_entry_load(w, w->g->inst_block[i], v)) return slot_loc(w, v); /* its register is loaded here */
     return loc_at(w, v, first ? 4 * i : 4 * i - 1);
 }
@@ -491,7 +491,7 @@ static bool gap_moves(rw *w, uint32_t b, uint32_t i)
     for (uint32_t k = w->ev_start[i]; k < w->ev_start[i + 1]; k++) {
         uint32_t v = w->ev_v[k];
         ravel_loc dst = loc_at(w, v, 4 * i);
-        if ((first || g->def_inst[v] != i - 1) && is_reg(dst) && !add_move(w, dst, src_loc(w, v, i, first), v)) return false;
+        if ((first || g->use.def_inst[v] != i - 1) && is_reg(dst) && !add_move(w, dst, src_loc(w, v, i, first), v)) return false;
     }
     const rv_inst *in = rv_inst_at(w->f, i);
     const rv_operand *ops = rv_ops_of(w->f, in);
@@ -551,7 +551,7 @@ static bool stackmaps(rw *w)
                 else hi = mid;
             }
             for (; lo < g->nsafe && 4 * g->safe[lo] + 2 < e->to; lo++) {
-                if (g->reuse_def[v] && g->def_inst[v] == g->safe[lo]) continue; /* written after it */
+                if (g->use.reuse_def[v] && g->use.def_inst[v] == g->safe[lo]) continue; /* written after it */
                 w->cur = g->safe[lo];
                 if (!ravel_loc_is_slot(e->loc)) return internal(w, "a reference in a register across a safepoint");
                 rv_vec_push(w->smap, ((uint64_t)g->safe[lo] << 32) | ravel_loc_slot(e->loc));

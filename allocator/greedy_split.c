@@ -109,23 +109,23 @@ static int cmp_u64(const void *a, const void *b)
 
 static void block_index(gr *g)
 {
-    if (!g->bstamp) {
-        g->bstamp = rv_xcalloc(g->nb + 1, sizeof(uint32_t));
-        g->bidx = rv_xmalloc(sizeof(uint32_t) * (g->nb + 1));
+    if (!g->mark.blk) {
+        g->mark.blk = rv_xcalloc(g->nb + 1, sizeof(uint32_t));
+        g->mark.bidx = rv_xmalloc(sizeof(uint32_t) * (g->nb + 1));
     }
-    g->bstampv++;
+    g->mark.blkv++;
     for (uint32_t k = g->sp.clips.len; k-- > 0;) {
-        g->bstamp[g->sp.clips.data[k].b] = g->bstampv;
-        g->bidx[g->sp.clips.data[k].b] = k;
+        g->mark.blk[g->sp.clips.data[k].b] = g->mark.blkv;
+        g->mark.bidx[g->sp.clips.data[k].b] = k;
     }
 }
 
 /* The clip of block b, if the range covers b's end (at_end) or start. */
 static uint32_t clip_at(const gr *g, uint32_t b, bool at_end)
 {
-    if (g->bstamp[b] != g->bstampv) return NIL;
-    const clip *c = &g->sp.clips.data[g->bidx[b]];
-    return (at_end ? c->to == gr_block_end(g, b) : c->from == gr_block_start(g, b)) ? g->bidx[b] : NIL;
+    if (g->mark.blk[b] != g->mark.blkv) return NIL;
+    const clip *c = &g->sp.clips.data[g->mark.bidx[b]];
+    return (at_end ? c->to == gr_block_end(g, b) : c->from == gr_block_start(g, b)) ? g->mark.bidx[b] : NIL;
 }
 
 /* The CFG edges inside the range between two clips, listed at both ends,

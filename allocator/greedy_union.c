@@ -170,16 +170,16 @@ bool gr_set_next(const gr_pool *p, const gr_set *s, gr_iter *it, uint32_t to)
 /* The first reservation of register r at an instruction >= i. */
 static uint32_t res_first(const gr *g, uint32_t r, uint32_t i)
 {
-    uint32_t lo = g->res_start[r], hi = g->res_start[r + 1];
-    if (g->res_bidx) { /* within i's block: usually a few entries */
+    uint32_t lo = g->rsv.start[r], hi = g->rsv.start[r + 1];
+    if (g->rsv.bidx) { /* within i's block: usually a few entries */
         uint32_t b = g->inst_block[i];
-        lo = g->res_bidx[(size_t)r * (g->nb + 1) + b];
-        hi = g->res_bidx[(size_t)r * (g->nb + 1) + b + 1];
-        if (lo == hi || g->res_inst[lo] >= i) return lo;
+        lo = g->rsv.bidx[(size_t)r * (g->nb + 1) + b];
+        hi = g->rsv.bidx[(size_t)r * (g->nb + 1) + b + 1];
+        if (lo == hi || g->rsv.inst[lo] >= i) return lo;
     }
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (g->res_inst[mid] < i) lo = mid + 1;
+        if (g->rsv.inst[mid] < i) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -190,23 +190,23 @@ static uint32_t res_first(const gr *g, uint32_t r, uint32_t i)
 static bool res_maybe(const gr *g, uint32_t r, uint32_t from, uint32_t to)
 {
     uint32_t i0 = from / 4, i1 = (to + 3) / 4;
-    if (!g->res_mask || i1 - i0 > 16) return true;
+    if (!g->rsv.mask || i1 - i0 > 16) return true;
     uint64_t bit = (uint64_t)1 << r;
     for (uint32_t i = i0; i < i1; i++)
-        if (g->res_mask[i] & bit) return true;
+        if (g->rsv.mask[i] & bit) return true;
     return false;
 }
 
 bool gr_res_conflict(const gr *g, uint32_t r, uint32_t v, uint32_t from, uint32_t to)
 {
-    uint32_t hi = g->res_start[r + 1];
-    if (g->res_start[r] == hi || !res_maybe(g, r, from, to)) return false;
-    for (uint32_t k = res_first(g, r, from / 4); k < hi && 4 * g->res_inst[k] < to; k++) {
-        const gr_res *e = &g->res[k];
+    uint32_t hi = g->rsv.start[r + 1];
+    if (g->rsv.start[r] == hi || !res_maybe(g, r, from, to)) return false;
+    for (uint32_t k = res_first(g, r, from / 4); k < hi && 4 * g->rsv.inst[k] < to; k++) {
+        const gr_res *e = &g->rsv.list[k];
         uint32_t at = 4 * e->inst;
         for (uint32_t p = at > from ? at : from; p < at + 4 && p < to; p++) {
             uint32_t tag = e->tag[p - at];
-            if (tag == GR_CLOBBER && v < g->nv && g->def_inst[v] == e->inst) continue; /* spared */
+            if (tag == GR_CLOBBER && v < g->nv && g->use.def_inst[v] == e->inst) continue; /* spared */
             if (tag != GR_FREE && tag != v) return true;
         }
     }
@@ -221,7 +221,7 @@ bool gr_seg_crosses_safepoint(const gr *g, uint32_t v, uint32_t from, uint32_t t
         if (4 * g->safe[mid] + 2 < from) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < g->nsafe && g->reuse_def[v] && g->safe[lo] == g->def_inst[v]) lo++;
+    if (lo < g->nsafe && g->use.reuse_def[v] && g->safe[lo] == g->use.def_inst[v]) lo++;
     return lo < g->nsafe && 4 * g->safe[lo] + 2 < to;
 }
 

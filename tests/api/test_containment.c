@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "ir/ir.h"
+#include "ir/rng.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -164,14 +165,6 @@ TEST(first_cycle)
 
 /* ---- random: the builder and the cycle search against a matrix ---- */
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 enum { NMAX = 24 };
 
 /* Does a contain b through declared pairs (the transitive closure)? */
@@ -229,18 +222,18 @@ static void read_back(const ravel_machine *m, uint32_t n, const uint32_t *pairs,
 static void random_machine(uint64_t seed)
 {
     uint64_t s = seed;
-    uint32_t n = 2 + (uint32_t)(rng(&s) % (NMAX - 1)), tries = (uint32_t)(rng(&s) % (3 * n));
+    uint32_t n = 2 + (uint32_t)(rv_rng_next(&s) % (NMAX - 1)), tries = (uint32_t)(rv_rng_next(&s) % (3 * n));
     ravel_machine *m = ravel_machine_new();
     ravel_machine_add_class(m, "c");
     for (uint32_t i = 0; i < n; i++) {
         char nm[16];
         snprintf(nm, sizeof nm, "r%u", i);
-        ravel_machine_add_reg(m, nm, 0, (int)(rng(&s) % 4 == 0));
+        ravel_machine_add_reg(m, nm, 0, (int)(rv_rng_next(&s) % 4 == 0));
     }
     bool c[NMAX][NMAX] = {{0}};
     uint32_t order[NMAX], norder = 0, pairs[6 * NMAX], npairs = 0, firstcyc = RAVEL_NONE;
     for (uint32_t t = 0; t < tries; t++) {
-        uint32_t r = (uint32_t)(rng(&s) % n), x = (uint32_t)(rng(&s) % n);
+        uint32_t r = (uint32_t)(rv_rng_next(&s) % n), x = (uint32_t)(rv_rng_next(&s) % n);
         bool cyc = r != x && model_reaches(n, c, x, r), refuse = r == x || cyc;
         if (r != x) {
             if (cyc && firstcyc == RAVEL_NONE) firstcyc = npairs / 2;

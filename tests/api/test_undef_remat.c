@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "ir/ir.h"
+#include "ir/rng.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -190,14 +191,6 @@ TEST(validator_shapes)
 
 /* ---- random: remat's K in every spelling, modulo 2^64 ---- */
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Decimal of hi * 2^64 + lo (hi < 2^32). */
 static void dec128(char *buf, uint64_t hi, uint64_t lo)
 {
@@ -213,13 +206,13 @@ static void dec128(char *buf, uint64_t hi, uint64_t lo)
 /* One spelling of a number whose value modulo 2^64 is u. */
 static void spell(uint64_t *s, uint64_t u, char *buf)
 {
-    switch (rng(s) % 6) {
+    switch (rv_rng_next(s) % 6) {
     case 0: snprintf(buf, 64, "%llu", (unsigned long long)u); break;
     case 1: snprintf(buf, 64, "0x%llx", (unsigned long long)u); break;
     case 2: snprintf(buf, 64, "-%llu", (unsigned long long)(0 - u)); break;
     case 3: snprintf(buf, 64, "-0X%llX", (unsigned long long)(0 - u)); break;
-    case 4: dec128(buf, 1 + rng(s) % 1000, u); break; /* u + k * 2^64 */
-    default: snprintf(buf, 64, "0x%x%016llx", (unsigned)(1 + rng(s) % 0xffff), (unsigned long long)u); break;
+    case 4: dec128(buf, 1 + rv_rng_next(s) % 1000, u); break; /* u + k * 2^64 */
+    default: snprintf(buf, 64, "0x%x%016llx", (unsigned)(1 + rv_rng_next(s) % 0xffff), (unsigned long long)u); break;
     }
 }
 
@@ -227,9 +220,9 @@ TEST(random_remat_constants)
 {
     uint64_t s = 7;
     for (int it = 0; it < 3000 && !test_failed_; it++) {
-        uint64_t u = rng(&s);
-        if (it % 4 == 1) u = (uint64_t)1 << (rng(&s) % 64);            /* powers of two */
-        if (it % 4 == 2) u = (rng(&s) % 2 ? 0 - u : u) & 0xffffffffull; /* low words */
+        uint64_t u = rv_rng_next(&s);
+        if (it % 4 == 1) u = (uint64_t)1 << (rv_rng_next(&s) % 64);            /* powers of two */
+        if (it % 4 == 2) u = (rv_rng_next(&s) % 2 ? 0 - u : u) & 0xffffffffull; /* low words */
         char k[64], text[256];
         spell(&s, u, k);
         snprintf(text, sizeof text, "machine\n  class int r0\nend\n\nfunc f\nb0:\n  r0 = remat %s\n  ret\nend\n", k);
