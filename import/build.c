@@ -307,6 +307,16 @@ static void fold_copy(imp *x, ra_func *f, const rinst *ri)
     if (id != RVI_NONE) f->insts.data[id].why = store ? "R29" : "R28";
 }
 
+/* A deleted original executes nothing: of its clobbers only EFLAGS (dead
+ * there) stays (R33), in both forms. */
+static void deleted_clobbers(ra_inst *in)
+{
+    bool eflags = (in->clob[X86_EFLAGS / 64] >> (X86_EFLAGS % 64)) & 1;
+    memset(in->clob, 0, sizeof in->clob);
+    if (eflags) ra_clob_set(in, X86_EFLAGS);
+    in->has_clob = eflags;
+}
+
 /* R33: a deleted def, `any` at a fresh slot. */
 static void deleted_def(imp *x, ra_func *f, uint32_t k)
 {
@@ -319,7 +329,9 @@ static void deleted_def(imp *x, ra_func *f, uint32_t k)
         if (x->fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
     }
     uint32_t id = imp_op(x, f, k, &l.a);
-    if (id != RVI_NONE) f->insts.data[id].why = "R33";
+    if (id == RVI_NONE) return;
+    f->insts.data[id].why = "R33";
+    deleted_clobbers(&f->insts.data[id]);
 }
 
 /* fast: the locations of deleted copy k if its source is in a register
@@ -453,7 +465,10 @@ static void build_block(imp *x, ra_func *f, uint32_t t, bool allocated)
         if (allocated) body_alloc(x, f, (uint32_t)tb->pre_block, &term);
         else
             for (uint32_t k = pb->i0; k < pb->i0 + pb->n && !imp_failed(x); k++)
-                if (!imp_is_term(x, k) && !imp_dropped(x, k)) imp_op(x, f, k, NULL);
+                if (!imp_is_term(x, k) && !imp_dropped(x, k)) {
+                    uint32_t id = imp_op(x, f, k, NULL);
+                    if (id != RVI_NONE && x->aligned[k] == RVI_NONE) deleted_clobbers(&f->insts.data[id]); /* R33 */
+                }
     }
     if (imp_failed(x)) return;
     imp_term(x, f, t, allocated ? &term.a : NULL);
