@@ -50,7 +50,7 @@
  *   5. return rv_out_finish(&out) (then free out and cfg), or NULL with
  *      *err = rv_alloc_errorf(f, inst, "unsatisfiable: ...");
  *   6. one line in allocators.def (the table and the prototype below come
- *      from it): the CLI, tests (every corpus
+ *      from it; its ALIAS column says whether it takes aliased machines): the CLI, tests (every corpus
  *      file, thousands of generated functions), fuzz targets and benchmarks
  *      pick it up from the table.
  *
@@ -85,6 +85,7 @@ typedef struct rv_allocator {
     const char *name;
     const char *description;
     ravel_func *(*run)(const ravel_func *f, const rv_alloc_opts *o, char **err);
+    bool alias; /* run takes machines with alias lines (allocators.def's ALIAS column) */
     /* An allocator outside the table (the fuzzing kit's callback, an
      * --alloc-cmd process): run is NULL and fn(user, ...) allocates. */
     ravel_alloc_fn fn;
@@ -92,7 +93,8 @@ typedef struct rv_allocator {
 } rv_allocator;
 
 /* True if the built-in allocator a allocates on machines with containment
- * (docs/format.md section 14.1): fast and linear; the others refuse them. */
+ * (docs/format.md section 14.1): its ALIAS column in allocators.def (fast
+ * and linear); the others refuse them. */
 bool rv_alloc_takes_alias(const rv_allocator *a);
 
 /* Runs a on f, built-in (run) or not (fn): RAVEL_OK with *out set, or
@@ -107,7 +109,7 @@ extern const rv_allocator rv_allocators[];
 const rv_allocator *rv_allocator_find(const char *name);
 
 /* The allocators (one file each), from the one list (allocators.def). */
-#define RV_ALLOCATOR(NAME, RUN, DESCRIPTION) ravel_func *RUN(const ravel_func *f, const rv_alloc_opts *o, char **err);
+#define RV_ALLOCATOR(NAME, RUN, ALIAS, DESCRIPTION) ravel_func *RUN(const ravel_func *f, const rv_alloc_opts *o, char **err);
 #include "allocators.def"
 #undef RV_ALLOCATOR
 /* The engine of `fast` (fast.c); with random = true it makes random legal

@@ -10,7 +10,8 @@
 
 /* Register containment (docs/format.md section 14.1), checked here before
  * an allocator's own code runs (every caller reaches an allocator through
- * this table). `fast` and `linear` model overlap: they keep values in homes
+ * this table). The allocators whose ALIAS column (allocators.def) is 1,
+ * `fast` and `linear`, model overlap: they keep values in homes
  * of which no two overlap (rv_alloc_homes, alloc_util.c), and a register
  * the function names that overlaps a home (a fixed operand, a clobber)
  * claims that home for the instruction (its value moves out first). The
@@ -26,20 +27,19 @@ static bool alias_refused(const ravel_func *f, char **err)
     return true;
 }
 
-static bool takes_alias(const char *name) { return !strcmp(name, "fast") || !strcmp(name, "linear"); }
-bool rv_alloc_takes_alias(const rv_allocator *a) { return a->run && takes_alias(a->name); }
+bool rv_alloc_takes_alias(const rv_allocator *a) { return a->run && a->alias; }
 
-#define RV_ALLOCATOR(NAME, RUN, DESCRIPTION)                                                     \
+#define RV_ALLOCATOR(NAME, RUN, ALIAS, DESCRIPTION)                                            \
     static ravel_func *guarded_##NAME(const ravel_func *f, const rv_alloc_opts *o, char **err) \
     {                                                                                          \
-        if (!takes_alias(#NAME) && alias_refused(f, err)) return NULL; \
+        if (!(ALIAS) && alias_refused(f, err)) return NULL;                                    \
         return RUN(f, o, err);                                                                 \
     }
 #include "allocators.def"
 #undef RV_ALLOCATOR
 
 const rv_allocator rv_allocators[] = {
-#define RV_ALLOCATOR(NAME, RUN, DESCRIPTION) {.name = #NAME, .description = DESCRIPTION, .run = guarded_##NAME},
+#define RV_ALLOCATOR(NAME, RUN, ALIAS, DESCRIPTION) {.name = #NAME, .description = DESCRIPTION, .run = guarded_##NAME, .alias = (ALIAS)},
 #include "allocators.def"
 #undef RV_ALLOCATOR
     {.name = NULL},
@@ -59,7 +59,7 @@ int rv_alloc_run(const rv_allocator *a, const ravel_func *f, const rv_alloc_opts
     if (a->run) {
         /* an aliased machine it does not handle (docs/format.md section 14.7): declined, not failed */
         *out = a->run(f, o, err);
-        if (!*out && !takes_alias(a->name) && rv_mach_has_alias(f->mach)) return RAVEL_EDECLINED;
+        if (!*out && !rv_alloc_takes_alias(a) && rv_mach_has_alias(f->mach)) return RAVEL_EDECLINED;
         return *out ? RAVEL_OK : RAVEL_EFAIL;
     }
     if (!a->fn) {
@@ -118,7 +118,7 @@ int ravel_allocate(const char *allocator, const ravel_func *f, uint64_t seed, ra
         if (err) *err = e ? e : rv_xstrdup("allocation failed");
         else rv_free(e);
         if (own) rv_recover_leave(&rec);
-        return !takes_alias(a->name) && rv_mach_has_alias(f->mach) ? RAVEL_EDECLINED : RAVEL_EFAIL;
+        return !rv_alloc_takes_alias(a) && rv_mach_has_alias(f->mach) ? RAVEL_EDECLINED : RAVEL_EFAIL;
     }
     rv_free(e);
     *out = g;

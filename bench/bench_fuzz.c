@@ -4,12 +4,12 @@
  * generator wastes (must be 0: every byte string yields a valid function).
  *
  *   bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT]
- *              [--config default|250] [--count N]
+ *              [--config default|250] [--count N] [--validate-gen]
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
  * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
- * validate the generated function -> allocate -> check, the fuzz_alloc_NAME
- * harness path), kit/NAME (the same inputs through the fuzzing kit,
+ * allocate -> check, the fuzz_alloc_NAME harness path; the generated
+ * function is not validated, fuzz.gen_valid does that on a sample), kit/NAME (the same inputs through the fuzzing kit,
  * include/ravel_fuzz.h, with allocator NAME as the user's callback: what
  * the kit costs over the built-in path), kit/slotalloc and kit/myalloc (the
  * examples' allocators, not in the table, through the kit as their own
@@ -21,10 +21,15 @@
  * moves.
  *
  * Phases (microseconds per execution, from one more run with the library's
- * phase timing on, rv_fuzz.timing): generate, validate (the generated
- * function in the byte targets; an output only when the checker rejected
- * it), allocate, check, and other (the rest: input hashing, freeing, the
- * interpreter of the differential target, the clock reads themselves).
+ * phase timing on, rv_fuzz.timing): generate, validate (an output only
+ * when the checker rejected it; the generated function only with
+ * rv_fuzz.validate_gen, off in the targets), allocate, check, and other (the rest: input hashing, freeing, the
+ * interpreter of the differential target, the clock reads themselves),
+ * and ravel (everything but allocate: ravel's share of an execution).
+ * The first line names the build (CMAKE_BUILD_TYPE and RAVEL_SANITIZE):
+ * the ravel column of a -DRAVEL_SANITIZE=address,undefined build is the
+ * share under the sanitizers every fuzz engine build runs (issue 32:
+ * within 3x of Release).
  *
  * Built in an instrumented configuration (-DRAVEL_FUZZ_ENGINE=libfuzzer
  * -DRAVEL_SANITIZE=address,undefined) it measures the library's work as the
@@ -34,7 +39,9 @@
  * --only TEXT runs the targets whose name contains TEXT; --config one of the
  * two configurations; --count N makes every run exactly N executions (for
  * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast
- * --config 250 --runs 1 --count 300`).
+ * --config 250 --runs 1 --count 300`); --validate-gen has the byte targets
+ * validate every generated function (rv_fuzz.validate_gen), as they did
+ * before issue 32.
  *
  * The history of its figures (profiles, before and after each change):
  * docs/perf-log.md. */
@@ -50,6 +57,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifndef RAVEL_BENCH_BUILD
+#define RAVEL_BENCH_BUILD "unknown"
+#endif
+
 typedef struct bench {
     unsigned runs;
     double seconds;
@@ -58,6 +69,7 @@ typedef struct bench {
     rv_gen_opts gen;
     const char *config;
     unsigned ninputs; /* inputs tried for the rejection figure */
+    bool validate_gen; /* --validate-gen: the byte targets validate each generated function (as before issue 32) */
 } bench;
 
 /* CPU time of this (single-threaded) process: figures per core that hold on
@@ -188,7 +200,7 @@ static double rejected(const bench *b, double *mean_insts)
 static void phase_columns(const bench *b, rv_fuzz *z, const target *tg, char *out, size_t len)
 {
     if (tg->t == RV_FT_PARSE || tg->t == RV_FT_MOVES || tg->kit) { /* (the kit's context is its own) */
-        snprintf(out, len, "%9s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
+        snprintf(out, len, "%9s %9s %9s %9s %9s %9s", "-", "-", "-", "-", "-", "-");
         return;
     }
     uint64_t insts = 0, execs = 0, bugs = 0;
@@ -199,8 +211,9 @@ static void phase_columns(const bench *b, rv_fuzz *z, const target *tg, char *ou
     double us[RV_PH_COUNT_], sum = 0;
     for (int p = 0; p < RV_PH_COUNT_; p++) sum += us[p] = z->phase_nanos[p] / 1e3 / (execs ? execs : 1);
     double other = 1e6 / rate - sum;
-    snprintf(out, len, "%9.1f %9.1f %9.1f %9.1f %9.1f", us[RV_PH_GENERATE], us[RV_PH_VALIDATE], us[RV_PH_ALLOCATE],
-             us[RV_PH_CHECK], other > 0 ? other : 0);
+    other = other > 0 ? other : 0;
+    snprintf(out, len, "%9.1f %9.1f %9.1f %9.1f %9.1f %9.1f", us[RV_PH_GENERATE], us[RV_PH_VALIDATE], us[RV_PH_ALLOCATE],
+             us[RV_PH_CHECK], other, 1e6 / rate - us[RV_PH_ALLOCATE]);
 }
 
 static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
@@ -269,6 +282,7 @@ static bool bench_config(const bench *b)
            b->gen.max_insts, mean, rej * 100);
     rv_fuzz *z = rv_fuzz_new();
     z->gen = b->gen;
+    z->validate_gen = b->validate_gen;
     target tg;
     for (size_t a = 0; rv_allocators[a].name; a++) {
         tg = (target){.t = RV_FT_ALLOC, .alloc = (int)a, .campaign = true};
@@ -302,8 +316,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) b.only = argv[++i];
         else if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
         else if (!strcmp(argv[i], "--quick")) b.runs = 1, b.seconds = 0.05, b.ninputs = 200;
+        else if (!strcmp(argv[i], "--validate-gen")) b.validate_gen = true;
         else {
-            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N]\n");
+            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N] [--validate-gen]\n");
             return 2;
         }
     }
@@ -313,9 +328,10 @@ int main(int argc, char **argv)
     }
     if (b.runs < 1) b.runs = 1;
     if (b.count && b.ninputs > 200) b.ninputs = 200; /* profiling: little besides the runs */
-    printf("%-10s %-24s %11s %9s %6s %5s %9s %9s %9s %9s %9s\n", "config", "target", "exec/s/core", "us/exec", "insts",
-           "bugs", "generate", "validate", "allocate", "check", "other");
-    printf("%-10s %-24s %11s %9s %6s %5s %49s\n", "", "", "", "", "", "", "(phases: us/exec, CPU time)");
+    printf("build: %s\n", RAVEL_BENCH_BUILD);
+    printf("%-10s %-24s %11s %9s %6s %5s %9s %9s %9s %9s %9s %9s\n", "config", "target", "exec/s/core", "us/exec", "insts",
+           "bugs", "generate", "validate", "allocate", "check", "other", "ravel");
+    printf("%-10s %-24s %11s %9s %6s %5s %59s\n", "", "", "", "", "", "", "(phases: us/exec, CPU time; ravel: all but allocate)");
     rv_gen_opts_default(&b.gen);
     b.gen.features = RV_GEN_ALL; /* the figures quoted so far: no section 14 */
     b.config = "default";

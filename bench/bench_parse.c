@@ -14,7 +14,11 @@
  * Times are CPU time of the process (CLOCK_PROCESS_CPUTIME_ID, user plus
  * system), so that other load on a shared machine does not distort them.
  *
- * usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS [--file F]]
+ * Texts under 1 MB are parsed several times per run (about 1 MB in all;
+ * the time is per parse), so that the CPU clock can time them.
+ *
+ * usage: bench_parse [--runs N] [--max INSTS | --sizes N,N...] [--dump INSTS] [--loop INSTS [--file F]]
+ *   --sizes: these sizes (instructions) instead of 30, 10^3 .. --max;
  *   --dump prints the generated text for that size and exits;
  *   --loop parses the text of that size N times and exits (for perf);
  *   --file F: --loop parses the .ra file F instead.
@@ -121,28 +125,40 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One parse (and optionally validation); returns seconds, or -1 on error. */
-static double run_once(const char *text, size_t len, bool validate)
+/* One parse (and optionally validation) of the text, repeated `reps` times
+ * (the modules are freed after the clock stops); returns seconds per
+ * parse, or -1 on error. */
+static double run_once(const char *text, size_t len, bool validate, int reps)
 {
     ravel_diags *d = ravel_diags_new();
+    ravel_module **m = rv_xcalloc((size_t)reps, sizeof *m);
+    int rc = RAVEL_OK;
     double t0 = now();
-    ravel_module *m = ravel_module_parse(text, len, "bench.ra", d);
-    int rc = m ? RAVEL_OK : RAVEL_EINVAL;
-    if (m && validate)
-        for (size_t i = 0; i < ravel_module_nfuncs(m) && rc == RAVEL_OK; i++)
-            rc = ravel_validate(ravel_module_func(m, i), RAVEL_VALIDATE_SSA, d);
-    double t = now() - t0;
+    for (int r = 0; r < reps && rc == RAVEL_OK; r++) {
+        m[r] = ravel_module_parse(text, len, "bench.ra", d);
+        rc = m[r] ? RAVEL_OK : RAVEL_EINVAL;
+        if (m[r] && validate)
+            for (size_t i = 0; i < ravel_module_nfuncs(m[r]) && rc == RAVEL_OK; i++)
+                rc = ravel_validate(ravel_module_func(m[r], i), RAVEL_VALIDATE_SSA, d);
+    }
+    double t = (now() - t0) / reps;
     if (rc != RAVEL_OK) ravel_diags_print(stderr, d);
-    ravel_module_free(m);
+    for (int r = 0; r < reps; r++) ravel_module_free(m[r]);
+    rv_free(m);
     ravel_diags_free(d);
     return rc == RAVEL_OK ? t : -1;
 }
+
+/* Small texts are parsed several times per timed run (about 1 MB of text
+ * in all), so that a run lasts long enough for the CPU clock, as a JIT
+ * parsing many small functions would see them (warm caches). */
+static int reps_for(size_t len) { return len >= (1u << 20) ? 1 : (int)((1u << 20) / (len + 1)); }
 
 static double median_time(const char *text, size_t len, bool validate, int runs)
 {
     double *t = rv_xmalloc(sizeof(double) * (size_t)runs);
     for (int i = 0; i < runs; i++)
-        if ((t[i] = run_once(text, len, validate)) < 0) {
+        if ((t[i] = run_once(text, len, validate, reps_for(len))) < 0) {
             free(t);
             return -1;
         }
@@ -196,15 +212,16 @@ int main(int argc, char **argv)
 {
     int runs = 5;
     uint64_t max = 1000000, dump = 0, loop = 0;
-    const char *file = NULL;
+    const char *file = NULL, *sizes = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) dump = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) file = argv[++i];
+        else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) sizes = argv[++i];
         else {
-            fputs("usage: bench_parse [--runs N] [--max INSTS] [--dump INSTS] [--loop INSTS [--file F]]\n", stderr);
+            fputs("usage: bench_parse [--runs N] [--max INSTS | --sizes N,N...] [--dump INSTS] [--loop INSTS [--file F]]\n", stderr);
             return 2;
         }
     }
@@ -223,7 +240,7 @@ int main(int argc, char **argv)
         char *t = file ? read_file(file, &len) : gen_text(loop, &len, &n);
         if (!t) return 1;
         for (int i = 0; i < runs; i++)
-            if (run_once(t, len, false) < 0) return 1;
+            if (run_once(t, len, false, 1) < 0) return 1;
         free(t);
         return 0;
     }
@@ -231,7 +248,8 @@ int main(int argc, char **argv)
     printf("%9s %8s | %9s %8s %9s | %9s %8s %9s | %9s %9s\n", "insts", "MB", "parse ms", "MB/s", "Minst/s",
            "+val ms", "MB/s", "Minst/s", "peak B/in", "text B/in");
     int rc = 0;
-    for (uint64_t size = 30; size <= max; size = size == 30 ? 1000 : size * 10) {
+    bool list = sizes != NULL;
+    for (uint64_t size = list ? strtoull(sizes, NULL, 10) : 30; list ? size > 0 : size <= max;) {
         size_t len;
         uint64_t n;
         char *text = gen_text(size, &len, &n);
@@ -247,6 +265,12 @@ int main(int argc, char **argv)
                mb / tp, (double)n / tp / 1e6, tv * 1e3, mb / tv, (double)n / tv / 1e6, peak / (double)n,
                (double)len / (double)n);
         free(text);
+        if (!list) {
+            size = size == 30 ? 1000 : size * 10;
+        } else {
+            sizes = strchr(sizes, ',');
+            size = sizes ? strtoull(++sizes, NULL, 10) : 0;
+        }
     }
     return rc;
 }

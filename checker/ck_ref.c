@@ -191,7 +191,18 @@ static void exit_state(ck_ref *r)
         uint32_t li = r->work.touched.data[i];
         if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
     }
-    if (r->fix.exitv.len > 1) qsort(r->fix.exitv.data, r->fix.exitv.len, sizeof *r->fix.exitv.data, cmp_ent);
+    ck_ent *e = r->fix.exitv.data;
+    uint32_t n = r->fix.exitv.len;
+    if (n > 32) { /* (the locations are distinct: any sort gives the one order) */
+        qsort(e, n, sizeof *e, cmp_ent);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) { /* (short: an insertion sort, without qsort's copy) */
+        ck_ent x = e[i];
+        uint32_t j = i;
+        for (; j > 0 && e[j - 1].li > x.li; j--) e[j] = e[j - 1];
+        e[j] = x;
+    }
 }
 
 /* Stores vec into the span *sp of pool (in place when it fits); true if

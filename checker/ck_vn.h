@@ -85,7 +85,7 @@ typedef struct vn_flow {
     RV_VEC(uint32_t) mexit; /* per block: log length at its exit */
     RV_VEC(uint32_t) hmark; /* per block: log length after its entry (its names made) */
     RV_VEC(uint32_t) rl;    /* locations given .ref names; those from cur[refvar] on may hold one */
-    RV_VEC(uint32_t) keep, roots; /* safepoint scratch */
+    RV_VEC(uint32_t) roots; /* safepoint scratch: a non-moving collector's roots (ck_vn.c: vsafepoint) */
     RV_VEC(ck_list) qlist;  /* per header or irreducible target: its placeholders in qpool */
     RV_VEC(vn_ent) qpool;   /* (var, placeholder node) */
     RV_VEC(uint32_t) ic;    /* per block: an irreducible target's c (irr_heads), else CK_NIL */

@@ -22,7 +22,6 @@ void vn_flow_free(vn_flow *x)
     rv_vec_free(x->mexit);
     rv_vec_free(x->hmark);
     rv_vec_free(x->rl);
-    rv_vec_free(x->keep);
     rv_vec_free(x->roots);
     rv_vec_free(x->qlist);
     rv_vec_free(x->qpool);
@@ -40,7 +39,7 @@ void vn_flow_free(vn_flow *x)
 size_t vn_flow_memory(const vn_flow *x)
 {
 #define M(v) ((size_t)x->v.cap * sizeof *x->v.data)
-    return M(edl) + M(dpool) + M(mexit) + M(hmark) + M(rl) + M(keep) + M(roots) + M(qlist) + M(qpool) + M(ic) + M(icwork) +
+    return M(edl) + M(dpool) + M(mexit) + M(hmark) + M(rl) + M(roots) + M(qlist) + M(qpool) + M(ic) + M(icwork) +
            M(tlist) + M(tpool) + M(rows) + M(rowvar) + M(tmpl) + M(frames);
 #undef M
 }

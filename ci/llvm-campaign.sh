@@ -2,7 +2,8 @@
 # llvm-campaign.sh - LLVM's register allocators under a fuzzer (issue 31,
 # docs/import.md "The campaign"): csmith programs, compiled by clang at
 # -O0..-O3, every function allocated by greedy, basic, fast and pbqp,
-# imported by `ravel import-mir run` and judged by `ravel check --orig`
+# imported by `ravel import-mir run --check`, which judges each function as
+# `ravel check FUNC.ra --orig FUNC.orig.ra` would, in its own process
 # (at -O0 only fast: llc -O0 allocates with fast whatever is asked).
 # With --feeder ravel the programs are ravel's generated functions as SSA
 # x86-64 MIR (`ravel export-mir`, one function per seed), run by llc from
@@ -39,23 +40,10 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 feeder=csmith ravel= seed0=1 seeds=1000 shard=1/1 tlimit=0 out= levels=() allocs=() summary=0 sdirs=()
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ravel) ravel=$2; shift 2 ;;
-    --feeder) feeder=$2; shift 2 ;;
-    --seed0) seed0=$2; shift 2 ;;
-    --seeds) seeds=$2; shift 2 ;;
-    --shard) shard=$2; shift 2 ;;
-    --time) tlimit=$2; shift 2 ;;
-    --level) levels+=("$2"); shift 2 ;;
-    --alloc) allocs+=("$2"); shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --summary) summary=1; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "llvm-campaign.sh: unknown option $1" >&2; exit 2 ;;
-    *) if [ $summary = 1 ]; then sdirs+=("$1"); shift; else echo "llvm-campaign.sh: unexpected $1" >&2; exit 2; fi ;;
-  esac
-done
+. "$root/ci/opts.sh"
+ci_opts llvm-campaign.sh "--feeder=feeder --ravel=ravel --seed0=seed0 --seeds=seeds --shard=shard --time=tlimit --level+=levels --alloc+=allocs --out=out --summary!summary" "$@"
+sdirs=(${CI_ARGS[@]+"${CI_ARGS[@]}"})
+[ $summary = 1 ] || [ ${#sdirs[@]} = 0 ] || { echo "llvm-campaign.sh: unexpected ${sdirs[0]}" >&2; exit 2; }
 
 # The summary of result lines (from one shard or many).
 summarize() {
@@ -87,10 +75,7 @@ if [ $summary = 1 ]; then
 fi
 
 [ -n "$out" ] || { echo "llvm-campaign.sh: --out DIR is required" >&2; exit 2; }
-if [ -z "$ravel" ]; then
-  for c in "$root/build-rel/cli/ravel" "$root/build/cli/ravel"; do [ -x "$c" ] && { ravel=$c; break; }; done
-fi
-[ -n "$ravel" ] && [ -x "$ravel" ] || { echo "llvm-campaign.sh: no ravel binary (--ravel PATH)" >&2; exit 2; }
+ci_ravel llvm-campaign.sh
 case $feeder in csmith) tools="csmith clang-19 llc-19" ;; ravel) tools=llc-19 ;; *) echo "llvm-campaign.sh: --feeder csmith|ravel" >&2; exit 2 ;; esac
 for t in $tools; do command -v $t > /dev/null || { echo "llvm-campaign.sh: $t is not installed: skipped"; exit 77; }; done
 k=${shard%/*} n=${shard#*/}
@@ -103,37 +88,30 @@ mkdir -p "$out/rejected"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ravel-campaign-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(if [ $feeder = csmith ]; then cd "$work" && csmith --version | head -1; else "$ravel" --version 2>/dev/null | head -1 || echo ravel; fi)"
-add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
-cpu_children() { awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.3f\n", s }' "$work/.times"; }
 
 # One seed, one level, one allocator: a line of results.txt.
 one() {
   local s=$1 lvl=$2 a=$3 d=$work/run rc
   rm -rf "$d"; mkdir -p "$d"
   if [ $feeder = ravel ]; then
-    "$ravel" import-mir run --ssa "$work/gen-$s.mir" --llvm 19 --alloc "$a" -O "$lvl" --times --keep --timeout 120 \
+    "$ravel" import-mir run --ssa "$work/gen-$s.mir" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep --timeout 120 \
       -o "$d" > "$d/import.log" 2>&1
   else
-    "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --keep -I "$csinc" \
+    "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep -I "$csinc" \
       --clang-arg -w --timeout 120 -o "$d" > "$d/import.log" 2>&1
   fi
   rc=$?
-  local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck
+  local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck=0
   tl=$(grep '^times: ' "$d/import.log")
   if [ $rc = 2 ] || [ -z "$tl" ]; then failed=1
   else
-    set -- $tl; c=$3 l=$5 i=$7
+    set -- $tl; c=$3 l=$5 i=$7 ck=$9
     imp=$(grep -c ': imported' "$d/import.log"); ref=$(grep -c ': refused ' "$d/import.log"); err=$(grep -c ': import error ' "$d/import.log")
     fn=$((imp + ref + err))
     grep ': refused ' "$d/import.log" | sed "s/^[^:]*: refused \([^:]*\):.*/$a \1/" >> "$out/refused.txt"
   fi
-  times > "$work/.times"; local c0; c0=$(cpu_children)
-  for o in "$d"/*.orig.ra; do
-    [ -e "$o" ] || continue
-    local r=${o%.orig.ra}.ra
-    "$ravel" check "$r" --orig "$o" > "${r%.ra}.check" 2>&1 || { rej=$((rej + 1)); echo "${r%.ra}" >> "$d/rejected.list"; }
-  done
-  times > "$work/.times"; ck=$(add "$(cpu_children)" "-$c0")
+  grep ': imported.*, rejected$' "$d/import.log" | sed "s|: imported.*||; s|^|$d/|" > "$d/rejected.list"
+  rej=$(wc -l < "$d/rejected.list")
   if [ $rej -gt 0 ] || [ $err -gt 0 ] || [ $failed = 1 ]; then
     local kd=$out/rejected/s$s-O$lvl-$a
     rm -rf "$kd"; mkdir -p "$kd"
@@ -141,12 +119,12 @@ one() {
     echo "$versions" > "$kd/versions.txt"
     if [ $feeder = ravel ]; then
       cp "$work/gen-$s.mir" "$kd/"
-      echo "$ravel export-mir --seed $s -o .; $ravel import-mir run --ssa gen-$s.mir --llvm 19 --alloc $a -O $lvl --keep -o OUT" > "$kd/command.txt"
+      echo "$ravel export-mir --seed $s -o .; $ravel import-mir run --ssa gen-$s.mir --llvm 19 --alloc $a -O $lvl --check --keep -o OUT" > "$kd/command.txt"
     else
       cp "$work/s$s.c" "$kd/"
-      echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
+      echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --check --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
     fi
-    if [ -e "$d/rejected.list" ]; then while read -r b; do cp "$b.ra" "$b.orig.ra" "$b.check" "$kd/"; done < "$d/rejected.list"; fi
+    while read -r b; do cp "$b.ra" "$b.orig.ra" "$b.check" "$kd/"; done < "$d/rejected.list"
     echo "seed $s -O$lvl $a: $rej rejected, $err import errors, failed $failed: $kd" >&2
   fi
   echo "seed=$s O=$lvl alloc=$a functions=$fn imported=$imp refused=$ref errors=$err rejected=$rej failed=$failed clang=$c llc=$l import=$i check=$ck"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # llvm-corpus.sh - the fixed corpus of issue 31: the project's own C sources
 # through LLVM's four register allocators (greedy, basic and pbqp at -O2,
-# fast at -O0), every function imported by `ravel import-mir run` and every
-# imported one judged by `ravel check FUNC.ra --orig FUNC.orig.ra`
+# fast at -O0), every function imported by `ravel import-mir run --check`,
+# which judges every imported one as `ravel check FUNC.ra --orig FUNC.orig.ra`
+# would, in its own process
 # (docs/import.md, "The fixed corpus").
 #
 #   ci/llvm-corpus.sh [--ravel PATH] [--build DIR] [--sample] [--alloc A]...
@@ -26,24 +27,10 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 ravel= build= out= sample=0 llvm=19 allocs=() files=()
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ravel) ravel=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    --sample) sample=1; shift ;;
-    --alloc) allocs+=("$2"); shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --llvm) llvm=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "llvm-corpus.sh: unknown option $1" >&2; exit 2 ;;
-    *) files+=("$1"); shift ;;
-  esac
-done
-if [ -z "$ravel" ]; then
-  for c in "$root/build-rel/cli/ravel" "$root/build/cli/ravel"; do [ -x "$c" ] && { ravel=$c; break; }; done
-fi
-[ -n "$ravel" ] && [ -x "$ravel" ] || { echo "llvm-corpus.sh: no ravel binary (--ravel PATH)" >&2; exit 2; }
-ravel=$(cd "$(dirname "$ravel")" && pwd)/$(basename "$ravel")
+. "$root/ci/opts.sh"
+ci_opts llvm-corpus.sh "--ravel=ravel --build=build --sample!sample --alloc+=allocs --out=out --llvm=llvm" "$@"
+files=(${CI_ARGS[@]+"${CI_ARGS[@]}"})
+ci_ravel llvm-corpus.sh
 [ -n "$build" ] || build=$(dirname "$(dirname "$ravel")")
 if ! command -v "llc-$llvm" > /dev/null && [ ! -x "/usr/lib/llvm-$llvm/bin/llc" ]; then
   echo "llvm-corpus.sh: llc-$llvm is not installed: skipped"; exit 77
@@ -70,9 +57,6 @@ if [ -z "$out" ]; then out=$(mktemp -d "${TMPDIR:-/tmp}/ravel-corpus-XXXXXX"); k
 mkdir -p "$out"
 status=0
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
-cpu_children() { # CPU seconds of this shell's waited children, as of the last `times > $out/.times`
-  awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.3f\n", s }' "$out/.times"
-}
 
 for a in "${allocs[@]}"; do
   lvl=2; [ "$a" = fast ] && lvl=0
@@ -81,28 +65,23 @@ for a in "${allocs[@]}"; do
   for f in "${files[@]}"; do
     d=$out/$a/$(echo "$f" | tr / _)
     rm -rf "$d"; mkdir -p "$d"
-    "$ravel" import-mir run "$root/$f" --llvm "$llvm" --alloc "$a" -O $lvl --times -I "$root" -I "$root/include" -I "$build" \
+    "$ravel" import-mir run "$root/$f" --llvm "$llvm" --alloc "$a" -O $lvl --times --check -I "$root" -I "$root/include" -I "$build" \
       -o "$d" > "$d.log" 2>&1
     rc=$?
     if [ $rc = 2 ] || ! grep -q '^times: ' "$d.log"; then
       echo "$a $f: could not be compiled or imported (exit $rc): $d.log"; bad=$((bad + 1)); status=1; continue
     fi
     set -- $(grep '^times: ' "$d.log")
-    tc=$(add $tc $3); tl=$(add $tl $5); ti=$(add $ti $7)
+    tc=$(add $tc $3); tl=$(add $tl $5); ti=$(add $ti $7); tk=$(add $tk $9)
     n_imp=$(grep -c ': imported' "$d.log")
     n_ref=$(grep -c ': refused ' "$d.log")
     n_err=$(grep -c ': import error ' "$d.log")
     grep ': refused ' "$d.log" | sed 's/^[^:]*: refused \([^:]*\):.*/\1/' >> "$out/$a.refused"
     grep ': import error ' "$d.log" | sed "s|^|$a $f: |"
-    times > "$out/.times"; c0=$(cpu_children)
-    n_rej=0
-    for o in "$d"/*.orig.ra; do
-      [ -e "$o" ] || continue
-      r=${o%.orig.ra}.ra
-      if "$ravel" check "$r" --orig "$o" > "$r.check" 2>&1; then rm -f "$r.check"
-      else n_rej=$((n_rej + 1)); echo "$a $f: REJECTED $r (report: $r.check)"; fi
-    done
-    times > "$out/.times"; tk=$(add $tk "$(add "$(cpu_children)" "-$c0")")
+    n_rej=$(grep -c ': imported.*, rejected$' "$d.log") # --check: `ravel check FUNC.ra --orig FUNC.orig.ra` in the import's process
+    grep ': imported.*, rejected$' "$d.log" | sed 's/: imported.*//' | while read -r fnc; do
+      echo "$a $f: REJECTED $d/$fnc.ra (report: $d/$fnc.check)"; done
+    find "$d" -name '*.check' -exec grep -l '^verified: ' {} + 2> /dev/null | xargs -r rm -f
     fn=$((fn + n_imp + n_ref + n_err)); imp=$((imp + n_imp)); ref=$((ref + n_ref)); err=$((err + n_err))
     rej=$((rej + n_rej)); ver=$((ver + n_imp - n_rej))
     [ $n_err -gt 0 ] || [ $n_rej -gt 0 ] && status=1

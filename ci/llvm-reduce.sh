@@ -11,21 +11,14 @@
 # 77 no cvise.
 set -u
 kept= ravel= tlimit=1800
-while [ $# -gt 0 ]; do
-  case $1 in
-    --ravel) ravel=$2; shift 2 ;;
-    --time) tlimit=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "llvm-reduce.sh: unknown option $1" >&2; exit 2 ;;
-    *) kept=$1; shift ;;
-  esac
-done
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/ci/opts.sh"
+ci_opts llvm-reduce.sh "--ravel=ravel --time=tlimit" "$@"
+[ ${#CI_ARGS[@]} -gt 0 ] && kept=${CI_ARGS[${#CI_ARGS[@]}-1]}
 [ -n "$kept" ] && [ -d "$kept" ] || { echo "llvm-reduce.sh: KEPT directory required" >&2; exit 2; }
 command -v cvise > /dev/null || { echo "llvm-reduce.sh: cvise is not installed: skipped"; exit 77; }
 kept=$(cd "$kept" && pwd)
-root=$(cd "$(dirname "$0")/.." && pwd)
-[ -n "$ravel" ] || ravel=$root/build-rel/cli/ravel
-ravel=$(cd "$(dirname "$ravel")" && pwd)/$(basename "$ravel")
+ci_ravel llvm-reduce.sh
 base=$(basename "$kept")
 seed=${base%%-*}; seed=${seed#s}
 rest=${base#*-O}; lvl=${rest%%-*}; alloc=${rest#*-}

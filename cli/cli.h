@@ -38,6 +38,13 @@ ravel_module *cli_read_machine(const char *cmd, const char *path);
 /* cli_load that also writes each failure to json, if not NULL, as a
  * {"kind":"bad-input","message":...} line (the checker's JSON report form). */
 ravel_module *cli_load_json(const char *path, FILE *json);
+/* `ravel check FILE --orig ORIG` in this process, on the files' texts
+ * (text, orig_text: NUL-terminated, what the files hold), with ck (its
+ * options are reset to the defaults): everything that command prints to
+ * standard output and error goes to out, in the order `> F 2>&1` would
+ * hold it, except a parse error of either text (printed to stderr).
+ * Returns its exit status. */
+int cli_check_texts(ravel_checker *ck, const char *file, const char *text, const char *orig, const char *orig_text, FILE *out);
 /* A usage error: prints "ravel CMD: MESSAGE" and a pointer to
  * 'ravel CMD --help' on stderr, returns CLI_USAGE. (A command given nothing
  * to work on prints its whole usage instead.) */

@@ -84,11 +84,13 @@ static const ravel_func *find_func(const ravel_module *m, const char *name)
     return NULL;
 }
 
-static int check_one(ravel_checker *ck, const check_args *a, const ravel_func *f, const ravel_module *orig)
+/* One function; the report on out, what `ravel check` writes to standard
+ * error on err (the same stream: what `> F 2>&1` holds). */
+static int check_one(ravel_checker *ck, const check_args *a, const ravel_func *f, const ravel_module *orig, FILE *out, FILE *err)
 {
     const ravel_func *o = NULL;
     if (orig && !(o = find_func(orig, rv_func_name(f)))) {
-        fprintf(stderr, "ravel check: %s: no function '%s'\n", a->orig, rv_func_name(f));
+        fprintf(err, "ravel check: %s: no function '%s'\n", a->orig, rv_func_name(f));
         return CLI_USAGE;
     }
     ravel_report *rep = NULL;
@@ -99,26 +101,82 @@ static int check_one(ravel_checker *ck, const check_args *a, const ravel_func *f
             char msg[512];
             snprintf(msg, sizeof msg, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
                      "allocate it first (ravel alloc -a NAME)", a->file, f->line, rv_func_name(f));
-            fputs("{\"kind\":\"bad-input\",\"message\":", stdout);
-            rv_json_str(stdout, msg);
-            fputs("}\n", stdout);
+            fputs("{\"kind\":\"bad-input\",\"message\":", out);
+            rv_json_str(out, msg);
+            fputs("}\n", out);
         } else {
-            fprintf(stderr, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
+            fprintf(err, "%s:%u: error: func %s is not allocated (no operand has a location, no edit): "
                     "allocate it first (ravel alloc -a NAME)\n", a->file, f->line, rv_func_name(f));
         }
         return CLI_USAGE;
     }
     if (rc == RAVEL_EINVAL) {
-        if (a->json) ravel_report_print_json(stdout, rep);
-        else ravel_report_print(stderr, rep);
+        if (a->json) ravel_report_print_json(out, rep);
+        else ravel_report_print(err, rep);
     } else if (a->json) {
-        ravel_report_print_json(stdout, rep);
+        ravel_report_print_json(out, rep);
     } else {
-        ravel_report_print(stdout, rep);
-        if (ravel_report_omitted(rep)) fputs("ravel check: note: --max-errors N reports up to N errors per function (0: all)\n", stdout);
+        ravel_report_print(out, rep);
+        if (ravel_report_omitted(rep)) fputs("ravel check: note: --max-errors N reports up to N errors per function (0: all)\n", out);
     }
     ravel_report_free(rep);
     return rc == RAVEL_OK ? CLI_OK : rc == RAVEL_EFAIL ? CLI_FAIL : CLI_USAGE;
+}
+
+/* Every function of m (or a->func), then the summary line. */
+static int check_all(ravel_checker *ck, const check_args *a, const ravel_module *m, const ravel_module *orig, FILE *out, FILE *err)
+{
+    int worst = CLI_OK, nchecked = 0, nerr = 0;
+    for (size_t i = 0; i < ravel_module_nfuncs(m); i++) {
+        const ravel_func *f = ravel_module_func(m, i);
+        if (a->func && strcmp(rv_func_name(f), a->func) != 0) continue;
+        nchecked++;
+        int r = check_one(ck, a, f, orig, out, err);
+        if (r != CLI_OK) nerr++;
+        if (r == CLI_USAGE || (r == CLI_FAIL && worst == CLI_OK)) worst = r;
+    }
+    if (a->func && !nchecked) {
+        fprintf(err, "ravel check: %s: no function '%s'\n", a->file, a->func);
+        worst = CLI_USAGE;
+    } else if (!a->json) {
+        if (worst == CLI_OK) fprintf(out, "verified: %d function%s\n", nchecked, nchecked == 1 ? "" : "s");
+        else {
+            fflush(out); /* the report first: out and err may be one file */
+            fprintf(err, "ravel check: %d of %d function%s not verified\n", nerr, nchecked, nchecked == 1 ? "" : "s");
+        }
+    }
+    return worst;
+}
+
+/* A module from text already in memory, named file in messages (as
+ * cli_load_json would name it); diagnostics to stderr. */
+static ravel_module *parse_text(const char *file, const char *text)
+{
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, strlen(text), file, d);
+    if (!m || ravel_diags_count(d)) {
+        ravel_diags_print(stderr, d);
+        ravel_module_free(m);
+        m = NULL;
+    }
+    ravel_diags_free(d);
+    return m;
+}
+
+int cli_check_texts(ravel_checker *ck, const char *file, const char *text, const char *orig_file, const char *orig_text, FILE *out)
+{
+    check_args a;
+    memset(&a, 0, sizeof a);
+    a.file = file;
+    a.orig = orig_file;
+    a.max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
+    ravel_checker_set_options(ck, 0);
+    ravel_checker_set_max_errors(ck, a.max_errors);
+    ravel_module *m = parse_text(file, text), *orig = m ? parse_text(orig_file, orig_text) : NULL;
+    int rc = m && orig ? check_all(ck, &a, m, orig, out, out) : CLI_USAGE;
+    ravel_module_free(orig);
+    ravel_module_free(m);
+    return rc;
 }
 
 int cmd_check(int argc, char **argv)
@@ -136,25 +194,7 @@ int cmd_check(int argc, char **argv)
     ravel_checker *ck = ravel_checker_new();
     ravel_checker_set_options(ck, (a.explain ? RAVEL_CHECK_EXPLAIN : 0) | (a.reference ? RAVEL_CHECK_REFERENCE : 0));
     ravel_checker_set_max_errors(ck, a.max_errors);
-    int worst = CLI_OK, nchecked = 0, nerr = 0;
-    for (size_t i = 0; i < ravel_module_nfuncs(m); i++) {
-        const ravel_func *f = ravel_module_func(m, i);
-        if (a.func && strcmp(rv_func_name(f), a.func) != 0) continue;
-        nchecked++;
-        int r = check_one(ck, &a, f, orig);
-        if (r != CLI_OK) nerr++;
-        if (r == CLI_USAGE || (r == CLI_FAIL && worst == CLI_OK)) worst = r;
-    }
-    if (a.func && !nchecked) {
-        fprintf(stderr, "ravel check: %s: no function '%s'\n", a.file, a.func);
-        worst = CLI_USAGE;
-    } else if (!a.json) {
-        if (worst == CLI_OK) printf("verified: %d function%s\n", nchecked, nchecked == 1 ? "" : "s");
-        else {
-            fflush(stdout); /* the report first: stdout and stderr may be one file */
-            fprintf(stderr, "ravel check: %d of %d function%s not verified\n", nerr, nchecked, nchecked == 1 ? "" : "s");
-        }
-    }
+    int worst = check_all(ck, &a, m, orig, stdout, stderr);
     ravel_checker_free(ck);
     ravel_module_free(orig);
     ravel_module_free(m);

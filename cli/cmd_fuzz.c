@@ -205,18 +205,18 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
             o->allocator = val;
         } else if (opt(argc, argv, &i, NULL, "--alloc-cmd", &val)) {
             if (!val || !*val) return bad(a, val, "a shell command");
-            if (o->nalloc_cmds >= RV_CAMPAIGN_MAX_ALLOCS) return bad(a, val, "at most 32 commands");
-            const char **cmds = realloc((void *)o->alloc_cmds, (o->nalloc_cmds + 1) * sizeof *cmds);
+            if (o->ext.ncmds >= RV_CAMPAIGN_MAX_ALLOCS) return bad(a, val, "at most 32 commands");
+            const char **cmds = realloc((void *)o->ext.cmds, (o->ext.ncmds + 1) * sizeof *cmds);
             if (!cmds) rv_oom();
-            cmds[o->nalloc_cmds++] = val;
-            o->alloc_cmds = cmds;
+            cmds[o->ext.ncmds++] = val;
+            o->ext.cmds = cmds;
         } else if (opt(argc, argv, &i, NULL, "--alloc-protocol", &val)) {
-            if ((o->alloc_protocol = rv_ext_protocol_parse(val)) < 0) return bad(a, val, "oneshot or frames");
+            if ((o->ext.protocol = rv_ext_protocol_parse(val)) < 0) return bad(a, val, "oneshot or frames");
         } else if (opt(argc, argv, &i, NULL, "--alloc-timeout", &val)) {
             char *end;
             double s = val ? strtod(val, &end) : 0;
             if (!val || *end || !(s > 0) || s > 1e6) return bad(a, val, "seconds, more than 0");
-            o->alloc_timeout = s;
+            o->ext.timeout = s;
         } else if (opt(argc, argv, &i, "-o", "--out", &val)) {
             if (!val || !*val) return bad(a, val, "a directory");
             o->outdir = val;
@@ -248,7 +248,7 @@ static int parse_args(int argc, char **argv, rv_campaign_opts *o, bool *quiet, b
     }
     if (!o->oracle && (o->inject_kind >= 0 || o->inject_permille != 1000))
         return cli_usage_error("fuzz", "--inject and --inject-prob need --oracle");
-    if (!o->nalloc_cmds && (o->alloc_protocol != 0 || o->alloc_timeout > 0))
+    if (!o->ext.ncmds && (o->ext.protocol != 0 || o->ext.timeout > 0))
         return cli_usage_error("fuzz", "--alloc-protocol and --alloc-timeout need --alloc-cmd");
     if (o->gen.min_regs > o->gen.max_regs) {
         return cli_usage_error("fuzz", "--min-regs is larger than --regs");
@@ -295,12 +295,12 @@ int cmd_fuzz(int argc, char **argv)
     if ((argc = take_machine(argc, argv, &machine_path)) < 0) return bad("--machine", NULL, "a .ra file");
     int rc = parse_args(argc, argv, &o, &quiet, &json, &seeded);
     if (rc) {
-        free((void *)o.alloc_cmds);
+        free((void *)o.ext.cmds);
         return rc < 0 ? CLI_OK : rc;
     }
     ravel_module *mm = machine_path ? cli_read_machine("fuzz", machine_path) : NULL;
     if (machine_path && !mm) {
-        free((void *)o.alloc_cmds);
+        free((void *)o.ext.cmds);
         return CLI_USAGE;
     }
     if (mm) {
@@ -323,7 +323,7 @@ int cmd_fuzz(int argc, char **argv)
     rv_campaign_result r;
     rc = rv_campaign_run(&o, &r);
     sigaction(SIGINT, &old, NULL);
-    free((void *)o.alloc_cmds);
+    free((void *)o.ext.cmds);
     ravel_module_free(mm);
     if (rc == 2) return CLI_USAGE;
     if (json) {

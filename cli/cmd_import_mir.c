@@ -103,9 +103,11 @@ static void join_usage(FILE *out)
           "  -o DIR             the output directory (created if missing)\n"
           "  --full-machine     docs/import-mapping.md §5.1's whole machine block\n"
           "  --no-comments      no MIR text as comments in FUNC.ra\n"
+          "  --check            judge each imported function as 'ravel check DIR/FUNC.ra\n"
+          "                     --orig DIR/FUNC.orig.ra' would (output, if rejected: DIR/FUNC.check)\n"
           "  -q, --quiet        the summary only\n"
-          "exit status: 0 every function imported or refused with a reason, 1 an import error,\n"
-          "             2 unreadable input or bad usage\n",
+          "exit status: 0 every function imported or refused with a reason (and, with --check,\n"
+          "             verified), 1 an import error or a rejection, 2 unreadable input or bad usage\n",
           out);
 }
 
@@ -155,6 +157,9 @@ static bool make_dir(const char *dir)
 /* Counts of one run: imported, refused per reason, import errors. */
 typedef struct tally {
     unsigned imported, refused, errors, untagged;
+    unsigned verified, rejected; /* with --check */
+    ravel_checker *ck;           /* with --check: `ravel check` in this process */
+    double t_check;              /* its CPU seconds */
     struct {
         char reason[96];
         unsigned n;
@@ -187,8 +192,50 @@ static void tally_add(tally *t, const rvi_result *r)
 static void tally_print(FILE *out, const tally *t)
 {
     fprintf(out, "imported %u, refused %u, import errors %u\n", t->imported, t->refused, t->errors);
+    if (t->ck) fprintf(out, "checked: verified %u, rejected %u\n", t->verified, t->rejected);
     if (t->untagged) fprintf(out, "  (%u copies placed without their tag, R28/R29: worth a look by hand)\n", t->untagged);
     for (unsigned i = 0; i < t->nreasons; i++) fprintf(out, "  %-32s %u\n", t->reasons[i].reason, t->reasons[i].n);
+}
+
+/* --check: `ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra` in this
+ * process, on the texts just written; its output goes to DIR/FUNC.check
+ * only if the function is not verified (a file per verified function
+ * would cost more than the check). Returns false if not verified. */
+static bool check_imported(const char *dir, const rvi_result *r, tally *t)
+{
+    char ra[4096], orig[4096], out[4096];
+    file_name(ra, sizeof ra, dir, r->func, ".ra");
+    file_name(orig, sizeof orig, dir, r->func, ".orig.ra");
+    file_name(out, sizeof out, dir, r->func, ".check");
+    clock_t c0 = clock();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    int rc = fp ? cli_check_texts(t->ck, ra, r->alloc, orig, r->orig, fp) : CLI_USAGE;
+    if (fp && fclose(fp) != 0) rc = CLI_USAGE;
+    if (rc != CLI_OK && buf) write_file(out, buf);
+    else if (rc == CLI_OK) remove(out); /* none left from an earlier run */
+    free(buf);
+    t->t_check += (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (rc == CLI_OK) t->verified++;
+    else t->rejected++;
+    return rc == CLI_OK;
+}
+
+/* One imported function: its two files, then (--check) its verdict. */
+static bool write_imported(const rvi_result *r, const char *dir, bool quiet, tally *t)
+{
+    char path[4096];
+    file_name(path, sizeof path, dir, r->func, ".orig.ra");
+    bool ok = write_file(path, r->orig);
+    file_name(path, sizeof path, dir, r->func, ".ra");
+    ok = write_file(path, r->alloc) && ok;
+    const char *verdict = "";
+    if (ok && t->ck) verdict = check_imported(dir, r, t) ? ", verified" : ", rejected";
+    if (!quiet && r->untagged)
+        printf("%s: imported (%u cop%s placed without its tag)%s\n", r->func, r->untagged, r->untagged == 1 ? "y" : "ies", verdict);
+    else if (!quiet) printf("%s: imported%s\n", r->func, verdict);
+    return ok;
 }
 
 /* Imports every function of the three texts into dir. Returns false on
@@ -206,13 +253,7 @@ static bool import_all(const rvi_texts *tx, const rvi_opts *o, const char *dir, 
         rvi_import(m, i, o, &r);
         tally_add(t, &r);
         if (r.outcome == RVI_IMPORTED) {
-            char path[4096];
-            file_name(path, sizeof path, dir, r.func, ".orig.ra");
-            ok = write_file(path, r.orig) && ok;
-            file_name(path, sizeof path, dir, r.func, ".ra");
-            ok = write_file(path, r.alloc) && ok;
-            if (!quiet && r.untagged) printf("%s: imported (%u cop%s placed without its tag)\n", r.func, r.untagged, r.untagged == 1 ? "y" : "ies");
-            else if (!quiet) printf("%s: imported\n", r.func);
+            ok = write_imported(&r, dir, quiet, t) && ok;
         } else if (!quiet) {
             printf("%s: %s %s: %s\n", r.func, r.outcome == RVI_REFUSED ? "refused" : "import error", r.reason, r.message ? r.message : "");
         }
@@ -226,7 +267,7 @@ static int cmd_join(int argc, char **argv)
 {
     const char *files[3] = {NULL, NULL, NULL}, *dir = NULL;
     int nfiles = 0;
-    bool quiet = false;
+    bool quiet = false, check = false;
     rvi_opts o = {RVI_NALLOC, false, true, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -242,6 +283,8 @@ static int cmd_join(int argc, char **argv)
             o.full_machine = true;
         } else if (strcmp(a, "--no-comments") == 0) {
             o.comments = false;
+        } else if (strcmp(a, "--check") == 0) {
+            check = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             quiet = true;
         } else if (a[0] == '-' && a[1]) {
@@ -264,10 +307,12 @@ static int cmd_join(int argc, char **argv)
     for (int i = 0; i < 3 && read; i++) read = read_text(files[i], slots[i]);
     tally t;
     memset(&t, 0, sizeof t);
+    if (check) t.ck = ravel_checker_new();
     if (read && make_dir(dir) && import_all(&tx, &o, dir, quiet, &t)) {
         tally_print(stdout, &t);
-        rc = t.errors ? CLI_FAIL : CLI_OK;
+        rc = t.errors || t.rejected ? CLI_FAIL : CLI_OK;
     }
+    ravel_checker_free(t.ck);
     for (int i = 0; i < 3; i++) free((char *)slots[i]->src);
     return rc;
 }
@@ -292,12 +337,19 @@ static void run_usage(FILE *out)
           "  --clang-arg ARG  any other clang argument (repeatable)\n"
           "  --ssa            FILE.mir is SSA machine code (ravel export-mir's output)\n"
           "  --full-machine   docs/import-mapping.md §5.1's whole machine block\n"
+          "  --check          also judge each imported function in this process, as\n"
+          "                   'ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra' would\n"
+          "                   (its output in DIR/FUNC.check if rejected; ', verified' or\n"
+          "                   ', rejected' ends the function's line; exit status 1 if\n"
+          "                   any is rejected)\n"
           "  --times          a last line 'times: clang C llc L import I' (CPU seconds;\n"
-          "                   import: this process, the tag stage included)\n"
+          "                   import: this process, the tag stage included), with --check\n"
+          "                   followed by ' check K' (not counted in I)\n"
           "  -q, --quiet      the summary only\n"
           "  -o DIR           the output directory (created if missing)\n"
-          "exit status: 0 every function imported or refused with a reason, 1 an import\n"
-          "             error or llc failed, 2 the input cannot be compiled, bad usage\n",
+          "exit status: 0 every function imported or refused with a reason (and, with\n"
+          "             --check, verified), 1 an import error, a rejection or llc failed,\n"
+          "             2 the input cannot be compiled, bad usage\n",
           out);
 }
 
@@ -305,7 +357,7 @@ typedef struct run_args {
     const char *input, *dir;
     rvi_opts o;
     int olevel, llvm;
-    bool keep, quiet, times, ssa;
+    bool keep, quiet, times, ssa, check;
     double timeout;
     const char **cflags; /* NULL-terminated; the argv strings */
     int ncflags;
@@ -349,6 +401,8 @@ static int parse_run(int argc, char **argv, run_args *a)
             a->o.full_machine = true;
         } else if (strcmp(s, "--times") == 0) {
             a->times = true;
+        } else if (strcmp(s, "--check") == 0) {
+            a->check = true;
         } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
             a->quiet = true;
         } else if (s[0] == '-' && s[1]) {
@@ -457,6 +511,7 @@ static int run_parsed(run_args a)
     a.o.header = header;
     tally t;
     memset(&t, 0, sizeof t);
+    if (a.check) t.ck = ravel_checker_new();
     if (p.status == RVI_PIPE_BAD_INPUT) {
         fprintf(stderr, "ravel import-mir run: %s\n", p.msg);
         rc = CLI_USAGE;
@@ -474,7 +529,7 @@ static int run_parsed(run_args a)
         }
         rc = import_all(&p.texts, &a.o, a.dir, a.quiet, &t) ? CLI_OK : CLI_USAGE;
         tally_print(stdout, &t);
-        if (rc == CLI_OK && t.errors) rc = CLI_FAIL;
+        if (rc == CLI_OK && (t.errors || t.rejected)) rc = CLI_FAIL;
     }
     if (a.keep && p.commands) {
         char path[4096 + 300];
@@ -484,8 +539,12 @@ static int run_parsed(run_args a)
     } else if (!a.keep) {
         remove_work(work, stem);
     }
-    if (a.times)
-        printf("times: clang %.3f llc %.3f import %.3f\n", p.t_clang, p.t_llc, (double)(clock() - c0) / CLOCKS_PER_SEC);
+    if (a.times) {
+        printf("times: clang %.3f llc %.3f import %.3f", p.t_clang, p.t_llc, (double)(clock() - c0) / CLOCKS_PER_SEC - t.t_check);
+        if (t.ck) printf(" check %.3f", t.t_check);
+        putchar('\n');
+    }
+    ravel_checker_free(t.ck);
     rvi_pipe_free(&p);
     return rc;
 }

@@ -360,16 +360,16 @@ static const char *const cmd_names[RV_CAMPAIGN_MAX_ALLOCS] = {
 static int select_commands(campaign *c, rv_campaign_result *r)
 {
     const rv_campaign_opts *o = c->o;
-    for (unsigned j = 0; j < o->nalloc_cmds && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; j++) {
-        rv_ext *x = rv_ext_new(o->alloc_cmds[j], o->alloc_protocol, o->alloc_timeout);
+    for (unsigned j = 0; j < o->ext.ncmds && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; j++) {
+        rv_ext *x = rv_ext_new(o->ext.cmds[j], o->ext.protocol, o->ext.timeout);
         c->ext[c->next++] = rv_ext_allocator(x, cmd_names[j]);
         char *why = NULL;
         if (rv_ext_probe(x, &o->gen, &why) != 0) {
-            fprintf(c->log ? c->log : stderr, "ravel fuzz: error: --alloc-cmd '%s': %s\n", o->alloc_cmds[j], why);
+            fprintf(c->log ? c->log : stderr, "ravel fuzz: error: --alloc-cmd '%s': %s\n", o->ext.cmds[j], why);
             rv_free(why);
             return 2;
         }
-        r->cmds[c->nalloc] = o->alloc_cmds[j];
+        r->cmds[c->nalloc] = o->ext.cmds[j];
         c->sel[c->nalloc++] = &c->ext[c->next - 1];
     }
     return 0;
@@ -385,7 +385,7 @@ static int select_allocators(campaign *c, rv_campaign_result *r)
 {
     c->nalloc = 0;
     c->table = c->o->table ? c->o->table : rv_allocators;
-    bool builtin = c->o->allocator || !c->o->nalloc_cmds; /* commands alone unless -a too */
+    bool builtin = c->o->allocator || !c->o->ext.ncmds; /* commands alone unless -a too */
     for (size_t i = 0; builtin && c->table[i].name && c->nalloc < RV_CAMPAIGN_MAX_ALLOCS; i++)
         if (!c->o->allocator || strcmp(c->o->allocator, c->table[i].name) == 0) c->sel[c->nalloc++] = &c->table[i];
     if (c->nalloc == 0 && builtin) {
@@ -395,7 +395,7 @@ static int select_allocators(campaign *c, rv_campaign_result *r)
     }
     if (select_commands(c, r)) return 2;
     r->nalloc = c->nalloc;
-    r->alloc_protocol = c->o->alloc_protocol;
+    r->alloc_protocol = c->o->ext.protocol;
     for (unsigned k = 0; k < c->nalloc; k++) r->names[k] = c->sel[k]->name;
     return 0;
 }
@@ -438,8 +438,8 @@ static int setup(campaign *c, rv_campaign_result *r)
     }
     c->sh = p; /* zero-filled by mmap */
     double stall = c->o->stall_seconds > 0 ? c->o->stall_seconds : STALL_SECONDS_DEFAULT;
-    if (c->o->nalloc_cmds) { /* a command's own timeout comes first: its failure has the command's stderr */
-        double t = c->o->alloc_timeout > 0 ? c->o->alloc_timeout : RV_EXT_TIMEOUT_DEFAULT;
+    if (c->o->ext.ncmds) { /* a command's own timeout comes first: its failure has the command's stderr */
+        double t = c->o->ext.timeout > 0 ? c->o->ext.timeout : RV_EXT_TIMEOUT_DEFAULT;
         if (stall < t * 1.5 + 10) stall = t * 1.5 + 10;
     }
     c->stall_nanos = stall < 1e9 ? (uint64_t)(stall * 1e9) : UINT64_MAX;

@@ -90,11 +90,17 @@ typedef struct rv_fuzz_mutant {
 
 typedef struct rv_fuzz {
     ravel_checker *ck;
+    rv_injector *inj;     /* the oracle's injections (its draws on one allocation share its analyses) */
     char *repro;          /* the last bug's reproducer text (malloc'd), or NULL */
     size_t repro_len;
     uint64_t step_limit;  /* interpreter step limit (default 20,000) */
     unsigned nvectors;    /* input vectors tried by differential oracles (default 4) */
     rv_gen_opts gen;      /* generator options of the byte entry points */
+    bool validate_gen;    /* the byte entry points run ravel_validate (SSA) on every generated
+                             function and report an invalid one as a bug. Off by default: the
+                             generator's functions are valid by construction (fuzz/gen.h), and
+                             the test fuzz.gen_valid validates every function of a large sample
+                             of inputs under the byte targets' options instead (issue 32) */
     /* checker-oracle statistics: corrupted allocations the checker rejected,
      * and accepted ones (on which the interpreter then agreed, or a bug) */
     uint64_t oracle_tried, oracle_rejected, oracle_accepted; /* tried: oracle runs (a
@@ -213,6 +219,20 @@ bool rv_fuzz_header(const char *text, size_t len, const char *key, char *out, si
 /* ---- the campaign (`ravel fuzz`) ------------------------------------------ */
 #define RV_CAMPAIGN_MAX_ALLOCS 32
 
+/* External allocators of a campaign (fuzz/extalloc.h, docs/protocol.md):
+ * each command is an allocator of the campaign, named cmd1, cmd2, ... in the
+ * summary (the JSON holds the command). With commands and no `allocator`,
+ * only the commands run; with `allocator` too, both. Each is probed once in
+ * the parent before the workers start: a command that cannot run at all
+ * (not found, not executable, no output) is a bad option (return 2). */
+typedef struct rv_campaign_ext {
+    const char *const *cmds;
+    unsigned ncmds;
+    int protocol;             /* RV_EXT_ONESHOT (0, the default) or RV_EXT_FRAMES */
+    double timeout;           /* seconds per function (<= 0: 10); the stall timeout is
+                                 raised above it */
+} rv_campaign_ext;
+
 typedef struct rv_campaign_opts {
     uint64_t seed;            /* iteration i uses the function of seed rv_campaign_iter_seed(seed, i) */
     uint64_t count;           /* iterations to run; 0 = run for `seconds` */
@@ -237,17 +257,7 @@ typedef struct rv_campaign_opts {
                                  allocator) for this long is taken as hung: it is killed,
                                  its case recorded as a failure with a reproducer, and a
                                  new worker goes on after it (default 60; <= 0: default) */
-    /* External allocators (fuzz/extalloc.h, docs/protocol.md): each command
-     * is an allocator of the campaign, named cmd1, cmd2, ... in the summary
-     * (the JSON holds the command). With commands and no `allocator`, only
-     * the commands run; with `allocator` too, both. Each is probed once in
-     * the parent before the workers start: a command that cannot run at all
-     * (not found, not executable, no output) is a bad option (return 2). */
-    const char *const *alloc_cmds;
-    unsigned nalloc_cmds;
-    int alloc_protocol;       /* RV_EXT_ONESHOT (0, the default) or RV_EXT_FRAMES */
-    double alloc_timeout;     /* seconds per function (<= 0: 10); the stall timeout is
-                                 raised above it */
+    rv_campaign_ext ext;      /* external allocators (below) */
     FILE *progress;           /* progress line and failure notes (NULL = silent) */
     bool tty;                 /* progress is a terminal: redraw one line with \r */
     volatile sig_atomic_t *interrupt; /* set by the caller's SIGINT handler, or NULL */
@@ -269,7 +279,7 @@ typedef struct rv_campaign_stats { /* per allocator */
 typedef struct rv_campaign_result {
     unsigned nalloc;
     const char *names[RV_CAMPAIGN_MAX_ALLOCS];
-    const char *cmds[RV_CAMPAIGN_MAX_ALLOCS]; /* an external allocator's command (o->alloc_cmds), else NULL */
+    const char *cmds[RV_CAMPAIGN_MAX_ALLOCS]; /* an external allocator's command (o->ext.cmds), else NULL */
     int alloc_protocol;  /* of the commands */
     rv_campaign_stats per[RV_CAMPAIGN_MAX_ALLOCS];
     uint64_t iters;      /* generated functions */

@@ -61,10 +61,11 @@ static int corrupt_and_judge(rv_fuzz *z, const ravel_func *f, ravel_func *out, c
     z->oracle_tried++; /* an oracle run: a corruption is attempted */
     rv_inject_result res;
     int kind = -1;
+    rv_injector_forget(z->inj); /* (each execution from scratch: an input run twice takes the same paths) */
     for (unsigned t = 0; t < 3 && kind < 0; t++) {
         int k = z->inject_kind >= 0 && z->inject_kind < RV_INJ_COUNT_ ? z->inject_kind : (int)rng_below(&r, RV_INJ_COUNT_);
         z->oracle_kinds[k][RV_ORC_TRIED]++;
-        rv_inject(out, (rv_inject_kind)k, rng_next(&r), &res);
+        rv_inject_with(z->inj, out, (rv_inject_kind)k, rng_next(&r), &res);
         if (res.status == RV_INJ_CHANGED) kind = k;
         else z->oracle_kinds[k][res.status == RV_INJ_NO_SITE ? RV_ORC_NO_SITE : RV_ORC_UNCHANGED]++;
     }
@@ -117,7 +118,7 @@ void rv_fuzz_mutant_judge(rv_fuzz *z, const ravel_func *f, const ravel_func *all
     memset(m, 0, sizeof *m);
     ravel_func *out = rv_func_clone(alloc);
     rv_inject_result res;
-    m->status = rv_inject(out, k, seed, &res);
+    m->status = rv_inject_with(z->inj, out, k, seed, &res); /* (the kinds of one allocation share its analyses) */
     snprintf(m->what, sizeof m->what, "%s", res.what);
     if (m->status == RV_INJ_CHANGED) {
         ravel_report *rep = NULL;

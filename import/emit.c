@@ -19,41 +19,7 @@
  * text (what `strip` gives) has no locations, edits or comments.
  */
 #include "import/imp.h"
-
-#include <stdarg.h>
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n + 1) cap *= 2;
-        b->p = rv_xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static void puts_(sbuf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void putf(sbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    put(b, tmp, n < 0 ? 0 : (size_t)n >= sizeof tmp ? sizeof tmp - 1 : (size_t)n);
-}
+#include "import/textbuf.h"
 
 /* ----- the machine block ----- */
 static void touch_loc(bool *t, uint32_t loc)
@@ -126,98 +92,98 @@ static bool reserved_reg(const imp *x, unsigned r)
     return g->kind == XK_GPR && (g->row == 7 || (x->fp && g->row == 6));
 }
 
-static void emit_machine(const imp *x, const ra_func *f, sbuf *b)
+static void emit_machine(const imp *x, const ra_func *f, rvi_buf *b)
 {
     bool present[X86_NREGS];
     machine_regs(x, f, present);
     static const char *const cname[] = {"gpr", "xmm", "flags"};
-    puts_(b, "machine\n");
+    rvi_puts(b, "machine\n");
     for (unsigned c = 0; c < RC_N; c++) {
         bool any = false;
         for (unsigned r = 0; r < X86_NREGS; r++) {
             if (!present[r] || x86_reg_rc(r) != c || reserved_reg(x, r)) continue;
-            if (!any) putf(b, "  class %s", cname[c]);
+            if (!any) rvi_putf(b, "  class %s", cname[c]);
             any = true;
-            putf(b, " %s", x86_reg_at(r)->name);
+            rvi_putf(b, " %s", x86_reg_at(r)->name);
         }
-        if (any) puts_(b, "\n");
+        if (any) rvi_puts(b, "\n");
     }
     bool res = false;
     for (unsigned r = 0; r < X86_NREGS; r++) {
         if (!present[r] || !reserved_reg(x, r)) continue;
-        if (!res) puts_(b, "  reserved gpr");
+        if (!res) rvi_puts(b, "  reserved gpr");
         res = true;
-        putf(b, " %s", x86_reg_at(r)->name);
+        rvi_putf(b, " %s", x86_reg_at(r)->name);
     }
-    if (res) puts_(b, "\n");
+    if (res) rvi_puts(b, "\n");
     for (unsigned r = 0; r < X86_NREGS; r++) {
         if (!present[r]) continue;
         bool any = false;
         for (unsigned s = 0; s < X86_NREGS; s++) {
             if (!present[s] || !x86_contains(r, s)) continue;
-            if (!any) putf(b, "  alias %s", x86_reg_at(r)->name);
+            if (!any) rvi_putf(b, "  alias %s", x86_reg_at(r)->name);
             any = true;
-            putf(b, " %s", x86_reg_at(s)->name);
+            rvi_putf(b, " %s", x86_reg_at(s)->name);
         }
-        if (any) puts_(b, "\n");
+        if (any) rvi_puts(b, "\n");
     }
-    puts_(b, "  clobbers");
+    rvi_puts(b, "  clobbers");
     for (unsigned r = 0; r < X86_NREGS; r++) {
         if (!present[r] || x86_csr64_preserves(r) || reserved_reg(x, r)) continue;
         bool widest = true;
         for (unsigned s = 0; s < X86_NREGS; s++) widest &= !(present[s] && x86_contains(s, r));
-        if (widest) putf(b, " %s", x86_reg_at(r)->name);
+        if (widest) rvi_putf(b, " %s", x86_reg_at(r)->name);
     }
-    puts_(b, "\nend\n");
+    rvi_puts(b, "\nend\n");
 }
 
 /* ----- the function ----- */
-static void loc_name(sbuf *b, uint32_t loc)
+static void loc_name(rvi_buf *b, uint32_t loc)
 {
-    if (loc & RVI_SLOT) putf(b, "s%u", loc & ~RVI_SLOT);
-    else putf(b, "%s", x86_reg_at(loc) ? x86_reg_at(loc)->name : "?");
+    if (loc & RVI_SLOT) rvi_putf(b, "s%u", loc & ~RVI_SLOT);
+    else rvi_putf(b, "%s", x86_reg_at(loc) ? x86_reg_at(loc)->name : "?");
 }
 
-static void opnd(sbuf *b, const ra_opnd *o, bool def, bool allocated)
+static void opnd(rvi_buf *b, const ra_opnd *o, bool def, bool allocated)
 {
     static const char *const cname[] = {"gpr", "xmm", "flags"};
-    if (o->early) puts_(b, "early ");
-    putf(b, "v%u", o->vreg);
-    if (def) putf(b, ":%s", cname[o->rc < RC_N ? o->rc : 0]);
-    if (o->cons == CN_ANY) puts_(b, " any");
-    else if (o->cons == CN_FIXED) putf(b, " fixed(%s)", x86_reg_at(o->arg)->name);
-    else if (o->cons == CN_REUSE) putf(b, " reuse(%u)", o->arg);
+    if (o->early) rvi_puts(b, "early ");
+    rvi_putf(b, "v%u", o->vreg);
+    if (def) rvi_putf(b, ":%s", cname[o->rc < RC_N ? o->rc : 0]);
+    if (o->cons == CN_ANY) rvi_puts(b, " any");
+    else if (o->cons == CN_FIXED) rvi_putf(b, " fixed(%s)", x86_reg_at(o->arg)->name);
+    else if (o->cons == CN_REUSE) rvi_putf(b, " reuse(%u)", o->arg);
     if (allocated && o->loc != RVI_NONE) {
-        puts_(b, " @");
+        rvi_puts(b, " @");
         loc_name(b, o->loc);
     }
 }
 
-static void clobbers(sbuf *b, const ra_inst *in)
+static void clobbers(rvi_buf *b, const ra_inst *in)
 {
     if (!in->has_clob) return;
-    puts_(b, " clobbers(");
+    rvi_puts(b, " clobbers(");
     bool first = true;
     for (unsigned r = 0; r < X86_NREGS; r++)
         if ((in->clob[r / 64] >> (r % 64)) & 1) {
-            putf(b, "%s%s", first ? "" : " ", x86_reg_at(r)->name);
+            rvi_putf(b, "%s%s", first ? "" : " ", x86_reg_at(r)->name);
             first = false;
         }
-    puts_(b, ")");
+    rvi_puts(b, ")");
 }
 
-static void uses(sbuf *b, const ra_func *f, const ra_inst *in, bool allocated, bool lead)
+static void uses(rvi_buf *b, const ra_func *f, const ra_inst *in, bool allocated, bool lead)
 {
     for (uint32_t j = 0; j < in->nu; j++) {
         const ra_use *u = &f->uses.data[in->u0 + j];
-        puts_(b, j || !lead ? ", " : " ");
-        if (u->imm) putf(b, "%lld", (long long)u->val);
+        rvi_puts(b, j || !lead ? ", " : " ");
+        if (u->imm) rvi_putf(b, "%lld", (long long)u->val);
         else opnd(b, &u->o, false, allocated);
     }
 }
 
 /* The MIR text an instruction stands for, up to its debug location. */
-static void mir_comment(sbuf *b, const ra_inst *in)
+static void mir_comment(rvi_buf *b, const ra_inst *in)
 {
     if (!in->ctext) return;
     const char *s = in->ctext->src + in->cpos, *end = in->ctext->src + in->ctext->len;
@@ -231,66 +197,66 @@ static void mir_comment(sbuf *b, const ra_inst *in)
     for (size_t i = 0; i < n; i++)
         if (s[i] == ';') n = i;
     if (n > 160) n = 160;
-    puts_(b, "   #");
-    if (in->slot >= 0) putf(b, " %dB", in->slot);
-    putf(b, " %.*s", (int)n, s);
-    if (in->why && *in->why) putf(b, " (%s)", in->why);
+    rvi_puts(b, "   #");
+    if (in->slot >= 0) rvi_putf(b, " %dB", in->slot);
+    rvi_putf(b, " %.*s", (int)n, s);
+    if (in->why && *in->why) rvi_putf(b, " (%s)", in->why);
 }
 
-static void emit_inst(const ra_func *f, const ra_inst *in, bool allocated, bool comments, sbuf *b)
+static void emit_inst(const ra_func *f, const ra_inst *in, bool allocated, bool comments, rvi_buf *b)
 {
     if (!allocated && in->kind >= RK_SPILL && in->kind <= RK_REMAT) return;
-    puts_(b, "  ");
+    rvi_puts(b, "  ");
     for (uint32_t j = 0; j < in->nd; j++) {
-        if (j) puts_(b, ", ");
+        if (j) rvi_puts(b, ", ");
         opnd(b, &f->defs.data[in->d0 + j], true, allocated);
     }
-    if (in->nd) puts_(b, " = ");
+    if (in->nd) rvi_puts(b, " = ");
     switch (in->kind) {
-    case RK_SPILL: loc_name(b, in->dst); puts_(b, " = spill "); loc_name(b, in->src); break;
-    case RK_RELOAD: loc_name(b, in->dst); puts_(b, " = reload "); loc_name(b, in->src); break;
-    case RK_MOVE: loc_name(b, in->dst); puts_(b, " = move "); loc_name(b, in->src); break;
-    case RK_REMAT: loc_name(b, in->dst); putf(b, " = remat %lld", (long long)in->key); clobbers(b, in); break;
+    case RK_SPILL: loc_name(b, in->dst); rvi_puts(b, " = spill "); loc_name(b, in->src); break;
+    case RK_RELOAD: loc_name(b, in->dst); rvi_puts(b, " = reload "); loc_name(b, in->src); break;
+    case RK_MOVE: loc_name(b, in->dst); rvi_puts(b, " = move "); loc_name(b, in->src); break;
+    case RK_REMAT: loc_name(b, in->dst); rvi_putf(b, " = remat %lld", (long long)in->key); clobbers(b, in); break;
     case RK_JUMP: case RK_BR: case RK_RET:
-        puts_(b, in->kind == RK_JUMP ? "jump" : in->kind == RK_BR ? "br" : "ret");
+        rvi_puts(b, in->kind == RK_JUMP ? "jump" : in->kind == RK_BR ? "br" : "ret");
         uses(b, f, in, allocated, true);
-        for (uint32_t j = 0; j < in->ns; j++) putf(b, "%s%s", in->nu || j ? ", " : " ", f->labels.data[f->u32.data[in->s0 + j]]);
+        for (uint32_t j = 0; j < in->ns; j++) rvi_putf(b, "%s%s", in->nu || j ? ", " : " ", f->labels.data[f->u32.data[in->s0 + j]]);
         break;
-    case RK_CONST: putf(b, "const %lld", (long long)in->key); clobbers(b, in); break;
-    case RK_CALL: putf(b, "call %s", in->mnem); uses(b, f, in, allocated, true); clobbers(b, in); break;
+    case RK_CONST: rvi_putf(b, "const %lld", (long long)in->key); clobbers(b, in); break;
+    case RK_CALL: rvi_putf(b, "call %s", in->mnem); uses(b, f, in, allocated, true); clobbers(b, in); break;
     default:
-        puts_(b, in->kind == RK_COPY ? "copy" : in->kind == RK_UNDEF ? "undef" : in->kind == RK_ARGS ? "args" : in->mnem);
+        rvi_puts(b, in->kind == RK_COPY ? "copy" : in->kind == RK_UNDEF ? "undef" : in->kind == RK_ARGS ? "args" : in->mnem);
         uses(b, f, in, allocated, true);
         clobbers(b, in);
     }
     if (allocated && comments) mir_comment(b, in);
-    puts_(b, "\n");
+    rvi_puts(b, "\n");
 }
 
-static void func_name(sbuf *b, const char *s)
+static void func_name(rvi_buf *b, const char *s)
 {
-    if (!*s || (*s >= '0' && *s <= '9')) puts_(b, "_");
+    if (!*s || (*s >= '0' && *s <= '9')) rvi_puts(b, "_");
     for (; *s; s++) {
         char c = *s;
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-        put(b, ok ? &c : "_", 1);
+        rvi_put(b, ok ? &c : "_", 1);
     }
 }
 
 char *imp_emit(imp *x, const ra_func *f, bool allocated, size_t *len)
 {
-    sbuf b = {0};
-    if (x->o->header) putf(&b, "# %s\n", x->o->header);
+    rvi_buf b = {0};
+    if (x->o->header) rvi_putf(&b, "# %s\n", x->o->header);
     emit_machine(x, f, &b);
-    puts_(&b, "\nfunc ");
+    rvi_puts(&b, "\nfunc ");
     func_name(&b, f->name);
-    puts_(&b, "\n");
+    rvi_puts(&b, "\n");
     for (uint32_t i = 0; i < f->blocks.len; i++) {
         const ra_block *blk = &f->blocks.data[i];
-        putf(&b, "%s:\n", f->labels.data[blk->label]);
+        rvi_putf(&b, "%s:\n", f->labels.data[blk->label]);
         for (uint32_t k = blk->i0; k < blk->i0 + blk->n; k++) emit_inst(f, &f->insts.data[k], allocated, x->o->comments, &b);
     }
-    puts_(&b, "end\n");
+    rvi_puts(&b, "end\n");
     *len = b.len;
     return b.p;
 }

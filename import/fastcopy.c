@@ -167,6 +167,16 @@ void fc_apply(fc_state *s, const ra_func *f, uint32_t id)
             add(loc_set(s, d->loc), d->vreg);
             return;
         }
+        if (d->loc != RVI_NONE && u->o.loc != RVI_NONE && !((d->loc | u->o.loc) & RVI_SLOT) && x86_contains(u->o.loc, d->loc)) {
+            /* docs/format.md §14.1's in-place copy (an extract fast left
+             * where its source was: v591 @cx = copy v574 @ecx): the part
+             * holds the def alone, the container and the rest keep theirs */
+            remove_everywhere(s, d->vreg);
+            u32vec *part = loc_set(s, d->loc);
+            part->len = 0;
+            add(part, d->vreg);
+            return;
+        }
     }
     for (uint32_t j = in->d0; j < in->d0 + in->nd; j++)
         if (f->defs.data[j].loc != RVI_NONE) def_at(s, f->defs.data[j].vreg, f->defs.data[j].loc);

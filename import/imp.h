@@ -150,6 +150,8 @@ typedef struct imp {
     char *msg;
     /* check.c */
     bool fp;                   /* rbp reserved (R2) */
+    const char *mask_ok;       /* the last dump regmask list found right (same text: same verdict) */
+    uint32_t mask_ok_len;
     /* phys.c */
     po_info *po;               /* per pre operand */
     RV_VEC(livein_pv) liveins; /* the args op */

@@ -259,6 +259,18 @@ static bool tag(step *s)
     return ok;
 }
 
+/* docs/import-mapping.md §1.4: llc-14's MIR does not carry callsEHReturn,
+ * so a function with EH_RETURN64 fails llc-14's verifier when its MIR is
+ * read back (rbp undefined); say so before llc's own message. */
+static void eh_return_note(rvi_pipe *r, int version)
+{
+    if (version <= 0 || version > 14 || !r->pre_text || !strstr(r->pre_text, "EH_RETURN")) return;
+    char msg[sizeof r->msg];
+    snprintf(msg, sizeof msg, "llc-%d's MIR does not keep callsEHReturn, and __builtin_eh_return in this module "
+             "breaks the MIR round trip (docs/import-mapping.md §1.4; LLVM 16 and 19 keep it): %.700s", version, r->msg);
+    memcpy(r->msg, msg, sizeof msg);
+}
+
 static bool allocate(step *s, const rvi_llvm *t)
 {
     static const char *const pass[] = {"greedy", "regallocbasic", "regallocfast", "pbqp"};
@@ -288,7 +300,9 @@ static bool allocate(step *s, const rvi_llvm *t)
     argv[k++] = "-o";
     argv[k++] = s->path[P_POST];
     argv[k] = NULL;
-    return run(s, argv, NULL, s->path[P_DUMPS], RVI_PIPE_LLC, &s->r->t_llc);
+    if (run(s, argv, NULL, s->path[P_DUMPS], RVI_PIPE_LLC, &s->r->t_llc)) return true;
+    eh_return_note(s->r, t->version);
+    return false;
 }
 
 static bool load(step *s)

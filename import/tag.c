@@ -16,33 +16,9 @@
  * the text changes.
  */
 #include "import/import.h"
+#include "import/textbuf.h"
 
 #include <stdlib.h>
-
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1) cap *= 2;
-        b->p = rv_xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static void putf(buf *b, const char *fmt, uint32_t x, uint32_t y, uint32_t z)
-{
-    char tmp[128];
-    int n = snprintf(tmp, sizeof tmp, fmt, x, y, z);
-    put(b, tmp, (size_t)n);
-}
 
 typedef struct edit {
     uint32_t a, b;   /* replace src[a, b) */
@@ -60,7 +36,7 @@ static int edit_cmp(const void *x, const void *y)
 
 /* The edits of one function; false if it has no DISubprogram. */
 static bool function_edits(const mir_module *m, const mir_func *f, uint32_t *next_md, uint32_t base, editvec *ed,
-                           buf *nodes, ravel_diags *d)
+                           rvi_buf *nodes, ravel_diags *d)
 {
     const mir_irfunc *irf = mir_module_irfunc(m, m->r.t.src + f->name, f->nlen);
     if (!irf || irf->sp == RVI_NONE) {
@@ -84,7 +60,7 @@ static bool function_edits(const mir_module *m, const mir_func *f, uint32_t *nex
             e.comma = in->items;
         }
         rv_vec_push(*ed, e);
-        putf(nodes, "  !%u = !DILocation(line: %u, scope: !%u)\n", e.md, base + ++k, irf->sp);
+        rvi_putf(nodes, "  !%u = !DILocation(line: %u, scope: !%u)\n", e.md, base + ++k, irf->sp);
     }
     return true;
 }
@@ -100,21 +76,21 @@ char *rvi_tag(const mir_text *pre, ravel_diags *d, size_t *outlen)
         ok = false;
     }
     editvec ed = {0};
-    buf nodes = {0}, out = {0};
+    rvi_buf nodes = {0}, out = {0};
     uint32_t next_md = m.max_md + 1, base = (m.max_line / 1000 + 1) * 1000;
     for (uint32_t i = 0; ok && i < m.funcs.len; i++) ok = function_edits(&m, m.funcs.data[i], &next_md, base, &ed, &nodes, d);
     if (ok) {
         if (ed.len) qsort(ed.data, ed.len, sizeof *ed.data, edit_cmp);
         uint32_t at = 0;
-        put(&out, pre->src, m.ir_end);
-        if (nodes.len) put(&out, nodes.p, nodes.len);
+        rvi_put(&out, pre->src, m.ir_end);
+        if (nodes.len) rvi_put(&out, nodes.p, nodes.len);
         at = m.ir_end;
         for (uint32_t i = 0; i < ed.len; i++) {
-            put(&out, pre->src + at, ed.data[i].a - at);
-            putf(&out, ed.data[i].comma ? ", debug-location !%u" : " debug-location !%u", ed.data[i].md, 0, 0);
+            rvi_put(&out, pre->src + at, ed.data[i].a - at);
+            rvi_putf(&out, ed.data[i].comma ? ", debug-location !%u" : " debug-location !%u", ed.data[i].md);
             at = ed.data[i].b;
         }
-        put(&out, pre->src + at, pre->len - at);
+        rvi_put(&out, pre->src + at, pre->len - at);
         *outlen = out.len;
     }
     rv_vec_free(ed);
@@ -125,6 +101,6 @@ char *rvi_tag(const mir_text *pre, ravel_diags *d, size_t *outlen)
         rv_free(out.p);
         return NULL;
     }
-    if (!out.p) put(&out, "", 0);
+    if (!out.p) rvi_put(&out, "", 0);
     return out.p;
 }

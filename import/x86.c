@@ -50,7 +50,8 @@ const x86_reg *x86_reg_at(unsigned id)
 
 static bool name_is(const char *s, size_t n, const char *name)
 {
-    return name && strlen(name) == n && memcmp(s, name, n) == 0;
+    if (!name || (n && name[0] != s[0])) return false; /* most names differ in their first letter */
+    return strlen(name) == n && memcmp(s, name, n) == 0;
 }
 
 int x86_reg_find(const char *s, size_t n)

@@ -260,10 +260,18 @@ static void stale_sites_at(inj *c, uint32_t i, ravel_loc L, uint32_t v)
     }
 }
 
+/* Some reached block is in a loop: else stale-loop has no site (and the
+ * steady states are not made). */
+static bool has_loop(const inj *c)
+{
+    for (uint32_t b = 0; b < c->nblocks; b++)
+        if (c->cfg.rpo_index[b] != RAVEL_NONE && c->cfg.loop_depth[b]) return true;
+    return false;
+}
+
 void inj_stale_loop_sites(inj *c)
 {
-    c->steady = rv_xmalloc(sizeof *c->steady * ((size_t)c->ninsts * c->nlocs + 1));
-    if (!inj_hold_build_steady(&c->hh, c->steady)) return;
+    if (!has_loop(c) || !inj_steady(c)) return;
     for (uint32_t i = 0; i < c->ninsts; i++) {
         uint32_t b = c->blk[i];
         if (c->cfg.rpo_index[b] == RAVEL_NONE || !c->cfg.loop_depth[b]) continue;

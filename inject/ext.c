@@ -157,6 +157,27 @@ static void x_walk(inj *c, x_visit visit)
 
 /* ---- shared helpers ---- */
 
+/* Some register of the machine contains others (section 14.1): else
+ * subreg-write and narrow-spill have no site, and neither the walk nor
+ * the hold analysis is run for them. */
+static bool has_contained(const inj *c)
+{
+    const uint32_t *list;
+    for (uint32_t r = 0; r < c->nregs; r++)
+        if (rv_mach_contained(c->m, r, &list)) return true;
+    return false;
+}
+
+/* The function has an instruction of opcode op: a constant (must- and
+ * may-constant cells come only from one) or an undef (must- and
+ * may-undef): else the kinds that need them have no site. */
+static bool has_op(const inj *c, ravel_opcode op)
+{
+    for (uint32_t i = 0; i < c->ninsts; i++)
+        if (IN(c, i)->op == op) return true;
+    return false;
+}
+
 /* Instruction j writes register r or a register overlapping it. */
 static bool writes_over(const inj *c, uint32_t j, ravel_loc r)
 {
@@ -214,14 +235,17 @@ static void subreg_visit(inj *c, uint32_t i, const xcell *s)
     if (rv_is_edit(in)) return;
     for (uint32_t k = 0; k < in->nuses; k++) {
         const rv_operand *o = &OPS(c, i)[in->ndefs + k];
-        if (o->loc >= c->nregs || o->vreg >= c->f->vregs.len || s[o->vreg].mu || H(c, i, o->loc) != o->vreg) continue;
         const uint32_t *list;
-        uint32_t n = rv_mach_contained(c->m, o->loc, &list);
+        uint32_t n = o->loc < c->nregs ? rv_mach_contained(c->m, o->loc, &list) : 0; /* (before the hold analysis: cheaper) */
+        if (!n || o->vreg >= c->f->vregs.len || s[o->vreg].mu || H(c, i, o->loc) != o->vreg) continue;
         for (uint32_t q = 0; q < n; q++) inj_add_site(c, true, i, list[q], o->loc, 0);
     }
 }
 
-void inj_subreg_write_sites(inj *c) { x_walk(c, subreg_visit); }
+void inj_subreg_write_sites(inj *c)
+{
+    if (has_contained(c)) x_walk(c, subreg_visit);
+}
 
 void inj_subreg_write_say(const inj *c, const inj_site *s, char *buf, size_t n)
 {
@@ -253,7 +277,10 @@ static void narrow_visit(inj *c, uint32_t i, const xcell *s)
     for (uint32_t q = 0; q < n; q++) inj_add_site(c, true, i, !spill, list[q], 0);
 }
 
-void inj_narrow_spill_sites(inj *c) { x_walk(c, narrow_visit); }
+void inj_narrow_spill_sites(inj *c)
+{
+    if (has_contained(c)) x_walk(c, narrow_visit);
+}
 
 void inj_narrow_spill_say(const inj *c, const inj_site *s, char *buf, size_t n)
 {
@@ -305,8 +332,15 @@ static void onepath_visit(inj *c, uint32_t i, const xcell *s)
     if (v != INJ_H_UNK && s[v].must != XC_K && s[v].may == XC_K) remat_site(c, i, s[v].pk, v);
 }
 
-void inj_remat_wrong_sites(inj *c) { x_walk(c, wrong_visit); }
-void inj_remat_one_path_sites(inj *c) { x_walk(c, onepath_visit); }
+void inj_remat_wrong_sites(inj *c)
+{
+    if (has_op(c, RAVEL_OP_CONST)) x_walk(c, wrong_visit);
+}
+
+void inj_remat_one_path_sites(inj *c)
+{
+    if (has_op(c, RAVEL_OP_CONST)) x_walk(c, onepath_visit);
+}
 
 void inj_remat_say(const inj *c, const inj_site *s, char *buf, size_t n)
 {
@@ -348,7 +382,10 @@ static void undef_join_visit(inj *c, uint32_t i, const xcell *s)
     }
 }
 
-void inj_undef_join_sites(inj *c) { x_walk(c, undef_join_visit); }
+void inj_undef_join_sites(inj *c)
+{
+    if (has_op(c, RAVEL_OP_UNDEF)) x_walk(c, undef_join_visit);
+}
 
 void inj_undef_join_say(const inj *c, const inj_site *s, char *buf, size_t n)
 {

@@ -20,9 +20,18 @@ static ravel_loc loc_at(const inj_hold *h, uint32_t x) { return rv_loc_at(h->nre
 static uint32_t cell(const inj_hold *h, ravel_loc l) { return rv_loc_index(h->nregs, h->nslots, l); }
 static bool is_ref(const ravel_func *f, uint32_t v) { return v < f->vregs.len && f->vregs.data[v].ref; }
 
-bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
+void inj_hold_prepare(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
 {
-    *h = (inj_hold){.f = f, .cfg = cfg, .nregs = nregs, .nslots = nslots, .ck = ravel_checker_new()};
+    *h = (inj_hold){.f = f, .cfg = cfg, .nregs = nregs, .nslots = nslots, .at = RAVEL_NONE, .tok_row = RAVEL_NONE};
+}
+
+/* The reference's run on h->f, once; h->ok. */
+static bool run_ref(inj_hold *h)
+{
+    if (h->ran) return h->ok;
+    const ravel_func *f = h->f;
+    h->ran = true;
+    if (!h->ck) h->ck = ravel_checker_new();
     ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE);
     ravel_checker_set_max_errors(h->ck, 1); /* (the states are wanted, not the report) */
     int rc = ravel_check(h->ck, f, NULL, NULL);
@@ -31,9 +40,19 @@ bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t
     return h->ok;
 }
 
+bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
+{
+    inj_hold_prepare(h, f, cfg, nregs, nslots);
+    return run_ref(h);
+}
+
 void inj_hold_free(inj_hold *h)
 {
-    ravel_checker_free(h->ck);
+    if (h->ck && !h->ck_shared) ravel_checker_free(h->ck);
+    rv_free(h->done);
+    rv_free(h->blk);
+    rv_free(h->tok);
+    rv_free(h->multi);
     memset(h, 0, sizeof *h);
 }
 
@@ -79,23 +98,61 @@ static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_
     }
 }
 
-void inj_hold_build(inj_hold *h, uint32_t *out)
+void inj_hold_table(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
-    uint32_t nl = nlocs(h), *tok = rv_xmalloc(sizeof *tok * (2 * nl + 1));
-    bool *multi = rv_xcalloc(nl + 1, sizeof *multi);
+    uint32_t nl = nlocs(h);
+    h->tab = out;
+    h->done = rv_xcalloc(f->insts.len + 1, sizeof *h->done);
+    h->blk = rv_xcalloc(f->insts.len + 1, sizeof *h->blk);
+    h->tok = rv_xmalloc(sizeof *h->tok * (2 * nl + 1));
+    h->multi = rv_xcalloc(nl + 1, sizeof *h->multi);
+    for (uint32_t b = 0; b < f->layout.len; b++)
+        for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) h->blk[f->blocks.data[b].first_inst + i] = b;
     fill_unk(out, (size_t)f->insts.len * nl);
-    for (uint32_t b = 0; h->ok && b < f->layout.len; b++) {
-        const rv_block *bl = &f->blocks.data[b];
-        if (!bl->ninsts || !ck_ref_seek(h->ck, f, bl->first_inst)) continue;
-        for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
-            const uint32_t *prev = i > bl->first_inst ? out + (size_t)(i - 1) * nl : NULL;
-            take_row(h, i, out + (size_t)i * nl, prev, tok, tok + nl, multi);
-            ck_ref_step(h->ck, NULL, 0);
-        }
+}
+
+/* The cursor before instruction i (of block b): stepped on from where it
+ * is if it is before i in b, else sought; false if b was not reached. */
+static bool cursor_to(inj_hold *h, uint32_t i, uint32_t b)
+{
+    if (h->at == RAVEL_NONE || h->atb != b || h->at > i) {
+        uint32_t first = h->f->blocks.data[b].first_inst;
+        h->at = RAVEL_NONE;
+        if (!ck_ref_seek(h->ck, h->f, first)) return false;
+        h->at = first, h->atb = b, h->tok_row = RAVEL_NONE;
     }
-    rv_free(multi);
-    rv_free(tok);
+    for (; h->at < i; h->at++) ck_ref_step(h->ck, NULL, 0);
+    return true;
+}
+
+const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
+{
+    uint32_t nl = nlocs(h), *row = h->tab + (size_t)i * nl;
+    if (h->done[i]) return row;
+    h->done[i] = 1;
+    uint32_t b = h->blk[i];
+    if (!run_ref(h) || !cursor_to(h, i, b)) return row;
+    /* the row before, from the tokens where they are those of i - 1 */
+    bool delta = h->tok_row != RAVEL_NONE && h->tok_row + 1 == i && i > h->f->blocks.data[b].first_inst;
+    take_row(h, i, row, delta ? row - nl : NULL, h->tok, h->tok + nl, h->multi);
+    h->tok_row = i;
+    return row;
+}
+
+/* Every row not asked for yet. */
+static void fill_rows(inj_hold *h)
+{
+    for (uint32_t i = 0; h->tab && i < h->f->insts.len; i++) inj_hold_row(h, i);
+}
+
+void inj_hold_build(inj_hold *h, uint32_t *out)
+{
+    if (h->tab != out) {
+        rv_free(h->done), rv_free(h->blk), rv_free(h->tok), rv_free(h->multi);
+        inj_hold_table(h, out);
+    }
+    fill_rows(h);
 }
 
 /* ---- the steady states and their stale copies ---- */
@@ -304,8 +361,10 @@ static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
 bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
+    fill_rows(h); /* (the fixpoint's states end here) */
+    h->at = RAVEL_NONE;
     fill_unk(out, (size_t)f->insts.len * nlocs(h));
-    if (!h->ok || !ck_ref_steady(h->ck, f)) return h->ok = false;
+    if (!run_ref(h) || !ck_ref_steady(h->ck, f)) return h->ok = false;
     stale_run r;
     run_init(&r, h);
     bool changed = true;

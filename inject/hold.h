@@ -45,17 +45,32 @@ typedef struct inj_hold {
     const rv_cfg *cfg;
     uint32_t nregs, nslots;
     ravel_checker *ck;
-    bool ok; /* the reference's states of f are there */
+    bool ck_shared; /* ck is the caller's (set before the run; not freed) */
+    bool ran; /* the reference ran on f (inj_hold_init, or the first row asked for) */
+    bool ok;  /* the reference's states of f are there */
     /* optional (NULL): the vregs live after each instruction (lw words
      * each); of a set, a cell then shows the greatest member live there */
     const uint64_t *live;
     uint32_t lw;
+    /* the table filled row by row on demand (inj_hold_table) */
+    uint32_t *tab;
+    uint8_t *done;    /* per instruction: its row is in tab */
+    uint32_t *blk;    /* instruction -> block */
+    uint32_t at, atb; /* the cursor is before instruction at of block atb (RAVEL_NONE: nowhere known) */
+    uint32_t *tok;    /* the tokens at row tok_row, then scratch (2 x nlocs) */
+    bool *multi;      /* per location: it held a set at row tok_row */
+    uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false
  * (h->ok) if it has no states of f: the checker refused f (bad input, a
  * format extension it does not implement yet) or a limit was passed. */
 bool inj_hold_init(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots);
+/* The same, but the reference runs only when a row is first asked for
+ * (inj_hold_row): a kind that reads no cell does not pay for it. A
+ * checker of the caller's may be set in h->ck (and h->ck_shared) before
+ * that: its scratch is reused, its last states replaced. */
+void inj_hold_prepare(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots);
 void inj_hold_free(inj_hold *h);
 
 /* The stackmap of in lists slot number slot (false without a stackmap). */
@@ -64,9 +79,15 @@ bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot);
 /* The states before every instruction into out (insts.len x nlocs cells,
  * instruction i's at out + i * nlocs): the reference's fixpoint. */
 void inj_hold_build(inj_hold *h, uint32_t *out);
+/* The same table, filled lazily: out's row i is valid once inj_hold_row
+ * (h, i) returned it (each row computed once, from the cursor; the rows of
+ * a block asked in order cost one transfer each, as inj_hold_build). */
+void inj_hold_table(inj_hold *h, uint32_t *out);
+const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);
 /* The same for the second and later iterations of every loop
  * (ck_ref_steady), stale copies included; afterwards the reference's
- * fixpoint states are gone (inj_hold_build must come first). False if the
+ * fixpoint states are gone (inj_hold_build, or inj_hold_table, must come
+ * first: the rows not yet asked for are filled before). False if the
  * steady states could not be made (out: all INJ_H_UNK). */
 bool inj_hold_build_steady(inj_hold *h, uint32_t *out);
 

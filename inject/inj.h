@@ -34,18 +34,36 @@ typedef struct inj_site {
     uint32_t i, a, b, c; /* instruction and kind-specific values */
 } inj_site;
 
+/* The analyses of one function (inject.c), built as the kinds ask for
+ * them and kept by an rv_injector while the function is unchanged: they
+ * are of its copy `of`, so they outlive the caller's function. */
+typedef struct inj_an {
+    ravel_func *of;       /* the function analysed (a copy); NULL: none */
+    ravel_checker *ck;    /* the reference's checker, reused (the injector's) */
+    bool base;            /* cfg and blk built */
+    bool tried, ok;       /* the analyses were tried; they were built (within MAX_CELLS) */
+    bool steady_tried, steady_ok;
+    rv_cfg cfg;
+    uint32_t *blk;        /* instruction -> block */
+    uint32_t lw;          /* words of a vreg bitset */
+    uint64_t *live;       /* after each instruction: lw words */
+    uint32_t *hold;       /* before each instruction: nlocs cells, rows filled on demand (hh) */
+    inj_hold *hh;         /* the hold analysis (the reference's states) */
+    uint32_t *steady;     /* the same in the second and later iterations of loops */
+} inj_an;
+
 typedef struct inj {
     ravel_func *f;
     const ravel_machine *m;
     uint64_t rng;
     uint32_t nregs, nslots, nlocs, ninsts, nblocks;
-    uint32_t *blk;    /* instruction -> block */
-    uint32_t *hold;   /* before each instruction: nlocs cells (hold.h); NULL for a kind without HOLD */
-    uint32_t *steady; /* the same in the second and later iterations of loops (stale-loop only) */
+    inj_an *an;       /* the analyses (shared by the calls of an injector) */
+    uint32_t *blk;    /* instruction -> block (an's) */
+    uint32_t *hold;   /* an's hold table; NULL for a kind without HOLD */
+    uint32_t *steady; /* an's steady table, once inj_steady made it (stale-loop only) */
     uint32_t lw;      /* words of a vreg bitset */
-    uint64_t *live;   /* after each instruction: lw words */
-    rv_cfg cfg;       /* of the allocated function */
-    inj_hold hh;      /* the hold analysis (the reference's states) */
+    uint64_t *live;   /* after each instruction: lw words (an's) */
+    rv_cfg cfg;       /* of the allocated function (an's, a shallow copy) */
     bool ok;          /* the analyses the kind reads were built */
     RV_VEC(inj_site) pref, other; /* the sites found, preferred first */
 } inj;
@@ -70,11 +88,14 @@ static inline bool is_ref(const inj *c, uint32_t v) { return v < c->f->vregs.len
 static inline const rv_class *cls_of(const inj *c, uint32_t cls) { return &c->m->classes.data[cls]; }
 static inline const rv_reg *reg_of(const inj *c, ravel_loc r) { return &c->m->regs.data[r]; }
 /* What location l holds before instruction i (hold.h; INJ_H_UNK for a
- * location out of range, and for a kind whose HOLD column is 0). */
+ * location out of range, and for a kind whose HOLD column is 0). The
+ * reference runs at the first cell asked for, and each row is computed
+ * when first asked for (inj_hold_row): a kind pays for what it reads. */
 static inline uint32_t H(const inj *c, uint32_t i, ravel_loc l)
 {
     uint32_t x = rv_loc_index(c->nregs, c->nslots, l);
-    return x == RAVEL_NONE || !c->hold ? INJ_H_UNK : c->hold[(size_t)i * c->nlocs + x];
+    if (x == RAVEL_NONE || !c->hold) return INJ_H_UNK;
+    return c->an->hh->done[i] ? c->hold[(size_t)i * c->nlocs + x] : inj_hold_row(c->an->hh, i)[x];
 }
 static inline bool live_after(const inj *c, uint32_t i, uint32_t v)
 {
@@ -112,6 +133,9 @@ void inj_move_def(inj *c, uint32_t i, uint32_t k, ravel_loc R);
 /* Replaces the stackmap of instruction i by its slots without the one at
  * index drop, or, with drop == RAVEL_NONE, with slot add appended. */
 void inj_rewrite_smap(inj *c, uint32_t i, uint32_t drop, uint32_t add);
+/* The steady table (hold.h: inj_hold_build_steady) into c->steady, made
+ * once per function; false if it could not be made. */
+bool inj_steady(inj *c);
 /* The sites of call-clobber (refs false) and ref-in-reg (values.c). */
 void inj_keep_across_sites(inj *c, bool refs);
 

@@ -68,22 +68,22 @@ bool rv_inject_expected(rv_inject_kind k, const char *kind)
  * each block bottom up by the one per-instruction step of analysis.h
  * (rv_live_step_back; edits stepped over), the set before each step
  * recorded. */
-static void build_live(inj *c)
+static void build_live(inj_an *an)
 {
-    const ravel_func *f = c->f;
+    const ravel_func *f = an->of;
     rv_liveness lv;
-    rv_liveness_build(&lv, f, &c->cfg);
+    rv_liveness_build(&lv, f, &an->cfg);
     uint32_t nv = f->vregs.len;
     uint32_t *dense = rv_xmalloc(sizeof *dense * (nv + 1)), *pos = rv_xmalloc(sizeof *pos * (nv + 1));
     rv_sset live = {dense, pos, 0};
-    for (uint32_t b = 0; b < c->nblocks && b < lv.nblocks; b++) {
+    for (uint32_t b = 0; b < f->layout.len && b < lv.nblocks; b++) {
         const rv_block *bb = &f->blocks.data[b];
         live.n = 0;
         for (uint32_t v = 0; v < nv; v++)
             if (rv_bs_test(lv.out + (size_t)b * lv.nwords, v)) rv_sset_add(&live, v);
         for (uint32_t i = bb->first_inst + bb->ninsts; i-- > bb->first_inst;) {
-            for (uint32_t k = 0; k < live.n; k++) rv_bs_set(c->live + (size_t)i * c->lw, live.dense[k]);
-            if (!rv_is_edit(IN(c, i))) rv_live_step_back(f, IN(c, i), &live, NULL);
+            for (uint32_t k = 0; k < live.n; k++) rv_bs_set(an->live + (size_t)i * an->lw, live.dense[k]);
+            if (!rv_is_edit(&f->insts.data[i])) rv_live_step_back(f, &f->insts.data[i], &live, NULL);
         }
     }
     rv_free(dense);
@@ -91,7 +91,83 @@ static void build_live(inj *c)
     rv_liveness_free(&lv);
 }
 
-static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, bool analyses, bool hold)
+/* Forgets the analyses (the checker stays, for the next function). */
+static void an_clear(inj_an *an)
+{
+    if (an->base) rv_cfg_free(&an->cfg);
+    if (an->hh) inj_hold_free(an->hh);
+    rv_free(an->hh);
+    rv_free(an->blk);
+    rv_free(an->live);
+    rv_free(an->hold);
+    rv_free(an->steady);
+    ravel_func_free(an->of);
+    ravel_checker *ck = an->ck;
+    memset(an, 0, sizeof *an);
+    an->ck = ck;
+}
+
+/* The analyses are of f: kept if the function analysed equals f, else
+ * forgotten and f copied. */
+static void an_of(inj_an *an, const ravel_func *f)
+{
+    if (an->of && rv_func_equal(an->of, f)) return;
+    an_clear(an);
+    an->of = rv_func_clone(f);
+}
+
+/* The CFG and the block of each instruction (every kind). */
+static void an_base(inj_an *an)
+{
+    const ravel_func *f = an->of;
+    if (an->base) return;
+    an->base = true;
+    rv_cfg_build(&an->cfg, f);
+    an->blk = rv_xmalloc(sizeof *an->blk * (f->insts.len ? f->insts.len : 1));
+    for (uint32_t b = 0; b < f->layout.len; b++)
+        for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) an->blk[f->blocks.data[b].first_inst + i] = b;
+}
+
+/* Liveness (a modelled kind), then the hold analysis, prepared: the
+ * reference runs at the first cell read (a kind whose HOLD column is 1).
+ * Skipped beyond MAX_CELLS (an->ok false). */
+static void an_analyses(inj_an *an, bool hold)
+{
+    const ravel_func *f = an->of;
+    uint32_t nregs = f->mach->regs.len, nlocs = nregs + f->nslots, ninsts = f->insts.len;
+    if (!an->tried) {
+        an->tried = true;
+        an->lw = rv_bs_words(f->vregs.len);
+        if (!nlocs || !ninsts || (uint64_t)ninsts * nlocs > MAX_CELLS || (uint64_t)ninsts * an->lw > MAX_CELLS) return;
+        an->live = rv_xcalloc((size_t)ninsts * an->lw + 1, sizeof *an->live);
+        build_live(an);
+        an->ok = true;
+    }
+    if (!an->ok || !hold || an->hh) return;
+    an->hold = rv_xmalloc(sizeof *an->hold * ((size_t)ninsts * nlocs + 1));
+    an->hh = rv_xmalloc(sizeof *an->hh);
+    inj_hold_prepare(an->hh, f, &an->cfg, nregs, f->nslots);
+    if (!an->ck) an->ck = ravel_checker_new();
+    an->hh->ck = an->ck, an->hh->ck_shared = true;
+    an->hh->live = an->live, an->hh->lw = an->lw; /* (a set shows a member live there) */
+    inj_hold_table(an->hh, an->hold);
+}
+
+bool inj_steady(inj *c)
+{
+    inj_an *an = c->an;
+    if (!an->steady_tried) {
+        an->steady_tried = true;
+        an->steady = rv_xmalloc(sizeof *an->steady * ((size_t)c->ninsts * c->nlocs + 1));
+        an->steady_ok = inj_hold_build_steady(an->hh, an->steady);
+    }
+    c->steady = an->steady;
+    return an->steady_ok;
+}
+
+/* The context of one call on f (an->of equal to it): the analyses the
+ * kind reads (analyses: a modelled kind; hold: its HOLD column), from an. */
+static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, inj_an *an, bool analyses, bool hold)
 {
     memset(c, 0, sizeof *c);
     c->f = f;
@@ -102,33 +178,17 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, boo
     c->nlocs = c->nregs + c->nslots;
     c->ninsts = f->insts.len;
     c->nblocks = f->layout.len;
-    c->lw = rv_bs_words(f->vregs.len);
-    rv_cfg_build(&c->cfg, f);
-    c->blk = rv_xmalloc(sizeof *c->blk * (c->ninsts ? c->ninsts : 1));
-    for (uint32_t b = 0; b < c->nblocks; b++)
-        for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) c->blk[f->blocks.data[b].first_inst + i] = b;
-    if (!analyses || !c->nlocs || (uint64_t)c->ninsts * c->nlocs > MAX_CELLS || (uint64_t)c->ninsts * c->lw > MAX_CELLS ||
-        !c->ninsts)
-        return;
-    c->live = rv_xcalloc((size_t)c->ninsts * c->lw + 1, sizeof *c->live);
-    build_live(c);
-    if (hold) { /* (the reference's run: only for the kinds that read it) */
-        c->hold = rv_xmalloc(sizeof *c->hold * ((size_t)c->ninsts * c->nlocs + 1));
-        inj_hold_init(&c->hh, f, &c->cfg, c->nregs, c->nslots);
-        c->hh.live = c->live, c->hh.lw = c->lw; /* (a set shows a member live there) */
-        inj_hold_build(&c->hh, c->hold);
-    }
-    c->ok = true;
+    c->an = an;
+    an_base(an);
+    c->cfg = an->cfg, c->blk = an->blk;
+    if (!analyses) return;
+    an_analyses(an, hold);
+    c->lw = an->lw, c->live = an->live, c->ok = an->ok;
+    c->hold = hold ? an->hold : NULL;
 }
 
 static void inj_free(inj *c)
 {
-    if (c->hh.ck) inj_hold_free(&c->hh);
-    rv_cfg_free(&c->cfg);
-    rv_free(c->blk);
-    rv_free(c->hold);
-    rv_free(c->steady);
-    rv_free(c->live);
     rv_vec_free(c->pref);
     rv_vec_free(c->other);
 }
@@ -237,19 +297,42 @@ static bool apply(inj *c, const kind_def *k, rv_inject_result *res)
     return true;
 }
 
-int rv_inject(ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res)
+struct rv_injector {
+    inj_an an;
+};
+
+rv_injector *rv_injector_new(void) { return rv_xcalloc(1, sizeof(rv_injector)); }
+
+void rv_injector_free(rv_injector *ij)
+{
+    if (!ij) return;
+    an_clear(&ij->an);
+    if (ij->an.ck) ravel_checker_free(ij->an.ck);
+    rv_free(ij);
+}
+
+void rv_injector_forget(rv_injector *ij) { an_clear(&ij->an); }
+
+int rv_inject_with(rv_injector *ij, ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res)
 {
     memset(res, 0, sizeof *res);
     res->inst = RAVEL_NONE;
     res->status = RV_INJ_NO_SITE;
     if ((unsigned)k >= RV_INJ_COUNT_) return res->status;
-    ravel_func *before = rv_func_clone(f);
+    an_of(&ij->an, f); /* (also the copy the status is decided on) */
     inj c;
-    inj_init(&c, f, k, seed, kinds[k].sites != NULL, kinds[k].hold);
+    inj_init(&c, f, k, seed, &ij->an, kinds[k].sites != NULL, kinds[k].hold);
     bool applied = apply(&c, &kinds[k], res);
     inj_free(&c);
-    if (applied) res->status = rv_func_equal(before, f) ? RV_INJ_UNCHANGED : RV_INJ_CHANGED;
+    if (applied) res->status = rv_func_equal(ij->an.of, f) ? RV_INJ_UNCHANGED : RV_INJ_CHANGED;
     else snprintf(res->what, sizeof res->what, "no site for %s", kinds[k].info.name);
-    ravel_func_free(before);
     return res->status;
+}
+
+int rv_inject(ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res)
+{
+    rv_injector *ij = rv_injector_new();
+    int st = rv_inject_with(ij, f, k, seed, res);
+    rv_injector_free(ij);
+    return st;
 }

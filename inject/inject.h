@@ -72,4 +72,20 @@ typedef struct rv_inject_result {
  * point). */
 int rv_inject(ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res);
 
+/* Several injections into one allocation (the oracle's draws, the
+ * mutation table's kinds): rv_inject_with gives what rv_inject gives, byte
+ * for byte, but keeps the analyses of the function (its CFG, liveness,
+ * the reference's states) for the next call while the function is
+ * unchanged (compared with a copy on every call: any function may be
+ * passed, a changed or another one is analysed anew), and reuses the
+ * reference's checker. Not shared between threads. */
+typedef struct rv_injector rv_injector;
+rv_injector *rv_injector_new(void);
+void rv_injector_free(rv_injector *ij);
+/* Drops the analyses kept (the checker's scratch stays): the next call
+ * starts as on a new injector, e.g. at each execution of a fuzz target, so
+ * that an input run twice takes the same paths. */
+void rv_injector_forget(rv_injector *ij);
+int rv_inject_with(rv_injector *ij, ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res);
+
 #endif

@@ -143,8 +143,9 @@ typedef struct parser {
     /* functions (parse_func.c) */
     uint64_t ninsts;
     ravel_func *f;        /* function being read */
-    struct label_slot { uint32_t hash, b1; } *ltab; /* labels of the current function: the name's
-                              rvp_key_hash, block id + 1 (0: empty); open addressing, at most 3/4 full */
+    struct label_slot { uint64_t key; uint32_t n, b1; } *ltab; /* labels of the current function: the
+                              name's rvp_name_key and length, block id + 1 (0: empty); open addressing
+                              by rvp_key_hash, at most 3/4 full */
     uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
@@ -158,7 +159,86 @@ typedef struct parser {
 
 /* ---- parse_lex.c ------------------------------------------------------------ */
 
-void rvp_next(parser *P);        /* the next token into P->t */
+/* The lexer. Its hot path (space, identifiers, newlines) is inline, so
+ * that the parser's call sites keep the position in registers; integers,
+ * punctuation and keywords are read by parse_lex.c. */
+void rvp_lex_int(lexer *lx, token *t);          /* [-] decimal | 0x hex (T_INT, or T_BAD) */
+void rvp_lex_punct(lexer *lx, int c, token *t); /* punctuation, or T_BAD for any other byte */
+int rvp_kw_of(const char *s, uint32_t n);       /* the keyword an identifier spells (KW_*) */
+
+/* Skips horizontal white space (\r included, for CR LF) and a comment. */
+static inline void rvp_skip_space(lexer *lx)
+{
+    const char *p = lx->p, *end = lx->end;
+    p += *p == ' '; /* most tokens follow one space or none: no branch for that one */
+    p = skip_hspace(p);
+    if (p < end && *p == '#') {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl : end;
+    }
+    lx->p = p;
+}
+
+/* An identifier (its first byte at lx->p): vN and sN have their digits'
+ * value taken on the way, keywords are looked up by length. */
+static inline void rvp_lex_ident(lexer *lx, token *t)
+{
+    const char *s = lx->p, *p = s + 1;
+    t->k = T_IDENT;
+    t->numc = 1;
+    t->num = 0;
+    if ((*s == 'v' || *s == 's') && is_digit(*p)) {
+        uint64_t v = 0;
+        for (; is_digit(*p); p++)
+            if (v <= NUM_SAT) v = v * 10 + (uint64_t)(*p - '0');
+        if (!is_id(*p)) {
+            lx->p = p;
+            t->kw = KW_NONE;
+            t->numc = (uint8_t)*s;
+            t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
+            return;
+        }
+    }
+    lx->p = p = ident_end(p - 1);
+    t->kw = (uint8_t)rvp_kw_of(s, (uint32_t)(p - s));
+}
+
+/* Next token into *t, every field written (the parser lexes into its
+ * current token in place: no 48-byte copy per token). A newline is a T_EOL
+ * token; the end of input yields T_EOL once if the last line had no
+ * newline, then T_EOF forever. */
+static inline void rvp_lex_into(lexer *lx, token *t)
+{
+    rvp_skip_space(lx);
+    t->s = lx->p;
+    t->n = 0;
+    t->line = lx->line;
+    t->col = (uint32_t)(lx->p - lx->bol) + 1;
+    t->kw = KW_NONE;
+    t->numc = 0;
+    t->wnum = false; /* ival, wval, bad: only in the kinds that have them */
+    if (lx->p >= lx->end) {
+        t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
+        lx->bol = lx->end;
+        return;
+    }
+    int c = (unsigned char)*lx->p;
+    if (c == '\n') {
+        lx->p++;
+        lx->line++;
+        lx->bol = lx->p;
+        t->k = T_EOL;
+    } else if (is_id0(c)) {
+        rvp_lex_ident(lx, t);
+    } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
+        rvp_lex_int(lx, t);
+    } else {
+        rvp_lex_punct(lx, c, t);
+    }
+    t->n = (uint32_t)(lx->p - t->s);
+}
+
+static inline void rvp_next(parser *P) { rvp_lex_into(&P->lx, &P->t); } /* the next token into P->t */
 token rvp_peek(const parser *P); /* the token after P->t */
 bool rvp_err(parser *P, uint32_t line, uint32_t col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 bool rvp_unexpected(parser *P, const char *what); /* "expected WHAT, found ..." at P->t; false */

@@ -11,6 +11,7 @@
  * by one); lexical and name-resolution errors, and the shapes of undef
  * and remat (section 14.5), are reported here at their token, the
  * structural rules by ravel_validate. */
+#define _GNU_SOURCE /* memmem */
 #include "parse.h"
 
 #include <stdlib.h>
@@ -144,15 +145,18 @@ static uint32_t vreg_id(parser *P, uint32_t num)
     return id;
 }
 
-/* Enters the table's vregs into the function's map and clears the table. */
+/* Clears the table. The function's number -> id map is built lazily (on
+ * its first lookup, func.c) unless a large number built it while reading:
+ * only then are the table's vregs entered into it. */
 static void vcache_flush(parser *P)
 {
     ravel_func *f = P->f;
-    rv_map_reserve(&f->vreg_by_num, f->vregs.len); /* one allocation, no rehash */
+    bool map = f->vmap_built;
+    if (map) rv_map_reserve(&f->vreg_by_num, f->vregs.len); /* one allocation, no rehash */
     for (uint32_t i = 0; i < f->vregs.len; i++) {
         uint32_t num = f->vregs.data[i].num;
         if (num >= P->vlimit) continue;
-        rv_map_put(&f->vreg_by_num, num, i);
+        if (map) rv_map_put(&f->vreg_by_num, num, i);
         P->vcache.data[num] = 0;
     }
 }
@@ -359,7 +363,7 @@ static void labels_grow(parser *P)
     struct label_slot *t = rv_xcalloc(cap, sizeof *t);
     for (uint32_t i = 0; i < P->lcap; i++) {
         if (!P->ltab[i].b1) continue;
-        uint32_t k = P->ltab[i].hash;
+        uint32_t k = rvp_key_hash(P->ltab[i].key, P->ltab[i].n);
         while (t[k & (cap - 1)].b1) k++;
         t[k & (cap - 1)] = P->ltab[i];
     }
@@ -388,11 +392,13 @@ static uint32_t block_ref(parser *P, const char *s, uint32_t n)
 {
     ravel_func *f = P->f;
     if (4 * (P->nlabels + 1) > 3 * P->lcap) labels_grow(P);
-    uint32_t h = rvp_key_hash(rvp_name_key(s, n), n), mask = P->lcap - 1, i = h & mask;
+    uint64_t key = rvp_name_key(s, n);
+    uint32_t mask = P->lcap - 1, i = rvp_key_hash(key, n) & mask;
     for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask) {
-        if (e->hash != h) continue;
+        if (e->key != key || e->n != n) continue;
+        if (n <= 8) return e->b1 - 1; /* the key is the name (rvp_name_key) */
         uint32_t sym = f->blocks.data[e->b1 - 1].name;
-        if (f->syms.lens.data[sym] == n && rvp_same(rv_sym_str(&f->syms, sym), s, n)) return e->b1 - 1;
+        if (rvp_same(rv_sym_str(&f->syms, sym), s, n)) return e->b1 - 1;
     }
     rv_block blk;
     memset(&blk, 0, sizeof blk);
@@ -400,7 +406,7 @@ static uint32_t block_ref(parser *P, const char *s, uint32_t n)
     blk.first_param = f->u32.len;
     uint32_t b = f->blocks.len;
     rv_vec_push(f->blocks, blk);
-    P->ltab[i] = (struct label_slot){h, b + 1};
+    P->ltab[i] = (struct label_slot){key, n, b + 1};
     P->nlabels++;
     return b;
 }
@@ -742,14 +748,15 @@ static void check_pending(parser *P)
  * it; the memory stays linear in the text). */
 static void reserve_for_text(ravel_func *f, const char *p, const char *end)
 {
-    const char *e = p;
-    while ((e = memchr(e, '\n', (size_t)(end - e))) && !(end - e > 3 && e[1] == 'e' && e[2] == 'n' && e[3] == 'd')) e++;
+    const char *e = memmem(p, (size_t)(end - p), "\nend", 4); /* one scan, not one call per line */
     size_t bytes = (size_t)((e ? e : end) - p), n = bytes / 32;
     if (n > (1u << 20)) n = 1u << 20;
     rv_vec_reserve(f->insts, n);
     rv_vec_reserve(f->ops, 2 * n);
     rv_vec_reserve(f->vregs, n);
     rv_vec_reserve(f->u32, n / 2);
+    rv_vec_reserve(f->blocks, n / 8);
+    rv_vec_reserve(f->succs, n / 8);
 }
 
 /* func NAME NL: creates the function (also after an error, so that its

@@ -38,7 +38,7 @@ static int hexval(int c)
 /* Integer: [-] (decimal | 0x hex). The value must fit int64 (T_INT); one
  * that does not is T_BAD, but keeps its value modulo 2^64 (wval, wnum) for
  * the one integer that may have any magnitude, remat's K. */
-static void lex_int(lexer *lx, token *t)
+void rvp_lex_int(lexer *lx, token *t)
 {
     const char *p = lx->p;
     bool neg = *p == '-';
@@ -79,21 +79,8 @@ static void lex_int(lexer *lx, token *t)
     lx->p = p;
 }
 
-/* Skips horizontal white space (\r included, for CR LF) and a comment. */
-static void skip_space(lexer *lx)
-{
-    const char *p = lx->p, *end = lx->end;
-    p += *p == ' '; /* most tokens follow one space or none: no branch for that one */
-    p = skip_hspace(p);
-    if (p < end && *p == '#') {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        p = nl ? nl : end;
-    }
-    lx->p = p;
-}
-
 /* Punctuation, or T_BAD for any other byte (c is *lx->p, consumed). */
-static void lex_punct(lexer *lx, int c, token *t)
+void rvp_lex_punct(lexer *lx, int c, token *t)
 {
     lx->p++;
     switch (c) {
@@ -123,7 +110,7 @@ static void lex_punct(lexer *lx, int c, token *t)
  * then one comparison. */
 #define KW(word, id) \
     if (memcmp(s, word, sizeof(word) - 1) == 0) return id
-static int kw_of(const char *s, uint32_t n)
+int rvp_kw_of(const char *s, uint32_t n)
 {
     switch (n) {
     case 2:
@@ -181,7 +168,7 @@ void rvp_classify(token *t)
     t->numc = 0;
     t->num = 0;
     if (t->k != T_IDENT) return;
-    t->kw = (uint8_t)kw_of(t->s, t->n);
+    t->kw = (uint8_t)rvp_kw_of(t->s, t->n);
     t->numc = 1;
     if (t->n < 2 || (t->s[0] != 'v' && t->s[0] != 's')) return;
     uint64_t v = 0;
@@ -193,74 +180,13 @@ void rvp_classify(token *t)
     t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
 }
 
-/* An identifier (its first byte at lx->p): vN and sN have their digits'
- * value taken on the way, keywords are looked up by length. */
-static void lex_ident(lexer *lx, token *t)
-{
-    const char *s = lx->p, *p = s + 1;
-    t->k = T_IDENT;
-    t->numc = 1;
-    t->num = 0;
-    if ((*s == 'v' || *s == 's') && is_digit(*p)) {
-        uint64_t v = 0;
-        for (; is_digit(*p); p++)
-            if (v <= NUM_SAT) v = v * 10 + (uint64_t)(*p - '0');
-        if (!is_id(*p)) {
-            lx->p = p;
-            t->kw = KW_NONE;
-            t->numc = (uint8_t)*s;
-            t->num = v > NUM_SAT ? NUM_SAT : (uint32_t)v;
-            return;
-        }
-    }
-    lx->p = p = ident_end(p - 1);
-    t->kw = (uint8_t)kw_of(s, (uint32_t)(p - s));
-}
-
-/* Next token into *t, every field written (the parser lexes into its
- * current token in place: no 48-byte copy per token). A newline is a T_EOL
- * token; the end of input yields T_EOL once if the last line had no
- * newline, then T_EOF forever. */
-static void lex_into(lexer *lx, token *t)
-{
-    skip_space(lx);
-    t->s = lx->p;
-    t->n = 0;
-    t->line = lx->line;
-    t->col = (uint32_t)(lx->p - lx->bol) + 1;
-    t->kw = KW_NONE;
-    t->numc = 0;
-    t->wnum = false; /* ival, wval, bad: only in the kinds that have them */
-    if (lx->p >= lx->end) {
-        t->k = lx->bol < lx->end ? T_EOL : T_EOF; /* a final line without newline still ends */
-        lx->bol = lx->end;
-        return;
-    }
-    int c = (unsigned char)*lx->p;
-    if (c == '\n') {
-        lx->p++;
-        lx->line++;
-        lx->bol = lx->p;
-        t->k = T_EOL;
-    } else if (is_id0(c)) {
-        lex_ident(lx, t);
-    } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
-        lex_int(lx, t);
-    } else {
-        lex_punct(lx, c, t);
-    }
-    t->n = (uint32_t)(lx->p - t->s);
-}
-
-/* lex_into for lookahead on a copy of the lexer. */
+/* rvp_lex_into for lookahead on a copy of the lexer. */
 static token lex(lexer *lx)
 {
     token t;
-    lex_into(lx, &t);
+    rvp_lex_into(lx, &t);
     return t;
 }
-
-void rvp_next(parser *P) { lex_into(&P->lx, &P->t); }
 
 token rvp_peek(const parser *P)
 {

@@ -4,7 +4,8 @@
  * the builders (rebuild() uses ravel.h alone), and both print byte for byte
  * the same. Run on every .ra file under corpus/, tests/ and reproducers/ that
  * parses (argv[1] = the source dir), on generated functions and on their
- * allocations by every built-in allocator (locations, edits, stackmaps).
+ * allocations by every built-in allocator (locations, edits, stackmaps);
+ * and each function of a module of many reads as it reads alone.
  * Reports the failing file / seed and the first differing line.
  */
 #define _GNU_SOURCE
@@ -129,7 +130,7 @@ bad:
 }
 
 /* ---- comparison ---- */
-static char *print_str(const ravel_func *f, const ravel_machine *m)
+__attribute__((noinline)) static char *print_str(const ravel_func *f, const ravel_machine *m)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -324,6 +325,69 @@ static int gen_seeds(uint64_t from, uint64_t to, uint32_t max_insts)
     return fails;
 }
 
+/* Several functions in one module, each numbering its vregs from v0 and
+ * its blocks from b0 like the others: each reads as it reads alone in a
+ * module of its own (the reader's per-function tables - the dense vreg
+ * table, the labels, the pending annotations - are emptied between
+ * functions). */
+static int module_of_many(uint64_t seed, unsigned nfuncs)
+{
+    rv_gen_opts o;
+    rv_gen_opts_default(&o);
+    ravel_module *m0 = rv_gen_from_seed(seed, &o);
+    o.machine = ravel_module_machine(m0);
+    char *mtext = print_str(NULL, o.machine), *all = NULL;
+    size_t alen = 0;
+    FILE *s = open_memstream(&all, &alen);
+    fputs(mtext, s);
+    char **alone = calloc(nfuncs, sizeof *alone);
+    for (unsigned k = 0; k < nfuncs; k++) {
+        ravel_module *g = rv_gen_from_seed(seed + 1 + k, &o);
+        char *t = print_str(ravel_module_func(g, 0), NULL);
+        const char *body = strchr(t, '\n'); /* after "func NAME" */
+        fprintf(s, "\nfunc f%u%s", k, body);
+        size_t n = strlen(mtext) + strlen(body) + 32;
+        alone[k] = malloc(n);
+        snprintf(alone[k], n, "%s\nfunc f%u%s", mtext, k, body);
+        free(t);
+        ravel_module_free(g);
+    }
+    fclose(s);
+    int fails = 0;
+    ravel_diags *dg = ravel_diags_new();
+    ravel_module *mod = ravel_module_parse(all, alen, "many.ra", dg);
+    if (!mod || ravel_module_nfuncs(mod) != nfuncs) {
+        fprintf(stderr, "FAIL module of %u functions from seed %llu: not read\n", nfuncs, (unsigned long long)seed);
+        ravel_diags_print(stderr, dg);
+        fails++;
+    }
+    for (unsigned k = 0; mod && k < ravel_module_nfuncs(mod) && fails < 5; k++) {
+        ravel_module *one = ravel_module_parse(alone[k], strlen(alone[k]), "one.ra", dg);
+        char *a = one ? print_str(ravel_module_func(one, 0), NULL) : NULL;
+        char *b = print_str(ravel_module_func(mod, k), NULL);
+        const ravel_func *fa = one ? ravel_module_func(one, 0) : NULL, *fb = ravel_module_func(mod, k);
+        bool same_ids = fa && ravel_func_nvregs(fa) == ravel_func_nvregs(fb);
+        for (uint32_t v = 0; same_ids && v < ravel_func_nvregs(fa); v++)
+            same_ids = ravel_vreg_number(fa, v) == ravel_vreg_number(fb, v) && ravel_vreg_class(fa, v) == ravel_vreg_class(fb, v);
+        if (!a || strcmp(a, b) != 0 || !same_ids) {
+            fprintf(stderr, "FAIL function f%u of a module from seed %llu reads otherwise than alone\n", k, (unsigned long long)seed);
+            if (a) first_diff(a, b);
+            fails++;
+        }
+        free(a);
+        free(b);
+        ravel_module_free(one);
+    }
+    ravel_module_free(mod);
+    ravel_diags_free(dg);
+    for (unsigned k = 0; k < nfuncs; k++) free(alone[k]);
+    free(alone);
+    free(all);
+    free(mtext);
+    ravel_module_free(m0);
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -340,6 +404,7 @@ int main(int argc, char **argv)
     }
     fails += gen_seeds(1, 1 + (uint64_t)nseeds, 0);
     fails += gen_seeds(100000, 100000 + (uint64_t)nseeds / 30, 1000);
+    for (uint64_t seed = 1; seed <= 20; seed++) fails += module_of_many(seed * 1000, 12);
     printf("%ld files, %ld functions round-tripped (%ld with undefined labels skipped), %d failures\n",
            nfiles, nchecked, nskipped, fails);
     return fails ? 1 : 0;

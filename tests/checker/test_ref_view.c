@@ -1,9 +1,12 @@
 /* test_ref_view.c - the reference's states read through ck_sem.h's cursor
  * (seek, step, edge, a location's vregs, stale copies, the steady states),
  * against the reference itself, on generated functions allocated by every
- * allocator and corrupted by the value bugs of the injection catalogue:
+ * allocator and corrupted by the value bugs of the injection catalogue
+ * (section 14's among them: remats, narrow spills, writes to parts):
  *   - a use is read where the cursor says its location holds its vreg,
- *     exactly where the reference reports no value error on it;
+ *     exactly where the reference reports no value error on it, and what
+ *     a location holds is vregs of the function only (a remat's token,
+ *     =K, is the reference's own: never listed);
  *   - stepping from a block's entry gives the state a seek gives;
  *   - an edge into a block with one in-edge gives that block's entry;
  *     into a join, every fact of the entry holds on it;
@@ -11,7 +14,10 @@
  *     and lost it (and every such loss by the def is reported);
  *   - the steady states keep every fact of the fixpoint, and add some;
  *   - a hand-written loop: the copy a latch leaves is stale after the
- *     next iteration's def, in the steady states only.
+ *     next iteration's def, in the steady states only;
+ *   - ck_smap_lists (the stackmap rule's "listed", which injection and the
+ *     provenance notes use) against the stackmaps themselves, every slot
+ *     of every instruction of the allocations of generated functions.
  * The gc rule (ck_sem.h: ck_gc_keeps) is the one both transfers call:
  * checker.vn, checker.paths and the gc cases test it through them. */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +25,7 @@
 #include "inject/inject.h"
 #include "checker/ck.h"
 #include "fuzz/gen.h"
+#include "ir/analysis.h"
 #include "ir/ir.h"
 #include "tests/test.h"
 
@@ -79,6 +86,7 @@ static void snap_free(snap *s)
 }
 
 typedef struct vstats {
+    uint32_t undef_blocks, undef_vregs;
     uint32_t reads, steps, edges1, edgesj, stale, stale_complete, steady_blocks, steady_more, bad;
 } vstats;
 
@@ -115,11 +123,40 @@ static void check_reads(ravel_checker *ck, const ravel_func *f, const ravel_repo
             uint32_t n = ck_ref_loc_vregs(ck, u->loc, &m);
             bool holds = false;
             for (uint32_t j = 0; j < n; j++) holds |= m[j] == u->vreg;
+            for (uint32_t j = 0; j < n; j++)
+                if (m[j] >= f->vregs.len) bad(st, "a location lists a token or no vreg", i);
             int e = error_on(rep, i, "use", k);
             st->reads++;
             if (holds ? e == 1 : e == 0) bad(st, holds ? "held, but a value error" : "not held, but no error", i);
         }
     }
+}
+
+/* U at each reached block's entry: the reference's (ck_ref_undef_vregs)
+ * is the standalone analysis' (ir/undef.c, the interpreter's). */
+static void check_undef(ravel_checker *ck, const ravel_func *f, vstats *st)
+{
+    rv_cfg cfg;
+    rv_cfg_build(&cfg, f);
+    rv_undef u;
+    if (rv_undef_build(&u, f, &cfg)) {
+        for (uint32_t b = 0; b < f->blocks.len; b++) {
+            const rv_block *bl = &f->blocks.data[b];
+            if (!bl->ninsts || cfg.rpo_index[b] == RAVEL_NONE || !ck_ref_seek(ck, f, bl->first_inst)) continue;
+            const uint32_t *m;
+            uint32_t n = ck_ref_undef_vregs(ck, &m), k = 0;
+            st->undef_blocks++;
+            for (uint32_t v = 0; v < f->vregs.len; v++) {
+                bool in_u = rv_bs_test(u.in + (size_t)b * u.nwords, v), listed = false;
+                for (uint32_t j = 0; j < n; j++) listed |= m[j] == v;
+                k += in_u;
+                if (in_u != listed) bad(st, in_u ? "U: the reference misses a vreg of ir/undef.c's U" : "U: a vreg not in ir/undef.c's U", bl->first_inst);
+            }
+            st->undef_vregs += k;
+        }
+        rv_undef_free(&u);
+    }
+    rv_cfg_free(&cfg);
 }
 
 /* Steps through each reached block, against seeks; the stale copies. */
@@ -240,7 +277,9 @@ static void check_steady(ravel_checker *ck, const ravel_func *f, vstats *st)
 TEST(cursor_against_the_reference)
 {
     static const rv_inject_kind kinds[] = {RV_INJ_DROP_SPILL, RV_INJ_DROP_RELOAD, RV_INJ_EDGE_MOVE, RV_INJ_STALE_LOOP,
-                                           RV_INJ_USE_REG,    RV_INJ_CALL_CLOBBER, RV_INJ_RAND_REDIRECT};
+                                           RV_INJ_USE_REG,    RV_INJ_CALL_CLOBBER, RV_INJ_RAND_REDIRECT,
+                                           RV_INJ_SUBREG_WRITE, RV_INJ_NARROW_SPILL, RV_INJ_REMAT_WRONG,
+                                           RV_INJ_REMAT_ONE_PATH, RV_INJ_UNDEF_JOIN};
     ravel_checker *ck = ravel_checker_new();
     ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
     ravel_checker_set_max_errors(ck, 0); /* (every error: the reads are compared with all) */
@@ -264,6 +303,7 @@ TEST(cursor_against_the_reference)
                 ravel_report *rep = NULL;
                 if (ravel_check(ck, h, NULL, &rep) != RAVEL_EINVAL) {
                     check_reads(ck, h, rep, &st);
+                    check_undef(ck, h, &st);
                     check_steps(ck, h, &st);
                     check_edges(ck, h, &st);
                     check_steady(ck, h, &st);
@@ -281,6 +321,8 @@ TEST(cursor_against_the_reference)
            st.reads, st.steps, st.edges1, st.edgesj, st.stale, st.stale_complete, st.steady_blocks, st.steady_more, st.bad);
     CHECK(st.reads >= 1000 && st.steps >= 1000 && st.edges1 >= 100 && st.edgesj >= 100);
     CHECK(st.stale >= 50 && st.stale_complete >= 50 && st.steady_more >= 20);
+    printf("U at %u block entries, %u vregs in it\n", st.undef_blocks, st.undef_vregs);
+    CHECK(st.undef_vregs >= 100);
     CHECK_EQ_INT(st.bad, 0);
     ravel_checker_free(ck);
 }
@@ -319,9 +361,47 @@ TEST(steady_states_see_the_previous_iteration)
     ravel_module_free(m);
 }
 
+/* Slot s is listed by in's stackmap, read from the list itself. */
+static bool listed_here(const ravel_func *f, const rv_inst *in, uint32_t s)
+{
+    bool found = false;
+    for (uint32_t k = 0; (in->flags & RV_IF_STACKMAP) && k < in->u.smap.n; k++) found |= f->u32.data[in->u.smap.first + k] == s;
+    return found;
+}
+
+TEST(stackmap_lists_every_entry)
+{
+    uint32_t maps = 0, listed = 0, wrong = 0;
+    for (uint32_t seed = 0; seed < 16; seed++) {
+        rv_gen_opts o;
+        rv_gen_opts_default(&o);
+        o.max_insts = 80;
+        ravel_module *m = rv_gen_from_seed(6200 + seed, &o);
+        for (size_t a = 0; ravel_allocator_name(a); a++) {
+            ravel_func *g = NULL;
+            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
+            for (uint32_t i = 0; i < g->insts.len; i++) {
+                const rv_inst *in = &g->insts.data[i];
+                maps += (in->flags & RV_IF_STACKMAP) && in->u.smap.n;
+                for (uint32_t s = 0; s <= g->nslots; s++) {
+                    bool want = listed_here(g, in, s);
+                    listed += want;
+                    if (ck_smap_lists(g, in, s) != want && wrong++ < 5) fprintf(stderr, "slot %u at inst %u\n", s, i);
+                }
+            }
+            ravel_func_free(g);
+        }
+        ravel_module_free(m);
+    }
+    printf("%u stackmaps, %u listed slots; %u wrong\n", maps, listed, wrong);
+    CHECK(maps >= 20 && listed >= 20);
+    CHECK_EQ_INT(wrong, 0);
+}
+
 int main(void)
 {
     RUN(cursor_against_the_reference);
     RUN(steady_states_see_the_previous_iteration);
+    RUN(stackmap_lists_every_entry);
     return TEST_SUMMARY();
 }

@@ -70,6 +70,32 @@ file(WRITE ${TMP}/s4.dumps.txt "${bad}")
 expect(1 "import error \\[S4\\]: the rewriter changed physical register \\$rdi to \\$rsi"
        import-mir join --alloc greedy ${F}/f6.tag.mir ${TMP}/s4.dumps.txt ${F}/f6.post.mir -o ${TMP}/je)
 
+# --check: a value in rbx across both calls moved to r11 (clobbered) in the
+# dump after the rewriter and in post.mir: imported, rejected, and
+# FUNC.check holds exactly what `ravel check FUNC.ra --orig FUNC.orig.ra`
+# prints (standard output and error); a verified function leaves no .check.
+string(FIND "${dumps}" "# *** IR Dump After" at)
+string(SUBSTRING "${dumps}" 0 ${at} before)
+string(SUBSTRING "${dumps}" ${at} -1 after)
+string(REPLACE "renamable $rbx" "renamable $r11" after "${after}")
+file(WRITE ${TMP}/r11.dumps.txt "${before}${after}")
+file(READ ${F}/f6.post.mir post)
+string(REPLACE "renamable $rbx" "renamable $r11" post "${post}")
+file(WRITE ${TMP}/r11.post.mir "${post}")
+expect(1 "f6: imported[^\n]*, rejected\nimported 1, refused 0, import errors 0\nchecked: verified 0, rejected 1\n"
+       import-mir join --alloc greedy --check ${F}/f6.tag.mir ${TMP}/r11.dumps.txt ${TMP}/r11.post.mir -o ${TMP}/jr11)
+execute_process(COMMAND ${RAVEL} check ${TMP}/jr11/f6.ra --orig ${TMP}/jr11/f6.orig.ra OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(READ ${TMP}/jr11/f6.check got)
+if(NOT got STREQUAL "${out}${err}" OR NOT got MATCHES "r11")
+  message("FAIL: import-mir join --check: f6.check is not what ravel check prints:\n${got}\n---\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect(0 "f6: imported[^\n]*, verified\n" import-mir join --alloc greedy --check ${F}/f6.tag.mir ${F}/f6.dumps.txt ${F}/f6.post.mir -o ${TMP}/jr11)
+if(EXISTS ${TMP}/jr11/f6.check)
+  message("FAIL: import-mir join --check leaves a .check for a verified function")
+  math(EXPR failures "${failures} + 1")
+endif()
+
 # R22: a SUBREG_TO_REG in one register (fast: $rax = SUBREG_TO_REG 0, $eax)
 # claims bits 32..63 are zero; a KILL of eax just before it breaks the claim.
 set(N ${SRC}/fixtures/narrow.fast)

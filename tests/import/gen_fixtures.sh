@@ -1,6 +1,7 @@
 #!/bin/sh
-# gen_fixtures.sh RAVEL [NAME...] - regenerate tests/import/fixtures from the
-# C files there with the installed llc-19: for each NAME.c and each allocator
+# gen_fixtures.sh RAVEL [--llvm V] [NAME...] - regenerate tests/import/fixtures
+# from the C files there with the installed llc-19 (--llvm 16 or 14: llc-V,
+# into NAME-llvmV.ALLOC/ with files NAME-llvmV.*): for each NAME.c and each allocator
 # (greedy, basic, pbqp at -O2; fast at -O0, or at -ON if NAME.c says
 # "fixture: fast at -ON"), fixtures/NAME.ALLOC/ holds the
 # three texts llc printed (NAME.tag.mir, NAME.dumps.txt, NAME.post.mir) and
@@ -11,6 +12,8 @@
 set -eu
 ravel=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
+v=19
+if [ "${1:-}" = --llvm ]; then v=$2; shift 2; fi
 cd "$(dirname "$0")/fixtures"
 names=${*:-$(ls *.c | sed 's/\.c$//')}
 tmp=.gen # relative: llc's ModuleID comments name it, the same on every machine
@@ -19,13 +22,14 @@ trap 'rm -rf "$tmp"' EXIT
 for n in $names; do
   for a in greedy basic pbqp fast; do
     lvl=2; [ "$a" = fast ] && lvl=$(sed -n 's/.*fixture: fast at -O\([0-3]\).*/\1/p' "$n.c" | head -1) && lvl=${lvl:-0}
-    d=$n.$a
+    s=$n; [ "$v" = 19 ] || s=$n-llvm$v
+    d=$s.$a
     rm -rf "$d" "$tmp/out"
-    "$ravel" import-mir run "$n.c" --llvm 19 --alloc "$a" -O $lvl --keep -q \
+    "$ravel" import-mir run "$n.c" --llvm "$v" --alloc "$a" -O $lvl --keep -q \
       --clang-arg "-fdebug-prefix-map=$(pwd)=." -o "$tmp/out" > /dev/null || true
     mkdir -p "$d"
-    for e in tag.mir dumps.txt post.mir; do cp "$tmp/out/llvm/$n.$e" "$d/$n.$e"; done
-    if [ "$n.$a" = f6.greedy ]; then cp "$tmp/out/llvm/$n.pre.mir" "$d/$n.pre.mir"; fi # import.cli: S1 on it
-    "$ravel" import-mir join --alloc "$a" "$d/$n.tag.mir" "$d/$n.dumps.txt" "$d/$n.post.mir" -o "$d" > "$d/summary.txt" || true
+    for e in tag.mir dumps.txt post.mir; do cp "$tmp/out/llvm/$n.$e" "$d/$s.$e"; done
+    if [ "$s.$a" = f6.greedy ]; then cp "$tmp/out/llvm/$n.pre.mir" "$d/$n.pre.mir"; fi # import.cli: S1 on it
+    "$ravel" import-mir join --alloc "$a" "$d/$s.tag.mir" "$d/$s.dumps.txt" "$d/$s.post.mir" -o "$d" > "$d/summary.txt" || true
   done
 done

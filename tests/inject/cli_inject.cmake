@@ -2,14 +2,7 @@
 # corruption is deterministic in its seed, said on stderr, and rejected by
 # `ravel check --orig` for the kinds that break a rule; no site is exit 1;
 # a bad kind or seed is exit 2. Inputs: RAVEL, ROOT, OUT.
-function(expect_rc want)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL want)
-    message(FATAL_ERROR "expected exit ${want}, got ${rc}: ${ARGN}\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-  set(LAST_OUT "${out}" PARENT_SCOPE)
-  set(LAST_ERR "${err}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../support/expect_rc.cmake)
 
 file(MAKE_DIRECTORY ${OUT})
 expect_rc(0 ${RAVEL} alloc --inject list)

@@ -6,6 +6,8 @@
  *     in its location: its cell holds a vreg (that one, or the greatest of
  *     the set the location holds);
  *   - unreached instructions: nothing held;
+ *   - the table filled row by row on demand, in any order, is the table
+ *     built in order;
  *   - the steady states: a cell holds v where the reference's steady state
  *     has v; a stale cell v|STALE where it has not v, and of a vreg that
  *     some location held at some reached point of the fixpoint or the
@@ -27,7 +29,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -131,6 +133,7 @@ static void check_stale_rules(ravel_checker *ck, const ravel_func *f, const uint
                 if ((in->flags & RV_IF_SAFEPOINT) && !rv_is_edit(in) && !f->mach->gc_nonmoving) { /* moving: listed iff ref */
                     bool listed = x >= nregs && ck_smap_lists(f, in, x - nregs), ref = v < f->vregs.len && f->vregs.data[v].ref;
                     kept &= ck_gc_keeps(true, ref, listed, false);
+                    *(listed ? &st->gc_listed : &st->gc_unlisted) += 1;
                 }
                 if (kept != (c1[x] == c0[x])) bad(st, kept ? "stale rules: a mark lost" : "stale rules: a mark kept", i, x, v);
                 else st->rules += kept;
@@ -177,6 +180,26 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
     ravel_checker_free(ck);
 }
 
+/* The table filled lazily (inj_hold_prepare, inj_hold_row), its rows asked
+ * for in an order drawn from seed (backwards, skipping, again), equals tab,
+ * the one built in order. */
+static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, uint64_t seed, hstats *st)
+{
+    uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
+    uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
+    inj_hold h;
+    inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
+    inj_hold_table(&h, lazy);
+    for (uint32_t t = 0; n && t < 2 * n; t++) {
+        uint32_t i = t % 3 ? (uint32_t)rv_rng_below(&seed, n) : t / 2 % n;
+        if (memcmp(inj_hold_row(&h, i), tab + (size_t)i * nl, sizeof *tab * nl) != 0) bad(st, "a row asked for lazily differs", i, 0, 0);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (memcmp(inj_hold_row(&h, i), tab + (size_t)i * nl, sizeof *tab * nl) != 0) bad(st, "a row asked for lazily differs", i, 0, 0);
+    inj_hold_free(&h);
+    free(lazy);
+}
+
 static void check_func(const ravel_func *f, hstats *st)
 {
     rv_cfg cfg;
@@ -188,6 +211,7 @@ static void check_func(const ravel_func *f, hstats *st)
         st->funcs++;
         inj_hold_build(&h, tab);
         check_must(f, tab, nregs, nslots, st);
+        check_lazy(f, &cfg, tab, st->funcs, st);
         if (inj_hold_build_steady(&h, std)) check_steady(f, std, nregs, nslots, st);
     }
     inj_hold_free(&h);
@@ -220,10 +244,11 @@ TEST(against_the_reference)
         }
         ravel_module_free(m);
     }
-    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules\n",
+    printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules; "
+           "marks at moving safepoints: %llu in listed slots, %llu elsewhere\n",
            (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
            (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale,
-           (unsigned long long)st.rules);
+           (unsigned long long)st.rules, (unsigned long long)st.gc_listed, (unsigned long long)st.gc_unlisted);
     CHECK_EQ_INT(st.bad, 0);
     CHECK(st.funcs > nseeds);
     CHECK(st.valid * 20 > st.cells); /* (an analysis that holds nothing is no analysis) */

@@ -11,9 +11,13 @@
  *     and every rule-only kind is detected whenever it changed something;
  *   - injection is deterministic in its seed and reports "no site" /
  *     "unchanged" truthfully (by comparing the function, not by trust);
+ *   - an injector (rv_inject_with: the analyses kept across calls on one
+ *     allocation, forgotten when it changes) gives what rv_inject gives,
+ *     byte for byte, whatever the order of the kinds;
  *   - the oracle counts each draw once, and a corruption that changed
  *     nothing as such, never as accepted.
  * Usage: test_inject [NFUNCS] (default 300; ctest runs 200).
+ *        test_inject --injector: the injector's test alone.
  *        test_inject --cases DIR: every DIR/KIND.ra, a correct allocation
  *        on which KIND applies (header `# inject: KIND:SEED`, `# expect:
  *        ERROR-KIND`): the checker accepts it as written; injected, it
@@ -284,6 +288,45 @@ TEST(deterministic_and_truthful)
  * holds another known value there, so that its reads are mostly of a
  * wrong vreg (use-wrong-vreg), not of nothing (use-unknown); a kind whose
  * HOLD column is 0 by mistake draws among all registers and fails this. */
+/* One injector for a run of draws: every kind, in an order drawn from the
+ * seed, on the same allocation (the analyses kept) or on the corrupted
+ * one of the draw before (then forgotten), with or without section 14:
+ * the same status, description, instruction and function as a fresh
+ * rv_inject each time. */
+TEST(injector_as_inject)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    rv_injector *ij = rv_injector_new();
+    unsigned calls = 0, kept = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        ravel_module *m = gen(seed, seed & 1 ? ext_features : 0);
+        const ravel_func *f = ravel_module_func(m, 0);
+        const rv_allocator *a = &rv_allocators[seed % 2]; /* (fast, linear: they take aliased machines) */
+        ravel_func *out = alloc_ok(z, f, a, seed);
+        uint64_t r = seed;
+        for (unsigned t = 0; out && t < 2 * RV_INJ_COUNT_; t++) {
+            rv_inject_kind k = (rv_inject_kind)rv_rng_below(&r, RV_INJ_COUNT_);
+            ravel_func *g = rv_func_clone(out);
+            rv_inject_result r1, r2;
+            rv_inject(g, k, seed + t, &r1);
+            rv_inject_with(ij, out, k, seed + t, &r2); /* (out itself: a change carries on to the next draw) */
+            CHECK_EQ_INT(r1.status, r2.status);
+            CHECK_EQ_INT(r1.inst, r2.inst);
+            CHECK_STR(r1.what, r2.what);
+            CHECK(rv_func_equal(g, out));
+            kept += r2.status != RV_INJ_CHANGED;
+            calls++;
+            ravel_func_free(g);
+        }
+        if (seed % 3 == 0) rv_injector_forget(ij);
+        ravel_func_free(out);
+        ravel_module_free(m);
+    }
+    CHECK(calls > 500 && kept > 50); /* (draws on an unchanged function: the kept analyses were read) */
+    rv_injector_free(ij);
+    rv_fuzz_free(z);
+}
+
 TEST(preferred_sites)
 {
     rv_fuzz *z = rv_fuzz_new();
@@ -441,7 +484,12 @@ int main(int argc, char **argv)
         RUN(ext_kinds);
         return TEST_SUMMARY();
     }
+    if (argc > 1 && strcmp(argv[1], "--injector") == 0) {
+        RUN(injector_as_inject);
+        return TEST_SUMMARY();
+    }
     RUN(deterministic_and_truthful);
+    RUN(injector_as_inject);
     RUN(oracle_counts);
     RUN(preferred_sites);
     RUN(each_kind_applies_and_is_caught);

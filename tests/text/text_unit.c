@@ -1,8 +1,12 @@
 /* text_unit.c - unit tests of the reader and printer that are easier in C
  * than as files: functions built through the C API survive print+parse,
- * limits, positions, error recovery, and robustness on truncated input. */
+ * limits, positions, error recovery, and robustness on truncated input;
+ * and the case-header grammar of every test driver (tests/support/expect.h)
+ * on random headers. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "ir/ir.h"
+#include "ir/rng.h"
+#include "tests/support/expect.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -503,9 +507,40 @@ TEST(json_strings)
     CHECK_JSON("ab\xe2\x82", "\"ab\\ufffd\\ufffd\"");    /* cut short at the end */
 }
 
+/* The case-header grammar every driver reads (tests/support/expect.h), on
+ * random headers: each value comes back without the trailing spaces and
+ * CRs a header line may carry, whatever precedes, follows or ends it, and
+ * its items parse to what was written. */
+TEST(case_headers_trim_and_parse)
+{
+    static const char *const values[] = {"ok", "reject", "use-unknown @12", "3:7: expected a register", "error no such file",
+                                         "exit 2", "use-empty, def-overlap @4"};
+    static const ts_xwhat first[] = {TS_X_OK, TS_X_REJECT, TS_X_KIND, TS_X_DIAG, TS_X_ERROR, TS_X_EXIT, TS_X_KIND};
+    uint64_t rng = 29;
+    unsigned bad = 0, trimmed = 0;
+    for (int t = 0; t < 2000; t++) {
+        size_t k = rv_rng_below(&rng, sizeof values / sizeof *values);
+        char text[512], buf[256];
+        int n = snprintf(text, sizeof text, "%s# expect: %s", rv_rng_below(&rng, 2) ? "; a line\n" : "", values[k]);
+        uint32_t tail = rv_rng_below(&rng, 4);
+        for (uint32_t j = 0; j < tail; j++) text[n++] = rv_rng_below(&rng, 3) ? ' ' : '\r';
+        trimmed += tail != 0;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s", rv_rng_below(&rng, 2) ? "\nfunc f\n" : "");
+        const char *p = text;
+        ts_expect x[4];
+        if (!ts_header_next(&p, "expect", buf, sizeof buf) || strcmp(buf, values[k]) || ts_expect_parse(buf, x, 4) < 1 ||
+            x[0].what != first[k]) {
+            if (bad++ < 5) fprintf(stderr, "header %d: '%s' read as '%s'\n", t, values[k], buf);
+        }
+    }
+    CHECK(trimmed > 1000);
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
     RUN(json_strings);
+    RUN(case_headers_trim_and_parse);
     RUN(api_function_round_trips);
     RUN(register_ids_survive_interleaved_declarations);
     RUN(positions_and_source);

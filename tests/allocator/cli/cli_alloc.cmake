@@ -2,14 +2,7 @@
 # verified by `ravel check --orig`; --list, --stats, --trace; exit status 1
 # (unsatisfiable, message naming the instruction) and 2 (bad input, unknown
 # allocator). Inputs: RAVEL (the CLI), ROOT (source dir), OUT (scratch dir).
-function(expect_rc want)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL want)
-    message(FATAL_ERROR "expected exit ${want}, got ${rc}: ${ARGN}\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-  set(LAST_OUT "${out}" PARENT_SCOPE)
-  set(LAST_ERR "${err}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../support/expect_rc.cmake)
 
 file(MAKE_DIRECTORY ${OUT})
 expect_rc(0 ${RAVEL} alloc --list)

@@ -3,12 +3,7 @@
 # `ravel check --orig NAME.orig.ra` must verify the first and reject the
 # second, and the interpreter must agree with the first and see the second
 # differ (so the wrong ones are really wrong). Inputs: RAVEL, DIR.
-function(expect_rc want)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL want)
-    message(FATAL_ERROR "expected exit ${want}, got ${rc}: ${ARGN}\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../support/expect_rc.cmake)
 
 file(GLOB origs ${DIR}/*.orig.ra)
 set(n 0)
