@@ -5,11 +5,17 @@
 # imported by `ravel import-mir run --check`, which judges each function as
 # `ravel check FUNC.ra --orig FUNC.orig.ra` would, in its own process
 # (at -O0 only fast: llc -O0 allocates with fast whatever is asked).
+# With --feeder ravel the programs are ravel's generated functions as SSA
+# x86-64 MIR (`ravel export-mir`, one function per seed), run by llc from
+# phi elimination on (`import-mir run --ssa`), at -O0 (fast) and -O2
+# (greedy, basic, pbqp) by default.
 #
-#   ci/llvm-campaign.sh [--ravel PATH] [--seed0 S] [--seeds N] [--shard K/N]
-#                       [--time SEC] [--level L]... [--alloc A]... --out DIR
+#   ci/llvm-campaign.sh [--feeder csmith|ravel] [--ravel PATH] [--seed0 S]
+#                       [--seeds N] [--shard K/N] [--time SEC] [--level L]...
+#                       [--alloc A]... --out DIR
 #   ci/llvm-campaign.sh --summary DIR...
 #
+#   --feeder F     csmith (the default) or ravel
 #   --seed0 S, --seeds N  the seeds S .. S+N-1 (default 1, 1000)
 #   --shard K/N    only the seeds s with (s - S) mod N = K - 1 (default 1/1):
 #                  shards are disjoint and together cover the seeds, so any
@@ -33,9 +39,9 @@
 # 77 no csmith, clang-19 or llc-19.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-ravel= seed0=1 seeds=1000 shard=1/1 tlimit=0 out= levels=() allocs=() summary=0 sdirs=()
+feeder=csmith ravel= seed0=1 seeds=1000 shard=1/1 tlimit=0 out= levels=() allocs=() summary=0 sdirs=()
 . "$root/ci/opts.sh"
-ci_opts llvm-campaign.sh "--ravel=ravel --seed0=seed0 --seeds=seeds --shard=shard --time=tlimit --level+=levels --alloc+=allocs --out=out --summary!summary" "$@"
+ci_opts llvm-campaign.sh "--feeder=feeder --ravel=ravel --seed0=seed0 --seeds=seeds --shard=shard --time=tlimit --level+=levels --alloc+=allocs --out=out --summary!summary" "$@"
 sdirs=(${CI_ARGS[@]+"${CI_ARGS[@]}"})
 [ $summary = 1 ] || [ ${#sdirs[@]} = 0 ] || { echo "llvm-campaign.sh: unexpected ${sdirs[0]}" >&2; exit 2; }
 
@@ -63,30 +69,37 @@ if [ $summary = 1 ]; then
   for d in "${sdirs[@]}"; do res+=("$d/results.txt"); [ -e "$d/refused.txt" ] && ref+=("$d/refused.txt"); done
   summarize "${res[@]}"
   [ ${#ref[@]} -gt 0 ] && cat "${ref[@]}" | sort | uniq -c | sort -rn | sed 's/^/  refused: /'
+  for d in "${sdirs[@]}"; do [ -e "$d/exported.txt" ] && cat "$d/exported.txt"; done | sort | uniq -c | sort -rn | sed 's/^/  export: /'
   n=$(cat "${res[@]}" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(rejected|errors)=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }')
   [ "$n" = 0 ]; exit $?
 fi
 
 [ -n "$out" ] || { echo "llvm-campaign.sh: --out DIR is required" >&2; exit 2; }
 ci_ravel llvm-campaign.sh
-for t in csmith clang-19 llc-19; do command -v $t > /dev/null || { echo "llvm-campaign.sh: $t is not installed: skipped"; exit 77; }; done
+case $feeder in csmith) tools="csmith clang-19 llc-19" ;; ravel) tools=llc-19 ;; *) echo "llvm-campaign.sh: --feeder csmith|ravel" >&2; exit 2 ;; esac
+for t in $tools; do command -v $t > /dev/null || { echo "llvm-campaign.sh: $t is not installed: skipped"; exit 77; }; done
 k=${shard%/*} n=${shard#*/}
 case "$k$n" in *[!0-9]*|'') echo "llvm-campaign.sh: --shard K/N" >&2; exit 2 ;; esac
 [ "$k" -ge 1 ] && [ "$k" -le "$n" ] || { echo "llvm-campaign.sh: --shard K/N needs 1 <= K <= N" >&2; exit 2; }
-[ ${#levels[@]} -gt 0 ] || levels=(0 1 2 3)
+if [ ${#levels[@]} = 0 ]; then if [ $feeder = ravel ]; then levels=(0 2); else levels=(0 1 2 3); fi; fi
 [ ${#allocs[@]} -gt 0 ] || allocs=(greedy basic fast pbqp)
 csinc=/usr/include/csmith
 mkdir -p "$out/rejected"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ravel-campaign-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(cd "$work" && csmith --version | head -1)"
+versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(if [ $feeder = csmith ]; then cd "$work" && csmith --version | head -1; else "$ravel" --version 2>/dev/null | head -1 || echo ravel; fi)"
 
 # One seed, one level, one allocator: a line of results.txt.
 one() {
   local s=$1 lvl=$2 a=$3 d=$work/run rc
   rm -rf "$d"; mkdir -p "$d"
-  "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep -I "$csinc" \
-    --clang-arg -w --timeout 120 -o "$d" > "$d/import.log" 2>&1
+  if [ $feeder = ravel ]; then
+    "$ravel" import-mir run --ssa "$work/gen-$s.mir" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep --timeout 120 \
+      -o "$d" > "$d/import.log" 2>&1
+  else
+    "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep -I "$csinc" \
+      --clang-arg -w --timeout 120 -o "$d" > "$d/import.log" 2>&1
+  fi
   rc=$?
   local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck=0
   tl=$(grep '^times: ' "$d/import.log")
@@ -102,9 +115,15 @@ one() {
   if [ $rej -gt 0 ] || [ $err -gt 0 ] || [ $failed = 1 ]; then
     local kd=$out/rejected/s$s-O$lvl-$a
     rm -rf "$kd"; mkdir -p "$kd"
-    cp "$work/s$s.c" "$kd/"; cp -r "$d/llvm" "$kd/" 2>/dev/null; cp "$d/import.log" "$kd/"
+    cp -r "$d/llvm" "$kd/" 2>/dev/null; cp "$d/import.log" "$kd/"
     echo "$versions" > "$kd/versions.txt"
-    echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --check --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
+    if [ $feeder = ravel ]; then
+      cp "$work/gen-$s.mir" "$kd/"
+      echo "$ravel export-mir --seed $s -o .; $ravel import-mir run --ssa gen-$s.mir --llvm 19 --alloc $a -O $lvl --check --keep -o OUT" > "$kd/command.txt"
+    else
+      cp "$work/s$s.c" "$kd/"
+      echo "csmith --seed $s $CSMITH_FLAGS > s$s.c; $ravel import-mir run s$s.c --llvm 19 --alloc $a -O $lvl --check --keep -I $csinc --clang-arg -w -o OUT" > "$kd/command.txt"
+    fi
     while read -r b; do cp "$b.ra" "$b.orig.ra" "$b.check" "$kd/"; done < "$d/rejected.list"
     echo "seed $s -O$lvl $a: $rej rejected, $err import errors, failed $failed: $kd" >&2
   fi
@@ -117,11 +136,22 @@ done_seeds=0
 for ((s = seed0; s < seed0 + seeds; s++)); do
   [ $(((s - seed0) % n)) = $((k - 1)) ] || continue
   if [ "$tlimit" -gt 0 ] && [ $(($(date +%s) - start)) -ge "$tlimit" ]; then break; fi
-  # shellcheck disable=SC2086
-  (cd "$work" && csmith --seed "$s" $CSMITH_FLAGS > "s$s.c" 2> /dev/null) || { echo "seed $s: csmith failed" >&2; continue; }
+  if [ $feeder = ravel ]; then
+    rm -f "$work/gen-$s.mir"
+    "$ravel" export-mir --seed "$s" -o "$work" > "$work/export.log" 2>&1 || { echo "seed $s: export-mir failed" >&2; continue; }
+    if [ ! -e "$work/gen-$s.mir" ]; then
+      sed -n "s/^gen-$s: skipped \([^:]*\):.*/skipped \1/p" "$work/export.log" >> "$out/exported.txt"
+      done_seeds=$((done_seeds + 1)); continue
+    fi
+    echo exported >> "$out/exported.txt"
+  else
+    # shellcheck disable=SC2086
+    (cd "$work" && csmith --seed "$s" $CSMITH_FLAGS > "s$s.c" 2> /dev/null) || { echo "seed $s: csmith failed" >&2; continue; }
+  fi
   for lvl in "${levels[@]}"; do
     for a in "${allocs[@]}"; do
       [ "$lvl" = 0 ] && [ "$a" != fast ] && continue # llc -O0 allocates with fast whatever is asked
+      [ $feeder = ravel ] && [ "$lvl" != 0 ] && [ "$a" = fast ] && [ ${#levels[@]} -gt 1 ] && continue # fast at -O0 only, unless asked
       one "$s" "$lvl" "$a" >> "$out/results.txt"
     done
   done
@@ -130,5 +160,6 @@ for ((s = seed0; s < seed0 + seeds; s++)); do
 done
 summarize "$out/results.txt"
 [ -e "$out/refused.txt" ] && sort "$out/refused.txt" | uniq -c | sort -rn | sed 's/^/  refused: /'
+[ -e "$out/exported.txt" ] && sort "$out/exported.txt" | uniq -c | sort -rn | sed 's/^/  export: /'
 bad=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(rejected|errors)=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }' "$out/results.txt")
 [ "$bad" = 0 ]

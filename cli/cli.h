@@ -21,6 +21,7 @@ int cmd_fuzz(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_import_mir(int argc, char **argv);
+int cmd_export_mir(int argc, char **argv);
 
 /* Reads a whole file ("-" = stdin). Returns a malloc'd NUL-terminated buffer
  * or NULL after printing "ravel: PATH: reason" to stderr. Refuses files over

@@ -324,7 +324,9 @@ static void run_usage(FILE *out)
           "tags every instruction (S1), runs the allocator and the rewriter with llc printing\n"
           "both, and imports every function (docs/import.md): DIR/FUNC.orig.ra and DIR/FUNC.ra,\n"
           "then 'ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra'. A .ll file starts at llc;\n"
-          "a .mir file is taken as llc's -stop-before output. One line per function and a\n"
+          "a .mir file is taken as llc's -stop-before output, or with --ssa as SSA machine\n"
+          "code (ravel export-mir) that llc first runs from phi elimination (-O0) or\n"
+          "detect-dead-lanes to the allocator. One line per function and a\n"
           "summary (imported, refused per reason, import errors) go to standard output.\n"
           "  --alloc A        greedy (default), basic, pbqp or fast\n"
           "  -O LEVEL         clang's and llc's level (default 2; 0 for fast)\n"
@@ -333,6 +335,7 @@ static void run_usage(FILE *out)
           "  --timeout SEC    per clang or llc process (default 120)\n"
           "  -I DIR, -D DEF   passed to clang (also -IDIR, -DDEF)\n"
           "  --clang-arg ARG  any other clang argument (repeatable)\n"
+          "  --ssa            FILE.mir is SSA machine code (ravel export-mir's output)\n"
           "  --full-machine   docs/import-mapping.md §5.1's whole machine block\n"
           "  --check          also judge each imported function in this process, as\n"
           "                   'ravel check DIR/FUNC.ra --orig DIR/FUNC.orig.ra' would\n"
@@ -354,7 +357,7 @@ typedef struct run_args {
     const char *input, *dir;
     rvi_opts o;
     int olevel, llvm;
-    bool keep, quiet, times, check;
+    bool keep, quiet, times, ssa, check;
     double timeout;
     const char **cflags; /* NULL-terminated; the argv strings */
     int ncflags;
@@ -392,6 +395,8 @@ static int parse_run(int argc, char **argv, run_args *a)
             if (split) i++;
         } else if (strcmp(s, "--keep") == 0) {
             a->keep = true;
+        } else if (strcmp(s, "--ssa") == 0) {
+            a->ssa = true;
         } else if (strcmp(s, "--full-machine") == 0) {
             a->o.full_machine = true;
         } else if (strcmp(s, "--times") == 0) {
@@ -411,6 +416,8 @@ static int parse_run(int argc, char **argv, run_args *a)
     if (!a->input && !a->dir) return run_usage(stderr), CLI_USAGE;
     if (!a->input) return cli_usage_error(cmd, "no input file");
     if (!a->dir) return cli_usage_error(cmd, "-o DIR is required");
+    size_t il = strlen(a->input);
+    if (a->ssa && (il < 4 || strcmp(a->input + il - 4, ".mir"))) return cli_usage_error(cmd, "--ssa needs a .mir input, not '%s'", a->input);
     return 0;
 }
 
@@ -496,7 +503,7 @@ static int run_parsed(run_args a)
             return CLI_USAGE;
         }
     }
-    rvi_pipe_opts po = {a.o.alloc, a.olevel, a.timeout, work, stem, a.cflags};
+    rvi_pipe_opts po = {a.o.alloc, a.olevel, a.timeout, work, stem, a.cflags, a.ssa};
     rvi_pipe p;
     rvi_pipeline(&llvm, a.input, &po, &p);
     int lvl = a.olevel >= 0 ? a.olevel : a.o.alloc == RVI_FAST ? 0 : 2;

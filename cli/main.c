@@ -19,6 +19,7 @@ static const struct command {
     {"bench", cmd_bench, "measure the checker: the mutation table (ravel bench mutation)"},
     {"reduce", cmd_reduce, "shrink a failing case while it keeps failing the same way"},
     {"import-mir", cmd_import_mir, "import LLVM's x86-64 register allocations (llc's MIR) as .ra files"},
+    {"export-mir", cmd_export_mir, "write generated functions as x86-64 MIR for LLVM's allocators"},
 };
 
 static void usage(FILE *out)

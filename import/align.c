@@ -573,7 +573,102 @@ static bool folded_copy(imp *x, uint32_t b, uint32_t k)
     return true;
 }
 
+static bool imp_is_call(const imp *x, const mir_inst *p)
+{
+    const char *opc = mir_opc(x->rp, p);
+    return strncmp(opc, "CALL64", 6) == 0 || strncmp(opc, "TCRETURN", 8) == 0 || strncmp(opc, "ADJCALLSTACK", 12) == 0;
+}
+
+static bool deletable_r33(const imp *x, uint32_t k);
+
+/* The vregs every instruction of which the allocator deleted (none
+ * aligned, none a call or a memory access): x->erased, by vreg number. */
+static void erased_vregs(imp *x)
+{
+    const mir_func *f = x->pre;
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < f->ops.len; i++)
+        if (f->ops.data[i].vreg != RVI_NONE && f->ops.data[i].vreg + 1 > top) top = f->ops.data[i].vreg + 1;
+    x->nerased = top;
+    x->erased = rv_arena_alloc(&x->arena, top + 1);
+    memset(x->erased, 1, top + 1);
+    for (uint32_t k = 0; k < f->insts.len; k++) {
+        const mir_inst *p = &f->insts.data[k];
+        if (p->debug) continue;
+        bool gone = x->aligned[k] == RVI_NONE && !p->nmem && !imp_is_call(x, p) && !mir_opc_is(x->rp, p, "COPY") && !deletable_r33(x, k);
+        if (gone) continue;
+        for (uint32_t i = 0; i < p->nops; i++)
+            if (mir_ops(f, p)[i].vreg != RVI_NONE) x->erased[mir_ops(f, p)[i].vreg] = 0;
+    }
+}
+
+static bool deletable_r33(const imp *x, uint32_t k);
+
+/* Def of vreg v by pre instruction k is read by nothing the allocator
+ * kept: each reader up to the next plain redefinition in k's block is
+ * dropped, and past the block's end v is read by nothing kept at all. */
+static bool def_unread(const imp *x, uint32_t k, uint32_t end, uint32_t v)
+{
+    const mir_func *f = x->pre;
+    for (uint32_t j = k + 1; j < end; j++) {
+        const mir_inst *q = &f->insts.data[j];
+        bool reads = false, writes = false;
+        for (uint32_t i = 0; i < q->nops; i++) {
+            const mir_op *o = &mir_ops(f, q)[i];
+            if (o->vreg != v || q->debug) continue;
+            if (o->flags & MOF_DEF) writes = true;
+            else reads = true;
+        }
+        if (reads && !x->dropped[j]) return false;
+        if (writes && !reads) return true;
+    }
+    return v < x->nerased && x->erased[v];
+}
+
+/* R33 extended: a deleted original whose defs nothing kept reads (greedy's
+ * dead-def elimination, transitively), no call and no memory access. It
+ * wrote nothing any kept instruction reads; it is dropped from both forms.
+ * Computed per block from its end. */
+static bool droppable(const imp *x, uint32_t k, uint32_t end)
+{
+    const mir_inst *p = &x->pre->insts.data[k];
+    if (p->debug || x->aligned[k] != RVI_NONE || p->nmem || imp_is_call(x, p) || deletable_r33(x, k)) return false;
+    if (mir_opc_is(x->rp, p, "COPY")) return false; /* an unaligned COPY may be a folded one (R28, R29) */
+    const mir_op *o = mir_ops(x->pre, p);
+    bool vdef = false;
+    for (uint32_t i = 0; i < p->nops; i++) {
+        if (!(o[i].flags & MOF_DEF)) continue;
+        if (o[i].vreg != RVI_NONE) {
+            if (!(o[i].flags & MOF_DEAD) && !def_unread(x, k, end, o[i].vreg)) return false;
+            vdef = true;
+        } else if (o[i].preg != X86_EFLAGS || !(o[i].flags & MOF_DEAD)) {
+            return false;
+        }
+    }
+    return vdef;
+}
+
+static void drop_dead(imp *x)
+{
+    const mir_func *f = x->pre;
+    x->dropped = rv_arena_alloc(&x->arena, f->insts.len + 1);
+    for (uint32_t b = 0; b < f->blocks.len; b++) {
+        const mir_block *blk = &f->blocks.data[b];
+        for (uint32_t k = blk->i0 + blk->n; k-- > blk->i0;) x->dropped[k] = droppable(x, k, blk->i0 + blk->n);
+    }
+}
+
+bool imp_dropped(const imp *x, uint32_t k)
+{
+    return x->dropped && x->dropped[k];
+}
+
 static bool deletable(const imp *x, uint32_t k)
+{
+    return deletable_r33(x, k) || imp_dropped(x, k);
+}
+
+static bool deletable_r33(const imp *x, uint32_t k)
 {
     const mir_inst *p = &x->pre->insts.data[k];
     if (mir_opc_is(x->rp, p, "IMPLICIT_DEF")) return true;
@@ -586,7 +681,7 @@ static void leftovers(imp *x, uint32_t b)
     const mir_block *blk = &x->pre->blocks.data[b];
     for (uint32_t k = blk->i0; k < blk->i0 + blk->n && !imp_failed(x); k++) {
         const mir_inst *p = &x->pre->insts.data[k];
-        if (p->debug || x->aligned[k] != RVI_NONE) continue;
+        if (p->debug || x->aligned[k] != RVI_NONE || imp_dropped(x, k)) continue;
         if (x->alloc != RVI_FAST && mir_opc_is(x->rp, p, "COPY") && folded_copy(x, b, k)) continue;
         if (!deletable(x, k))
             imp_error(x, "S5", x->rp, p->pos, "this original (%s) has no matching instruction in the allocator's output",
@@ -658,6 +753,8 @@ void imp_align(imp *x)
     rv_vec_free(cs);
     origins(x);
     decide_commuted(x);
+    erased_vregs(x);
+    drop_dead(x);
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) leftovers(x, b);
     for (uint32_t b = 0; b < f->blocks.len && !imp_failed(x); b++) block_items(x, b);
     x->item0[f->blocks.len] = x->items.len;

@@ -230,6 +230,21 @@ static void check_identity(imp *x, uint32_t k, const rinst *ri, const locs *l)
               ck == CK_FULL ? "its source's register" : "the part of its source it reads");
 }
 
+/* `%v = COPY undef $R` (or IMPLICIT_DEF) that the rewriter deleted or made
+ * a KILL executes nothing: the register keeps its bits. Its `undef` def
+ * goes to a fresh slot, `any` (R33's form), where it clears nothing; the
+ * vreg, undefined, is accepted wherever it is read (docs/format.md §14.2). */
+static bool undef_in_place(imp *x, const rinst *ri, uint32_t k, locs *l)
+{
+    const mir_inst *p = &x->pre->insts.data[k];
+    bool undef = mir_opc_is(x->rp, p, "IMPLICIT_DEF") || (mir_opc_is(x->rp, p, "COPY") && p->nops >= 2 && (mir_ops(x->pre, p)[1].flags & MOF_UNDEF));
+    if (!undef || !p->nops || mir_ops(x->pre, p)[0].vreg == RVI_NONE || (ri->p && !mir_opc_is(x->rv, ri->p, "KILL"))) return false;
+    l->loc[0] = RVI_SLOT | (2000u + x->fresh_next++);
+    l->any[0] = true;
+    if (x->fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
+    return true;
+}
+
 static void aligned_op(imp *x, ra_func *f, uint32_t b, uint32_t it, const rinst *ri)
 {
     uint32_t k = ri->orig;
@@ -237,7 +252,9 @@ static void aligned_op(imp *x, ra_func *f, uint32_t b, uint32_t it, const rinst 
     aligned_locs(x, ri, k, &l);
     if (imp_failed(x)) return;
     pool_remats(x, f, &l, ri);
+    bool kept = undef_in_place(x, ri, k, &l);
     uint32_t id = imp_op(x, f, k, &l.a);
+    if (kept && id != RVI_NONE) f->insts.data[id].why = "undef, executes nothing";
     comment(x, f, id, ri);
     if (!imp_failed(x)) check_identity(x, k, ri, &l);
     if (!imp_failed(x) && mir_opc_is(x->rp, &x->pre->insts.data[k], "SUBREG_TO_REG")) imp_claim32(x, b, it, k, &l.a);
@@ -290,6 +307,16 @@ static void fold_copy(imp *x, ra_func *f, const rinst *ri)
     if (id != RVI_NONE) f->insts.data[id].why = store ? "R29" : "R28";
 }
 
+/* A deleted original executes nothing: of its clobbers only EFLAGS (dead
+ * there) stays (R33), in both forms. */
+static void deleted_clobbers(ra_inst *in)
+{
+    bool eflags = (in->clob[X86_EFLAGS / 64] >> (X86_EFLAGS % 64)) & 1;
+    memset(in->clob, 0, sizeof in->clob);
+    if (eflags) ra_clob_set(in, X86_EFLAGS);
+    in->has_clob = eflags;
+}
+
 /* R33: a deleted def, `any` at a fresh slot. */
 static void deleted_def(imp *x, ra_func *f, uint32_t k)
 {
@@ -302,7 +329,9 @@ static void deleted_def(imp *x, ra_func *f, uint32_t k)
         if (x->fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
     }
     uint32_t id = imp_op(x, f, k, &l.a);
-    if (id != RVI_NONE) f->insts.data[id].why = "R33";
+    if (id == RVI_NONE) return;
+    f->insts.data[id].why = "R33";
+    deleted_clobbers(&f->insts.data[id]);
 }
 
 /* fast: the locations of deleted copy k if its source is in a register
@@ -380,6 +409,7 @@ static void body_alloc(imp *x, ra_func *f, uint32_t b, locs *term)
             fc_push(x->fc, I->idx);
             continue;
         }
+        if (I->deleted && imp_dropped(x, I->idx)) continue;
         if (I->deleted) {
             deleted_def(x, f, I->idx);
             track(x, f, from);
@@ -435,7 +465,10 @@ static void build_block(imp *x, ra_func *f, uint32_t t, bool allocated)
         if (allocated) body_alloc(x, f, (uint32_t)tb->pre_block, &term);
         else
             for (uint32_t k = pb->i0; k < pb->i0 + pb->n && !imp_failed(x); k++)
-                if (!imp_is_term(x, k)) imp_op(x, f, k, NULL);
+                if (!imp_is_term(x, k) && !imp_dropped(x, k)) {
+                    uint32_t id = imp_op(x, f, k, NULL);
+                    if (id != RVI_NONE && x->aligned[k] == RVI_NONE) deleted_clobbers(&f->insts.data[id]); /* R33 */
+                }
     }
     if (imp_failed(x)) return;
     imp_term(x, f, t, allocated ? &term.a : NULL);

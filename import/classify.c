@@ -170,6 +170,14 @@ static bool remat(imp *x, ra_func *f, const rinst *ri)
         ra_clob_set(in, X86_EFLAGS);
         in->has_clob = true;
     }
+    for (uint32_t i = 0; i < q->nops; i++) { /* the rematerialised instruction's other dead defs clobber too */
+        const mir_op *o = &mir_ops(qf, q)[i];
+        if (o->kind == MO_REG && (o->flags & MOF_DEF) && (o->flags & MOF_DEAD) && o->preg >= 0 && o->preg != X86_EFLAGS &&
+            (unsigned)o->preg != (unsigned)r) {
+            ra_clob_set(in, (uint32_t)o->preg);
+            in->has_clob = true;
+        }
+    }
     return true;
 }
 

@@ -168,6 +168,9 @@ typedef struct imp {
     /* align.c */
     uint32_t *pre_slot;        /* expected slot index of each pre instruction */
     uint32_t *aligned;         /* pre instruction -> rinst, RVI_NONE */
+    uint8_t *erased;           /* by vreg number: no kept instruction names it (imp_dropped); NULL before S5 */
+    uint32_t nerased;
+    uint8_t *dropped;          /* by pre instruction: imp_dropped; NULL before S5 */
     RV_VEC(item) items;        /* the allocated blocks' positions, per rblock in order */
     uint32_t *item0;           /* rblock -> first item; item0[nrblocks] = items.len */
     uint32_t untagged;
@@ -289,5 +292,12 @@ void fc_drop(fc_state *s, uint32_t n);
 /* emit.c */
 char *imp_emit(imp *x, const ra_func *f, bool allocated, size_t *len);
 bool imp_same(imp *x, const ra_func *alloc, const ra_func *orig);
+
+/* align.c: original k was deleted by the allocator together with every
+ * other instruction that names its defs (an erased vreg: greedy's
+ * dead-def elimination, transitively), and is no call and touches no
+ * memory: it is dropped from both forms (build.c). R33's own deletions
+ * (constants, IMPLICIT_DEF, fast's copies) are not dropped. */
+bool imp_dropped(const imp *x, uint32_t k);
 
 #endif

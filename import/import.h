@@ -362,6 +362,8 @@ typedef struct rvi_pipe_opts {
     const char *workdir;  /* an existing directory for the intermediate files */
     const char *stem;     /* their base name */
     const char *const *cflags; /* extra clang arguments (-I, -D, ...), NULL-terminated, or NULL */
+    bool ssa;             /* a .mir input is SSA (ravel export-mir): llc runs it from phi
+                             elimination (-O0) or detect-dead-lanes (-O1 on) to the allocator first */
 } rvi_pipe_opts;
 enum rvi_pipe_status { RVI_PIPE_OK, RVI_PIPE_BAD_INPUT, RVI_PIPE_LLC };
 typedef struct rvi_pipe {
@@ -374,7 +376,8 @@ typedef struct rvi_pipe {
     size_t pre_len;
     double t_clang, t_llc; /* CPU seconds of the clang and llc processes */
 } rvi_pipe;
-/* Compiles input (.c, .ll or an llc -stop-before .mir) and runs the
+/* Compiles input (.c, .ll, an llc -stop-before .mir, or an SSA .mir with
+ * o->ssa) and runs the
  * allocator, leaving WORKDIR/STEM.{ll,pre.mir,tag.mir,dumps.txt,post.mir}. */
 void rvi_pipeline(const rvi_llvm *t, const char *input, const rvi_pipe_opts *o, rvi_pipe *r);
 void rvi_pipe_free(rvi_pipe *r);

@@ -387,6 +387,7 @@ uint32_t imp_op(imp *x, ra_func *f, uint32_t k, const op_alloc *a)
     const char *opc = mir_opc(x->rp, p);
     uint32_t before = f->insts.len;
     if (p->debug) return RVI_NONE;
+    if (strcmp(opc, "KILL") == 0 && !(p->nops && (mir_ops(x->pre, p)[0].flags & (MOF_IMPLICIT | MOF_DEF)) == MOF_DEF)) return RVI_NONE; /* R23: no destination, nothing */
     if (strcmp(opc, "COPY") == 0 && p->nops >= 2) op_copy(x, f, k, a);
     else if (strcmp(opc, "IMPLICIT_DEF") == 0) op_named(x, f, k, a, RK_UNDEF, "undef", false);
     else if (strcmp(opc, "KILL") == 0) op_named(x, f, k, a, RK_COPY, "copy", true);

@@ -157,7 +157,7 @@ static void inst_defs(imp *x, pwalk *w, ptable *t, const mir_inst *in)
 /* R23: `$cl = KILL killed $rcx`: the destination is inside the source. */
 static void check_kill(imp *x, const mir_inst *in)
 {
-    if (!mir_opc_is(x->rp, in, "KILL") || in->nops < 2) return;
+    if (!mir_opc_is(x->rp, in, "KILL") || in->nops < 2 || (mir_ops(x->pre, in)[0].flags & (MOF_IMPLICIT | MOF_DEF)) != MOF_DEF) return; /* without a destination: nothing (R23) */
     const po_info *d = &x->po[in->op0], *s = &x->po[in->op0 + 1];
     const mir_op *o = mir_ops(x->pre, in);
     if (o[0].vreg != RVI_NONE || o[1].vreg != RVI_NONE) {

@@ -11,6 +11,10 @@
  *   fast    llc -O L -run-pass=regallocfast -print-before=regallocfast
  *           -print-after=regallocfast (-regalloc=fast when L > 0)
  *
+ * An SSA .mir (ravel export-mir, rvi_pipe_opts.ssa) first goes through
+ *           llc -O L -start-before=detect-dead-lanes (L = 0: phi-node-elimination)
+ *           -stop-before=greedy (regallocfast for fast)
+ *
  * Requires: clang and llc of one LLVM (rvi_llvm_find). Guarantees: every
  * command is run without a shell and under a timeout, written into
  * r->commands as a reproducible line; a failure is reported as bad input
@@ -212,6 +216,30 @@ static bool stop_before(step *s, const rvi_llvm *t, const char *ll)
     return run(s, argv, NULL, s->path[P_ERR], RVI_PIPE_BAD_INPUT, &s->r->t_llc);
 }
 
+/* An SSA .mir (o->ssa): llc from where SSA ends to the allocator, as
+ * stop_before does from IR: -O0 from phi elimination, above it from
+ * detect-dead-lanes (the passes before phi elimination that llc runs on
+ * SSA machine code: dead lanes, undef operands, IMPLICIT_DEFs, live
+ * variables). */
+static bool from_ssa(step *s, const rvi_llvm *t, const char *mir)
+{
+    char O[16], stop[64];
+    snprintf(O, sizeof O, "-O%d", olevel(s->o));
+    snprintf(stop, sizeof stop, "-stop-before=%s", s->o->alloc == RVI_FAST ? "regallocfast" : "greedy");
+    char *argv[10];
+    int k = 0;
+    argv[k++] = (char *)t->llc;
+    argv[k++] = O;
+    if (s->o->alloc == RVI_FAST && olevel(s->o) > 0) argv[k++] = "-regalloc=fast";
+    argv[k++] = olevel(s->o) > 0 ? "-start-before=detect-dead-lanes" : "-start-before=phi-node-elimination";
+    argv[k++] = stop;
+    argv[k++] = (char *)mir;
+    argv[k++] = "-o";
+    argv[k++] = s->path[P_PRE];
+    argv[k] = NULL;
+    return run(s, argv, NULL, s->path[P_ERR], RVI_PIPE_BAD_INPUT, &s->r->t_llc);
+}
+
 static bool tag(step *s)
 {
     mir_text pre = {s->path[P_PRE], NULL, 0};
@@ -310,7 +338,9 @@ void rvi_pipeline(const rvi_llvm *t, const char *input, const rvi_pipe_opts *o, 
         return;
     }
     bool ok = true;
-    if (ends_with(input, ".mir")) {
+    if (ends_with(input, ".mir") && o->ssa) {
+        ok = from_ssa(&s, t, input);
+    } else if (ends_with(input, ".mir")) {
         snprintf(s.path[P_PRE], sizeof s.path[P_PRE], "%s", input);
     } else if (ends_with(input, ".ll")) {
         ok = stop_before(&s, t, input);
