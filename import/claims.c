@@ -6,10 +6,13 @@
  * The claim holds if, on every path backwards from the SUBREG_TO_REG, the
  * last instruction that writes any part of the register is an executed
  * write of its 32-bit name: an explicit 32-bit def (a MOV32rm reload and a
- * MOV32rr move included). A KILL, an IMPLICIT_DEF, a copy the rewriter or
- * fast deleted, a write of an 8-, 16- or 64-bit name, a call that does not
- * preserve the register, or the function's entry fails it: an import
- * error. Operands the rewriter or fast added to an instruction (beyond
+ * MOV32rr move included). A KILL, an IMPLICIT_DEF, a copy fast deleted
+ * (build.c placed it: it stands for a write), a write of a 64-bit name, a
+ * call that does not preserve the register, or the function's entry fails
+ * it: an import error. An executed write of an 8- or 16-bit name leaves
+ * bits 32..63 as they were (x86-64 zero-extends 32-bit writes only), and
+ * an identity copy the rewriter deleted executes nothing: the walk goes on
+ * past both (docs/import-mapping.md R22). Operands the rewriter or fast added to an instruction (beyond
  * those of its form before allocation) are not writes.
  *
  * Requires: imp_align (items), the blocks' successor lists. Guarantees:
@@ -32,11 +35,8 @@ static int item_writes(imp *x, uint32_t it, unsigned u32)
         return loc != RVI_NONE && ((loc & RVI_SLOT) || x86_row_top(loc) != top) ? W_NONE : W_FAIL;
     }
     const rinst *ri = &x->rs.data[I->idx];
-    if (!ri->p) { /* a copy the rewriter deleted: a write if its def is in this row */
-        const mir_op *d = ri->v && ri->v->nops ? mir_ops(x->bf, ri->v) : NULL;
-        int reg = !d ? -1 : d->vreg == RVI_NONE ? d->preg : d->vreg < x->nvreg_reg && x->vreg_reg[d->vreg] != RVI_NONE ? (int)x->vreg_reg[d->vreg] : -1;
-        return reg >= 0 && x86_row_top((unsigned)reg) != top ? W_NONE : W_FAIL;
-    }
+    if (!ri->p) /* an identity copy the rewriter deleted: nothing executes, so bits 32..63 stay as they were */
+        return W_NONE;
     const mir_func *af = x->af;
     const mir_inst *p = ri->p;
     bool nothing = mir_opc_is(x->rv, p, "KILL") || mir_opc_is(x->rv, p, "IMPLICIT_DEF");
@@ -49,8 +49,14 @@ static int item_writes(imp *x, uint32_t it, unsigned u32)
             continue;
         }
         if (j >= n || o->kind != MO_REG || !(o->flags & MOF_DEF) || o->preg < 0 || x86_row_top((unsigned)o->preg) != top) continue;
-        if (nothing || (unsigned)o->preg != u32) return W_FAIL;
-        w = W_OK;
+        if (nothing) return W_FAIL;
+        if ((unsigned)o->preg == u32) {
+            w = W_OK;
+            continue;
+        }
+        if (x86_reg_at((unsigned)o->preg)->width >= 32) return W_FAIL;
+        /* an executed write of an 8- or 16-bit name leaves bits 32..63 as they
+         * were: the walk goes on past it */
     }
     return w;
 }
