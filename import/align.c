@@ -394,10 +394,10 @@ static bool copy_fold_shape(const imp *x, const rinst *ri, const mir_inst *p, bo
     const mir_op *r = &mir_ops(x->bf, ri->v)[*store ? 5 : 0], *c = &mir_ops(x->pre, p)[*store ? 1 : 0];
     if (r->kind != MO_REG || c->kind != MO_REG) return false;
     if (c->vreg == RVI_NONE) return r->vreg == RVI_NONE && r->preg == c->preg;
-    return r->vreg == c->vreg || (r->vreg < x->norigin && x->origin[r->vreg] == c->vreg);
+    return r->vreg == c->vreg || (r->vreg < x->vm.norigin && x->vm.origin[r->vreg] == c->vreg);
 }
 
-/* x->origin: the vreg of tag.mir each vreg of the dump stands for, as the
+/* x->vm.origin: the vreg of tag.mir each vreg of the dump stands for, as the
  * aligned originals pair them (greedy renames a vreg's pieces when it
  * splits it), then through the allocator's own code: a split copy's def
  * stands for its source's vreg, and a reload's def for the vreg that the
@@ -412,14 +412,14 @@ static void spread_origins(imp *x, int64_t *slot_of, uint32_t nslots)
         bool vec;
         int64_t n;
         if (x86_spill_width(opc, &vec) && ri->v->nops >= 6 && imp_memref_at(x, x->rv, x->bf, ri->v, 0, &n) == MR_SPILL &&
-            (uint64_t)n < nslots && o[5].vreg < x->norigin && x->origin[o[5].vreg] != RVI_NONE) {
-            int64_t v = x->origin[o[5].vreg];
+            (uint64_t)n < nslots && o[5].vreg < x->vm.norigin && x->vm.origin[o[5].vreg] != RVI_NONE) {
+            int64_t v = x->vm.origin[o[5].vreg];
             slot_of[n] = slot_of[n] == -1 ? v : slot_of[n] == v ? v : -2;
         } else if (x86_reload_width(opc, &vec) && ri->v->nops >= 6 && imp_memref_at(x, x->rv, x->bf, ri->v, 1, &n) == MR_SPILL &&
-                   (uint64_t)n < nslots && slot_of[n] >= 0 && o[0].vreg < x->norigin && x->origin[o[0].vreg] == RVI_NONE) {
-            x->origin[o[0].vreg] = (uint32_t)slot_of[n];
-        } else if (!strcmp(opc, "COPY") && o[0].vreg < x->norigin && o[1].vreg < x->norigin && x->origin[o[0].vreg] == RVI_NONE) {
-            x->origin[o[0].vreg] = x->origin[o[1].vreg];
+                   (uint64_t)n < nslots && slot_of[n] >= 0 && o[0].vreg < x->vm.norigin && x->vm.origin[o[0].vreg] == RVI_NONE) {
+            x->vm.origin[o[0].vreg] = (uint32_t)slot_of[n];
+        } else if (!strcmp(opc, "COPY") && o[0].vreg < x->vm.norigin && o[1].vreg < x->vm.norigin && x->vm.origin[o[0].vreg] == RVI_NONE) {
+            x->vm.origin[o[0].vreg] = x->vm.origin[o[1].vreg];
         }
     }
 }
@@ -427,9 +427,9 @@ static void spread_origins(imp *x, int64_t *slot_of, uint32_t nslots)
 static void origins(imp *x)
 {
     if (x->alloc == RVI_FAST) return;
-    x->norigin = x->nvreg_reg;
-    x->origin = rv_arena_alloc(&x->arena, (x->norigin + 1) * sizeof *x->origin);
-    for (uint32_t v = 0; v <= x->norigin; v++) x->origin[v] = RVI_NONE;
+    x->vm.norigin = x->vm.nreg;
+    x->vm.origin = rv_arena_alloc(&x->arena, (x->vm.norigin + 1) * sizeof *x->vm.origin);
+    for (uint32_t v = 0; v <= x->vm.norigin; v++) x->vm.origin[v] = RVI_NONE;
     for (uint32_t i = 0; i < x->rs.len; i++) {
         const rinst *ri = &x->rs.data[i];
         if (ri->orig == RVI_NONE || !ri->v || ri->alt) continue;
@@ -437,7 +437,7 @@ static void origins(imp *x)
         for (uint32_t j = 0; j < p->nops; j++) {
             if (ri->map[j] < 0) continue;
             const mir_op *po = &mir_ops(x->pre, p)[j], *qo = &mir_ops(x->bf, ri->v)[ri->map[j]];
-            if (po->vreg != RVI_NONE && qo->vreg != RVI_NONE && qo->vreg < x->norigin) x->origin[qo->vreg] = po->vreg;
+            if (po->vreg != RVI_NONE && qo->vreg != RVI_NONE && qo->vreg < x->vm.norigin) x->vm.origin[qo->vreg] = po->vreg;
         }
     }
     uint32_t nslots = x->post->stack.len + 1;
@@ -455,7 +455,7 @@ static bool holds_vreg(const imp *x, const rinst *ri, int32_t m, uint32_t v)
 {
     if (m < 0) return false;
     uint32_t q = mir_ops(x->bf, ri->v)[m].vreg;
-    return q == v || (q < x->norigin && x->origin[q] == v);
+    return q == v || (q < x->vm.norigin && x->vm.origin[q] == v);
 }
 
 /* The ambiguous commutative folds: the register left holds one of the
@@ -503,7 +503,7 @@ static bool slot_feeds(const imp *x, int64_t n, uint32_t v)
         if (ri->orig == RVI_NONE && x86_reload_width(mir_opc(x->rv, ri->v), &vec) && ri->v->ndefs == 1 &&
             imp_memref_at(x, x->rv, x->bf, ri->v, 1, &m) == MR_SPILL && m == n) {
             const mir_op *d = mir_ops(x->bf, ri->v);
-            if (d->vreg == v || (d->vreg < x->norigin && x->origin[d->vreg] == v)) return true;
+            if (d->vreg == v || (d->vreg < x->vm.norigin && x->vm.origin[d->vreg] == v)) return true;
         }
         if (ri->orig == RVI_NONE || ri->fold_copy || ri->mem < 0 || imp_memref_at(x, x->rv, x->bf, ri->v, (uint32_t)ri->mem, &m) != MR_SPILL || m != n)
             continue;
@@ -582,23 +582,23 @@ static bool imp_is_call(const imp *x, const mir_inst *p)
 static bool deletable_r33(const imp *x, uint32_t k);
 
 /* The vregs every instruction of which the allocator deleted (none
- * aligned, none a call or a memory access): x->erased, by vreg number. */
+ * aligned, none a call or a memory access): x->drop.erased, by vreg number. */
 static void erased_vregs(imp *x)
 {
     const mir_func *f = x->pre;
     uint32_t top = 0;
     for (uint32_t i = 0; i < f->ops.len; i++)
         if (f->ops.data[i].vreg != RVI_NONE && f->ops.data[i].vreg + 1 > top) top = f->ops.data[i].vreg + 1;
-    x->nerased = top;
-    x->erased = rv_arena_alloc(&x->arena, top + 1);
-    memset(x->erased, 1, top + 1);
+    x->drop.nerased = top;
+    x->drop.erased = rv_arena_alloc(&x->arena, top + 1);
+    memset(x->drop.erased, 1, top + 1);
     for (uint32_t k = 0; k < f->insts.len; k++) {
         const mir_inst *p = &f->insts.data[k];
         if (p->debug) continue;
         bool gone = x->aligned[k] == RVI_NONE && !p->nmem && !imp_is_call(x, p) && !mir_opc_is(x->rp, p, "COPY") && !deletable_r33(x, k);
         if (gone) continue;
         for (uint32_t i = 0; i < p->nops; i++)
-            if (mir_ops(f, p)[i].vreg != RVI_NONE) x->erased[mir_ops(f, p)[i].vreg] = 0;
+            if (mir_ops(f, p)[i].vreg != RVI_NONE) x->drop.erased[mir_ops(f, p)[i].vreg] = 0;
     }
 }
 
@@ -619,10 +619,10 @@ static bool def_unread(const imp *x, uint32_t k, uint32_t end, uint32_t v)
             if (o->flags & MOF_DEF) writes = true;
             else reads = true;
         }
-        if (reads && !x->dropped[j]) return false;
+        if (reads && !x->drop.dropped[j]) return false;
         if (writes && !reads) return true;
     }
-    return v < x->nerased && x->erased[v];
+    return v < x->drop.nerased && x->drop.erased[v];
 }
 
 /* R33 extended: a deleted original whose defs nothing kept reads (greedy's
@@ -651,16 +651,16 @@ static bool droppable(const imp *x, uint32_t k, uint32_t end)
 static void drop_dead(imp *x)
 {
     const mir_func *f = x->pre;
-    x->dropped = rv_arena_alloc(&x->arena, f->insts.len + 1);
+    x->drop.dropped = rv_arena_alloc(&x->arena, f->insts.len + 1);
     for (uint32_t b = 0; b < f->blocks.len; b++) {
         const mir_block *blk = &f->blocks.data[b];
-        for (uint32_t k = blk->i0 + blk->n; k-- > blk->i0;) x->dropped[k] = droppable(x, k, blk->i0 + blk->n);
+        for (uint32_t k = blk->i0 + blk->n; k-- > blk->i0;) x->drop.dropped[k] = droppable(x, k, blk->i0 + blk->n);
     }
 }
 
 bool imp_dropped(const imp *x, uint32_t k)
 {
-    return x->dropped && x->dropped[k];
+    return x->drop.dropped && x->drop.dropped[k];
 }
 
 static bool deletable(const imp *x, uint32_t k)

@@ -15,8 +15,8 @@
  * Blocks added for bN (R43's, then R45's in the order of the edges they
  * split) follow bN.
  *
- * Requires: imp_phys. Guarantees: x->tbs lists the output blocks in their
- * final order with terminators and targets (label ids in x->tt), so that
+ * Requires: imp_phys. Guarantees: x->tb.list lists the output blocks in their
+ * final order with terminators and targets (label ids in x->tb.tt), so that
  * the allocated and the unallocated function have the same blocks.
  */
 #include "import/imp.h"
@@ -65,15 +65,15 @@ static uint32_t add_tb(imp *x, uint32_t label, int32_t pre_block, uint8_t term)
     t.pre_block = pre_block;
     t.term = term;
     t.cond_k = RVI_NONE;
-    t.t0 = x->tt.len;
-    rv_vec_push(x->tbs, t);
-    return x->tbs.len - 1;
+    t.t0 = x->tb.tt.len;
+    rv_vec_push(x->tb.list, t);
+    return x->tb.list.len - 1;
 }
 
 static void add_target(imp *x, uint32_t tb, uint32_t label)
 {
-    rv_vec_push(x->tt, label);
-    x->tbs.data[tb].nt++;
+    rv_vec_push(x->tb.tt, label);
+    x->tb.list.data[tb].nt++;
 }
 
 static char *label_name(imp *x, const char *fmt, const char *a, const char *b)
@@ -96,15 +96,15 @@ static void plan_block(imp *x, ra_func *f, uint32_t b)
         if (!imp_is_term(x, (uint32_t)k)) break;
         first_term = k;
     }
-    uint32_t main = x->tb_of_pre[b] = add_tb(x, b, (int32_t)b, RK_RET);
+    uint32_t main = x->tb.of_pre[b] = add_tb(x, b, (int32_t)b, RK_RET);
     bool fall = b + 1 < x->pre->blocks.len;
     if (last >= 0 && (opc_in(x, (uint32_t)last, rets) || is_tail(x, (uint32_t)last))) {
-        x->tbs.data[main].cond_k = opc_in(x, (uint32_t)last, rets) ? (uint32_t)last : RVI_NONE;
+        x->tb.list.data[main].cond_k = opc_in(x, (uint32_t)last, rets) ? (uint32_t)last : RVI_NONE;
         return;
     }
     if (last >= 0 && opc_in(x, (uint32_t)last, jts)) {
-        x->tbs.data[main].term = RK_BR;
-        x->tbs.data[main].cond_k = (uint32_t)last;
+        x->tb.list.data[main].term = RK_BR;
+        x->tb.list.data[main].cond_k = (uint32_t)last;
         for (uint32_t s = 0; s < blk->ns; s++) {
             uint32_t num = x->pre->u32.data[blk->s0 + s];
             for (uint32_t c = 0; c < x->pre->blocks.len; c++)
@@ -121,7 +121,7 @@ static void plan_block(imp *x, ra_func *f, uint32_t b)
     else if (blk->ns > 0 && fall) F = (int32_t)b + 1;
     if (njcc == 0) {
         if (F >= 0) {
-            x->tbs.data[main].term = RK_JUMP;
+            x->tb.list.data[main].term = RK_JUMP;
             add_target(x, main, (uint32_t)F);
         }
         return; /* R46: no successor: ret */
@@ -138,8 +138,8 @@ static void plan_block(imp *x, ra_func *f, uint32_t b)
             imp_error(x, "R42", x->rp, x->pre->insts.data[k].pos, "a branch to no block of the function");
             return;
         }
-        x->tbs.data[cur].term = RK_BR;
-        x->tbs.data[cur].cond_k = (uint32_t)k;
+        x->tb.list.data[cur].term = RK_BR;
+        x->tb.list.data[cur].cond_k = (uint32_t)k;
         add_target(x, cur, (uint32_t)T);
         if (++j == njcc) {
             add_target(x, cur, (uint32_t)F);
@@ -158,23 +158,23 @@ static void split_edges(imp *x, ra_func *f, uint32_t *order, uint32_t *norder, c
 {
     uint32_t nl = f->labels.len;
     uint32_t *preds = rv_xcalloc(nl + 1, sizeof *preds);
-    for (uint32_t t = 0; t < x->tbs.len; t++)
-        for (uint32_t i = 0; i < x->tbs.data[t].nt; i++) preds[x->tt.data[x->tbs.data[t].t0 + i]]++;
+    for (uint32_t t = 0; t < x->tb.list.len; t++)
+        for (uint32_t i = 0; i < x->tb.list.data[t].nt; i++) preds[x->tb.tt.data[x->tb.list.data[t].t0 + i]]++;
     RV_VEC(uint32_t) out = {0};
     for (uint32_t g = 0, t = 0; t < *norder; g++) {
         uint32_t start = t;
         for (; t < group_end[g]; t++) rv_vec_push(out, order[t]);
         for (uint32_t q = start; q < group_end[g]; q++) {
             uint32_t tb = order[q];
-            if (x->tbs.data[tb].nt < 2) continue;
-            for (uint32_t i = 0; i < x->tbs.data[tb].nt; i++) {
-                uint32_t S = x->tt.data[x->tbs.data[tb].t0 + i];
+            if (x->tb.list.data[tb].nt < 2) continue;
+            for (uint32_t i = 0; i < x->tb.list.data[tb].nt; i++) {
+                uint32_t S = x->tb.tt.data[x->tb.list.data[tb].t0 + i];
                 if (preds[S] < 2) continue;
-                const char *pn = f->labels.data[x->tbs.data[tb].label];
+                const char *pn = f->labels.data[x->tb.list.data[tb].label];
                 uint32_t lab = ra_add_label(f, label_name(x, "%s_%s", pn, f->labels.data[S]));
                 uint32_t nb = add_tb(x, lab, -1, RK_JUMP);
                 add_target(x, nb, S);
-                x->tt.data[x->tbs.data[tb].t0 + i] = lab;
+                x->tb.tt.data[x->tb.list.data[tb].t0 + i] = lab;
                 rv_vec_push(out, nb);
             }
         }
@@ -193,40 +193,40 @@ void imp_plan(imp *x, ra_func *f)
         snprintf(num, sizeof num, "b%d", p->blocks.data[b].num);
         ra_add_label(f, label_name(x, "%s%s", num, NULL));
     }
-    x->tb_of_pre = rv_arena_alloc(&x->arena, (p->blocks.len + 1) * sizeof *x->tb_of_pre);
+    x->tb.of_pre = rv_arena_alloc(&x->arena, (p->blocks.len + 1) * sizeof *x->tb.of_pre);
     uint32_t *group_end = rv_xcalloc(p->blocks.len + 2, sizeof *group_end);
     for (uint32_t b = 0; b < p->blocks.len && !imp_failed(x); b++) {
         plan_block(x, f, b);
-        group_end[b] = x->tbs.len;
+        group_end[b] = x->tb.list.len;
     }
     bool entry_pred = false;
-    for (uint32_t i = 0; i < x->tt.len; i++) entry_pred |= x->tt.data[i] == 0;
-    uint32_t cap = 2 * (x->tbs.len + x->tt.len) + 4, norder = 0;
+    for (uint32_t i = 0; i < x->tb.tt.len; i++) entry_pred |= x->tb.tt.data[i] == 0;
+    uint32_t cap = 2 * (x->tb.list.len + x->tb.tt.len) + 4, norder = 0;
     uint32_t *order = rv_xcalloc(cap, sizeof *order);
     uint32_t g0 = 0;
     if (entry_pred && !imp_failed(x)) {
         uint32_t lab = ra_add_label(f, "bentry");
         uint32_t e = add_tb(x, lab, -1, RK_JUMP);
         add_target(x, e, 0);
-        x->tbs.data[e].entry_args = true;
+        x->tb.list.data[e].entry_args = true;
         order[norder++] = e;
         g0 = 1;
     } else if (p->blocks.len) {
-        x->tbs.data[x->tb_of_pre[0]].entry_args = true;
+        x->tb.list.data[x->tb.of_pre[0]].entry_args = true;
     }
-    for (uint32_t t = 0; t < (g0 ? x->tbs.len - 1 : x->tbs.len); t++) order[norder++] = t;
+    for (uint32_t t = 0; t < (g0 ? x->tb.list.len - 1 : x->tb.list.len); t++) order[norder++] = t;
     uint32_t *ge = rv_xcalloc(p->blocks.len + 2, sizeof *ge);
     for (uint32_t b = 0; b < p->blocks.len; b++) ge[b] = group_end[b] + g0; /* bentry joins b0's group */
     if (!imp_failed(x)) split_edges(x, f, order, &norder, ge);
-    /* x->tbs in final order */
+    /* x->tb.list in final order */
     RV_VEC(tblock) tbs = {0};
-    for (uint32_t i = 0; i < norder; i++) rv_vec_push(tbs, x->tbs.data[order[i]]);
+    for (uint32_t i = 0; i < norder; i++) rv_vec_push(tbs, x->tb.list.data[order[i]]);
     for (uint32_t i = 0; i < norder; i++)
-        if (tbs.data[i].pre_block >= 0) x->tb_of_pre[tbs.data[i].pre_block] = i;
-    rv_vec_free(x->tbs);
-    x->tbs.data = tbs.data;
-    x->tbs.len = tbs.len;
-    x->tbs.cap = tbs.cap;
+        if (tbs.data[i].pre_block >= 0) x->tb.of_pre[tbs.data[i].pre_block] = i;
+    rv_vec_free(x->tb.list);
+    x->tb.list.data = tbs.data;
+    x->tb.list.len = tbs.len;
+    x->tb.list.cap = tbs.cap;
     rv_free(order);
     rv_free(group_end);
     rv_free(ge);
@@ -234,7 +234,7 @@ void imp_plan(imp *x, ra_func *f)
 
 void imp_term(imp *x, ra_func *f, uint32_t t, const op_alloc *a)
 {
-    const tblock *tb = &x->tbs.data[t];
+    const tblock *tb = &x->tb.list.data[t];
     uint32_t id = ra_add_inst(f, tb->term);
     ra_inst *in = &f->insts.data[id];
     in->u0 = f->uses.len;
@@ -258,6 +258,6 @@ void imp_term(imp *x, ra_func *f, uint32_t t, const op_alloc *a)
             imp_error(x, "R42", x->rp, p->pos, "a branch without a register condition");
     }
     in->s0 = f->u32.len;
-    for (uint32_t i = 0; i < tb->nt; i++) rv_vec_push(f->u32, x->tt.data[tb->t0 + i]);
+    for (uint32_t i = 0; i < tb->nt; i++) rv_vec_push(f->u32, x->tb.tt.data[tb->t0 + i]);
     f->insts.data[id].ns = tb->nt;
 }

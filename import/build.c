@@ -173,8 +173,8 @@ static void reg_loc(imp *x, const rinst *ri, uint32_t k, uint32_t i, int32_t m, 
     }
     /* deleted by the rewriter: the one register of its vreg (join.c has
      * checked that every operand of that vreg agrees, R5) */
-    if (loc < 0 && x->alloc != RVI_FAST && qo->vreg != RVI_NONE && qo->vreg < x->nvreg_reg && x->vreg_reg[qo->vreg] != RVI_NONE)
-        loc = x86_at_width(x->vreg_reg[qo->vreg], w);
+    if (loc < 0 && x->alloc != RVI_FAST && qo->vreg != RVI_NONE && qo->vreg < x->vm.nreg && x->vm.reg[qo->vreg] != RVI_NONE)
+        loc = x86_at_width(x->vm.reg[qo->vreg], w);
     if (loc < 0 && !imp_failed(x)) imp_error(x, "R27", x->rv, q->pos, "%%%u has no register here", o->vreg);
     l->loc[i] = (uint32_t)loc;
 }
@@ -239,9 +239,9 @@ static bool undef_in_place(imp *x, const rinst *ri, uint32_t k, locs *l)
     const mir_inst *p = &x->pre->insts.data[k];
     bool undef = mir_opc_is(x->rp, p, "IMPLICIT_DEF") || (mir_opc_is(x->rp, p, "COPY") && p->nops >= 2 && (mir_ops(x->pre, p)[1].flags & MOF_UNDEF));
     if (!undef || !p->nops || mir_ops(x->pre, p)[0].vreg == RVI_NONE || (ri->p && !mir_opc_is(x->rv, ri->p, "KILL"))) return false;
-    l->loc[0] = RVI_SLOT | (2000u + x->fresh_next++);
+    l->loc[0] = RVI_SLOT | (2000u + x->bd.fresh_next++);
     l->any[0] = true;
-    if (x->fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
+    if (x->bd.fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
     return true;
 }
 
@@ -324,9 +324,9 @@ static void deleted_def(imp *x, ra_func *f, uint32_t k)
     locs l;
     locs_init(x, &l, p->nops);
     if (p->nops && mir_ops(x->pre, p)[0].vreg != RVI_NONE) {
-        l.loc[0] = RVI_SLOT | (2000u + x->fresh_next++);
+        l.loc[0] = RVI_SLOT | (2000u + x->bd.fresh_next++);
         l.any[0] = true;
-        if (x->fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
+        if (x->bd.fresh_next >= 1000) imp_refuse(x, "slots", "1000 or more deleted definitions (R7)");
     }
     uint32_t id = imp_op(x, f, k, &l.a);
     if (id == RVI_NONE) return;
@@ -347,7 +347,7 @@ static bool fast_copy_locs(imp *x, uint32_t k, uint32_t *loc)
     unsigned ws = s->vreg != RVI_NONE ? imp_vreg_width(x, s->vreg, &rc) : 0;
     if (!wd || (s->vreg == RVI_NONE && sp->kind != PO_PUSE) || (s->flags & MOF_UNDEF)) return false;
     for (unsigned r = 0; r < X86_NREGS; r++) {
-        if (s->vreg != RVI_NONE ? !fc_holds(x->fc, r, s->vreg) || x86_reg_at(r)->width != ws : r != sp->loc) continue;
+        if (s->vreg != RVI_NONE ? !fc_holds(x->bd.fc, r, s->vreg) || x86_reg_at(r)->width != ws : r != sp->loc) continue;
         int rd = s->sub != XS_NONE ? x86_subreg(r, (enum x86_sub)s->sub) : x86_at_width(r, wd);
         if (rd < 0 || (d->vreg == RVI_NONE && (uint32_t)rd != dp->loc)) continue;
         loc[0] = d->vreg != RVI_NONE ? (uint32_t)rd : RVI_NONE;
@@ -362,8 +362,8 @@ static bool fast_copy_locs(imp *x, uint32_t k, uint32_t *loc)
 static void fast_flush(imp *x, ra_func *f, bool force)
 {
     uint32_t n = 0;
-    for (; n < fc_npending(x->fc) && !imp_failed(x); n++) {
-        uint32_t k = fc_pending(x->fc, n);
+    for (; n < fc_npending(x->bd.fc) && !imp_failed(x); n++) {
+        uint32_t k = fc_pending(x->bd.fc, n);
         const mir_inst *p = &x->pre->insts.data[k];
         locs l;
         locs_init(x, &l, p->nops);
@@ -375,14 +375,14 @@ static void fast_flush(imp *x, ra_func *f, bool force)
         uint32_t id = imp_op(x, f, k, &l.a);
         if (id == RVI_NONE) continue;
         f->insts.data[id].why = "deleted by fast";
-        if (f->insts.data[id].nd) x->copy_loc[k] = f->defs.data[f->insts.data[id].d0].loc;
-        fc_apply(x->fc, f, id);
+        if (f->insts.data[id].nd) x->bd.copy_loc[k] = f->defs.data[f->insts.data[id].d0].loc;
+        fc_apply(x->bd.fc, f, id);
         rinst gone;
         memset(&gone, 0, sizeof gone);
         gone.orig = k;
         check_identity(x, k, &gone, &l);
     }
-    fc_drop(x->fc, n);
+    fc_drop(x->bd.fc, n);
 }
 
 static bool fast_copy(const imp *x, uint32_t k)
@@ -393,20 +393,20 @@ static bool fast_copy(const imp *x, uint32_t k)
 
 static void track(imp *x, const ra_func *f, uint32_t from)
 {
-    if (x->fc)
-        for (uint32_t id = from; id < f->insts.len; id++) fc_apply(x->fc, f, id);
+    if (x->bd.fc)
+        for (uint32_t id = from; id < f->insts.len; id++) fc_apply(x->bd.fc, f, id);
 }
 
 /* The body of pre block b, allocated; *term: the terminator's locations. */
 static void body_alloc(imp *x, ra_func *f, uint32_t b, locs *term)
 {
     bool seen_term = false;
-    if (x->fc) fc_block_start(x->fc);
+    if (x->bd.fc) fc_block_start(x->bd.fc);
     for (uint32_t it = x->item0[b]; it < x->item0[b + 1] && !imp_failed(x); it++) {
         const item *I = &x->items.data[it];
         uint32_t from = f->insts.len;
         if (I->deleted && fast_copy(x, I->idx)) {
-            fc_push(x->fc, I->idx);
+            fc_push(x->bd.fc, I->idx);
             continue;
         }
         if (I->deleted && imp_dropped(x, I->idx)) continue;
@@ -416,7 +416,7 @@ static void body_alloc(imp *x, ra_func *f, uint32_t b, locs *term)
             continue;
         }
         const rinst *ri = &x->rs.data[I->idx];
-        if (x->fc) fast_flush(x, f, ri->orig != RVI_NONE);
+        if (x->bd.fc) fast_flush(x, f, ri->orig != RVI_NONE);
         from = f->insts.len;
         if (ri->orig != RVI_NONE && imp_is_term(x, ri->orig)) {
             if (!seen_term || mir_opc_is(x->rp, &x->pre->insts.data[ri->orig], "JMP64r")) aligned_locs(x, ri, ri->orig, term);
@@ -432,7 +432,7 @@ static void body_alloc(imp *x, ra_func *f, uint32_t b, locs *term)
         else aligned_op(x, f, b, it, ri);
         track(x, f, from);
     }
-    if (x->fc && !imp_failed(x)) fast_flush(x, f, true);
+    if (x->bd.fc && !imp_failed(x)) fast_flush(x, f, true);
 }
 
 static void args_op(imp *x, ra_func *f, bool allocated)
@@ -455,7 +455,7 @@ static void args_op(imp *x, ra_func *f, bool allocated)
 
 static void build_block(imp *x, ra_func *f, uint32_t t, bool allocated)
 {
-    const tblock *tb = &x->tbs.data[t];
+    const tblock *tb = &x->tb.list.data[t];
     ra_block blk = {tb->label, f->insts.len, 0};
     if (tb->entry_args) args_op(x, f, allocated);
     locs term;
@@ -482,14 +482,14 @@ void imp_build(imp *x, ra_func *alloc, ra_func *orig)
     const char *name = imp_name(x, &n);
     alloc->name = orig->name = rv_arena_strndup(&x->arena, name, n);
     imp_learn_ties(x);
-    if (x->alloc == RVI_FAST) x->fc = fc_new();
-    x->copy_loc = rv_arena_alloc(&x->arena, (x->pre->insts.len + 1) * sizeof *x->copy_loc);
-    for (uint32_t k = 0; k <= x->pre->insts.len; k++) x->copy_loc[k] = RVI_NONE;
+    if (x->alloc == RVI_FAST) x->bd.fc = fc_new();
+    x->bd.copy_loc = rv_arena_alloc(&x->arena, (x->pre->insts.len + 1) * sizeof *x->bd.copy_loc);
+    for (uint32_t k = 0; k <= x->pre->insts.len; k++) x->bd.copy_loc[k] = RVI_NONE;
     imp_plan(x, alloc);
     for (uint32_t i = 0; i < alloc->labels.len; i++) rv_vec_push(orig->labels, alloc->labels.data[i]);
-    for (uint32_t t = 0; t < x->tbs.len && !imp_failed(x); t++) build_block(x, alloc, t, true);
-    uint32_t keys = x->key_names.len;
-    for (uint32_t t = 0; t < x->tbs.len && !imp_failed(x); t++) build_block(x, orig, t, false);
-    if (!imp_failed(x) && x->key_names.len != keys)
+    for (uint32_t t = 0; t < x->tb.list.len && !imp_failed(x); t++) build_block(x, alloc, t, true);
+    uint32_t keys = x->key.names.len;
+    for (uint32_t t = 0; t < x->tb.list.len && !imp_failed(x); t++) build_block(x, orig, t, false);
+    if (!imp_failed(x) && x->key.names.len != keys)
         imp_error(x, "S7", NULL, 0, "the unallocated form has a constant the allocated one has not");
 }

@@ -57,7 +57,7 @@ static void check_mask_list(imp *x, const mir_reader *r, const mir_op *o)
 {
     const char *s = r->t.src + o->pos;
     if (o->len < 9 || memcmp(s, "<regmask", 8) != 0) return;
-    if (x->mask_ok && x->mask_ok_len == o->len && memcmp(x->mask_ok, s, o->len) == 0) return; /* as the last call's */
+    if (x->mask.ok && x->mask.len == o->len && memcmp(x->mask.ok, s, o->len) == 0) return; /* as the last call's */
     bool seen[X86_NREGS] = {false};
     for (uint32_t i = 8; i < o->len; i++) {
         if (s[i] != '$') continue;
@@ -75,7 +75,7 @@ static void check_mask_list(imp *x, const mir_reader *r, const mir_op *o)
                   x86_reg_at(k)->name, x86_csr64_preserves(k) ? "preserves" : "clobbers");
         return;
     }
-    x->mask_ok = s, x->mask_ok_len = o->len;
+    x->mask.ok = s, x->mask.len = o->len;
 }
 
 static void check_insts(imp *x, const mir_reader *r, const mir_func *f, bool dump)

@@ -31,7 +31,7 @@ static int item_writes(imp *x, uint32_t it, unsigned u32)
     if (I->deleted) {
         const mir_inst *p = &x->pre->insts.data[I->idx];
         if (!mir_opc_is(x->rp, p, "COPY") && !mir_opc_is(x->rp, p, "KILL")) return W_NONE; /* R33: a fresh slot */
-        uint32_t loc = x->copy_loc[I->idx]; /* fast's deleted copy, where build.c placed it (unknown: a write) */
+        uint32_t loc = x->bd.copy_loc[I->idx]; /* fast's deleted copy, where build.c placed it (unknown: a write) */
         return loc != RVI_NONE && ((loc & RVI_SLOT) || x86_row_top(loc) != top) ? W_NONE : W_FAIL;
     }
     const rinst *ri = &x->rs.data[I->idx];

@@ -133,8 +133,56 @@ typedef struct tblock {
     bool entry_args;     /* holds the args op */
     uint8_t term;        /* RK_JUMP, RK_BR, RK_RET */
     uint32_t cond_k;     /* br: the pre instruction whose first vreg use (or EFLAGS use) decides, RVI_NONE */
-    uint32_t t0, nt;     /* targets: tblock indexes in x->tt */
+    uint32_t t0, nt;     /* targets: tblock indexes in x->tb.tt */
 } tblock;
+
+/* The parts of the importer's context, each owned by the stage that fills
+ * it (freed with the context, import.c). */
+typedef struct imp_mask {      /* check.c */
+    const char *ok;            /* the last dump regmask list found right (same text: same verdict) */
+    uint32_t len;
+} imp_mask;
+typedef struct imp_pv {        /* phys.c: pseudo-vreg numbers */
+    uint32_t base, next;
+} imp_pv;
+typedef struct imp_vmap {      /* join.c and align.c: the dump's vregs (greedy family) */
+    uint32_t *reg;             /* after-allocation vreg -> machine reg (full width), RVI_NONE */
+    uint32_t nreg;
+    uint32_t *origin;          /* a vreg of the dump -> the tag.mir vreg it stands for (split products), RVI_NONE */
+    uint32_t norigin;
+} imp_vmap;
+typedef struct imp_layout {    /* join.c: block number -> layout position (llc may renumber the blocks it reads) */
+    int32_t *pre, *res;
+    uint32_t npre, nres;
+} imp_layout;
+typedef struct imp_drop {      /* align.c: imp_dropped; NULL before S5 */
+    uint8_t *erased;           /* by vreg number: no kept instruction names it */
+    uint32_t nerased;
+    uint8_t *dropped;          /* by pre instruction */
+} imp_drop;
+typedef struct imp_tblocks {   /* blocks.c */
+    RV_VEC(tblock) list;
+    RV_VEC(uint32_t) tt;       /* targets */
+    uint32_t *of_pre;          /* pre block -> its main tblock */
+} imp_tblocks;
+typedef struct imp_keys {      /* keys.c */
+    RV_VEC(const char *) names;
+    RV_VEC(uint64_t) vals;
+    uint32_t next;
+} imp_keys;
+
+typedef struct imp_status {    /* import.c: the outcome so far */
+    enum rvi_outcome status;
+    bool failed;
+    char reason[96];
+    char *msg;
+} imp_status;
+typedef struct imp_bstate {    /* build.c */
+    uint32_t fresh_next;       /* R33: s2000 + j */
+    fc_state *fc;              /* fast: fastcopy.c's state */
+    uint32_t *copy_loc;        /* a deleted copy's def location, by pre instruction (R22's walk), RVI_NONE */
+    RV_VEC(const char *) globals; /* invariant globals read by folds (s1700+k) */
+} imp_bstate;
 
 typedef struct imp {
     const rvi_module *m;
@@ -143,52 +191,32 @@ typedef struct imp {
     const mir_reader *rp, *rv, *rpost; /* readers of the texts (tag.mir, dumps, post.mir) */
     const mir_func *pre, *bf, *af, *post;
     rv_arena arena;
-    /* status */
-    enum rvi_outcome status;
-    bool failed;
-    char reason[96];
-    char *msg;
+    imp_status st;             /* import.c */
     /* check.c */
     bool fp;                   /* rbp reserved (R2) */
-    const char *mask_ok;       /* the last dump regmask list found right (same text: same verdict) */
-    uint32_t mask_ok_len;
+    imp_mask mask;
     /* phys.c */
     po_info *po;               /* per pre operand */
     RV_VEC(livein_pv) liveins; /* the args op */
-    uint32_t pv_base, pv_next; /* pseudo-vreg numbers */
+    imp_pv pv;
     /* join.c */
     RV_VEC(rinst) rs;
     RV_VEC(rblock) rblocks;
-    uint32_t *vreg_reg;        /* greedy family: after-allocation vreg -> machine reg (full width), RVI_NONE */
-    uint32_t nvreg_reg;
+    imp_vmap vm;
     const mir_inst **fast_before; /* fast: pre instruction -> its line in the dump before (ties) */
-    int32_t *pre_pos, *res_pos;   /* block number -> layout position (llc may renumber the blocks it reads) */
-    uint32_t npre_pos, nres_pos;
+    imp_layout lay;
     uint32_t *pre_tag;         /* tag of each pre instruction, 0 none */
     /* align.c */
     uint32_t *pre_slot;        /* expected slot index of each pre instruction */
     uint32_t *aligned;         /* pre instruction -> rinst, RVI_NONE */
-    uint8_t *erased;           /* by vreg number: no kept instruction names it (imp_dropped); NULL before S5 */
-    uint32_t nerased;
-    uint8_t *dropped;          /* by pre instruction: imp_dropped; NULL before S5 */
+    imp_drop drop;
     RV_VEC(item) items;        /* the allocated blocks' positions, per rblock in order */
     uint32_t *item0;           /* rblock -> first item; item0[nrblocks] = items.len */
     uint32_t untagged;
-    uint32_t *origin;          /* greedy family: a vreg of the dump -> the tag.mir vreg it stands for (split products), RVI_NONE */
-    uint32_t norigin;
     /* blocks.c */
-    RV_VEC(tblock) tbs;
-    RV_VEC(uint32_t) tt;
-    uint32_t *tb_of_pre;       /* pre block -> its main tblock */
-    /* build.c */
-    uint32_t fresh_next;       /* R33: s2000 + j */
-    fc_state *fc;              /* fast: fastcopy.c's state */
-    uint32_t *copy_loc;        /* a deleted copy's def location, by pre instruction (R22's walk), RVI_NONE */
-    RV_VEC(const char *) globals; /* invariant globals read by folds (s1700+k) */
-    /* keys.c */
-    RV_VEC(const char *) key_names;
-    RV_VEC(uint64_t) key_vals;
-    uint32_t key_next;
+    imp_tblocks tb;
+    imp_bstate bd;
+    imp_keys key;
     /* ties: opcode symbol -> (def k tied to operand u) learnt from the dumps */
     RV_VEC(uint32_t) ties;     /* triples: opcode, def index, operand index */
     /* machine registers named anywhere (for the cut-down machine block) */
@@ -202,7 +230,7 @@ void imp_refuse_at(imp *x, const char *reason, const mir_reader *r, uint32_t pos
     __attribute__((format(printf, 5, 6)));
 void imp_error(imp *x, const char *rule, const mir_reader *r, uint32_t pos, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-static inline bool imp_failed(const imp *x) { return x->failed; }
+static inline bool imp_failed(const imp *x) { return x->st.failed; }
 const char *imp_name(const imp *x, size_t *n);
 
 /* check.c */

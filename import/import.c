@@ -59,30 +59,30 @@ const char *imp_name(const imp *x, size_t *n)
 
 void imp_refuse(imp *x, const char *reason, const char *fmt, ...)
 {
-    if (x->failed) return;
-    x->failed = true;
-    x->status = RVI_REFUSED;
-    snprintf(x->reason, sizeof x->reason, "%s", reason);
+    if (x->st.failed) return;
+    x->st.failed = true;
+    x->st.status = RVI_REFUSED;
+    snprintf(x->st.reason, sizeof x->st.reason, "%s", reason);
     va_list ap;
     va_start(ap, fmt);
-    x->msg = vfmt(fmt, ap);
+    x->st.msg = vfmt(fmt, ap);
     va_end(ap);
 }
 
 static void vfail(imp *x, enum rvi_outcome st, const char *rule, const mir_reader *r, uint32_t pos, const char *fmt, va_list ap)
 {
-    if (x->failed) return;
-    x->failed = true;
-    x->status = st;
-    snprintf(x->reason, sizeof x->reason, "%s", rule);
+    if (x->st.failed) return;
+    x->st.failed = true;
+    x->st.status = st;
+    snprintf(x->st.reason, sizeof x->st.reason, "%s", rule);
     char *m = vfmt(fmt, ap);
     uint32_t line = 0, col = 0;
     if (r) mir_linecol(&r->t, pos, &line, &col);
     size_t n = strlen(m) + 256 + (r && r->t.file ? strlen(r->t.file) : 0);
-    x->msg = rv_xmalloc(n);
+    x->st.msg = rv_xmalloc(n);
     const char *what = st == RVI_ERROR ? "import error" : "refused";
-    if (r) snprintf(x->msg, n, "%s:%u:%u: %s [%s]: %s", r->t.file ? r->t.file : "<input>", line, col, what, rule, m);
-    else snprintf(x->msg, n, "%s [%s]: %s", what, rule, m);
+    if (r) snprintf(x->st.msg, n, "%s:%u:%u: %s [%s]: %s", r->t.file ? r->t.file : "<input>", line, col, what, rule, m);
+    else snprintf(x->st.msg, n, "%s [%s]: %s", what, rule, m);
     rv_free(m);
 }
 
@@ -167,14 +167,14 @@ static void imp_free(imp *x)
     rv_vec_free(x->rs);
     rv_vec_free(x->rblocks);
     rv_vec_free(x->items);
-    rv_vec_free(x->key_names);
-    rv_vec_free(x->key_vals);
+    rv_vec_free(x->key.names);
+    rv_vec_free(x->key.vals);
     rv_vec_free(x->ties);
-    rv_vec_free(x->tbs);
-    rv_vec_free(x->globals);
-    rv_vec_free(x->tt);
-    rv_free(x->msg);
-    fc_free(x->fc);
+    rv_vec_free(x->tb.list);
+    rv_vec_free(x->bd.globals);
+    rv_vec_free(x->tb.tt);
+    rv_free(x->st.msg);
+    fc_free(x->bd.fc);
 }
 
 static char *strndup_x(const char *s, size_t n)
@@ -207,11 +207,11 @@ void rvi_import(const rvi_module *m, uint32_t i, const rvi_opts *o, rvi_result *
         res->alloc = imp_emit(&x, &alloc, true, &len);
         res->orig = imp_emit(&x, &alloc, false, &len);
     }
-    res->outcome = x.failed ? x.status : RVI_IMPORTED;
-    if (x.failed) {
-        res->reason = strndup_x(x.reason, strlen(x.reason));
-        res->message = x.msg;
-        x.msg = NULL;
+    res->outcome = x.st.failed ? x.st.status : RVI_IMPORTED;
+    if (x.st.failed) {
+        res->reason = strndup_x(x.st.reason, strlen(x.st.reason));
+        res->message = x.st.msg;
+        x.st.msg = NULL;
     }
     res->untagged = x.untagged;
     ra_func_free(&alloc);

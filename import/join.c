@@ -7,7 +7,7 @@
  * it deleted (p == NULL); one that became a KILL is kept with its
  * registers. Every vreg operand before gets the register of its partner
  * after, at the vreg's width (R5), and greedy, basic and pbqp give each
- * vreg one register: x->vreg_reg, with an import error naming both
+ * vreg one register: x->vm.reg, with an import error naming both
  * registers when two operands disagree.
  * fast: there is no such pair; the dump after regallocfast is the result
  * and each operand's register stands alone (R5); the dump before it gives
@@ -87,13 +87,13 @@ int64_t imp_fi(const imp *x, bool fixed, int64_t v)
 
 void imp_positions(imp *x)
 {
-    if (!x->pre_pos) x->pre_pos = positions(x, x->pre, &x->npre_pos);
+    if (!x->lay.pre) x->lay.pre = positions(x, x->pre, &x->lay.npre);
 }
 
 int32_t imp_block_pos(const imp *x, bool result, int64_t num)
 {
-    const int32_t *pos = result ? x->res_pos : x->pre_pos;
-    uint32_t n = result ? x->nres_pos : x->npre_pos;
+    const int32_t *pos = result ? x->lay.res : x->lay.pre;
+    uint32_t n = result ? x->lay.nres : x->lay.npre;
     return pos && num >= 0 && (uint64_t)num < n ? pos[num] : -1;
 }
 
@@ -108,10 +108,10 @@ static bool same_blocks(imp *x, const mir_func *r)
         imp_error(x, "S4", x->rv, 0, "the allocator's output has %u blocks, the input %u", r->blocks.len, p->blocks.len);
         return false;
     }
-    if (!x->pre_pos) x->pre_pos = positions(x, p, &x->npre_pos);
+    if (!x->lay.pre) x->lay.pre = positions(x, p, &x->lay.npre);
     uint32_t n;
     int32_t *rp = positions(x, r, &n);
-    if (!x->res_pos) x->res_pos = rp, x->nres_pos = n;
+    if (!x->lay.res) x->lay.res = rp, x->lay.nres = n;
     for (uint32_t b = 0; b < p->blocks.len; b++) {
         const mir_block *pb = &p->blocks.data[b], *rb = &r->blocks.data[b];
         bool same = pb->ns == rb->ns;
@@ -161,8 +161,8 @@ static void note_vreg(imp *x, const mir_op *vo, const mir_op *po, const mir_inst
                   x86_reg_at((unsigned)po->preg)->name, vo->sub ? "sub-register" : "whole");
         return;
     }
-    if (vo->vreg >= x->nvreg_reg) return;
-    uint32_t *slot = &x->vreg_reg[vo->vreg];
+    if (vo->vreg >= x->vm.nreg) return;
+    uint32_t *slot = &x->vm.reg[vo->vreg];
     if (*slot == RVI_NONE) *slot = (uint32_t)r;
     else if (*slot != (uint32_t)r)
         imp_error(x, "R5", x->rv, po->pos, "%%%u is in %s here and in %s elsewhere", vo->vreg, x86_reg_at((unsigned)r)->name,
@@ -228,8 +228,8 @@ static unsigned class_width(const imp *x, const mir_op *o)
 static int part_of(const imp *x, const mir_op *o)
 {
     if (o->vreg == RVI_NONE) return o->preg;
-    if (o->vreg >= x->nvreg_reg || x->vreg_reg[o->vreg] == RVI_NONE) return -1;
-    return o->sub ? x86_subreg(x->vreg_reg[o->vreg], (enum x86_sub)o->sub) : (int)x->vreg_reg[o->vreg];
+    if (o->vreg >= x->vm.nreg || x->vm.reg[o->vreg] == RVI_NONE) return -1;
+    return o->sub ? x86_subreg(x->vm.reg[o->vreg], (enum x86_sub)o->sub) : (int)x->vm.reg[o->vreg];
 }
 
 /* R27: a copy the rewriter deleted has its source and destination in one
@@ -244,13 +244,13 @@ static void infer_deleted(imp *x)
             if (ri->p || !ri->v || ri->v->nops < 2 || !mir_opc_is(x->rv, ri->v, "COPY")) continue;
             const mir_op *d = &mir_ops(x->bf, ri->v)[0], *s = &mir_ops(x->bf, ri->v)[1];
             int sp = part_of(x, s), dp = part_of(x, d);
-            if (sp >= 0 && dp < 0 && d->vreg != RVI_NONE && d->vreg < x->nvreg_reg && class_width(x, d)) {
+            if (sp >= 0 && dp < 0 && d->vreg != RVI_NONE && d->vreg < x->vm.nreg && class_width(x, d)) {
                 int r = imp_full_reg((unsigned)sp, d->sub, class_width(x, d));
                 if (r < 0 && !d->sub) r = x86_at_width((unsigned)sp, class_width(x, d));
-                if (r >= 0) x->vreg_reg[d->vreg] = (uint32_t)r, changed = true;
-            } else if (dp >= 0 && sp < 0 && s->vreg != RVI_NONE && s->vreg < x->nvreg_reg && class_width(x, s)) {
+                if (r >= 0) x->vm.reg[d->vreg] = (uint32_t)r, changed = true;
+            } else if (dp >= 0 && sp < 0 && s->vreg != RVI_NONE && s->vreg < x->vm.nreg && class_width(x, s)) {
                 int r = imp_full_reg((unsigned)dp, s->sub, class_width(x, s));
-                if (r >= 0) x->vreg_reg[s->vreg] = (uint32_t)r, changed = true;
+                if (r >= 0) x->vm.reg[s->vreg] = (uint32_t)r, changed = true;
             }
         }
     }
@@ -259,14 +259,14 @@ static void infer_deleted(imp *x)
 static void join_pair(imp *x)
 {
     if (!same_blocks(x, x->bf) || !same_blocks(x, x->af)) return;
-    x->nvreg_reg = 0;
+    x->vm.nreg = 0;
     for (uint32_t i = 0; i < x->bf->ops.len; i++) {
         const mir_op *o = &x->bf->ops.data[i];
-        if (o->kind == MO_REG && o->vreg != RVI_NONE && o->vreg + 1 > x->nvreg_reg) x->nvreg_reg = o->vreg + 1;
+        if (o->kind == MO_REG && o->vreg != RVI_NONE && o->vreg + 1 > x->vm.nreg) x->vm.nreg = o->vreg + 1;
     }
-    if (x->nvreg_reg > 4u * x->bf->ops.len + 1024) x->nvreg_reg = 4u * x->bf->ops.len + 1024;
-    x->vreg_reg = rv_arena_alloc(&x->arena, (x->nvreg_reg + 1) * sizeof *x->vreg_reg);
-    for (uint32_t i = 0; i <= x->nvreg_reg; i++) x->vreg_reg[i] = RVI_NONE;
+    if (x->vm.nreg > 4u * x->bf->ops.len + 1024) x->vm.nreg = 4u * x->bf->ops.len + 1024;
+    x->vm.reg = rv_arena_alloc(&x->arena, (x->vm.nreg + 1) * sizeof *x->vm.reg);
+    for (uint32_t i = 0; i <= x->vm.nreg; i++) x->vm.reg[i] = RVI_NONE;
     for (uint32_t b = 0; b < x->bf->blocks.len && !imp_failed(x); b++) {
         rblock rb = {x->bf->blocks.data[b].num, x->rs.len, 0};
         join_block(x, &x->bf->blocks.data[b], &x->af->blocks.data[b]);
@@ -348,8 +348,8 @@ uint32_t imp_invariant_slot(imp *x, int kind, int64_t index, const char *gname)
 {
     if (kind != MR_GLOBAL) return RVI_SLOT | (uint32_t)((kind == MR_POOL ? 1000 : 1500) + index);
     uint32_t k = 0;
-    while (k < x->globals.len && strcmp(x->globals.data[k], gname) != 0) k++;
-    if (k == x->globals.len) rv_vec_push(x->globals, rv_arena_strndup(&x->arena, gname, strlen(gname)));
+    while (k < x->bd.globals.len && strcmp(x->bd.globals.data[k], gname) != 0) k++;
+    if (k == x->bd.globals.len) rv_vec_push(x->bd.globals, rv_arena_strndup(&x->arena, gname, strlen(gname)));
     if (k >= 300) imp_refuse(x, "slots", "300 or more invariant globals read by folds (R7)");
     return RVI_SLOT | (1700u + k);
 }

@@ -107,14 +107,14 @@ bool imp_is_const(const imp *x, const mir_reader *r, const mir_func *f, const mi
 /* ----- the key table ----- */
 static int64_t key_of(imp *x, const char *name, bool literal, uint64_t value)
 {
-    for (uint32_t i = 0; i < x->key_names.len; i++)
-        if (strcmp(x->key_names.data[i], name) == 0) return (int64_t)x->key_vals.data[i];
-    uint64_t k = literal ? value : (uint64_t)(KEY_BASE + ++x->key_next);
-    for (uint32_t i = 0; i < x->key_vals.len; i++)
-        if (x->key_vals.data[i] == k)
+    for (uint32_t i = 0; i < x->key.names.len; i++)
+        if (strcmp(x->key.names.data[i], name) == 0) return (int64_t)x->key.vals.data[i];
+    uint64_t k = literal ? value : (uint64_t)(KEY_BASE + ++x->key.next);
+    for (uint32_t i = 0; i < x->key.vals.len; i++)
+        if (x->key.vals.data[i] == k)
             imp_refuse(x, "key-collision", "the literal key %lld equals a numbered one (R26)", (long long)k);
-    rv_vec_push(x->key_names, rv_arena_strndup(&x->arena, name, strlen(name)));
-    rv_vec_push(x->key_vals, k);
+    rv_vec_push(x->key.names, rv_arena_strndup(&x->arena, name, strlen(name)));
+    rv_vec_push(x->key.vals, k);
     return (int64_t)k;
 }
 

@@ -72,7 +72,7 @@ static uint16_t def_location(const imp *x, const mir_inst *in, const mir_op *o)
 
 static void new_def(imp *x, pwalk *w, ptable *t, int preg, uint16_t loc, uint32_t *vreg)
 {
-    *vreg = x->pv_next++;
+    *vreg = x->pv.next++;
     pdef *d = &t->r[preg];
     d->vreg = *vreg;
     d->loc = loc;
@@ -261,8 +261,8 @@ void imp_phys(imp *x)
     imp_positions(x);
     x->po = rv_arena_alloc(&x->arena, (f->ops.len + 1) * sizeof *x->po);
     uint32_t top = f->max_vreg == RVI_NONE ? 0 : f->max_vreg;
-    x->pv_base = f->max_vreg == RVI_NONE || top < 1000 ? 1000 : (top / 1000 + 1) * 1000;
-    x->pv_next = x->pv_base;
+    x->pv.base = f->max_vreg == RVI_NONE || top < 1000 ? 1000 : (top / 1000 + 1) * 1000;
+    x->pv.next = x->pv.base;
     pwalk w;
     w.seq = 0;
     w.exit = rv_xcalloc(f->blocks.len + 1, sizeof *w.exit);
