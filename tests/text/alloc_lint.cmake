@@ -5,7 +5,7 @@
 #   cmake -DSRC=SOURCE_DIR -P alloc_lint.cmake
 #
 # Fails on a call of malloc, calloc, realloc, free, strdup or strndup in the
-# library's directories: ir/, checker/, allocator/, inject/ (when present), import/,
+# library's directories: ir/, checker/, allocator/, inject/, import/, export/,
 # fuzz/ (the generator, the fuzzing library, the fuzzing kit) and reduce/.
 # Excepted: ir/util.c (it implements them) and fuzz/driver_* (the engines'
 # stand-alone drivers: programs, not library code). A call is the name not preceded by an identifier
@@ -16,7 +16,7 @@ cmake_minimum_required(VERSION 3.22)
 if(NOT SRC)
   message(FATAL_ERROR "usage: cmake -DSRC=SOURCE_DIR -P alloc_lint.cmake")
 endif()
-set(dirs ir checker allocator inject fuzz reduce import)
+set(dirs ir checker allocator inject fuzz reduce import export)
 set(files "")
 foreach(d IN LISTS dirs)
   file(GLOB_RECURSE dfiles ${SRC}/${d}/*.c ${SRC}/${d}/*.h)

@@ -4,7 +4,7 @@
   python3 shape_lint.py SOURCE_DIR
 
 Over the library and the CLI (ir/ checker/ allocator/ inject/ fuzz/ reduce/
-import/ cli/), fails on:
+import/ export/ cli/), fails on:
   - a file of more than MAX_FILE lines;
   - a function body of more than MAX_FUNC lines (a body is a '{' in column 0
     to the next '}' in column 0: the house style puts a function's braces
@@ -18,7 +18,7 @@ import os
 import sys
 
 MAX_FILE, MAX_FUNC, MAX_FIELDS = 900, 100, 30
-DIRS = ("ir", "checker", "allocator", "inject", "fuzz", "reduce", "import", "cli")
+DIRS = ("ir", "checker", "allocator", "inject", "fuzz", "reduce", "import", "export", "cli")
 
 
 def sources(root):
