@@ -35,6 +35,9 @@ ravel_module *cli_load(const char *path);
  * and returns NULL. The caller keeps the module alive while the machine
  * (ravel_module_machine) is used, then frees it. */
 ravel_module *cli_read_machine(const char *cmd, const char *path);
+/* A module from text in memory, named file in messages; its diagnostics go
+ * to stderr, and any diagnostic makes it NULL. */
+ravel_module *cli_parse_text(const char *text, size_t len, const char *file);
 /* cli_load that also writes each failure to json, if not NULL, as a
  * {"kind":"bad-input","message":...} line (the checker's JSON report form). */
 ravel_module *cli_load_json(const char *path, FILE *json);

@@ -148,21 +148,6 @@ static int check_all(ravel_checker *ck, const check_args *a, const ravel_module 
     return worst;
 }
 
-/* A module from text already in memory, named file in messages (as
- * cli_load_json would name it); diagnostics to stderr. */
-static ravel_module *parse_text(const char *file, const char *text)
-{
-    ravel_diags *d = ravel_diags_new();
-    ravel_module *m = ravel_module_parse(text, strlen(text), file, d);
-    if (!m || ravel_diags_count(d)) {
-        ravel_diags_print(stderr, d);
-        ravel_module_free(m);
-        m = NULL;
-    }
-    ravel_diags_free(d);
-    return m;
-}
-
 int cli_check_texts(ravel_checker *ck, const char *file, const char *text, const char *orig_file, const char *orig_text, FILE *out)
 {
     check_args a;
@@ -172,7 +157,8 @@ int cli_check_texts(ravel_checker *ck, const char *file, const char *text, const
     a.max_errors = RAVEL_CHECK_DEFAULT_MAX_ERRORS;
     ravel_checker_set_options(ck, 0);
     ravel_checker_set_max_errors(ck, a.max_errors);
-    ravel_module *m = parse_text(file, text), *orig = m ? parse_text(orig_file, orig_text) : NULL;
+    ravel_module *m = cli_parse_text(text, strlen(text), file),
+                 *orig = m ? cli_parse_text(orig_text, strlen(orig_text), orig_file) : NULL;
     int rc = m && orig ? check_all(ck, &a, m, orig, out, out) : CLI_USAGE;
     ravel_module_free(orig);
     ravel_module_free(m);

@@ -130,9 +130,15 @@ ravel_module *cli_read_machine(const char *cmd, const char *path)
         memcpy(text + len, stub, sizeof stub);
         len += sizeof stub - 1;
     }
-    ravel_diags *d = ravel_diags_new();
-    ravel_module *m = ravel_module_parse(text, len, path, d);
+    ravel_module *m = cli_parse_text(text, len, path);
     free(text);
+    return m;
+}
+
+ravel_module *cli_parse_text(const char *text, size_t len, const char *file)
+{
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = ravel_module_parse(text, len, file, d);
     if (!m || ravel_diags_count(d)) {
         ravel_diags_print(stderr, d);
         ravel_module_free(m);

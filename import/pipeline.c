@@ -198,7 +198,8 @@ static bool compile_c(step *s, const rvi_llvm *t, const char *input)
     return ok;
 }
 
-static bool stop_before(step *s, const rvi_llvm *t, const char *ll)
+/* llc from `start` (NULL: from IR) up to the allocator, into P_PRE. */
+static bool llc_to_allocator(step *s, const rvi_llvm *t, const char *in, const char *start)
 {
     char O[16], stop[64];
     snprintf(O, sizeof O, "-O%d", olevel(s->o));
@@ -208,13 +209,16 @@ static bool stop_before(step *s, const rvi_llvm *t, const char *ll)
     argv[k++] = (char *)t->llc;
     argv[k++] = O;
     if (s->o->alloc == RVI_FAST && olevel(s->o) > 0) argv[k++] = "-regalloc=fast";
+    if (start) argv[k++] = (char *)start;
     argv[k++] = stop;
-    argv[k++] = (char *)ll;
+    argv[k++] = (char *)in;
     argv[k++] = "-o";
     argv[k++] = s->path[P_PRE];
     argv[k] = NULL;
     return run(s, argv, NULL, s->path[P_ERR], RVI_PIPE_BAD_INPUT, &s->r->t_llc);
 }
+
+static bool stop_before(step *s, const rvi_llvm *t, const char *ll) { return llc_to_allocator(s, t, ll, NULL); }
 
 /* An SSA .mir (o->ssa): llc from where SSA ends to the allocator, as
  * stop_before does from IR: -O0 from phi elimination, above it from
@@ -223,21 +227,8 @@ static bool stop_before(step *s, const rvi_llvm *t, const char *ll)
  * variables). */
 static bool from_ssa(step *s, const rvi_llvm *t, const char *mir)
 {
-    char O[16], stop[64];
-    snprintf(O, sizeof O, "-O%d", olevel(s->o));
-    snprintf(stop, sizeof stop, "-stop-before=%s", s->o->alloc == RVI_FAST ? "regallocfast" : "greedy");
-    char *argv[10];
-    int k = 0;
-    argv[k++] = (char *)t->llc;
-    argv[k++] = O;
-    if (s->o->alloc == RVI_FAST && olevel(s->o) > 0) argv[k++] = "-regalloc=fast";
-    argv[k++] = olevel(s->o) > 0 ? "-start-before=detect-dead-lanes" : "-start-before=phi-node-elimination";
-    argv[k++] = stop;
-    argv[k++] = (char *)mir;
-    argv[k++] = "-o";
-    argv[k++] = s->path[P_PRE];
-    argv[k] = NULL;
-    return run(s, argv, NULL, s->path[P_ERR], RVI_PIPE_BAD_INPUT, &s->r->t_llc);
+    return llc_to_allocator(s, t, mir,
+                            olevel(s->o) > 0 ? "-start-before=detect-dead-lanes" : "-start-before=phi-node-elimination");
 }
 
 static bool tag(step *s)
