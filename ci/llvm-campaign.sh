@@ -24,9 +24,10 @@
 #   --time SEC     start no new seed after SEC seconds (default: no limit)
 #   --level L, --alloc A  restrict the levels (0-3) and allocators
 #   --out DIR      results.txt (one line per seed, level and allocator),
-#                  refused.txt (allocator and reason per refusal), and
-#                  rejected/ (kept: see below); appended to, so a shard can be
-#                  resumed
+#                  refused.txt (allocator and reason per refusal),
+#                  retried.txt (runs in which llc failed, run once more: the
+#                  second run counts), and rejected/ (kept: see below);
+#                  appended to, so a shard can be resumed
 #   --summary DIR...  print the merged summary of shard directories
 #
 # Every rejection or import error is kept in DIR/rejected/sSEED-OL-ALLOC/:
@@ -69,6 +70,7 @@ if [ $summary = 1 ]; then
   for d in "${sdirs[@]}"; do res+=("$d/results.txt"); [ -e "$d/refused.txt" ] && ref+=("$d/refused.txt"); done
   summarize "${res[@]}"
   [ ${#ref[@]} -gt 0 ] && cat "${ref[@]}" | sort | uniq -c | sort -rn | sed 's/^/  refused: /'
+  for d in "${sdirs[@]}"; do if [ -e "$d/retried.txt" ]; then cat "$d/retried.txt"; fi; done | awk 'END { if (NR) print "  llc failed, run again: " NR }'
   for d in "${sdirs[@]}"; do [ -e "$d/exported.txt" ] && cat "$d/exported.txt"; done | sort | uniq -c | sort -rn | sed 's/^/  export: /'
   n=$(cat "${res[@]}" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(rejected|errors)=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }')
   [ "$n" = 0 ]; exit $?
@@ -89,9 +91,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ravel-campaign-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 versions="$(llc-19 --version | grep -i 'llvm version' | head -1 | sed 's/^ *//'); $(if [ $feeder = csmith ]; then cd "$work" && csmith --version | head -1; else "$ravel" --version 2>/dev/null | head -1 || echo ravel; fi)"
 
-# One seed, one level, one allocator: a line of results.txt.
-one() {
-  local s=$1 lvl=$2 a=$3 d=$work/run rc
+# The import of seed $1 at level $2 by allocator $3 into directory $4;
+# its log in $4/import.log; returns ravel's exit status.
+import_once() {
+  local s=$1 lvl=$2 a=$3 d=$4
   rm -rf "$d"; mkdir -p "$d"
   if [ $feeder = ravel ]; then
     "$ravel" import-mir run --ssa "$work/gen-$s.mir" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep --timeout 120 \
@@ -100,7 +103,22 @@ one() {
     "$ravel" import-mir run "$work/s$s.c" --llvm 19 --alloc "$a" -O "$lvl" --times --check --keep -I "$csinc" \
       --clang-arg -w --timeout 120 -o "$d" > "$d/import.log" 2>&1
   fi
+}
+
+# One seed, one level, one allocator: a line of results.txt. A run in which
+# llc failed (refusals `llc`: a crash, a kill or a timeout, mostly of a
+# loaded machine) is run once more; the seed goes to retried.txt, and the
+# second run's figures count.
+one() {
+  local s=$1 lvl=$2 a=$3 d=$work/run rc
+  import_once "$s" "$lvl" "$a" "$d"
   rc=$?
+  if grep -q ': refused llc' "$d/import.log"; then
+    echo "seed=$s O=$lvl alloc=$a: llc failed, run again" >> "$out/retried.txt"
+    echo "seed $s -O$lvl $a: llc failed, run again" >&2
+    import_once "$s" "$lvl" "$a" "$d"
+    rc=$?
+  fi
   local tl fn=0 imp=0 ref=0 err=0 rej=0 failed=0 c=0 l=0 i=0 ck=0
   tl=$(grep '^times: ' "$d/import.log")
   if [ $rc = 2 ] || [ -z "$tl" ]; then failed=1
@@ -160,6 +178,7 @@ for ((s = seed0; s < seed0 + seeds; s++)); do
 done
 summarize "$out/results.txt"
 [ -e "$out/refused.txt" ] && sort "$out/refused.txt" | uniq -c | sort -rn | sed 's/^/  refused: /'
+if [ -e "$out/retried.txt" ]; then awk 'END { print "  llc failed, run again: " NR }' "$out/retried.txt"; fi
 [ -e "$out/exported.txt" ] && sort "$out/exported.txt" | uniq -c | sort -rn | sed 's/^/  export: /'
 bad=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(rejected|errors)=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }' "$out/results.txt")
 [ "$bad" = 0 ]
