@@ -158,6 +158,9 @@ typedef struct parser {
     RV_VEC(opnd) defs;
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     rv_symtab fnames;     /* names of the functions read so far */
+    struct sym_slot { uint64_t key; uint32_t n, sym1; } scache[16]; /* the current function's last
+                              mnemonics and callees (parse_fast.c): rvp_name_key, length, symbol
+                              id + 1 (0: empty), by the key's hash; emptied for each function */
 } parser;
 
 /* ---- parse_lex.c ------------------------------------------------------------ */

@@ -430,12 +430,25 @@ static void put_targets(parser *P, const fline *L)
     }
 }
 
+/* rv_sym_intern(&f->syms, s, n), through the cache of the function's last
+ * names (most lines repeat a dozen mnemonics): a hit is a name interned
+ * before, so the id is the one rv_sym_intern would return. */
+static uint32_t intern(parser *P, const char *s, uint32_t n)
+{
+    uint64_t key = rvp_name_key(s, n);
+    struct sym_slot *e = &P->scache[((key ^ n) * 0x9e3779b97f4a7c15ull) >> 60];
+    if (e->sym1 && e->key == key && e->n == n && (n <= 8 || rvp_same(rv_sym_str(&P->f->syms, e->sym1 - 1), s, n)))
+        return e->sym1 - 1;
+    uint32_t id = rv_sym_intern(&P->f->syms, s, n);
+    *e = (struct sym_slot){key, n, id + 1};
+    return id;
+}
+
 /* An instruction or terminator line, built as parse_inst builds it. */
 static void build_inst(parser *P, fline *L, uint32_t line, uint32_t col)
 {
-    ravel_func *f = P->f;
     for (uint32_t i = 0; i < L->ndefs; i++) L->it[i].o.vreg = rvp_vreg_id(P, L->it[i].o.vreg);
-    uint32_t nm = L->op == RAVEL_OP_OTHER || L->op == RAVEL_OP_CALL ? rv_sym_intern(&f->syms, L->name, L->nname) : RAVEL_NONE;
+    uint32_t nm = L->op == RAVEL_OP_OTHER || L->op == RAVEL_OP_CALL ? intern(P, L->name, L->nname) : RAVEL_NONE;
     rvp_put_inst(P, L->op, nm, line, col);
     for (uint32_t i = 0; i < L->ndefs; i++) {
         set_class(P, &L->it[i].o);
