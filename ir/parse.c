@@ -57,7 +57,7 @@ static void parser_init(parser *P, ravel_module *mod, ravel_diags *d, bool fast)
     P->src = mod->src;
     P->srclen = mod->srclen;
     P->d = d;
-    P->fast = fast;
+    P->fast.on = fast;
     P->mod = mod;
     P->m = mod->mach;
     P->budget = (uint64_t)mod->srclen * 16 + 4096; /* range names: linear in the input, */

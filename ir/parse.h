@@ -152,15 +152,17 @@ typedef struct parser {
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
     uint64_t vlimit;      /* vreg numbers below this use vcache */
-    bool fast;            /* lines of the common shapes are read by parse_fast.c */
     RV_VEC(uint8_t) param_mark; /* vreg id -> 1 while reading one label's params */
     RV_VEC(pending_ann) pend;
     RV_VEC(opnd) defs;
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     rv_symtab fnames;     /* names of the functions read so far */
-    struct sym_slot { uint64_t key; uint32_t n, sym1; } scache[16]; /* the current function's last
-                              mnemonics and callees (parse_fast.c): rvp_name_key, length, symbol
-                              id + 1 (0: empty), by the key's hash; emptied for each function */
+    struct fast_state {
+        bool on;          /* lines of the common shapes are read by parse_fast.c */
+        struct sym_slot { uint64_t key; uint32_t n, sym1; } scache[16]; /* the current function's
+                             last mnemonics and callees: rvp_name_key, length, symbol id + 1
+                             (0: empty), by the key's hash; emptied for each function */
+    } fast;
 } parser;
 
 /* ---- parse_lex.c ------------------------------------------------------------ */

@@ -436,7 +436,7 @@ static void put_targets(parser *P, const fline *L)
 static uint32_t intern(parser *P, const char *s, uint32_t n)
 {
     uint64_t key = rvp_name_key(s, n);
-    struct sym_slot *e = &P->scache[((key ^ n) * 0x9e3779b97f4a7c15ull) >> 60];
+    struct sym_slot *e = &P->fast.scache[((key ^ n) * 0x9e3779b97f4a7c15ull) >> 60];
     if (e->sym1 && e->key == key && e->n == n && (n <= 8 || rvp_same(rv_sym_str(&P->f->syms, e->sym1 - 1), s, n)))
         return e->sym1 - 1;
     uint32_t id = rv_sym_intern(&P->f->syms, s, n);
@@ -497,7 +497,7 @@ bool rvp_fast_line(parser *P)
     const token t = P->t;
     ravel_func *f = P->f;
     fline L;
-    if (!P->fast || t.k != T_IDENT || P->ninsts >= RV_MAX_INSTS) return false;
+    if (!P->fast.on || t.k != T_IDENT || P->ninsts >= RV_MAX_INSTS) return false;
     const char *next = scan(P, &L);
     if (!next) return false;
     if (L.kind == FL_LABEL) {

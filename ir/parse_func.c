@@ -789,7 +789,7 @@ static ravel_func *func_header(parser *P)
     reserve_for_text(f, P->lx.p, P->lx.end);
     P->f = f;
     labels_reset(P);
-    memset(P->scache, 0, sizeof P->scache);
+    memset(P->fast.scache, 0, sizeof P->fast.scache);
     P->pend.len = 0;
     P->param_mark.len = 0;
     return f;
