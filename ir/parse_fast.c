@@ -2,14 +2,16 @@
  * of one of the common shapes, read in one scan of its bytes.
  *
  *   DEFS = MNEMONIC USES       MNEMONIC USES      call NAME USES too
+ *   DEF = undef
  *   LOC = spill|reload|move LOC
  *   jump TARGET | br [COND,] TARGET, TARGET... | ret USES
  *   LABEL[(vN:CLASS[.ref], ...)]:
  *
  * with operands [early|late] vN[:CLASS[.ref]] [reg|any|stack|fixed(R)|
  * reuse(K)] [@LOC] (annotations on defs and parameters only), decimal or
- * hexadecimal immediates, targets LABEL[(vN, ...)], and an optional
- * comment; no attribute.
+ * hexadecimal immediates, targets LABEL[(vN, ...)], the attributes
+ * clobbers(R...), safepoint and stackmap(sN...) (without ranges), and an
+ * optional comment.
  *
  * Requires: a parser inside a function (parse_func.c), its current token
  * the line's first, and the module's copy of the source ending with a NUL.
@@ -54,6 +56,10 @@ typedef struct fline {
     fitem it[FL_OPS];   /* defs (ndefs), then uses; a label's parameters */
     ftarget tg[FL_TARGETS];
     uint32_t args[FL_OPS]; /* targets' vreg numbers */
+    uint32_t attr_seen, nattrs, nlist; /* attributes: bit kw & 31 of each seen */
+    uint8_t attr[3];                   /* KW_CLOBBERS, KW_SAFEPOINT, KW_STACKMAP in their order */
+    uint32_t list_end[3];              /* attribute k's list: list[list_end[k - 1] .. list_end[k]) */
+    uint32_t list[FL_OPS];             /* registers of clobbers, slots of stackmap */
 } fline;
 
 /* ---- scanning: each returns the position after what it read, or NULL ---------- */
@@ -92,27 +98,29 @@ static const char *eol(const parser *P, const char *p)
     return p && *p == '\n' && p < P->lx.end ? p + 1 : NULL;
 }
 
-/* An immediate: [-] decimal (at most 18 digits) | [-] 0x hex (at most 15). */
+/* A hexadecimal digit's value, or -1. */
+static int hex_digit(int c)
+{
+    if (is_digit(c)) return c - '0';
+    c |= 0x20; /* (only A-F become a-f) */
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* An immediate as the lexer reads one (rvp_lex_int): [-] decimal | [-] 0x
+ * hex, that fits int64; NULL for one that does not (T_BAD). */
 static const char *imm(const char *p, int64_t *v)
 {
     bool neg = *p == '-';
     p += neg;
-    uint64_t x = 0; /* (at most 19 digits or 16 hex digits are read: no overflow) */
-    const char *q = p;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-        for (q = p += 2; q - p < 16; q++) {
-            int c = (unsigned char)*q;
-            int h = is_digit(c) ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
-            if (h < 0) break;
-            x = x * 16 + (uint64_t)h;
-        }
-        if (q == p || q - p > 15) return NULL;
-    } else {
-        for (; is_digit(*q) && q - p < 19; q++) x = x * 10 + (uint64_t)(*q - '0');
-        if (q == p || q - p > 18) return NULL;
+    bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    uint64_t x = 0, base = hex ? 16 : 10, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    const char *q = p += hex ? 2 : 0;
+    for (int d; (d = hex ? hex_digit((unsigned char)*q) : is_digit(*q) ? *q - '0' : -1) >= 0; q++) {
+        if (x > (lim - (uint64_t)d) / base) return NULL;
+        x = x * base + (uint64_t)d;
     }
-    if (is_id(*q)) return NULL;
-    *v = neg ? -(int64_t)x : (int64_t)x;
+    if (q == p || is_id(*q)) return NULL;
+    *v = !neg ? (int64_t)x : x > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)x;
     return q;
 }
 
@@ -220,12 +228,61 @@ static const char *operand(const parser *P, const char *p, opnd *o)
     return loc(P, sp(q + 1), &o->loc);
 }
 
-/* USES: items separated by ',' up to the end of the line (none if the line
- * ends at once); returns the end of the line. */
-static const char *uses(const parser *P, const char *p, fline *L)
+/* clobbers(REG...) | safepoint | stackmap(sN...), each at most once, in
+ * any order, the lists without ranges (p at an identifier); returns the
+ * end of the line. */
+static const char *attrs(const parser *P, const char *p, fline *L)
+{
+    for (uint32_t n; is_id0(*p); p = sp(p)) {
+        const char *e = ident(p, &n);
+        int kw = rvp_kw_of(p, n);
+        if ((kw != KW_CLOBBERS && kw != KW_SAFEPOINT && kw != KW_STACKMAP) || (L->attr_seen >> (kw & 31) & 1)) return NULL;
+        L->attr_seen |= 1u << (kw & 31);
+        L->attr[L->nattrs++] = (uint8_t)kw;
+        L->list_end[L->nattrs - 1] = L->nlist;
+        p = sp(e);
+        if (kw == KW_SAFEPOINT) continue;
+        if (*p != '(') return NULL;
+        for (p = sp(p + 1); *p != ')'; p = sp(p)) {
+            uint32_t x;
+            if (L->nlist >= FL_OPS || !is_id0(*p)) return NULL;
+            if (kw == KW_STACKMAP) {
+                if (!(e = num_name(p, 's', RAVEL_MAX_SLOT, &x))) return NULL;
+            } else {
+                e = ident(p, &n);
+                int r = rvp_find_reg(P, p, n);
+                if (r < 0) return NULL;
+                x = (uint32_t)r;
+            }
+            L->list[L->nlist++] = x;
+            p = e;
+            if (*sp(p) == '.') return NULL; /* a range */
+        }
+        L->list_end[L->nattrs - 1] = L->nlist;
+        p++;
+    }
+    return eol(P, p);
+}
+
+/* The first use's first bytes: a vreg, `early` or `late` (what at_use of
+ * parse_func.c takes for a use, or an error), or an integer. */
+static bool at_use(const char *p)
+{
+    if (*p == 'v' || is_digit(*p) || *p == '-') return true;
+    uint32_t n = 0;
+    if (is_id0(*p)) ident(p, &n);
+    return (n == 5 && memcmp(p, "early", 5) == 0) || (n == 4 && memcmp(p, "late", 4) == 0);
+}
+
+/* USES [ATTRS]: items separated by ',' up to the end of the line (none if
+ * the line ends at once), attributes if with_attrs; returns the end of the
+ * line. */
+static const char *uses(const parser *P, const char *p, fline *L, bool with_attrs)
 {
     const char *e = eol(P, p);
     if (e) return e;
+    p = sp(p);
+    if (with_attrs && is_id0(*p) && !at_use(p)) return attrs(P, p, L);
     for (;;) {
         if (L->nitems >= FL_OPS) return NULL;
         fitem *it = &L->it[L->nitems++];
@@ -234,6 +291,7 @@ static const char *uses(const parser *P, const char *p, fline *L)
         p = it->is_imm ? imm(p, &it->imm) : operand(P, p, &it->o);
         if (!p || (!it->is_imm && it->o.ann)) return NULL;
         p = sp(p);
+        if (with_attrs && is_id0(*p)) return attrs(P, p, L);
         if (*p != ',') return eol(P, p);
         p++;
     }
@@ -317,12 +375,12 @@ static const char *inst(const parser *P, const char *p, bool defs, fline *L)
         if (L->ndefs) return NULL;
         L->kind = kw == RAVEL_OP_JUMP ? FL_JUMP : kw == RAVEL_OP_BR ? FL_BR : FL_RET;
         L->op = (ravel_opcode)kw;
-        return L->kind == FL_RET ? uses(P, e, L) : branch(P, e, L);
+        return L->kind == FL_RET ? uses(P, e, L, false) : branch(P, e, L);
     }
     if (kw != KW_NONE && (int)kw_opcode(kw) != kw) return NULL; /* an edit, undef, or another keyword */
-    if (kw == RAVEL_OP_UNDEF) return NULL;
     L->kind = FL_INST;
     L->op = (ravel_opcode)kw;
+    if (kw == RAVEL_OP_UNDEF) return L->ndefs == 1 ? eol(P, e) : NULL; /* one def, nothing after (parse_undef) */
     L->name = p, L->nname = n;
     if (kw == RAVEL_OP_CALL) {
         p = sp(e);
@@ -330,7 +388,7 @@ static const char *inst(const parser *P, const char *p, bool defs, fline *L)
         L->name = p;
         e = ident(p, &L->nname);
     }
-    return uses(P, e, L);
+    return uses(P, e, L, true);
 }
 
 /* LOC = spill|reload|move LOC (p at the line's first byte) */
@@ -456,6 +514,11 @@ static void build_inst(parser *P, fline *L, uint32_t line, uint32_t col)
     }
     put_uses(P, L->it, L->ndefs, L->nitems);
     if (L->kind == FL_JUMP || L->kind == FL_BR) put_targets(P, L);
+    for (uint32_t k = 0, from = 0; k < L->nattrs; from = L->list_end[k++]) { /* cannot fail: an open op, ids of f */
+        if (L->attr[k] == KW_SAFEPOINT) ravel_inst_safepoint(P->f);
+        else if (L->attr[k] == KW_CLOBBERS) ravel_inst_clobbers(P->f, L->list + from, L->list_end[k] - from);
+        else ravel_inst_stackmap(P->f, L->list + from, L->list_end[k] - from);
+    }
 }
 
 /* A label line, built as parse_label builds it; false (nothing changed)
@@ -485,7 +548,8 @@ static const char *scan(const parser *P, fline *L)
 {
     const token *t = &P->t;
     L->ndefs = L->nitems = L->ntargets = L->nargs = 0;
-    if (t->numc == 'v') return inst(P, t->s, true, L);
+    L->attr_seen = L->nattrs = L->nlist = 0;
+    if (t->numc == 'v' || t->kw == KW_EARLY || t->kw == KW_LATE) return inst(P, t->s, true, L);
     const char *q = sp(P->lx.p);
     if (*q == ':' || *q == '(') return label(P, P->lx.p, L);
     if (*q == '=') return edit(P, t->s, L);
