@@ -17,6 +17,7 @@
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdio.h>
@@ -141,35 +142,22 @@ TEST(provenance_quotes_its_lines)
         rv_gen_opts_default(&o);
         o.max_insts = 120;
         ravel_module *m = rv_gen_from_seed(4200 + seed, &o);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
-            for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-                ravel_func *h = rv_func_clone(g);
-                rv_inject_result res;
-                if (rv_inject(h, kinds[k], seed, &res) == RV_INJ_CHANGED) {
-                    char *text = NULL;
-                    size_t len = 0;
-                    FILE *fp = open_memstream(&text, &len);
-                    ravel_print_machine(fp, h->mach);
-                    ravel_print_func(fp, h);
-                    fclose(fp);
-                    ravel_module *back = ravel_module_parse(text, len, "p.ra", NULL);
-                    CHECK(back != NULL);
-                    ravel_report *rep = NULL;
-                    if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
-                        reports++;
-                        for (size_t e = 0; e < ravel_report_count(rep); e++)
-                            check_provenance(ravel_module_func(back, 0), text, ravel_report_error(rep, e)->provenance);
-                    }
-                    ravel_report_free(rep);
-                    ravel_module_free(back);
-                    free(text);
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), seed); ts_allocs_next(&a);)
+            for (ts_injs j = ts_injs_of(a.g, kinds, sizeof kinds / sizeof *kinds, seed, false); ts_injs_next(&j);) {
+                char *text;
+                size_t len;
+                ravel_module *back = ts_reparse(j.h, "p.ra", &text, &len);
+                CHECK(back != NULL);
+                ravel_report *rep = NULL;
+                if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
+                    reports++;
+                    for (size_t e = 0; e < ravel_report_count(rep); e++)
+                        check_provenance(ravel_module_func(back, 0), text, ravel_report_error(rep, e)->provenance);
                 }
-                ravel_func_free(h);
+                ravel_report_free(rep);
+                ravel_module_free(back);
+                free(text);
             }
-            ravel_func_free(g);
-        }
         ravel_module_free(m);
     }
     printf("%u reports, %u provenance lines quoted, %u wrong; parameter bindings at positions 0/1/2/3+: %u/%u/%u/%u\n", reports,
@@ -336,35 +324,22 @@ TEST(notes_state_the_truth)
         rv_gen_opts_default(&o);
         o.max_insts = 120;
         ravel_module *m = rv_gen_from_seed(5100 + seed, &o);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
-            for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-                ravel_func *h = rv_func_clone(g);
-                rv_inject_result res;
-                if (rv_inject(h, kinds[k], seed, &res) == RV_INJ_CHANGED) {
-                    char *text = NULL;
-                    size_t len = 0;
-                    FILE *fp = open_memstream(&text, &len);
-                    ravel_print_machine(fp, h->mach);
-                    ravel_print_func(fp, h);
-                    fclose(fp);
-                    ravel_module *back = ravel_module_parse(text, len, "p.ra", NULL);
-                    CHECK(back != NULL);
-                    ravel_report *rep = NULL;
-                    if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
-                        reports++;
-                        for (size_t e = 0; e < ravel_report_count(rep); e++)
-                            check_notes(ck, ravel_module_func(back, 0), ravel_report_error(rep, e));
-                    }
-                    ravel_report_free(rep);
-                    ravel_module_free(back);
-                    free(text);
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), seed); ts_allocs_next(&a);)
+            for (ts_injs j = ts_injs_of(a.g, kinds, sizeof kinds / sizeof *kinds, seed, false); ts_injs_next(&j);) {
+                char *text;
+                size_t len;
+                ravel_module *back = ts_reparse(j.h, "p.ra", &text, &len);
+                CHECK(back != NULL);
+                ravel_report *rep = NULL;
+                if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
+                    reports++;
+                    for (size_t e = 0; e < ravel_report_count(rep); e++)
+                        check_notes(ck, ravel_module_func(back, 0), ravel_report_error(rep, e));
                 }
-                ravel_func_free(h);
+                ravel_report_free(rep);
+                ravel_module_free(back);
+                free(text);
             }
-            ravel_func_free(g);
-        }
         ravel_module_free(m);
     }
     printf("%u reports, %u claims of notes checked, %u false, %u missing 'is in' notes\n", reports, claims, false_claims,
