@@ -17,7 +17,7 @@
  * and the source is not redefined in between; otherwise the copy stays.
  * The readers keep their registers, so the checker still verifies that
  * the source is where each of them reads it: a wrong deletion is still
- * rejected (tests/import/wrong/).
+ * rejected (tests/import/edited/wrong-samereg-*).
  *
  * Requires: imp_same has compared the two forms (both texts are emitted
  * from the allocated function). Guarantees: each dropped copy's def is

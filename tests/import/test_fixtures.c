@@ -1,6 +1,6 @@
 /* test_fixtures.c - the importer on checked-in llc-19 output.
  *
- *   test_fixtures FIXTURES_DIR F6_DIR [WRONG_DIR]
+ *   test_fixtures FIXTURES_DIR F6_DIR [EDITED_DIR]
  *
  * Each FIXTURES_DIR/NAME.ALLOC/ holds the three texts llc-19 printed for
  * NAME.c with allocator ALLOC (NAME.tag.mir, NAME.dumps.txt,
@@ -12,9 +12,9 @@
  * sanitizers). Then the worked example of docs/import-mapping.md §6: f6 with
  * greedy must give F6_DIR/ok_import_f6.{orig.ra,ra} up to what the
  * document allows (comments, spacing, the order of a class's registers,
- * which is a preference order and changes no verdict). WRONG_DIR holds
- * hand-edited llc output of wrong allocations (tests/import/wrong/), checked
- * the same way; import.check wants each imported one rejected. */
+ * which is a preference order and changes no verdict). EDITED_DIR holds
+ * llc output edited by hand (tests/import/edited/), checked the same way;
+ * import.check wants the verdict each directory's name says. */
 #define _POSIX_C_SOURCE 200809L
 #include "import/import.h"
 #include "tests/test.h"
@@ -251,7 +251,7 @@ static bool check_dir(const char *path)
     char *names[512];
     int n = 0;
     for (struct dirent *de; (de = readdir(dp)) && n < 512;)
-        if (de->d_name[0] != '.' && strchr(de->d_name, '.') && !strstr(de->d_name, ".c")) names[n++] = strdup(de->d_name);
+        if (de->d_name[0] != '.' && strchr(de->d_name, '.') && !strstr(de->d_name, ".c") && !strstr(de->d_name, ".mir")) names[n++] = strdup(de->d_name);
     closedir(dp);
     for (int i = 0; i < n; i++) /* a fixed order */
         for (int j = i + 1; j < n; j++)
@@ -277,12 +277,12 @@ static bool check_dir(const char *path)
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: test_fixtures FIXTURES_DIR F6_DIR [WRONG_DIR]\n");
+        fprintf(stderr, "usage: test_fixtures FIXTURES_DIR F6_DIR [EDITED_DIR]\n");
         return 2;
     }
     test_failed_ = 0;
     if (!check_dir(argv[1])) return 2;
-    if (argc == 4 && !check_dir(argv[3])) return 2; /* hand-made wrong allocations: their recorded outcome too */
+    if (argc == 4 && !check_dir(argv[3])) return 2; /* llc output edited by hand: their recorded outcomes too */
     tests_run_++;
     if (test_failed_) tests_bad_++, fprintf(stderr, "FAIL fixtures\n");
     test_failed_ = 0;
