@@ -657,12 +657,11 @@ static void phys_access(const imp *x, const mir_inst *q, unsigned r, bool *reads
     }
 }
 
-/* Physical def of register r by pre instruction k (in block blk) is read
- * by nothing the allocator kept: every instruction reading r or a register
- * overlapping it, up to the next whole write of r in the block, is dropped
- * or a KILL without a destination; past the block's end no successor has
- * such a register live in. */
-static bool phys_unread(const imp *x, const mir_block *blk, uint32_t k, uint32_t end, unsigned r)
+/* Physical def of register r by pre instruction k is read by nothing the
+ * allocator kept: every instruction reading r or a register overlapping
+ * it, up to the next whole write of r, which must come in k's block, is
+ * dropped or a KILL without a destination. */
+static bool phys_unread(const imp *x, uint32_t k, uint32_t end, unsigned r)
 {
     const mir_func *f = x->pre;
     for (uint32_t j = k + 1; j < end; j++) {
@@ -673,16 +672,7 @@ static bool phys_unread(const imp *x, const mir_block *blk, uint32_t k, uint32_t
         if (reads && !x->drop.dropped[j] && !nop_kill(x, q)) return false;
         if (writes) return true;
     }
-    for (uint32_t s = 0; s < blk->ns; s++) {
-        int32_t b = imp_block_pos(x, false, (int32_t)f->u32.data[blk->s0 + s]);
-        if (b < 0) return false;
-        const mir_block *sb = &f->blocks.data[b];
-        for (uint32_t l = 0; l < sb->nl; l++) {
-            int32_t L = (int32_t)f->u32.data[sb->l0 + l];
-            if (L >= 0 && ((unsigned)L == r || x86_overlaps((unsigned)L, r))) return false;
-        }
-    }
-    return true;
+    return false; /* live out of the block, perhaps: kept */
 }
 
 /* R33 extended: a deleted original whose defs nothing kept reads (greedy's
@@ -692,7 +682,7 @@ static bool phys_unread(const imp *x, const mir_block *blk, uint32_t k, uint32_t
  * have been realised by a reload or a spill (R28, R29): that load or store
  * is then an edit, and nothing kept reads the value either way.
  * Computed per block from its end. */
-static bool droppable(const imp *x, const mir_block *blk, uint32_t k, uint32_t end)
+static bool droppable(const imp *x, uint32_t k, uint32_t end)
 {
     const mir_inst *p = &x->pre->insts.data[k];
     if (p->debug || x->aligned[k] != RVI_NONE || p->nmem || imp_is_call(x, p) || deletable_r33(x, k)) return false;
@@ -702,7 +692,7 @@ static bool droppable(const imp *x, const mir_block *blk, uint32_t k, uint32_t e
         if (o[i].kind != MO_REG || !(o[i].flags & MOF_DEF)) continue;
         if (o[i].vreg != RVI_NONE) {
             if (!(o[i].flags & MOF_DEAD) && !def_unread(x, k, end, o[i].vreg)) return false;
-        } else if (o[i].preg < 0 || (!(o[i].flags & MOF_DEAD) && !phys_unread(x, blk, k, end, (unsigned)o[i].preg))) {
+        } else if (o[i].preg < 0 || (!(o[i].flags & MOF_DEAD) && !phys_unread(x, k, end, (unsigned)o[i].preg))) {
             return false;
         }
         ndef++;
@@ -716,7 +706,7 @@ static void drop_dead(imp *x)
     x->drop.dropped = rv_arena_alloc(&x->arena, f->insts.len + 1);
     for (uint32_t b = 0; b < f->blocks.len; b++) {
         const mir_block *blk = &f->blocks.data[b];
-        for (uint32_t k = blk->i0 + blk->n; k-- > blk->i0;) x->drop.dropped[k] = droppable(x, blk, k, blk->i0 + blk->n);
+        for (uint32_t k = blk->i0 + blk->n; k-- > blk->i0;) x->drop.dropped[k] = droppable(x, k, blk->i0 + blk->n);
     }
 }
 
