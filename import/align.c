@@ -642,13 +642,12 @@ static bool nop_kill(const imp *x, const mir_inst *q)
 }
 
 /* Does q read machine register r (or one overlapping it), and does it
- * write r whole (r or a register containing it; a call that clobbers it)? */
+ * write r whole (r or a register containing it)? */
 static void phys_access(const imp *x, const mir_inst *q, unsigned r, bool *reads, bool *writes)
 {
     *reads = *writes = false;
     for (uint32_t i = 0; i < q->nops; i++) {
         const mir_op *o = &mir_ops(x->pre, q)[i];
-        if (o->kind == MO_REGMASK && !x86_csr64_preserves(r)) *writes = true;
         if (o->kind != MO_REG || o->vreg != RVI_NONE || o->preg < 0) continue;
         unsigned p = (unsigned)o->preg;
         if (p != r && !x86_overlaps(p, r)) continue;
