@@ -581,8 +581,11 @@ static bool imp_is_call(const imp *x, const mir_inst *p)
 
 static bool deletable_r33(const imp *x, uint32_t k);
 
-/* The vregs every instruction of which the allocator deleted (none
- * aligned, none a call or a memory access): x->drop.erased, by vreg number. */
+/* The vregs that nothing the allocator kept reads (every instruction
+ * reading one is deleted, none a call, a memory access or a COPY, which
+ * may be realised by a reload, R28): x->drop.erased, by vreg number. A def
+ * of a sub-register without `undef` reads its vreg (it keeps the rest);
+ * other defs read nothing. */
 static void erased_vregs(imp *x)
 {
     const mir_func *f = x->pre;
@@ -597,16 +600,23 @@ static void erased_vregs(imp *x)
         if (p->debug) continue;
         bool gone = x->aligned[k] == RVI_NONE && !p->nmem && !imp_is_call(x, p) && !mir_opc_is(x->rp, p, "COPY") && !deletable_r33(x, k);
         if (gone) continue;
-        for (uint32_t i = 0; i < p->nops; i++)
-            if (mir_ops(f, p)[i].vreg != RVI_NONE) x->drop.erased[mir_ops(f, p)[i].vreg] = 0;
+        for (uint32_t i = 0; i < p->nops; i++) {
+            const mir_op *o = &mir_ops(f, p)[i];
+            bool def = (o->flags & MOF_DEF) != 0;
+            bool reads = def ? o->sub != XS_NONE && !(o->flags & MOF_UNDEF) : !(o->flags & MOF_UNDEF);
+            if (o->vreg != RVI_NONE && reads) x->drop.erased[o->vreg] = 0;
+        }
     }
 }
 
 static bool deletable_r33(const imp *x, uint32_t k);
 
 /* Def of vreg v by pre instruction k is read by nothing the allocator
- * kept: each reader up to the next plain redefinition in k's block is
- * dropped, and past the block's end v is read by nothing kept at all. */
+ * kept: each reader up to the next redefinition in k's block is dropped
+ * (a dropped reader's defs are themselves unread, so a redefinition that
+ * also reads v ends the search too; a def of a sub-register without
+ * `undef` keeps the rest of v, so it reads v), and past the block's end v
+ * is read by nothing kept at all. */
 static bool def_unread(const imp *x, uint32_t k, uint32_t end, uint32_t v)
 {
     const mir_func *f = x->pre;
@@ -616,36 +626,77 @@ static bool def_unread(const imp *x, uint32_t k, uint32_t end, uint32_t v)
         for (uint32_t i = 0; i < q->nops; i++) {
             const mir_op *o = &mir_ops(f, q)[i];
             if (o->vreg != v || q->debug) continue;
-            if (o->flags & MOF_DEF) writes = true;
-            else reads = true;
+            if (!(o->flags & MOF_DEF)) reads = true;
+            else if (writes = true, o->sub != XS_NONE && !(o->flags & MOF_UNDEF)) reads = true;
         }
         if (reads && !x->drop.dropped[j]) return false;
-        if (writes && !reads) return true;
+        if (writes) return true;
     }
     return v < x->drop.nerased && x->drop.erased[v];
 }
 
+/* R23's KILL without a destination: no op, it reads nothing. */
+static bool nop_kill(const imp *x, const mir_inst *q)
+{
+    return mir_opc_is(x->rp, q, "KILL") && !(q->nops && (mir_ops(x->pre, q)[0].flags & (MOF_IMPLICIT | MOF_DEF)) == MOF_DEF);
+}
+
+/* Does q read machine register r (or one overlapping it), and does it
+ * write r whole (r or a register containing it)? */
+static void phys_access(const imp *x, const mir_inst *q, unsigned r, bool *reads, bool *writes)
+{
+    *reads = *writes = false;
+    for (uint32_t i = 0; i < q->nops; i++) {
+        const mir_op *o = &mir_ops(x->pre, q)[i];
+        if (o->kind != MO_REG || o->vreg != RVI_NONE || o->preg < 0) continue;
+        unsigned p = (unsigned)o->preg;
+        if (p != r && !x86_overlaps(p, r)) continue;
+        if (!(o->flags & MOF_DEF)) *reads |= !(o->flags & MOF_UNDEF);
+        else if (p == r || x86_contains(p, r)) *writes = true;
+    }
+}
+
+/* Physical def of register r by pre instruction k is read by nothing the
+ * allocator kept: every instruction reading r or a register overlapping
+ * it, up to the next whole write of r, which must come in k's block, is
+ * dropped or a KILL without a destination. */
+static bool phys_unread(const imp *x, uint32_t k, uint32_t end, unsigned r)
+{
+    const mir_func *f = x->pre;
+    for (uint32_t j = k + 1; j < end; j++) {
+        const mir_inst *q = &f->insts.data[j];
+        bool reads, writes;
+        if (q->debug) continue;
+        phys_access(x, q, r, &reads, &writes);
+        if (reads && !x->drop.dropped[j] && !nop_kill(x, q)) return false;
+        if (writes) return true;
+    }
+    return false; /* live out of the block, perhaps: kept */
+}
+
 /* R33 extended: a deleted original whose defs nothing kept reads (greedy's
- * dead-def elimination, transitively), no call and no memory access. It
- * wrote nothing any kept instruction reads; it is dropped from both forms.
+ * dead-def elimination, transitively, through virtual and physical
+ * registers), no call and no memory access. It wrote nothing any kept
+ * instruction reads; it is dropped from both forms. A COPY among them may
+ * have been realised by a reload or a spill (R28, R29): that load or store
+ * is then an edit, and nothing kept reads the value either way.
  * Computed per block from its end. */
 static bool droppable(const imp *x, uint32_t k, uint32_t end)
 {
     const mir_inst *p = &x->pre->insts.data[k];
     if (p->debug || x->aligned[k] != RVI_NONE || p->nmem || imp_is_call(x, p) || deletable_r33(x, k)) return false;
-    if (mir_opc_is(x->rp, p, "COPY")) return false; /* an unaligned COPY may be a folded one (R28, R29) */
     const mir_op *o = mir_ops(x->pre, p);
-    bool vdef = false;
+    uint32_t ndef = 0;
     for (uint32_t i = 0; i < p->nops; i++) {
-        if (!(o[i].flags & MOF_DEF)) continue;
+        if (o[i].kind != MO_REG || !(o[i].flags & MOF_DEF)) continue;
         if (o[i].vreg != RVI_NONE) {
             if (!(o[i].flags & MOF_DEAD) && !def_unread(x, k, end, o[i].vreg)) return false;
-            vdef = true;
-        } else if (o[i].preg != X86_EFLAGS || !(o[i].flags & MOF_DEAD)) {
+        } else if (o[i].preg < 0 || (!(o[i].flags & MOF_DEAD) && !phys_unread(x, k, end, (unsigned)o[i].preg))) {
             return false;
         }
+        ndef++;
     }
-    return vdef;
+    return ndef > 0;
 }
 
 static void drop_dead(imp *x)

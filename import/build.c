@@ -357,6 +357,17 @@ static bool fast_copy_locs(imp *x, uint32_t k, uint32_t *loc)
     return false;
 }
 
+/* fast: a deleted full copy at one register R while a register
+ * overlapping R holds a value; as a plain write of R it would empty that
+ * register (docs/format.md §14.1), so fastrename.c may drop it. */
+static void mark_samereg(imp *x, ra_func *f, uint32_t id)
+{
+    ra_inst *in = &f->insts.data[id];
+    if (in->kind != RK_COPY || in->nd != 1 || in->nu != 1 || f->uses.data[in->u0].imm) return;
+    const ra_opnd *d = &f->defs.data[in->d0], *u = &f->uses.data[in->u0].o;
+    if (d->loc == u->loc && d->loc < X86_NREGS && d->vreg != u->vreg) in->samereg = fc_overlap_held(x->bd.fc, d->loc);
+}
+
 /* fast: emits the waiting deleted copies that can go here (all of them
  * before an aligned original: force). */
 static void fast_flush(imp *x, ra_func *f, bool force)
@@ -375,6 +386,7 @@ static void fast_flush(imp *x, ra_func *f, bool force)
         uint32_t id = imp_op(x, f, k, &l.a);
         if (id == RVI_NONE) continue;
         f->insts.data[id].why = "deleted by fast";
+        mark_samereg(x, f, id);
         if (f->insts.data[id].nd) x->bd.copy_loc[k] = f->defs.data[f->insts.data[id].d0].loc;
         fc_apply(x->bd.fc, f, id);
         rinst gone;

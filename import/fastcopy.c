@@ -191,6 +191,13 @@ int fc_where(const fc_state *s, uint32_t v, int want)
     return -1;
 }
 
+bool fc_overlap_held(const fc_state *s, uint32_t reg)
+{
+    for (unsigned r = 0; r < X86_NREGS; r++)
+        if (x86_overlaps(r, reg) && s->regs[r].len) return true;
+    return false;
+}
+
 bool fc_holds(const fc_state *s, uint32_t reg, uint32_t v)
 {
     return reg < X86_NREGS && has(&s->regs[reg], v);

@@ -67,6 +67,7 @@ typedef struct ra_inst {
     uint32_t cpos, clen;   /* comment: span of the MIR text it stands for, in ctext */
     const mir_text *ctext;
     int32_t slot;          /* slot index for the comment, -1 */
+    bool samereg;          /* fast's deleted copy in one register while an overlapping one holds a value (fastrename.c) */
 } ra_inst;
 typedef struct ra_block {
     uint32_t label;        /* index in f->labels */
@@ -317,6 +318,11 @@ void fc_push(fc_state *s, uint32_t k);
 uint32_t fc_npending(const fc_state *s);
 uint32_t fc_pending(const fc_state *s, uint32_t i);
 void fc_drop(fc_state *s, uint32_t n);
+bool fc_overlap_held(const fc_state *s, uint32_t reg); /* a register overlapping reg holds a vreg */
+/* fastrename.c: R27's same-register copies fast deleted, dropped where
+ * their readers can read the source (after imp_same: both texts come from
+ * the allocated function). */
+void imp_fast_renames(imp *x, ra_func *f);
 /* emit.c */
 char *imp_emit(imp *x, const ra_func *f, bool allocated, size_t *len);
 bool imp_same(imp *x, const ra_func *alloc, const ra_func *orig);

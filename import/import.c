@@ -202,6 +202,7 @@ void rvi_import(const rvi_module *m, uint32_t i, const rvi_opts *o, rvi_result *
     if (!imp_failed(&x)) imp_align(&x);
     if (!imp_failed(&x)) imp_build(&x, &alloc, &orig);
     if (!imp_failed(&x)) imp_same(&x, &alloc, &orig);
+    if (!imp_failed(&x) && x.alloc == RVI_FAST) imp_fast_renames(&x, &alloc);
     if (!imp_failed(&x)) {
         size_t len;
         res->alloc = imp_emit(&x, &alloc, true, &len);

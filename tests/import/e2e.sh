@@ -1,6 +1,6 @@
 #!/bin/sh
 # e2e.sh RAVEL TMPDIR - `ravel import-mir run` with clang-19 and llc-19 on
-# the fixtures' C files, every allocator: each function must import (or be
+# the fixtures' C files (and, with --ssa, their SSA MIR files), every allocator: each function must import (or be
 # refused or fail) exactly as recorded in tests/import/fixtures, with the
 # same texts. Exit 77 (skipped) without llc-19 and clang-19.
 set -u
@@ -14,12 +14,13 @@ cd "$(dirname "$0")/fixtures" || exit 2
 rm -rf "$tmp"
 mkdir -p "$tmp"
 fail=0
-for c in *.c; do
-  n=${c%.c}
+for c in *.c *.mir; do
+  n=${c%.*} ssa=
+  case $c in *.mir) ssa=--ssa;; esac # ravel export-mir's SSA MIR
   for a in greedy basic pbqp fast; do
     lvl=2; [ "$a" = fast ] && lvl=$(sed -n 's/.*fixture: fast at -O\([0-3]\).*/\1/p' "$c" | head -1) && lvl=${lvl:-0}
     out=$tmp/$n.$a
-    "$ravel" import-mir run "$c" --llvm 19 --alloc "$a" -O $lvl --keep -q --clang-arg "-fdebug-prefix-map=$(pwd)=." -o "$out/run" > "$out.log" 2>&1
+    "$ravel" import-mir run $ssa "$c" --llvm 19 --alloc "$a" -O $lvl --keep -q --clang-arg "-fdebug-prefix-map=$(pwd)=." -o "$out/run" > "$out.log" 2>&1
     "$ravel" import-mir join --alloc "$a" "$out/run/llvm/$n.tag.mir" "$out/run/llvm/$n.dumps.txt" "$out/run/llvm/$n.post.mir" -o "$out/join" > "$out.summary" 2>&1
     # the outcomes (the paths in messages differ), then every text
     if ! diff -q "$n.$a/summary.txt" "$out.summary" > /dev/null 2>&1; then

@@ -1,6 +1,6 @@
 /* test_fixtures.c - the importer on checked-in llc-19 output.
  *
- *   test_fixtures FIXTURES_DIR F6_DIR
+ *   test_fixtures FIXTURES_DIR F6_DIR [EDITED_DIR]
  *
  * Each FIXTURES_DIR/NAME.ALLOC/ holds the three texts llc-19 printed for
  * NAME.c with allocator ALLOC (NAME.tag.mir, NAME.dumps.txt,
@@ -12,7 +12,9 @@
  * sanitizers). Then the worked example of docs/import-mapping.md §6: f6 with
  * greedy must give F6_DIR/ok_import_f6.{orig.ra,ra} up to what the
  * document allows (comments, spacing, the order of a class's registers,
- * which is a preference order and changes no verdict). */
+ * which is a preference order and changes no verdict). EDITED_DIR holds
+ * llc output edited by hand (tests/import/edited/), checked the same way;
+ * import.check wants the verdict each directory's name says. */
 #define _POSIX_C_SOURCE 200809L
 #include "import/import.h"
 #include "tests/test.h"
@@ -241,26 +243,22 @@ static void check_full_machine(const char *fixtures)
     for (int i = 0; i < 3; i++) free((char *)tx[i]->src);
 }
 
-int main(int argc, char **argv)
+/* Every NAME.ALLOC/ under dir, in a fixed order; false if dir is unreadable. */
+static bool check_dir(const char *path)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_fixtures FIXTURES_DIR F6_DIR\n");
-        return 2;
-    }
-    DIR *dp = opendir(argv[1]);
-    if (!dp) return perror(argv[1]), 2;
+    DIR *dp = opendir(path);
+    if (!dp) return perror(path), false;
     char *names[512];
     int n = 0;
     for (struct dirent *de; (de = readdir(dp)) && n < 512;)
-        if (de->d_name[0] != '.' && strchr(de->d_name, '.') && !strstr(de->d_name, ".c")) names[n++] = strdup(de->d_name);
+        if (de->d_name[0] != '.' && strchr(de->d_name, '.') && !strstr(de->d_name, ".c") && !strstr(de->d_name, ".mir")) names[n++] = strdup(de->d_name);
     closedir(dp);
     for (int i = 0; i < n; i++) /* a fixed order */
         for (int j = i + 1; j < n; j++)
             if (strcmp(names[i], names[j]) > 0) { char *x = names[i]; names[i] = names[j]; names[j] = x; }
-    test_failed_ = 0;
     for (int i = 0; i < n; i++) {
         char dir[4096], stem[256];
-        snprintf(dir, sizeof dir, "%s/%s", argv[1], names[i]);
+        snprintf(dir, sizeof dir, "%s/%s", path, names[i]);
         snprintf(stem, sizeof stem, "%s", names[i]);
         char *dot = strrchr(stem, '.');
         int alloc = dot ? rvi_alloc_find(dot + 1) : -1;
@@ -273,6 +271,18 @@ int main(int argc, char **argv)
         check_fixture(dir, stem, (enum rvi_alloc)alloc);
         free(names[i]);
     }
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: test_fixtures FIXTURES_DIR F6_DIR [EDITED_DIR]\n");
+        return 2;
+    }
+    test_failed_ = 0;
+    if (!check_dir(argv[1])) return 2;
+    if (argc == 4 && !check_dir(argv[3])) return 2; /* llc output edited by hand: their recorded outcomes too */
     tests_run_++;
     if (test_failed_) tests_bad_++, fprintf(stderr, "FAIL fixtures\n");
     test_failed_ = 0;

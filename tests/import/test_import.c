@@ -4,7 +4,8 @@
  *     spill/reload and remat tables, immediate normalisation;
  *   the MIR line reader on the forms llc-19 prints;
  *   S1 on a small pre.mir (golden text);
- *   bad input: FILE:LINE:COL errors, never a crash.
+ *   bad input: FILE:LINE:COL errors, never a crash;
+ *   fastrename.c's window (R27: fast's deleted copies in one register).
  * Usage: test_import (no arguments). */
 #include "import/imp.h"
 #include "tests/test.h"
@@ -331,6 +332,92 @@ TEST(tag_needs_a_subprogram)
     ravel_diags_free(d);
 }
 
+/* ----- fastrename.c: fast's deleted copies in one register ----- */
+static unsigned reg_id(const char *n)
+{
+    return (unsigned)x86_reg_find(n, strlen(n));
+}
+
+/* An op MNEM with one def (vreg d at register dr; none if !dr) and up to
+ * two uses (vregs us at registers ur). */
+static uint32_t add_op(ra_func *f, uint8_t kind, uint32_t d, const char *dr, uint32_t u0, const char *ur0, uint32_t u1, const char *ur1)
+{
+    uint32_t id = ra_add_inst(f, kind);
+    f->insts.data[id].mnem = kind == RK_COPY ? "copy" : "OP";
+    if (dr) {
+        ra_opnd o = {.vreg = d, .loc = reg_id(dr)};
+        rv_vec_push(f->defs, o);
+        f->insts.data[id].nd = 1;
+    }
+    const uint32_t uv[2] = {u0, u1};
+    const char *ul[2] = {ur0, ur1};
+    for (int i = 0; i < 2; i++)
+        if (ul[i]) {
+            ra_use u = {.o = {.vreg = uv[i], .loc = reg_id(ul[i])}};
+            rv_vec_push(f->uses, u);
+            f->insts.data[id].nu++;
+        }
+    return id;
+}
+
+/* The shape of csmith seed 502: v5 @ecx; v6 @cl = copy v5 @ecx (in place);
+ * v7 @cl = copy v6 @cl (marked); s2 = spill ecx; then `mid` (an op between,
+ * or none), v7 @cl = DEC v7 @cl unless !redef, MOV v7 @cl; checks
+ * what imp_fast_renames leaves. */
+static void samereg_case(int mid, bool redef, bool want_drop)
+{
+    imp x;
+    memset(&x, 0, sizeof x);
+    ra_func f;
+    memset(&f, 0, sizeof f);
+    add_op(&f, RK_OP, 5, "ecx", 0, NULL, 0, NULL);
+    add_op(&f, RK_COPY, 6, "cl", 5, "ecx", 0, NULL);
+    uint32_t c = add_op(&f, RK_COPY, 7, "cl", 6, "cl", 0, NULL);
+    f.insts.data[c].samereg = true;
+    uint32_t sp = ra_add_inst(&f, RK_SPILL);
+    f.insts.data[sp].dst = RVI_SLOT | 2;
+    f.insts.data[sp].src = reg_id("ecx");
+    if (mid == 1) add_op(&f, RK_OP, 6, "dl", 0, NULL, 0, NULL); /* the source redefined */
+    if (mid == 2) add_op(&f, RK_OP, 9, "dl", 7, "cl", 0, NULL); /* a reader before the redefinition */
+    uint32_t dec = redef ? add_op(&f, RK_OP, 7, "cl", 7, "cl", 0, NULL) : RVI_NONE;
+    add_op(&f, RK_OP, 0, NULL, 7, "cl", 0, NULL);
+    add_op(&f, RK_RET, 0, NULL, 0, NULL, 0, NULL);
+    ra_block b = {0, 0, f.insts.len};
+    rv_vec_push(f.blocks, b);
+    uint32_t n0 = f.insts.len;
+    imp_fast_renames(&x, &f);
+    CHECK(f.blocks.data[0].n == f.insts.len);
+    CHECK(f.insts.len == n0 - (want_drop ? 1 : 0));
+    unsigned v7_uses = 0, v6_uses = 0;
+    for (uint32_t i = 0; i < f.insts.len; i++) {
+        const ra_inst *in = &f.insts.data[i];
+        for (uint32_t j = in->u0; j < in->u0 + in->nu; j++) {
+            v7_uses += f.uses.data[j].o.vreg == 7;
+            v6_uses += f.uses.data[j].o.vreg == 6;
+        }
+        if (in->kind == RK_SPILL) CHECK(in->dst == (RVI_SLOT | 2) && in->src == reg_id("ecx")); /* edits untouched */
+    }
+    if (want_drop) {
+        /* the readers up to and including the redefinition read v6; the last
+         * MOV reads the new v7 */
+        CHECK(v7_uses == 1);
+        CHECK(v6_uses == (unsigned)((mid == 2) + (dec != RVI_NONE)));
+    } else {
+        CHECK(v6_uses == 1);
+        CHECK(v7_uses == (unsigned)(1 + (mid == 2) + redef));
+    }
+    ra_func_free(&f);
+    rv_arena_free(&x.arena);
+}
+
+TEST(fast_samereg_copies)
+{
+    samereg_case(0, true, true);   /* seed 502's shape: dropped, DEC reads v6 */
+    samereg_case(2, true, true);   /* every reader up to the redefinition */
+    samereg_case(1, true, false);  /* the source redefined in between: kept */
+    samereg_case(0, false, false); /* v7 may live out of the block: kept */
+}
+
 int main(void)
 {
     RUN(x86_containment_is_bit_ranges);
@@ -343,5 +430,6 @@ int main(void)
     RUN(mir_bad_lines_are_errors_not_crashes);
     RUN(tag_golden);
     RUN(tag_needs_a_subprogram);
+    RUN(fast_samereg_copies);
     return TEST_SUMMARY();
 }
