@@ -184,9 +184,17 @@ static int cmp_ent(const void *a, const void *b)
 }
 
 /* The exit state of the block just run, sparse and sorted. */
-static void exit_state(ck_ref *r)
+static void exit_state(const ravel_checker *ck, ck_ref *r)
 {
+    uint32_t nstate = ck_nstate(ck);
     r->fix.exitv.len = 0;
+    if (r->work.touched.len > 32 && nstate <= 8 * r->work.touched.len) {
+        /* (many: a scan of every location, in order; cur is unknown
+         * wherever the visit did not touch) */
+        for (uint32_t li = 0; li < nstate; li++)
+            if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
+        return;
+    }
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
         uint32_t li = r->work.touched.data[i];
         if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
@@ -384,7 +392,7 @@ static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
 static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ravel_func *f = ck->f;
-    exit_state(r);
+    exit_state(ck, r);
     bool had = r->fix.xdone.data[b];
     r->fix.xdone.data[b] = 1;
     if (!store(r, &r->fix.xpool, &r->fix.xit.data[b], &r->fix.exitv, had)) return;
@@ -516,6 +524,10 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     }
     bool ok = r->nerr == 0;
     if (verdict_only && ok) return true;
+    if (ck->opts & CK_SEM_STATES_ONLY) { /* (the states are wanted: no recording pass) */
+        if (!ok && ck->out.rep) ck->out.rep->status = RAVEL_EFAIL;
+        return ok;
+    }
     /* the recording pass: every reached block once, at the fixpoint */
     r->record = true;
     r->nerr = 0;

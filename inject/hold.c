@@ -32,8 +32,8 @@ static bool run_ref(inj_hold *h)
     const ravel_func *f = h->f;
     h->ran = true;
     if (!h->ck) h->ck = ravel_checker_new();
-    ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE);
-    ravel_checker_set_max_errors(h->ck, 1); /* (the states are wanted, not the report) */
+    ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE | CK_SEM_STATES_ONLY); /* (the states, not the report) */
+    ravel_checker_set_max_errors(h->ck, 1);
     int rc = ravel_check(h->ck, f, NULL, NULL);
     h->ok = (rc == RAVEL_OK || rc == RAVEL_EFAIL) && f->layout.len &&
             ck_ref_seek(h->ck, f, f->blocks.data[f->layout.data[0]].first_inst);
@@ -93,7 +93,9 @@ static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_
 {
     ck_ref_loc_tokens(h->ck, now, nlocs(h));
     for (uint32_t x = 0; x < nlocs(h); x++) {
-        row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
+        if (now[x] == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
+            row[x] = INJ_H_UNK, multi[x] = false;
+        else row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
         tok[x] = now[x];
     }
 }
