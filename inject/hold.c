@@ -167,6 +167,7 @@ typedef struct stale_run {
     uint32_t nl, nedges;
     uint32_t *edge; /* nedges x nl */
     bool *edone;    /* per edge: carried once */
+    bool *dirty;    /* per block: to run in the next round (an in-edge changed since it ran) */
     uint32_t *cur;  /* the walk's marks */
     uint32_t *tok, *oldm, *oldn; /* before a step: per marked location its token and members (oldm: nl x MAX_STALE) */
     ck_stale st[MAX_STALE];
@@ -180,6 +181,8 @@ static void run_init(stale_run *r, inj_hold *h)
     r->nedges = h->f->succs.len;
     r->edge = rv_xmalloc(sizeof *r->edge * ((size_t)r->nedges * r->nl + 1));
     r->edone = rv_xcalloc(r->nedges + 1, sizeof *r->edone);
+    r->dirty = rv_xmalloc(sizeof *r->dirty * (h->f->blocks.len + 1));
+    memset(r->dirty, 1, sizeof *r->dirty * (h->f->blocks.len + 1)); /* (the first round runs them all) */
     r->cur = rv_xmalloc(sizeof *r->cur * (r->nl + 1));
     r->tok = rv_xmalloc(sizeof *r->tok * (r->nl + 1));
     r->oldn = rv_xmalloc(sizeof *r->oldn * (r->nl + 1));
@@ -191,6 +194,7 @@ static void run_free(stale_run *r)
     rv_free(r->edge);
     rv_free(r->edone);
     r->edone = NULL;
+    rv_free(r->dirty);
     rv_free(r->cur);
     rv_free(r->tok);
     rv_free(r->oldn);
@@ -316,7 +320,7 @@ static void step(stale_run *r, uint32_t i)
 static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
 {
     bool multi;
-    uint32_t v = held(r->h, x, i, &multi);
+    uint32_t v = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held(r->h, x, i, &multi);
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
 }
 
@@ -339,7 +343,9 @@ static bool carry(stale_run *r, uint32_t b)
             uint32_t x = cell(r->h, r->st[q].loc);
             if (x != RAVEL_NONE) tmp[x] = r->st[q].vreg;
         }
-        changed |= !r->edone[e] || memcmp(d, tmp, sizeof *d * r->nl) != 0;
+        bool now = !r->edone[e] || memcmp(d, tmp, sizeof *d * r->nl) != 0;
+        changed |= now;
+        if (now) r->dirty[rv_inst_succs(f, t)[k].block] = true;
         memcpy(d, tmp, sizeof *d * r->nl);
         r->edone[e] = true;
     }
@@ -372,7 +378,12 @@ bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
     bool changed = true;
     for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
         changed = false;
-        for (uint32_t k = 0; k < h->cfg->nrpo; k++) changed |= run_block(&r, h->cfg->rpo[k], out);
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++) {
+            uint32_t b = h->cfg->rpo[k];
+            if (!r.dirty[b] && !h->steady_plain) continue;
+            r.dirty[b] = false;
+            changed |= run_block(&r, b, out);
+        }
     }
     run_free(&r);
     return true;

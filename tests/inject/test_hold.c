@@ -13,6 +13,8 @@
  *     some location held at some reached point of the fixpoint or the
  *     steady states (an edit may move a stale copy where v never was);
  *   - the stale copies' rules, step by step (check_stale_rules);
+ *   - the steady table, whose rounds run only the blocks whose entry may
+ *     have changed, is the plain iteration's (every block every round);
  *   - hold finds values and steady finds stale copies on some functions
  *     (an analysis that says nothing fails here), and the hand-written
  *     stale-loop case (cases/stale-loop.ra) has its stale copy.
@@ -29,7 +31,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -200,6 +202,29 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
     free(lazy);
 }
 
+/* The steady table std (ok: it was made), of rounds that run only the
+ * blocks whose entry may have changed, equals the plain iteration's, whose
+ * rounds run every block (inj_hold.steady_plain). */
+static void check_rounds(const ravel_func *f, const rv_cfg *cfg, const uint32_t *std, bool ok, hstats *st)
+{
+    uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
+    uint32_t *tab = malloc(sizeof *tab * ((size_t)n * nl + 1)), *plain = malloc(sizeof *plain * ((size_t)n * nl + 1));
+    inj_hold h;
+    if (inj_hold_init(&h, f, cfg, nregs, f->nslots)) {
+        inj_hold_build(&h, tab);
+        h.steady_plain = true;
+        bool pok = inj_hold_build_steady(&h, plain);
+        if (pok != ok) bad(st, "the steady states are made by one iteration only", 0, 0, 0);
+        for (uint32_t i = 0; pok && ok && i < n; i++)
+            if (memcmp(plain + (size_t)i * nl, std + (size_t)i * nl, sizeof *std * nl) != 0)
+                bad(st, "a steady row differs from the plain iteration's", i, 0, 0);
+        st->rounds_compared += pok && ok;
+    }
+    inj_hold_free(&h);
+    free(tab);
+    free(plain);
+}
+
 static void check_func(const ravel_func *f, hstats *st)
 {
     rv_cfg cfg;
@@ -212,7 +237,9 @@ static void check_func(const ravel_func *f, hstats *st)
         inj_hold_build(&h, tab);
         check_must(f, tab, nregs, nslots, st);
         check_lazy(f, &cfg, tab, st->funcs, st);
-        if (inj_hold_build_steady(&h, std)) check_steady(f, std, nregs, nslots, st);
+        bool ok = inj_hold_build_steady(&h, std);
+        if (ok) check_steady(f, std, nregs, nslots, st);
+        check_rounds(f, &cfg, std, ok, st);
     }
     inj_hold_free(&h);
     free(tab);
@@ -245,16 +272,18 @@ TEST(against_the_reference)
         ravel_module_free(m);
     }
     printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules; "
-           "marks at moving safepoints: %llu in listed slots, %llu elsewhere\n",
+           "marks at moving safepoints: %llu in listed slots, %llu elsewhere; %llu steady tables as the plain iteration's\n",
            (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
            (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale,
-           (unsigned long long)st.rules, (unsigned long long)st.gc_listed, (unsigned long long)st.gc_unlisted);
+           (unsigned long long)st.rules, (unsigned long long)st.gc_listed, (unsigned long long)st.gc_unlisted,
+           (unsigned long long)st.rounds_compared);
     CHECK_EQ_INT(st.bad, 0);
     CHECK(st.funcs > nseeds);
     CHECK(st.valid * 20 > st.cells); /* (an analysis that holds nothing is no analysis) */
     CHECK(st.uses_held > st.funcs * 10);
     CHECK(st.stale > 0);
     CHECK(st.rules > 0);
+    CHECK(st.rounds_compared * 2 > st.funcs); /* (the steady rounds compared with the plain iteration's) */
 }
 
 /* cases/stale-loop.ra: its injection reads a stale copy the steady table has. */
