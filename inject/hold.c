@@ -111,7 +111,7 @@ void inj_hold_table(inj_hold *h, uint32_t *out)
     h->multi = rv_xcalloc(nl + 1, sizeof *h->multi);
     for (uint32_t b = 0; b < f->layout.len; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) h->blk[f->blocks.data[b].first_inst + i] = b;
-    fill_unk(out, (size_t)f->insts.len * nl);
+    /* (out is not filled here: each row is written whole when asked for) */
 }
 
 /* The cursor before instruction i (of block b): stepped on from where it
@@ -134,7 +134,10 @@ const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
     if (h->done[i]) return row;
     h->done[i] = 1;
     uint32_t b = h->blk[i];
-    if (!run_ref(h) || !cursor_to(h, i, b)) return row;
+    if (!run_ref(h) || !cursor_to(h, i, b)) { /* (unreached, or no states: nothing known) */
+        fill_unk(row, nl);
+        return row;
+    }
     /* the row before, from the tokens where they are those of i - 1 */
     bool delta = h->tok_row != RAVEL_NONE && h->tok_row + 1 == i && i > h->f->blocks.data[b].first_inst;
     take_row(h, i, row, delta ? row - nl : NULL, h->tok, h->tok + nl, h->multi);

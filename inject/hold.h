@@ -81,7 +81,8 @@ bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot);
  * instruction i's at out + i * nlocs): the reference's fixpoint. */
 void inj_hold_build(inj_hold *h, uint32_t *out);
 /* The same table, filled lazily: out's row i is valid once inj_hold_row
- * (h, i) returned it (each row computed once, from the cursor; the rows of
+ * (h, i) returned it (each row written whole then; the others are left
+ * as they were) (each row computed once, from the cursor; the rows of
  * a block asked in order cost one transfer each, as inj_hold_build). */
 void inj_hold_table(inj_hold *h, uint32_t *out);
 const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);

@@ -7,7 +7,8 @@
  *     the set the location holds);
  *   - unreached instructions: nothing held;
  *   - the table filled row by row on demand, in any order, is the table
- *     built in order;
+ *     built in order (both start as garbage: every row is written whole;
+ *     on arbitrary CFGs too, with blocks no path reaches);
  *   - the steady states: a cell holds v where the reference's steady state
  *     has v; a stale cell v|STALE where it has not v, and of a vreg that
  *     some location held at some reached point of the fixpoint or the
@@ -22,6 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "checker/ck.h"
+#include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
 #include "inject/hold.h"
 #include "inject/inject.h"
@@ -31,7 +33,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, unreached, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -57,6 +59,7 @@ static void check_must(const ravel_func *f, const uint32_t *tab, uint32_t nregs,
     uint32_t nl = nregs + nslots;
     for (uint32_t i = 0; i < f->insts.len; i++) {
         bool reached = ck_ref_seek(ck, f, i);
+        st->unreached += !reached;
         for (uint32_t x = 0; x < nl; x++) {
             uint32_t h = tab[(size_t)i * nl + x];
             st->cells++;
@@ -167,6 +170,7 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
     }
     for (uint32_t i = 0; i < f->insts.len; i++) {
         bool reached = ck_ref_seek(ck, f, i);
+        st->unreached += !reached;
         for (uint32_t x = 0; x < nl; x++) {
             uint32_t h = tab[(size_t)i * nl + x], v = h & ~INJ_H_STALE;
             if (h == INJ_H_UNK) continue;
@@ -189,6 +193,7 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
 {
     uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
     uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
+    memset(lazy, 0x3c, sizeof *lazy * ((size_t)n * nl + 1)); /* (a row not written whole differs from tab's) */
     inj_hold h;
     inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
     inj_hold_table(&h, lazy);
@@ -231,6 +236,7 @@ static void check_func(const ravel_func *f, hstats *st)
     rv_cfg_build(&cfg, f);
     uint32_t nregs = f->mach->regs.len, nslots = f->nslots, nl = nregs + nslots;
     uint32_t *tab = malloc(sizeof *tab * ((size_t)f->insts.len * nl + 1)), *std = malloc(sizeof *std * ((size_t)f->insts.len * nl + 1));
+    memset(tab, 0x5a, sizeof *tab * ((size_t)f->insts.len * nl + 1)); /* (every row is written whole: check_must, check_lazy) */
     inj_hold h;
     if (inj_hold_init(&h, f, &cfg, nregs, nslots)) {
         st->funcs++;
@@ -286,6 +292,33 @@ TEST(against_the_reference)
     CHECK(st.rounds_compared * 2 > st.funcs); /* (the steady rounds compared with the plain iteration's) */
 }
 
+/* The same on arbitrary CFGs (fuzz/anycfg.h: irreducible cycles, blocks
+ * no path reaches, nearly correct allocations): unreached rows hold
+ * nothing, rows filled lazily are those built in order (each row is
+ * written whole: the tables start as garbage). */
+TEST(arbitrary_cfgs)
+{
+    hstats st = {0};
+    for (uint32_t i = 0; i < 40 * nseeds; i++) {
+        rv_anycfg_opts o;
+        rv_anycfg_opts_default(&o);
+        o.irreducible = (int)(i % 3) - 1;
+        o.max_blocks = 3 + i % 9;
+        o.max_insts = 2 + i % 7;
+        rv_anycfg a;
+        CHECK(rv_anycfg_build(NULL, 0, (uint64_t)i * 7919u + 5u, &o, &a) == 0);
+        if (a.alloc) check_func(ravel_module_func(a.alloc, 0), &st);
+        rv_anycfg_free(&a);
+    }
+    printf("arbitrary CFGs: %llu functions, %llu cells, %llu held, %llu unreached instructions; %llu steady tables as the plain "
+           "iteration's\n",
+           (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
+           (unsigned long long)st.unreached, (unsigned long long)st.rounds_compared);
+    CHECK_EQ_INT(st.bad, 0);
+    CHECK(st.funcs > 20 * nseeds);
+    CHECK(st.unreached > 0); /* (unreached rows are tested) */
+}
+
 /* cases/stale-loop.ra: its injection reads a stale copy the steady table has. */
 TEST(stale_loop_case)
 {
@@ -325,5 +358,6 @@ int main(int argc, char **argv)
     if (argc > 1) nseeds = (uint32_t)strtoul(argv[1], NULL, 0);
     RUN(stale_loop_case);
     RUN(against_the_reference);
+    RUN(arbitrary_cfgs);
     return TEST_SUMMARY();
 }
