@@ -340,8 +340,24 @@ const char *ck_member_name(const ravel_checker *ck, uint32_t m, char *buf);
 void ck_sets_reset(ck_sets *s);
 void ck_sets_free(ck_sets *s);
 ck_val ck_set_intern(ck_sets *s, const uint32_t *sorted, uint32_t n);
-/* Members of a value (not unknown/conflict): writes into *buf (reserving), returns count. */
-uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one);
+/* The members of a value, sorted (none for unknown, empty, conflicted):
+ * *out points at them (at *one for a singleton); returns how many. (Inline:
+ * every transfer step reads members.) */
+static inline uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one)
+{
+    if (v >= CK_V_UNKNOWN) {
+        *out = NULL;
+        return 0;
+    }
+    if (!(v & CK_V_SETBIT)) {
+        *one = v;
+        *out = one;
+        return 1;
+    }
+    const ck_setrec *r = &s->recs.data[v & ~CK_V_SETBIT];
+    *out = &s->pool.data[r->start];
+    return r->len;
+}
 void ck_sort_u32(uint32_t *a, uint32_t n);
 
 /* ck_cfg.c: built from the allocated function and its guard's successor lists */

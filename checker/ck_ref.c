@@ -184,9 +184,17 @@ static int cmp_ent(const void *a, const void *b)
 }
 
 /* The exit state of the block just run, sparse and sorted. */
-static void exit_state(ck_ref *r)
+static void exit_state(const ravel_checker *ck, ck_ref *r)
 {
+    uint32_t nstate = ck_nstate(ck);
     r->fix.exitv.len = 0;
+    if (r->work.touched.len > 32 && nstate <= 8 * r->work.touched.len) {
+        /* (many: a scan of every location, in order; cur is unknown
+         * wherever the visit did not touch) */
+        for (uint32_t li = 0; li < nstate; li++)
+            if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
+        return;
+    }
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
         uint32_t li = r->work.touched.data[i];
         if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
@@ -225,15 +233,42 @@ static bool store(ck_ref *r, ck_entvec *pool, ck_span *sp, const ck_entvec *vec,
     return true;
 }
 
-/* r->fix.edgev := the state edge e carries from the stored exit of its source. */
+/* A filter for the vregs an edge's binding names (its target's
+ * parameters and its arguments): bit v % 64 per vreg. */
+static uint64_t edge_vreg_bits(const ravel_checker *ck, const rv_succ *e)
+{
+    const rv_block *t = &ck->f->blocks.data[e->block];
+    if (!t->nparams) return 0;
+    const uint32_t *params = rv_params_of(ck->f, t), *args = rv_args_of(ck->f, e);
+    uint64_t bits = 0;
+    for (uint32_t p = 0; p < t->nparams; p++) bits |= (1ull << (params[p] & 63)) | (1ull << (args[p] & 63));
+    return bits;
+}
+
+/* Some member of val may be named by the binding (bits: edge_vreg_bits). */
+static bool may_bind(const ck_ref *r, ck_val val, uint64_t bits)
+{
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ref_members(r, val, &m, &one);
+    for (uint32_t i = 0; i < n; i++)
+        if (bits >> (m[i] & 63) & 1) return true;
+    return false;
+}
+
+/* r->fix.edgev := the state edge e carries from the stored exit of its
+ * source. (A value no member of which the binding may name passes as it
+ * is, ref_edge_val's own answer, without asking it.) */
 static void edge_state(const ravel_checker *ck, ck_ref *r, uint32_t src, const rv_succ *e)
 {
     const ck_span *x = &r->fix.xit.data[src];
+    uint64_t bits = edge_vreg_bits(ck, e);
     r->fix.edgev.len = 0;
     rv_vec_reserve(r->fix.edgev, x->len);
     for (uint32_t i = 0; i < x->len; i++) {
         ck_ent en = r->fix.xpool.data[x->start + i];
-        r->fix.edgev.data[r->fix.edgev.len++] = (ck_ent){en.li, ref_edge_val(ck, r, e, en.val)};
+        ck_val v = bits && may_bind(r, en.val, bits) ? ref_edge_val(ck, r, e, en.val) : en.val;
+        r->fix.edgev.data[r->fix.edgev.len++] = (ck_ent){en.li, v};
     }
 }
 
@@ -384,7 +419,7 @@ static bool recompute_entry(const ravel_checker *ck, ck_ref *r, uint32_t t)
 static void propagate(ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ravel_func *f = ck->f;
-    exit_state(r);
+    exit_state(ck, r);
     bool had = r->fix.xdone.data[b];
     r->fix.xdone.data[b] = 1;
     if (!store(r, &r->fix.xpool, &r->fix.xit.data[b], &r->fix.exitv, had)) return;
@@ -516,6 +551,10 @@ bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t
     }
     bool ok = r->nerr == 0;
     if (verdict_only && ok) return true;
+    if (ck->opts & CK_SEM_STATES_ONLY) { /* (the states are wanted: no recording pass) */
+        if (!ok && ck->out.rep) ck->out.rep->status = RAVEL_EFAIL;
+        return ok;
+    }
     /* the recording pass: every reached block once, at the fixpoint */
     r->record = true;
     r->nerr = 0;

@@ -89,7 +89,10 @@ size_t ref_work_memory(const ref_work *w);
 /* The working state for ck->f: all unknown, room for its locations and vregs. */
 void ref_work_reset(const ravel_checker *ck, ck_ref *r);
 /* The members of a value (not unknown/conflict), see ck_val_members. */
-uint32_t ref_members(const ck_ref *r, ck_val v, const uint32_t **m, uint32_t *one);
+static inline uint32_t ref_members(const ck_ref *r, ck_val v, const uint32_t **m, uint32_t *one)
+{
+    return ck_val_members(&r->sets, v, m, one);
+}
 bool ref_val_has(const ck_ref *r, ck_val val, uint32_t v);
 /* The set of the n vregs in buf (any order, repeats allowed); none: empty. */
 ck_val ref_intern(ck_ref *r, uint32_t *buf, uint32_t n);

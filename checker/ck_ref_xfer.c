@@ -100,11 +100,6 @@ static uint32_t next_stamp(ck_ref *r)
 
 static bool ref_is_ref(const ravel_checker *ck, uint32_t v) { return v < ck->nvregs && ck->f->vregs.data[v].ref; }
 
-uint32_t ref_members(const ck_ref *r, ck_val v, const uint32_t **m, uint32_t *one)
-{
-    return ck_val_members(&r->sets, v, m, one);
-}
-
 bool ref_val_has(const ck_ref *r, ck_val val, uint32_t v)
 {
     uint32_t one;

@@ -194,7 +194,14 @@ static inline void ck_sem_step(ck_sem_one *t, const ck_sem_inst *in)
  * in-edges ignored; so a copy a latch leaves in L is seen after the next
  * iteration redefines its vreg (stale). The cursor then reads those
  * states, until the next check. Every fact of the first fixpoint holds in
- * them too (tests/checker/test_ref_view.c checks it, with the rest). */
+ * them too (tests/checker/test_ref_view.c checks it, with the rest).
+ *
+ * CK_SEM_STATES_ONLY (an option of ravel_checker_set_options, with
+ * RAVEL_CHECK_REFERENCE) asks for the states alone: the reference runs its
+ * fixpoint to the end as always (the same states), but makes no recording
+ * pass, so the report lists no value error; the status is RAVEL_EFAIL if
+ * there was one. */
+#define CK_SEM_STATES_ONLY 0x02000000u
 typedef struct ck_stale {
     ravel_loc loc; /* the location left with an older value of vreg */
     uint32_t vreg;

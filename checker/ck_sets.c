@@ -94,19 +94,4 @@ ck_val ck_set_intern(ck_sets *s, const uint32_t *m, uint32_t n)
     return CK_V_SETBIT | (s->recs.len - 1);
 }
 
-uint32_t ck_val_members(const ck_sets *s, ck_val v, const uint32_t **out, uint32_t *one)
-{
-    if (v >= CK_V_UNKNOWN) {
-        *out = NULL;
-        return 0;
-    }
-    if (!(v & CK_V_SETBIT)) {
-        *one = v;
-        *out = one;
-        return 1;
-    }
-    const ck_setrec *r = &s->recs.data[v & ~CK_V_SETBIT];
-    *out = &s->pool.data[r->start];
-    return r->len;
-}
 

@@ -32,8 +32,8 @@ static bool run_ref(inj_hold *h)
     const ravel_func *f = h->f;
     h->ran = true;
     if (!h->ck) h->ck = ravel_checker_new();
-    ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE);
-    ravel_checker_set_max_errors(h->ck, 1); /* (the states are wanted, not the report) */
+    ravel_checker_set_options(h->ck, RAVEL_CHECK_REFERENCE | CK_SEM_STATES_ONLY); /* (the states, not the report) */
+    ravel_checker_set_max_errors(h->ck, 1);
     int rc = ravel_check(h->ck, f, NULL, NULL);
     h->ok = (rc == RAVEL_OK || rc == RAVEL_EFAIL) && f->layout.len &&
             ck_ref_seek(h->ck, f, f->blocks.data[f->layout.data[0]].first_inst);
@@ -93,7 +93,9 @@ static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_
 {
     ck_ref_loc_tokens(h->ck, now, nlocs(h));
     for (uint32_t x = 0; x < nlocs(h); x++) {
-        row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
+        if (now[x] == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
+            row[x] = INJ_H_UNK, multi[x] = false;
+        else row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
         tok[x] = now[x];
     }
 }
@@ -109,7 +111,7 @@ void inj_hold_table(inj_hold *h, uint32_t *out)
     h->multi = rv_xcalloc(nl + 1, sizeof *h->multi);
     for (uint32_t b = 0; b < f->layout.len; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) h->blk[f->blocks.data[b].first_inst + i] = b;
-    fill_unk(out, (size_t)f->insts.len * nl);
+    /* (out is not filled here: each row is written whole when asked for) */
 }
 
 /* The cursor before instruction i (of block b): stepped on from where it
@@ -132,7 +134,10 @@ const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
     if (h->done[i]) return row;
     h->done[i] = 1;
     uint32_t b = h->blk[i];
-    if (!run_ref(h) || !cursor_to(h, i, b)) return row;
+    if (!run_ref(h) || !cursor_to(h, i, b)) { /* (unreached, or no states: nothing known) */
+        fill_unk(row, nl);
+        return row;
+    }
     /* the row before, from the tokens where they are those of i - 1 */
     bool delta = h->tok_row != RAVEL_NONE && h->tok_row + 1 == i && i > h->f->blocks.data[b].first_inst;
     take_row(h, i, row, delta ? row - nl : NULL, h->tok, h->tok + nl, h->multi);
@@ -165,6 +170,7 @@ typedef struct stale_run {
     uint32_t nl, nedges;
     uint32_t *edge; /* nedges x nl */
     bool *edone;    /* per edge: carried once */
+    bool *dirty;    /* per block: to run in the next round (an in-edge changed since it ran) */
     uint32_t *cur;  /* the walk's marks */
     uint32_t *tok, *oldm, *oldn; /* before a step: per marked location its token and members (oldm: nl x MAX_STALE) */
     ck_stale st[MAX_STALE];
@@ -178,6 +184,8 @@ static void run_init(stale_run *r, inj_hold *h)
     r->nedges = h->f->succs.len;
     r->edge = rv_xmalloc(sizeof *r->edge * ((size_t)r->nedges * r->nl + 1));
     r->edone = rv_xcalloc(r->nedges + 1, sizeof *r->edone);
+    r->dirty = rv_xmalloc(sizeof *r->dirty * (h->f->blocks.len + 1));
+    memset(r->dirty, 1, sizeof *r->dirty * (h->f->blocks.len + 1)); /* (the first round runs them all) */
     r->cur = rv_xmalloc(sizeof *r->cur * (r->nl + 1));
     r->tok = rv_xmalloc(sizeof *r->tok * (r->nl + 1));
     r->oldn = rv_xmalloc(sizeof *r->oldn * (r->nl + 1));
@@ -189,6 +197,7 @@ static void run_free(stale_run *r)
     rv_free(r->edge);
     rv_free(r->edone);
     r->edone = NULL;
+    rv_free(r->dirty);
     rv_free(r->cur);
     rv_free(r->tok);
     rv_free(r->oldn);
@@ -314,7 +323,7 @@ static void step(stale_run *r, uint32_t i)
 static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
 {
     bool multi;
-    uint32_t v = held(r->h, x, i, &multi);
+    uint32_t v = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held(r->h, x, i, &multi);
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
 }
 
@@ -337,7 +346,9 @@ static bool carry(stale_run *r, uint32_t b)
             uint32_t x = cell(r->h, r->st[q].loc);
             if (x != RAVEL_NONE) tmp[x] = r->st[q].vreg;
         }
-        changed |= !r->edone[e] || memcmp(d, tmp, sizeof *d * r->nl) != 0;
+        bool now = !r->edone[e] || memcmp(d, tmp, sizeof *d * r->nl) != 0;
+        changed |= now;
+        if (now) r->dirty[rv_inst_succs(f, t)[k].block] = true;
         memcpy(d, tmp, sizeof *d * r->nl);
         r->edone[e] = true;
     }
@@ -370,7 +381,12 @@ bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
     bool changed = true;
     for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
         changed = false;
-        for (uint32_t k = 0; k < h->cfg->nrpo; k++) changed |= run_block(&r, h->cfg->rpo[k], out);
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++) {
+            uint32_t b = h->cfg->rpo[k];
+            if (!r.dirty[b] && !h->steady_plain) continue;
+            r.dirty[b] = false;
+            changed |= run_block(&r, b, out);
+        }
     }
     run_free(&r);
     return true;

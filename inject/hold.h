@@ -60,6 +60,7 @@ typedef struct inj_hold {
     uint32_t *tok;    /* the tokens at row tok_row, then scratch (2 x nlocs) */
     bool *multi;      /* per location: it held a set at row tok_row */
     uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
+    bool steady_plain; /* tests: the steady states' rounds run every block (not only those whose entry changed) */
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false
@@ -80,12 +81,18 @@ bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot);
  * instruction i's at out + i * nlocs): the reference's fixpoint. */
 void inj_hold_build(inj_hold *h, uint32_t *out);
 /* The same table, filled lazily: out's row i is valid once inj_hold_row
- * (h, i) returned it (each row computed once, from the cursor; the rows of
+ * (h, i) returned it (each row written whole then; the others are left
+ * as they were) (each row computed once, from the cursor; the rows of
  * a block asked in order cost one transfer each, as inj_hold_build). */
 void inj_hold_table(inj_hold *h, uint32_t *out);
 const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);
 /* The same for the second and later iterations of every loop
- * (ck_ref_steady), stale copies included; afterwards the reference's
+ * (ck_ref_steady), stale copies included. Its rounds (until no edge
+ * changes) run only the blocks whose entry may have changed: an in-edge
+ * carried something new since the block last ran (a block run again from
+ * the same entry gives the same cells and edges); h->steady_plain runs
+ * every block every round, as the plain iteration (tests compare the
+ * two). Afterwards the reference's
  * fixpoint states are gone (inj_hold_build, or inj_hold_table, must come
  * first: the rows not yet asked for are filled before). False if the
  * steady states could not be made (out: all INJ_H_UNK). */

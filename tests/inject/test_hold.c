@@ -7,12 +7,15 @@
  *     the set the location holds);
  *   - unreached instructions: nothing held;
  *   - the table filled row by row on demand, in any order, is the table
- *     built in order;
+ *     built in order (both start as garbage: every row is written whole;
+ *     on arbitrary CFGs too, with blocks no path reaches);
  *   - the steady states: a cell holds v where the reference's steady state
  *     has v; a stale cell v|STALE where it has not v, and of a vreg that
  *     some location held at some reached point of the fixpoint or the
  *     steady states (an edit may move a stale copy where v never was);
  *   - the stale copies' rules, step by step (check_stale_rules);
+ *   - the steady table, whose rounds run only the blocks whose entry may
+ *     have changed, is the plain iteration's (every block every round);
  *   - hold finds values and steady finds stale copies on some functions
  *     (an analysis that says nothing fails here), and the hand-written
  *     stale-loop case (cases/stale-loop.ra) has its stale copy.
@@ -20,6 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
 #include "checker/ck.h"
+#include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
 #include "inject/hold.h"
 #include "inject/inject.h"
@@ -29,7 +33,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, unreached, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -55,6 +59,7 @@ static void check_must(const ravel_func *f, const uint32_t *tab, uint32_t nregs,
     uint32_t nl = nregs + nslots;
     for (uint32_t i = 0; i < f->insts.len; i++) {
         bool reached = ck_ref_seek(ck, f, i);
+        st->unreached += !reached;
         for (uint32_t x = 0; x < nl; x++) {
             uint32_t h = tab[(size_t)i * nl + x];
             st->cells++;
@@ -165,6 +170,7 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
     }
     for (uint32_t i = 0; i < f->insts.len; i++) {
         bool reached = ck_ref_seek(ck, f, i);
+        st->unreached += !reached;
         for (uint32_t x = 0; x < nl; x++) {
             uint32_t h = tab[(size_t)i * nl + x], v = h & ~INJ_H_STALE;
             if (h == INJ_H_UNK) continue;
@@ -187,6 +193,7 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
 {
     uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
     uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
+    memset(lazy, 0x3c, sizeof *lazy * ((size_t)n * nl + 1)); /* (a row not written whole differs from tab's) */
     inj_hold h;
     inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
     inj_hold_table(&h, lazy);
@@ -200,19 +207,45 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
     free(lazy);
 }
 
+/* The steady table std (ok: it was made), of rounds that run only the
+ * blocks whose entry may have changed, equals the plain iteration's, whose
+ * rounds run every block (inj_hold.steady_plain). */
+static void check_rounds(const ravel_func *f, const rv_cfg *cfg, const uint32_t *std, bool ok, hstats *st)
+{
+    uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
+    uint32_t *tab = malloc(sizeof *tab * ((size_t)n * nl + 1)), *plain = malloc(sizeof *plain * ((size_t)n * nl + 1));
+    inj_hold h;
+    if (inj_hold_init(&h, f, cfg, nregs, f->nslots)) {
+        inj_hold_build(&h, tab);
+        h.steady_plain = true;
+        bool pok = inj_hold_build_steady(&h, plain);
+        if (pok != ok) bad(st, "the steady states are made by one iteration only", 0, 0, 0);
+        for (uint32_t i = 0; pok && ok && i < n; i++)
+            if (memcmp(plain + (size_t)i * nl, std + (size_t)i * nl, sizeof *std * nl) != 0)
+                bad(st, "a steady row differs from the plain iteration's", i, 0, 0);
+        st->rounds_compared += pok && ok;
+    }
+    inj_hold_free(&h);
+    free(tab);
+    free(plain);
+}
+
 static void check_func(const ravel_func *f, hstats *st)
 {
     rv_cfg cfg;
     rv_cfg_build(&cfg, f);
     uint32_t nregs = f->mach->regs.len, nslots = f->nslots, nl = nregs + nslots;
     uint32_t *tab = malloc(sizeof *tab * ((size_t)f->insts.len * nl + 1)), *std = malloc(sizeof *std * ((size_t)f->insts.len * nl + 1));
+    memset(tab, 0x5a, sizeof *tab * ((size_t)f->insts.len * nl + 1)); /* (every row is written whole: check_must, check_lazy) */
     inj_hold h;
     if (inj_hold_init(&h, f, &cfg, nregs, nslots)) {
         st->funcs++;
         inj_hold_build(&h, tab);
         check_must(f, tab, nregs, nslots, st);
         check_lazy(f, &cfg, tab, st->funcs, st);
-        if (inj_hold_build_steady(&h, std)) check_steady(f, std, nregs, nslots, st);
+        bool ok = inj_hold_build_steady(&h, std);
+        if (ok) check_steady(f, std, nregs, nslots, st);
+        check_rounds(f, &cfg, std, ok, st);
     }
     inj_hold_free(&h);
     free(tab);
@@ -245,16 +278,45 @@ TEST(against_the_reference)
         ravel_module_free(m);
     }
     printf("hold: %llu functions, %llu cells, %llu held, %llu uses held; steady: %llu held, %llu stale, %llu kept by the rules; "
-           "marks at moving safepoints: %llu in listed slots, %llu elsewhere\n",
+           "marks at moving safepoints: %llu in listed slots, %llu elsewhere; %llu steady tables as the plain iteration's\n",
            (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
            (unsigned long long)st.uses_held, (unsigned long long)st.steady_valid, (unsigned long long)st.stale,
-           (unsigned long long)st.rules, (unsigned long long)st.gc_listed, (unsigned long long)st.gc_unlisted);
+           (unsigned long long)st.rules, (unsigned long long)st.gc_listed, (unsigned long long)st.gc_unlisted,
+           (unsigned long long)st.rounds_compared);
     CHECK_EQ_INT(st.bad, 0);
     CHECK(st.funcs > nseeds);
     CHECK(st.valid * 20 > st.cells); /* (an analysis that holds nothing is no analysis) */
     CHECK(st.uses_held > st.funcs * 10);
     CHECK(st.stale > 0);
     CHECK(st.rules > 0);
+    CHECK(st.rounds_compared * 2 > st.funcs); /* (the steady rounds compared with the plain iteration's) */
+}
+
+/* The same on arbitrary CFGs (fuzz/anycfg.h: irreducible cycles, blocks
+ * no path reaches, nearly correct allocations): unreached rows hold
+ * nothing, rows filled lazily are those built in order (each row is
+ * written whole: the tables start as garbage). */
+TEST(arbitrary_cfgs)
+{
+    hstats st = {0};
+    for (uint32_t i = 0; i < 40 * nseeds; i++) {
+        rv_anycfg_opts o;
+        rv_anycfg_opts_default(&o);
+        o.irreducible = (int)(i % 3) - 1;
+        o.max_blocks = 3 + i % 9;
+        o.max_insts = 2 + i % 7;
+        rv_anycfg a;
+        CHECK(rv_anycfg_build(NULL, 0, (uint64_t)i * 7919u + 5u, &o, &a) == 0);
+        if (a.alloc) check_func(ravel_module_func(a.alloc, 0), &st);
+        rv_anycfg_free(&a);
+    }
+    printf("arbitrary CFGs: %llu functions, %llu cells, %llu held, %llu unreached instructions; %llu steady tables as the plain "
+           "iteration's\n",
+           (unsigned long long)st.funcs, (unsigned long long)st.cells, (unsigned long long)st.valid,
+           (unsigned long long)st.unreached, (unsigned long long)st.rounds_compared);
+    CHECK_EQ_INT(st.bad, 0);
+    CHECK(st.funcs > 20 * nseeds);
+    CHECK(st.unreached > 0); /* (unreached rows are tested) */
 }
 
 /* cases/stale-loop.ra: its injection reads a stale copy the steady table has. */
@@ -296,5 +358,6 @@ int main(int argc, char **argv)
     if (argc > 1) nseeds = (uint32_t)strtoul(argv[1], NULL, 0);
     RUN(stale_loop_case);
     RUN(against_the_reference);
+    RUN(arbitrary_cfgs);
     return TEST_SUMMARY();
 }
