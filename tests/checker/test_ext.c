@@ -30,6 +30,7 @@
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "tests/checker/report_text.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -627,10 +628,9 @@ static void run(uint32_t size, uint32_t nfuncs, uint32_t seed0, tally *t)
         o.max_insts = size;
         o.cfg = k % 2 ? RV_GEN_CFG_ANY : RV_GEN_CFG_STRUCTURED;
         ravel_module *m = rv_gen_from_seed(seed0 + k, &o);
-        for (size_t al = 0; ravel_allocator_name(al); al++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(al), ravel_module_func(m, 0), k, &g, NULL) != RAVEL_OK || !g) continue;
-            uint32_t rng = seed0 * 31 + k * 7 + (uint32_t)al;
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), k); ts_allocs_next(&a);) {
+            ravel_func *g = a.g;
+            uint32_t rng = seed0 * 31 + k * 7 + (uint32_t)a.index;
             for (int kind = 0; kind < MACH_KINDS; kind++) {
                 ravel_machine *am = alias_machine(g->mach, kind, rng);
                 for (int variant = 0; variant < 4; variant++) {
@@ -653,7 +653,6 @@ static void run(uint32_t size, uint32_t nfuncs, uint32_t seed0, tally *t)
                 }
                 ravel_machine_free(am);
             }
-            ravel_func_free(g);
         }
         ravel_module_free(m);
     }

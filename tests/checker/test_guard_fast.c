@@ -25,6 +25,7 @@
 #include "tests/checker/report_text.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -247,30 +248,27 @@ int main(int argc, char **argv)
         if (i >= nfuncs) o.features |= RV_GEN_ALIAS | RV_GEN_UNDEF | RV_GEN_REMAT; /* section 14: the rules count overlap */
         ravel_module *mod = rv_gen_from_seed(5000 + (uint64_t)i, &o);
         const ravel_func *f = ravel_module_func(mod, 0);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g) {
-                uint64_t s = (uint64_t)i * 7919 + a;
-                check_both(ck[0], ref[0], g, f, &st);
-                for (int m = 0; m < nmut; m++) {
-                    ravel_func *h = rv_func_clone(g);
-                    int k = 1 + (int)below(&s, 3);
-                    for (int j = 0; j < k; j++) mutate(h, &s);
-                    check_both(ck[m & 1], ref[m & 1], h, (m & 2) ? f : NULL, &st);
-                    if (m & 2) check_both(trust, ref[0], h, f, &st); /* f validates: the same report without its guard */
-                    guard_both(ck[0], ref[0], h, true, &st);
-                    if (m % 5 == 0) check_both(ck[0], ref[0], f, h, &st); /* the mutant as the original */
-                    ravel_func_free(h);
-                    if (m % 3 == 0) { /* a mutated original (unallocated, mostly without locations) */
-                        ravel_func *u = rv_func_clone(f);
-                        for (int j = 0; j < k; j++) mutate(u, &s);
-                        check_both(ck[m & 1], ref[m & 1], g, u, &st);
-                        guard_both(ck[0], ref[0], u, false, &st);
-                        ravel_func_free(u);
-                    }
+        for (ts_allocs a = ts_allocs_of(f, (uint64_t)i); ts_allocs_next(&a);) {
+            ravel_func *g = a.g;
+            uint64_t s = (uint64_t)i * 7919 + a.index;
+            check_both(ck[0], ref[0], g, f, &st);
+            for (int m = 0; m < nmut; m++) {
+                ravel_func *h = rv_func_clone(g);
+                int k = 1 + (int)below(&s, 3);
+                for (int j = 0; j < k; j++) mutate(h, &s);
+                check_both(ck[m & 1], ref[m & 1], h, (m & 2) ? f : NULL, &st);
+                if (m & 2) check_both(trust, ref[0], h, f, &st); /* f validates: the same report without its guard */
+                guard_both(ck[0], ref[0], h, true, &st);
+                if (m % 5 == 0) check_both(ck[0], ref[0], f, h, &st); /* the mutant as the original */
+                ravel_func_free(h);
+                if (m % 3 == 0) { /* a mutated original (unallocated, mostly without locations) */
+                    ravel_func *u = rv_func_clone(f);
+                    for (int j = 0; j < k; j++) mutate(u, &s);
+                    check_both(ck[m & 1], ref[m & 1], g, u, &st);
+                    guard_both(ck[0], ref[0], u, false, &st);
+                    ravel_func_free(u);
                 }
             }
-            ravel_func_free(g);
         }
         ravel_module_free(mod);
     }

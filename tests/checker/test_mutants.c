@@ -20,6 +20,7 @@
 #include "tests/checker/report_text.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -185,12 +186,8 @@ int main(int argc, char **argv)
         if (i % 3 == 2) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS; /* the value-numbering verdict's ground */
         ravel_module *mod = rv_gen_from_seed(1000 + (uint64_t)i, &o);
         const ravel_func *f = ravel_module_func(mod, 0);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g)
-                one_allocation(ck, ref, f, g, (uint64_t)i * 131 + a, nmut, &st);
-            ravel_func_free(g);
-        }
+        for (ts_allocs a = ts_allocs_of(f, (uint64_t)i); ts_allocs_next(&a);)
+            one_allocation(ck, ref, f, a.g, (uint64_t)i * 131 + a.index, nmut, &st);
         ravel_module_free(mod);
     }
     printf("%llu allocations (%llu rejected as they are), %llu mutants: %llu rejected, %llu accepted, %llu accepted but wrong; "

@@ -22,6 +22,7 @@
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -237,12 +238,8 @@ TEST(overlap_rules_at_every_position)
         o.max_regs = 6;
         ravel_module *m = rv_gen_from_seed(7700 + seed, &o);
         const ravel_func *f = ravel_module_func(m, 0);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), f, seed, &g, NULL) == RAVEL_OK && g && ravel_check(ck, g, f, NULL) == RAVEL_OK)
-                mutants_of(ck, f, g, &st);
-            ravel_func_free(g);
-        }
+        for (ts_allocs a = ts_allocs_of(f, seed); ts_allocs_next(&a);)
+            if (ravel_check(ck, a.g, f, NULL) == RAVEL_OK) mutants_of(ck, f, a.g, &st);
         ravel_module_free(m);
     }
     for (int late = 0; late < 2; late++)

@@ -28,6 +28,7 @@
 #include "fuzz/gen.h"
 #include "inject/inject.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,20 +209,16 @@ static bool ext_group(int ngen)
         ravel_module *mod = rv_gen_from_seed(900 + (uint64_t)i, &o);
         const ravel_func *f = ravel_module_func(mod, 0);
         aliased += rv_mach_has_alias(f->mach);
-        for (size_t k = 0; ravel_allocator_name(k); k++) {
-            ravel_func *g = NULL;
+        for (ts_allocs a = ts_allocs_of(f, (uint64_t)i); ts_allocs_next(&a);) {
             char what[128];
-            snprintf(what, sizeof what, "generated seed %d (alias, undef, remat), allocator %s", 900 + i, ravel_allocator_name(k));
-            if (ravel_allocate(ravel_allocator_name(k), f, (uint64_t)i, &g, NULL) == RAVEL_OK && g) {
-                with_mutants(g, f, (uint64_t)i * 31 + k, 3, &st, what);
-                for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
-                    ravel_func *h = rv_func_clone(g);
-                    rv_inject_result r;
-                    if (rv_inject(h, (rv_inject_kind)q, (uint64_t)i + q, &r) == RV_INJ_CHANGED) one(h, f, q & 1, true, &st, what);
-                    ravel_func_free(h);
-                }
+            snprintf(what, sizeof what, "generated seed %d (alias, undef, remat), allocator %s", 900 + i, a.name);
+            with_mutants(a.g, f, (uint64_t)i * 31 + a.index, 3, &st, what);
+            for (unsigned q = 0; q < RV_INJ_COUNT_; q++) {
+                ravel_func *h = rv_func_clone(a.g);
+                rv_inject_result r;
+                if (rv_inject(h, (rv_inject_kind)q, (uint64_t)i + q, &r) == RV_INJ_CHANGED) one(h, f, q & 1, true, &st, what);
+                ravel_func_free(h);
             }
-            ravel_func_free(g);
         }
         ravel_module_free(mod);
     }

@@ -17,6 +17,7 @@
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdio.h>
@@ -129,49 +130,55 @@ static void check_provenance(const ravel_func *f, const char *text, const char *
     }
 }
 
-TEST(provenance_quotes_its_lines)
+/* What a test checks of one error e of ck's report on f (read back from
+ * text). */
+typedef void (*report_fn)(ravel_checker *ck, const ravel_func *f, const char *text, const ravel_check_error *e);
+
+/* Checks 40 generated functions (seeds base..), allocated by every
+ * allocator, with each of twelve kinds of bug injected, printed and read
+ * back; fn sees every error of every report. Returns the reports. */
+static uint32_t each_report(ravel_checker *ck, uint32_t base, report_fn fn)
 {
     static const rv_inject_kind kinds[] = {RV_INJ_DROP_SPILL, RV_INJ_DROP_RELOAD, RV_INJ_RELOAD_SLOT, RV_INJ_SLOT_REUSE,
                                            RV_INJ_MOVE_SWAP,  RV_INJ_EDGE_MOVE,   RV_INJ_SPILL_ONE_PATH, RV_INJ_STALE_LOOP,
                                            RV_INJ_USE_REG,    RV_INJ_CALL_CLOBBER, RV_INJ_RAND_REDIRECT, RV_INJ_RAND_DROP_EDIT};
-    ravel_checker *ck = ravel_checker_new();
     uint32_t reports = 0;
     for (uint32_t seed = 0; seed < 40; seed++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.max_insts = 120;
-        ravel_module *m = rv_gen_from_seed(4200 + seed, &o);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
-            for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-                ravel_func *h = rv_func_clone(g);
-                rv_inject_result res;
-                if (rv_inject(h, kinds[k], seed, &res) == RV_INJ_CHANGED) {
-                    char *text = NULL;
-                    size_t len = 0;
-                    FILE *fp = open_memstream(&text, &len);
-                    ravel_print_machine(fp, h->mach);
-                    ravel_print_func(fp, h);
-                    fclose(fp);
-                    ravel_module *back = ravel_module_parse(text, len, "p.ra", NULL);
-                    CHECK(back != NULL);
-                    ravel_report *rep = NULL;
-                    if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
-                        reports++;
-                        for (size_t e = 0; e < ravel_report_count(rep); e++)
-                            check_provenance(ravel_module_func(back, 0), text, ravel_report_error(rep, e)->provenance);
-                    }
-                    ravel_report_free(rep);
-                    ravel_module_free(back);
-                    free(text);
+        ravel_module *m = rv_gen_from_seed(base + seed, &o);
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), seed); ts_allocs_next(&a);)
+            for (ts_injs j = ts_injs_of(a.g, kinds, sizeof kinds / sizeof *kinds, seed, false); ts_injs_next(&j);) {
+                char *text;
+                size_t len;
+                ravel_module *back = ts_reparse(j.h, "p.ra", &text, &len);
+                CHECK(back != NULL);
+                ravel_report *rep = NULL;
+                if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
+                    reports++;
+                    for (size_t e = 0; e < ravel_report_count(rep); e++)
+                        fn(ck, ravel_module_func(back, 0), text, ravel_report_error(rep, e));
                 }
-                ravel_func_free(h);
+                ravel_report_free(rep);
+                ravel_module_free(back);
+                free(text);
             }
-            ravel_func_free(g);
-        }
         ravel_module_free(m);
     }
+    return reports;
+}
+
+static void quote_provenance(ravel_checker *ck, const ravel_func *f, const char *text, const ravel_check_error *e)
+{
+    (void)ck;
+    check_provenance(f, text, e->provenance);
+}
+
+TEST(provenance_quotes_its_lines)
+{
+    ravel_checker *ck = ravel_checker_new();
+    uint32_t reports = each_report(ck, 4200, quote_provenance);
     printf("%u reports, %u provenance lines quoted, %u wrong; parameter bindings at positions 0/1/2/3+: %u/%u/%u/%u\n", reports,
            checked, bad, bound_at[0], bound_at[1], bound_at[2], bound_at[3]);
     CHECK(reports >= 100);
@@ -323,50 +330,17 @@ static void check_notes(ravel_checker *ck, const ravel_func *f, const ravel_chec
 /* Every "is in", "defined" and "redefined" note states what the
  * reference's fixpoint holds (ck_ref_holders), on random reports; and an
  * early read whose vreg is held elsewhere always gets its "is in" note. */
+static void check_notes_of(ravel_checker *ck, const ravel_func *f, const char *text, const ravel_check_error *e)
+{
+    (void)text;
+    check_notes(ck, f, e);
+}
+
 TEST(notes_state_the_truth)
 {
-    static const rv_inject_kind kinds[] = {RV_INJ_DROP_SPILL, RV_INJ_DROP_RELOAD, RV_INJ_RELOAD_SLOT, RV_INJ_SLOT_REUSE,
-                                           RV_INJ_MOVE_SWAP,  RV_INJ_EDGE_MOVE,   RV_INJ_SPILL_ONE_PATH, RV_INJ_STALE_LOOP,
-                                           RV_INJ_USE_REG,    RV_INJ_CALL_CLOBBER, RV_INJ_RAND_REDIRECT, RV_INJ_RAND_DROP_EDIT};
     ravel_checker *ck = ravel_checker_new();
     ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
-    uint32_t reports = 0;
-    for (uint32_t seed = 0; seed < 40; seed++) {
-        rv_gen_opts o;
-        rv_gen_opts_default(&o);
-        o.max_insts = 120;
-        ravel_module *m = rv_gen_from_seed(5100 + seed, &o);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
-            for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-                ravel_func *h = rv_func_clone(g);
-                rv_inject_result res;
-                if (rv_inject(h, kinds[k], seed, &res) == RV_INJ_CHANGED) {
-                    char *text = NULL;
-                    size_t len = 0;
-                    FILE *fp = open_memstream(&text, &len);
-                    ravel_print_machine(fp, h->mach);
-                    ravel_print_func(fp, h);
-                    fclose(fp);
-                    ravel_module *back = ravel_module_parse(text, len, "p.ra", NULL);
-                    CHECK(back != NULL);
-                    ravel_report *rep = NULL;
-                    if (back && ravel_check(ck, ravel_module_func(back, 0), NULL, &rep) == RAVEL_EFAIL) {
-                        reports++;
-                        for (size_t e = 0; e < ravel_report_count(rep); e++)
-                            check_notes(ck, ravel_module_func(back, 0), ravel_report_error(rep, e));
-                    }
-                    ravel_report_free(rep);
-                    ravel_module_free(back);
-                    free(text);
-                }
-                ravel_func_free(h);
-            }
-            ravel_func_free(g);
-        }
-        ravel_module_free(m);
-    }
+    uint32_t reports = each_report(ck, 5100, check_notes_of);
     printf("%u reports, %u claims of notes checked, %u false, %u missing 'is in' notes\n", reports, claims, false_claims,
            missing_here);
     CHECK(reports >= 100);

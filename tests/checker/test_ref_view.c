@@ -27,6 +27,7 @@
 #include "fuzz/gen.h"
 #include "ir/analysis.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -290,16 +291,9 @@ TEST(cursor_against_the_reference)
         rv_gen_opts_default(&o);
         o.max_insts = 80;
         ravel_module *m = rv_gen_from_seed(6100 + seed, &o);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
-            for (size_t k = 0; k <= sizeof kinds / sizeof *kinds; k++) { /* (k == the count: the allocation as it is) */
-                ravel_func *h = rv_func_clone(g);
-                rv_inject_result res;
-                if (k < sizeof kinds / sizeof *kinds && rv_inject(h, kinds[k], seed, &res) != RV_INJ_CHANGED) {
-                    ravel_func_free(h);
-                    continue;
-                }
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), seed); ts_allocs_next(&a);)
+            for (ts_injs j = ts_injs_of(a.g, kinds, sizeof kinds / sizeof *kinds, seed, true); ts_injs_next(&j);) {
+                ravel_func *h = j.h; /* (the last: the allocation as it is) */
                 ravel_report *rep = NULL;
                 if (ravel_check(ck, h, NULL, &rep) != RAVEL_EINVAL) {
                     check_reads(ck, h, rep, &st);
@@ -310,10 +304,7 @@ TEST(cursor_against_the_reference)
                     check_steps(ck, h, &st); /* (in the steady states: the stale copies of loops) */
                 }
                 ravel_report_free(rep);
-                ravel_func_free(h);
             }
-            ravel_func_free(g);
-        }
         ravel_module_free(m);
     }
     printf("%u reads, %u steps, %u edges into a block with one in-edge and %u into joins, %u stale copies (%u losses "

@@ -32,6 +32,7 @@
 #include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
 #include "ir/ir.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -213,13 +214,10 @@ TEST(generated_within_reference)
         rv_gen_opts_default(&o);
         o.max_insts = 60;
         ravel_module *m = rv_gen_from_seed(7300 + seed, &o);
-        for (size_t a = 0; m && ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), seed, &g, NULL) != RAVEL_OK) continue;
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), seed); ts_allocs_next(&a);) {
             char what[64];
-            snprintf(what, sizeof what, "gen seed %u by %s", 7300 + seed, ravel_allocator_name(a));
-            if (ravel_check(ck, g, NULL, NULL) != RAVEL_EINVAL && !ck->ext.alias) one_func(ck, g, seed, &r, what);
-            ravel_func_free(g);
+            snprintf(what, sizeof what, "gen seed %u by %s", 7300 + seed, a.name);
+            if (ravel_check(ck, a.g, NULL, NULL) != RAVEL_EINVAL && !ck->ext.alias) one_func(ck, a.g, seed, &r, what);
         }
         ravel_module_free(m);
     }

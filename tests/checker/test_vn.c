@@ -16,6 +16,7 @@
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 #include "tests/checker/report_text.h"
+#include "tests/support/each.h"
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -74,9 +75,8 @@ static uint32_t run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
         }
         if (!safepoints) o.features &= ~(unsigned)RV_GEN_SAFEPOINTS;
         ravel_module *m = rv_gen_from_seed(9100 + k, &o);
-        for (size_t a = 0; ravel_allocator_name(a); a++) {
-            ravel_func *g = NULL;
-            if (ravel_allocate(ravel_allocator_name(a), ravel_module_func(m, 0), k, &g, NULL) != RAVEL_OK || !g) continue;
+        for (ts_allocs a = ts_allocs_of(ravel_module_func(m, 0), k); ts_allocs_next(&a);) {
+            ravel_func *g = a.g;
             int rc;
             if (!agree(ck, ref, g, &rc)) differ++;
             CHECK_EQ_INT(rc, RAVEL_OK);
@@ -85,7 +85,7 @@ static uint32_t run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
             bool retreat = false;
             for (uint32_t b = 0; b < ck->nblocks; b++) retreat |= ck->cfg.retreat.data[b] != 0;
             irr += retreat;
-            if (!ck->vn_proven) fprintf(stderr, "not proven: seed %u, allocator %s, irreducible %d\n", 9100 + k, ravel_allocator_name(a), retreat);
+            if (!ck->vn_proven) fprintf(stderr, "not proven: seed %u, allocator %s, irreducible %d\n", 9100 + k, a.name, retreat);
             for (uint32_t b = 0; b < ck->facts.gw.len; b++) noted += ck->facts.gwf_ok && ck->facts.gw.data[b].len != CK_NIL;
             for (uint32_t v = 0; v < ck->nvregs; v++)
                 multi += ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI) ||
@@ -93,7 +93,6 @@ static uint32_t run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
             CHECK_EQ_INT(ravel_check(scan, g, NULL, NULL), RAVEL_OK);
             scan_proven += scan->vn_proven;
             if (k % 4 == 0) corrupt_and_compare(ck, ref, g, &differ);
-            ravel_func_free(g);
         }
         ravel_module_free(m);
     }
