@@ -161,14 +161,12 @@ typedef struct ck_facts {
     bool gnf_ok;
     /* the slots each block writes, for M(h) (ck_vn_knobs.c: vn_build_m); valid
      * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
-     * guard passed all of its instructions and its terminator was clean:
-     * then every slot they write is listed in gwslot[gw[b].start ..],
-     * gwsp[b] says whether one is a safepoint, and each vreg they define
-     * has its ck_gn note of that def (so a vreg defined once has the block
-     * in gn[v].b). */
+     * guard's fast path ran every one of its instructions: then every slot
+     * they write is listed in gwslot[gw[b].start ..], it has no safepoint,
+     * and each vreg they define has its ck_gn note of that def (so a vreg
+     * defined once has the block in gn[v].b). */
     RV_VEC(ck_list) gw;    /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
     ck_u32vec gwslot;      /* (repeats possible) */
-    RV_VEC(uint8_t) gwsp;  /* per noted block: it has a safepoint */
     bool gwf_ok;
     /* what the function uses of section 14, for ck_ext_scan: an undef op,
      * a remat (ck_gd_inst_other notes them: every such instruction the

@@ -403,25 +403,6 @@ static uint32_t guard_term(const gfast *x, const rv_inst *in, ravel_loc *top)
     return r;
 }
 
-/* The write notes (ck_gw) of an instruction the fast path did not finish
- * and the guard passed: its slot destination (an edit's, into the room
- * ws points at) or its defs in slots; *sp if it is a safepoint. (Before,
- * such an instruction left its block unnoted, and vn_build_m scanned
- * every block with a call: issue 32.) Returns ws past what it wrote. */
-static uint32_t *gw_rare(const gfast *x, const rv_inst *in, uint32_t *ws, bool *sp)
-{
-    if (rv_is_edit(in)) {
-        ravel_loc d = in->u.edit.dst;
-        *ws = d;
-        return ws + (d != RAVEL_LOC_NONE && (d & RAVEL_SLOT_BIT));
-    }
-    const rv_operand *o = x->ops + in->first_op;
-    for (uint32_t k = 0; k < in->ndefs; k++)
-        if (o[k].loc != RAVEL_LOC_NONE && (o[k].loc & RAVEL_SLOT_BIT)) gw_slot_def(x->ck, o[k].loc);
-    *sp |= (in->flags & RV_IF_SAFEPOINT) != 0;
-    return ws;
-}
-
 /* The instructions of block b (whose range the caller checked), in order,
  * until the guard fails: runs of usual ones in guard_run, each other one
  * through guard_inst_rare; what is not clean goes to ck->facts.rtodo. */
@@ -429,7 +410,7 @@ static void guard_insts(const gfast *x, const rv_block *bl)
 {
     const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
     ravel_loc top = 0; /* the highest slot location the fast path saw */
-    bool ok = true, sp = false;
+    bool ok = true, noted = true;
     ravel_checker *ck = x->ck;
     /* the write notes (ck_gw): room for a slot per instruction */
     rv_vec_reserve(ck->facts.gwslot, bl->ninsts);
@@ -441,7 +422,7 @@ static void guard_insts(const gfast *x, const rv_block *bl)
         in = guard_run(x, in, last, &top, &r, &ws);
         if (in == last) break;
         ok = guard_inst_rare(x, in, r);
-        if (ok && x->record) ws = gw_rare(x, in, ws, &sp);
+        noted = false;
         in++;
     }
     if (!ok) {
@@ -451,12 +432,11 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     uint32_t r = rv_is_term(last) ? guard_term(x, last, &top) : G_SLOW;
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
     if (r != G_CLEAN) ck_gd_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
-    if (r == G_CLEAN && !ck->guard.gwover && x->record) {
+    if (noted && r == G_CLEAN && !ck->guard.gwover && x->record) {
         uint32_t n = (uint32_t)(ws - start), nd = ck->guard.gwdef.len;
         rv_vec_reserve(ck->facts.gwslot, n + nd);
         memcpy(ck->facts.gwslot.data + ck->facts.gwslot.len + n, ck->guard.gwdef.data, (size_t)nd * sizeof *ck->guard.gwdef.data);
         ck->facts.gw.data[x->b] = (ck_list){ck->facts.gwslot.len, n + nd};
-        ck->facts.gwsp.data[x->b] = sp;
         ck->facts.gwslot.len += n + nd;
     }
 }
@@ -511,8 +491,6 @@ static void guard_blocks(guard *g)
     if (ck->guard.grecord) { /* the write notes (ck_gw): none until a block's fast path notes it; the successor lists */
         rv_vec_reserve(ck->facts.gw, f->layout.len);
         ck->facts.gw.len = f->layout.len;
-        rv_vec_reserve(ck->facts.gwsp, f->layout.len); /* (written for the blocks noted) */
-        ck->facts.gwsp.len = f->layout.len;
         for (uint32_t b = 0; b < f->layout.len; b++) ck->facts.gw.data[b].len = CK_NIL;
         ck->facts.gwslot.len = 0;
         rv_vec_reserve(ck->facts.bsucc, f->layout.len);

@@ -218,7 +218,6 @@ void ck_facts_free(ck_facts *x)
     rv_vec_free(x->rtodo);
     rv_vec_free(x->gw);
     rv_vec_free(x->gwslot);
-    rv_vec_free(x->gwsp);
     memset(x, 0, sizeof *x);
 }
 
@@ -226,7 +225,7 @@ size_t ck_facts_memory(const ck_facts *x)
 {
     return (size_t)x->gncap * sizeof *x->gn + (size_t)x->bsucc.cap * sizeof *x->bsucc.data +
            (size_t)x->rtodo.cap * sizeof *x->rtodo.data + (size_t)x->gw.cap * sizeof *x->gw.data +
-           (size_t)x->gwslot.cap * sizeof *x->gwslot.data + (size_t)x->gwsp.cap;
+           (size_t)x->gwslot.cap * sizeof *x->gwslot.data;
 }
 
 /* The facts' notes of nvregs vregs: room for them, and a new stamp (so

@@ -252,7 +252,6 @@ static void m_of(vn *W, uint32_t h, bool wnotes)
         rv_vec_reserve(V->knobs.mpool, bl->nparams); /* (add_var's room) */
         for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + rv_params_of(f, bl)[p]);
         if (wnotes && ck->facts.gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
-            sp |= ck->facts.gwsp.data[b] != 0;
             const uint32_t *sl = ck->facts.gwslot.data + ck->facts.gw.data[b].start;
             rv_vec_reserve(V->knobs.mpool, ck->facts.gw.data[b].len);
             for (uint32_t k = 0; k < ck->facts.gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
