@@ -1,6 +1,8 @@
 /* fuzzlib_parse.c - the parser round trip (fuzz_parse): any bytes; what
  * parses must print -> parse -> print to a fixpoint, and survive the later
- * stages (validate, check, run).
+ * stages (validate, check, run). The reader's fast path (ir/parse_fast.c)
+ * must read the bytes as the reader without it does: the same diagnostics,
+ * the same module.
  *
  * Requires: nothing (inputs over 64 KiB are skipped).
  * Guarantees: RV_FUZZ_SKIP for text that does not parse; RV_FUZZ_BUG with
@@ -27,15 +29,20 @@ static char *module_text(const ravel_module *m, size_t *len)
     return buf;
 }
 
-static ravel_module *parse_quiet(const char *text, size_t len, ravel_diags **d)
+/* A module read without any diagnostic, or NULL. */
+static ravel_module *quiet(ravel_module *m, const ravel_diags *d)
 {
-    *d = ravel_diags_new();
-    ravel_module *m = ravel_module_parse(text, len, "<fuzz>", *d);
-    if (m && ravel_diags_count(*d)) {
+    if (m && ravel_diags_count(d)) {
         ravel_module_free(m);
         m = NULL;
     }
     return m;
+}
+
+static ravel_module *parse_quiet(const char *text, size_t len, ravel_diags **d)
+{
+    *d = ravel_diags_new();
+    return quiet(ravel_module_parse(text, len, "<fuzz>", *d), *d);
 }
 
 static bool modules_equal(const ravel_module *a, const ravel_module *b)
@@ -85,6 +92,56 @@ static int parse_bug(rv_fuzz *z, const char *what, const char *t1, size_t l1, co
     return RV_FUZZ_BUG;
 }
 
+/* Diagnostics as printed, into a malloc'd string. */
+static char *diags_text(const ravel_diags *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) rv_oom();
+    ravel_diags_print(fp, d);
+    if (fclose(fp) != 0) rv_oom();
+    return buf;
+}
+
+/* The source positions that diagnostics quote (instructions', blocks'),
+ * which neither the printer nor rv_func_equal see. */
+static bool positions_equal(const ravel_module *a, const ravel_module *b)
+{
+    for (size_t i = 0; i < ravel_module_nfuncs(a); i++) {
+        const ravel_func *f = ravel_module_func(a, i), *g = ravel_module_func(b, i);
+        for (uint32_t k = 0; k < f->insts.len; k++)
+            if (f->insts.data[k].line != g->insts.data[k].line || f->insts.data[k].col != g->insts.data[k].col) return false;
+        for (uint32_t k = 0; k < f->blocks.len; k++) {
+            const rv_block *x = &f->blocks.data[k], *y = &g->blocks.data[k];
+            if (x->line != y->line || x->col != y->col || x->end_line != y->end_line || x->end_col != y->end_col) return false;
+        }
+    }
+    return true;
+}
+
+/* The text read without the fast path (rv_module_parse_slow): the same
+ * diagnostics as d0's, and the same module as m0 (NULL: not read). */
+static bool slow_reads_same(const char *text, size_t len, const ravel_module *m0, const ravel_diags *d0)
+{
+    ravel_diags *d = ravel_diags_new();
+    ravel_module *m = rv_module_parse_slow(text, len, "<fuzz>", d);
+    char *a = diags_text(d0), *b = diags_text(d);
+    bool same = strcmp(a, b) == 0 && !m == !m0 && (!m || (modules_equal(m, m0) && positions_equal(m, m0)));
+    if (same && m) {
+        size_t la, lb;
+        char *pa = module_text(m0, &la), *pb = module_text(m, &lb);
+        same = la == lb && memcmp(pa, pb, la) == 0;
+        rv_free(pa);
+        rv_free(pb);
+    }
+    rv_free(a);
+    rv_free(b);
+    ravel_module_free(m);
+    ravel_diags_free(d);
+    return same;
+}
+
 enum { PARSE_MAX_BYTES = 1 << 16 };
 
 /* Any bytes: parse; if accepted, print -> parse -> print must be a
@@ -99,12 +156,17 @@ int rv_fuzz_parse(rv_fuzz *z, const uint8_t *data, size_t size)
     if (size) memcpy(text, data, size);
     text[size] = 0;
     ravel_diags *d0, *d1 = NULL;
-    ravel_module *m0 = parse_quiet(text, size, &d0);
+    d0 = ravel_diags_new();
+    ravel_module *m0 = ravel_module_parse(text, size, "<fuzz>", d0);
+    bool same = slow_reads_same(text, size, m0, d0);
+    m0 = quiet(m0, d0);
     ravel_module *m1 = NULL;
     char *t1 = NULL, *t2 = NULL;
     size_t l1 = 0, l2 = 0;
     int result = RV_FUZZ_SKIP;
-    if (m0) {
+    if (!same) {
+        result = parse_bug(z, "the reader's fast path reads the input otherwise than the token parser", text, size, NULL, 0);
+    } else if (m0) {
         exercise(z, m0);
         t1 = module_text(m0, &l1);
         m1 = parse_quiet(t1, l1, &d1);

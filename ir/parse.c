@@ -11,7 +11,8 @@
  *
  * Structure: a hand-written lexer produces one token at a time from the
  * module's copy of the source; the parser is line-oriented (one machine
- * line, label or instruction per line). After an error on a line the rest
+ * line, label or instruction per line). A function's line of a common
+ * shape is read in one scan by parse_fast.c, any other by parse_func.c. After an error on a line the rest
  * of the line is skipped and parsing goes on, so that several errors can be
  * reported; the module is discarded at the end if any error was seen.
  * This file is the driver (the parser context, the module); the machine
@@ -46,7 +47,7 @@ static void parser_free(parser *P)
     rv_free(P->ntab);
 }
 
-static void parser_init(parser *P, ravel_module *mod, ravel_diags *d)
+static void parser_init(parser *P, ravel_module *mod, ravel_diags *d, bool fast)
 {
     memset(P, 0, sizeof *P);
     P->lx.p = P->lx.bol = mod->src;
@@ -56,6 +57,7 @@ static void parser_init(parser *P, ravel_module *mod, ravel_diags *d)
     P->src = mod->src;
     P->srclen = mod->srclen;
     P->d = d;
+    P->fast.on = fast;
     P->mod = mod;
     P->m = mod->mach;
     P->budget = (uint64_t)mod->srclen * 16 + 4096; /* range names: linear in the input, */
@@ -87,9 +89,10 @@ static void parse_module(parser *P)
     if (P->nerr == 0 && P->mod->funcs.len == 0) rvp_err(P, P->t.line, P->t.col, "expected at least one func after the machine");
 }
 
-static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d);
+static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d, bool fast);
 
-ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d)
+/* ravel_module_parse, with or without the fast path (parse_fast.c). */
+static ravel_module *module_parse(const char *text, size_t len, const char *filename, ravel_diags *d, bool fast)
 {
     /* out of memory: NULL, d as it was (no new diagnostic), nothing kept */
     rv_recover rec;
@@ -100,12 +103,22 @@ ravel_module *ravel_module_parse(const char *text, size_t len, const char *filen
         rv_recover_sweep(&rec);
         return NULL;
     }
-    ravel_module *mod = parse_text(text, len, filename, d);
+    ravel_module *mod = parse_text(text, len, filename, d, fast);
     if (own) rv_recover_leave(&rec);
     return mod;
 }
 
-static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d)
+ravel_module *ravel_module_parse(const char *text, size_t len, const char *filename, ravel_diags *d)
+{
+    return module_parse(text, len, filename, d, true);
+}
+
+ravel_module *rv_module_parse_slow(const char *text, size_t len, const char *filename, ravel_diags *d)
+{
+    return module_parse(text, len, filename, d, false);
+}
+
+static ravel_module *parse_text(const char *text, size_t len, const char *filename, ravel_diags *d, bool fast)
 {
     ravel_module *mod = rv_xcalloc(1, sizeof *mod);
     mod->filename = rv_xstrdup(filename ? filename : "<input>");
@@ -123,7 +136,7 @@ static ravel_module *parse_text(const char *text, size_t len, const char *filena
     mod->srclen = len;
     mod->mach = ravel_machine_new();
     parser P;
-    parser_init(&P, mod, d);
+    parser_init(&P, mod, d, fast);
     parse_module(&P);
     parser_free(&P);
     if (P.nerr) {

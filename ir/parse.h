@@ -3,6 +3,8 @@
  *   parse.c          the driver: module, parser context, machine then functions
  *   parse_machine.c  the machine block (class, reserved, alias, clobbers, gc)
  *   parse_func.c     functions: labels, instructions, operands, edits
+ *   parse_fast.c     the fast path of parse_func.c: a common instruction, edit
+ *                    or label line read in one scan, or left to parse_func.c
  *   parse_lex.c      the lexer and what both blocks read with it: tokens,
  *                    diagnostics, vN / sN names, register and class names,
  *                    name lists with ranges
@@ -155,6 +157,12 @@ typedef struct parser {
     RV_VEC(opnd) defs;
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     rv_symtab fnames;     /* names of the functions read so far */
+    struct fast_state {
+        bool on;          /* lines of the common shapes are read by parse_fast.c */
+        struct sym_slot { uint64_t key; uint32_t n, sym1; } scache[16]; /* the current function's
+                             last mnemonics and callees: rvp_name_key, length, symbol id + 1
+                             (0: empty), by the key's hash; emptied for each function */
+    } fast;
 } parser;
 
 /* ---- parse_lex.c ------------------------------------------------------------ */
@@ -331,5 +339,24 @@ bool rvp_parse_machine(parser *P);
 /* func NAME NL (LABEL NL | INST NL)* end NL; the current token is `func`.
  * Always leaves a finished function in the module. */
 bool rvp_parse_func(parser *P);
+
+/* What parse_fast.c writes with (parse_func.c): the builder's steps, done
+ * straight into the function's arrays (parse_func.c says what each
+ * assumes). */
+void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col);
+void rvp_put_operand(parser *P, bool def, const opnd *o);
+void rvp_put_imm(parser *P, int64_t value);
+uint32_t rvp_vreg_id(parser *P, uint32_t num);              /* vNUM's id, created on its first mention */
+uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n); /* the block a label names, created on its first mention */
+void rvp_close_block(parser *P, uint32_t line, uint32_t col);
+
+/* ---- parse_fast.c --------------------------------------------------------------- */
+
+/* The line at the current token (its first), inside a function, read in
+ * one scan if it has one of the common shapes and is well-formed: then it
+ * is built exactly as parse_func.c would build it, the lexer stands at the
+ * next line's first token, and the result is true. Otherwise nothing has
+ * changed (false), and parse_func.c reads the line, with its diagnostics. */
+bool rvp_fast_line(parser *P);
 
 #endif

@@ -31,7 +31,7 @@ static void note_slot(ravel_func *f, ravel_loc loc)
 }
 
 /* ravel_inst_begin (name: a symbol of f, or RAVEL_NONE). */
-static void put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col)
+void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col)
 {
     ravel_func *f = P->f;
     rv_inst in;
@@ -49,7 +49,7 @@ static void put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, u
 }
 
 /* ravel_inst_def / ravel_inst_use of the open instruction. */
-static void put_operand(parser *P, bool def, const opnd *o)
+void rvp_put_operand(parser *P, bool def, const opnd *o)
 {
     ravel_func *f = P->f;
     rv_inst *in = &f->insts.data[f->cur_inst];
@@ -71,7 +71,7 @@ static void put_operand(parser *P, bool def, const opnd *o)
 }
 
 /* ravel_inst_imm of the open instruction. */
-static void put_imm(parser *P, int64_t value)
+void rvp_put_imm(parser *P, int64_t value)
 {
     ravel_func *f = P->f;
     rv_inst *in = &f->insts.data[f->cur_inst];
@@ -126,7 +126,7 @@ static bool note_use_ann(parser *P, const opnd *o)
  * (half the input size: all of them in sensibly numbered files) go through a dense table
  * and enter the function's hash map only when the function is complete
  * (vcache_flush); larger ones go through the map directly. */
-static uint32_t vreg_id(parser *P, uint32_t num)
+uint32_t rvp_vreg_id(parser *P, uint32_t num)
 {
     if (num >= P->vlimit) return rv_vreg_by_num(P->f, num);
     if (num >= P->vcache.len) {
@@ -168,7 +168,7 @@ static bool parse_vreg_ann(parser *P, opnd *o)
     int rc = rvp_is_vreg_tok(&P->t, &num);
     if (rc == NUMNAME_NO) return rvp_unexpected(P, "a vreg (vN)");
     if (rc < 0) return rvp_bad_num_name(P, &P->t, rc, "vreg");
-    o->vreg = vreg_id(P, num);
+    o->vreg = rvp_vreg_id(P, num);
     if (P->param_mark.len < P->f->vregs.len) {
         rv_vec_reserve(P->param_mark, P->f->vregs.len - P->param_mark.len);
         while (P->param_mark.len < P->f->vregs.len) P->param_mark.data[P->param_mark.len++] = 0;
@@ -313,13 +313,13 @@ static bool parse_uses(parser *P, uint32_t *nuses)
     for (;;) {
         if (n >= RV_MAX_OPERANDS) return rvp_err(P, P->t.line, P->t.col, "too many operands (limit %u)", RV_MAX_OPERANDS);
         if (P->t.k == T_INT) {
-            put_imm(P, P->t.ival);
+            rvp_put_imm(P, P->t.ival);
             rvp_next(P);
         } else {
             opnd o;
             if (!parse_operand(P, &o)) return false;
             if (!note_use_ann(P, &o)) return false;
-            put_operand(P, false, &o);
+            rvp_put_operand(P, false, &o);
         }
         n++;
         if (!rvp_accept(P, T_COMMA)) break;
@@ -388,7 +388,7 @@ static void labels_reset(parser *P)
 
 /* The block a label names, created (ravel_block_new, its name interned)
  * on its first mention. */
-static uint32_t block_ref(parser *P, const char *s, uint32_t n)
+uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n)
 {
     ravel_func *f = P->f;
     if (4 * (P->nlabels + 1) > 3 * P->lcap) labels_grow(P);
@@ -433,14 +433,14 @@ static bool parse_target(parser *P)
         }
         if (!rvp_expect(P, T_RPAREN, "',' or ')'")) return false;
     }
-    uint32_t b = block_ref(P, l.s, l.n);
+    uint32_t b = rvp_block_ref(P, l.s, l.n);
     return !builder_failed(P, ravel_inst_succ(P->f, b, P->list.data, P->list.len), l.line, l.col);
 }
 
 /* jump TARGET | br [COND,] TARGET, TARGET... | ret USES */
 static bool parse_term(parser *P, ravel_opcode op, const token *mn)
 {
-    put_inst(P, op, RAVEL_NONE, mn->line, mn->col);
+    rvp_put_inst(P, op, RAVEL_NONE, mn->line, mn->col);
     if (op == RAVEL_OP_RET) {
         uint32_t n;
         if (!parse_uses(P, &n)) return false;
@@ -451,7 +451,7 @@ static bool parse_term(parser *P, ravel_opcode op, const token *mn)
         if (rvp_is_vreg_tok(&P->t, &num) || ((tok_kw(&P->t) == KW_EARLY || tok_kw(&P->t) == KW_LATE) && rvp_peek(P).k == T_IDENT)) {
             opnd o;
             if (!parse_operand(P, &o) || !note_use_ann(P, &o)) return false;
-            put_operand(P, false, &o);
+            rvp_put_operand(P, false, &o);
             if (!rvp_expect(P, T_COMMA, "',' after the branch condition")) return false;
         }
         for (;;) {
@@ -576,11 +576,11 @@ static bool begin_op(parser *P, const token *first)
         rvp_next(P);
     }
     uint32_t nm = op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL ? rv_sym_intern(&P->f->syms, name.s, name.n) : RAVEL_NONE;
-    put_inst(P, op, nm, first->line, first->col);
+    rvp_put_inst(P, op, nm, first->line, first->col);
     for (uint32_t i = 0; i < P->defs.len; i++) {
         const opnd *o = &P->defs.data[i];
         if (!note_def_class(P, o)) return false;
-        put_operand(P, true, o);
+        rvp_put_operand(P, true, o);
     }
     return true;
 }
@@ -662,7 +662,7 @@ static bool parse_inst(parser *P)
 
 /* ---- functions: blocks ---------------------------------------------------------- */
 
-static void close_block(parser *P, uint32_t line, uint32_t col)
+void rvp_close_block(parser *P, uint32_t line, uint32_t col)
 {
     if (P->f->cur_block == RAVEL_NONE) return;
     rv_block *b = &P->f->blocks.data[P->f->cur_block];
@@ -696,9 +696,9 @@ static bool parse_label(parser *P)
     if (rvp_is_vreg_tok(&l, &num)) return rvp_err(P, l.line, l.col, "block label '%.*s' would read as a vreg", (int)l.n, l.s);
     rvp_next(P);
     if (P->f->cur_inst != RAVEL_NONE) ravel_inst_end(P->f);
-    close_block(P, l.line, l.col);
+    rvp_close_block(P, l.line, l.col);
     P->f->cur_block = RAVEL_NONE;
-    uint32_t b = block_ref(P, l.s, l.n);
+    uint32_t b = rvp_block_ref(P, l.s, l.n);
     if (P->f->blocks.data[b].started) {
         /* give the following lines a (nameless) block to avoid cascades */
         ravel_block_begin(P->f, ravel_block_new(P->f, NULL));
@@ -789,6 +789,7 @@ static ravel_func *func_header(parser *P)
     reserve_for_text(f, P->lx.p, P->lx.end);
     P->f = f;
     labels_reset(P);
+    memset(P->fast.scache, 0, sizeof P->fast.scache);
     P->pend.len = 0;
     P->param_mark.len = 0;
     return f;
@@ -800,6 +801,7 @@ static ravel_func *func_header(parser *P)
 static bool func_line(parser *P, bool *done)
 {
     ravel_func *f = P->f;
+    if (rvp_fast_line(P)) return true;
     token t = P->t;
     if (t.k == T_EOF) {
         *done = true;
@@ -810,7 +812,7 @@ static bool func_line(parser *P, bool *done)
     if (at_label(P)) return parse_label(P) && rvp_expect_eol(P);
     if (tok_kw(&t) == KW_END && rvp_peek(P).k != T_EQ) { /* `end = move r0`: a register named end */
         rvp_next(P);
-        close_block(P, t.line, t.col);
+        rvp_close_block(P, t.line, t.col);
         f->end_line = t.line;
         *done = true;
         if (rvp_expect_eol(P)) return true;
