@@ -43,7 +43,7 @@
 #define CK_NIL 0xffffffffu
 #define CK_MAX_PROVENANCE 64u /* errors per function that get a provenance */
 #define CK_MAX_EXPLAIN 8u     /* blocks per function that get an explain dump */
-#define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need by its own scan, not from the guard's notes */
+#define CK_OPT_NEED_SCAN 0x20000000u /* internal option (tests): compute_need and ck_ext_scan by their own scans, not from the guard's notes */
 #define CK_OPT_NO_VN 0x08000000u /* internal option (tests): no value-numbering verdict (ck_vn.c); the reference decides */
 #define CK_OPT_VN_LAZY 0x04000000u /* internal option (tests): value numbering's lazy M(h) from the first walk (ck_vn_knobs.c: vn_build_m) */
 #define CK_OPT_VN_NO_P 0x10000000u /* internal option (tests): irreducible targets get no P(t) (ck_vn_knobs.c: vn_build_irr), so that the latches' premise check decides */
@@ -168,6 +168,12 @@ typedef struct ck_facts {
     RV_VEC(ck_list) gw;    /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
     ck_u32vec gwslot;      /* (repeats possible) */
     bool gwf_ok;
+    /* what the function uses of section 14, for ck_ext_scan: an undef op,
+     * a remat (ck_gd_inst_other notes them: every such instruction the
+     * guard looks at reaches it); valid while gxf_ok: the guard passed and
+     * the blocks' instruction ranges, in layout order, are the function's
+     * instructions, each once (so the guard looked at all of them) */
+    bool gundef, gremat, gxf_ok;
 } ck_facts;
 
 /* The CFG phase's context (ck_cfg.c): rv_cfg (ir/cfg.c) and what only the

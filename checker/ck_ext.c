@@ -1,8 +1,10 @@
 /* ck_ext.c - what a function uses of docs/format.md section 14 (register
- * containment, undef, remat), scanned once per check, and the names the
- * reference gives to what that section adds to its states (ck.h: ck_ext):
- * tokens =K, the pseudo-locations of U and of each C_k.
- * Requires: ck->f, nvregs and nlocs set (check.c). */
+ * containment, undef, remat), scanned once per check or read from the
+ * guard's notes, and the names the reference gives to what that section
+ * adds to its states (ck.h: ck_ext): tokens =K, the pseudo-locations of U
+ * and of each C_k.
+ * Requires: ck->f, nvregs and nlocs set (check.c), the allocated
+ * function's guard just before (its notes in ck->facts). */
 #include "ck.h"
 
 #include <stdio.h>
@@ -14,8 +16,11 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* ck->ext for ck->f: one pass over its instructions (on an aliased
- * machine, over their operands too, until one operation's overlap). */
+/* ck->ext for ck->f: from the guard's notes when they say all (no remat,
+ * no alias lines: an undef op or not), else one pass over its
+ * instructions (on an aliased machine, over their operands too, until
+ * one operation's overlap). (The pass over a function of 10^5
+ * instructions cost 4% of its check: issue 32.) */
 void ck_ext_scan(ravel_checker *ck)
 {
     const ravel_func *f = ck->f;
@@ -24,7 +29,9 @@ void ck_ext_scan(ravel_checker *ck)
     x->undef = x->remat = x->opairs = false;
     x->keys.len = 0;
     bool pairs = x->alias; /* still to look for operands that overlap */
-    for (uint32_t i = 0; i < f->insts.len; i++) {
+    bool notes = ck->facts.gxf_ok && !ck->facts.gremat && !x->alias && !(ck->opts & CK_OPT_NEED_SCAN);
+    if (notes) x->undef = ck->facts.gundef;
+    for (uint32_t i = 0; i < f->insts.len && !notes; i++) {
         const rv_inst *in = &f->insts.data[i];
         if (in->op == RAVEL_OP_UNDEF) x->undef = true;
         if (pairs && in->ndefs && !rv_is_edit(in) && (uint64_t)in->first_op + in->ndefs + in->nuses <= f->ops.len &&

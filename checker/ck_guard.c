@@ -333,7 +333,7 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
             uint32_t dk = (uint32_t)(d < nregs) | (uint32_t)slot_ok(d) << 1; /* 1: register, 2: slot, 0: neither */
             uint32_t sk = (uint32_t)(s < nregs) | (uint32_t)slot_ok(s) << 1;
             uint32_t e = op - RAVEL_OP_SPILL; /* spill: slot <- register (9), reload (6), move (5) */
-            uint32_t want = e < 3 ? (0x569u >> (4 * e)) & 15u : 16u;
+            uint32_t want = e < 3 ? (0x569u >> (4 * e)) & 15u : 16u; /* (never a remat or an undef: ck_gd_inst_other notes those) */
             if ((dk << 2 | sk) != want) break;
             ravel_loc hi = max_u32(d & (0u - (dk >> 1)), s & (0u - (sk >> 1))); /* the slot named, else 0 */
             t = max_u32(t, hi);
@@ -497,8 +497,12 @@ static void guard_blocks(guard *g)
         ck->facts.bsucc.len = f->layout.len;
         memset(ck->facts.bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->facts.bsucc.data);
     }
+    uint32_t next = 0; /* where the next block's instructions start if the ranges partition f's (g->part) */
+    g->part = f->blocks.len == f->layout.len;
     for (uint32_t b = 0; b < f->layout.len && b < f->blocks.len; b++) {
         const rv_block *bl = &f->blocks.data[b];
+        g->part &= bl->first_inst == next;
+        next = bl->first_inst + bl->ninsts;
         int h = ck_gd_block_head(g, b, bl);
         if (h < 0) break;
         if (h == 0) continue;
@@ -515,18 +519,23 @@ static void guard_blocks(guard *g)
             ck->facts.bsucc.data[b] = (ck_list){t->u.succ.first, rv_inst_nsuccs(t)};
         }
     }
+    g->part &= next == f->insts.len;
 }
 
 bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_t *nslots, bool *suspect)
 {
-    guard g = {ck, f, rep, 0, 0, true, false, false, NULL, NULL};
+    guard g = {ck, f, rep, 0, 0, true, false, false, false, NULL, NULL};
     *suspect = false;
     ck->guard.gbroken = true;
     if (!ck_gd_begin(&g)) return false;
     ck->guard.gnfast = NULL;
-    if (ck->guard.grecord) ck->facts.rtodo.len = 0, ck->facts.gnf_ok = ck->facts.gwf_ok = false;
+    if (ck->guard.grecord) {
+        ck->facts.rtodo.len = 0;
+        ck->facts.gnf_ok = ck->facts.gwf_ok = ck->facts.gxf_ok = false;
+        ck->facts.gundef = ck->facts.gremat = false;
+    }
     guard_blocks(&g);
-    if (ck->guard.grecord) ck->facts.gnf_ok = ck->facts.gwf_ok = g.ok;
+    if (ck->guard.grecord) ck->facts.gnf_ok = ck->facts.gwf_ok = g.ok, ck->facts.gxf_ok = g.ok && g.part;
     *nslots = g.maxslot;
     if (g.ok) ck_gd_finish(&g);
     *suspect = g.suspect;

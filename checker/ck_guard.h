@@ -16,6 +16,7 @@ typedef struct guard {
     bool ok;
     bool suspect;     /* ravel_validate may say EINVAL (a superset of its conditions) */
     bool broken;      /* an index out of range, blocks not finished, ...: unsafe for ravel_validate */
+    bool part;        /* the blocks' instruction ranges, in layout order, are f's instructions, each once (so far) */
     const rv_inst *last_in; /* the last failure, so that a cause repeated on */
     const char *last_msg;   /* every operand of one instruction is said once */
 } guard;

@@ -310,6 +310,8 @@ bool ck_gd_inst_other(guard *g, uint32_t b, const rv_inst *in, bool last, bool s
         if (!g->ok) return false;
     }
     if (ck->guard.grecord) {
+        ck->facts.gundef |= in->op == RAVEL_OP_UNDEF; /* (the fast path leaves both here: ck_guard.c, guard_run) */
+        ck->facts.gremat |= in->op == RAVEL_OP_REMAT;
         rv_vec_reserve(ck->facts.rtodo, 2);
         ck->facts.rtodo.data[ck->facts.rtodo.len++] = b;
         ck->facts.rtodo.data[ck->facts.rtodo.len++] = (uint32_t)(in - g->f->insts.data);

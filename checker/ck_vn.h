@@ -116,6 +116,7 @@ typedef struct vn_knobs {
 } vn_knobs;
 
 /* The stackmap candidates (ck_vn_smap.c). */
+#define VN_QSET 128 /* entries of the search queue's set: twice the queue's 64 */
 typedef struct vn_smap {
     RV_VEC(uint32_t) soft;  /* stackmap reads to settle: (slot's name, first candidate, count), flat */
     RV_VEC(vn_ent) cand;    /* their candidates: (vreg, the name it had there) */
@@ -124,6 +125,7 @@ typedef struct vn_smap {
     RV_VEC(vn_ent) jpool;   /* (vreg, phi) */
     uint64_t *fset;         /* failed stackmap trials (key + 1; 0: free) */
     uint32_t fcap, fcount;
+    uint32_t qkey[VN_QSET], qst[VN_QSET], qstamp; /* vn_stackmap's queue as a set: a name per entry, live if qst == qstamp */
 } vn_smap;
 
 /* The value-numbering verdict's context (ck->vn), kept between checks. */

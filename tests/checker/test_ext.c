@@ -548,14 +548,36 @@ static uint32_t rules_missed(const ravel_func *f, const ravel_report *r, uint32_
 
 typedef struct tally {
     uint32_t funcs, proven, wide_proven, wide, errs, differ, unsound, missed, paths, undefs, remats, inplace, rules, rmissed;
-    uint32_t exact, extra;
+    uint32_t exact, extra, noted_undef, ext_differ;
 } tally;
 
-static void check_one(ravel_checker *ck, ravel_checker *ref, const ravel_func *h, int kind, tally *t)
+/* What ck_ext_scan found from the guard's notes (ck) is what its own scan
+ * finds (scan: CK_OPT_NEED_SCAN), with the same report. */
+static void ext_agrees(ravel_checker *ck, ravel_checker *scan, const ravel_func *h, int rc, const char *ta, tally *t)
+{
+    ravel_report *c = NULL;
+    int rs = ravel_check(scan, h, NULL, &c);
+    char *tc = report_text(c);
+    const ck_ext *x = &ck->ext, *y = &scan->ext;
+    if (rc != rs || !tc || !ta || strcmp(ta, tc) ||
+        (rc != RAVEL_EINVAL && (x->undef != y->undef || x->remat != y->remat || x->opairs != y->opairs || x->ntok != y->ntok))) {
+        fprintf(stderr, "ck_ext_scan from the guard's notes and by its scan differ (undef %d/%d, remat %d/%d)\n", x->undef,
+                y->undef, x->remat, y->remat);
+        t->ext_differ++;
+    }
+    t->noted_undef += rc != RAVEL_EINVAL && x->undef && ck->facts.gxf_ok && !ck->facts.gremat && !x->alias;
+    free(tc);
+    ravel_report_free(c);
+}
+
+static void check_one(ravel_checker *ck, ravel_checker *ref, ravel_checker *scan, const ravel_func *h, int kind, tally *t)
 {
     ravel_report *a = NULL, *b = NULL;
     int rc = ravel_check(ck, h, NULL, &a);
     bool proven = ck->vn_proven;
+    char *ta0 = report_text(a);
+    ext_agrees(ck, scan, h, rc, ta0, t);
+    free(ta0);
     int rr = ravel_check(ref, h, NULL, &b);
     char *ta = report_text(a), *tb = report_text(b);
     if (rc != rr || !ta || !tb || strcmp(ta, tb)) {
@@ -595,12 +617,14 @@ static void check_one(ravel_checker *ck, ravel_checker *ref, const ravel_func *h
 
 static void run(uint32_t size, uint32_t nfuncs, uint32_t seed0, tally *t)
 {
-    ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new();
+    ravel_checker *ck = ravel_checker_new(), *ref = ravel_checker_new(), *scan = ravel_checker_new();
     ravel_checker_set_options(ref, RAVEL_CHECK_REFERENCE);
+    ravel_checker_set_options(scan, CK_OPT_NEED_SCAN);
     for (uint32_t k = 0; k < nfuncs; k++) {
         rv_gen_opts o;
         rv_gen_opts_default(&o);
         o.features = RV_GEN_ALL; /* its own section 14 rewrites start from a function without it */
+        if (k % 4 == 3) o.features |= RV_GEN_UNDEF; /* (undef ops made by the generator: blocks in order) */
         o.max_insts = size;
         o.cfg = k % 2 ? RV_GEN_CFG_ANY : RV_GEN_CFG_STRUCTURED;
         ravel_module *m = rv_gen_from_seed(seed0 + k, &o);
@@ -614,14 +638,14 @@ static void run(uint32_t size, uint32_t nfuncs, uint32_t seed0, tally *t)
                     h->mach = am;
                     if (variant & 1) t->undefs += make_undefs(h, &rng);
                     if (variant & 2) t->remats += make_remats(h, &rng);
-                    check_one(ck, ref, h, kind, t);
+                    check_one(ck, ref, scan, h, kind, t);
                     if ((k + variant) % 3 == 0) { /* one edit's source moved */
                         for (uint32_t i = 0; i < h->insts.len; i++) {
                             rv_inst *e = rv_inst_at(h, i);
                             if (e->op < RAVEL_OP_SPILL || e->op > RAVEL_OP_MOVE) continue;
                             ravel_loc s = e->u.edit.src;
                             e->u.edit.src = (s & RAVEL_SLOT_BIT) ? ravel_slot((s & ~RAVEL_SLOT_BIT) + 1) : (s + 1) % g->mach->regs.len;
-                            check_one(ck, ref, h, MACH_KINDS, t);
+                            check_one(ck, ref, scan, h, MACH_KINDS, t);
                             break;
                         }
                     }
@@ -634,6 +658,7 @@ static void run(uint32_t size, uint32_t nfuncs, uint32_t seed0, tally *t)
     }
     ravel_checker_free(ck);
     ravel_checker_free(ref);
+    ravel_checker_free(scan);
 }
 
 TEST(section14_random)
@@ -646,6 +671,10 @@ TEST(section14_random)
            "%u overlap rules fire, %u missed; %u functions with every path run, %u errors on no path\n",
            t.funcs, t.wide, t.wide_proven, t.proven, t.errs, t.undefs, t.remats, t.inplace, t.paths, t.missed, t.differ, t.unsound,
            t.rules, t.rmissed, t.exact, t.extra);
+    printf("ck_ext_scan: %u functions with an undef op known from the guard's notes, %u differ from its scan\n", t.noted_undef,
+           t.ext_differ);
+    CHECK(t.noted_undef > 0);
+    CHECK_EQ_INT(t.ext_differ, 0);
     CHECK(t.funcs > 0 && t.errs > 0 && t.undefs > 0 && t.remats > 0 && t.inplace > 0 && t.rules > 0);
     CHECK_EQ_INT(t.missed, 0);
     CHECK_EQ_INT(t.rmissed, 0);
