@@ -413,7 +413,6 @@ static void track(imp *x, const ra_func *f, uint32_t from)
 static void body_alloc(imp *x, ra_func *f, uint32_t b, locs *term)
 {
     bool seen_term = false;
-    if (x->bd.fc) fc_block_start(x->bd.fc);
     for (uint32_t it = x->item0[b]; it < x->item0[b + 1] && !imp_failed(x); it++) {
         const item *I = &x->items.data[it];
         uint32_t from = f->insts.len;
@@ -470,6 +469,7 @@ static void build_block(imp *x, ra_func *f, uint32_t t, bool allocated)
     const tblock *tb = &x->tb.list.data[t];
     ra_block blk = {tb->label, f->insts.len, 0};
     if (tb->entry_args) args_op(x, f, allocated);
+    if (allocated && x->bd.fc) fc_block_start(x->bd.fc, x, t);
     locs term;
     locs_init(x, &term, tb->cond_k != RVI_NONE ? x->pre->insts.data[tb->cond_k].nops : 0);
     if (tb->pre_block >= 0) {
@@ -484,8 +484,46 @@ static void build_block(imp *x, ra_func *f, uint32_t t, bool allocated)
     }
     if (imp_failed(x)) return;
     imp_term(x, f, t, allocated ? &term.a : NULL);
+    if (allocated && x->bd.fc) fc_block_end(x->bd.fc, t, !imp_failed(x));
     blk.n = f->insts.len - blk.i0;
     rv_vec_push(f->blocks, blk);
+}
+
+/* Empties f back to its first ni instructions (nd defs, nu uses, nx
+ * u32s, nb blocks). */
+static void truncate_func(ra_func *f, const uint32_t n[5])
+{
+    f->insts.len = n[0];
+    f->defs.len = n[1];
+    f->uses.len = n[2];
+    f->u32.len = n[3];
+    f->blocks.len = n[4];
+}
+
+/* fast: builds the allocated form until no block's slot exit changes
+ * (fastcopy.c's meet needs the exits of every predecessor, back edges
+ * included), keeping no result: a block that fails counts as exiting with
+ * every slot empty; the caller then builds it once more for real. */
+static void fast_fixpoint(imp *x, ra_func *f)
+{
+    uint32_t n[5] = {f->insts.len, f->defs.len, f->uses.len, f->u32.len, f->blocks.len};
+    uint32_t fresh = x->bd.fresh_next, cap = 2 * x->tb.list.len + 8, pass = 0;
+    for (bool changed = true; changed && pass < cap; pass++) {
+        fc_pass_start(x->bd.fc, x->tb.list.len);
+        for (uint32_t t = 0; t < x->tb.list.len; t++) {
+            build_block(x, f, t, true);
+            if (x->st.failed) {
+                fc_block_end(x->bd.fc, t, false);
+                rv_free(x->st.msg);
+                memset(&x->st, 0, sizeof x->st);
+            }
+        }
+        changed = fc_pass_changed(x->bd.fc);
+        truncate_func(f, n);
+        x->bd.fresh_next = fresh;
+    }
+    if (pass == cap) imp_error(x, "R27", NULL, 0, "the spill slots' contents at the block entries did not settle in %u passes", cap);
+    fc_pass_start(x->bd.fc, x->tb.list.len);
 }
 
 void imp_build(imp *x, ra_func *alloc, ra_func *orig)
@@ -499,6 +537,7 @@ void imp_build(imp *x, ra_func *alloc, ra_func *orig)
     for (uint32_t k = 0; k <= x->pre->insts.len; k++) x->bd.copy_loc[k] = RVI_NONE;
     imp_plan(x, alloc);
     for (uint32_t i = 0; i < alloc->labels.len; i++) rv_vec_push(orig->labels, alloc->labels.data[i]);
+    if (x->bd.fc && !imp_failed(x)) fast_fixpoint(x, alloc);
     for (uint32_t t = 0; t < x->tb.list.len && !imp_failed(x); t++) build_block(x, alloc, t, true);
     uint32_t keys = x->key.names.len;
     for (uint32_t t = 0; t < x->tb.list.len && !imp_failed(x); t++) build_block(x, orig, t, false);

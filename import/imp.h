@@ -310,7 +310,10 @@ void imp_claim32(imp *x, uint32_t b, uint32_t it, uint32_t k, const op_alloc *a)
 /* fastcopy.c: the values registers and slots hold, for fast's deleted copies. */
 fc_state *fc_new(void);
 void fc_free(fc_state *s);
-void fc_block_start(fc_state *s);
+void fc_pass_start(fc_state *s, uint32_t ntb);
+bool fc_pass_changed(const fc_state *s);
+void fc_block_start(fc_state *s, const struct imp *x, uint32_t t);
+void fc_block_end(fc_state *s, uint32_t t, bool ok);
 void fc_apply(fc_state *s, const ra_func *f, uint32_t id);
 int fc_where(const fc_state *s, uint32_t v, int want);
 bool fc_holds(const fc_state *s, uint32_t reg, uint32_t v);
