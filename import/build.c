@@ -508,7 +508,8 @@ static void fast_fixpoint(imp *x, ra_func *f)
 {
     uint32_t n[5] = {f->insts.len, f->defs.len, f->uses.len, f->u32.len, f->blocks.len};
     uint32_t fresh = x->bd.fresh_next, cap = 2 * x->tb.list.len + 8, pass = 0;
-    for (bool changed = true; changed && pass < cap; pass++) {
+    bool changed = true;
+    for (; changed && pass < cap; pass++) {
         fc_pass_start(x->bd.fc, x->tb.list.len);
         for (uint32_t t = 0; t < x->tb.list.len; t++) {
             build_block(x, f, t, true);
@@ -522,7 +523,7 @@ static void fast_fixpoint(imp *x, ra_func *f)
         truncate_func(f, n);
         x->bd.fresh_next = fresh;
     }
-    if (pass == cap) imp_error(x, "R27", NULL, 0, "the spill slots' contents at the block entries did not settle in %u passes", cap);
+    if (changed) imp_error(x, "R27", NULL, 0, "the spill slots' contents at the block entries did not settle in %u passes", cap);
     fc_pass_start(x->bd.fc, x->tb.list.len);
 }
 
