@@ -503,7 +503,9 @@ static void truncate_func(ra_func *f, const uint32_t n[5])
 /* fast: builds the allocated form until no block's slot exit changes
  * (fastcopy.c's meet needs the exits of every predecessor, back edges
  * included), keeping no result: a block that fails counts as exiting with
- * every slot empty; the caller then builds it once more for real. */
+ * every slot empty; the caller then builds it once more for real (the
+ * passes leave f, R33's fresh slots and the copies' locations as they
+ * were). */
 static void fast_fixpoint(imp *x, ra_func *f)
 {
     uint32_t n[5] = {f->insts.len, f->defs.len, f->uses.len, f->u32.len, f->blocks.len};
@@ -522,6 +524,7 @@ static void fast_fixpoint(imp *x, ra_func *f)
         changed = fc_pass_changed(x->bd.fc);
         truncate_func(f, n);
         x->bd.fresh_next = fresh;
+        for (uint32_t k = 0; k <= x->pre->insts.len; k++) x->bd.copy_loc[k] = RVI_NONE; /* claims.c reads them */
     }
     if (changed) imp_error(x, "R27", NULL, 0, "the spill slots' contents at the block entries did not settle in %u passes", cap);
     fc_pass_start(x->bd.fc, x->tb.list.len);
