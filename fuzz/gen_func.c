@@ -112,7 +112,7 @@ static ravel_func *new_func(gen *g)
     rv_vec_reserve(f->insts, n);
     rv_vec_reserve(f->ops, n * 3u);
     rv_vec_reserve(f->vregs, n * 2u);
-    rv_vec_reserve(f->u32, n);
+    rv_vec_reserve(f->u32, n + n / 4u + g->gm->m->regs.len); /* params, args, clobber lists (the room of clob_room) */
     rv_vec_reserve(f->imms, n / 2u + 1u);
     rv_vec_reserve(f->blocks, nb);
     rv_vec_reserve(f->layout, nb);
