@@ -134,7 +134,8 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.window = o->window ? o->window : UINT32_MAX;
     g.target = pick_target(&g);
     g.f = new_func(&g);
-    gen_avail_grow(&g, g.target / 2u + 1u);
+    uint32_t vals_buf[GEN_VALS_STACK]; /* the value lists of a small function: no allocation */
+    gen_avail_init(&g, vals_buf, g.target / 2u + 1u);
     g.weight = 1;
     g.max_weight = 200000u / g.target;
     if (g.max_weight > 64) g.max_weight = 64;
@@ -155,6 +156,6 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.reserved--;
     gen_emit_ret(&g);
     ravel_func_finish(g.f);
-    rv_free(g.vals.mem);
+    gen_avail_free(&g);
     return g.f;
 }
