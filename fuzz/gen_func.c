@@ -122,6 +122,11 @@ static ravel_func *new_func(gen *g)
 
 ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm)
 {
+    return rv_gen_func_slab(s, o, gm, true);
+}
+
+ravel_func *rv_gen_func_slab(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm, bool stack_vals)
+{
     gen g;
     memset(&g, 0, sizeof g);
     g.s = s;
@@ -135,7 +140,7 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.target = pick_target(&g);
     g.f = new_func(&g);
     uint32_t vals_buf[GEN_VALS_STACK]; /* the value lists of a small function: no allocation */
-    gen_avail_init(&g, vals_buf, g.target / 2u + 1u);
+    gen_avail_init(&g, stack_vals ? vals_buf : NULL, g.target / 2u + 1u);
     g.weight = 1;
     g.max_weight = 200000u / g.target;
     if (g.max_weight > 64) g.max_weight = 64;

@@ -1,5 +1,7 @@
 /* gen_value.c - values and scopes of the function builder (gen_value.h):
- * saving and restoring a scope, growing the value lists. Draws nothing. */
+ * saving and restoring a scope; the value lists' slab (the caller's buffer
+ * while they fit, then the heap), its growth and release. Draws nothing:
+ * where the lists live never changes what is generated. */
 #include "fuzz/gen_value.h"
 
 #include <stdlib.h>
@@ -23,7 +25,7 @@ void gen_avail_init(gen *g, uint32_t *buf, uint32_t cap)
 {
     g->vals.mem = NULL;
     g->vals.owned = false;
-    if ((uint64_t)NTYPES * cap > GEN_VALS_STACK) {
+    if (!buf || (uint64_t)NTYPES * cap > GEN_VALS_STACK) {
         gen_avail_grow(g, cap);
         return;
     }
