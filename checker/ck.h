@@ -201,8 +201,12 @@ typedef struct ck_out {
     ck_buf explain;      /* explain dump target */
     size_t explain_base; /* length of its header */
     ck_u32vec tmp_locs;  /* explain dumps: the locations a block names */
+    ravel_report quiet;  /* the report of a check whose caller wants only the status (report NULL):
+                            emptied after each check, so that such a check allocates nothing of it */
 } ck_out;
 void ck_out_free(ck_out *o);
+ravel_report *ck_report_quiet(ck_out *o); /* o->quiet, empty, status RAVEL_OK */
+void ck_report_clear(ravel_report *r);    /* frees what r holds (not r): r empty */
 size_t ck_out_memory(const ck_out *o);
 
 /* What a function uses of docs/format.md section 14 (check.c: ck_ext_scan),
