@@ -141,8 +141,6 @@ typedef struct ck_guard_ctx {
     uint32_t *gpar;        /* parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     ck_u32vec gpend, gnpred; /* reads not yet seen defined; in-edges per block */
-    ck_u32vec gwdef;         /* the block's defs in slots (at most cap, else the block is not noted) */
-    bool gwover;
     const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
     uint32_t gnfast_k;
     bool grecord;  /* set by ravel_check around the allocated function's guard only (not the original's): write ck_facts */
@@ -159,15 +157,6 @@ typedef struct ck_facts {
     uint32_t gncap;
     uint32_t gnstamp;      /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
     bool gnf_ok;
-    /* the slots each block writes, for M(h) (ck_vn_knobs.c: vn_build_m); valid
-     * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
-     * guard's fast path ran every one of its instructions: then every slot
-     * they write is listed in gwslot[gw[b].start ..], it has no safepoint,
-     * and each vreg they define has its ck_gn note of that def (so a vreg
-     * defined once has the block in gn[v].b). */
-    RV_VEC(ck_list) gw;    /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
-    ck_u32vec gwslot;      /* (repeats possible) */
-    bool gwf_ok;
     /* what the function uses of section 14, for ck_ext_scan: an undef op,
      * a remat (ck_gd_inst_other notes them: every such instruction the
      * guard looks at reaches it); valid while gxf_ok: the guard passed and

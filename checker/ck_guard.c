@@ -247,14 +247,6 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
     return l < RV_MAX_REGS && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
 }
 
-/* A def in slot l, for the block's write notes (ck_gw); past the room
- * made for the block, the block is not noted. */
-static void gw_slot_def(ravel_checker *ck, ravel_loc l)
-{
-    if (ck->guard.gwdef.len < ck->guard.gwdef.cap) ck->guard.gwdef.data[ck->guard.gwdef.len++] = l;
-    else ck->guard.gwover = true;
-}
-
 /* The operands of operation in (in range, at least one) when all are
  * usual: registers that fit, any/stack in a slot, reads of vregs defined
  * before, no overlap that matters. Returns G_CLEAN (raising *top to the
@@ -277,10 +269,7 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) GIVE_UP(p - o);
         x->gdef[p->vreg] = (uint16_t)(w | GV_DEF);
-        if (x->record) {
-            gn_def_rec(x->ck, p->vreg, x->b);
-            if (p->loc & RAVEL_SLOT_BIT) gw_slot_def(x->ck, p->loc); /* (rare: any/stack in a slot) */
-        }
+        if (x->record) gn_def_rec(x->ck, p->vreg, x->b);
         uint64_t bit = (uint64_t)(p->loc != RAVEL_LOC_NONE) << (p->loc & 63); /* (none: x->noloc, no overlap) */
         if (dmask & bit) GIVE_UP(p - o + 1); /* maybe a def-overlap */
         dmask |= bit;
@@ -319,11 +308,10 @@ static inline uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc 
  * seen. A leaf that calls nothing, so that its loops keep everything in
  * registers. */
 static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const rv_inst *in, const rv_inst *last,
-                                                         ravel_loc *top, uint32_t *res, uint32_t **wslots)
+                                                         ravel_loc *top, uint32_t *res)
 {
     ravel_loc t = *top;
     uint32_t r = G_SLOW, nregs = x->nregs;
-    uint32_t *ws = *wslots; /* the slots edits write (room for one per instruction) */
     for (; in < last; in++) {
         CK_PREFETCH_AHEAD(in, 12); /* the instruction stream (44-byte records): measured -4% at 10^6 */
         uint32_t op = in->op;
@@ -337,8 +325,6 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
             if ((dk << 2 | sk) != want) break;
             ravel_loc hi = max_u32(d & (0u - (dk >> 1)), s & (0u - (sk >> 1))); /* the slot named, else 0 */
             t = max_u32(t, hi);
-            *ws = d; /* kept if a slot, without a branch */
-            ws += dk >> 1;
             continue;
         }
         if (op >= RAVEL_OP_JUMP) break; /* a terminator before the block's end */
@@ -347,7 +333,6 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
     }
     *top = t;
     *res = r;
-    *wslots = ws;
     return in;
 }
 
@@ -410,19 +395,12 @@ static void guard_insts(const gfast *x, const rv_block *bl)
 {
     const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
     ravel_loc top = 0; /* the highest slot location the fast path saw */
-    bool ok = true, noted = true;
-    ravel_checker *ck = x->ck;
-    /* the write notes (ck_gw): room for a slot per instruction */
-    rv_vec_reserve(ck->facts.gwslot, bl->ninsts);
-    uint32_t *start = ck->facts.gwslot.data + ck->facts.gwslot.len, *ws = start;
-    ck->guard.gwdef.len = 0;
-    ck->guard.gwover = false;
+    bool ok = true;
     while (ok) {
         uint32_t r;
-        in = guard_run(x, in, last, &top, &r, &ws);
+        in = guard_run(x, in, last, &top, &r);
         if (in == last) break;
         ok = guard_inst_rare(x, in, r);
-        noted = false;
         in++;
     }
     if (!ok) {
@@ -432,13 +410,6 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     uint32_t r = rv_is_term(last) ? guard_term(x, last, &top) : G_SLOW;
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
     if (r != G_CLEAN) ck_gd_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
-    if (noted && r == G_CLEAN && !ck->guard.gwover && x->record) {
-        uint32_t n = (uint32_t)(ws - start), nd = ck->guard.gwdef.len;
-        rv_vec_reserve(ck->facts.gwslot, n + nd);
-        memcpy(ck->facts.gwslot.data + ck->facts.gwslot.len + n, ck->guard.gwdef.data, (size_t)nd * sizeof *ck->guard.gwdef.data);
-        ck->facts.gw.data[x->b] = (ck_list){ck->facts.gwslot.len, n + nd};
-        ck->facts.gwslot.len += n + nd;
-    }
 }
 
 /* The fast path's register table rk (RV_MAX_REGS entries); false if the
@@ -486,13 +457,7 @@ static void guard_blocks(guard *g)
     ravel_checker *ck = g->ck;
     gfast x;
     bool fast = fast_init(&x, g);
-    ck->guard.gwdef.len = 0;
-    rv_vec_reserve(ck->guard.gwdef, 64); /* room for a block's defs in slots */
-    if (ck->guard.grecord) { /* the write notes (ck_gw): none until a block's fast path notes it; the successor lists */
-        rv_vec_reserve(ck->facts.gw, f->layout.len);
-        ck->facts.gw.len = f->layout.len;
-        for (uint32_t b = 0; b < f->layout.len; b++) ck->facts.gw.data[b].len = CK_NIL;
-        ck->facts.gwslot.len = 0;
+    if (ck->guard.grecord) { /* the successor lists */
         rv_vec_reserve(ck->facts.bsucc, f->layout.len);
         ck->facts.bsucc.len = f->layout.len;
         memset(ck->facts.bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->facts.bsucc.data);
@@ -531,11 +496,11 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     ck->guard.gnfast = NULL;
     if (ck->guard.grecord) {
         ck->facts.rtodo.len = 0;
-        ck->facts.gnf_ok = ck->facts.gwf_ok = ck->facts.gxf_ok = false;
+        ck->facts.gnf_ok = ck->facts.gxf_ok = false;
         ck->facts.gundef = ck->facts.gremat = false;
     }
     guard_blocks(&g);
-    if (ck->guard.grecord) ck->facts.gnf_ok = ck->facts.gwf_ok = g.ok, ck->facts.gxf_ok = g.ok && g.part;
+    if (ck->guard.grecord) ck->facts.gnf_ok = g.ok, ck->facts.gxf_ok = g.ok && g.part;
     *nslots = g.maxslot;
     if (g.ok) ck_gd_finish(&g);
     *suspect = g.suspect;
