@@ -51,7 +51,6 @@
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
     uint32_t tag; /* guard stamp << 3 | GN_* */
-    uint32_t b;   /* block of its (last) definition */
 } ck_gn;
 #define GN_DEF 1u   /* gn tag: has a definition */
 #define GN_MULTI 2u /* gn tag: defined again (or the same instruction looked at twice: more chains, never fewer) */

@@ -31,17 +31,18 @@ typedef struct guard {
 /* For the value-numbering verdict (ck_vn.c), the allocated function's guard notes per
  * vreg whether it is defined, defined again (also when guard_plain_any
  * and guard_inst both look at one instruction, which is rare: that only
- * chains one more vreg and has vn_build_m scan; plain_ops giving up tells
+ * makes one more vreg not single-def; plain_ops giving up tells
  * guard_plain_any which defs it noted, ck->guard.gnfast, and those are noted
- * again with `again`), where, and whether it is a parameter, a branch
- * argument or a copy source. Every path through the guard notes them, so
- * compute_need needs no pass of its own over the instructions. */
+ * again with `again`), and whether it is a parameter, a branch argument or
+ * a copy source. Every path through the guard notes them, so single_defs
+ * needs no pass of its own over the instructions. */
 static inline void gn_note_def(ravel_checker *ck, uint32_t v, uint32_t b, bool again) /* grecord */
 {
     ck_gn *n = &ck->facts.gn[v];
     uint32_t st = ck->facts.gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
     if ((fl & GN_DEF) && !again) fl |= GN_MULTI;
-    *n = (ck_gn){st | fl | GN_DEF, b};
+    (void)b; /* (the block: the callers name it, no note keeps it) */
+    *n = (ck_gn){st | fl | GN_DEF};
 }
 
 static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b) { gn_note_def(ck, v, b, false); }
