@@ -50,18 +50,18 @@ static inline uint32_t slot_end(ravel_loc l) { return slot_ok(l) ? l - RAVEL_SLO
 static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 /* Register l may hold a value of class cls without fixed(R): rk covers
- * RV_MAX_REGS registers (RK_BAD past the machine's), and rk[l] == cls
- * implies that cls is a valid class. */
-static inline bool reg_fits(const uint16_t *rk, ravel_loc l, uint32_t cls) { return l < RV_MAX_REGS && rk[l] == cls; }
+ * the machine's registers (x->nregs: only those entries are written), and
+ * rk[l] == cls implies that cls is a valid class. */
+static inline bool reg_fits(const gfast *x, ravel_loc l, uint32_t cls) { return l < x->nregs && x->rk[l] == cls; }
 
 /* The usual operand: a register of its vreg's class that its constraint
  * allows without looking further (reg or any: not reserved; fixed: the
  * register named). */
-static inline bool op_usual(const uint16_t *rk, const rv_operand *op, uint32_t cls)
+static inline bool op_usual(const gfast *x, const rv_operand *op, uint32_t cls)
 {
     ravel_loc l = op->loc;
-    if (op->kind <= RAVEL_C_ANY) return reg_fits(rk, l, cls);
-    return op->kind == RAVEL_C_FIXED && l == op->arg && l < RV_MAX_REGS && (rk[l] & ~RK_RESERVED) == cls;
+    if (op->kind <= RAVEL_C_ANY) return reg_fits(x, l, cls);
+    return op->kind == RAVEL_C_FIXED && l == op->arg && l < x->nregs && (x->rk[l] & ~RK_RESERVED) == cls;
 }
 
 /* Any other operand op (a def if isdef; uses[0..nuses) the instruction's
@@ -74,8 +74,8 @@ static uint32_t op_other(const gfast *x, const rv_operand *op, const rv_operand 
     bool c;
     if (cls >= x->ncls) return G_SLOW;
     switch (op->kind) {
-    case RAVEL_C_REG: c = reg_fits(x->rk, l, cls); break;
-    case RAVEL_C_ANY: c = reg_fits(x->rk, l, cls) || slot_ok(l); break;
+    case RAVEL_C_REG: c = reg_fits(x, l, cls); break;
+    case RAVEL_C_ANY: c = reg_fits(x, l, cls) || slot_ok(l); break;
     case RAVEL_C_STACK: c = slot_ok(l); break;
     case RAVEL_C_FIXED:
         if (op->arg >= x->nregs || (x->rk[op->arg] & ~RK_RESERVED) != cls) return G_SLOW;
@@ -85,7 +85,7 @@ static uint32_t op_other(const gfast *x, const rv_operand *op, const rv_operand 
         if (!isdef || !(op->flags & RV_OPF_DEF) || op->arg >= nuses) return G_SLOW;
         const rv_operand *u = &uses[op->arg];
         if (u->vreg >= x->nvregs || x->vregs[u->vreg].cls != cls) return G_SLOW;
-        c = reg_fits(x->rk, l, cls) && u->loc == l;
+        c = reg_fits(x, l, cls) && u->loc == l;
         break;
     }
     default: return G_SLOW;
@@ -151,7 +151,6 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
     }
     if (!(nd | nu)) return res;
     const rv_vreg *vregs = x->vregs;
-    const uint16_t *rk = x->rk;
     uint16_t *gdef = x->gdef;
     uint32_t noted = x->ck->guard.gnfast == in ? x->ck->guard.gnfast_k : 0; /* defs plain_ops noted before giving up */
     x->ck->guard.gnfast = NULL;
@@ -162,7 +161,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
         uint32_t v = d->vreg;
         if (v >= nvregs || !vregs[v].has_class) return G_SLOW;
         uint32_t cls = vregs[v].cls;
-        if (!op_usual(rk, d, cls)) {
+        if (!op_usual(x, d, cls)) {
             uint32_t r = op_other(x, d, u, nu, true, cls);
             if (!(r & G_STATUS)) return G_SLOW;
             clean &= (r & G_STATUS) == G_CLEAN;
@@ -178,7 +177,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
         uint32_t v = r->vreg;
         if (v >= nvregs || !vregs[v].has_class) return G_SLOW;
         uint32_t cls = vregs[v].cls;
-        if (!op_usual(rk, r, cls)) {
+        if (!op_usual(x, r, cls)) {
             uint32_t q = op_other(x, r, u, nu, false, cls);
             if (!(q & G_STATUS)) return G_SLOW;
             clean &= (q & G_STATUS) == G_CLEAN;
@@ -212,7 +211,7 @@ static bool op_noloc(const gfast *x, const rv_operand *p, uint32_t cls)
 {
     if (!x->noloc) return false;
     if (p->kind <= RAVEL_C_STACK) return cls < x->ncls;
-    return p->kind == RAVEL_C_FIXED && p->arg < RV_MAX_REGS && (x->rk[p->arg] & ~RK_RESERVED) == cls;
+    return p->kind == RAVEL_C_FIXED && p->arg < x->nregs && (x->rk[p->arg] & ~RK_RESERVED) == cls;
 }
 
 /* One usual operand (not reuse): a register that fits, or any/stack in a
@@ -224,7 +223,7 @@ static inline bool op_fast(const gfast *x, const rv_operand *p, ravel_loc *top, 
     ravel_loc l = p->loc;
     if (v >= x->nvregs) return false;
     uint32_t cls = (*w = x->gdef[v]) & 0xff;
-    if (l < RV_MAX_REGS)
+    if (l < x->nregs)
         return kind <= RAVEL_C_ANY ? x->rk[l] == cls : kind == RAVEL_C_FIXED && l == p->arg && (x->rk[l] & ~RK_RESERVED) == cls;
     if (l == RAVEL_LOC_NONE) return op_noloc(x, p, cls);
     if (!slot_ok(l) || (kind != RAVEL_C_ANY && kind != RAVEL_C_STACK) || cls >= x->ncls) return false;
@@ -244,7 +243,7 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
     const rv_operand *q = &u[p->arg];
     if (l == RAVEL_LOC_NONE)
         return x->noloc && cls < x->ncls && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
-    return l < RV_MAX_REGS && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
+    return l < x->nregs && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
 }
 
 /* The operands of operation in (in range, at least one) when all are
@@ -412,8 +411,9 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     if (r != G_CLEAN) ck_gd_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
 }
 
-/* The fast path's register table rk (RV_MAX_REGS entries); false if the
- * machine has more registers than that (no fast path). */
+/* The fast path's register table rk (room for RV_MAX_REGS entries, the
+ * machine's written: every read is below nregs); false if the machine has
+ * more registers than that (no fast path). */
 static bool fast_regs(const ravel_machine *m, uint16_t *rk)
 {
     if (m->regs.len > RV_MAX_REGS) return false;
@@ -421,7 +421,6 @@ static bool fast_regs(const ravel_machine *m, uint16_t *rk)
         rk[r] = m->regs.data[r].cls >= m->classes.len
                     ? RK_BAD
                     : (uint16_t)(m->regs.data[r].cls | (m->regs.data[r].reserved ? RK_RESERVED : 0));
-    memset(rk + m->regs.len, 0xff, (RV_MAX_REGS - m->regs.len) * sizeof *rk); /* RK_BAD */
     return true;
 }
 

@@ -67,10 +67,11 @@ static inline void gn_chain(ravel_checker *ck, uint32_t v)
  * G_SLOTS, 1 + the highest slot number the instruction names (0: none). */
 enum { G_SLOW = 0, G_UNCLEAN = 1, G_CLEAN = 2, G_ANY = 3, G_STATUS = 3, G_SUSPECT = 4, G_SLOTS = 3 };
 
-/* rk: per register its class, | RK_RESERVED if reserved; RK_BAD for a
- * class the machine does not have and past its registers. */
+/* rk: per register of the machine its class, | RK_RESERVED if reserved;
+ * RK_BAD for a class the machine does not have (past its registers rk is
+ * not written: every read is of a register below nregs). */
 #define RK_RESERVED 0x100u
-#define RK_BAD 0xffffu /* all bytes 0xff (memset); never a class, with or without RK_RESERVED */
+#define RK_BAD 0xffffu /* never a class, with or without RK_RESERVED */
 
 /* The fast path's view of one function. */
 typedef struct gfast {
@@ -85,7 +86,7 @@ typedef struct gfast {
     uint32_t nops, nimms, nvregs, nregs, ncls, nu32;
     bool record; /* the allocated function's guard (ck->guard.grecord): notes for compute_need and the rules */
     bool noloc;  /* the original function's guard: an operand without a location is usual */
-    uint16_t rk[RV_MAX_REGS]; /* see RK_* */
+    uint16_t rk[RV_MAX_REGS]; /* see RK_*: entries below nregs written */
 } gfast;
 
 /* ck_guard_inst.c (the guard's reference; ck_guard.c calls it, never the
