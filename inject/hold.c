@@ -80,6 +80,17 @@ static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, bool *multi)
     return n ? m[n - 1] : INJ_H_UNK;
 }
 
+/* The same from location x's token (not CK_TOKEN_UNKNOWN): a token that
+ * is one vreg or none answers without reading the members (h->plain:
+ * always read, tests compare). */
+static uint32_t held_tok(const inj_hold *h, uint32_t tok, uint32_t x, uint32_t i, bool *multi)
+{
+    uint32_t one = h->plain ? CK_TOKEN_SET : ck_ref_token_single(h->ck, tok);
+    if (one == CK_TOKEN_SET) return held(h, x, i, multi);
+    *multi = false;
+    return one == CK_TOKEN_UNKNOWN ? INJ_H_UNK : one;
+}
+
 static void fill_unk(uint32_t *out, size_t n)
 {
     for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
@@ -95,7 +106,7 @@ static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_
     for (uint32_t x = 0; x < nlocs(h); x++) {
         if (now[x] == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
             row[x] = INJ_H_UNK, multi[x] = false;
-        else row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
+        else row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held_tok(h, now[x], x, i, &multi[x]);
         tok[x] = now[x];
     }
 }
@@ -323,7 +334,8 @@ static void step(stale_run *r, uint32_t i)
 static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
 {
     bool multi;
-    uint32_t v = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held(r->h, x, i, &multi);
+    uint32_t tok = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
+    uint32_t v = tok == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(r->h, tok, x, i, &multi);
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
 }
 

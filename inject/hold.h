@@ -61,6 +61,7 @@ typedef struct inj_hold {
     bool *multi;      /* per location: it held a set at row tok_row */
     uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
     bool steady_plain; /* tests: the steady states' rounds run every block (not only those whose entry changed) */
+    bool plain; /* tests: every cell read from its members (no shortcut by its token: held_tok) */
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false
