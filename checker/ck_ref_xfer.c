@@ -175,24 +175,36 @@ static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *ou
 }
 
 /* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. (A
- * pseudo-location holding no vreg is absent: unknown.) */
+ * pseudo-location holding no vreg is absent: unknown.) The members' holder
+ * entries are pushed in one reserved run (hold_push, inline). */
 static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
+    ref_work *w = &r->work;
     if (val >= CK_V_EMPTY && li >= ck->nlocs) val = CK_V_UNKNOWN;
-    if (r->work.lmark[li] != r->work.stamp) {
-        r->work.lmark[li] = r->work.stamp;
-        rv_vec_push(r->work.touched, li);
+    if (w->lmark[li] != w->stamp) {
+        w->lmark[li] = w->stamp;
+        rv_vec_push(w->touched, li);
     }
-    r->work.cur[li] = val;
+    w->cur[li] = val;
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);
+    if (!n) return;
+    rv_vec_reserve(w->holds, n + 1);
+    const rv_vreg *vr = ck->f->vregs.data;
+    uint32_t nv = ck->nvregs, stamp = w->stamp;
     bool ref = false;
     for (uint32_t i = 0; i < n; i++) {
-        hold_push(r, m[i], li);
-        ref |= ref_is_ref(ck, m[i]);
+        uint32_t v = m[i];
+        if (w->vmark[v] != stamp) {
+            w->vmark[v] = stamp;
+            w->vhead[v] = CK_NIL;
+        }
+        w->holds.data[w->holds.len] = (ck_hold){li, w->vhead[v]};
+        w->vhead[v] = w->holds.len++;
+        ref |= v < nv && vr[v].ref;
     }
-    if (ref) hold_push(r, ck->nvregs, li);
+    if (ref) hold_push(r, nv, li);
 }
 
 /* Starts a visit from the state ents[0..n) (sorted by location). */

@@ -98,17 +98,22 @@ static void fill_unk(uint32_t *out, size_t n)
 
 /* The row of instruction i (the cursor before it): a location whose token
  * is that of the row before (prev, its tokens in tok; none when prev is
- * NULL) and that held no set holds what it held there. tok: the tokens
- * now, on return; multi: per location, a set. */
+ * NULL) and that held no set holds what it held there (prev copied
+ * whole, then the other cells). tok: the tokens now, on return (now:
+ * scratch); multi: per location, a set. */
 static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now, bool *multi)
 {
-    ck_ref_loc_tokens(h->ck, now, nlocs(h));
-    for (uint32_t x = 0; x < nlocs(h); x++) {
-        if (now[x] == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
+    uint32_t nl = nlocs(h);
+    ck_ref_loc_tokens(h->ck, now, nl);
+    if (prev) memcpy(row, prev, sizeof *row * nl);
+    for (uint32_t x = 0; x < nl; x++) {
+        uint32_t t = now[x];
+        if (prev && t == tok[x] && !multi[x]) continue; /* (row[x] is prev[x]) */
+        if (t == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
             row[x] = INJ_H_UNK, multi[x] = false;
-        else row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held_tok(h, now[x], x, i, &multi[x]);
-        tok[x] = now[x];
+        else row[x] = held_tok(h, t, x, i, &multi[x]);
     }
+    memcpy(tok, now, sizeof *tok * nl);
 }
 
 void inj_hold_table(inj_hold *h, uint32_t *out)
