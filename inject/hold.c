@@ -373,19 +373,46 @@ static bool carry(stale_run *r, uint32_t b)
 }
 
 /* Block b in the steady states from its entry marks: its cells recorded
- * into out, its edges carried; true if an edge changed. */
+ * into out (none if out is NULL), its edges carried; true if an edge
+ * changed. */
 static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
 {
     const ravel_func *f = r->h->f;
     const rv_block *bl = &f->blocks.data[b];
     if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
     for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
-        for (uint32_t x = 0; x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
+        for (uint32_t x = 0; out && x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
         step(r, i);
     }
     return carry(r, b);
 }
 
+/* The rounds, until no edge changes (at most MAX_ROUNDS): each runs the
+ * blocks whose entry may have changed (every block with plain), their
+ * cells recorded into out (NULL: none). True if they converged. */
+static bool rounds(stale_run *r, uint32_t *out, bool plain)
+{
+    const rv_cfg *cfg = r->h->cfg;
+    bool changed = true;
+    for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
+        changed = false;
+        for (uint32_t k = 0; k < cfg->nrpo; k++) {
+            uint32_t b = cfg->rpo[k];
+            if (!r->dirty[b] && !plain) continue;
+            r->dirty[b] = false;
+            changed |= run_block(r, b, out);
+        }
+    }
+    return !changed;
+}
+
+/* The steady table: the rounds without cells, then one run of every block
+ * recording them. Once the rounds converged, every edge into a block
+ * carries what it carried at the block's last run (a later change would
+ * have made it run again), so that run gives the cells the block's last
+ * run of the rounds would have recorded. Rounds that did not converge are
+ * run again, recording as they go (h->steady_plain: that, every block in
+ * every round; tests compare). */
 bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
@@ -395,15 +422,12 @@ bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
     if (!run_ref(h) || !ck_ref_steady(h->ck, f)) return h->ok = false;
     stale_run r;
     run_init(&r, h);
-    bool changed = true;
-    for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
-        changed = false;
-        for (uint32_t k = 0; k < h->cfg->nrpo; k++) {
-            uint32_t b = h->cfg->rpo[k];
-            if (!r.dirty[b] && !h->steady_plain) continue;
-            r.dirty[b] = false;
-            changed |= run_block(&r, b, out);
-        }
+    if (h->steady_plain || !rounds(&r, NULL, false)) {
+        run_free(&r);
+        run_init(&r, h);
+        rounds(&r, out, h->steady_plain);
+    } else {
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++) run_block(&r, h->cfg->rpo[k], out);
     }
     run_free(&r);
     return true;
