@@ -5,6 +5,7 @@
  *
  *   bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT]
  *              [--config default|250] [--count N] [--validate-gen]
+ *              [--allocs NAME,NAME,...]
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
  * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
@@ -41,7 +42,12 @@
  * callgrind: `valgrind --tool=callgrind bench_fuzz --only fuzz_alloc_fast
  * --config 250 --runs 1 --count 300`); --validate-gen has the byte targets
  * validate every generated function (rv_fuzz.validate_gen), as they did
- * before issue 32.
+ * before issue 32; --allocs NAME,... has the targets that draw their
+ * allocator from the first input byte (differential, checker_oracle)
+ * draw it among these, in this order (byte % count), as a build whose
+ * table held exactly them would: a comparison with an older build of
+ * fewer allocators, like for like (e.g. --allocs
+ * fast,linear,random,color,ssa, the table before greedy).
  *
  * The history of its figures (profiles, before and after each change):
  * docs/perf-log.md. */
@@ -70,6 +76,8 @@ typedef struct bench {
     const char *config;
     unsigned ninputs; /* inputs tried for the rejection figure */
     bool validate_gen; /* --validate-gen: the byte targets validate each generated function (as before issue 32) */
+    const rv_allocator *allocs[16]; /* --allocs: the allocators the first byte picks among (nallocs 0: the table) */
+    unsigned nallocs;
 } bench;
 
 /* CPU time of this (single-threaded) process: figures per core that hold on
@@ -157,7 +165,9 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
             } else {
                 size_t len = random_input(&s, buf, tg->t == RV_FT_MOVES ? 256 : INPUT_CAP);
                 if (tg->alloc >= 0) buf[0] = (uint8_t)tg->alloc;
-                *bugs += rv_fuzz_bytes(z, tg->t, tg->alloc, buf, len) == RV_FUZZ_BUG;
+                if (tg->alloc < 0 && b->nallocs && tg->t != RV_FT_MOVES) /* (--allocs: the first byte picks among them) */
+                    *bugs += rv_fuzz_bytes_alloc(z, tg->t, b->allocs[buf[0] % b->nallocs], buf + 1, len - 1) == RV_FUZZ_BUG;
+                else *bugs += rv_fuzz_bytes(z, tg->t, tg->alloc, buf, len) == RV_FUZZ_BUG;
             }
         }
         t = now();
@@ -305,6 +315,23 @@ static bool bench_config(const bench *b)
     return rej == 0;
 }
 
+/* --allocs NAME,NAME,...: false (and a message) on an unknown name. */
+static bool parse_allocs(bench *b, const char *list)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    b->nallocs = 0;
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        const rv_allocator *a = rv_allocator_find(n);
+        if (!a || b->nallocs == sizeof b->allocs / sizeof *b->allocs) {
+            fprintf(stderr, "bench_fuzz: --allocs: %s\n", a ? "too many allocators" : "unknown allocator");
+            return false;
+        }
+        b->allocs[b->nallocs++] = a;
+    }
+    return b->nallocs > 0;
+}
+
 int main(int argc, char **argv)
 {
     bench b = {.runs = 5, .seconds = 0.5, .ninputs = 2000};
@@ -317,8 +344,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
         else if (!strcmp(argv[i], "--quick")) b.runs = 1, b.seconds = 0.05, b.ninputs = 200;
         else if (!strcmp(argv[i], "--validate-gen")) b.validate_gen = true;
-        else {
-            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N] [--validate-gen]\n");
+        else if (!strcmp(argv[i], "--allocs") && i + 1 < argc) {
+            if (!parse_allocs(&b, argv[++i])) return 2;
+        } else {
+            fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N] "
+                            "[--validate-gen] [--allocs NAME,NAME,...]\n");
             return 2;
         }
     }

@@ -265,6 +265,11 @@ static void edge_state(const ravel_checker *ck, ck_ref *r, uint32_t src, const r
     uint64_t bits = edge_vreg_bits(ck, e);
     r->fix.edgev.len = 0;
     rv_vec_reserve(r->fix.edgev, x->len);
+    if (!bits) { /* (no binding: every value passes as it is) */
+        if (x->len) memcpy(r->fix.edgev.data, r->fix.xpool.data + x->start, x->len * sizeof *r->fix.edgev.data);
+        r->fix.edgev.len = x->len;
+        return;
+    }
     for (uint32_t i = 0; i < x->len; i++) {
         ck_ent en = r->fix.xpool.data[x->start + i];
         ck_val v = bits && may_bind(r, en.val, bits) ? ref_edge_val(ck, r, e, en.val) : en.val;

@@ -250,6 +250,13 @@ uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l)
     return li == CK_NIL ? CK_V_UNKNOWN : ref_loc(r, li); /* (interned: one set, one value) */
 }
 
+uint32_t ck_ref_token_single(const ravel_checker *ck, uint32_t token)
+{
+    if (token >= CK_V_UNKNOWN) return CK_TOKEN_UNKNOWN;
+    if (token & CK_V_SETBIT) return CK_TOKEN_SET;
+    return ck_is_token(ck, token) ? CK_TOKEN_UNKNOWN : token; /* (a singleton is its member) */
+}
+
 uint32_t ck_ref_loc_tokens(ravel_checker *ck, uint32_t *out, uint32_t n)
 {
     ck_ref *r = ck->ref;

@@ -174,34 +174,63 @@ static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *ou
     for (uint32_t i = out->len; i-- > 0;) hold_push(r, v, out->data[i]);
 }
 
+/* li's members' holder entries (every member, and the .ref pseudo-vreg
+ * if one is .ref), pushed in one reserved run (hold_push, inline). */
+static void hold_members(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
+{
+    ref_work *w = &r->work;
+    uint32_t one;
+    const uint32_t *m;
+    uint32_t n = ref_members(r, val, &m, &one);
+    if (!n) return;
+    rv_vec_reserve(w->holds, n + 1);
+    const rv_vreg *vr = ck->f->vregs.data;
+    uint32_t nv = ck->nvregs, stamp = w->stamp;
+    bool ref = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = m[i];
+        if (w->vmark[v] != stamp) {
+            w->vmark[v] = stamp;
+            w->vhead[v] = CK_NIL;
+        }
+        w->holds.data[w->holds.len] = (ck_hold){li, w->vhead[v]};
+        w->vhead[v] = w->holds.len++;
+        ref |= v < nv && vr[v].ref;
+    }
+    if (ref) hold_push(r, nv, li);
+}
+
 /* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. (A
  * pseudo-location holding no vreg is absent: unknown.) */
 static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
+    ref_work *w = &r->work;
     if (val >= CK_V_EMPTY && li >= ck->nlocs) val = CK_V_UNKNOWN;
-    if (r->work.lmark[li] != r->work.stamp) {
-        r->work.lmark[li] = r->work.stamp;
-        rv_vec_push(r->work.touched, li);
+    if (w->lmark[li] != w->stamp) {
+        w->lmark[li] = w->stamp;
+        rv_vec_push(w->touched, li);
     }
-    r->work.cur[li] = val;
-    uint32_t one;
-    const uint32_t *m;
-    uint32_t n = ref_members(r, val, &m, &one);
-    bool ref = false;
-    for (uint32_t i = 0; i < n; i++) {
-        hold_push(r, m[i], li);
-        ref |= ref_is_ref(ck, m[i]);
-    }
-    if (ref) hold_push(r, ck->nvregs, li);
+    w->cur[li] = val;
+    hold_members(ck, r, li, val);
 }
 
-/* Starts a visit from the state ents[0..n) (sorted by location). */
+/* Starts a visit from the state ents[0..n) (sorted by location, so each
+ * location once: set_loc's steps for a fresh visit, inline). */
 void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
 {
     ref_clear_touched(r);
     next_stamp(r);
-    r->work.holds.len = 0;
-    for (uint32_t i = 0; i < n; i++) set_loc(ck, r, ents[i].li, ents[i].val);
+    ref_work *w = &r->work;
+    w->holds.len = 0;
+    rv_vec_reserve(w->touched, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t li = ents[i].li;
+        ck_val val = ents[i].val >= CK_V_EMPTY && li >= ck->nlocs ? CK_V_UNKNOWN : ents[i].val;
+        w->lmark[li] = w->stamp;
+        w->touched.data[w->touched.len++] = li;
+        w->cur[li] = val;
+        hold_members(ck, r, li, val);
+    }
 }
 
 /* The members of li's value that keep(ck, v, arg) accepts stay. */

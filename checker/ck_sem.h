@@ -235,6 +235,14 @@ uint32_t ck_ref_undef_vregs(ravel_checker *ck, const uint32_t **vregs);
  * not have). A step that leaves l's token as it was did not change l. */
 #define CK_TOKEN_UNKNOWN 0xfffffffdu
 uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l);
+/* What a token stands for, when that is one vreg or none: the vreg v if
+ * the location holds v alone, CK_TOKEN_UNKNOWN if it holds no vreg
+ * (unknown, conflicted, empty, or a constant's token alone), and
+ * CK_TOKEN_SET for a set of several members (read them with
+ * ck_ref_loc_vregs). For tables that follow many locations: most hold
+ * one vreg, and this is a test on the number alone. */
+#define CK_TOKEN_SET 0xfffffffcu
+uint32_t ck_ref_token_single(const ravel_checker *ck, uint32_t token);
 /* The tokens of the first n locations at the cursor, in location-index
  * order (rv_loc_index: registers, then slots), into out (CK_TOKEN_UNKNOWN
  * past those f has); how many f has of them. For a table of every

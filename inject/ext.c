@@ -74,12 +74,69 @@ static void x_step(const inj *c, const rv_inst *in, xcell *s)
     }
 }
 
+/* The walk's state. Only the vregs whose cells can ever differ from
+ * x_plain are carried (the "tracked" ones: the defs of constants and
+ * undefs, closed under a copy's def of a tracked source and a parameter
+ * bound to a tracked argument); every other cell is x_plain everywhere,
+ * so it needs no storage, meet or comparison. in and args are per
+ * tracked vreg (k: vreg iv[k]); cur is per vreg, for the visits. With
+ * c->an->plain every vreg is tracked (tests compare the two). */
 typedef struct xflow {
-    xcell *in;      /* nblocks x nvregs: at the entry of every block */
+    xcell *in;      /* nblocks x nt: at the entry of every block */
     uint8_t *reach; /* the block was reached */
     xcell *cur, *args;
-    uint32_t nv;
+    uint32_t nv, nt;
+    uint32_t *iv;     /* the tracked vregs, nt of them */
+    uint8_t *tracked; /* per vreg */
 } xflow;
+
+static bool x_track(xflow *x, uint32_t v)
+{
+    if (v >= x->nv || x->tracked[v]) return false;
+    x->tracked[v] = 1;
+    return true;
+}
+
+/* Tracks the parameters that the edges out of terminator in bind to a
+ * tracked argument; true if one was added. */
+static bool x_track_params(const inj *c, xflow *x, const rv_inst *in)
+{
+    const ravel_func *f = c->f;
+    bool grew = false;
+    for (uint32_t k = 0; k < rv_inst_nsuccs(in); k++) {
+        const rv_succ *sc = &rv_inst_succs(f, in)[k];
+        if (sc->block >= f->blocks.len) continue;
+        const rv_block *t = &f->blocks.data[sc->block];
+        const uint32_t *args = rv_args_of(f, sc), *params = rv_params_of(f, t);
+        for (uint32_t q = 0; q < sc->nargs && q < t->nparams; q++)
+            if (args[q] < x->nv && x->tracked[args[q]]) grew |= x_track(x, params[q]);
+    }
+    return grew;
+}
+
+/* The tracked vregs (above), in vreg order, into x->iv (all: every vreg). */
+static void x_tracked(const inj *c, xflow *x, bool all)
+{
+    const ravel_func *f = c->f;
+    for (uint32_t i = 0; i < c->ninsts; i++) {
+        const rv_inst *in = IN(c, i);
+        if (!rv_is_edit(in) && (in->op == RAVEL_OP_UNDEF || in->op == RAVEL_OP_CONST))
+            for (uint32_t k = 0; k < in->ndefs; k++) x_track(x, rv_ops_of(f, in)[k].vreg);
+    }
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (uint32_t i = 0; i < c->ninsts; i++) {
+            const rv_inst *in = IN(c, i);
+            if (rv_is_edit(in)) continue;
+            const rv_operand *o = rv_ops_of(f, in);
+            if (in->op == RAVEL_OP_COPY && in->ndefs && in->nuses >= 1 && o[in->ndefs].vreg < x->nv && x->tracked[o[in->ndefs].vreg])
+                grew |= x_track(x, o[0].vreg);
+            if (rv_is_term(in)) grew |= x_track_params(c, x, in);
+        }
+    }
+    for (uint32_t v = 0; v < x->nv; v++)
+        if (all || x->tracked[v]) x->iv[x->nt++] = v;
+}
 
 /* Edge sc from state s into the target's entry; true if it changed. */
 static bool x_edge(const inj *c, xflow *x, const rv_succ *sc, const xcell *s)
@@ -88,12 +145,13 @@ static bool x_edge(const inj *c, xflow *x, const rv_succ *sc, const xcell *s)
     const rv_block *t = &f->blocks.data[sc->block];
     const uint32_t *args = rv_args_of(f, sc), *params = rv_params_of(f, t);
     uint32_t n = sc->nargs < t->nparams ? sc->nargs : t->nparams;
-    memcpy(x->args, s, x->nv * sizeof *s);
-    for (uint32_t k = 0; k < n; k++)
-        if (params[k] < x->nv) x->args[params[k]] = args[k] < x->nv ? s[args[k]] : x_plain;
-    xcell *in = x->in + (size_t)sc->block * x->nv;
+    for (uint32_t k = 0; k < x->nt; k++) x->args[k] = s[x->iv[k]];
+    for (uint32_t k = 0; k < n; k++) /* (a parameter is tracked if an argument bound to it is) */
+        for (uint32_t q = 0; params[k] < x->nv && q < x->nt; q++)
+            if (x->iv[q] == params[k]) x->args[q] = args[k] < x->nv ? s[args[k]] : x_plain;
+    xcell *in = x->in + (size_t)sc->block * x->nt;
     bool changed = false;
-    for (uint32_t v = 0; v < x->nv; v++) {
+    for (uint32_t v = 0; v < x->nt; v++) {
         xcell m = x->args[v];
         if (x->reach[sc->block]) {
             m = in[v];
@@ -107,6 +165,12 @@ static bool x_edge(const inj *c, xflow *x, const rv_succ *sc, const xcell *s)
     return changed;
 }
 
+/* cur := the entry cells of block b (the untracked ones stay x_plain). */
+static void x_enter(xflow *x, uint32_t b)
+{
+    for (uint32_t k = 0; k < x->nt; k++) x->cur[x->iv[k]] = x->in[(size_t)b * x->nt + k];
+}
+
 static bool x_pass(const inj *c, xflow *x)
 {
     const ravel_func *f = c->f;
@@ -115,7 +179,7 @@ static bool x_pass(const inj *c, xflow *x)
         uint32_t b = c->cfg.rpo[r];
         if (!x->reach[b]) continue;
         const rv_block *bl = &f->blocks.data[b];
-        memcpy(x->cur, x->in + (size_t)b * x->nv, x->nv * sizeof *x->cur);
+        x_enter(x, b);
         for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) x_step(c, IN(c, i), x->cur);
         const rv_inst *t = rv_block_term(f, bl);
         for (uint32_t k = 0; t && k < rv_inst_nsuccs(t); k++) {
@@ -128,31 +192,41 @@ static bool x_pass(const inj *c, xflow *x)
 
 typedef void (*x_visit)(inj *c, uint32_t i, const xcell *s);
 
+static void x_free(xflow *x)
+{
+    rv_free(x->in);
+    rv_free(x->reach);
+    rv_free(x->cur);
+    rv_free(x->args);
+    rv_free(x->iv);
+    rv_free(x->tracked);
+}
+
 /* Runs the analysis, then calls visit before every instruction of every
  * reached block with the cells there (nothing if the function is too big). */
 static void x_walk(inj *c, x_visit visit)
 {
     xflow x = {.nv = c->f->vregs.len};
     if (!c->nblocks || !x.nv || (size_t)c->nblocks * x.nv > ((size_t)1 << 22)) return;
-    x.in = rv_xcalloc((size_t)c->nblocks * x.nv, sizeof *x.in);
+    x.iv = rv_xmalloc(sizeof *x.iv * x.nv);
+    x.tracked = rv_xcalloc(x.nv, 1);
+    x_tracked(c, &x, c->an->plain);
+    x.in = rv_xcalloc((size_t)c->nblocks * x.nt + 1, sizeof *x.in);
     x.reach = rv_xcalloc(c->nblocks, 1);
     x.cur = rv_xcalloc(x.nv, sizeof *x.cur);
-    x.args = rv_xcalloc(x.nv, sizeof *x.args);
+    x.args = rv_xcalloc(x.nt + 1, sizeof *x.args);
     x.reach[0] = 1;
     for (unsigned pass = 0; pass < 64 && x_pass(c, &x); pass++) {}
     for (uint32_t b = 0; b < c->nblocks; b++) {
         if (!x.reach[b]) continue;
         const rv_block *bl = &c->f->blocks.data[b];
-        memcpy(x.cur, x.in + (size_t)b * x.nv, x.nv * sizeof *x.cur);
+        x_enter(&x, b);
         for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
             visit(c, i, x.cur);
             x_step(c, IN(c, i), x.cur);
         }
     }
-    rv_free(x.in);
-    rv_free(x.reach);
-    rv_free(x.cur);
-    rv_free(x.args);
+    x_free(&x);
 }
 
 /* ---- shared helpers ---- */

@@ -80,6 +80,17 @@ static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, bool *multi)
     return n ? m[n - 1] : INJ_H_UNK;
 }
 
+/* The same from location x's token (not CK_TOKEN_UNKNOWN): a token that
+ * is one vreg or none answers without reading the members (h->plain:
+ * always read, tests compare). */
+static uint32_t held_tok(const inj_hold *h, uint32_t tok, uint32_t x, uint32_t i, bool *multi)
+{
+    uint32_t one = h->plain ? CK_TOKEN_SET : ck_ref_token_single(h->ck, tok);
+    if (one == CK_TOKEN_SET) return held(h, x, i, multi);
+    *multi = false;
+    return one == CK_TOKEN_UNKNOWN ? INJ_H_UNK : one;
+}
+
 static void fill_unk(uint32_t *out, size_t n)
 {
     for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
@@ -87,17 +98,22 @@ static void fill_unk(uint32_t *out, size_t n)
 
 /* The row of instruction i (the cursor before it): a location whose token
  * is that of the row before (prev, its tokens in tok; none when prev is
- * NULL) and that held no set holds what it held there. tok: the tokens
- * now, on return; multi: per location, a set. */
+ * NULL) and that held no set holds what it held there (prev copied
+ * whole, then the other cells). tok: the tokens now, on return (now:
+ * scratch); multi: per location, a set. */
 static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now, bool *multi)
 {
-    ck_ref_loc_tokens(h->ck, now, nlocs(h));
-    for (uint32_t x = 0; x < nlocs(h); x++) {
-        if (now[x] == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
+    uint32_t nl = nlocs(h);
+    ck_ref_loc_tokens(h->ck, now, nl);
+    if (prev) memcpy(row, prev, sizeof *row * nl);
+    for (uint32_t x = 0; x < nl; x++) {
+        uint32_t t = now[x];
+        if (prev && t == tok[x] && !multi[x]) continue; /* (row[x] is prev[x]) */
+        if (t == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
             row[x] = INJ_H_UNK, multi[x] = false;
-        else row[x] = prev && now[x] == tok[x] && !multi[x] ? prev[x] : held(h, x, i, &multi[x]);
-        tok[x] = now[x];
+        else row[x] = held_tok(h, t, x, i, &multi[x]);
     }
+    memcpy(tok, now, sizeof *tok * nl);
 }
 
 void inj_hold_table(inj_hold *h, uint32_t *out)
@@ -323,7 +339,8 @@ static void step(stale_run *r, uint32_t i)
 static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
 {
     bool multi;
-    uint32_t v = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held(r->h, x, i, &multi);
+    uint32_t tok = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
+    uint32_t v = tok == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(r->h, tok, x, i, &multi);
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
 }
 
@@ -356,19 +373,46 @@ static bool carry(stale_run *r, uint32_t b)
 }
 
 /* Block b in the steady states from its entry marks: its cells recorded
- * into out, its edges carried; true if an edge changed. */
+ * into out (none if out is NULL), its edges carried; true if an edge
+ * changed. */
 static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
 {
     const ravel_func *f = r->h->f;
     const rv_block *bl = &f->blocks.data[b];
     if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
     for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
-        for (uint32_t x = 0; x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
+        for (uint32_t x = 0; out && x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
         step(r, i);
     }
     return carry(r, b);
 }
 
+/* The rounds, until no edge changes (at most MAX_ROUNDS): each runs the
+ * blocks whose entry may have changed (every block with plain), their
+ * cells recorded into out (NULL: none). True if they converged. */
+static bool rounds(stale_run *r, uint32_t *out, bool plain)
+{
+    const rv_cfg *cfg = r->h->cfg;
+    bool changed = true;
+    for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
+        changed = false;
+        for (uint32_t k = 0; k < cfg->nrpo; k++) {
+            uint32_t b = cfg->rpo[k];
+            if (!r->dirty[b] && !plain) continue;
+            r->dirty[b] = false;
+            changed |= run_block(r, b, out);
+        }
+    }
+    return !changed;
+}
+
+/* The steady table: the rounds without cells, then one run of every block
+ * recording them. Once the rounds converged, every edge into a block
+ * carries what it carried at the block's last run (a later change would
+ * have made it run again), so that run gives the cells the block's last
+ * run of the rounds would have recorded. Rounds that did not converge are
+ * run again, recording as they go (h->steady_plain: that, every block in
+ * every round; tests compare). */
 bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
@@ -378,15 +422,12 @@ bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
     if (!run_ref(h) || !ck_ref_steady(h->ck, f)) return h->ok = false;
     stale_run r;
     run_init(&r, h);
-    bool changed = true;
-    for (unsigned round = 0; changed && round < MAX_ROUNDS; round++) {
-        changed = false;
-        for (uint32_t k = 0; k < h->cfg->nrpo; k++) {
-            uint32_t b = h->cfg->rpo[k];
-            if (!r.dirty[b] && !h->steady_plain) continue;
-            r.dirty[b] = false;
-            changed |= run_block(&r, b, out);
-        }
+    if (h->steady_plain || !rounds(&r, NULL, false)) {
+        run_free(&r);
+        run_init(&r, h);
+        rounds(&r, out, h->steady_plain);
+    } else {
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++) run_block(&r, h->cfg->rpo[k], out);
     }
     run_free(&r);
     return true;

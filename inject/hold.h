@@ -60,7 +60,8 @@ typedef struct inj_hold {
     uint32_t *tok;    /* the tokens at row tok_row, then scratch (2 x nlocs) */
     bool *multi;      /* per location: it held a set at row tok_row */
     uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
-    bool steady_plain; /* tests: the steady states' rounds run every block (not only those whose entry changed) */
+    bool steady_plain; /* tests: the steady states' rounds run every block, recording (inj_hold_build_steady) */
+    bool plain; /* tests: every cell read from its members (no shortcut by its token: held_tok) */
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false
@@ -90,8 +91,10 @@ const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);
  * (ck_ref_steady), stale copies included. Its rounds (until no edge
  * changes) run only the blocks whose entry may have changed: an in-edge
  * carried something new since the block last ran (a block run again from
- * the same entry gives the same cells and edges); h->steady_plain runs
- * every block every round, as the plain iteration (tests compare the
+ * the same entry gives the same cells and edges), and record no cells:
+ * once they converged, one more run of every block records them (from
+ * the entry its last run had); h->steady_plain runs every block every
+ * round, recording as it goes, as the plain iteration (tests compare the
  * two). Afterwards the reference's
  * fixpoint states are gone (inj_hold_build, or inj_hold_table, must come
  * first: the rows not yet asked for are filled before). False if the

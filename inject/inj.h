@@ -43,6 +43,7 @@ typedef struct inj_an {
     bool base;            /* cfg and blk built */
     bool tried, ok;       /* the analyses were tried; they were built (within MAX_CELLS) */
     bool steady_tried, steady_ok;
+    bool plain;           /* tests: the plain forms of the analyses (rv_injector_set_plain) */
     rv_cfg cfg;
     uint32_t *blk;        /* instruction -> block */
     uint32_t lw;          /* words of a vreg bitset */

@@ -103,8 +103,9 @@ static void an_clear(inj_an *an)
     rv_free(an->steady);
     ravel_func_free(an->of);
     ravel_checker *ck = an->ck;
+    bool plain = an->plain;
     memset(an, 0, sizeof *an);
-    an->ck = ck;
+    an->ck = ck, an->plain = plain;
 }
 
 /* The analyses are of f: kept if the function analysed equals f, else
@@ -150,6 +151,7 @@ static void an_analyses(inj_an *an, bool hold)
     if (!an->ck) an->ck = ravel_checker_new();
     an->hh->ck = an->ck, an->hh->ck_shared = true;
     an->hh->live = an->live, an->hh->lw = an->lw; /* (a set shows a member live there) */
+    an->hh->steady_plain = an->hh->plain = an->plain;
     inj_hold_table(an->hh, an->hold);
 }
 
@@ -312,6 +314,12 @@ void rv_injector_free(rv_injector *ij)
 }
 
 void rv_injector_forget(rv_injector *ij) { an_clear(&ij->an); }
+
+void rv_injector_set_plain(rv_injector *ij, bool plain)
+{
+    an_clear(&ij->an);
+    ij->an.plain = plain;
+}
 
 int rv_inject_with(rv_injector *ij, ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res)
 {

@@ -87,5 +87,9 @@ void rv_injector_free(rv_injector *ij);
  * that an input run twice takes the same paths. */
 void rv_injector_forget(rv_injector *ij);
 int rv_inject_with(rv_injector *ij, ravel_func *f, rv_inject_kind k, uint64_t seed, rv_inject_result *res);
+/* Tests: the injector's analyses run their plain forms, without the
+ * shortcuts that make them cheaper (the same sites, the same results:
+ * tests/inject compare the two on generated functions). */
+void rv_injector_set_plain(rv_injector *ij, bool plain);
 
 #endif

@@ -13,7 +13,8 @@
  *     "unchanged" truthfully (by comparing the function, not by trust);
  *   - an injector (rv_inject_with: the analyses kept across calls on one
  *     allocation, forgotten when it changes) gives what rv_inject gives,
- *     byte for byte, whatever the order of the kinds;
+ *     byte for byte, whatever the order of the kinds; and its analyses'
+ *     shortcuts give what their plain forms give (rv_injector_set_plain);
  *   - the oracle counts each draw once, and a corruption that changed
  *     nothing as such, never as accepted.
  * Usage: test_inject [NFUNCS] (default 300; ctest runs 200).
@@ -327,6 +328,61 @@ TEST(injector_as_inject)
     rv_fuzz_free(z);
 }
 
+/* The injector's shortcuts (rv_injector_set_plain: the hold's cells read
+ * from their tokens, the steady rounds that skip unchanged blocks, the
+ * ext kinds' walk over the tracked vregs alone) change nothing: on
+ * generated functions (the ext switches on every other one) and every
+ * allocator, every kind at two seeds gives the same status, site,
+ * description and function as the plain analyses; and so does every
+ * fifth kind on each corrupted function (a remat of the wrong constant
+ * leaves a register holding a constant's token alone, ...). */
+TEST(plain_as_fast)
+{
+    rv_fuzz *z = rv_fuzz_new();
+    rv_injector *fast = rv_injector_new(), *plain = rv_injector_new();
+    rv_injector_set_plain(plain, true);
+    unsigned changed = 0, ext = 0;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        ravel_module *m = gen(rv_campaign_iter_seed(29, seed), seed & 1 ? ext_features : 0);
+        const ravel_func *f = ravel_module_func(m, 0);
+        for (size_t a = 0; rv_allocators[a].name; a++) {
+            ravel_func *out = alloc_ok(z, f, &rv_allocators[a], seed);
+            for (unsigned t = 0; out && t < 2 * RV_INJ_COUNT_; t++) {
+                rv_inject_kind k = (rv_inject_kind)(t % RV_INJ_COUNT_);
+                ravel_func *g1 = rv_func_clone(out), *g2 = rv_func_clone(out);
+                rv_inject_result r1, r2;
+                rv_inject_with(fast, g1, k, seed * 977 + t, &r1);
+                rv_inject_with(plain, g2, k, seed * 977 + t, &r2);
+                CHECK_EQ_INT(r1.status, r2.status);
+                CHECK_EQ_INT(r1.inst, r2.inst);
+                CHECK_STR(r1.what, r2.what);
+                CHECK(rv_func_equal(g1, g2));
+                changed += r1.status == RV_INJ_CHANGED;
+                ext += r1.status == RV_INJ_CHANGED && strcmp(rv_inject_info_of(k)->family, "ext") == 0;
+                for (unsigned q = 0; r1.status == RV_INJ_CHANGED && q < RV_INJ_COUNT_; q += 5) { /* (on a wrong allocation too) */
+                    ravel_func *h1 = rv_func_clone(g1), *h2 = rv_func_clone(g2);
+                    rv_inject_with(fast, h1, (rv_inject_kind)q, seed + t + q, &r1);
+                    rv_inject_with(plain, h2, (rv_inject_kind)q, seed + t + q, &r2);
+                    CHECK_STR(r1.what, r2.what);
+                    CHECK(rv_func_equal(h1, h2));
+                    ravel_func_free(h1);
+                    ravel_func_free(h2);
+                    r1.status = RV_INJ_CHANGED;
+                }
+                ravel_func_free(g1);
+                ravel_func_free(g2);
+            }
+            ravel_func_free(out);
+        }
+        ravel_module_free(m);
+    }
+    printf("plain_as_fast: %u changed (%u of family ext)\n", changed, ext);
+    CHECK(changed > 1000 && ext > 50);
+    rv_injector_free(fast);
+    rv_injector_free(plain);
+    rv_fuzz_free(z);
+}
+
 TEST(preferred_sites)
 {
     rv_fuzz *z = rv_fuzz_new();
@@ -486,10 +542,12 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "--injector") == 0) {
         RUN(injector_as_inject);
+        RUN(plain_as_fast);
         return TEST_SUMMARY();
     }
     RUN(deterministic_and_truthful);
     RUN(injector_as_inject);
+    RUN(plain_as_fast);
     RUN(oracle_counts);
     RUN(preferred_sites);
     RUN(each_kind_applies_and_is_caught);
