@@ -520,8 +520,9 @@ void rv_inst_set_stackmap(ravel_func *f, uint32_t i, const uint32_t *slots, uint
 
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
-/* ravel_module_parse without its fast path (ir/parse_fast.c): every line
- * read token by token. The same module and diagnostics; for the test that
+/* ravel_module_parse without its fast paths (ir/parse_fast.c, and the
+ * dense label tables of ir/parse_func.c): every line read token by token,
+ * every label through the hash table. The same module and diagnostics; for the test that
  * holds the two equal (tests/api/test_parse_fast.c). */
 ravel_module *rv_module_parse_slow(const char *text, size_t len, const char *filename, ravel_diags *d);
 /* Takes function i out of mod (mod no longer has it) and returns it, or

@@ -149,6 +149,13 @@ typedef struct parser {
                               name's rvp_name_key and length, block id + 1 (0: empty); open addressing
                               by rvp_key_hash, at most 3/4 full */
     uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
+    struct label_dense {  /* labels PREFIX N (with the fast path on; parse_func.c, label_num),
+                             without hashing: one table N -> block id + 1 per prefix */
+        uint32_t key[4];  /* the prefixes' rvp_name_key (1 to 4 bytes: nonzero), nkeys of them */
+        uint32_t nkeys, limit; /* N below limit (at most 2^24) */
+        rv_idvec map[4];
+        rv_idvec touched; /* prefix << 24 | N of each entry set in the current function */
+    } dl;
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
     uint64_t vlimit;      /* vreg numbers below this use vcache */
@@ -158,7 +165,8 @@ typedef struct parser {
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     rv_symtab fnames;     /* names of the functions read so far */
     struct fast_state {
-        bool on;          /* lines of the common shapes are read by parse_fast.c */
+        bool on;          /* lines of the common shapes are read by parse_fast.c, and
+                             labels PREFIX N through the dense tables (dl) */
         struct sym_slot { uint64_t key; uint32_t n, sym1; } scache[16]; /* the current function's
                              last mnemonics and callees: rvp_name_key, length, symbol id + 1
                              (0: empty), by the key's hash; emptied for each function */

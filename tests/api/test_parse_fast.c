@@ -1,6 +1,7 @@
 /*
- * test_parse_fast.c - the reader's fast path (ir/parse_fast.c) against the
- * reader without it (rv_module_parse_slow): every text is read both ways,
+ * test_parse_fast.c - the reader's fast paths (ir/parse_fast.c, and the
+ * dense label tables of ir/parse_func.c) against the reader without them
+ * (rv_module_parse_slow): every text is read both ways,
  * and the two must give the same diagnostics (byte for byte: FILE:LINE:COL,
  * message, caret) and, when the text reads, the same module: the printed
  * module and a dump of every array of every function (vreg ids and
@@ -131,7 +132,8 @@ static const char *const words[] = {
     "s0", "s01", "v4294967295", "v99999999999", "s99999999999", "0x", "0xffffffffffffffff", "0x7fffffffffffffff",
     "123456789012345678", "1234567890123456789", "-9223372036854775808", "65535", "65536", "reuse(0)", "reuse(65536)",
     "fixed(r0)", "fixed(zz)", "@s1", "@r0", "@zz", ":int", ":float", ":zz", "b0", "b1(v1)", "()", "b0:", "add", "const",
-    "gcpoll", "out", "v1:int = ", "r0 = spill r1", "s1 = reload s2",
+    "gcpoll", "out", "v1:int = ", "r0 = spill r1", "s1 = reload s2", "b01", "b00", "bb1", "b1x", "abcde1", "L9",
+    "b4294967296", "b16777216", "b99999",
 };
 #define NWORDS (sizeof words / sizeof *words)
 
