@@ -5,12 +5,13 @@
  *   parse_func.c     functions: labels, instructions, operands, edits
  *   parse_fast.c     the fast path of parse_func.c: a common instruction, edit
  *                    or label line read in one scan, or left to parse_func.c
+ *   parse_label.c    label name -> block, for both
  *   parse_lex.c      the lexer and what both blocks read with it: tokens,
  *                    diagnostics, vN / sN names, register and class names,
  *                    name lists with ranges
  *
  * The files call downwards only (parse.c -> parse_machine.c, parse_func.c ->
- * parse_lex.c). Everything here is internal to ir/ (prefix rvp_). */
+ * parse_label.c, parse_lex.c). Everything here is internal to ir/ (prefix rvp_). */
 #ifndef RAVEL_PARSE_H
 #define RAVEL_PARSE_H
 
@@ -355,8 +356,12 @@ void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint
 void rvp_put_operand(parser *P, bool def, const opnd *o);
 void rvp_put_imm(parser *P, int64_t value);
 uint32_t rvp_vreg_id(parser *P, uint32_t num);              /* vNUM's id, created on its first mention */
-uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n); /* the block a label names, created on its first mention */
 void rvp_close_block(parser *P, uint32_t line, uint32_t col);
+
+/* ---- parse_label.c ---------------------------------------------------------------- */
+
+uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n); /* the block a label names, created on its first mention */
+void rvp_labels_reset(parser *P); /* no labels known: a new function */
 
 /* ---- parse_fast.c --------------------------------------------------------------- */
 
