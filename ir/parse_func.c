@@ -702,6 +702,12 @@ static void reserve_for_text(ravel_func *f, const char *p, const char *end)
     rv_vec_reserve(f->u32, n / 2);
     rv_vec_reserve(f->blocks, n / 8);
     rv_vec_reserve(f->succs, n / 8);
+    if (n >= 1024) { /* symbols: about one block name per 8 instructions (the map's growth
+                        rehashes, with a cache miss per symbol, on large functions) */
+        rv_vec_reserve(f->syms.strs, n / 8);
+        rv_vec_reserve(f->syms.lens, n / 8);
+        rv_map_reserve(&f->syms.index, (uint32_t)(n / 8));
+    }
 }
 
 /* func NAME NL: creates the function (also after an error, so that its
