@@ -133,10 +133,11 @@ static ravel_module *parse_text(const char *text, size_t len, const char *filena
         return NULL;
     }
     /* the module keeps its own copy: functions point into it (f->src); the
-     * NUL after it ends the lexer's scans (cclass) */
-    mod->src = rv_xmalloc(len + 1);
+     * NUL after it ends the lexer's scans (cclass), and 7 more zero bytes
+     * let a name's key be loaded at once (rvp_src_key) */
+    mod->src = rv_xmalloc(len + 8);
     if (len) memcpy(mod->src, text, len);
-    mod->src[len] = 0;
+    memset(mod->src + len, 0, 8);
     mod->srclen = len;
     mod->mach = ravel_machine_new();
     parser P;

@@ -310,7 +310,21 @@ static inline uint64_t rvp_name_key(const char *s, uint32_t n)
     return k;
 }
 
-/* The hash of a name (names of the machine, labels) from its key. */
+/* rvp_name_key of a name in the module's copy of the source, which has 8
+ * readable bytes after each of its bytes (parse.c pads it): one load. */
+static inline uint64_t rvp_src_key(const char *s, uint32_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n <= 8) {
+        uint64_t k;
+        memcpy(&k, s, 8);
+        return n == 8 ? k : k & ((1ull << (8 * n)) - 1);
+    }
+#endif
+    return rvp_name_key(s, n);
+}
+
+/* The hash of a name (labels) from its key. */
 static inline uint32_t rvp_key_hash(uint64_t key, uint32_t n)
 {
     uint64_t h = (key ^ n) * 0x9e3779b97f4a7c15ull; /* keys differ in their low bytes: mix all bits down */
@@ -330,6 +344,7 @@ bool rvp_bad_num_name(parser *P, const token *t, int rc, const char *what); /* r
  * of its own, before through the machine's symbol table. -1 if unknown. */
 void rvp_machine_names(parser *P);
 int rvp_find_reg(const parser *P, const char *s, uint32_t n);
+int rvp_find_reg_src(const parser *P, const char *s, uint32_t n); /* s in the module's source copy, machine read */
 int rvp_find_class(const parser *P, const char *s, uint32_t n);
 
 /* Calls fn(P, name, len, at, ctx) for each name of a list: identifiers or

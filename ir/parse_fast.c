@@ -154,7 +154,7 @@ static const char *loc(const parser *P, const char *p, ravel_loc *l)
     if (e) return *l = ravel_slot(num), e;
     if (*p == 's' && is_digit(p[1])) return NULL; /* a malformed slot, or a name parse_loc tests further */
     e = ident(p, &n);
-    int r = rvp_find_reg(P, p, n);
+    int r = rvp_find_reg_src(P, p, n);
     if (r < 0) return NULL;
     *l = (ravel_loc)r;
     return e;
@@ -170,7 +170,7 @@ static const char *paren_arg(const parser *P, const char *p, bool reg, uint32_t 
     if (reg) {
         if (!is_id0(*p)) return NULL;
         const char *e = ident(p, &n);
-        int r = rvp_find_reg(P, p, n);
+        int r = rvp_find_reg_src(P, p, n);
         if (r < 0) return NULL;
         *arg = (uint32_t)r;
         p = e;
@@ -250,7 +250,7 @@ static const char *attrs(const parser *P, const char *p, fline *L)
                 if (!(e = num_name(p, 's', RAVEL_MAX_SLOT, &x))) return NULL;
             } else {
                 e = ident(p, &n);
-                int r = rvp_find_reg(P, p, n);
+                int r = rvp_find_reg_src(P, p, n);
                 if (r < 0) return NULL;
                 x = (uint32_t)r;
             }
@@ -493,7 +493,7 @@ static void put_targets(parser *P, const fline *L)
  * before, so the id is the one rv_sym_intern would return. */
 static uint32_t intern(parser *P, const char *s, uint32_t n)
 {
-    uint64_t key = rvp_name_key(s, n);
+    uint64_t key = rvp_src_key(s, n);
     struct sym_slot *e = &P->fast.scache[((key ^ n) * 0x9e3779b97f4a7c15ull) >> 60];
     if (e->sym1 && e->key == key && e->n == n && (n <= 8 || rvp_same(rv_sym_str(&P->f->syms, e->sym1 - 1), s, n)))
         return e->sym1 - 1;
