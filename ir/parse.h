@@ -370,6 +370,7 @@ bool rvp_parse_func(parser *P);
 void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col);
 void rvp_put_operand(parser *P, bool def, const opnd *o);
 void rvp_put_imm(parser *P, int64_t value);
+void rvp_put_edit(parser *P, ravel_opcode op, ravel_loc dst, ravel_loc src, uint32_t line, uint32_t col);
 uint32_t rvp_vreg_id(parser *P, uint32_t num);              /* vNUM's id, created on its first mention */
 void rvp_close_block(parser *P, uint32_t line, uint32_t col);
 

@@ -569,11 +569,9 @@ bool rvp_fast_line(parser *P)
     } else if (f->cur_block == RAVEL_NONE) {
         return false;
     } else if (L.kind == FL_EDIT) {
-        int id = ravel_edit(f, L.op, L.dst, L.src);
-        if (id < 0) return false; /* parse_func.c reports it */
+        if (f->cur_inst != RAVEL_NONE) return false; /* (ravel_edit would fail; parse_func.c reports it) */
         P->ninsts++;
-        f->insts.data[id].line = t.line;
-        f->insts.data[id].col = t.col;
+        rvp_put_edit(P, L.op, L.dst, L.src, t.line, t.col);
     } else {
         if (!defs_ok(P, L.it, L.ndefs)) return false;
         P->ninsts++;

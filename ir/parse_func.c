@@ -48,6 +48,20 @@ void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint
     f->blocks.data[f->cur_block].ninsts++;
 }
 
+/* ravel_edit (op spill, reload or move; no instruction open; dst and src
+ * valid locations). */
+void rvp_put_edit(parser *P, ravel_opcode op, ravel_loc dst, ravel_loc src, uint32_t line, uint32_t col)
+{
+    ravel_func *f = P->f;
+    rvp_put_inst(P, op, RAVEL_NONE, line, col);
+    rv_inst *in = &f->insts.data[f->cur_inst];
+    in->u.edit.dst = dst;
+    in->u.edit.src = src;
+    f->cur_inst = RAVEL_NONE;
+    note_slot(f, dst);
+    note_slot(f, src);
+}
+
 /* ravel_inst_def / ravel_inst_use of the open instruction. */
 void rvp_put_operand(parser *P, bool def, const opnd *o)
 {
