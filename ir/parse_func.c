@@ -700,13 +700,36 @@ static void check_pending(parser *P)
     }
 }
 
-/* Room in f's arrays for the function whose text starts at p: its bytes
- * up to the next line `end` (or the input's end), at least 8 per
- * instruction line and about 2 operands per instruction, so that the
- * arrays are not grown a dozen times each (a hint: they still grow past
- * it; the memory stays linear in the text). */
-static void reserve_for_text(ravel_func *f, const char *p, const char *end)
+/* Room in f's arrays for the function whose text starts at p, so that
+ * they are not grown a dozen times each (a hint: they still grow past it;
+ * the memory stays linear in the text). After a function of fewer than
+ * 2^14 instructions in the same module: a quarter more than each of its
+ * arrays held, and at most one instruction per 8 bytes left (no scan: a
+ * module of many small functions is read without reading it twice).
+ * Else from the function's bytes up to the next line `end` (or the
+ * input's end), at least 8 per instruction line and about 2 operands per
+ * instruction. */
+static void reserve_like(ravel_func *f, const ravel_func *prev, size_t left)
 {
+    size_t cap = left / 8 + 8;
+#define RESERVE_LIKE(v) rv_vec_reserve(f->v, prev->v.len + prev->v.len / 4 < cap ? prev->v.len + prev->v.len / 4 : cap)
+    RESERVE_LIKE(insts);
+    RESERVE_LIKE(ops);
+    RESERVE_LIKE(vregs);
+    RESERVE_LIKE(u32);
+    RESERVE_LIKE(blocks);
+    RESERVE_LIKE(succs);
+    RESERVE_LIKE(imms);
+#undef RESERVE_LIKE
+}
+
+static void reserve_for_text(parser *P, ravel_func *f, const char *p, const char *end)
+{
+    const ravel_func *prev = P->mod->funcs.len >= 2 ? P->mod->funcs.data[P->mod->funcs.len - 2] : NULL;
+    if (prev && prev->insts.len < (1u << 14)) {
+        reserve_like(f, prev, (size_t)(end - p));
+        return;
+    }
     const char *e = memmem(p, (size_t)(end - p), "\nend", 4); /* one scan, not one call per line */
     size_t bytes = (size_t)((e ? e : end) - p), n = bytes / 32;
     if (n > (1u << 20)) n = 1u << 20;
@@ -751,7 +774,7 @@ static ravel_func *func_header(parser *P)
     rv_vec_push(P->mod->funcs, f);
     f->line = fk.line, f->col = fk.col;
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
-    reserve_for_text(f, P->lx.p, P->lx.end);
+    reserve_for_text(P, f, P->lx.p, P->lx.end);
     P->f = f;
     rvp_labels_reset(P);
     memset(P->fast.scache, 0, sizeof P->fast.scache);
