@@ -720,7 +720,10 @@ static void reserve_like(ravel_func *f, const ravel_func *prev, size_t left)
     RESERVE_LIKE(blocks);
     RESERVE_LIKE(succs);
     RESERVE_LIKE(imms);
+    RESERVE_LIKE(syms.strs);
+    RESERVE_LIKE(syms.lens);
 #undef RESERVE_LIKE
+    rv_map_reserve(&f->syms.index, f->syms.strs.cap - f->syms.strs.len);
 }
 
 static void reserve_for_text(parser *P, ravel_func *f, const char *p, const char *end)
