@@ -101,10 +101,13 @@ char *rv_arena_strndup(rv_arena *a, const char *s, size_t n);
 void rv_arena_free(rv_arena *a);
 
 /* Hash map from uint64 keys to uint32 values (open addressing). */
+typedef struct rv_map_slot {
+    uint64_t key; /* UINT64_MAX: empty */
+    uint32_t val;
+} rv_map_slot;
 typedef struct rv_map {
-    uint64_t *keys;
-    uint32_t *vals;
-    uint32_t cap, len; /* cap is a power of two or 0 */
+    rv_map_slot *slots; /* a key and its value in one slot: one cache line per probe */
+    uint32_t cap, len;  /* cap is a power of two or 0 */
 } rv_map;
 uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt);
 void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
