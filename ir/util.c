@@ -320,7 +320,7 @@ uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt)
 static void map_rehash(rv_map *m, uint32_t ncap)
 {
     rv_map n = {rv_xmalloc(sizeof(rv_map_slot) * ncap), ncap, 0};
-    for (uint32_t i = 0; i < ncap; i++) n.slots[i].key = RV_MAP_EMPTY;
+    memset(n.slots, 0xff, sizeof(rv_map_slot) * ncap); /* every key RV_MAP_EMPTY */
     for (uint32_t i = 0; i < m->cap; i++)
         if (m->slots[i].key != RV_MAP_EMPTY) {
             uint32_t j = map_slot(&n, m->slots[i].key);
