@@ -175,6 +175,11 @@ typedef struct rv_symtab {
 } rv_symtab;
 uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n);
 uint32_t rv_sym_find(const rv_symtab *t, const char *s, size_t n); /* RAVEL_NONE if absent */
+/* A symbol the caller knows is new, appended without entering the map:
+ * rv_sym_find and rv_sym_intern do not see it until rv_sym_index_from
+ * enters it (the reader's block names, entered in one batch). */
+uint32_t rv_sym_push(rv_symtab *t, const char *s, size_t n);
+void rv_sym_index_from(rv_symtab *t, uint32_t from); /* enters symbols from.. that are not in the map */
 static inline const char *rv_sym_str(const rv_symtab *t, uint32_t id) { return t->strs.data[id]; }
 void rv_symtab_free(rv_symtab *t);
 

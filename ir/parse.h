@@ -156,6 +156,10 @@ typedef struct parser {
         uint32_t nkeys, limit; /* N below limit (at most 2^24) */
         rv_idvec map[4];
         rv_idvec touched; /* prefix << 24 | N of each entry set in the current function */
+        uint32_t unmapped; /* the first symbol of the function not in its symbol map (a block
+                              name, rv_sym_push), RAVEL_NONE if none (rvp_syms_flush) */
+        bool digit_name;   /* a name of the function that is no label ends with a digit: its
+                              labels' names are interned at once (they may be that name) */
     } dl;
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
@@ -378,6 +382,12 @@ void rvp_close_block(parser *P, uint32_t line, uint32_t col);
 
 uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n); /* the block a label names, created on its first mention */
 void rvp_labels_reset(parser *P); /* no labels known: a new function */
+/* The labels' names go into the function's symbol map in one batch, at
+ * the function's end (rvp_syms_flush), as long as no other name of the
+ * function could be one: rvp_other_name is told of every other name
+ * interned (function name, mnemonics, callees), before it is interned. */
+void rvp_syms_flush(parser *P);
+void rvp_other_name(parser *P, const char *s, uint32_t n);
 
 /* ---- parse_fast.c --------------------------------------------------------------- */
 

@@ -497,6 +497,7 @@ static uint32_t intern(parser *P, const char *s, uint32_t n)
     struct sym_slot *e = &P->fast.scache[((key ^ n) * 0x9e3779b97f4a7c15ull) >> 60];
     if (e->sym1 && e->key == key && e->n == n && (n <= 8 || rvp_same(rv_sym_str(&P->f->syms, e->sym1 - 1), s, n)))
         return e->sym1 - 1;
+    rvp_other_name(P, s, n);
     uint32_t id = rv_sym_intern(&P->f->syms, s, n);
     *e = (struct sym_slot){key, n, id + 1};
     return id;

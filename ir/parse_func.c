@@ -534,7 +534,11 @@ static bool begin_op(parser *P, const token *first)
         if (name.k != T_IDENT) return rvp_unexpected(P, "the callee's name after call");
         rvp_next(P);
     }
-    uint32_t nm = op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL ? rv_sym_intern(&P->f->syms, name.s, name.n) : RAVEL_NONE;
+    uint32_t nm = RAVEL_NONE;
+    if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) {
+        rvp_other_name(P, name.s, name.n);
+        nm = rv_sym_intern(&P->f->syms, name.s, name.n);
+    }
     rvp_put_inst(P, op, nm, first->line, first->col);
     for (uint32_t i = 0; i < P->defs.len; i++) {
         const opnd *o = &P->defs.data[i];
@@ -660,6 +664,7 @@ static bool parse_label(parser *P)
     uint32_t b = rvp_block_ref(P, l.s, l.n);
     if (P->f->blocks.data[b].started) {
         /* give the following lines a (nameless) block to avoid cascades */
+        rvp_other_name(P, "b0", 2); /* (its name, bN, is looked up) */
         ravel_block_begin(P->f, ravel_block_new(P->f, NULL));
         return rvp_err(P, l.line, l.col, "block '%.*s' defined twice", (int)(l.n > 40 ? 40 : l.n), l.s);
     }
@@ -780,6 +785,7 @@ static ravel_func *func_header(parser *P)
     reserve_for_text(P, f, P->lx.p, P->lx.end);
     P->f = f;
     rvp_labels_reset(P);
+    rvp_other_name(P, rv_func_name(f), (uint32_t)strlen(rv_func_name(f)));
     memset(P->fast.scache, 0, sizeof P->fast.scache);
     P->pend.len = 0;
     P->param_mark.len = 0;
@@ -833,6 +839,7 @@ bool rvp_parse_func(parser *P)
         if (!ok && !done) rvp_skip_line(P);
     }
     if (f->layout.len == 0 && P->nerr == nerr0) rvp_err(P, fk.line, fk.col, "func '%s' has no blocks", rv_func_name(f));
+    rvp_syms_flush(P);
     check_pending(P);
     vcache_flush(P);
     ravel_func_finish(f);

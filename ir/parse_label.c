@@ -42,6 +42,8 @@ void rvp_labels_reset(parser *P)
         P->dl.map[e >> 24].data[e & 0xffffff] = 0;
     }
     P->dl.touched.len = 0;
+    P->dl.unmapped = RAVEL_NONE;
+    P->dl.digit_name = false;
     if (P->lcap > 64 && P->nlabels * 8 < P->lcap) {
         rv_free(P->ltab);
         P->ltab = NULL;
@@ -89,6 +91,35 @@ static uint32_t new_block(ravel_func *f, const char *s, uint32_t n)
     return f->blocks.len - 1;
 }
 
+void rvp_syms_flush(parser *P)
+{
+    if (P->dl.unmapped == RAVEL_NONE) return;
+    rv_sym_index_from(&P->f->syms, P->dl.unmapped);
+    P->dl.unmapped = RAVEL_NONE;
+}
+
+void rvp_other_name(parser *P, const char *s, uint32_t n)
+{
+    if (!n || !is_digit(s[n - 1])) return; /* no label of a dense table (label_num) */
+    rvp_syms_flush(P);
+    P->dl.digit_name = true;
+}
+
+/* A new block named by a label of a dense table: its name is new among
+ * the labels (the table), and among the other names unless digit_name. */
+static uint32_t new_dense_block(parser *P, const char *s, uint32_t n)
+{
+    ravel_func *f = P->f;
+    if (P->dl.digit_name) return new_block(f, s, n);
+    rv_block blk;
+    memset(&blk, 0, sizeof blk);
+    blk.name = rv_sym_push(&f->syms, s, n);
+    blk.first_param = f->u32.len;
+    rv_vec_push(f->blocks, blk);
+    if (P->dl.unmapped == RAVEL_NONE) P->dl.unmapped = blk.name;
+    return f->blocks.len - 1;
+}
+
 /* rvp_block_ref through a dense table (label_num said the name is one). */
 static uint32_t dense_block_ref(parser *P, uint32_t slot, uint32_t num, const char *s, uint32_t n)
 {
@@ -99,7 +130,7 @@ static uint32_t dense_block_ref(parser *P, uint32_t slot, uint32_t num, const ch
         m->len = num + 1;
     }
     if (m->data[num]) return m->data[num] - 1;
-    uint32_t b = new_block(P->f, s, n);
+    uint32_t b = new_dense_block(P, s, n);
     m->data[num] = b + 1;
     rv_vec_push(P->dl.touched, slot << 24 | num);
     return b;

@@ -394,6 +394,41 @@ uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n)
     }
 }
 
+uint32_t rv_sym_push(rv_symtab *t, const char *s, size_t n)
+{
+    uint32_t id = t->strs.len;
+    rv_vec_push(t->strs, rv_arena_strndup(&t->arena, s, n));
+    rv_vec_push(t->lens, (uint32_t)n);
+    return id;
+}
+
+/* The keys of rv_sym_intern; each symbol's first slot is prefetched a few
+ * symbols ahead, so that the cache misses of a large map overlap. */
+void rv_sym_index_from(rv_symtab *t, uint32_t from)
+{
+    enum { AHEAD = 8 };
+    if (from >= t->strs.len) return;
+    rv_map *m = &t->index;
+    rv_map_reserve(m, t->strs.len - from);
+    for (uint32_t id = from; id < t->strs.len; id++) {
+        if (id + AHEAD < t->strs.len) {
+            uint64_t ha = rv_hash_bytes(t->strs.data[id + AHEAD], t->lens.data[id + AHEAD]) >> 1;
+            __builtin_prefetch(&m->slots[rv_hash64(ha) & (m->cap - 1)]);
+        }
+        uint64_t h = rv_hash_bytes(t->strs.data[id], t->lens.data[id]) >> 1;
+        for (uint64_t k = 0;; k++) {
+            uint32_t i = map_slot(m, (h + k) & (UINT64_MAX >> 1));
+            if (m->slots[i].key == RV_MAP_EMPTY) {
+                m->slots[i].key = (h + k) & (UINT64_MAX >> 1);
+                m->slots[i].val = id;
+                m->len++;
+                break;
+            }
+            if (m->slots[i].val == id) break; /* entered already (by rv_sym_intern) */
+        }
+    }
+}
+
 void rv_symtab_free(rv_symtab *t)
 {
     rv_arena_free(&t->arena);
