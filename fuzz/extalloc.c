@@ -322,17 +322,12 @@ static int pump(xio *io, double deadline)
 
 /* ---- the answer --------------------------------------------------------------------- */
 
+/* The diagnostics without their last newline (rv_free it). */
 static char *print_diags(const ravel_diags *d)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) rv_oom();
-    ravel_diags_print(fp, d);
-    if (fclose(fp) != 0) rv_oom();
-    while (len && buf[len - 1] == '\n') buf[--len] = 0;
-    char *s = rv_xstrdup(buf);
-    rv_free(buf);
+    size_t len;
+    char *s = rv_diags_text(d, &len);
+    while (len && s[len - 1] == '\n') s[--len] = 0;
     return s;
 }
 

@@ -107,12 +107,8 @@ void fz_comment_report(FILE *fp, const ravel_report *r)
 
 void fz_comment_diags(FILE *fp, const ravel_diags *d)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) rv_oom();
-    ravel_diags_print(m, d);
-    fclose(m);
+    size_t len;
+    char *buf = rv_diags_text(d, &len);
     fz_put_comment(fp, buf, len);
     rv_free(buf);
 }

@@ -93,17 +93,6 @@ static int parse_bug(rv_fuzz *z, const char *what, const char *t1, size_t l1, co
 }
 
 /* Diagnostics as printed, into a malloc'd string. */
-static char *diags_text(const ravel_diags *d)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) rv_oom();
-    ravel_diags_print(fp, d);
-    if (fclose(fp) != 0) rv_oom();
-    return buf;
-}
-
 /* The source positions that diagnostics quote (instructions', blocks'),
  * which neither the printer nor rv_func_equal see. */
 static bool positions_equal(const ravel_module *a, const ravel_module *b)
@@ -126,7 +115,7 @@ static bool slow_reads_same(const char *text, size_t len, const ravel_module *m0
 {
     ravel_diags *d = ravel_diags_new();
     ravel_module *m = rv_module_parse_slow(text, len, "<fuzz>", d);
-    char *a = diags_text(d0), *b = diags_text(d);
+    char *a = rv_diags_text(d0, NULL), *b = rv_diags_text(d, NULL);
     bool same = strcmp(a, b) == 0 && !m == !m0 && (!m || (modules_equal(m, m0) && positions_equal(m, m0)));
     if (same && m) {
         size_t la, lb;

@@ -204,6 +204,9 @@ void rv_diag_error(ravel_diags *d, const char *file, const char *src, size_t src
     __attribute__((format(printf, 7, 8)));
 void rv_diag_verror(ravel_diags *d, const char *file, const char *src, size_t srclen,
                     uint32_t line, uint32_t col, const char *fmt, va_list ap);
+/* What ravel_diags_print writes, as a NUL-terminated string (rv_free it);
+ * *len (if len) gets its length. d may be NULL (""). */
+char *rv_diags_text(const ravel_diags *d, size_t *len);
 
 /* ===== machine.c: machine descriptions ===================================== */
 typedef struct rv_reg {

@@ -528,23 +528,51 @@ void rv_diag_error(ravel_diags *d, const char *file, const char *src, size_t src
     va_end(ap);
 }
 
+/* The diagnostics' text, appended to t: each message, then its source line
+ * and a caret under the column (tabs kept, so the caret lines up). */
+typedef RV_VEC(char) diag_text;
+static void text_put(diag_text *t, const char *s, size_t n)
+{
+    rv_vec_reserve(*t, n + 1);
+    memcpy(t->data + t->len, s, n);
+    t->len += (uint32_t)n;
+    t->data[t->len] = 0;
+}
+static void text_str(diag_text *t, const char *s) { text_put(t, s, strlen(s)); }
+
+char *rv_diags_text(const ravel_diags *d, size_t *len)
+{
+    diag_text t = {0};
+    text_put(&t, "", 0);
+    for (uint32_t i = 0; d && i < d->v.len; i++) {
+        const rv_diag *g = &d->v.data[i];
+        text_str(&t, g->msg);
+        text_str(&t, "\n");
+        if (!g->srcline) continue;
+        text_str(&t, "  ");
+        text_str(&t, g->srcline);
+        text_str(&t, "\n");
+        if (!g->col) continue;
+        text_str(&t, "  ");
+        for (uint32_t k = 1; k < g->col && g->srcline[k - 1]; k++)
+            text_put(&t, g->srcline[k - 1] == '\t' ? "\t" : " ", 1);
+        text_str(&t, "^\n");
+    }
+    if (d && d->dropped) {
+        char more[64];
+        snprintf(more, sizeof more, "(%u more errors not shown)\n", d->dropped);
+        text_str(&t, more);
+    }
+    if (len) *len = t.len;
+    return t.data;
+}
+
 void ravel_diags_print(FILE *out, const ravel_diags *d)
 {
-    if (!d) return;
-    for (uint32_t i = 0; i < d->v.len; i++) {
-        const rv_diag *g = &d->v.data[i];
-        fprintf(out, "%s\n", g->msg);
-        if (g->srcline) {
-            fprintf(out, "  %s\n", g->srcline);
-            if (g->col) {
-                fputs("  ", out);
-                for (uint32_t k = 1; k < g->col && g->srcline[k - 1]; k++)
-                    fputc(g->srcline[k - 1] == '\t' ? '\t' : ' ', out);
-                fputs("^\n", out);
-            }
-        }
-    }
-    if (d->dropped) fprintf(out, "(%u more errors not shown)\n", d->dropped);
+    size_t len;
+    char *s = rv_diags_text(d, &len);
+    fwrite(s, 1, len, out);
+    rv_free(s);
 }
 
 /* ---- near misses ---- */

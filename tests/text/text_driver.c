@@ -149,6 +149,35 @@ static int cmd_golden(const char *in, const char *expected)
     return rc;
 }
 
+/* Whether the printed first diagnostic quotes line `line` of text (up to
+ * 400 bytes, non-printing bytes as '?') and puts its caret under column
+ * col: "MSG\n  SOURCE\n  <col-1 blanks, tabs kept>^\n". */
+static bool caret_ok(const char *text, size_t len, const ravel_diags *d, unsigned line, unsigned col)
+{
+    const char *p = text, *end = text + len;
+    for (unsigned l = 1; l < line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    char want[2048];
+    int w = snprintf(want, sizeof want, "%s\n  ", d->v.data[0].msg);
+    size_t n = 0;
+    while (p + n < end && p[n] != '\n' && p[n] != '\r' && n < 400) n++;
+    for (size_t k = 0; k < n && w < 1900; k++) {
+        unsigned char c = (unsigned char)p[k];
+        want[w++] = (c == '\t' || (c >= 32 && c < 127)) ? (char)c : '?';
+    }
+    w += snprintf(want + w, sizeof want - (size_t)w, "\n  ");
+    for (unsigned k = 1; k < col && k <= n && w < 2040; k++) want[w++] = p[k - 1] == '\t' ? '\t' : ' ';
+    snprintf(want + w, sizeof want - (size_t)w, "^\n");
+    size_t glen;
+    char *got = rv_diags_text(d, &glen);
+    bool ok = strncmp(got, want, strlen(want)) == 0;
+    if (!ok) fprintf(stderr, "expected the first diagnostic to print as:\n%sgot:\n%s", want, got);
+    rv_free(got);
+    return ok;
+}
+
 /* The reader must reject text (of the file path) with its first diagnostic
  * as its header "# expect: LINE:COL: SUBSTRING" (tests/support/expect.h,
  * read from `head` on) says; "# expect: only": and no other. */
@@ -187,6 +216,8 @@ static int expect_error(const char *path, char *text, size_t len, const char *he
     } else if (strncmp(d->v.data[0].msg, where, strlen(where)) != 0 || !strstr(d->v.data[0].msg, sub)) {
         fprintf(stderr, "%s: expected '%s...%s', got:\n", path, where, sub);
         ravel_diags_print(stderr, d);
+    } else if (!caret_ok(text, len, d, line, col)) {
+        fprintf(stderr, "%s: the source line or the caret is wrong\n", path);
     } else if (only && ravel_diags_count(d) != 1) {
         fprintf(stderr, "%s: expected this one error, got %zu:\n", path, ravel_diags_count(d));
         ravel_diags_print(stderr, d);
