@@ -24,7 +24,8 @@
  * instruction and the ratio to the plain machine's (the aim: within 1.5x).
  * Usage: bench_check [--runs N] [--min N] [--max N] [--check-runs N] [--window N]
  *                    [--safepoints] [--quick] [--small] [--alias]
- * (--small: per-call costs on many small functions, see bench_small)
+ * (--small: per-call costs on many small functions, see bench_small;
+ * with --min/--max only the sizes 50, 250, 1000 between them)
  * Run it from a Release build; --quick is the smoke run used as a test. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -169,7 +170,7 @@ static ravel_machine *wide_machine(const ravel_machine *m)
     return a;
 }
 
-static int bench_small(int runs)
+static int bench_small(int runs, uint32_t min, uint32_t max)
 {
     static const uint32_t sizes[] = {50, 250, 1000};
     const rv_allocator *fa = rv_allocator_find("fast");
@@ -180,6 +181,7 @@ static int bench_small(int runs)
     printf("%6s %9s %10s %10s %10s %10s %10s %8s\n", "size", "alloc'd", "check us", "ns/inst", "novalid us", "fast us",
            "checks/s", "ratio");
     for (uint32_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        if (sizes[si] < min || sizes[si] > max) continue; /* (--min/--max pick sizes: profiling one) */
         ravel_module *mods[SMALL_NFUNC];
         ravel_func *g[SMALL_NFUNC];
         uint64_t ninst = 0;
@@ -224,7 +226,7 @@ static int bench_small(int runs)
 int main(int argc, char **argv)
 {
     int runs = 5, check_runs = 0;
-    uint32_t max = 1000000, min = 1000, window = 32;
+    uint32_t max = 1000000, min = 0, window = 32;
     bool safepoints = false, small = false, alias = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
@@ -243,8 +245,8 @@ int main(int argc, char **argv)
     }
     if (runs < 1) runs = 1;
     if (check_runs < 1) check_runs = runs; /* more checks than allocations: profiling the checker */
+    if (small) return bench_small(runs, min, max);
     if (min < 1000) min = 1000;
-    if (small) return bench_small(runs);
     uint32_t na = 0;
     while (rv_allocators[na].name && na < MAX_ALLOCS) na++;
     printf("checker vs allocators, CPU time, median of %d runs, %s, window %u%s\n", runs,

@@ -7,7 +7,9 @@ ravel_add_library(bench_myalloc ${PROJECT_SOURCE_DIR}/examples/kit/myalloc.c)
 ravel_add_executable(bench_fuzz INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/bench_fuzz.c)
 target_link_libraries(bench_fuzz PRIVATE ravel_fuzzlib slotalloc bench_myalloc)
 ravel_fuzz_plain_main(bench_fuzz)
-# (its first line names the build: the sanitizers change what a fuzz execution costs)
+# (its first line names the build: the sanitizers change what a fuzz execution costs;
+# the `ravel` column of a -DRAVEL_SANITIZE=address,undefined build over a Release
+# build's, both `--config 250`, is issue 32's sanitizer ratio: docs/benchmarks.md)
 if(RAVEL_SANITIZE)
   set(_bench_build "${CMAKE_BUILD_TYPE}, sanitizers ${RAVEL_SANITIZE}")
 else()

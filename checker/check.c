@@ -78,10 +78,13 @@ int ravel_verify_requested(void)
     return s && *s && strcmp(s, "0") != 0;
 }
 
-static int finish(ravel_report *rep, ravel_report **out)
+/* Hands rep to the caller, or (out NULL) frees it, or empties it when it
+ * is the context's own (ck_report_quiet). */
+static int finish(ravel_checker *ck, ravel_report *rep, ravel_report **out)
 {
     int st = rep->status;
     if (out) *out = rep;
+    else if (ck && rep == &ck->out.quiet) ck_report_clear(rep);
     else ravel_report_free(rep);
     return st;
 }
@@ -195,15 +198,17 @@ int ravel_check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *or
 
 static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)
 {
-    ravel_report *rep = ck_report_new();
+    /* a caller that wants only the status gets no report: the context's
+     * own is filled and emptied (a correct allocation allocates nothing) */
+    ravel_report *rep = report || !ck ? ck_report_new() : ck_report_quiet(&ck->out);
     uint32_t nslots = 0, onslots = 0;
     if (!ck || !alloc) {
         ck_bad_input(rep, "ravel_check: no checker or no function");
-        return finish(rep, report);
+        return finish(ck, rep, report);
     }
     if (!input_ok(ck, alloc, rep, &nslots, true) ||
         (orig && !(ck->opts & RAVEL_CHECK_ORIG_VALID) && !input_ok(ck, orig, rep, &onslots, false)))
-        return finish(rep, report);
+        return finish(ck, rep, report);
     ck->f = alloc;
     ck->nregs = alloc->mach->regs.len;
     ck->nslots = nslots;
@@ -245,7 +250,7 @@ static int check(ravel_checker *ck, const ravel_func *alloc, const ravel_func *o
     if ((ck->opts & RAVEL_CHECK_EXPLAIN) && ck->cfg.g.nrpo && rep->errs.len) explain(ck, rep);
     ck->out.rep = NULL;
     ck->f = NULL;
-    return finish(rep, report);
+    return finish(ck, rep, report);
 }
 
 int ravel_check_if_enabled(ravel_checker *ck, const ravel_func *alloc, const ravel_func *orig, ravel_report **report)

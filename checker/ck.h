@@ -51,7 +51,6 @@
 /* What the allocated function's guard notes of a vreg for compute_need. */
 typedef struct ck_gn {
     uint32_t tag; /* guard stamp << 3 | GN_* */
-    uint32_t b;   /* block of its (last) definition */
 } ck_gn;
 #define GN_DEF 1u   /* gn tag: has a definition */
 #define GN_MULTI 2u /* gn tag: defined again (or the same instruction looked at twice: more chains, never fewer) */
@@ -141,8 +140,6 @@ typedef struct ck_guard_ctx {
     uint32_t *gpar;        /* parameter of the block being guarded */
     uint32_t gvcap, gstamp;
     ck_u32vec gpend, gnpred; /* reads not yet seen defined; in-edges per block */
-    ck_u32vec gwdef;         /* the block's defs in slots (at most cap, else the block is not noted) */
-    bool gwover;
     const void *gnfast;      /* an instruction whose first gnfast_k defs the fast path noted before giving up on it */
     uint32_t gnfast_k;
     bool grecord;  /* set by ravel_check around the allocated function's guard only (not the original's): write ck_facts */
@@ -159,15 +156,6 @@ typedef struct ck_facts {
     uint32_t gncap;
     uint32_t gnstamp;      /* gn[v].tag >> 3 == gnstamp: gn[v] is of this guard */
     bool gnf_ok;
-    /* the slots each block writes, for M(h) (ck_vn_knobs.c: vn_build_m); valid
-     * while gwf_ok. A block is *noted* (gw[b].len != CK_NIL) when the
-     * guard's fast path ran every one of its instructions: then every slot
-     * they write is listed in gwslot[gw[b].start ..], it has no safepoint,
-     * and each vreg they define has its ck_gn note of that def (so a vreg
-     * defined once has the block in gn[v].b). */
-    RV_VEC(ck_list) gw;    /* per block: its slot locations in gwslot (len CK_NIL: not noted) */
-    ck_u32vec gwslot;      /* (repeats possible) */
-    bool gwf_ok;
     /* what the function uses of section 14, for ck_ext_scan: an undef op,
      * a remat (ck_gd_inst_other notes them: every such instruction the
      * guard looks at reaches it); valid while gxf_ok: the guard passed and
@@ -201,8 +189,12 @@ typedef struct ck_out {
     ck_buf explain;      /* explain dump target */
     size_t explain_base; /* length of its header */
     ck_u32vec tmp_locs;  /* explain dumps: the locations a block names */
+    ravel_report quiet;  /* the report of a check whose caller wants only the status (report NULL):
+                            emptied after each check, so that such a check allocates nothing of it */
 } ck_out;
 void ck_out_free(ck_out *o);
+ravel_report *ck_report_quiet(ck_out *o); /* o->quiet, empty, status RAVEL_OK */
+void ck_report_clear(ravel_report *r);    /* frees what r holds (not r): r empty */
 size_t ck_out_memory(const ck_out *o);
 
 /* What a function uses of docs/format.md section 14 (check.c: ck_ext_scan),

@@ -50,18 +50,18 @@ static inline uint32_t slot_end(ravel_loc l) { return slot_ok(l) ? l - RAVEL_SLO
 static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 /* Register l may hold a value of class cls without fixed(R): rk covers
- * RV_MAX_REGS registers (RK_BAD past the machine's), and rk[l] == cls
- * implies that cls is a valid class. */
-static inline bool reg_fits(const uint16_t *rk, ravel_loc l, uint32_t cls) { return l < RV_MAX_REGS && rk[l] == cls; }
+ * the machine's registers (x->nregs: only those entries are written), and
+ * rk[l] == cls implies that cls is a valid class. */
+static inline bool reg_fits(const gfast *x, ravel_loc l, uint32_t cls) { return l < x->nregs && x->rk[l] == cls; }
 
 /* The usual operand: a register of its vreg's class that its constraint
  * allows without looking further (reg or any: not reserved; fixed: the
  * register named). */
-static inline bool op_usual(const uint16_t *rk, const rv_operand *op, uint32_t cls)
+static inline bool op_usual(const gfast *x, const rv_operand *op, uint32_t cls)
 {
     ravel_loc l = op->loc;
-    if (op->kind <= RAVEL_C_ANY) return reg_fits(rk, l, cls);
-    return op->kind == RAVEL_C_FIXED && l == op->arg && l < RV_MAX_REGS && (rk[l] & ~RK_RESERVED) == cls;
+    if (op->kind <= RAVEL_C_ANY) return reg_fits(x, l, cls);
+    return op->kind == RAVEL_C_FIXED && l == op->arg && l < x->nregs && (x->rk[l] & ~RK_RESERVED) == cls;
 }
 
 /* Any other operand op (a def if isdef; uses[0..nuses) the instruction's
@@ -74,8 +74,8 @@ static uint32_t op_other(const gfast *x, const rv_operand *op, const rv_operand 
     bool c;
     if (cls >= x->ncls) return G_SLOW;
     switch (op->kind) {
-    case RAVEL_C_REG: c = reg_fits(x->rk, l, cls); break;
-    case RAVEL_C_ANY: c = reg_fits(x->rk, l, cls) || slot_ok(l); break;
+    case RAVEL_C_REG: c = reg_fits(x, l, cls); break;
+    case RAVEL_C_ANY: c = reg_fits(x, l, cls) || slot_ok(l); break;
     case RAVEL_C_STACK: c = slot_ok(l); break;
     case RAVEL_C_FIXED:
         if (op->arg >= x->nregs || (x->rk[op->arg] & ~RK_RESERVED) != cls) return G_SLOW;
@@ -85,7 +85,7 @@ static uint32_t op_other(const gfast *x, const rv_operand *op, const rv_operand 
         if (!isdef || !(op->flags & RV_OPF_DEF) || op->arg >= nuses) return G_SLOW;
         const rv_operand *u = &uses[op->arg];
         if (u->vreg >= x->nvregs || x->vregs[u->vreg].cls != cls) return G_SLOW;
-        c = reg_fits(x->rk, l, cls) && u->loc == l;
+        c = reg_fits(x, l, cls) && u->loc == l;
         break;
     }
     default: return G_SLOW;
@@ -151,7 +151,6 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
     }
     if (!(nd | nu)) return res;
     const rv_vreg *vregs = x->vregs;
-    const uint16_t *rk = x->rk;
     uint16_t *gdef = x->gdef;
     uint32_t noted = x->ck->guard.gnfast == in ? x->ck->guard.gnfast_k : 0; /* defs plain_ops noted before giving up */
     x->ck->guard.gnfast = NULL;
@@ -162,7 +161,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
         uint32_t v = d->vreg;
         if (v >= nvregs || !vregs[v].has_class) return G_SLOW;
         uint32_t cls = vregs[v].cls;
-        if (!op_usual(rk, d, cls)) {
+        if (!op_usual(x, d, cls)) {
             uint32_t r = op_other(x, d, u, nu, true, cls);
             if (!(r & G_STATUS)) return G_SLOW;
             clean &= (r & G_STATUS) == G_CLEAN;
@@ -178,7 +177,7 @@ static uint32_t guard_plain_any(const gfast *x, const rv_inst *in)
         uint32_t v = r->vreg;
         if (v >= nvregs || !vregs[v].has_class) return G_SLOW;
         uint32_t cls = vregs[v].cls;
-        if (!op_usual(rk, r, cls)) {
+        if (!op_usual(x, r, cls)) {
             uint32_t q = op_other(x, r, u, nu, false, cls);
             if (!(q & G_STATUS)) return G_SLOW;
             clean &= (q & G_STATUS) == G_CLEAN;
@@ -212,7 +211,7 @@ static bool op_noloc(const gfast *x, const rv_operand *p, uint32_t cls)
 {
     if (!x->noloc) return false;
     if (p->kind <= RAVEL_C_STACK) return cls < x->ncls;
-    return p->kind == RAVEL_C_FIXED && p->arg < RV_MAX_REGS && (x->rk[p->arg] & ~RK_RESERVED) == cls;
+    return p->kind == RAVEL_C_FIXED && p->arg < x->nregs && (x->rk[p->arg] & ~RK_RESERVED) == cls;
 }
 
 /* One usual operand (not reuse): a register that fits, or any/stack in a
@@ -224,7 +223,7 @@ static inline bool op_fast(const gfast *x, const rv_operand *p, ravel_loc *top, 
     ravel_loc l = p->loc;
     if (v >= x->nvregs) return false;
     uint32_t cls = (*w = x->gdef[v]) & 0xff;
-    if (l < RV_MAX_REGS)
+    if (l < x->nregs)
         return kind <= RAVEL_C_ANY ? x->rk[l] == cls : kind == RAVEL_C_FIXED && l == p->arg && (x->rk[l] & ~RK_RESERVED) == cls;
     if (l == RAVEL_LOC_NONE) return op_noloc(x, p, cls);
     if (!slot_ok(l) || (kind != RAVEL_C_ANY && kind != RAVEL_C_STACK) || cls >= x->ncls) return false;
@@ -244,15 +243,7 @@ static inline bool reuse_fast(const gfast *x, const rv_operand *p, const rv_oper
     const rv_operand *q = &u[p->arg];
     if (l == RAVEL_LOC_NONE)
         return x->noloc && cls < x->ncls && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
-    return l < RV_MAX_REGS && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
-}
-
-/* A def in slot l, for the block's write notes (ck_gw); past the room
- * made for the block, the block is not noted. */
-static void gw_slot_def(ravel_checker *ck, ravel_loc l)
-{
-    if (ck->guard.gwdef.len < ck->guard.gwdef.cap) ck->guard.gwdef.data[ck->guard.gwdef.len++] = l;
-    else ck->guard.gwover = true;
+    return l < x->nregs && x->rk[l] == cls && q->loc == l && q->vreg < x->nvregs && (x->gdef[q->vreg] & 0xff) == cls;
 }
 
 /* The operands of operation in (in range, at least one) when all are
@@ -277,10 +268,7 @@ static inline __attribute__((always_inline)) uint32_t plain_ops(const gfast *x, 
     for (const rv_operand *p = o; p < u; p++) { /* defs */
         if (!op_fast(x, p, top, &w) && !reuse_fast(x, p, u, in->nuses, &w)) GIVE_UP(p - o);
         x->gdef[p->vreg] = (uint16_t)(w | GV_DEF);
-        if (x->record) {
-            gn_def_rec(x->ck, p->vreg, x->b);
-            if (p->loc & RAVEL_SLOT_BIT) gw_slot_def(x->ck, p->loc); /* (rare: any/stack in a slot) */
-        }
+        if (x->record) gn_def_rec(x->ck, p->vreg, x->b);
         uint64_t bit = (uint64_t)(p->loc != RAVEL_LOC_NONE) << (p->loc & 63); /* (none: x->noloc, no overlap) */
         if (dmask & bit) GIVE_UP(p - o + 1); /* maybe a def-overlap */
         dmask |= bit;
@@ -319,11 +307,10 @@ static inline uint32_t guard_plain(const gfast *x, const rv_inst *in, ravel_loc 
  * seen. A leaf that calls nothing, so that its loops keep everything in
  * registers. */
 static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const rv_inst *in, const rv_inst *last,
-                                                         ravel_loc *top, uint32_t *res, uint32_t **wslots)
+                                                         ravel_loc *top, uint32_t *res)
 {
     ravel_loc t = *top;
     uint32_t r = G_SLOW, nregs = x->nregs;
-    uint32_t *ws = *wslots; /* the slots edits write (room for one per instruction) */
     for (; in < last; in++) {
         CK_PREFETCH_AHEAD(in, 12); /* the instruction stream (44-byte records): measured -4% at 10^6 */
         uint32_t op = in->op;
@@ -337,8 +324,6 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
             if ((dk << 2 | sk) != want) break;
             ravel_loc hi = max_u32(d & (0u - (dk >> 1)), s & (0u - (sk >> 1))); /* the slot named, else 0 */
             t = max_u32(t, hi);
-            *ws = d; /* kept if a slot, without a branch */
-            ws += dk >> 1;
             continue;
         }
         if (op >= RAVEL_OP_JUMP) break; /* a terminator before the block's end */
@@ -347,7 +332,6 @@ static __attribute__((noinline)) const rv_inst *guard_run(const gfast *x, const 
     }
     *top = t;
     *res = r;
-    *wslots = ws;
     return in;
 }
 
@@ -410,19 +394,12 @@ static void guard_insts(const gfast *x, const rv_block *bl)
 {
     const rv_inst *in = rv_inst_at(x->g->f, bl->first_inst), *last = in + bl->ninsts - 1;
     ravel_loc top = 0; /* the highest slot location the fast path saw */
-    bool ok = true, noted = true;
-    ravel_checker *ck = x->ck;
-    /* the write notes (ck_gw): room for a slot per instruction */
-    rv_vec_reserve(ck->facts.gwslot, bl->ninsts);
-    uint32_t *start = ck->facts.gwslot.data + ck->facts.gwslot.len, *ws = start;
-    ck->guard.gwdef.len = 0;
-    ck->guard.gwover = false;
+    bool ok = true;
     while (ok) {
         uint32_t r;
-        in = guard_run(x, in, last, &top, &r, &ws);
+        in = guard_run(x, in, last, &top, &r);
         if (in == last) break;
         ok = guard_inst_rare(x, in, r);
-        noted = false;
         in++;
     }
     if (!ok) {
@@ -432,17 +409,11 @@ static void guard_insts(const gfast *x, const rv_block *bl)
     uint32_t r = rv_is_term(last) ? guard_term(x, last, &top) : G_SLOW;
     if (top) x->g->maxslot = max_u32(x->g->maxslot, top - RAVEL_SLOT_BIT + 1);
     if (r != G_CLEAN) ck_gd_inst_other(x->g, x->b, last, true, r == G_SLOW); /* the terminator */
-    if (noted && r == G_CLEAN && !ck->guard.gwover && x->record) {
-        uint32_t n = (uint32_t)(ws - start), nd = ck->guard.gwdef.len;
-        rv_vec_reserve(ck->facts.gwslot, n + nd);
-        memcpy(ck->facts.gwslot.data + ck->facts.gwslot.len + n, ck->guard.gwdef.data, (size_t)nd * sizeof *ck->guard.gwdef.data);
-        ck->facts.gw.data[x->b] = (ck_list){ck->facts.gwslot.len, n + nd};
-        ck->facts.gwslot.len += n + nd;
-    }
 }
 
-/* The fast path's register table rk (RV_MAX_REGS entries); false if the
- * machine has more registers than that (no fast path). */
+/* The fast path's register table rk (room for RV_MAX_REGS entries, the
+ * machine's written: every read is below nregs); false if the machine has
+ * more registers than that (no fast path). */
 static bool fast_regs(const ravel_machine *m, uint16_t *rk)
 {
     if (m->regs.len > RV_MAX_REGS) return false;
@@ -450,7 +421,6 @@ static bool fast_regs(const ravel_machine *m, uint16_t *rk)
         rk[r] = m->regs.data[r].cls >= m->classes.len
                     ? RK_BAD
                     : (uint16_t)(m->regs.data[r].cls | (m->regs.data[r].reserved ? RK_RESERVED : 0));
-    memset(rk + m->regs.len, 0xff, (RV_MAX_REGS - m->regs.len) * sizeof *rk); /* RK_BAD */
     return true;
 }
 
@@ -486,13 +456,7 @@ static void guard_blocks(guard *g)
     ravel_checker *ck = g->ck;
     gfast x;
     bool fast = fast_init(&x, g);
-    ck->guard.gwdef.len = 0;
-    rv_vec_reserve(ck->guard.gwdef, 64); /* room for a block's defs in slots */
-    if (ck->guard.grecord) { /* the write notes (ck_gw): none until a block's fast path notes it; the successor lists */
-        rv_vec_reserve(ck->facts.gw, f->layout.len);
-        ck->facts.gw.len = f->layout.len;
-        for (uint32_t b = 0; b < f->layout.len; b++) ck->facts.gw.data[b].len = CK_NIL;
-        ck->facts.gwslot.len = 0;
+    if (ck->guard.grecord) { /* the successor lists */
         rv_vec_reserve(ck->facts.bsucc, f->layout.len);
         ck->facts.bsucc.len = f->layout.len;
         memset(ck->facts.bsucc.data, 0, (size_t)f->layout.len * sizeof *ck->facts.bsucc.data);
@@ -531,11 +495,11 @@ bool ck_guard(ravel_checker *ck, const ravel_func *f, ravel_report *rep, uint32_
     ck->guard.gnfast = NULL;
     if (ck->guard.grecord) {
         ck->facts.rtodo.len = 0;
-        ck->facts.gnf_ok = ck->facts.gwf_ok = ck->facts.gxf_ok = false;
+        ck->facts.gnf_ok = ck->facts.gxf_ok = false;
         ck->facts.gundef = ck->facts.gremat = false;
     }
     guard_blocks(&g);
-    if (ck->guard.grecord) ck->facts.gnf_ok = ck->facts.gwf_ok = g.ok, ck->facts.gxf_ok = g.ok && g.part;
+    if (ck->guard.grecord) ck->facts.gnf_ok = g.ok, ck->facts.gxf_ok = g.ok && g.part;
     *nslots = g.maxslot;
     if (g.ok) ck_gd_finish(&g);
     *suspect = g.suspect;

@@ -31,17 +31,18 @@ typedef struct guard {
 /* For the value-numbering verdict (ck_vn.c), the allocated function's guard notes per
  * vreg whether it is defined, defined again (also when guard_plain_any
  * and guard_inst both look at one instruction, which is rare: that only
- * chains one more vreg and has vn_build_m scan; plain_ops giving up tells
+ * makes one more vreg not single-def; plain_ops giving up tells
  * guard_plain_any which defs it noted, ck->guard.gnfast, and those are noted
- * again with `again`), where, and whether it is a parameter, a branch
- * argument or a copy source. Every path through the guard notes them, so
- * compute_need needs no pass of its own over the instructions. */
+ * again with `again`), and whether it is a parameter, a branch argument or
+ * a copy source. Every path through the guard notes them, so single_defs
+ * needs no pass of its own over the instructions. */
 static inline void gn_note_def(ravel_checker *ck, uint32_t v, uint32_t b, bool again) /* grecord */
 {
     ck_gn *n = &ck->facts.gn[v];
     uint32_t st = ck->facts.gnstamp << 3, fl = (n->tag & ~7u) == st ? n->tag & 7u : 0;
     if ((fl & GN_DEF) && !again) fl |= GN_MULTI;
-    *n = (ck_gn){st | fl | GN_DEF, b};
+    (void)b; /* (the block: the callers name it, no note keeps it) */
+    *n = (ck_gn){st | fl | GN_DEF};
 }
 
 static inline void gn_def_rec(ravel_checker *ck, uint32_t v, uint32_t b) { gn_note_def(ck, v, b, false); }
@@ -66,10 +67,11 @@ static inline void gn_chain(ravel_checker *ck, uint32_t v)
  * G_SLOTS, 1 + the highest slot number the instruction names (0: none). */
 enum { G_SLOW = 0, G_UNCLEAN = 1, G_CLEAN = 2, G_ANY = 3, G_STATUS = 3, G_SUSPECT = 4, G_SLOTS = 3 };
 
-/* rk: per register its class, | RK_RESERVED if reserved; RK_BAD for a
- * class the machine does not have and past its registers. */
+/* rk: per register of the machine its class, | RK_RESERVED if reserved;
+ * RK_BAD for a class the machine does not have (past its registers rk is
+ * not written: every read is of a register below nregs). */
 #define RK_RESERVED 0x100u
-#define RK_BAD 0xffffu /* all bytes 0xff (memset); never a class, with or without RK_RESERVED */
+#define RK_BAD 0xffffu /* never a class, with or without RK_RESERVED */
 
 /* The fast path's view of one function. */
 typedef struct gfast {
@@ -84,7 +86,7 @@ typedef struct gfast {
     uint32_t nops, nimms, nvregs, nregs, ncls, nu32;
     bool record; /* the allocated function's guard (ck->guard.grecord): notes for compute_need and the rules */
     bool noloc;  /* the original function's guard: an operand without a location is usual */
-    uint16_t rk[RV_MAX_REGS]; /* see RK_* */
+    uint16_t rk[RV_MAX_REGS]; /* see RK_*: entries below nregs written */
 } gfast;
 
 /* ck_guard_inst.c (the guard's reference; ck_guard.c calls it, never the

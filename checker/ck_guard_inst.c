@@ -201,14 +201,13 @@ void ck_guard_free(ck_guard_ctx *g)
     rv_free(g->gpar);
     rv_vec_free(g->gpend);
     rv_vec_free(g->gnpred);
-    rv_vec_free(g->gwdef);
     memset(g, 0, sizeof *g);
 }
 
 size_t ck_guard_memory(const ck_guard_ctx *g)
 {
     return (size_t)g->gvcap * (sizeof *g->gdef + sizeof *g->gpar) + (size_t)g->gpend.cap * sizeof *g->gpend.data +
-           (size_t)g->gnpred.cap * sizeof *g->gnpred.data + (size_t)g->gwdef.cap * sizeof *g->gwdef.data;
+           (size_t)g->gnpred.cap * sizeof *g->gnpred.data;
 }
 
 void ck_facts_free(ck_facts *x)
@@ -216,16 +215,13 @@ void ck_facts_free(ck_facts *x)
     rv_free(x->gn);
     rv_vec_free(x->bsucc);
     rv_vec_free(x->rtodo);
-    rv_vec_free(x->gw);
-    rv_vec_free(x->gwslot);
     memset(x, 0, sizeof *x);
 }
 
 size_t ck_facts_memory(const ck_facts *x)
 {
     return (size_t)x->gncap * sizeof *x->gn + (size_t)x->bsucc.cap * sizeof *x->bsucc.data +
-           (size_t)x->rtodo.cap * sizeof *x->rtodo.data + (size_t)x->gw.cap * sizeof *x->gw.data +
-           (size_t)x->gwslot.cap * sizeof *x->gwslot.data;
+           (size_t)x->rtodo.cap * sizeof *x->rtodo.data;
 }
 
 /* The facts' notes of nvregs vregs: room for them, and a new stamp (so

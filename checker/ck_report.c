@@ -134,6 +134,13 @@ void ck_out_free(ck_out *o)
 
 size_t ck_out_memory(const ck_out *o) { return o->explain.cap + (size_t)o->tmp_locs.cap * sizeof *o->tmp_locs.data; }
 
+ravel_report *ck_report_quiet(ck_out *o)
+{
+    memset(&o->quiet, 0, sizeof o->quiet);
+    o->quiet.status = RAVEL_OK;
+    return &o->quiet;
+}
+
 ravel_report *ck_report_new(void)
 {
     ravel_report *r = rv_xcalloc(1, sizeof *r);
@@ -630,9 +637,8 @@ const char *ravel_report_diag(const ravel_report *r, size_t i)
     return r && i < r->bad_input.len ? r->bad_input.data[i] : NULL;
 }
 
-void ravel_report_free(ravel_report *r)
+void ck_report_clear(ravel_report *r)
 {
-    if (!r) return;
     for (uint32_t i = 0; i < r->errs.len; i++) free_err(&r->errs.data[i]);
     for (uint32_t i = 0; i < r->bad_input.len; i++) rv_free(r->bad_input.data[i]);
     for (uint32_t i = 0; i < r->texts.len; i++) rv_free(r->texts.data[i]);
@@ -642,6 +648,13 @@ void ravel_report_free(ravel_report *r)
     rv_vec_free(r->texts);
     rv_vec_free(r->srcs);
     rv_free(r->text_of);
+    memset(r, 0, sizeof *r);
+}
+
+void ravel_report_free(ravel_report *r)
+{
+    if (!r) return;
+    ck_report_clear(r);
     rv_free(r);
 }
 

@@ -29,7 +29,7 @@
  * write (M(h): defs, locations written or clobbered, parameters of its
  * blocks, inner loops included; in a loop with a safepoint also every
  * location that may hold a .ref name, which the collector may empty;
- * vn_build_m reads most of it from the guard's notes, taking every register)
+ * vn_build_m scans the loop's blocks for it)
  * its own placeholder phi, whose operands on the back edges are filled in at
  * the latches, unless the var is unknown on an edge into the loop (then it
  * stays unknown: the meet). Vars the loop never writes keep their names

@@ -102,8 +102,6 @@ typedef struct vn_knobs {
     RV_VEC(ck_list) ilist;  /* per irreducible target: P(t) in mpool */
     RV_VEC(uint32_t) mpool;
     RV_VEC(uint8_t) lsp;    /* per header or irreducible target: its loop (region) has a safepoint */
-    RV_VEC(uint32_t) chead; /* per header: the vregs defined once in its own blocks, chained: a list in cpool */
-    RV_VEC(vn_ent) cpool;   /* (var, next entry or CK_NIL) */
     RV_VEC(uint32_t) own, own_start; /* each header's own blocks (its innermost loop), CSR */
     RV_VEC(uint32_t) cursor; /* scratch: a fill cursor per block */
     RV_VEC(uint32_t) bmark; /* per block: vn_build_irr's region stamp */

@@ -1,9 +1,8 @@
 /* ck_vn_knobs.c - PRECISION. What the value-numbering verdict assumes a
  * loop keeps, and how much work it may do (ck_vn.c explains the walk):
  *   M(h)   the vars loop h may write (its own blocks' defs, locations
- *          written or clobbered, parameters, its inner loops' M; every
- *          register of a block the guard's notes stand for; in a loop with
- *          a safepoint the collector's writes too, ck_vn.c: join): a
+ *          written or clobbered, parameters, its inner loops' M; in a loop
+ *          with a safepoint the collector's writes too, ck_vn.c: join): a
  *          placeholder each at h;
  *   P(t)   the same for an irreducible target t: the vars the region
  *          between c(t) and t's irreducible predecessors writes;
@@ -32,8 +31,6 @@ void vn_knobs_free(vn_knobs *x)
     rv_vec_free(x->ilist);
     rv_vec_free(x->mpool);
     rv_vec_free(x->lsp);
-    rv_vec_free(x->chead);
-    rv_vec_free(x->cpool);
     rv_vec_free(x->own);
     rv_vec_free(x->own_start);
     rv_vec_free(x->cursor);
@@ -49,7 +46,7 @@ void vn_knobs_free(vn_knobs *x)
 size_t vn_knobs_memory(const vn_knobs *x)
 {
 #define M(v) ((size_t)x->v.cap * sizeof *x->v.data)
-    return M(mlist) + M(ilist) + M(mpool) + M(lsp) + M(chead) + M(cpool) + M(own) + M(own_start) + M(cursor) + M(bmark) +
+    return M(mlist) + M(ilist) + M(mpool) + M(lsp) + M(own) + M(own_start) + M(cursor) + M(bmark) +
            M(istack) + M(miss) + M(xall) + M(xstart) + M(xvar);
 #undef M
 }
@@ -161,39 +158,6 @@ static void add_extras(vn *W, uint32_t st, uint32_t h)
     for (uint32_t i = a; i < e; i++) add_var(V, st, V->knobs.xvar.data[i]);
 }
 
-/* The guard's write notes (ck_gw) stand for a noted block's scan: its
- * slots are listed, all registers are taken (a loop that does not write
- * one keeps it: its placeholder comes back unchanged), and the vregs it
- * defines that are not single-def are those defined once and chained here
- * by their def's innermost loop (V->knobs.chead; chained whether or not
- * the notes are used). False if a vreg is defined more than once
- * (GN_MULTI): then the notes are off. */
-static bool chain_defs(vn *W)
-{
-    ravel_checker *ck = W->ck;
-    struct ck_vn *V = W->V;
-    uint32_t n = ck->nblocks;
-    V->knobs.chead.len = 0;
-    rv_vec_reserve(V->knobs.chead, n);
-    V->knobs.chead.len = n;
-    memset(V->knobs.chead.data, 0xff, (size_t)n * sizeof *V->knobs.chead.data);
-    V->knobs.cpool.len = 0;
-    const ck_gn *gn = ck->facts.gn;
-    const uint32_t *loop = ck->cfg.g.loop_header;
-    uint32_t st = ck->facts.gnstamp << 3, chained = st | GN_DEF | GN_CHAIN;
-    uint32_t multi = st | GN_DEF | GN_MULTI, anymulti = 0;
-    for (uint32_t v = 0; v < ck->nvregs; v++) {
-        uint32_t t = gn[v].tag;
-        anymulti |= (t & ~GN_CHAIN) == multi;
-        if (t == chained && loop[gn[v].b] != CK_NIL) {
-            uint32_t h = loop[gn[v].b];
-            rv_vec_push(V->knobs.cpool, ((vn_ent){W->nlocs + v, V->knobs.chead.data[h]}));
-            V->knobs.chead.data[h] = V->knobs.cpool.len - 1;
-        }
-    }
-    return !anymulti;
-}
-
 /* Every header's M(h) empty, no safepoint noted. */
 static void m_reset(vn *W)
 {
@@ -237,34 +201,20 @@ static bool own_blocks(vn *W)
 }
 
 /* M(h) of header h into mpool (its inner loops' are made): what its own
- * blocks write (wnotes: a noted block from the guard's notes), the vregs
- * chained to it, its inner loops' M (not lazy), its misses so far. */
-static void m_of(vn *W, uint32_t h, bool wnotes)
+ * blocks write (scanned: exact, so a register the loop keeps gets no
+ * placeholder), its inner loops' M (not lazy), its misses so far. */
+static void m_of(vn *W, uint32_t h)
 {
     ravel_checker *ck = W->ck;
     struct ck_vn *V = W->V;
     const ravel_func *f = W->f;
     uint32_t st = vn_next_stamp(V), start = V->knobs.mpool.len;
-    bool sp = false, allregs = false;
+    bool sp = false;
     for (uint32_t j = V->knobs.own_start.data[h]; j < V->knobs.own_start.data[h + 1]; j++) {
-        uint32_t b = V->knobs.own.data[j];
-        const rv_block *bl = &f->blocks.data[b];
+        const rv_block *bl = &f->blocks.data[V->knobs.own.data[j]];
         rv_vec_reserve(V->knobs.mpool, bl->nparams); /* (add_var's room) */
         for (uint32_t p = 0; p < bl->nparams; p++) add_var(V, st, W->nlocs + rv_params_of(f, bl)[p]);
-        if (wnotes && ck->facts.gw.data[b].len != CK_NIL) { /* noted: the slots listed, every register */
-            const uint32_t *sl = ck->facts.gwslot.data + ck->facts.gw.data[b].start;
-            rv_vec_reserve(V->knobs.mpool, ck->facts.gw.data[b].len);
-            for (uint32_t k = 0; k < ck->facts.gw.data[b].len; k++) add_var(V, st, vlix(W, sl[k]));
-            allregs = true;
-            continue;
-        }
         sp |= scan_insts(W, st, bl);
-    }
-    rv_vec_reserve(V->knobs.mpool, W->nregs);
-    for (uint32_t r = 0; allregs && r < W->nregs; r++) add_var(V, st, r); /* (register r: var r) */
-    for (uint32_t c = V->knobs.chead.data[h]; c != CK_NIL; c = V->knobs.cpool.data[c].name) {
-        rv_vec_reserve(V->knobs.mpool, 1);
-        add_var(V, st, V->knobs.cpool.data[c].var);
     }
     for (uint32_t j = ck->cfg.lchild_start.data[h]; j < ck->cfg.lchild_start.data[h + 1]; j++) {
         sp |= V->knobs.lsp.data[ck->cfg.lchild.data[j]] != 0;
@@ -288,16 +238,13 @@ static void m_of(vn *W, uint32_t h, bool wnotes)
 bool vn_build_m(vn *W)
 {
     ravel_checker *ck = W->ck;
-    bool notes = ck->facts.gnf_ok && !(ck->opts & CK_OPT_NEED_SCAN);
-    bool wnotes = notes && ck->facts.gwf_ok;
-    wnotes &= chain_defs(W);
     m_reset(W);
     if (!own_blocks(W)) return true;
     uint64_t budget = list_budget(W);
     for (uint32_t i = ck->cfg.g.nrpo; i-- > 0;) {
         uint32_t h = ck->cfg.g.rpo[i];
         if (!ck_is_header(ck, h)) continue;
-        m_of(W, h, wnotes);
+        m_of(W, h);
         if (W->V->knobs.mpool.len > budget) return false;
     }
     return true;
@@ -336,8 +283,7 @@ static void p_of(vn *W, uint32_t t, uint32_t i, uint32_t pass, uint32_t bst, uin
         sp |= scan_insts(W, st, bl);
         *work += bl->ninsts + 1;
         /* placeholders in R(t) make new names too: a natural header's
-         * M(h) (with the guard's notes it lists every register, written
-         * or not), another irreducible target's P (one of later in
+         * M(h), another irreducible target's P (one of later in
          * reverse post-order is known from a second pass) */
         ck_list ml[2] = {ck_is_header(ck, b) ? V->knobs.mlist.data[b] : (ck_list){0, 0},
                          b != t && V->flow.ic.data[b] != CK_NIL ? V->knobs.ilist.data[b] : (ck_list){0, 0}};

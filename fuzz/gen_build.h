@@ -59,12 +59,16 @@ typedef struct loopctx {
 
 /* The values in scope (gen_value.[ch]): list[t][0..n[t]) are the values
  * of type t whose def dominates the current point; the lists share one
- * allocation (mem, room for cap values each). */
+ * slab (mem, room for cap values each): the caller's buffer (rv_gen_func's
+ * stack, up to GEN_VALS_STACK values) until they outgrow it, then the
+ * heap (owned). */
+enum { GEN_VALS_STACK = NTYPES * 256 };
 typedef struct gen_vals {
     uint32_t *list[NTYPES];
     uint32_t n[NTYPES];
     uint32_t cap;
     uint32_t *mem;
+    bool owned;        /* mem is on the heap (rv_free it) */
     uint32_t nonempty; /* bit t: list[t] is not empty */
 } gen_vals;
 

@@ -96,9 +96,17 @@ static uint32_t pick_target(gen *g)
     return t < min ? min : t;
 }
 
+/* A new vector's array, of exactly n elements: rv_vec_reserve rounds up to
+ * a power of two (up to twice the bytes, which a sanitizer build pays for in
+ * poisoning and page faults). Should the estimate fall short, the vector
+ * grows as any other. */
+#define RESERVE_EXACT(v, n) ((v).data = rv_xmalloc((size_t)(n) * sizeof *(v).data), (v).cap = (uint32_t)(n))
+
 /* The function, its arrays sized once for the target: what ravel_func_new
  * does (ir/func.c), without reserving one element of each first (growing
- * them later would reallocate every one of them). */
+ * them later would reallocate every one of them). The estimates per
+ * instruction, at ~250 instructions: 2.7 operands, 0.95 vregs, 0.3
+ * immediates, 1 word of f->u32 (docs/perf-log.md). */
 static ravel_func *new_func(gen *g)
 {
     ravel_func *f = rv_xcalloc(1, sizeof *f);
@@ -109,11 +117,11 @@ static ravel_func *new_func(gen *g)
     f->name = rv_sym_intern(&f->syms, "f", 1);
     f->cur_block = RAVEL_NONE;
     f->cur_inst = RAVEL_NONE;
-    rv_vec_reserve(f->insts, n);
-    rv_vec_reserve(f->ops, n * 3u);
-    rv_vec_reserve(f->vregs, n * 2u);
-    rv_vec_reserve(f->u32, n);
-    rv_vec_reserve(f->imms, n / 2u + 1u);
+    RESERVE_EXACT(f->insts, n);
+    RESERVE_EXACT(f->ops, n * 3u + GI_DEFS + GI_USES);
+    RESERVE_EXACT(f->vregs, n + n / 4u + GI_DEFS);
+    RESERVE_EXACT(f->u32, n + n / 2u + g->gm->m->regs.len); /* params, args, clobber lists (the room of clob_room) */
+    RESERVE_EXACT(f->imms, n / 2u + GI_IMMS);
     rv_vec_reserve(f->blocks, nb);
     rv_vec_reserve(f->layout, nb);
     rv_vec_reserve(f->succs, 2u * nb);
@@ -121,6 +129,11 @@ static ravel_func *new_func(gen *g)
 }
 
 ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm)
+{
+    return rv_gen_func_slab(s, o, gm, true);
+}
+
+ravel_func *rv_gen_func_slab(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *gm, bool stack_vals)
 {
     gen g;
     memset(&g, 0, sizeof g);
@@ -134,7 +147,8 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.window = o->window ? o->window : UINT32_MAX;
     g.target = pick_target(&g);
     g.f = new_func(&g);
-    gen_avail_grow(&g, g.target / 2u + 1u);
+    uint32_t vals_buf[GEN_VALS_STACK]; /* the value lists of a small function: no allocation */
+    gen_avail_init(&g, stack_vals ? vals_buf : NULL, g.target / 2u + 1u);
     g.weight = 1;
     g.max_weight = 200000u / g.target;
     if (g.max_weight > 64) g.max_weight = 64;
@@ -155,6 +169,6 @@ ravel_func *rv_gen_func(rv_gen_src *s, const rv_gen_opts *o, const rv_gen_mach *
     g.reserved--;
     gen_emit_ret(&g);
     ravel_func_finish(g.f);
-    rv_free(g.vals.mem);
+    gen_avail_free(&g);
     return g.f;
 }

@@ -318,10 +318,12 @@ static void make_reuse(gen *g, ginst *I, uint32_t x)
 
 /* Where the clobber list of the instruction being built goes: the free room
  * of f->u32, which write_inst takes over (nothing else appends to f->u32
- * while an instruction is built), so the list is never copied. */
+ * while an instruction is built), so the list is never copied. A list names
+ * distinct registers of the machine, so it fits in room for all of them
+ * (new_func reserves that much beyond the target: no growth, usually). */
 static inline uint32_t *clob_room(gen *g)
 {
-    rv_vec_reserve(g->f->u32, NREGS);
+    rv_vec_reserve(g->f->u32, g->gm->m->regs.len);
     return g->f->u32.data + g->f->u32.len;
 }
 

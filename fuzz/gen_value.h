@@ -20,8 +20,14 @@ typedef struct scope { uint32_t len[NTYPES]; } scope;
 
 void gen_scope_save(const gen *g, scope *sc);
 void gen_scope_restore(gen *g, const scope *sc);
-/* Room for cap values of each type. */
+/* The value lists, empty, with room for cap values of each type: in buf
+ * (GEN_VALS_STACK values, the caller's) when they fit, else (or buf NULL)
+ * on the heap. */
+void gen_avail_init(gen *g, uint32_t *buf, uint32_t cap);
+/* Room for cap values of each type (on the heap; the values are kept). */
 void gen_avail_grow(gen *g, uint32_t cap);
+/* Frees the lists' slab if it is on the heap. */
+void gen_avail_free(gen *g);
 
 static inline uint32_t vtype(const gen *g, uint32_t v)
 {

@@ -6,9 +6,9 @@
  *   correct verdict.
  * - Agreement: on those functions and on single-edit corruptions of them,
  *   the checker with it and the reference alone give the same report.
- * - The guard's notes (ck_gn, ck_gw) stand for vn_build_m's scan: with the
- *   scan (CK_OPT_NEED_SCAN) it proves the same allocations, and on these
- *   SSA functions the notes are in use (no vreg noted twice, blocks noted).
+ * - The guard's notes (ck_gn) stand for single_defs' scan: with the scan
+ *   (CK_OPT_NEED_SCAN) it proves the same allocations, and on these SSA
+ *   functions the notes are in use (no vreg noted twice, vregs noted).
  * - The internal option CK_OPT_NO_VN turns it off. */
 #define _POSIX_C_SOURCE 200809L
 #include "allocator/alloc.h"
@@ -86,7 +86,7 @@ static uint32_t run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
             for (uint32_t b = 0; b < ck->nblocks; b++) retreat |= ck->cfg.retreat.data[b] != 0;
             irr += retreat;
             if (!ck->vn_proven) fprintf(stderr, "not proven: seed %u, allocator %s, irreducible %d\n", 9100 + k, a.name, retreat);
-            for (uint32_t b = 0; b < ck->facts.gw.len; b++) noted += ck->facts.gwf_ok && ck->facts.gw.data[b].len != CK_NIL;
+            for (uint32_t v = 0; v < ck->nvregs; v++) noted += ck->facts.gnf_ok && (ck->facts.gn[v].tag >> 3) == ck->facts.gnstamp;
             for (uint32_t v = 0; v < ck->nvregs; v++)
                 multi += ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI) ||
                          ck->facts.gn[v].tag == (ck->facts.gnstamp << 3 | GN_DEF | GN_MULTI | GN_CHAIN);
@@ -97,7 +97,7 @@ static uint32_t run(uint32_t size, uint32_t nfuncs, bool safepoints, bool big)
         ravel_module_free(m);
     }
     printf("size %u%s: %u allocations (%u irreducible), %u proven by value numbering (%u with build_m's scan), %u reports "
-           "differ; %u blocks noted, %u vregs noted defined twice\n",
+           "differ; %u vregs noted, %u of them noted defined twice\n",
            size, safepoints ? " with safepoints" : "", checked, irr, proven, scan_proven, differ, noted, multi);
     CHECK(checked > 0);
     CHECK_EQ_INT(proven, checked);

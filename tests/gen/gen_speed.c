@@ -2,11 +2,14 @@
  * time, so that a loaded machine disturbs it less; for exact figures run it
  * under `valgrind --tool=callgrind` and divide by the instructions made).
  *
- *   gen_speed [--insts N] [--blocks B] [--count K] [--bytes] [--seed S] [--check-linear]
+ *   gen_speed [--insts N] [--blocks B] [--count K] [--bytes] [--all] [--seed S] [--check-linear]
  *
  * Generates K functions with max_insts N (default: the generator's default
  * options, 2000 functions) from seeds, or with --bytes from random inputs of
- * 16..4096 bytes (the fuzz_alloc path, rv_gen_from_bytes). Prints the mean
+ * 16..4096 bytes (the fuzz_alloc path, rv_gen_from_bytes); --all: the
+ * features bench_fuzz uses (RV_GEN_ALL; `--insts 361 --bytes --all` is its
+ * ~250-instruction configuration, in CPU time and under valgrind's
+ * callgrind or dhat). Prints the mean
  * instructions per function and ns per function / per instruction.
  * --check-linear: the ctest mode; times functions of ~1e3 and ~1e5
  * instructions and fails if the cost per instruction of the big ones exceeds
@@ -104,10 +107,12 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--bytes")) {
             bytes = true;
+        } else if (!strcmp(argv[i], "--all")) {
+            o.features = RV_GEN_ALL;
         } else if (!strcmp(argv[i], "--check-linear")) {
             return check_linear();
         } else {
-            fprintf(stderr, "usage: gen_speed [--insts N] [--blocks B] [--count K] [--bytes] [--seed S] [--check-linear]\n");
+            fprintf(stderr, "usage: gen_speed [--insts N] [--blocks B] [--count K] [--bytes] [--all] [--seed S] [--check-linear]\n");
             return 2;
         }
     }
