@@ -17,11 +17,12 @@
  * Texts under 1 MB are parsed several times per run (about 1 MB in all;
  * the time is per parse), so that the CPU clock can time them.
  *
- * usage: bench_parse [--runs N] [--max INSTS | --sizes N,N...] [--dump INSTS] [--loop INSTS [--file F]]
+ * usage: bench_parse [--runs N] [--max INSTS | --sizes N,N...] [--dump INSTS] [--loop INSTS [--file F] [--validate]]
  *   --sizes: these sizes (instructions) instead of 30, 10^3 .. --max;
  *   --dump prints the generated text for that size and exits;
  *   --loop parses the text of that size N times and exits (for perf);
- *   --file F: --loop parses the .ra file F instead.
+ *   --file F: --loop parses the .ra file F instead;
+ *   --validate: --loop validates each module it parses, too.
  * Run it from a Release build: `ninja bench_parse && bench/bench_parse`. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork */
 #include "ir/ir.h"
@@ -213,6 +214,7 @@ int main(int argc, char **argv)
     int runs = 5;
     uint64_t max = 1000000, dump = 0, loop = 0;
     const char *file = NULL, *sizes = NULL;
+    bool loop_val = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) max = strtoull(argv[++i], NULL, 10);
@@ -220,8 +222,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) file = argv[++i];
         else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) sizes = argv[++i];
+        else if (strcmp(argv[i], "--validate") == 0) loop_val = true;
         else {
-            fputs("usage: bench_parse [--runs N] [--max INSTS | --sizes N,N...] [--dump INSTS] [--loop INSTS [--file F]]\n", stderr);
+            fputs("usage: bench_parse [--runs N] [--max INSTS | --sizes N,N...] [--dump INSTS] [--loop INSTS [--file F] [--validate]]\n", stderr);
             return 2;
         }
     }
@@ -240,7 +243,7 @@ int main(int argc, char **argv)
         char *t = file ? read_file(file, &len) : gen_text(loop, &len, &n);
         if (!t) return 1;
         for (int i = 0; i < runs; i++)
-            if (run_once(t, len, false, 1) < 0) return 1;
+            if (run_once(t, len, loop_val, 1) < 0) return 1;
         free(t);
         return 0;
     }

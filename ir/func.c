@@ -534,10 +534,8 @@ static void clone_syms(rv_symtab *dst, const rv_symtab *src)
     COPY_VEC(dst->lens, src->lens);
     const rv_map *m = &src->index;
     if (m->cap) {
-        dst->index.keys = rv_xmalloc(sizeof *m->keys * m->cap);
-        dst->index.vals = rv_xmalloc(sizeof *m->vals * m->cap);
-        memcpy(dst->index.keys, m->keys, sizeof *m->keys * m->cap);
-        memcpy(dst->index.vals, m->vals, sizeof *m->vals * m->cap);
+        dst->index.slots = rv_xmalloc(sizeof *m->slots * m->cap);
+        memcpy(dst->index.slots, m->slots, sizeof *m->slots * m->cap);
     }
     dst->index.cap = m->cap;
     dst->index.len = m->len;

@@ -101,10 +101,13 @@ char *rv_arena_strndup(rv_arena *a, const char *s, size_t n);
 void rv_arena_free(rv_arena *a);
 
 /* Hash map from uint64 keys to uint32 values (open addressing). */
+typedef struct rv_map_slot {
+    uint64_t key; /* UINT64_MAX: empty */
+    uint32_t val;
+} rv_map_slot;
 typedef struct rv_map {
-    uint64_t *keys;
-    uint32_t *vals;
-    uint32_t cap, len; /* cap is a power of two or 0 */
+    rv_map_slot *slots; /* a key and its value in one slot: one cache line per probe */
+    uint32_t cap, len;  /* cap is a power of two or 0 */
 } rv_map;
 uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt);
 void rv_map_put(rv_map *m, uint64_t key, uint32_t val);
@@ -172,6 +175,11 @@ typedef struct rv_symtab {
 } rv_symtab;
 uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n);
 uint32_t rv_sym_find(const rv_symtab *t, const char *s, size_t n); /* RAVEL_NONE if absent */
+/* A symbol the caller knows is new, appended without entering the map:
+ * rv_sym_find and rv_sym_intern do not see it until rv_sym_index_from
+ * enters it (the reader's block names, entered in one batch). */
+uint32_t rv_sym_push(rv_symtab *t, const char *s, size_t n);
+void rv_sym_index_from(rv_symtab *t, uint32_t from); /* enters symbols from.. that are not in the map */
 static inline const char *rv_sym_str(const rv_symtab *t, uint32_t id) { return t->strs.data[id]; }
 void rv_symtab_free(rv_symtab *t);
 
@@ -523,8 +531,9 @@ void rv_inst_set_stackmap(ravel_func *f, uint32_t i, const uint32_t *slots, uint
 
 /* ===== parse.c: the .ra reader =============================================== */
 /* (ravel_module_parse in ravel.h) */
-/* ravel_module_parse without its fast path (ir/parse_fast.c): every line
- * read token by token. The same module and diagnostics; for the test that
+/* ravel_module_parse without its fast paths (ir/parse_fast.c, and the
+ * dense label tables of ir/parse_func.c): every line read token by token,
+ * every label through the hash table. The same module and diagnostics; for the test that
  * holds the two equal (tests/api/test_parse_fast.c). */
 ravel_module *rv_module_parse_slow(const char *text, size_t len, const char *filename, ravel_diags *d);
 /* Takes function i out of mod (mod no longer has it) and returns it, or

@@ -36,6 +36,8 @@
 static void parser_free(parser *P)
 {
     rv_free(P->ltab);
+    for (uint32_t i = 0; i < 4; i++) rv_vec_free(P->dl.map[i]);
+    rv_vec_free(P->dl.touched);
     rv_vec_free(P->param_mark);
     rv_vec_free(P->pend);
     rv_vec_free(P->defs);
@@ -65,6 +67,8 @@ static void parser_init(parser *P, ravel_module *mod, ravel_diags *d, bool fast)
     /* dense vreg table: at most 2 bytes per input byte and 64 MiB */
     P->vlimit = (uint64_t)mod->srclen / 2 + 1024;
     if (P->vlimit > (1u << 24)) P->vlimit = 1u << 24;
+    /* dense label tables: about 1 byte per input byte in all (4 of them) */
+    P->dl.limit = (uint32_t)(P->vlimit / 8 + 64);
     rvp_next(P);
 }
 
@@ -129,10 +133,11 @@ static ravel_module *parse_text(const char *text, size_t len, const char *filena
         return NULL;
     }
     /* the module keeps its own copy: functions point into it (f->src); the
-     * NUL after it ends the lexer's scans (cclass) */
-    mod->src = rv_xmalloc(len + 1);
+     * NUL after it ends the lexer's scans (cclass), and 7 more zero bytes
+     * let a name's key be loaded at once (rvp_src_key) */
+    mod->src = rv_xmalloc(len + 8);
     if (len) memcpy(mod->src, text, len);
-    mod->src[len] = 0;
+    memset(mod->src + len, 0, 8);
     mod->srclen = len;
     mod->mach = ravel_machine_new();
     parser P;

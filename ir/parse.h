@@ -5,12 +5,13 @@
  *   parse_func.c     functions: labels, instructions, operands, edits
  *   parse_fast.c     the fast path of parse_func.c: a common instruction, edit
  *                    or label line read in one scan, or left to parse_func.c
+ *   parse_label.c    label name -> block, for both
  *   parse_lex.c      the lexer and what both blocks read with it: tokens,
  *                    diagnostics, vN / sN names, register and class names,
  *                    name lists with ranges
  *
  * The files call downwards only (parse.c -> parse_machine.c, parse_func.c ->
- * parse_lex.c). Everything here is internal to ir/ (prefix rvp_). */
+ * parse_label.c, parse_lex.c). Everything here is internal to ir/ (prefix rvp_). */
 #ifndef RAVEL_PARSE_H
 #define RAVEL_PARSE_H
 
@@ -149,6 +150,17 @@ typedef struct parser {
                               name's rvp_name_key and length, block id + 1 (0: empty); open addressing
                               by rvp_key_hash, at most 3/4 full */
     uint32_t lcap, nlabels; /* lcap a power of two (or 0) */
+    struct label_dense {  /* labels PREFIX N (with the fast path on; parse_func.c, label_num),
+                             without hashing: one table N -> block id + 1 per prefix */
+        uint32_t key[4];  /* the prefixes' rvp_name_key (1 to 4 bytes: nonzero), nkeys of them */
+        uint32_t nkeys, limit; /* N below limit (at most 2^24) */
+        rv_idvec map[4];
+        rv_idvec touched; /* prefix << 24 | N of each entry set in the current function */
+        uint32_t unmapped; /* the first symbol of the function not in its symbol map (a block
+                              name, rv_sym_push), RAVEL_NONE if none (rvp_syms_flush) */
+        bool digit_name;   /* a name of the function that is no label ends with a digit: its
+                              labels' names are interned at once (they may be that name) */
+    } dl;
     const char *cname[8]; /* the classes' names and lengths when there are at most 8 */
     uint32_t clen[8], ncls;
     uint64_t vlimit;      /* vreg numbers below this use vcache */
@@ -158,7 +170,8 @@ typedef struct parser {
     RV_VEC(uint32_t) vcache; /* vreg number -> id + 1 (0: not seen) for small numbers */
     rv_symtab fnames;     /* names of the functions read so far */
     struct fast_state {
-        bool on;          /* lines of the common shapes are read by parse_fast.c */
+        bool on;          /* lines of the common shapes are read by parse_fast.c, and
+                             labels PREFIX N through the dense tables (dl) */
         struct sym_slot { uint64_t key; uint32_t n, sym1; } scache[16]; /* the current function's
                              last mnemonics and callees: rvp_name_key, length, symbol id + 1
                              (0: empty), by the key's hash; emptied for each function */
@@ -301,7 +314,21 @@ static inline uint64_t rvp_name_key(const char *s, uint32_t n)
     return k;
 }
 
-/* The hash of a name (names of the machine, labels) from its key. */
+/* rvp_name_key of a name in the module's copy of the source, which has 8
+ * readable bytes after each of its bytes (parse.c pads it): one load. */
+static inline uint64_t rvp_src_key(const char *s, uint32_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n <= 8) {
+        uint64_t k;
+        memcpy(&k, s, 8);
+        return n == 8 ? k : k & ((1ull << (8 * n)) - 1);
+    }
+#endif
+    return rvp_name_key(s, n);
+}
+
+/* The hash of a name (labels) from its key. */
 static inline uint32_t rvp_key_hash(uint64_t key, uint32_t n)
 {
     uint64_t h = (key ^ n) * 0x9e3779b97f4a7c15ull; /* keys differ in their low bytes: mix all bits down */
@@ -321,6 +348,7 @@ bool rvp_bad_num_name(parser *P, const token *t, int rc, const char *what); /* r
  * of its own, before through the machine's symbol table. -1 if unknown. */
 void rvp_machine_names(parser *P);
 int rvp_find_reg(const parser *P, const char *s, uint32_t n);
+int rvp_find_reg_src(const parser *P, const char *s, uint32_t n); /* s in the module's source copy, machine read */
 int rvp_find_class(const parser *P, const char *s, uint32_t n);
 
 /* Calls fn(P, name, len, at, ctx) for each name of a list: identifiers or
@@ -346,9 +374,20 @@ bool rvp_parse_func(parser *P);
 void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint32_t col);
 void rvp_put_operand(parser *P, bool def, const opnd *o);
 void rvp_put_imm(parser *P, int64_t value);
+void rvp_put_edit(parser *P, ravel_opcode op, ravel_loc dst, ravel_loc src, uint32_t line, uint32_t col);
 uint32_t rvp_vreg_id(parser *P, uint32_t num);              /* vNUM's id, created on its first mention */
-uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n); /* the block a label names, created on its first mention */
 void rvp_close_block(parser *P, uint32_t line, uint32_t col);
+
+/* ---- parse_label.c ---------------------------------------------------------------- */
+
+uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n); /* the block a label names, created on its first mention */
+void rvp_labels_reset(parser *P); /* no labels known: a new function */
+/* The labels' names go into the function's symbol map in one batch, at
+ * the function's end (rvp_syms_flush), as long as no other name of the
+ * function could be one: rvp_other_name is told of every other name
+ * interned (function name, mnemonics, callees), before it is interned. */
+void rvp_syms_flush(parser *P);
+void rvp_other_name(parser *P, const char *s, uint32_t n);
 
 /* ---- parse_fast.c --------------------------------------------------------------- */
 

@@ -154,7 +154,7 @@ static const char *loc(const parser *P, const char *p, ravel_loc *l)
     if (e) return *l = ravel_slot(num), e;
     if (*p == 's' && is_digit(p[1])) return NULL; /* a malformed slot, or a name parse_loc tests further */
     e = ident(p, &n);
-    int r = rvp_find_reg(P, p, n);
+    int r = rvp_find_reg_src(P, p, n);
     if (r < 0) return NULL;
     *l = (ravel_loc)r;
     return e;
@@ -170,7 +170,7 @@ static const char *paren_arg(const parser *P, const char *p, bool reg, uint32_t 
     if (reg) {
         if (!is_id0(*p)) return NULL;
         const char *e = ident(p, &n);
-        int r = rvp_find_reg(P, p, n);
+        int r = rvp_find_reg_src(P, p, n);
         if (r < 0) return NULL;
         *arg = (uint32_t)r;
         p = e;
@@ -250,7 +250,7 @@ static const char *attrs(const parser *P, const char *p, fline *L)
                 if (!(e = num_name(p, 's', RAVEL_MAX_SLOT, &x))) return NULL;
             } else {
                 e = ident(p, &n);
-                int r = rvp_find_reg(P, p, n);
+                int r = rvp_find_reg_src(P, p, n);
                 if (r < 0) return NULL;
                 x = (uint32_t)r;
             }
@@ -493,10 +493,11 @@ static void put_targets(parser *P, const fline *L)
  * before, so the id is the one rv_sym_intern would return. */
 static uint32_t intern(parser *P, const char *s, uint32_t n)
 {
-    uint64_t key = rvp_name_key(s, n);
+    uint64_t key = rvp_src_key(s, n);
     struct sym_slot *e = &P->fast.scache[((key ^ n) * 0x9e3779b97f4a7c15ull) >> 60];
     if (e->sym1 && e->key == key && e->n == n && (n <= 8 || rvp_same(rv_sym_str(&P->f->syms, e->sym1 - 1), s, n)))
         return e->sym1 - 1;
+    rvp_other_name(P, s, n);
     uint32_t id = rv_sym_intern(&P->f->syms, s, n);
     *e = (struct sym_slot){key, n, id + 1};
     return id;
@@ -569,11 +570,9 @@ bool rvp_fast_line(parser *P)
     } else if (f->cur_block == RAVEL_NONE) {
         return false;
     } else if (L.kind == FL_EDIT) {
-        int id = ravel_edit(f, L.op, L.dst, L.src);
-        if (id < 0) return false; /* parse_func.c reports it */
+        if (f->cur_inst != RAVEL_NONE) return false; /* (ravel_edit would fail; parse_func.c reports it) */
         P->ninsts++;
-        f->insts.data[id].line = t.line;
-        f->insts.data[id].col = t.col;
+        rvp_put_edit(P, L.op, L.dst, L.src, t.line, t.col);
     } else {
         if (!defs_ok(P, L.it, L.ndefs)) return false;
         P->ninsts++;

@@ -48,6 +48,20 @@ void rvp_put_inst(parser *P, ravel_opcode op, uint32_t name, uint32_t line, uint
     f->blocks.data[f->cur_block].ninsts++;
 }
 
+/* ravel_edit (op spill, reload or move; no instruction open; dst and src
+ * valid locations). */
+void rvp_put_edit(parser *P, ravel_opcode op, ravel_loc dst, ravel_loc src, uint32_t line, uint32_t col)
+{
+    ravel_func *f = P->f;
+    rvp_put_inst(P, op, RAVEL_NONE, line, col);
+    rv_inst *in = &f->insts.data[f->cur_inst];
+    in->u.edit.dst = dst;
+    in->u.edit.src = src;
+    f->cur_inst = RAVEL_NONE;
+    note_slot(f, dst);
+    note_slot(f, src);
+}
+
 /* ravel_inst_def / ravel_inst_use of the open instruction. */
 void rvp_put_operand(parser *P, bool def, const opnd *o)
 {
@@ -356,61 +370,6 @@ static bool parse_attrs(parser *P)
     return true;
 }
 
-/* The labels' table (P->ltab), twice as large. */
-static void labels_grow(parser *P)
-{
-    uint32_t cap = P->lcap ? P->lcap * 2 : 64;
-    struct label_slot *t = rv_xcalloc(cap, sizeof *t);
-    for (uint32_t i = 0; i < P->lcap; i++) {
-        if (!P->ltab[i].b1) continue;
-        uint32_t k = rvp_key_hash(P->ltab[i].key, P->ltab[i].n);
-        while (t[k & (cap - 1)].b1) k++;
-        t[k & (cap - 1)] = P->ltab[i];
-    }
-    rv_free(P->ltab);
-    P->ltab = t;
-    P->lcap = cap;
-}
-
-/* Empties the labels' table for a new function (a table much larger than
- * the last function needed is dropped rather than cleared). */
-static void labels_reset(parser *P)
-{
-    if (P->lcap > 64 && P->nlabels * 8 < P->lcap) {
-        rv_free(P->ltab);
-        P->ltab = NULL;
-        P->lcap = 0;
-    } else if (P->nlabels) {
-        memset(P->ltab, 0, sizeof *P->ltab * P->lcap);
-    }
-    P->nlabels = 0;
-}
-
-/* The block a label names, created (ravel_block_new, its name interned)
- * on its first mention. */
-uint32_t rvp_block_ref(parser *P, const char *s, uint32_t n)
-{
-    ravel_func *f = P->f;
-    if (4 * (P->nlabels + 1) > 3 * P->lcap) labels_grow(P);
-    uint64_t key = rvp_name_key(s, n);
-    uint32_t mask = P->lcap - 1, i = rvp_key_hash(key, n) & mask;
-    for (struct label_slot *e; (e = &P->ltab[i])->b1; i = (i + 1) & mask) {
-        if (e->key != key || e->n != n) continue;
-        if (n <= 8) return e->b1 - 1; /* the key is the name (rvp_name_key) */
-        uint32_t sym = f->blocks.data[e->b1 - 1].name;
-        if (rvp_same(rv_sym_str(&f->syms, sym), s, n)) return e->b1 - 1;
-    }
-    rv_block blk;
-    memset(&blk, 0, sizeof blk);
-    blk.name = rv_sym_intern(&f->syms, s, n);
-    blk.first_param = f->u32.len;
-    uint32_t b = f->blocks.len;
-    rv_vec_push(f->blocks, blk);
-    P->ltab[i] = (struct label_slot){key, n, b + 1};
-    P->nlabels++;
-    return b;
-}
-
 /* LABEL [ '(' [ARG (',' ARG)*] ')' ] with ARG = vN[:CLASS[.ref]] */
 static bool parse_target(parser *P)
 {
@@ -575,7 +534,11 @@ static bool begin_op(parser *P, const token *first)
         if (name.k != T_IDENT) return rvp_unexpected(P, "the callee's name after call");
         rvp_next(P);
     }
-    uint32_t nm = op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL ? rv_sym_intern(&P->f->syms, name.s, name.n) : RAVEL_NONE;
+    uint32_t nm = RAVEL_NONE;
+    if (op == RAVEL_OP_OTHER || op == RAVEL_OP_CALL) {
+        rvp_other_name(P, name.s, name.n);
+        nm = rv_sym_intern(&P->f->syms, name.s, name.n);
+    }
     rvp_put_inst(P, op, nm, first->line, first->col);
     for (uint32_t i = 0; i < P->defs.len; i++) {
         const opnd *o = &P->defs.data[i];
@@ -701,6 +664,7 @@ static bool parse_label(parser *P)
     uint32_t b = rvp_block_ref(P, l.s, l.n);
     if (P->f->blocks.data[b].started) {
         /* give the following lines a (nameless) block to avoid cascades */
+        rvp_other_name(P, "b0", 2); /* (its name, bN, is looked up) */
         ravel_block_begin(P->f, ravel_block_new(P->f, NULL));
         return rvp_err(P, l.line, l.col, "block '%.*s' defined twice", (int)(l.n > 40 ? 40 : l.n), l.s);
     }
@@ -741,13 +705,39 @@ static void check_pending(parser *P)
     }
 }
 
-/* Room in f's arrays for the function whose text starts at p: its bytes
- * up to the next line `end` (or the input's end), at least 8 per
- * instruction line and about 2 operands per instruction, so that the
- * arrays are not grown a dozen times each (a hint: they still grow past
- * it; the memory stays linear in the text). */
-static void reserve_for_text(ravel_func *f, const char *p, const char *end)
+/* Room in f's arrays for the function whose text starts at p, so that
+ * they are not grown a dozen times each (a hint: they still grow past it;
+ * the memory stays linear in the text). After a function of fewer than
+ * 2^14 instructions in the same module: a quarter more than each of its
+ * arrays held, and at most one instruction per 8 bytes left (no scan: a
+ * module of many small functions is read without reading it twice).
+ * Else from the function's bytes up to the next line `end` (or the
+ * input's end), at least 8 per instruction line and about 2 operands per
+ * instruction. */
+static void reserve_like(ravel_func *f, const ravel_func *prev, size_t left)
 {
+    size_t cap = left / 8 + 8;
+#define RESERVE_LIKE(v) rv_vec_reserve(f->v, prev->v.len + prev->v.len / 4 < cap ? prev->v.len + prev->v.len / 4 : cap)
+    RESERVE_LIKE(insts);
+    RESERVE_LIKE(ops);
+    RESERVE_LIKE(vregs);
+    RESERVE_LIKE(u32);
+    RESERVE_LIKE(blocks);
+    RESERVE_LIKE(succs);
+    RESERVE_LIKE(imms);
+    RESERVE_LIKE(syms.strs);
+    RESERVE_LIKE(syms.lens);
+#undef RESERVE_LIKE
+    rv_map_reserve(&f->syms.index, f->syms.strs.cap - f->syms.strs.len);
+}
+
+static void reserve_for_text(parser *P, ravel_func *f, const char *p, const char *end)
+{
+    const ravel_func *prev = P->mod->funcs.len >= 2 ? P->mod->funcs.data[P->mod->funcs.len - 2] : NULL;
+    if (prev && prev->insts.len < (1u << 14)) {
+        reserve_like(f, prev, (size_t)(end - p));
+        return;
+    }
     const char *e = memmem(p, (size_t)(end - p), "\nend", 4); /* one scan, not one call per line */
     size_t bytes = (size_t)((e ? e : end) - p), n = bytes / 32;
     if (n > (1u << 20)) n = 1u << 20;
@@ -757,6 +747,12 @@ static void reserve_for_text(ravel_func *f, const char *p, const char *end)
     rv_vec_reserve(f->u32, n / 2);
     rv_vec_reserve(f->blocks, n / 8);
     rv_vec_reserve(f->succs, n / 8);
+    if (n >= 1024) { /* symbols: about one block name per 8 instructions (the map's growth
+                        rehashes, with a cache miss per symbol, on large functions) */
+        rv_vec_reserve(f->syms.strs, n / 8);
+        rv_vec_reserve(f->syms.lens, n / 8);
+        rv_map_reserve(&f->syms.index, (uint32_t)(n / 8));
+    }
 }
 
 /* func NAME NL: creates the function (also after an error, so that its
@@ -786,9 +782,10 @@ static ravel_func *func_header(parser *P)
     rv_vec_push(P->mod->funcs, f);
     f->line = fk.line, f->col = fk.col;
     f->file = P->mod->filename, f->src = P->mod->src, f->srclen = P->mod->srclen;
-    reserve_for_text(f, P->lx.p, P->lx.end);
+    reserve_for_text(P, f, P->lx.p, P->lx.end);
     P->f = f;
-    labels_reset(P);
+    rvp_labels_reset(P);
+    rvp_other_name(P, rv_func_name(f), (uint32_t)strlen(rv_func_name(f)));
     memset(P->fast.scache, 0, sizeof P->fast.scache);
     P->pend.len = 0;
     P->param_mark.len = 0;
@@ -842,6 +839,7 @@ bool rvp_parse_func(parser *P)
         if (!ok && !done) rvp_skip_line(P);
     }
     if (f->layout.len == 0 && P->nerr == nerr0) rvp_err(P, fk.line, fk.col, "func '%s' has no blocks", rv_func_name(f));
+    rvp_syms_flush(P);
     check_pending(P);
     vcache_flush(P);
     ravel_func_finish(f);

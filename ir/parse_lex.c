@@ -300,6 +300,9 @@ bool rvp_bad_num_name(struct parser *P, const token *t, int rc, const char *what
  * addressing table of symbol id + 1 (0: empty) with a hash cheaper than the
  * symbol table's (rvp_name_key), as names are short; a class name, when
  * there are at most 8 classes, through their list. */
+/* The names table's hash: one multiply (its keys are short names). */
+static inline uint32_t name_hash(uint64_t key, uint32_t n) { return (uint32_t)(((key ^ n) * 0x9e3779b97f4a7c15ull) >> 32); }
+
 void rvp_machine_names(parser *P)
 {
     const rv_symtab *t = &P->m->names;
@@ -310,7 +313,7 @@ void rvp_machine_names(parser *P)
     for (uint32_t id = 0; id < t->strs.len; id++) {
         uint32_t n = t->lens.data[id];
         uint64_t key = rvp_name_key(t->strs.data[id], n);
-        uint32_t i = rvp_key_hash(key, n) & P->nmask;
+        uint32_t i = name_hash(key, n) & P->nmask;
         while (P->ntab[i].sym1) i = (i + 1) & P->nmask;
         P->ntab[i] = (struct name_slot){key, t->strs.data[id], n, id + 1};
     }
@@ -322,20 +325,31 @@ void rvp_machine_names(parser *P)
     P->ncls = P->m->classes.len <= 8 ? P->m->classes.len : 0;
 }
 
-static uint32_t find_name(const parser *P, const char *s, uint32_t n)
+/* The name with key `key` in P->ntab (the machine is read). */
+static uint32_t find_key(const parser *P, const char *s, uint32_t n, uint64_t key)
 {
-    if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
-    uint64_t key = rvp_name_key(s, n);
-    for (uint32_t i = rvp_key_hash(key, n) & P->nmask; P->ntab[i].sym1; i = (i + 1) & P->nmask) {
+    for (uint32_t i = name_hash(key, n) & P->nmask; P->ntab[i].sym1; i = (i + 1) & P->nmask) {
         const struct name_slot *e = &P->ntab[i];
         if (rvp_name_eq(s, n, key, e->s, e->n, e->key)) return e->sym1 - 1;
     }
     return RAVEL_NONE;
 }
 
+static uint32_t find_name(const parser *P, const char *s, uint32_t n)
+{
+    if (!P->ntab) return rv_sym_find(&P->m->names, s, n); /* the machine is being read */
+    return find_key(P, s, n, rvp_name_key(s, n));
+}
+
 int rvp_find_reg(const parser *P, const char *s, uint32_t n)
 {
     uint32_t sym = find_name(P, s, n);
+    return sym == RAVEL_NONE ? -1 : P->m->name_reg.data[sym];
+}
+
+int rvp_find_reg_src(const parser *P, const char *s, uint32_t n)
+{
+    uint32_t sym = find_key(P, s, n, rvp_src_key(s, n));
     return sym == RAVEL_NONE ? -1 : P->m->name_reg.data[sym];
 }
 

@@ -306,7 +306,7 @@ static uint32_t map_slot(const rv_map *m, uint64_t key)
 {
     uint32_t mask = m->cap - 1;
     uint32_t i = (uint32_t)rv_hash64(key) & mask;
-    while (m->keys[i] != RV_MAP_EMPTY && m->keys[i] != key) i = (i + 1) & mask;
+    while (m->slots[i].key != RV_MAP_EMPTY && m->slots[i].key != key) i = (i + 1) & mask;
     return i;
 }
 
@@ -314,22 +314,20 @@ uint32_t rv_map_get(const rv_map *m, uint64_t key, uint32_t dflt)
 {
     if (!m->cap || key == RV_MAP_EMPTY) return dflt;
     uint32_t i = map_slot(m, key);
-    return m->keys[i] == key ? m->vals[i] : dflt;
+    return m->slots[i].key == key ? m->slots[i].val : dflt;
 }
 
 static void map_rehash(rv_map *m, uint32_t ncap)
 {
-    rv_map n = {rv_xmalloc(sizeof(uint64_t) * ncap), rv_xmalloc(sizeof(uint32_t) * ncap), ncap, 0};
-    memset(n.keys, 0xff, sizeof(uint64_t) * ncap);
+    rv_map n = {rv_xmalloc(sizeof(rv_map_slot) * ncap), ncap, 0};
+    memset(n.slots, 0xff, sizeof(rv_map_slot) * ncap); /* every key RV_MAP_EMPTY */
     for (uint32_t i = 0; i < m->cap; i++)
-        if (m->keys[i] != RV_MAP_EMPTY) {
-            uint32_t j = map_slot(&n, m->keys[i]);
-            n.keys[j] = m->keys[i];
-            n.vals[j] = m->vals[i];
+        if (m->slots[i].key != RV_MAP_EMPTY) {
+            uint32_t j = map_slot(&n, m->slots[i].key);
+            n.slots[j] = m->slots[i];
             n.len++;
         }
-    rv_free(m->keys);
-    rv_free(m->vals);
+    rv_free(m->slots);
     *m = n;
 }
 
@@ -338,11 +336,11 @@ void rv_map_put(rv_map *m, uint64_t key, uint32_t val)
     if (key == RV_MAP_EMPTY) rv_oom(); /* reserved key; callers never use it */
     if ((m->len + 1) * 4 >= m->cap * 3) map_rehash(m, m->cap ? m->cap * 2 : 64);
     uint32_t i = map_slot(m, key);
-    if (m->keys[i] != key) {
-        m->keys[i] = key;
+    if (m->slots[i].key != key) {
+        m->slots[i].key = key;
         m->len++;
     }
-    m->vals[i] = val;
+    m->slots[i].val = val;
 }
 
 void rv_map_reserve(rv_map *m, uint32_t n)
@@ -355,8 +353,7 @@ void rv_map_reserve(rv_map *m, uint32_t n)
 
 void rv_map_free(rv_map *m)
 {
-    rv_free(m->keys);
-    rv_free(m->vals);
+    rv_free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -383,17 +380,52 @@ uint32_t rv_sym_intern(rv_symtab *t, const char *s, size_t n)
     for (uint64_t k = 0;; k++) {
         uint64_t key = (h + k) & (UINT64_MAX >> 1);
         uint32_t i = map_slot(m, key);
-        if (m->keys[i] == RV_MAP_EMPTY) {
+        if (m->slots[i].key == RV_MAP_EMPTY) {
             uint32_t id = t->strs.len;
             rv_vec_push(t->strs, rv_arena_strndup(&t->arena, s, n));
             rv_vec_push(t->lens, (uint32_t)n);
-            m->keys[i] = key;
-            m->vals[i] = id;
+            m->slots[i].key = key;
+            m->slots[i].val = id;
             m->len++;
             return id;
         }
-        uint32_t id = m->vals[i];
+        uint32_t id = m->slots[i].val;
         if (t->lens.data[id] == n && memcmp(t->strs.data[id], s, n) == 0) return id;
+    }
+}
+
+uint32_t rv_sym_push(rv_symtab *t, const char *s, size_t n)
+{
+    uint32_t id = t->strs.len;
+    rv_vec_push(t->strs, rv_arena_strndup(&t->arena, s, n));
+    rv_vec_push(t->lens, (uint32_t)n);
+    return id;
+}
+
+/* The keys of rv_sym_intern; each symbol's first slot is prefetched a few
+ * symbols ahead, so that the cache misses of a large map overlap. */
+void rv_sym_index_from(rv_symtab *t, uint32_t from)
+{
+    enum { AHEAD = 8 };
+    if (from >= t->strs.len) return;
+    rv_map *m = &t->index;
+    rv_map_reserve(m, t->strs.len - from);
+    for (uint32_t id = from; id < t->strs.len; id++) {
+        if (id + AHEAD < t->strs.len) {
+            uint64_t ha = rv_hash_bytes(t->strs.data[id + AHEAD], t->lens.data[id + AHEAD]) >> 1;
+            __builtin_prefetch(&m->slots[rv_hash64(ha) & (m->cap - 1)]);
+        }
+        uint64_t h = rv_hash_bytes(t->strs.data[id], t->lens.data[id]) >> 1;
+        for (uint64_t k = 0;; k++) {
+            uint32_t i = map_slot(m, (h + k) & (UINT64_MAX >> 1));
+            if (m->slots[i].key == RV_MAP_EMPTY) {
+                m->slots[i].key = (h + k) & (UINT64_MAX >> 1);
+                m->slots[i].val = id;
+                m->len++;
+                break;
+            }
+            if (m->slots[i].val == id) break; /* entered already (by rv_sym_intern) */
+        }
     }
 }
 

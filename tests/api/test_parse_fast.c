@@ -1,6 +1,7 @@
 /*
- * test_parse_fast.c - the reader's fast path (ir/parse_fast.c) against the
- * reader without it (rv_module_parse_slow): every text is read both ways,
+ * test_parse_fast.c - the reader's fast paths (ir/parse_fast.c, and the
+ * dense label tables of ir/parse_func.c) against the reader without them
+ * (rv_module_parse_slow): every text is read both ways,
  * and the two must give the same diagnostics (byte for byte: FILE:LINE:COL,
  * message, caret) and, when the text reads, the same module: the printed
  * module and a dump of every array of every function (vreg ids and
@@ -36,7 +37,9 @@ static void dump_func(FILE *o, const ravel_func *f)
 {
     fprintf(o, "func sym %u line %u col %u end %u nslots %u next %u vmap %d cur %u %u err %s\n", f->name, f->line, f->col,
             f->end_line, f->nslots, f->next_num, f->vmap_built, f->cur_block, f->cur_inst, f->err ? f->err : "-");
-    for (uint32_t i = 0; i < f->syms.strs.len; i++) fprintf(o, "sym %u %.*s\n", i, (int)f->syms.lens.data[i], f->syms.strs.data[i]);
+    for (uint32_t i = 0; i < f->syms.strs.len; i++) /* each found by its name (the map complete) */
+        fprintf(o, "sym %u %.*s found %u\n", i, (int)f->syms.lens.data[i], f->syms.strs.data[i],
+                rv_sym_find(&f->syms, f->syms.strs.data[i], f->syms.lens.data[i]));
     for (uint32_t i = 0; i < f->vregs.len; i++) {
         const rv_vreg *v = &f->vregs.data[i];
         fprintf(o, "vreg %u v%u cls %u ref %d has %d\n", i, v->num, v->cls, v->ref, v->has_class);
@@ -131,7 +134,8 @@ static const char *const words[] = {
     "s0", "s01", "v4294967295", "v99999999999", "s99999999999", "0x", "0xffffffffffffffff", "0x7fffffffffffffff",
     "123456789012345678", "1234567890123456789", "-9223372036854775808", "65535", "65536", "reuse(0)", "reuse(65536)",
     "fixed(r0)", "fixed(zz)", "@s1", "@r0", "@zz", ":int", ":float", ":zz", "b0", "b1(v1)", "()", "b0:", "add", "const",
-    "gcpoll", "out", "v1:int = ", "r0 = spill r1", "s1 = reload s2",
+    "gcpoll", "out", "v1:int = ", "r0 = spill r1", "s1 = reload s2", "b01", "b00", "bb1", "b1x", "abcde1", "L9",
+    "b4294967296", "b16777216", "b99999",
 };
 #define NWORDS (sizeof words / sizeof *words)
 
@@ -263,6 +267,26 @@ static void generated(uint64_t nseeds, int nmut)
     }
 }
 
+/* Functions whose mnemonics, callees or own name spell their labels (the
+ * reader enters labels' names into the symbol map late; a name spelled
+ * twice must still be one symbol), and their mutants. */
+static void names_like_labels(int nmut)
+{
+    static const char *const texts[] = {
+        "machine\n  class int r0..r3\nend\nfunc f\nb0:\n  v1:int = b1\n  v2:int = call b2 v1\n  jump b1\n"
+        "b1:\n  call b3 v1\n  jump b2\nb2:\n  v3:int = b2 v2\n  ret v3\nb3:\n  ret\nend\n",
+        "machine\n  class int r0..r3\nend\nfunc b1\nb0:\n  v1:int = args\n  jump b1\nb1:\n  v2:int = h7 v1\n"
+        "  br v2, h7, b2\nh7:\n  ret v2\nb2:\n  call b0\n  ret v1\nend\nfunc h7\nh7:\n  v1:int = b1\n  jump b1\n"
+        "b1:\n  ret v1\nend\n",
+        "machine\n  class int r0..r3\nend\nfunc f\nb0:\n  jump b1\nb1:\n  jump b0\nb1:\n  v1:int = b2\n  ret\n"
+        "b2:\n  ret\nend\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        text t = {(char *)texts[i], strlen(texts[i])};
+        compare_with_mutants(&t, "a function whose names spell its labels", nmut * 10, 77 + i);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -278,6 +302,7 @@ int main(int argc, char **argv)
         walk(path, nmut);
     }
     long nfiles = ncompared;
+    names_like_labels(nmut);
     generated(nseeds, nmut);
     printf("%ld texts read both ways (%ld from the repository's .ra files and their mutants), %ld of them read; %ld differ\n",
            ncompared, nfiles, nread, fails);
