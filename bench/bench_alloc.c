@@ -26,27 +26,13 @@
 #include "allocator/alloc.h"
 #include "fuzz/gen.h"
 
+#include "bench/bench_util.h"
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define MAX_ALLOCS 16
-
-/* CPU time of this process: the build machine is shared, and wall-clock
- * time there measures the neighbours as much as the allocator. */
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static uint32_t count_insts(const ravel_func *f) { return f->insts.len; }
 
@@ -104,9 +90,9 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
             for (r = 0; r < runs && r < 64; r++) {
                 rv_alloc_opts ao = {1, false, NULL};
                 char *err = NULL;
-                double t0 = now_sec();
+                double t0 = bench_cpu_sec();
                 ravel_func *g = rv_allocators[a].run(f, &ao, &err);
-                t[r] = now_sec() - t0;
+                t[r] = bench_cpu_sec() - t0;
                 failed |= g == NULL;
                 ravel_func_free(g);
                 free(err);
@@ -116,9 +102,8 @@ static void bench_time(int runs, uint32_t max_size, bool safepoints, uint32_t wi
                     break;
                 }
             }
-            qsort(t, (size_t)r, sizeof *t, cmp_double);
             if (failed) printf(" %12s", "failed");
-            else printf(" %12.1f", tt->ns[row][a] = t[r / 2] * 1e9 / (n ? n : 1));
+            else printf(" %12.1f", tt->ns[row][a] = bench_median(t, (size_t)r) * 1e9 / (n ? n : 1));
             fflush(stdout);
         }
         printf("\n");
@@ -274,7 +259,7 @@ static void bench_funcs(uint32_t count, const char *only)
     for (uint32_t a = 0; a < nallocs(); a++) {
         if (only && strcmp(only, rv_allocators[a].name) != 0) continue;
         uint32_t failed = 0;
-        double t0 = now_sec();
+        double t0 = bench_cpu_sec();
         for (uint32_t k = 0; k < count; k++) {
             rv_alloc_opts ao = {k, false, NULL};
             char *err = NULL;
@@ -283,7 +268,7 @@ static void bench_funcs(uint32_t count, const char *only)
             ravel_func_free(g);
             free(err);
         }
-        double t = now_sec() - t0;
+        double t = bench_cpu_sec() - t0;
         printf("%-10s %8.2f us/function %8.1f ns/inst (CPU)%s\n", rv_allocators[a].name, t * 1e6 / (count ? count : 1),
                t * 1e9 / (double)(ninsts ? ninsts : 1), failed ? " (some failed)" : "");
     }

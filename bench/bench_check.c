@@ -32,31 +32,13 @@
 #include "checker/ck.h"
 #include "fuzz/gen.h"
 
+#include "bench/bench_util.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #define MAX_ALLOCS 16
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return t[n / 2];
-}
 
 /* Median allocation time of allocator a on f; *out receives one result. */
 static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func **out)
@@ -67,9 +49,9 @@ static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func *
     for (r = 0; r < runs && r < 64; r++) {
         rv_alloc_opts ao = {1, false, NULL};
         char *err = NULL;
-        double t0 = now_sec();
+        double t0 = bench_cpu_sec();
         ravel_func *g = rv_allocators[a].run(f, &ao, &err);
-        t[r] = now_sec() - t0;
+        t[r] = bench_cpu_sec() - t0;
         free(err);
         if (!g) return -1;
         if (*out) ravel_func_free(g);
@@ -79,7 +61,7 @@ static double time_alloc(uint32_t a, const ravel_func *f, int runs, ravel_func *
             break;
         }
     }
-    return median(t, r);
+    return bench_median(t, r);
 }
 
 static double time_check(ravel_checker *ck, const ravel_func *g, int runs, int *verdict, unsigned opts)
@@ -88,11 +70,11 @@ static double time_check(ravel_checker *ck, const ravel_func *g, int runs, int *
     double t[64];
     int r;
     for (r = 0; r < runs && r < 64; r++) {
-        double t0 = now_sec();
+        double t0 = bench_cpu_sec();
         *verdict = ravel_check(ck, g, NULL, NULL);
-        t[r] = now_sec() - t0;
+        t[r] = bench_cpu_sec() - t0;
     }
-    return median(t, r);
+    return bench_median(t, r);
 }
 
 static uint32_t count_slots(const ravel_func *g)
@@ -195,9 +177,9 @@ static int bench_small(int runs, uint32_t min, uint32_t max)
             mods[k] = rv_gen_from_seed(1000 * sizes[si] + k, &o);
             rv_alloc_opts ao = {1, false, NULL};
             char *err = NULL;
-            double t0 = now_sec();
+            double t0 = bench_cpu_sec();
             g[k] = fa->run(ravel_module_func(mods[k], 0), &ao, &err);
-            ta += now_sec() - t0;
+            ta += bench_cpu_sec() - t0;
             free(err);
             if (g[k]) ninst += g[k]->insts.len;
         }
@@ -205,11 +187,11 @@ static int bench_small(int runs, uint32_t min, uint32_t max)
         double tt[2];
         for (int pass = 0; pass < 2; pass++) {
             ravel_checker_set_options(ck, pass ? RAVEL_CHECK_NO_VALIDATE : 0);
-            double t0 = now_sec();
+            double t0 = bench_cpu_sec();
             for (uint32_t r = 0; r < reps; r++)
                 for (uint32_t k = 0; k < SMALL_NFUNC; k++)
                     if (g[k] && ravel_check(ck, g[k], NULL, NULL) != RAVEL_OK) bad++;
-            tt[pass] = (now_sec() - t0) / reps;
+            tt[pass] = (bench_cpu_sec() - t0) / reps;
         }
         double per = tt[0] / SMALL_NFUNC;
         printf("%6u %9.0f %10.2f %10.1f %10.2f %10.2f %10.0f %8.3f\n", sizes[si], (double)ninst / SMALL_NFUNC, per * 1e6,

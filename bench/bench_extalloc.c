@@ -25,6 +25,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/extalloc.h"
 
+#include "bench/bench_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +59,6 @@ static int in_process(void *user, const ravel_func *f, uint64_t seed, ravel_func
 {
     (void)seed;
     return ravel_allocate(user, f, 0, out, err);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Microseconds per function of R rounds over the functions with a (wall
@@ -195,8 +184,8 @@ int main(int argc, char **argv)
     if (!bad) {
         printf("bench_extalloc: %s, %u functions of %.0f instructions on average, %u round%s, median of %u run%s\n",
                alloc, k, (double)insts / k, rounds, rounds == 1 ? "" : "s", runs, runs == 1 ? "" : "s");
-        double din = median(tin, runs), dfr = median(tfr, runs), dos = median(tos, runs), dd = median(dif, runs);
-        double ein = median(cin, runs), efr = median(cfr, runs), ed = median(cdif, runs);
+        double din = bench_median(tin, runs), dfr = bench_median(tfr, runs), dos = bench_median(tos, runs), dd = bench_median(dif, runs);
+        double ein = bench_median(cin, runs), efr = bench_median(cfr, runs), ed = bench_median(cdif, runs);
         printf("                      wall us/function   cpu us/function (ravel + server)\n");
         printf("  in-process %-8s %10.1f %17.1f\n", alloc, din, ein);
         printf("  frames server       %10.1f %17.1f\n", dfr, efr);

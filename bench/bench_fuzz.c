@@ -58,6 +58,7 @@
 #include "ravel_fuzz.h"
 #include "ir/rng.h"
 
+#include "bench/bench_util.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,15 +80,6 @@ typedef struct bench {
     const rv_allocator *allocs[16]; /* --allocs: the allocators the first byte picks among (nallocs 0: the table) */
     unsigned nallocs;
 } bench;
-
-/* CPU time of this (single-threaded) process: figures per core that hold on
- * a machine shared with other work. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Random input bytes: sizes spread over 16..4096 like a fuzzer's corpus. */
 static size_t random_input(uint64_t *s, uint8_t *buf, size_t cap)
@@ -143,13 +135,13 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
         tinsts[k] = ravel_module_func(m, 0)->insts.len;
         ravel_module_free(m);
     }
-    double t0 = now(), t;
+    double t0 = bench_cpu_sec(), t;
     do {
         for (int k = 0; k < 16 && (!b->count || n < b->count); k++, n++) {
             if (tg->campaign) {
-                double g0 = z->timing ? now() : 0;
+                double g0 = z->timing ? bench_cpu_sec() : 0;
                 ravel_module *m = rv_gen_from_seed(rv_rng_next(&s), &b->gen);
-                if (z->timing) z->phase_nanos[RV_PH_GENERATE] += (uint64_t)((now() - g0) * 1e9);
+                if (z->timing) z->phase_nanos[RV_PH_GENERATE] += (uint64_t)((bench_cpu_sec() - g0) * 1e9);
                 const ravel_func *f = ravel_module_func(m, 0);
                 *insts += f->insts.len;
                 *bugs += rv_fuzz_alloc(z, f, &rv_allocators[tg->alloc], s, 0) == RV_FUZZ_BUG;
@@ -170,18 +162,12 @@ static double run_once(const bench *b, rv_fuzz *z, const target *tg, uint64_t se
                 else *bugs += rv_fuzz_bytes(z, tg->t, tg->alloc, buf, len) == RV_FUZZ_BUG;
             }
         }
-        t = now();
+        t = bench_cpu_sec();
     } while (b->count ? n < b->count : t - t0 < b->seconds);
     free(buf);
     for (unsigned j = 0; j < NTEXTS; j++) free(text[j]);
     *execs += n;
     return n / (t - t0);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Fraction of b->ninputs random inputs whose generated function fails validation. */
@@ -233,8 +219,7 @@ static void bench_target(const bench *b, rv_fuzz *z, const target *tg)
     uint64_t insts = 0, execs = 0, bugs = 0;
     unsigned runs = b->runs < 64 ? b->runs : 64;
     for (unsigned r = 0; r < runs; r++) rate[r] = run_once(b, z, tg, 1000 + r, &insts, &execs, &bugs);
-    qsort(rate, runs, sizeof *rate, cmp_double);
-    double med = runs % 2 ? rate[runs / 2] : (rate[runs / 2 - 1] + rate[runs / 2]) / 2;
+    double med = bench_median(rate, runs);
     bool per_func = tg->campaign || tg->t == RV_FT_PARSE;
     char insts_col[32] = "-", phases[128];
     if (per_func) snprintf(insts_col, sizeof insts_col, "%.0f", (double)insts / execs);

@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork */
 #include "ir/ir.h"
 
+#include "bench/bench_util.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,19 +114,6 @@ static char *gen_text(uint64_t target, size_t *len, uint64_t *ninsts)
     return b.p;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One parse (and optionally validation) of the text, repeated `reps` times
  * (the modules are freed after the clock stops); returns seconds per
  * parse, or -1 on error. */
@@ -134,7 +122,7 @@ static double run_once(const char *text, size_t len, bool validate, int reps)
     ravel_diags *d = ravel_diags_new();
     ravel_module **m = rv_xcalloc((size_t)reps, sizeof *m);
     int rc = RAVEL_OK;
-    double t0 = now();
+    double t0 = bench_cpu_sec();
     for (int r = 0; r < reps && rc == RAVEL_OK; r++) {
         m[r] = ravel_module_parse(text, len, "bench.ra", d);
         rc = m[r] ? RAVEL_OK : RAVEL_EINVAL;
@@ -142,7 +130,7 @@ static double run_once(const char *text, size_t len, bool validate, int reps)
             for (size_t i = 0; i < ravel_module_nfuncs(m[r]) && rc == RAVEL_OK; i++)
                 rc = ravel_validate(ravel_module_func(m[r], i), RAVEL_VALIDATE_SSA, d);
     }
-    double t = (now() - t0) / reps;
+    double t = (bench_cpu_sec() - t0) / reps;
     if (rc != RAVEL_OK) ravel_diags_print(stderr, d);
     for (int r = 0; r < reps; r++) ravel_module_free(m[r]);
     rv_free(m);
@@ -163,8 +151,7 @@ static double median_time(const char *text, size_t len, bool validate, int runs)
             free(t);
             return -1;
         }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
-    double m = t[runs / 2];
+    double m = bench_median(t, (size_t)runs);
     free(t);
     return m;
 }

@@ -19,16 +19,10 @@
 #include "fuzz/gen.h"
 #include "ir/validate.h"
 
+#include "bench/bench_util.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct funcs {
     ravel_module **mods;
@@ -49,28 +43,21 @@ static size_t pass(const funcs *fs, bool careful)
     return bad;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median microseconds per validation over runs of at least `seconds`. */
 static double measure(const funcs *fs, bool careful, unsigned runs, double seconds, size_t *bad)
 {
     double *us = calloc(runs ? runs : 1, sizeof *us);
     for (unsigned r = 0; r < runs; r++) {
-        double t0 = now(), t;
+        double t0 = bench_cpu_sec(), t;
         size_t n = 0;
         do {
             *bad += pass(fs, careful);
             n += fs->n;
-            t = now();
+            t = bench_cpu_sec();
         } while (t - t0 < seconds);
         us[r] = (t - t0) * 1e6 / (double)n;
     }
-    qsort(us, runs, sizeof *us, cmp_double);
-    double med = runs ? us[runs / 2] : 0;
+    double med = bench_median(us, runs);
     free(us);
     return med;
 }

@@ -19,17 +19,11 @@
 #include "fuzz/gen_src.h"
 #include "ir/rng.h"
 
+#include "bench/bench_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 typedef struct run {
     uint64_t funcs, insts;
@@ -49,11 +43,11 @@ static run measure(const rv_gen_opts *o, uint64_t count, uint64_t seed, bool byt
             n = 16 + rv_rng_next(&s) % (CAP - 16);
             for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)rv_rng_next(&s);
         }
-        double t0 = cpu_now();
+        double t0 = bench_cpu_sec();
         ravel_module *m = bytes ? rv_gen_from_bytes(buf, n, o) : rv_gen_from_seed(seed + k, o);
         r.insts += ravel_module_func(m, 0)->insts.len;
         ravel_module_free(m);
-        r.secs += cpu_now() - t0;
+        r.secs += bench_cpu_sec() - t0;
         r.funcs++;
     }
     free(buf);

@@ -12,6 +12,7 @@
 #include "reduce/reduce.h"
 #include "tests/test.h"
 
+#include "bench/bench_util.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -530,18 +531,6 @@ TEST(not_interesting)
 
 /* ---- figures: RAVEL_REDUCE_MEASURE=N runs N more seeds per case ------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
-}
-
 /* One case of class k on seed; false if it does not apply (no such bug). */
 static bool measure_one(int k, uint64_t seed, rv_reduce_stats *st)
 {
@@ -587,10 +576,10 @@ static void measure(unsigned n)
             t[m] = all_t[na] = st.seconds;
             m++, na++;
         }
-        printf("%-18s %2zu cases: median ratio %.4f, median time %.2f s\n", names[k], m, median(r, m), median(t, m));
+        printf("%-18s %2zu cases: median ratio %.4f, median time %.2f s\n", names[k], m, bench_median(r, m), bench_median(t, m));
     }
-    printf("%-18s %2zu cases: median ratio %.4f, median time %.2f s\n", "all", na, median(all_r, na),
-           median(all_t, na));
+    printf("%-18s %2zu cases: median ratio %.4f, median time %.2f s\n", "all", na, bench_median(all_r, na),
+           bench_median(all_t, na));
 }
 
 int main(void)
