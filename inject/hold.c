@@ -97,10 +97,11 @@ static void fill_unk(uint32_t *out, size_t n)
 }
 
 /* The row of instruction i (the cursor before it): a location whose token
- * is that of the row before (prev, its tokens in tok; none when prev is
- * NULL) and that held no set holds what it held there (prev copied
- * whole, then the other cells). tok: the tokens now, on return (now:
- * scratch); multi: per location, a set. */
+ * is that of an earlier row of the cursor's walk through the block (prev,
+ * its tokens in tok; none when prev is NULL) and that held no set holds
+ * what it held there (equal tokens, equal contents: prev copied whole,
+ * then the other cells). tok: the tokens now, on return (now: scratch);
+ * multi: per location, a set. */
 static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now, bool *multi)
 {
     uint32_t nl = nlocs(h);
@@ -121,6 +122,7 @@ void inj_hold_table(inj_hold *h, uint32_t *out)
     const ravel_func *f = h->f;
     uint32_t nl = nlocs(h);
     h->tab = out;
+    h->tok_row = RAVEL_NONE; /* (no row of out taken yet) */
     h->done = rv_xcalloc(f->insts.len + 1, sizeof *h->done);
     h->blk = rv_xcalloc(f->insts.len + 1, sizeof *h->blk);
     h->tok = rv_xmalloc(sizeof *h->tok * (2 * nl + 1));
@@ -154,9 +156,10 @@ const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
         fill_unk(row, nl);
         return row;
     }
-    /* the row before, from the tokens where they are those of i - 1 */
-    bool delta = h->tok_row != RAVEL_NONE && h->tok_row + 1 == i && i > h->f->blocks.data[b].first_inst;
-    take_row(h, i, row, delta ? row - nl : NULL, h->tok, h->tok + nl, h->multi);
+    /* from the last row the cursor's walk through b took (tok_row < i: a
+     * seek forgets it), where the tokens are its; h->plain: every row whole */
+    const uint32_t *prev = h->tok_row != RAVEL_NONE && !h->plain ? h->tab + (size_t)h->tok_row * nl : NULL;
+    take_row(h, i, row, prev, h->tok, h->tok + nl, h->multi);
     h->tok_row = i;
     return row;
 }

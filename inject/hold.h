@@ -61,7 +61,7 @@ typedef struct inj_hold {
     bool *multi;      /* per location: it held a set at row tok_row */
     uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
     bool steady_plain; /* tests: the steady states' rounds run every block, recording (inj_hold_build_steady) */
-    bool plain; /* tests: every cell read from its members (no shortcut by its token: held_tok) */
+    bool plain; /* tests: every cell read from its members (no shortcut by its token: held_tok; every row whole) */
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false

@@ -188,14 +188,16 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
 
 /* The table filled lazily (inj_hold_prepare, inj_hold_row), its rows asked
  * for in an order drawn from seed (backwards, skipping, again), equals tab,
- * the one built in order. */
-static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, uint64_t seed, hstats *st)
+ * the one built in order; plain: every row whole, every cell read from
+ * its members (inj_hold.plain: no row taken from an earlier one). */
+static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, uint64_t seed, bool plain, hstats *st)
 {
     uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
     uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
     memset(lazy, 0x3c, sizeof *lazy * ((size_t)n * nl + 1)); /* (a row not written whole differs from tab's) */
     inj_hold h;
     inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
+    h.plain = plain;
     inj_hold_table(&h, lazy);
     for (uint32_t t = 0; n && t < 2 * n; t++) {
         uint32_t i = t % 3 ? (uint32_t)rv_rng_below(&seed, n) : t / 2 % n;
@@ -242,7 +244,8 @@ static void check_func(const ravel_func *f, hstats *st)
         st->funcs++;
         inj_hold_build(&h, tab);
         check_must(f, tab, nregs, nslots, st);
-        check_lazy(f, &cfg, tab, st->funcs, st);
+        check_lazy(f, &cfg, tab, st->funcs, false, st);
+        check_lazy(f, &cfg, tab, st->funcs * 31u, true, st);
         bool ok = inj_hold_build_steady(&h, std);
         if (ok) check_steady(f, std, nregs, nslots, st);
         check_rounds(f, &cfg, std, ok, st);
