@@ -137,6 +137,16 @@ void inj_rewrite_smap(inj *c, uint32_t i, uint32_t drop, uint32_t add);
 /* The steady table (hold.h: inj_hold_build_steady) into c->steady, made
  * once per function; false if it could not be made. */
 bool inj_steady(inj *c);
+/* The vregs live after each instruction of f (an allocated function; cfg
+ * its CFG) into out (insts.len rows of lw words, zeroed): block liveness
+ * (live.c skips edits, so the allocated function gives that of its
+ * unallocated form), then each block bottom up by the one per-instruction
+ * step of analysis.h (rv_live_step_back; edits stepped over), the set
+ * before each step recorded: a block's last row from the set, each row
+ * above it a copy of the row below with the bits that step may have
+ * changed (its operands' and jump arguments' vregs); plain: every row
+ * from the set (tests compare). */
+void inj_live_build(const ravel_func *f, const rv_cfg *cfg, bool plain, uint64_t *out, uint32_t lw);
 /* The sites of call-clobber (refs false) and ref-in-reg (values.c). */
 void inj_keep_across_sites(inj *c, bool refs);
 

@@ -63,16 +63,31 @@ bool rv_inject_expected(rv_inject_kind k, const char *kind)
 
 /* ---- the context and its analyses -------------------------------------- */
 
-/* Vregs live after each instruction: block liveness (live.c skips edits,
- * so the allocated function gives that of its unallocated form), then
- * each block bottom up by the one per-instruction step of analysis.h
- * (rv_live_step_back; edits stepped over), the set before each step
- * recorded. */
-static void build_live(inj_an *an)
+/* The bits of row (the vregs live after the instruction before in) that
+ * rv_live_step_back(in) may have changed, its operands' and its jump
+ * arguments' vregs, made those of live (the set after that step). */
+static void live_sync(const ravel_func *f, const rv_inst *in, const rv_sset *live, uint64_t *row)
 {
-    const ravel_func *f = an->of;
+    const rv_operand *ops = rv_ops_of(f, in);
+    for (uint32_t k = 0; k < (uint32_t)in->ndefs + in->nuses; k++) {
+        uint32_t v = ops[k].vreg;
+        if (rv_sset_has(live, v)) rv_bs_set(row, v);
+        else rv_bs_clear(row, v);
+    }
+    for (uint32_t s = 0; s < rv_inst_nsuccs(in); s++) {
+        const rv_succ *sc = &rv_inst_succs(f, in)[s];
+        const uint32_t *args = rv_args_of(f, sc);
+        for (uint32_t k = 0; k < sc->nargs; k++) {
+            if (rv_sset_has(live, args[k])) rv_bs_set(row, args[k]);
+            else rv_bs_clear(row, args[k]);
+        }
+    }
+}
+
+void inj_live_build(const ravel_func *f, const rv_cfg *cfg, bool plain, uint64_t *out, uint32_t lw)
+{
     rv_liveness lv;
-    rv_liveness_build(&lv, f, &an->cfg);
+    rv_liveness_build(&lv, f, cfg);
     uint32_t nv = f->vregs.len;
     uint32_t *dense = rv_xmalloc(sizeof *dense * (nv + 1)), *pos = rv_xmalloc(sizeof *pos * (nv + 1));
     rv_sset live = {dense, pos, 0};
@@ -82,7 +97,14 @@ static void build_live(inj_an *an)
         for (uint32_t v = 0; v < nv; v++)
             if (rv_bs_test(lv.out + (size_t)b * lv.nwords, v)) rv_sset_add(&live, v);
         for (uint32_t i = bb->first_inst + bb->ninsts; i-- > bb->first_inst;) {
-            for (uint32_t k = 0; k < live.n; k++) rv_bs_set(an->live + (size_t)i * an->lw, live.dense[k]);
+            uint64_t *row = out + (size_t)i * lw;
+            const rv_inst *below = i + 1 < bb->first_inst + bb->ninsts ? &f->insts.data[i + 1] : NULL;
+            if (below && !plain) {
+                memcpy(row, row + lw, sizeof *row * lw);
+                if (!rv_is_edit(below)) live_sync(f, below, &live, row);
+            } else {
+                for (uint32_t k = 0; k < live.n; k++) rv_bs_set(row, live.dense[k]);
+            }
             if (!rv_is_edit(&f->insts.data[i])) rv_live_step_back(f, &f->insts.data[i], &live, NULL);
         }
     }
@@ -141,7 +163,7 @@ static void an_analyses(inj_an *an, bool hold)
         an->lw = rv_bs_words(f->vregs.len);
         if (!nlocs || !ninsts || (uint64_t)ninsts * nlocs > MAX_CELLS || (uint64_t)ninsts * an->lw > MAX_CELLS) return;
         an->live = rv_xcalloc((size_t)ninsts * an->lw + 1, sizeof *an->live);
-        build_live(an);
+        inj_live_build(f, &an->cfg, an->plain, an->live, an->lw);
         an->ok = true;
     }
     if (!an->ok || !hold || an->hh) return;

@@ -26,6 +26,7 @@
 #include "fuzz/anycfg.h"
 #include "fuzz/gen.h"
 #include "inject/hold.h"
+#include "inject/inj.h"
 #include "inject/inject.h"
 #include "tests/support/support.h"
 #include "tests/test.h"
@@ -33,7 +34,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, unreached, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, unreached, live_rows, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -232,10 +233,28 @@ static void check_rounds(const ravel_func *f, const rv_cfg *cfg, const uint32_t 
     free(plain);
 }
 
+/* Injection's live-after table (inj_live_build), each row a copy of the
+ * row below with the bits its step may change, equals the plain one, each
+ * row from the set. */
+static void check_live(const ravel_func *f, const rv_cfg *cfg, hstats *st)
+{
+    uint32_t lw = rv_bs_words(f->vregs.len), n = f->insts.len;
+    uint64_t *fast = calloc((size_t)n * lw + 1, sizeof *fast), *plain = calloc((size_t)n * lw + 1, sizeof *plain);
+    inj_live_build(f, cfg, false, fast, lw);
+    inj_live_build(f, cfg, true, plain, lw);
+    for (uint32_t i = 0; i < n; i++) {
+        if (memcmp(fast + (size_t)i * lw, plain + (size_t)i * lw, sizeof *fast * lw) != 0) bad(st, "a live-after row differs from the plain one", i, 0, 0);
+        st->live_rows++;
+    }
+    free(fast);
+    free(plain);
+}
+
 static void check_func(const ravel_func *f, hstats *st)
 {
     rv_cfg cfg;
     rv_cfg_build(&cfg, f);
+    check_live(f, &cfg, st);
     uint32_t nregs = f->mach->regs.len, nslots = f->nslots, nl = nregs + nslots;
     uint32_t *tab = malloc(sizeof *tab * ((size_t)f->insts.len * nl + 1)), *std = malloc(sizeof *std * ((size_t)f->insts.len * nl + 1));
     memset(tab, 0x5a, sizeof *tab * ((size_t)f->insts.len * nl + 1)); /* (every row is written whole: check_must, check_lazy) */
@@ -293,6 +312,7 @@ TEST(against_the_reference)
     CHECK(st.stale > 0);
     CHECK(st.rules > 0);
     CHECK(st.rounds_compared * 2 > st.funcs); /* (the steady rounds compared with the plain iteration's) */
+    CHECK(st.live_rows > st.funcs * 10); /* (the live-after tables compared with the plain ones) */
 }
 
 /* The same on arbitrary CFGs (fuzz/anycfg.h: irreducible cycles, blocks
@@ -320,6 +340,7 @@ TEST(arbitrary_cfgs)
     CHECK_EQ_INT(st.bad, 0);
     CHECK(st.funcs > 20 * nseeds);
     CHECK(st.unreached > 0); /* (unreached rows are tested) */
+    CHECK(st.live_rows > st.funcs * 5); /* (the live-after tables compared with the plain ones) */
 }
 
 /* cases/stale-loop.ra: its injection reads a stale copy the steady table has. */
