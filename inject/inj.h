@@ -33,6 +33,7 @@
 typedef struct inj_site {
     uint32_t i, a, b, c; /* instruction and kind-specific values */
 } inj_site;
+typedef RV_VEC(inj_site) inj_sites;
 
 /* The analyses of one function (inject.c), built as the kinds ask for
  * them and kept by an rv_injector while the function is unchanged: they
@@ -51,6 +52,7 @@ typedef struct inj_an {
     uint32_t *hold;       /* before each instruction: nlocs cells, rows filled on demand (hh) */
     inj_hold *hh;         /* the hold analysis (the reference's states) */
     uint32_t *steady;     /* the same in the second and later iterations of loops */
+    inj_sites pref, other; /* the calls' site lists, kept for their room (inj.pref, inj.other) */
 } inj_an;
 
 typedef struct inj {
@@ -66,7 +68,7 @@ typedef struct inj {
     uint64_t *live;   /* after each instruction: lw words (an's) */
     rv_cfg cfg;       /* of the allocated function (an's, a shallow copy) */
     bool ok;          /* the analyses the kind reads were built */
-    RV_VEC(inj_site) pref, other; /* the sites found, preferred first */
+    inj_sites pref, other; /* the sites found, preferred first (an's room, lent for the call) */
 } inj;
 
 /* ---- the kinds' functions (kinds.def) ---- */
@@ -118,7 +120,12 @@ bool inj_free_use(const inj *c, uint32_t i, uint32_t k);
 
 /* ---- sites ---- */
 static inline uint32_t below(inj *c, uint32_t n) { return n ? rv_rng_below(&c->rng, n) : 0; }
-void inj_add_site(inj *c, bool pref, uint32_t i, uint32_t a, uint32_t b, uint32_t d);
+static inline void inj_add_site(inj *c, bool pref, uint32_t i, uint32_t a, uint32_t b, uint32_t d)
+{
+    inj_site s = {i, a, b, d};
+    if (pref) rv_vec_push(c->pref, s);
+    else rv_vec_push(c->other, s);
+}
 static inline size_t inj_nsites(const inj *c) { return (size_t)c->pref.len + c->other.len; }
 
 /* ---- descriptions ---- */

@@ -126,8 +126,10 @@ static void an_clear(inj_an *an)
     ravel_func_free(an->of);
     ravel_checker *ck = an->ck;
     bool plain = an->plain;
+    inj_sites pref = an->pref, other = an->other;
     memset(an, 0, sizeof *an);
     an->ck = ck, an->plain = plain;
+    an->pref = pref, an->other = other; /* (room only: each call empties them) */
 }
 
 /* The analyses are of f: kept if the function analysed equals f, else
@@ -203,6 +205,8 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, inj
     c->ninsts = f->insts.len;
     c->nblocks = f->layout.len;
     c->an = an;
+    c->pref = an->pref, c->other = an->other; /* (an's room) */
+    c->pref.len = c->other.len = 0;
     an_base(an);
     c->cfg = an->cfg, c->blk = an->blk;
     if (!analyses) return;
@@ -211,10 +215,10 @@ static void inj_init(inj *c, ravel_func *f, rv_inject_kind k, uint64_t seed, inj
     c->hold = hold ? an->hold : NULL;
 }
 
+/* The site lists go back to an, for the next call's sites. */
 static void inj_free(inj *c)
 {
-    rv_vec_free(c->pref);
-    rv_vec_free(c->other);
+    c->an->pref = c->pref, c->an->other = c->other;
 }
 
 /* ---- what the kinds share (inj.h) --------------------------------------- */
@@ -244,12 +248,6 @@ bool inj_free_use(const inj *c, uint32_t i, uint32_t k)
     return (o->kind == RAVEL_C_REG || o->kind == RAVEL_C_ANY) && !inj_is_reuse_target(c, i, k);
 }
 
-void inj_add_site(inj *c, bool pref, uint32_t i, uint32_t a, uint32_t b, uint32_t d)
-{
-    inj_site s = {i, a, b, d};
-    if (pref) rv_vec_push(c->pref, s);
-    else rv_vec_push(c->other, s);
-}
 
 void inj_where(const inj *c, uint32_t i, char *buf, size_t n)
 {
@@ -332,6 +330,8 @@ void rv_injector_free(rv_injector *ij)
     if (!ij) return;
     an_clear(&ij->an);
     if (ij->an.ck) ravel_checker_free(ij->an.ck);
+    rv_vec_free(ij->an.pref);
+    rv_vec_free(ij->an.other);
     rv_free(ij);
 }
 
