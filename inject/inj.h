@@ -152,7 +152,7 @@ bool inj_steady(inj *c);
  * before each step recorded: a block's last row from the set, each row
  * above it a copy of the row below with the bits that step may have
  * changed (its operands' and jump arguments' vregs); plain: every row
- * from the set (tests compare). */
+ * from the set, the live-out set read vreg by vreg (tests compare). */
 void inj_live_build(const ravel_func *f, const rv_cfg *cfg, bool plain, uint64_t *out, uint32_t lw);
 /* The sites of call-clobber (refs false) and ref-in-reg (values.c). */
 void inj_keep_across_sites(inj *c, bool refs);

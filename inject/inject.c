@@ -94,7 +94,12 @@ void inj_live_build(const ravel_func *f, const rv_cfg *cfg, bool plain, uint64_t
     for (uint32_t b = 0; b < f->layout.len && b < lv.nblocks; b++) {
         const rv_block *bb = &f->blocks.data[b];
         live.n = 0;
-        for (uint32_t v = 0; v < nv; v++)
+        for (uint32_t w = 0; w < lv.nwords && !plain; w++) /* (the live-out set, word by word) */
+            for (uint64_t bits = lv.out[(size_t)b * lv.nwords + w]; bits; bits &= bits - 1) {
+                uint32_t v = w * 64 + (uint32_t)__builtin_ctzll(bits);
+                if (v < nv) rv_sset_add(&live, v);
+            }
+        for (uint32_t v = 0; v < nv && plain; v++) /* (plain: vreg by vreg) */
             if (rv_bs_test(lv.out + (size_t)b * lv.nwords, v)) rv_sset_add(&live, v);
         for (uint32_t i = bb->first_inst + bb->ninsts; i-- > bb->first_inst;) {
             uint64_t *row = out + (size_t)i * lw;
