@@ -52,7 +52,7 @@ void inj_hold_free(inj_hold *h)
     rv_free(h->done);
     rv_free(h->blk);
     rv_free(h->tok);
-    rv_free(h->multi);
+    rv_free(h->mlist);
     memset(h, 0, sizeof *h);
 }
 
@@ -96,24 +96,50 @@ static void fill_unk(uint32_t *out, size_t n)
     for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
 }
 
+/* Cell x of row i (the cursor before it), from its token t; true if the
+ * location held a set (its cell then depends on what is live at i). */
+static bool take_cell(const inj_hold *h, uint32_t i, uint32_t x, uint32_t t, uint32_t *row)
+{
+    bool multi = false;
+    row[x] = t == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(h, t, x, i, &multi); /* (unknown: no members to read) */
+    return multi;
+}
+
+/* Locations x and x + 1 have the same tokens in a and b. */
+static bool same2(const uint32_t *a, const uint32_t *b, uint32_t x)
+{
+    uint64_t p, q;
+    memcpy(&p, a + x, sizeof p), memcpy(&q, b + x, sizeof q);
+    return p == q;
+}
+
 /* The row of instruction i (the cursor before it): a location whose token
  * is that of an earlier row of the cursor's walk through the block (prev,
  * its tokens in tok; none when prev is NULL) and that held no set holds
  * what it held there (equal tokens, equal contents: prev copied whole,
- * then the other cells). tok: the tokens now, on return (now: scratch);
- * multi: per location, a set. */
-static void take_row(const inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now, bool *multi)
+ * then the other cells: those whose token changed, found two by two, and
+ * those of h->mlist, the sets of prev). tok: the tokens now, on return
+ * (now: scratch); h->mlist: the sets now. */
+static void take_row(inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now)
 {
-    uint32_t nl = nlocs(h);
+    uint32_t nl = nlocs(h), nm = 0;
     ck_ref_loc_tokens(h->ck, now, nl);
-    if (prev) memcpy(row, prev, sizeof *row * nl);
-    for (uint32_t x = 0; x < nl; x++) {
-        uint32_t t = now[x];
-        if (prev && t == tok[x] && !multi[x]) continue; /* (row[x] is prev[x]) */
-        if (t == CK_TOKEN_UNKNOWN) /* (nothing known: no members to read) */
-            row[x] = INJ_H_UNK, multi[x] = false;
-        else row[x] = held_tok(h, t, x, i, &multi[x]);
+    if (!prev) {
+        for (uint32_t x = 0; x < nl; x++)
+            if (take_cell(h, i, x, now[x], row)) h->mlist[nm++] = x;
+    } else {
+        memcpy(row, prev, sizeof *row * nl);
+        for (uint32_t k = 0; k < h->nmulti; k++) { /* (a set whose token stayed: what is live may not have) */
+            uint32_t x = h->mlist[k];
+            if (now[x] == tok[x] && take_cell(h, i, x, now[x], row)) h->mlist[nm++] = x;
+        }
+        for (uint32_t x = 0; x < nl; x += 2) {
+            if (x + 1 < nl && same2(now, tok, x)) continue;
+            for (uint32_t y = x; y < x + 2 && y < nl; y++)
+                if (now[y] != tok[y] && take_cell(h, i, y, now[y], row)) h->mlist[nm++] = y;
+        }
     }
+    h->nmulti = nm;
     memcpy(tok, now, sizeof *tok * nl);
 }
 
@@ -126,7 +152,8 @@ void inj_hold_table(inj_hold *h, uint32_t *out)
     h->done = rv_xcalloc(f->insts.len + 1, sizeof *h->done);
     h->blk = rv_xcalloc(f->insts.len + 1, sizeof *h->blk);
     h->tok = rv_xmalloc(sizeof *h->tok * (2 * nl + 1));
-    h->multi = rv_xcalloc(nl + 1, sizeof *h->multi);
+    h->mlist = rv_xmalloc(sizeof *h->mlist * (nl + 1));
+    h->nmulti = 0;
     for (uint32_t b = 0; b < f->layout.len; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) h->blk[f->blocks.data[b].first_inst + i] = b;
     /* (out is not filled here: each row is written whole when asked for) */
@@ -159,7 +186,7 @@ const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
     /* from the last row the cursor's walk through b took (tok_row < i: a
      * seek forgets it), where the tokens are its; h->plain: every row whole */
     const uint32_t *prev = h->tok_row != RAVEL_NONE && !h->plain ? h->tab + (size_t)h->tok_row * nl : NULL;
-    take_row(h, i, row, prev, h->tok, h->tok + nl, h->multi);
+    take_row(h, i, row, prev, h->tok, h->tok + nl);
     h->tok_row = i;
     return row;
 }
@@ -173,7 +200,7 @@ static void fill_rows(inj_hold *h)
 void inj_hold_build(inj_hold *h, uint32_t *out)
 {
     if (h->tab != out) {
-        rv_free(h->done), rv_free(h->blk), rv_free(h->tok), rv_free(h->multi);
+        rv_free(h->done), rv_free(h->blk), rv_free(h->tok), rv_free(h->mlist);
         inj_hold_table(h, out);
     }
     fill_rows(h);
