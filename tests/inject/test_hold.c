@@ -191,7 +191,7 @@ static void check_steady(const ravel_func *f, const uint32_t *tab, uint32_t nreg
  * for in an order drawn from seed (backwards, skipping, again), equals tab,
  * the one built in order; plain: every row whole, every cell read from
  * its members (inj_hold.plain: no row taken from an earlier one). */
-static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, uint64_t seed, bool plain, hstats *st)
+static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, const uint64_t *live, uint64_t seed, bool plain, hstats *st)
 {
     uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
     uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
@@ -199,6 +199,7 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
     inj_hold h;
     inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
     h.plain = plain;
+    h.live = live, h.lw = rv_bs_words(f->vregs.len);
     inj_hold_table(&h, lazy);
     for (uint32_t t = 0; n && t < 2 * n; t++) {
         uint32_t i = t % 3 ? (uint32_t)rv_rng_below(&seed, n) : t / 2 % n;
@@ -213,12 +214,13 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
 /* The steady table std (ok: it was made), of rounds that run only the
  * blocks whose entry may have changed, equals the plain iteration's, whose
  * rounds run every block (inj_hold.steady_plain). */
-static void check_rounds(const ravel_func *f, const rv_cfg *cfg, const uint32_t *std, bool ok, hstats *st)
+static void check_rounds(const ravel_func *f, const rv_cfg *cfg, const uint64_t *live, const uint32_t *std, bool ok, hstats *st)
 {
     uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
     uint32_t *tab = malloc(sizeof *tab * ((size_t)n * nl + 1)), *plain = malloc(sizeof *plain * ((size_t)n * nl + 1));
     inj_hold h;
     if (inj_hold_init(&h, f, cfg, nregs, f->nslots)) {
+        h.live = live, h.lw = rv_bs_words(f->vregs.len);
         inj_hold_build(&h, tab);
         h.steady_plain = true;
         bool pok = inj_hold_build_steady(&h, plain);
@@ -236,7 +238,7 @@ static void check_rounds(const ravel_func *f, const rv_cfg *cfg, const uint32_t 
 /* Injection's live-after table (inj_live_build), each row a copy of the
  * row below with the bits its step may change, equals the plain one, each
  * row from the set. */
-static void check_live(const ravel_func *f, const rv_cfg *cfg, hstats *st)
+static uint64_t *check_live(const ravel_func *f, const rv_cfg *cfg, hstats *st)
 {
     uint32_t lw = rv_bs_words(f->vregs.len), n = f->insts.len;
     uint64_t *fast = calloc((size_t)n * lw + 1, sizeof *fast), *plain = calloc((size_t)n * lw + 1, sizeof *plain);
@@ -246,32 +248,34 @@ static void check_live(const ravel_func *f, const rv_cfg *cfg, hstats *st)
         if (memcmp(fast + (size_t)i * lw, plain + (size_t)i * lw, sizeof *fast * lw) != 0) bad(st, "a live-after row differs from the plain one", i, 0, 0);
         st->live_rows++;
     }
-    free(fast);
     free(plain);
+    return fast; /* (the tables below show of a set a member live there, as injection's) */
 }
 
 static void check_func(const ravel_func *f, hstats *st)
 {
     rv_cfg cfg;
     rv_cfg_build(&cfg, f);
-    check_live(f, &cfg, st);
+    uint64_t *live = check_live(f, &cfg, st);
     uint32_t nregs = f->mach->regs.len, nslots = f->nslots, nl = nregs + nslots;
     uint32_t *tab = malloc(sizeof *tab * ((size_t)f->insts.len * nl + 1)), *std = malloc(sizeof *std * ((size_t)f->insts.len * nl + 1));
     memset(tab, 0x5a, sizeof *tab * ((size_t)f->insts.len * nl + 1)); /* (every row is written whole: check_must, check_lazy) */
     inj_hold h;
     if (inj_hold_init(&h, f, &cfg, nregs, nslots)) {
         st->funcs++;
+        h.live = live, h.lw = rv_bs_words(f->vregs.len);
         inj_hold_build(&h, tab);
         check_must(f, tab, nregs, nslots, st);
-        check_lazy(f, &cfg, tab, st->funcs, false, st);
-        check_lazy(f, &cfg, tab, st->funcs * 31u, true, st);
+        check_lazy(f, &cfg, tab, live, st->funcs, false, st);
+        check_lazy(f, &cfg, tab, live, st->funcs * 31u, true, st);
         bool ok = inj_hold_build_steady(&h, std);
         if (ok) check_steady(f, std, nregs, nslots, st);
-        check_rounds(f, &cfg, std, ok, st);
+        check_rounds(f, &cfg, live, std, ok, st);
     }
     inj_hold_free(&h);
     free(tab);
     free(std);
+    free(live);
     rv_cfg_free(&cfg);
 }
 
