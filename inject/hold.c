@@ -53,6 +53,7 @@ void inj_hold_free(inj_hold *h)
     rv_free(h->blk);
     rv_free(h->tok);
     rv_free(h->mlist);
+    rv_free(h->mtop);
     memset(h, 0, sizeof *h);
 }
 
@@ -69,12 +70,13 @@ static bool live_before(const inj_hold *h, uint32_t i, uint32_t v)
 
 /* What location x holds at the cursor (before instruction i), as one
  * vreg: of a set, its greatest member live there (h->live), else its
- * greatest; INJ_H_UNK if none. *multi: it was a set. */
-static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, bool *multi)
+ * greatest; INJ_H_UNK if none. *top: of a set, its greatest member
+ * (INJ_H_UNK: no set). */
+static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, uint32_t *top)
 {
     const uint32_t *m;
     uint32_t n = ck_ref_loc_vregs(h->ck, loc_at(h, x), &m);
-    *multi = n > 1;
+    *top = n > 1 ? m[n - 1] : INJ_H_UNK;
     for (uint32_t k = n; k-- > 0 && n > 1 && h->live;)
         if (live_before(h, i, m[k])) return m[k];
     return n ? m[n - 1] : INJ_H_UNK;
@@ -83,11 +85,11 @@ static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, bool *multi)
 /* The same from location x's token (not CK_TOKEN_UNKNOWN): a token that
  * is one vreg or none answers without reading the members (h->plain:
  * always read, tests compare). */
-static uint32_t held_tok(const inj_hold *h, uint32_t tok, uint32_t x, uint32_t i, bool *multi)
+static uint32_t held_tok(const inj_hold *h, uint32_t tok, uint32_t x, uint32_t i, uint32_t *top)
 {
     uint32_t one = h->plain ? CK_TOKEN_SET : ck_ref_token_single(h->ck, tok);
-    if (one == CK_TOKEN_SET) return held(h, x, i, multi);
-    *multi = false;
+    if (one == CK_TOKEN_SET) return held(h, x, i, top);
+    *top = INJ_H_UNK;
     return one == CK_TOKEN_UNKNOWN ? INJ_H_UNK : one;
 }
 
@@ -96,13 +98,22 @@ static void fill_unk(uint32_t *out, size_t n)
     for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
 }
 
-/* Cell x of row i (the cursor before it), from its token t; true if the
- * location held a set (its cell then depends on what is live at i). */
-static bool take_cell(const inj_hold *h, uint32_t i, uint32_t x, uint32_t t, uint32_t *row)
+/* Cell x of row i (the cursor before it), from its token t; of a set (its
+ * cell then depends on what is live at i), its greatest member, else
+ * INJ_H_UNK. */
+static uint32_t take_cell(const inj_hold *h, uint32_t i, uint32_t x, uint32_t t, uint32_t *row)
 {
-    bool multi = false;
-    row[x] = t == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(h, t, x, i, &multi); /* (unknown: no members to read) */
-    return multi;
+    uint32_t top = INJ_H_UNK;
+    row[x] = t == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(h, t, x, i, &top); /* (unknown: no members to read) */
+    return top;
+}
+
+/* Appends location x, a set whose greatest member is top, to h->mlist at nm. */
+static void mark_set(inj_hold *h, uint32_t *nm, uint32_t x, uint32_t top)
+{
+    if (top == INJ_H_UNK) return;
+    h->mlist[*nm] = x, h->mtop[*nm] = top;
+    ++*nm;
 }
 
 /* Locations x and x + 1 have the same tokens in a and b. */
@@ -118,25 +129,28 @@ static bool same2(const uint32_t *a, const uint32_t *b, uint32_t x)
  * its tokens in tok; none when prev is NULL) and that held no set holds
  * what it held there (equal tokens, equal contents: prev copied whole,
  * then the other cells: those whose token changed, found two by two, and
- * those of h->mlist, the sets of prev). tok: the tokens now, on return
- * (now: scratch); h->mlist: the sets now. */
+ * those of h->mlist, the sets of prev, which hold their greatest member,
+ * h->mtop, where it is live). tok: the tokens now, on return (now:
+ * scratch); h->mlist: the sets now. */
 static void take_row(inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now)
 {
     uint32_t nl = nlocs(h), nm = 0;
     ck_ref_loc_tokens(h->ck, now, nl);
     if (!prev) {
-        for (uint32_t x = 0; x < nl; x++)
-            if (take_cell(h, i, x, now[x], row)) h->mlist[nm++] = x;
+        for (uint32_t x = 0; x < nl; x++) mark_set(h, &nm, x, take_cell(h, i, x, now[x], row));
     } else {
         memcpy(row, prev, sizeof *row * nl);
         for (uint32_t k = 0; k < h->nmulti; k++) { /* (a set whose token stayed: what is live may not have) */
-            uint32_t x = h->mlist[k];
-            if (now[x] == tok[x] && take_cell(h, i, x, now[x], row)) h->mlist[nm++] = x;
+            uint32_t x = h->mlist[k], top = h->mtop[k];
+            if (now[x] != tok[x]) continue;
+            if (!h->live || live_before(h, i, top)) row[x] = top; /* (its greatest member, live: no members to read) */
+            else top = take_cell(h, i, x, now[x], row);
+            mark_set(h, &nm, x, top);
         }
         for (uint32_t x = 0; x < nl; x += 2) {
             if (x + 1 < nl && same2(now, tok, x)) continue;
             for (uint32_t y = x; y < x + 2 && y < nl; y++)
-                if (now[y] != tok[y] && take_cell(h, i, y, now[y], row)) h->mlist[nm++] = y;
+                if (now[y] != tok[y]) mark_set(h, &nm, y, take_cell(h, i, y, now[y], row));
         }
     }
     h->nmulti = nm;
@@ -153,6 +167,7 @@ void inj_hold_table(inj_hold *h, uint32_t *out)
     h->blk = rv_xcalloc(f->insts.len + 1, sizeof *h->blk);
     h->tok = rv_xmalloc(sizeof *h->tok * (2 * nl + 1));
     h->mlist = rv_xmalloc(sizeof *h->mlist * (nl + 1));
+    h->mtop = rv_xmalloc(sizeof *h->mtop * (nl + 1));
     h->nmulti = 0;
     for (uint32_t b = 0; b < f->layout.len; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) h->blk[f->blocks.data[b].first_inst + i] = b;
@@ -200,7 +215,7 @@ static void fill_rows(inj_hold *h)
 void inj_hold_build(inj_hold *h, uint32_t *out)
 {
     if (h->tab != out) {
-        rv_free(h->done), rv_free(h->blk), rv_free(h->tok), rv_free(h->mlist);
+        rv_free(h->done), rv_free(h->blk), rv_free(h->tok), rv_free(h->mlist), rv_free(h->mtop);
         inj_hold_table(h, out);
     }
     fill_rows(h);
@@ -368,9 +383,9 @@ static void step(stale_run *r, uint32_t i)
  * its mark. */
 static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
 {
-    bool multi;
+    uint32_t top;
     uint32_t tok = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
-    uint32_t v = tok == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(r->h, tok, x, i, &multi);
+    uint32_t v = tok == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(r->h, tok, x, i, &top);
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
 }
 

@@ -58,7 +58,7 @@ typedef struct inj_hold {
     uint32_t *blk;    /* instruction -> block */
     uint32_t at, atb; /* the cursor is before instruction at of block atb (RAVEL_NONE: nowhere known) */
     uint32_t *tok;    /* the tokens at row tok_row, then scratch (2 x nlocs) */
-    uint32_t *mlist, nmulti; /* the locations that held a set at row tok_row */
+    uint32_t *mlist, *mtop, nmulti; /* the locations that held a set at row tok_row, and its greatest member */
     uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
     bool steady_plain; /* tests: the steady states' rounds run every block, recording (inj_hold_build_steady) */
     bool plain; /* tests: every cell read from its members (no shortcut by its token: held_tok; every row whole) */
