@@ -221,16 +221,23 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
     return true;
 }
 
+uint32_t ck_ref_token_vregs(ravel_checker *ck, uint32_t token, const uint32_t **vregs)
+{
+    ck_ref *r = ck->ref;
+    if (!r || token >= CK_V_UNKNOWN) return 0;
+    if ((token & CK_V_SETBIT) && (token & ~CK_V_SETBIT) >= r->sets.recs.len) return 0; /* (no set of these states) */
+    /* (the sets are only added to until the next check resets them: also
+     * through ck_ref_steady, and after one that passed a limit) */
+    uint32_t n = ref_members(r, token, vregs, &r->view.one);
+    while (n && ck_is_token(ck, (*vregs)[n - 1])) n--; /* (tokens, =K, sort after every vreg) */
+    return n;
+}
+
 uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs)
 {
     ck_ref *r = ck->ref;
     uint32_t li = r && r->view.f ? rv_loc_index(ck->nregs, ck->nslots, l) : CK_NIL;
-    if (li == CK_NIL) return 0;
-    ck_val v = ref_loc(r, li);
-    if (v >= CK_V_UNKNOWN) return 0;
-    uint32_t n = ref_members(r, v, vregs, &r->view.one);
-    while (n && ck_is_token(ck, (*vregs)[n - 1])) n--; /* (tokens, =K, sort after every vreg) */
-    return n;
+    return li == CK_NIL ? 0 : ck_ref_token_vregs(ck, ref_loc(r, li), vregs);
 }
 
 uint32_t ck_ref_undef_vregs(ravel_checker *ck, const uint32_t **vregs)

@@ -194,7 +194,8 @@ static inline void ck_sem_step(ck_sem_one *t, const ck_sem_inst *in)
  * in-edges ignored; so a copy a latch leaves in L is seen after the next
  * iteration redefines its vreg (stale). The cursor then reads those
  * states, until the next check. Every fact of the first fixpoint holds in
- * them too (tests/checker/test_ref_view.c checks it, with the rest).
+ * them too (tests/checker/test_ref_view.c checks it, with the rest). The
+ * tokens read before it keep their members (ck_ref_token_vregs).
  *
  * CK_SEM_STATES_ONLY (an option of ravel_checker_set_options, with
  * RAVEL_CHECK_REFERENCE) asks for the states alone: the reference runs its
@@ -243,6 +244,17 @@ uint32_t ck_ref_loc_token(ravel_checker *ck, ravel_loc l);
  * one vreg, and this is a test on the number alone. */
 #define CK_TOKEN_SET 0xfffffffcu
 uint32_t ck_ref_token_single(const ravel_checker *ck, uint32_t token);
+/* A token below the function's number of vregs is that vreg alone
+ * (ck_ref_token_single gives it back), and one from CK_TOKEN_UNKNOWN up
+ * holds no vreg: a table of tokens can test those on the number, and
+ * call for the rest. */
+/* The vregs of a token read at any cursor of the last check's states (or
+ * of its steady states), as ck_ref_loc_vregs would have given them there,
+ * in *vregs (valid until the next call that reads vregs); a token stays
+ * readable while the cursor moves on, and through ck_ref_steady (also
+ * one that failed), until the next check. So a table
+ * can keep the tokens and read the members of the few it needs later. */
+uint32_t ck_ref_token_vregs(ravel_checker *ck, uint32_t token, const uint32_t **vregs);
 /* The tokens of the first n locations at the cursor, in location-index
  * order (rv_loc_index: registers, then slots), into out (CK_TOKEN_UNKNOWN
  * past those f has); how many f has of them. For a table of every
