@@ -277,7 +277,7 @@ void inj_stale_loop_sites(inj *c)
         if (c->cfg.rpo_index[b] == RAVEL_NONE || !c->cfg.loop_depth[b]) continue;
         for (uint32_t x = 0; x < c->nlocs; x++) {
             uint32_t h = c->steady[(size_t)i * c->nlocs + x];
-            if (!inj_h_stale(h) || c->hold[(size_t)i * c->nlocs + x] == (h & ~INJ_H_STALE)) continue;
+            if (!inj_h_stale(h) || inj_hold_cell(c->an->hh, i, x) == (h & ~INJ_H_STALE)) continue;
             stale_sites_at(c, i, rv_loc_at(c->nregs, x), h & ~INJ_H_STALE);
         }
     }

@@ -22,7 +22,7 @@ static bool is_ref(const ravel_func *f, uint32_t v) { return v < f->vregs.len &&
 
 void inj_hold_prepare(inj_hold *h, const ravel_func *f, const rv_cfg *cfg, uint32_t nregs, uint32_t nslots)
 {
-    *h = (inj_hold){.f = f, .cfg = cfg, .nregs = nregs, .nslots = nslots, .at = RAVEL_NONE, .tok_row = RAVEL_NONE};
+    *h = (inj_hold){.f = f, .cfg = cfg, .nregs = nregs, .nslots = nslots, .at = RAVEL_NONE};
 }
 
 /* The reference's run on h->f, once; h->ok. */
@@ -51,9 +51,6 @@ void inj_hold_free(inj_hold *h)
     if (h->ck && !h->ck_shared) ravel_checker_free(h->ck);
     rv_free(h->done);
     rv_free(h->blk);
-    rv_free(h->tok);
-    rv_free(h->mlist);
-    rv_free(h->mtop);
     memset(h, 0, sizeof *h);
 }
 
@@ -68,28 +65,33 @@ static bool live_before(const inj_hold *h, uint32_t i, uint32_t v)
     return false;
 }
 
-/* What location x holds at the cursor (before instruction i), as one
- * vreg: of a set, its greatest member live there (h->live), else its
- * greatest; INJ_H_UNK if none. *top: of a set, its greatest member
- * (INJ_H_UNK: no set). */
-static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i, uint32_t *top)
+/* Of the vregs m[0..n) (sorted) a location holds before instruction i,
+ * the one its cell shows: of a set, its greatest member live there
+ * (h->live), else its greatest; INJ_H_UNK if none. */
+static uint32_t shown(const inj_hold *h, uint32_t i, const uint32_t *m, uint32_t n)
 {
-    const uint32_t *m;
-    uint32_t n = ck_ref_loc_vregs(h->ck, loc_at(h, x), &m);
-    *top = n > 1 ? m[n - 1] : INJ_H_UNK;
     for (uint32_t k = n; k-- > 0 && n > 1 && h->live;)
         if (live_before(h, i, m[k])) return m[k];
     return n ? m[n - 1] : INJ_H_UNK;
 }
 
-/* The same from location x's token (not CK_TOKEN_UNKNOWN): a token that
- * is one vreg or none answers without reading the members (h->plain:
- * always read, tests compare). */
-static uint32_t held_tok(const inj_hold *h, uint32_t tok, uint32_t x, uint32_t i, uint32_t *top)
+/* What location x holds at the cursor (before instruction i), as one
+ * vreg (shown), read from its members. */
+static uint32_t held(const inj_hold *h, uint32_t x, uint32_t i)
 {
+    const uint32_t *m;
+    uint32_t n = ck_ref_loc_vregs(h->ck, loc_at(h, x), &m);
+    return shown(h, i, m, n);
+}
+
+/* The same from location x's token: a token that is one vreg or none
+ * answers without reading the members (h->plain: always read, tests
+ * compare). */
+static uint32_t held_tok(const inj_hold *h, uint32_t tok, uint32_t x, uint32_t i)
+{
+    if (tok == CK_TOKEN_UNKNOWN) return INJ_H_UNK; /* (no members to read) */
     uint32_t one = h->plain ? CK_TOKEN_SET : ck_ref_token_single(h->ck, tok);
-    if (one == CK_TOKEN_SET) return held(h, x, i, top);
-    *top = INJ_H_UNK;
+    if (one == CK_TOKEN_SET) return held(h, x, i);
     return one == CK_TOKEN_UNKNOWN ? INJ_H_UNK : one;
 }
 
@@ -98,77 +100,24 @@ static void fill_unk(uint32_t *out, size_t n)
     for (size_t k = 0; k < n; k++) out[k] = INJ_H_UNK;
 }
 
-/* Cell x of row i (the cursor before it), from its token t; of a set (its
- * cell then depends on what is live at i), its greatest member, else
- * INJ_H_UNK. */
-static uint32_t take_cell(const inj_hold *h, uint32_t i, uint32_t x, uint32_t t, uint32_t *row)
+/* (hold.h: inj_hold_cell, for the tokens it does not answer itself) */
+uint32_t inj_hold_cell_of(inj_hold *h, uint32_t i, uint32_t x)
 {
-    uint32_t top = INJ_H_UNK;
-    row[x] = t == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(h, t, x, i, &top); /* (unknown: no members to read) */
-    return top;
-}
-
-/* Appends location x, a set whose greatest member is top, to h->mlist at nm. */
-static void mark_set(inj_hold *h, uint32_t *nm, uint32_t x, uint32_t top)
-{
-    if (top == INJ_H_UNK) return;
-    h->mlist[*nm] = x, h->mtop[*nm] = top;
-    ++*nm;
-}
-
-/* Locations x and x + 1 have the same tokens in a and b. */
-static bool same2(const uint32_t *a, const uint32_t *b, uint32_t x)
-{
-    uint64_t p, q;
-    memcpy(&p, a + x, sizeof p), memcpy(&q, b + x, sizeof q);
-    return p == q;
-}
-
-/* The row of instruction i (the cursor before it): a location whose token
- * is that of an earlier row of the cursor's walk through the block (prev,
- * its tokens in tok; none when prev is NULL) and that held no set holds
- * what it held there (equal tokens, equal contents: prev copied whole,
- * then the other cells: those whose token changed, found two by two, and
- * those of h->mlist, the sets of prev, which hold their greatest member,
- * h->mtop, where it is live). tok: the tokens now, on return (now:
- * scratch); h->mlist: the sets now. */
-static void take_row(inj_hold *h, uint32_t i, uint32_t *row, const uint32_t *prev, uint32_t *tok, uint32_t *now)
-{
-    uint32_t nl = nlocs(h), nm = 0;
-    ck_ref_loc_tokens(h->ck, now, nl);
-    if (!prev) {
-        for (uint32_t x = 0; x < nl; x++) mark_set(h, &nm, x, take_cell(h, i, x, now[x], row));
-    } else {
-        memcpy(row, prev, sizeof *row * nl);
-        for (uint32_t k = 0; k < h->nmulti; k++) { /* (a set whose token stayed: what is live may not have) */
-            uint32_t x = h->mlist[k], top = h->mtop[k];
-            if (now[x] != tok[x]) continue;
-            if (!h->live || live_before(h, i, top)) row[x] = top; /* (its greatest member, live: no members to read) */
-            else top = take_cell(h, i, x, now[x], row);
-            mark_set(h, &nm, x, top);
-        }
-        for (uint32_t x = 0; x < nl; x += 2) {
-            if (x + 1 < nl && same2(now, tok, x)) continue;
-            for (uint32_t y = x; y < x + 2 && y < nl; y++)
-                if (now[y] != tok[y]) mark_set(h, &nm, y, take_cell(h, i, y, now[y], row));
-        }
-    }
-    h->nmulti = nm;
-    memcpy(tok, now, sizeof *tok * nl);
+    uint32_t *c = h->tab + (size_t)i * nlocs(h) + x, t = *c;
+    if (t < h->f->vregs.len || t == INJ_H_UNK) return t;
+    uint32_t one = ck_ref_token_single(h->ck, t);
+    if (one != CK_TOKEN_SET) return *c = one == CK_TOKEN_UNKNOWN ? INJ_H_UNK : one;
+    const uint32_t *m;
+    uint32_t n = ck_ref_token_vregs(h->ck, t, &m);
+    return *c = shown(h, i, m, n); /* (a vreg, or INJ_H_UNK: read again as the cell it is) */
 }
 
 void inj_hold_table(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
-    uint32_t nl = nlocs(h);
     h->tab = out;
-    h->tok_row = RAVEL_NONE; /* (no row of out taken yet) */
     h->done = rv_xcalloc(f->insts.len + 1, sizeof *h->done);
     h->blk = rv_xcalloc(f->insts.len + 1, sizeof *h->blk);
-    h->tok = rv_xmalloc(sizeof *h->tok * (2 * nl + 1));
-    h->mlist = rv_xmalloc(sizeof *h->mlist * (nl + 1));
-    h->mtop = rv_xmalloc(sizeof *h->mtop * (nl + 1));
-    h->nmulti = 0;
     for (uint32_t b = 0; b < f->layout.len; b++)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) h->blk[f->blocks.data[b].first_inst + i] = b;
     /* (out is not filled here: each row is written whole when asked for) */
@@ -182,27 +131,36 @@ static bool cursor_to(inj_hold *h, uint32_t i, uint32_t b)
         uint32_t first = h->f->blocks.data[b].first_inst;
         h->at = RAVEL_NONE;
         if (!ck_ref_seek(h->ck, h->f, first)) return false;
-        h->at = first, h->atb = b, h->tok_row = RAVEL_NONE;
+        h->at = first, h->atb = b;
     }
     for (; h->at < i; h->at++) ck_ref_step(h->ck, NULL, 0);
     return true;
 }
 
-const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
+void inj_hold_take(inj_hold *h, uint32_t i)
 {
     uint32_t nl = nlocs(h), *row = h->tab + (size_t)i * nl;
-    if (h->done[i]) return row;
-    h->done[i] = 1;
-    uint32_t b = h->blk[i];
-    if (!run_ref(h) || !cursor_to(h, i, b)) { /* (unreached, or no states: nothing known) */
+    h->done[i] = INJ_ROW_TOKENS;
+    if (!run_ref(h) || !cursor_to(h, i, h->blk[i])) { /* (unreached, or no states: nothing known) */
         fill_unk(row, nl);
-        return row;
+        h->done[i] = INJ_ROW_CELLS;
+        return;
     }
-    /* from the last row the cursor's walk through b took (tok_row < i: a
-     * seek forgets it), where the tokens are its; h->plain: every row whole */
-    const uint32_t *prev = h->tok_row != RAVEL_NONE && !h->plain ? h->tab + (size_t)h->tok_row * nl : NULL;
-    take_row(h, i, row, prev, h->tok, h->tok + nl);
-    h->tok_row = i;
+    ck_ref_loc_tokens(h->ck, row, nl);
+    if (!h->plain) return;
+    for (uint32_t x = 0; x < nl; x++) row[x] = held_tok(h, row[x], x, i); /* (plain: every cell at the cursor) */
+    h->done[i] = INJ_ROW_CELLS;
+}
+
+const uint32_t *inj_hold_row(inj_hold *h, uint32_t i)
+{
+    uint32_t nl = nlocs(h);
+    if (!h->done[i]) inj_hold_take(h, i);
+    uint32_t *row = h->tab + (size_t)i * nl;
+    if (h->done[i] == INJ_ROW_TOKENS) {
+        for (uint32_t x = 0; x < nl; x++) row[x] = inj_hold_cell(h, i, x);
+        h->done[i] = INJ_ROW_CELLS;
+    }
     return row;
 }
 
@@ -215,7 +173,7 @@ static void fill_rows(inj_hold *h)
 void inj_hold_build(inj_hold *h, uint32_t *out)
 {
     if (h->tab != out) {
-        rv_free(h->done), rv_free(h->blk), rv_free(h->tok), rv_free(h->mlist), rv_free(h->mtop);
+        rv_free(h->done), rv_free(h->blk);
         inj_hold_table(h, out);
     }
     fill_rows(h);
@@ -233,6 +191,7 @@ typedef struct stale_run {
     bool *edone;    /* per edge: carried once */
     bool *dirty;    /* per block: to run in the next round (an in-edge changed since it ran) */
     uint32_t *cur;  /* the walk's marks */
+    uint32_t *row;  /* the tokens at the cursor (the cells being recorded) */
     uint32_t *tok, *oldm, *oldn; /* before a step: per marked location its token and members (oldm: nl x MAX_STALE) */
     ck_stale st[MAX_STALE];
 } stale_run;
@@ -248,6 +207,7 @@ static void run_init(stale_run *r, inj_hold *h)
     r->dirty = rv_xmalloc(sizeof *r->dirty * (h->f->blocks.len + 1));
     memset(r->dirty, 1, sizeof *r->dirty * (h->f->blocks.len + 1)); /* (the first round runs them all) */
     r->cur = rv_xmalloc(sizeof *r->cur * (r->nl + 1));
+    r->row = rv_xmalloc(sizeof *r->row * (r->nl + 1));
     r->tok = rv_xmalloc(sizeof *r->tok * (r->nl + 1));
     r->oldn = rv_xmalloc(sizeof *r->oldn * (r->nl + 1));
     r->oldm = rv_xmalloc(sizeof *r->oldm * ((size_t)r->nl * MAX_STALE + 1));
@@ -260,6 +220,7 @@ static void run_free(stale_run *r)
     r->edone = NULL;
     rv_free(r->dirty);
     rv_free(r->cur);
+    rv_free(r->row);
     rv_free(r->tok);
     rv_free(r->oldn);
     rv_free(r->oldm);
@@ -379,14 +340,24 @@ static void step(stale_run *r, uint32_t i)
     }
 }
 
-/* The cell of location x at the cursor (before i): what it holds, else
+/* The cell of location x at the cursor (before i), whose token is t: what
+ * it holds (a token below the vreg count is that vreg; from
+ * CK_TOKEN_UNKNOWN up, none; h->plain: every one read by held_tok), else
  * its mark. */
-static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i)
+static uint32_t steady_cell(const stale_run *r, uint32_t x, uint32_t i, uint32_t t)
 {
-    uint32_t top;
-    uint32_t tok = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
-    uint32_t v = tok == CK_TOKEN_UNKNOWN ? INJ_H_UNK : held_tok(r->h, tok, x, i, &top);
+    uint32_t v = r->h->plain || (t >= r->h->f->vregs.len && t < CK_TOKEN_UNKNOWN) ? held_tok(r->h, t, x, i)
+                 : t < r->h->f->vregs.len                                           ? t
+                                                                                    : INJ_H_UNK;
     return v != INJ_H_UNK || r->cur[x] == INJ_H_UNK ? v : r->cur[x] | INJ_H_STALE;
+}
+
+/* The cells before instruction i (the cursor there) into out's row i. */
+static void record(stale_run *r, uint32_t i, uint32_t *out)
+{
+    uint32_t *o = out + (size_t)i * r->nl;
+    ck_ref_loc_tokens(r->h->ck, r->row, r->nl);
+    for (uint32_t x = 0; x < r->nl; x++) o[x] = steady_cell(r, x, i, r->row[x]);
 }
 
 /* What the edges out of b (the cursor at its end, marks in cur) carry:
@@ -426,7 +397,7 @@ static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
     const rv_block *bl = &f->blocks.data[b];
     if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
     for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
-        for (uint32_t x = 0; out && x < r->nl; x++) out[(size_t)i * r->nl + x] = steady_cell(r, x, i);
+        if (out) record(r, i, out);
         step(r, i);
     }
     return carry(r, b);
@@ -461,7 +432,8 @@ static bool rounds(stale_run *r, uint32_t *out, bool plain)
 bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
 {
     const ravel_func *f = h->f;
-    fill_rows(h); /* (the fixpoint's states end here) */
+    for (uint32_t i = 0; h->tab && i < f->insts.len; i++) /* (the fixpoint's states end here; tokens outlive them) */
+        if (!h->done[i]) inj_hold_take(h, i);
     h->at = RAVEL_NONE;
     fill_unk(out, (size_t)f->insts.len * nlocs(h));
     if (!run_ref(h) || !ck_ref_steady(h->ck, f)) return h->ok = false;

@@ -29,6 +29,7 @@
 #ifndef RAVEL_INJECT_HOLD_H
 #define RAVEL_INJECT_HOLD_H
 
+#include "checker/ck_sem.h"
 #include "ir/ir.h"
 
 #define INJ_H_UNK 0xffffffffu
@@ -52,16 +53,18 @@ typedef struct inj_hold {
      * each); of a set, a cell then shows the greatest member live there */
     const uint64_t *live;
     uint32_t lw;
-    /* the table filled row by row on demand (inj_hold_table) */
+    /* the table filled row by row on demand (inj_hold_table): a row is
+     * taken as the reference's tokens (ck_ref_loc_tokens), and a cell is
+     * made from its token when read (inj_hold_cell): a token below the
+     * vreg count is its cell already (that vreg alone, or a cell made),
+     * INJ_H_UNK too; the others (sets, unknown, constants) are made from
+     * the token's members (ck_ref_token_vregs) and written back */
     uint32_t *tab;
-    uint8_t *done;    /* per instruction: its row is in tab */
+    uint8_t *done;    /* per instruction: INJ_ROW_* */
     uint32_t *blk;    /* instruction -> block */
     uint32_t at, atb; /* the cursor is before instruction at of block atb (RAVEL_NONE: nowhere known) */
-    uint32_t *tok;    /* the tokens at row tok_row, then scratch (2 x nlocs) */
-    uint32_t *mlist, *mtop, nmulti; /* the locations that held a set at row tok_row, and its greatest member */
-    uint32_t tok_row; /* the row tok and multi describe (RAVEL_NONE: none) */
     bool steady_plain; /* tests: the steady states' rounds run every block, recording (inj_hold_build_steady) */
-    bool plain; /* tests: every cell read from its members (no shortcut by its token: held_tok; every row whole) */
+    bool plain; /* tests: every cell read at the cursor from its members, when its row is taken (no token kept; held_tok) */
 } inj_hold;
 
 /* Runs the reference on f (an allocated, valid, finished function); false
@@ -87,6 +90,18 @@ void inj_hold_build(inj_hold *h, uint32_t *out);
  * a block asked in order cost one transfer each, as inj_hold_build). */
 void inj_hold_table(inj_hold *h, uint32_t *out);
 const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);
+/* Cell x of the same table (inj_hold_table), made alone: its row taken
+ * as tokens if it was not, then that cell made from its token. */
+enum { INJ_ROW_NONE, INJ_ROW_TOKENS, INJ_ROW_CELLS }; /* (h->done: not taken, tokens, every cell made) */
+void inj_hold_take(inj_hold *h, uint32_t i);
+uint32_t inj_hold_cell_of(inj_hold *h, uint32_t i, uint32_t x);
+static inline uint32_t inj_hold_cell(inj_hold *h, uint32_t i, uint32_t x)
+{
+    if (!h->done[i]) inj_hold_take(h, i);
+    uint32_t t = h->tab[(size_t)i * (h->nregs + h->nslots) + x];
+    if (t < h->f->vregs.len || t == INJ_H_UNK) return t;
+    return t >= CK_TOKEN_UNKNOWN ? INJ_H_UNK : inj_hold_cell_of(h, i, x); /* (unknown, empty, conflicted: no vreg) */
+}
 /* The same for the second and later iterations of every loop
  * (ck_ref_steady), stale copies included. Its rounds (until no edge
  * changes) run only the blocks whose entry may have changed: an in-edge
@@ -97,7 +112,8 @@ const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);
  * round, recording as it goes, as the plain iteration (tests compare the
  * two). Afterwards the reference's
  * fixpoint states are gone (inj_hold_build, or inj_hold_table, must come
- * first: the rows not yet asked for are filled before). False if the
+ * first: the rows not yet asked for are taken before, as tokens, whose
+ * cells can still be made: ck_ref_token_vregs). False if the
  * steady states could not be made (out: all INJ_H_UNK). */
 bool inj_hold_build_steady(inj_hold *h, uint32_t *out);
 

@@ -92,13 +92,14 @@ static inline const rv_class *cls_of(const inj *c, uint32_t cls) { return &c->m-
 static inline const rv_reg *reg_of(const inj *c, ravel_loc r) { return &c->m->regs.data[r]; }
 /* What location l holds before instruction i (hold.h; INJ_H_UNK for a
  * location out of range, and for a kind whose HOLD column is 0). The
- * reference runs at the first cell asked for, and each row is computed
- * when first asked for (inj_hold_row): a kind pays for what it reads. */
+ * reference runs at the first cell asked for, each row is taken when
+ * first asked for and each cell made when read (inj_hold_cell): a kind
+ * pays for what it reads. */
 static inline uint32_t H(const inj *c, uint32_t i, ravel_loc l)
 {
     uint32_t x = rv_loc_index(c->nregs, c->nslots, l);
     if (x == RAVEL_NONE || !c->hold) return INJ_H_UNK;
-    return c->an->hh->done[i] ? c->hold[(size_t)i * c->nlocs + x] : inj_hold_row(c->an->hh, i)[x];
+    return inj_hold_cell(c->an->hh, i, x);
 }
 static inline bool live_after(const inj *c, uint32_t i, uint32_t v)
 {

@@ -8,7 +8,10 @@
  *   - unreached instructions: nothing held;
  *   - the table filled row by row on demand, in any order, is the table
  *     built in order (both start as garbage: every row is written whole;
- *     on arbitrary CFGs too, with blocks no path reaches);
+ *     on arbitrary CFGs too, with blocks no path reaches); so is the
+ *     table read cell by cell (a row kept as the reference's tokens, a
+ *     cell made when read), and the plain one (every cell read at the
+ *     cursor from its members);
  *   - the steady states: a cell holds v where the reference's steady state
  *     has v; a stale cell v|STALE where it has not v, and of a vreg that
  *     some location held at some reached point of the fixpoint or the
@@ -34,7 +37,7 @@
 static uint32_t nseeds = 10;
 
 typedef struct hstats {
-    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, unreached, live_rows, bad;
+    uint64_t funcs, cells, valid, uses_held, stale, steady_valid, rules, gc_listed, gc_unlisted, rounds_compared, unreached, live_rows, cells_alone, after_steady, bad;
 } hstats;
 
 static void bad(hstats *st, const char *what, uint32_t inst, ravel_loc l, uint32_t v)
@@ -211,6 +214,40 @@ static void check_lazy(const ravel_func *f, const rv_cfg *cfg, const uint32_t *t
     free(lazy);
 }
 
+/* The same table read cell by cell (inj_hold_cell: a row taken as tokens,
+ * each cell made when read), cells drawn from seed, each read twice (the
+ * second read sees the cell made), then (odd seeds) the steady states
+ * made, which end the fixpoint's (the rows not taken yet are taken as
+ * tokens, their cells made after: they equal std, made from a table built
+ * whole, ok: it was made), then every row asked whole: equal to tab, the
+ * one built in order. */
+static void check_cells(const ravel_func *f, const rv_cfg *cfg, const uint32_t *tab, const uint64_t *live, uint64_t seed,
+                        const uint32_t *std, bool ok, hstats *st)
+{
+    uint32_t nregs = f->mach->regs.len, nl = nregs + f->nslots, n = f->insts.len;
+    uint32_t *lazy = malloc(sizeof *lazy * ((size_t)n * nl + 1));
+    memset(lazy, 0x3c, sizeof *lazy * ((size_t)n * nl + 1));
+    inj_hold h;
+    inj_hold_prepare(&h, f, cfg, nregs, f->nslots);
+    h.live = live, h.lw = rv_bs_words(f->vregs.len);
+    inj_hold_table(&h, lazy);
+    for (uint32_t t = 0; n && nl && t < 4 * n; t++) {
+        uint32_t i = (uint32_t)rv_rng_below(&seed, n), x = (uint32_t)rv_rng_below(&seed, nl), want = tab[(size_t)i * nl + x];
+        if (inj_hold_cell(&h, i, x) != want || inj_hold_cell(&h, i, x) != want) bad(st, "a cell read alone differs", i, x, want);
+        st->cells_alone++;
+    }
+    uint32_t *std2 = malloc(sizeof *std2 * ((size_t)n * nl + 1));
+    if (seed % 2 && inj_hold_build_steady(&h, std2) != ok) bad(st, "steady states made from a lazy table, not from a whole one", 0, 0, 0);
+    for (uint32_t i = 0; seed % 2 && ok && i < n; i++)
+        if (memcmp(std2 + (size_t)i * nl, std + (size_t)i * nl, sizeof *std * nl) != 0) bad(st, "a steady row of a lazy table differs", i, 0, 0);
+    for (uint32_t i = 0; i < n; i++)
+        if (memcmp(inj_hold_row(&h, i), tab + (size_t)i * nl, sizeof *tab * nl) != 0) bad(st, "a row asked for after its cells differs", i, 0, 0);
+    st->after_steady += seed % 2 && ok;
+    inj_hold_free(&h);
+    free(std2);
+    free(lazy);
+}
+
 /* The steady table std (ok: it was made), of rounds that run only the
  * blocks whose entry may have changed, equals the plain iteration's, whose
  * rounds run every block (inj_hold.steady_plain). */
@@ -269,6 +306,7 @@ static void check_func(const ravel_func *f, hstats *st)
         check_lazy(f, &cfg, tab, live, st->funcs, false, st);
         check_lazy(f, &cfg, tab, live, st->funcs * 31u, true, st);
         bool ok = inj_hold_build_steady(&h, std);
+        check_cells(f, &cfg, tab, live, st->funcs * 17u, std, ok, st);
         if (ok) check_steady(f, std, nregs, nslots, st);
         check_rounds(f, &cfg, live, std, ok, st);
     }
@@ -317,6 +355,8 @@ TEST(against_the_reference)
     CHECK(st.rules > 0);
     CHECK(st.rounds_compared * 2 > st.funcs); /* (the steady rounds compared with the plain iteration's) */
     CHECK(st.live_rows > st.funcs * 10); /* (the live-after tables compared with the plain ones) */
+    CHECK(st.cells_alone > st.funcs * 10); /* (cells read alone compared) */
+    CHECK(st.after_steady * 4 > st.funcs); /* (cells made after the steady states compared) */
 }
 
 /* The same on arbitrary CFGs (fuzz/anycfg.h: irreducible cycles, blocks
@@ -381,10 +421,45 @@ TEST(stale_loop_case)
     free(text);
 }
 
+/* Every hand-written case of tests/inject/cases (section 14 among them:
+ * constants, aliases, undef), and each of them after every kind's
+ * injection (a remat of the wrong constant leaves a location holding a
+ * constant alone): the checks of check_func. */
+TEST(case_files)
+{
+    static const char *const names[] = {"remat-wrong.ra", "remat-one-path.ra", "narrow-spill.ra", "subreg-write.ra", "undef-join.ra",
+                                        "stale-loop.ra", "call-clobber.ra", "ref-in-reg.ra", "slot-reuse.ra", "edge-move.ra"};
+    hstats st = {0};
+    for (size_t c = 0; c < sizeof names / sizeof *names; c++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", RAVEL_INJECT_CASES, names[c]);
+        size_t len;
+        char *text = ts_read_all(path, &len);
+        CHECK(text != NULL);
+        ravel_diags *d = ravel_diags_new();
+        ravel_module *m = text ? ravel_module_parse(text, len, names[c], d) : NULL;
+        CHECK(m != NULL);
+        for (int k = -1; m && k < RV_INJ_COUNT_; k++) {
+            ravel_func *g = rv_func_clone(ravel_module_func(m, 0));
+            rv_inject_result r = {0};
+            if (k < 0 || rv_inject(g, (rv_inject_kind)k, (uint64_t)c, &r) == RV_INJ_CHANGED) check_func(g, &st);
+            ravel_func_free(g);
+        }
+        ravel_module_free(m);
+        ravel_diags_free(d);
+        free(text);
+    }
+    printf("case files: %llu functions, %llu cells, %llu held\n", (unsigned long long)st.funcs, (unsigned long long)st.cells,
+           (unsigned long long)st.valid);
+    CHECK_EQ_INT(st.bad, 0);
+    CHECK(st.funcs > 100);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) nseeds = (uint32_t)strtoul(argv[1], NULL, 0);
     RUN(stale_loop_case);
+    RUN(case_files);
     RUN(against_the_reference);
     RUN(arbitrary_cfgs);
     return TEST_SUMMARY();
