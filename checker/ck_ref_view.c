@@ -183,11 +183,11 @@ uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max)
     bool rec = r->record;
     r->record = false;
     r->work.stale.len = 0;
-    r->work.log_stale = true;
+    r->work.log_stale = out != NULL; /* (NULL: no stale copy asked for, none noted) */
     ref_xfer(ck, r, r->view.block, r->view.inst, rv_inst_at(f, r->view.inst));
     r->work.log_stale = false;
     r->record = rec;
-    uint32_t n = stale_out(ck, r, out, max);
+    uint32_t n = out ? stale_out(ck, r, out, max) : 0;
     ck->f = f0;
     r->view.inst++;
     return n;

@@ -212,7 +212,8 @@ typedef struct ck_stale {
  * the fixpoint reached (or the states are not of f). */
 bool ck_ref_seek(ravel_checker *ck, const ravel_func *f, uint32_t inst);
 /* Past the cursor's instruction; the copies it left stale in out[0..max),
- * how many in all (0 also when the cursor is at its block's end). */
+ * how many in all (0 also when the cursor is at its block's end, and with
+ * out NULL: then they are not looked for). */
 uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max);
 /* At its block's end: along successor k of the terminator, to the
  * target's first instruction; the copies of the target's parameters the
