@@ -2,8 +2,8 @@
  * rv_inject call, the sites, the helpers the kinds share, and every kind's
  * functions (declared from kinds.def).
  *
- * One call (inject.c): the analyses (live: which vregs are live after
- * every instruction; hold.h, for the kinds whose HOLD column says so:
+ * One call (inject.c): the analyses, for the kinds whose HOLD column
+ * says so (live: which vregs are live after every instruction; hold.h:
  * which vreg each location holds before it), then the kind's three
  * steps, the same for every kind:
  *   SITES  adds every site of the function (inj_add_site); the preferred
@@ -48,7 +48,7 @@ typedef struct inj_an {
     rv_cfg cfg;
     uint32_t *blk;        /* instruction -> block */
     uint32_t lw;          /* words of a vreg bitset */
-    uint64_t *live;       /* after each instruction: lw words */
+    uint64_t *live;       /* after each instruction: lw words (built with the hold analysis) */
     uint32_t *hold;       /* before each instruction: nlocs cells, rows filled on demand (hh) */
     inj_hold *hh;         /* the hold analysis (the reference's states) */
     uint32_t *steady;     /* the same in the second and later iterations of loops */
@@ -65,7 +65,7 @@ typedef struct inj {
     uint32_t *hold;   /* an's hold table; NULL for a kind without HOLD */
     uint32_t *steady; /* an's steady table, once inj_steady made it (stale-loop only) */
     uint32_t lw;      /* words of a vreg bitset */
-    uint64_t *live;   /* after each instruction: lw words (an's) */
+    uint64_t *live;   /* after each instruction: lw words (an's; NULL for a kind without HOLD) */
     rv_cfg cfg;       /* of the allocated function (an's, a shallow copy) */
     bool ok;          /* the analyses the kind reads were built */
     inj_sites pref, other; /* the sites found, preferred first (an's room, lent for the call) */

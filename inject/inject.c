@@ -158,9 +158,10 @@ static void an_base(inj_an *an)
         for (uint32_t i = 0; i < f->blocks.data[b].ninsts; i++) an->blk[f->blocks.data[b].first_inst + i] = b;
 }
 
-/* Liveness (a modelled kind), then the hold analysis, prepared: the
- * reference runs at the first cell read (a kind whose HOLD column is 1).
- * Skipped beyond MAX_CELLS (an->ok false). */
+/* The analyses' size checked (a modelled kind), then liveness and the
+ * hold analysis, prepared (a kind whose HOLD column is 1: the others read
+ * no cell, so no liveness either): the reference runs at the first cell
+ * read. Skipped beyond MAX_CELLS (an->ok false). */
 static void an_analyses(inj_an *an, bool hold)
 {
     const ravel_func *f = an->of;
@@ -168,12 +169,11 @@ static void an_analyses(inj_an *an, bool hold)
     if (!an->tried) {
         an->tried = true;
         an->lw = rv_bs_words(f->vregs.len);
-        if (!nlocs || !ninsts || (uint64_t)ninsts * nlocs > MAX_CELLS || (uint64_t)ninsts * an->lw > MAX_CELLS) return;
-        an->live = rv_xcalloc((size_t)ninsts * an->lw + 1, sizeof *an->live);
-        inj_live_build(f, &an->cfg, an->plain, an->live, an->lw);
-        an->ok = true;
+        an->ok = nlocs && ninsts && (uint64_t)ninsts * nlocs <= MAX_CELLS && (uint64_t)ninsts * an->lw <= MAX_CELLS;
     }
     if (!an->ok || !hold || an->hh) return;
+    an->live = rv_xcalloc((size_t)ninsts * an->lw + 1, sizeof *an->live);
+    inj_live_build(f, &an->cfg, an->plain, an->live, an->lw);
     an->hold = rv_xmalloc(sizeof *an->hold * ((size_t)ninsts * nlocs + 1));
     an->hh = rv_xmalloc(sizeof *an->hh);
     inj_hold_prepare(an->hh, f, &an->cfg, nregs, f->nslots);
