@@ -191,8 +191,8 @@ typedef struct stale_run {
     bool *edone;    /* per edge: carried once */
     bool *dirty;    /* per block: to run in the next round (an in-edge changed since it ran) */
     uint32_t *cur;  /* the walk's marks */
-    uint32_t *row;  /* the tokens at the cursor (the cells being recorded) */
-    uint32_t *tok, *oldm, *oldn; /* before a step: per marked location its token and members (oldm: nl x MAX_STALE) */
+    uint32_t *row;  /* the tokens at the cursor (the cells being recorded; after a step) */
+    uint32_t *tok;  /* the tokens before a step (then scratch) */
     ck_stale st[MAX_STALE];
 } stale_run;
 
@@ -209,8 +209,6 @@ static void run_init(stale_run *r, inj_hold *h)
     r->cur = rv_xmalloc(sizeof *r->cur * (r->nl + 1));
     r->row = rv_xmalloc(sizeof *r->row * (r->nl + 1));
     r->tok = rv_xmalloc(sizeof *r->tok * (r->nl + 1));
-    r->oldn = rv_xmalloc(sizeof *r->oldn * (r->nl + 1));
-    r->oldm = rv_xmalloc(sizeof *r->oldm * ((size_t)r->nl * MAX_STALE + 1));
 }
 
 static void run_free(stale_run *r)
@@ -222,8 +220,6 @@ static void run_free(stale_run *r)
     rv_free(r->cur);
     rv_free(r->row);
     rv_free(r->tok);
-    rv_free(r->oldn);
-    rv_free(r->oldm);
 }
 
 static uint32_t edge_index(const ravel_func *f, const rv_succ *s) { return (uint32_t)(s - f->succs.data); }
@@ -274,18 +270,27 @@ static bool has(const uint32_t *m, uint32_t n, uint32_t v)
     return false;
 }
 
-/* Before the cursor's instruction: each marked location's token and
- * members. */
-static void note_marked(stale_run *r)
+/* The vregs of token t (ck_ref_token_vregs; one vreg into *one). */
+static uint32_t members(const stale_run *r, uint32_t t, const uint32_t **m, uint32_t *one)
 {
-    for (uint32_t x = 0; x < r->nl; x++) {
-        if (r->cur[x] == INJ_H_UNK) continue;
-        const uint32_t *m;
-        uint32_t n = ck_ref_loc_vregs(r->h->ck, loc_at(r->h, x), &m);
-        r->tok[x] = ck_ref_loc_token(r->h->ck, loc_at(r->h, x));
-        r->oldn[x] = n < MAX_STALE ? n : MAX_STALE;
-        memcpy(r->oldm + (size_t)x * MAX_STALE, m, sizeof *m * r->oldn[x]);
+    if (t < r->h->f->vregs.len) {
+        *one = t, *m = one;
+        return 1;
     }
+    return ck_ref_token_vregs(r->h->ck, t, m);
+}
+
+/* A location whose token went from old to now lost vregs only: it holds
+ * some (now is known), each among old's first MAX_STALE. */
+static bool lost_only(const stale_run *r, uint32_t old, uint32_t now)
+{
+    if (now == CK_TOKEN_UNKNOWN) return false;
+    const uint32_t *m, *o;
+    uint32_t one, one2, k = members(r, now, &m, &one), n = members(r, old, &o, &one2);
+    n = n < MAX_STALE ? n : MAX_STALE;
+    bool all = true;
+    for (uint32_t q = 0; q < k && all; q++) all = has(o, n, m[q]);
+    return all;
 }
 
 /* The collector at safepoint in, on the marks (ck_gc_keeps; rooted: a
@@ -323,16 +328,11 @@ static void step(stale_run *r, uint32_t i)
     } else if (in->flags & RV_IF_SAFEPOINT) {
         gc_marks(r, in);
     }
-    note_marked(r);
+    ck_ref_loc_tokens(r->h->ck, r->tok, r->nl); /* (before; tokens keep their members) */
     uint32_t n = ck_ref_step(r->h->ck, r->st, MAX_STALE);
-    for (uint32_t x = 0; x < r->nl; x++) {
-        if (r->cur[x] == INJ_H_UNK || ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) == r->tok[x]) continue;
-        const uint32_t *m;
-        uint32_t k = ck_ref_loc_vregs(r->h->ck, loc_at(r->h, x), &m);
-        bool lost_only = ck_ref_loc_token(r->h->ck, loc_at(r->h, x)) != CK_TOKEN_UNKNOWN;
-        for (uint32_t q = 0; q < k && lost_only; q++) lost_only = has(r->oldm + (size_t)x * MAX_STALE, r->oldn[x], m[q]);
-        if (!lost_only) r->cur[x] = INJ_H_UNK;
-    }
+    ck_ref_loc_tokens(r->h->ck, r->row, r->nl); /* (after) */
+    for (uint32_t x = 0; x < r->nl; x++)
+        if (r->cur[x] != INJ_H_UNK && r->row[x] != r->tok[x] && !lost_only(r, r->tok[x], r->row[x])) r->cur[x] = INJ_H_UNK;
     if (dst != RAVEL_NONE) r->cur[dst] = srcmark;
     for (uint32_t k = 0; k < n && k < MAX_STALE; k++) {
         uint32_t x = cell(r->h, r->st[k].loc);
@@ -388,14 +388,18 @@ static bool carry(stale_run *r, uint32_t b)
     return changed;
 }
 
+/* Block b is in a loop (reached): its cells are recorded. */
+static bool in_loop(const inj_hold *h, uint32_t b) { return h->cfg->rpo_index[b] != RAVEL_NONE && h->cfg->loop_depth[b]; }
+
 /* Block b in the steady states from its entry marks: its cells recorded
- * into out (none if out is NULL), its edges carried; true if an edge
- * changed. */
+ * into out if it is in a loop (none if out is NULL), its edges carried;
+ * true if an edge changed. */
 static bool run_block(stale_run *r, uint32_t b, uint32_t *out)
 {
     const ravel_func *f = r->h->f;
     const rv_block *bl = &f->blocks.data[b];
     if (!bl->ninsts || !entry_marks(r, b) || !ck_ref_seek(r->h->ck, f, bl->first_inst)) return false;
+    if (!in_loop(r->h, b)) out = NULL; /* (its cells stay unknown) */
     for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) {
         if (out) record(r, i, out);
         step(r, i);
@@ -423,7 +427,7 @@ static bool rounds(stale_run *r, uint32_t *out, bool plain)
 }
 
 /* The steady table: the rounds without cells, then one run of every block
- * recording them. Once the rounds converged, every edge into a block
+ * in a loop recording them. Once the rounds converged, every edge into a block
  * carries what it carried at the block's last run (a later change would
  * have made it run again), so that run gives the cells the block's last
  * run of the rounds would have recorded. Rounds that did not converge are
@@ -444,7 +448,8 @@ bool inj_hold_build_steady(inj_hold *h, uint32_t *out)
         run_init(&r, h);
         rounds(&r, out, h->steady_plain);
     } else {
-        for (uint32_t k = 0; k < h->cfg->nrpo; k++) run_block(&r, h->cfg->rpo[k], out);
+        for (uint32_t k = 0; k < h->cfg->nrpo; k++)
+            if (in_loop(h, h->cfg->rpo[k])) run_block(&r, h->cfg->rpo[k], out);
     }
     run_free(&r);
     return true;

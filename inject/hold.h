@@ -103,7 +103,8 @@ static inline uint32_t inj_hold_cell(inj_hold *h, uint32_t i, uint32_t x)
     return t >= CK_TOKEN_UNKNOWN ? INJ_H_UNK : inj_hold_cell_of(h, i, x); /* (unknown, empty, conflicted: no vreg) */
 }
 /* The same for the second and later iterations of every loop
- * (ck_ref_steady), stale copies included. Its rounds (until no edge
+ * (ck_ref_steady), stale copies included, in the blocks of loops (reached,
+ * loop_depth > 0; the other blocks' cells are INJ_H_UNK). Its rounds (until no edge
  * changes) run only the blocks whose entry may have changed: an in-edge
  * carried something new since the block last ran (a block run again from
  * the same entry gives the same cells and edges), and record no cells:
