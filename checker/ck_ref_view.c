@@ -193,6 +193,22 @@ uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max)
     return n;
 }
 
+uint32_t ck_ref_advance(ravel_checker *ck, uint32_t inst)
+{
+    ck_ref *r = ck->ref;
+    if (!r || !r->view.f) return RAVEL_NONE;
+    const ravel_func *f = r->view.f, *f0 = ck->f;
+    const rv_block *bl = &f->blocks.data[r->view.block];
+    uint32_t end = inst < bl->first_inst + bl->ninsts ? inst : bl->first_inst + bl->ninsts;
+    ck->f = f;
+    bool rec = r->record;
+    r->record = false;
+    for (; r->view.inst < end; r->view.inst++) ref_xfer(ck, r, r->view.block, r->view.inst, rv_inst_at(f, r->view.inst));
+    r->record = rec;
+    ck->f = f0;
+    return r->view.inst;
+}
+
 bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uint32_t *nstale)
 {
     ck_ref *r = ck->ref;

@@ -215,6 +215,10 @@ bool ck_ref_seek(ravel_checker *ck, const ravel_func *f, uint32_t inst);
  * how many in all (0 also when the cursor is at its block's end, and with
  * out NULL: then they are not looked for). */
 uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max);
+/* ck_ref_step (out NULL) until the cursor is before instruction inst, or
+ * at its block's end if inst is past it (nothing if the cursor is at inst
+ * or past it already); where the cursor is then (RAVEL_NONE without one). */
+uint32_t ck_ref_advance(ravel_checker *ck, uint32_t inst);
 /* At its block's end: along successor k of the terminator, to the
  * target's first instruction; the copies of the target's parameters the
  * binding left stale, as ck_ref_step. False if the cursor is not at a

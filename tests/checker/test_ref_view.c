@@ -88,7 +88,7 @@ static void snap_free(snap *s)
 
 typedef struct vstats {
     uint32_t undef_blocks, undef_vregs;
-    uint32_t reads, steps, edges1, edgesj, stale, stale_complete, steady_blocks, steady_more, bad;
+    uint32_t reads, steps, edges1, edgesj, stale, stale_complete, steady_blocks, steady_more, advances, bad;
 } vstats;
 
 static void bad(vstats *st, const char *what, uint32_t inst)
@@ -160,7 +160,8 @@ static void check_undef(ravel_checker *ck, const ravel_func *f, vstats *st)
     rv_cfg_free(&cfg);
 }
 
-/* Steps through each reached block, against seeks; the stale copies. */
+/* Steps through each reached block, against seeks and advances
+ * (ck_ref_advance); the stale copies. */
 static void check_steps(ravel_checker *ck, const ravel_func *f, vstats *st)
 {
     snap before = {0}, after = {0}, seek = {0};
@@ -200,9 +201,14 @@ static void check_steps(ravel_checker *ck, const ravel_func *f, vstats *st)
                 ck_ref_seek(ck, f, i + 1);
                 take(ck, &seek);
                 if (!same(&after, &seek, ck->nlocs)) bad(st, "a step differs from a seek", i);
-                ck_ref_seek(ck, f, bl->first_inst);
-                for (uint32_t j = bl->first_inst; j <= i; j++) ck_ref_step(ck, NULL, 0);
+                ck_ref_seek(ck, f, bl->first_inst); /* (back to i + 1 by ck_ref_advance: the steps') */
+                if (ck_ref_advance(ck, i + 1) != i + 1) bad(st, "an advance stopped short", i);
+                take(ck, &seek);
+                if (!same(&after, &seek, ck->nlocs)) bad(st, "an advance differs from its steps", i);
+                st->advances++;
             }
+            if (i + 1 == bl->first_inst + bl->ninsts && ck_ref_seek(ck, f, bl->first_inst) && ck_ref_advance(ck, RAVEL_NONE) != i + 1)
+                bad(st, "an advance past the block did not stop at its end", i);
         }
     }
     snap_free(&before);
@@ -312,6 +318,7 @@ TEST(cursor_against_the_reference)
            st.reads, st.steps, st.edges1, st.edgesj, st.stale, st.stale_complete, st.steady_blocks, st.steady_more, st.bad);
     CHECK(st.reads >= 1000 && st.steps >= 1000 && st.edges1 >= 100 && st.edgesj >= 100);
     CHECK(st.stale >= 50 && st.stale_complete >= 50 && st.steady_more >= 20);
+    CHECK(st.advances >= 50);
     printf("U at %u block entries, %u vregs in it\n", st.undef_blocks, st.undef_vregs);
     CHECK(st.undef_vregs >= 100);
     CHECK_EQ_INT(st.bad, 0);
