@@ -133,7 +133,7 @@ static bool cursor_to(inj_hold *h, uint32_t i, uint32_t b)
         if (!ck_ref_seek(h->ck, h->f, first)) return false;
         h->at = first, h->atb = b;
     }
-    for (; h->at < i; h->at++) ck_ref_step(h->ck, NULL, 0);
+    if (h->at < i) h->at = ck_ref_advance(h->ck, i);
     return true;
 }
 
@@ -331,8 +331,12 @@ static void step(stale_run *r, uint32_t i)
     ck_ref_loc_tokens(r->h->ck, r->tok, r->nl); /* (before; tokens keep their members) */
     uint32_t n = ck_ref_step(r->h->ck, r->st, MAX_STALE);
     ck_ref_loc_tokens(r->h->ck, r->row, r->nl); /* (after) */
-    for (uint32_t x = 0; x < r->nl; x++)
-        if (r->cur[x] != INJ_H_UNK && r->row[x] != r->tok[x] && !lost_only(r, r->tok[x], r->row[x])) r->cur[x] = INJ_H_UNK;
+    for (uint32_t x = 0; x < r->nl; x += 4) {
+        uint64_t a[2], b[2]; /* (four tokens at once: most stay) */
+        if (x + 4 <= r->nl && (memcpy(a, r->row + x, sizeof a), memcpy(b, r->tok + x, sizeof b), a[0] == b[0] && a[1] == b[1])) continue;
+        for (uint32_t y = x; y < x + 4 && y < r->nl; y++)
+            if (r->cur[y] != INJ_H_UNK && r->row[y] != r->tok[y] && !lost_only(r, r->tok[y], r->row[y])) r->cur[y] = INJ_H_UNK;
+    }
     if (dst != RAVEL_NONE) r->cur[dst] = srcmark;
     for (uint32_t k = 0; k < n && k < MAX_STALE; k++) {
         uint32_t x = cell(r->h, r->st[k].loc);
