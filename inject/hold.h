@@ -85,9 +85,10 @@ bool inj_smap_lists(const ravel_func *f, const rv_inst *in, uint32_t slot);
  * instruction i's at out + i * nlocs): the reference's fixpoint. */
 void inj_hold_build(inj_hold *h, uint32_t *out);
 /* The same table, filled lazily: out's row i is valid once inj_hold_row
- * (h, i) returned it (each row written whole then; the others are left
- * as they were) (each row computed once, from the cursor; the rows of
- * a block asked in order cost one transfer each, as inj_hold_build). */
+ * (h, i) returned it (each row written whole then, its cells made; the
+ * others are left as they were) (each row taken once, from the cursor;
+ * the rows of a block asked in order cost one transfer each, as
+ * inj_hold_build). */
 void inj_hold_table(inj_hold *h, uint32_t *out);
 const uint32_t *inj_hold_row(inj_hold *h, uint32_t i);
 /* Cell x of the same table (inj_hold_table), made alone: its row taken
@@ -108,7 +109,7 @@ static inline uint32_t inj_hold_cell(inj_hold *h, uint32_t i, uint32_t x)
  * changes) run only the blocks whose entry may have changed: an in-edge
  * carried something new since the block last ran (a block run again from
  * the same entry gives the same cells and edges), and record no cells:
- * once they converged, one more run of every block records them (from
+ * once they converged, one more run of every block of a loop records them (from
  * the entry its last run had); h->steady_plain runs every block every
  * round, recording as it goes, as the plain iteration (tests compare the
  * two). Afterwards the reference's
