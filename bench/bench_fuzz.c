@@ -5,7 +5,7 @@
  *
  *   bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT]
  *              [--config default|250] [--count N] [--validate-gen]
- *              [--allocs NAME,NAME,...]
+ *              [--allocs NAME,NAME,...] [--redefine PERMILLE]
  *
  * Each figure is the median of N runs (default 5) of S seconds (default 0.5)
  * of CPU time on one core. Targets: alloc/NAME (generate from bytes ->
@@ -47,7 +47,10 @@
  * draw it among these, in this order (byte % count), as a build whose
  * table held exactly them would: a comparison with an older build of
  * fewer allocators, like for like (e.g. --allocs
- * fast,linear,random,color,ssa, the table before greedy).
+ * fast,linear,random,color,ssa, the table before greedy); --redefine
+ * PERMILLE sets how often the checker oracle first makes its allocation
+ * non-SSA (rv_fuzz.redefine_permille, default 250; 0: never, as before
+ * issue 29 added those runs: the like-for-like comparison with 82ae6de).
  *
  * The history of its figures (profiles, before and after each change):
  * docs/perf-log.md. */
@@ -77,6 +80,7 @@ typedef struct bench {
     const char *config;
     unsigned ninputs; /* inputs tried for the rejection figure */
     bool validate_gen; /* --validate-gen: the byte targets validate each generated function (as before issue 32) */
+    int redefine; /* --redefine: rv_fuzz.redefine_permille (-1: the library's default) */
     const rv_allocator *allocs[16]; /* --allocs: the allocators the first byte picks among (nallocs 0: the table) */
     unsigned nallocs;
 } bench;
@@ -278,6 +282,7 @@ static bool bench_config(const bench *b)
     rv_fuzz *z = rv_fuzz_new();
     z->gen = b->gen;
     z->validate_gen = b->validate_gen;
+    if (b->redefine >= 0) z->redefine_permille = (unsigned)b->redefine;
     target tg;
     for (size_t a = 0; rv_allocators[a].name; a++) {
         tg = (target){.t = RV_FT_ALLOC, .alloc = (int)a, .campaign = true};
@@ -319,7 +324,7 @@ static bool parse_allocs(bench *b, const char *list)
 
 int main(int argc, char **argv)
 {
-    bench b = {.runs = 5, .seconds = 0.5, .ninputs = 2000};
+    bench b = {.runs = 5, .seconds = 0.5, .ninputs = 2000, .redefine = -1};
     const char *config = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc) b.runs = (unsigned)atoi(argv[++i]);
@@ -329,11 +334,20 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
         else if (!strcmp(argv[i], "--quick")) b.runs = 1, b.seconds = 0.05, b.ninputs = 200;
         else if (!strcmp(argv[i], "--validate-gen")) b.validate_gen = true;
+        else if (!strcmp(argv[i], "--redefine") && i + 1 < argc) {
+            char *end;
+            long p = strtol(argv[++i], &end, 10);
+            if (*end || p < 0 || p > 1000) {
+                fprintf(stderr, "bench_fuzz: --redefine: a permille, 0 to 1000\n");
+                return 2;
+            }
+            b.redefine = (int)p;
+        }
         else if (!strcmp(argv[i], "--allocs") && i + 1 < argc) {
             if (!parse_allocs(&b, argv[++i])) return 2;
         } else {
             fprintf(stderr, "usage: bench_fuzz [--runs N] [--seconds S] [--quick] [--only TEXT] [--config default|250] [--count N] "
-                            "[--validate-gen] [--allocs NAME,NAME,...]\n");
+                            "[--validate-gen] [--allocs NAME,NAME,...] [--redefine PERMILLE]\n");
             return 2;
         }
     }
