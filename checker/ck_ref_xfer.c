@@ -175,28 +175,28 @@ static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *ou
 }
 
 /* li's members' holder entries (every member, and the .ref pseudo-vreg
- * if one is .ref), pushed in one reserved run (hold_push, inline). */
-static void hold_members(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
+ * if one is .ref), pushed in one reserved run (hold_push, inline; inline
+ * itself: it runs for every location a visit loads or writes). */
+static inline __attribute__((always_inline)) void hold_members(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
+    if (val >= CK_V_UNKNOWN) return;
     ref_work *w = &r->work;
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);
-    if (!n) return;
     rv_vec_reserve(w->holds, n + 1);
     const rv_vreg *vr = ck->f->vregs.data;
-    uint32_t nv = ck->nvregs, stamp = w->stamp;
+    uint32_t nv = ck->nvregs, stamp = w->stamp, len = w->holds.len, *vmark = w->vmark, *vhead = w->vhead;
+    ck_hold *hd = w->holds.data; /* (locals: the stores below cannot alias the context) */
     bool ref = false;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t v = m[i];
-        if (w->vmark[v] != stamp) {
-            w->vmark[v] = stamp;
-            w->vhead[v] = CK_NIL;
-        }
-        w->holds.data[w->holds.len] = (ck_hold){li, w->vhead[v]};
-        w->vhead[v] = w->holds.len++;
+        uint32_t v = m[i], head = vmark[v] == stamp ? vhead[v] : CK_NIL;
+        vmark[v] = stamp;
+        hd[len] = (ck_hold){li, head};
+        vhead[v] = len++;
         ref |= v < nv && vr[v].ref;
     }
+    w->holds.len = len;
     if (ref) hold_push(r, nv, li);
 }
 
