@@ -529,6 +529,8 @@ bool ck_ref_steady(ravel_checker *ck, const ravel_func *f)
     return r->has_run;
 }
 
+void ck_ref_force_lists(ravel_checker *ck, bool on) { ref_get(ck)->work.q.force_all = on; }
+
 /* ---- the entry point ---- */
 
 bool ck_ref_check(ravel_checker *ck, bool verdict_only, bool *overflow, uint32_t *limit)

@@ -42,6 +42,18 @@ typedef struct ref_fix {
     ck_entvec seeds;
 } ref_fix;
 
+/* The members whose holders a visit asks for (ck_ref_xfer.c: query_of):
+ * those of a load with a block (ref_load_block) are marked, and only
+ * their holder lists are kept; a load without one keeps every list. */
+typedef struct ref_query {
+    bool all;       /* this visit keeps every member's list */
+    bool ref;       /* it keeps the list of the .ref pseudo-vreg (all, or a safepoint asks) */
+    bool force_all; /* tests (ck_ref_force_lists): every visit does */
+    uint32_t stamp; /* of this visit's marks */
+    uint32_t *mark; /* per member (vcap): asked for if stamp */
+    uint8_t *isref; /* per member (vcap): a .ref vreg (ref_work_reset) */
+} ref_query;
+
 /* The dense working state of one block's visit (ck_ref_xfer.c). */
 typedef struct ref_work {
     ck_val *cur;              /* per location, unknown where not touched */
@@ -54,6 +66,7 @@ typedef struct ref_work {
     uint32_t *vhead, *vmark, *vmark2;
     uint32_t vcap;
     RV_VEC(ck_hold) holds;
+    ref_query q;
     ck_u32vec m1, m2, srcset, hl;
     uint8_t cmode;   /* the copy being run: CM_* (ck_ref_xfer.c) */
     uint32_t ctok;   /* its source's constant (a token), CK_NIL if none */
@@ -96,8 +109,11 @@ static inline uint32_t ref_members(const ck_ref *r, ck_val v, const uint32_t **m
 bool ref_val_has(const ck_ref *r, ck_val val, uint32_t v);
 /* The set of the n vregs in buf (any order, repeats allowed); none: empty. */
 ck_val ref_intern(ck_ref *r, uint32_t *buf, uint32_t n);
-/* Starts a visit from the state ents[0..n) (sorted by location). */
+/* Starts a visit from the state ents[0..n) (sorted by location): of any
+ * instructions (ref_load), or of block b's only (ref_load_block: only the
+ * holder lists b's instructions ask for are kept). */
 void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n);
+void ref_load_block(const ravel_checker *ck, ck_ref *r, uint32_t b, const ck_ent *ents, uint32_t n);
 /* Instruction ii (in) of block b: the transfer of section 6 on the
  * working state; value errors counted (recorded when r->record). */
 void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in);
@@ -113,7 +129,7 @@ static inline ck_val ref_loc(const ck_ref *r, uint32_t li) { return r->work.cur[
 static inline void ref_load_entry(const ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ck_span *e = &r->fix.ent.data[b];
-    ref_load(ck, r, e->len ? r->fix.pool.data + e->start : NULL, e->len); /* (no offset of a NULL pool) */
+    ref_load_block(ck, r, b, e->len ? r->fix.pool.data + e->start : NULL, e->len); /* (no offset of a NULL pool) */
 }
 
 /* The value carried along edge e: every parameter of its target removed,
@@ -123,6 +139,11 @@ static inline ck_val ref_edge_val(const ravel_checker *ck, ck_ref *r, const rv_s
     if (!ck->f->blocks.data[e->block].nparams || val >= CK_V_UNKNOWN) return val;
     return ref_edge_subst(ck, r, e, val);
 }
+
+/* ---- ck_ref.c ---- */
+/* Tests: every visit of the checks that follow keeps every member's
+ * holder list (on), or only those its block asks for (off, the default). */
+void ck_ref_force_lists(ravel_checker *ck, bool on);
 
 /* ---- ck_ref_view.c ---- */
 /* Provenance for the value errors recorded from index e0 on. */

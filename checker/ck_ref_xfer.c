@@ -10,10 +10,14 @@
  * The working state: cur[li] per location (unknown unless touched this
  * visit), and per vreg a list of the locations that received it (holder
  * lists; index nvregs: the holders of .ref vregs), so that a def or the
- * collector visits only the locations that may hold what it removes.
+ * collector visits only the locations that may hold what it removes. A
+ * visit of a block keeps the lists of the members its instructions ask
+ * for only (query_of): the vregs they define, a copy's source, the
+ * tokens, and the .ref pseudo-vreg if one is a safepoint.
  * Requires: the guard passed; ref_work_reset for ck->f. */
 #include "ck_ref.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +33,8 @@ void ref_work_free(ref_work *w)
     rv_free(w->vhead);
     rv_free(w->vmark);
     rv_free(w->vmark2);
+    rv_free(w->q.mark);
+    rv_free(w->q.isref);
     rv_vec_free(w->hl);
     rv_vec_free(w->holds);
     rv_vec_free(w->m1);
@@ -41,7 +47,7 @@ void ref_work_free(ref_work *w)
 size_t ref_work_memory(const ref_work *w)
 {
 #define V(x) ((size_t)w->x.cap * sizeof *w->x.data)
-    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 12;
+    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 17;
 #undef V
 }
 
@@ -76,14 +82,19 @@ void ref_work_reset(const ravel_checker *ck, ck_ref *r)
         rv_free(r->work.vhead);
         rv_free(r->work.vmark);
         rv_free(r->work.vmark2);
+        rv_free(r->work.q.mark);
+        rv_free(r->work.q.isref);
         r->work.vcap = nmemb;
         r->work.vhead = rv_xmalloc(sizeof *r->work.vhead * r->work.vcap);
         r->work.vmark = rv_xcalloc(r->work.vcap, sizeof *r->work.vmark);
         r->work.vmark2 = rv_xcalloc(r->work.vcap, sizeof *r->work.vmark2);
-        r->work.stamp = r->work.stamp2 = 0;
+        r->work.q.mark = rv_xcalloc(r->work.vcap, sizeof *r->work.q.mark);
+        r->work.q.isref = rv_xmalloc(sizeof *r->work.q.isref * r->work.vcap);
+        r->work.stamp = r->work.stamp2 = r->work.q.stamp = 0;
         if (r->work.lmark) memset(r->work.lmark, 0, sizeof *r->work.lmark * r->work.loc_cap);
         if (r->work.lmark2) memset(r->work.lmark2, 0, sizeof *r->work.lmark2 * r->work.loc_cap);
     }
+    for (uint32_t v = 0; v < nmemb; v++) r->work.q.isref[v] = v < ck->nvregs && ck->f->vregs.data[v].ref;
 }
 
 static uint32_t next_stamp(ck_ref *r)
@@ -142,7 +153,12 @@ static void hold_push(ck_ref *r, uint32_t v, uint32_t li)
     r->work.vhead[v] = r->work.holds.len - 1;
 }
 
-static uint32_t hold_head(const ck_ref *r, uint32_t v) { return r->work.vmark[v] == r->work.stamp ? r->work.vhead[v] : CK_NIL; }
+/* The head of v's list (which the visit must have asked for). */
+static uint32_t hold_head(const ck_ref *r, uint32_t v)
+{
+    assert(r->work.q.all || r->work.q.mark[v] == r->work.q.stamp);
+    return r->work.vmark[v] == r->work.stamp ? r->work.vhead[v] : CK_NIL;
+}
 
 static uint32_t next_seen(ck_ref *r)
 {
@@ -174,30 +190,38 @@ static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *ou
     for (uint32_t i = out->len; i-- > 0;) hold_push(r, v, out->data[i]);
 }
 
-/* li's members' holder entries (every member, and the .ref pseudo-vreg
- * if one is .ref), pushed in one reserved run (hold_push, inline; inline
- * itself: it runs for every location a visit loads or writes). */
+/* li's members' holder entries (every member the visit asks for, and the
+ * .ref pseudo-vreg if it asks for it and one is .ref), pushed in one
+ * reserved run (hold_push, inline; inline itself: it runs for every
+ * location a visit loads or writes). */
 static inline __attribute__((always_inline)) void hold_members(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
     if (val >= CK_V_UNKNOWN) return;
     ref_work *w = &r->work;
+    if (!(val & CK_V_SETBIT)) { /* (a singleton: its member is val) */
+        if (w->q.all || w->q.mark[val] == w->q.stamp) hold_push(r, val, li);
+        if (w->q.ref && w->q.isref[val]) hold_push(r, ck->nvregs, li);
+        return;
+    }
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);
     rv_vec_reserve(w->holds, n + 1);
-    const rv_vreg *vr = ck->f->vregs.data;
-    uint32_t nv = ck->nvregs, stamp = w->stamp, len = w->holds.len, *vmark = w->vmark, *vhead = w->vhead;
+    uint32_t stamp = w->stamp, len = w->holds.len, *vmark = w->vmark, *vhead = w->vhead, qstamp = w->q.stamp, *qmark = w->q.mark;
+    const uint8_t *isref = w->q.isref;
     ck_hold *hd = w->holds.data; /* (locals: the stores below cannot alias the context) */
-    bool ref = false;
+    bool ref = false, all = w->q.all;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t v = m[i], head = vmark[v] == stamp ? vhead[v] : CK_NIL;
+        uint32_t v = m[i];
+        ref |= isref[v];
+        if (!all && qmark[v] != qstamp) continue; /* (not asked for) */
+        uint32_t head = vmark[v] == stamp ? vhead[v] : CK_NIL;
         vmark[v] = stamp;
         hd[len] = (ck_hold){li, head};
         vhead[v] = len++;
-        ref |= v < nv && vr[v].ref;
     }
     w->holds.len = len;
-    if (ref) hold_push(r, nv, li);
+    if (ref && w->q.ref) hold_push(r, ck->nvregs, li);
 }
 
 /* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. (A
@@ -214,9 +238,36 @@ static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
     hold_members(ck, r, li, val);
 }
 
+/* The members a visit of block b asks for the holders of (kill, and
+ * live_holders' callers): the vregs its instructions define, each copy's
+ * source, the .ref pseudo-vreg if one is a safepoint, and every token
+ * (the constant a copy's source is may be any). */
+static void query_of(const ravel_checker *ck, ck_ref *r, uint32_t b)
+{
+    ref_query *q = &r->work.q;
+    q->all = q->ref = q->force_all;
+    if (q->all) return;
+    if (++q->stamp == 0) {
+        memset(q->mark, 0, sizeof *q->mark * r->work.vcap);
+        q->stamp = 1;
+    }
+    const ravel_func *f = ck->f;
+    const rv_block *bl = &f->blocks.data[b];
+    for (uint32_t i = 0; i < bl->ninsts; i++) {
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
+        if (rv_is_edit(in)) continue;
+        const rv_operand *d = rv_defs_of(f, in);
+        for (uint32_t k = 0; k < in->ndefs; k++) q->mark[d[k].vreg] = q->stamp;
+        if (in->op == RAVEL_OP_COPY && in->nuses) q->mark[rv_uses_of(f, in)[0].vreg] = q->stamp;
+        if (in->flags & RV_IF_SAFEPOINT) q->mark[ck->nvregs] = q->stamp;
+    }
+    for (uint32_t k = 0; k < ck->ext.ntok; k++) q->mark[ck->ext.tok0 + k] = q->stamp;
+    q->ref = q->mark[ck->nvregs] == q->stamp;
+}
+
 /* Starts a visit from the state ents[0..n) (sorted by location, so each
  * location once: set_loc's steps for a fresh visit, inline). */
-void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
+static void load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
 {
     ref_clear_touched(r);
     next_stamp(r);
@@ -227,10 +278,23 @@ void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n
         uint32_t li = ents[i].li;
         ck_val val = ents[i].val >= CK_V_EMPTY && li >= ck->nlocs ? CK_V_UNKNOWN : ents[i].val;
         w->lmark[li] = w->stamp;
-        w->touched.data[w->touched.len++] = li;
+        w->touched.data[i] = li;
         w->cur[li] = val;
         hold_members(ck, r, li, val);
     }
+    w->touched.len = n;
+}
+
+void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
+{
+    r->work.q.all = r->work.q.ref = true;
+    load(ck, r, ents, n);
+}
+
+void ref_load_block(const ravel_checker *ck, ck_ref *r, uint32_t b, const ck_ent *ents, uint32_t n)
+{
+    query_of(ck, r, b);
+    load(ck, r, ents, n);
 }
 
 /* The members of li's value that keep(ck, v, arg) accepts stay. */
