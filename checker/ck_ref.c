@@ -529,7 +529,11 @@ bool ck_ref_steady(ravel_checker *ck, const ravel_func *f)
     return r->has_run;
 }
 
-void ck_ref_force_lists(ravel_checker *ck, bool on) { ref_get(ck)->work.q.force_all = on; }
+void ck_ref_plain(ravel_checker *ck, bool on)
+{
+    ck_ref *r = ref_get(ck);
+    r->work.q.force_all = r->work.memo.off = on;
+}
 
 /* ---- the entry point ---- */
 

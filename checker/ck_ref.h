@@ -48,11 +48,24 @@ typedef struct ref_fix {
 typedef struct ref_query {
     bool all;       /* this visit keeps every member's list */
     bool ref;       /* it keeps the list of the .ref pseudo-vreg (all, or a safepoint asks) */
-    bool force_all; /* tests (ck_ref_force_lists): every visit does */
+    bool force_all; /* tests (ck_ref_plain): every visit does */
     uint32_t stamp; /* of this visit's marks */
     uint32_t *mark; /* per member (vcap): asked for if stamp */
     uint8_t *isref; /* per member (vcap): a .ref vreg (ref_work_reset) */
 } ref_query;
+
+/* What ref_edge_subst answered (ck_ref_xfer.c): per (edge, value) of
+ * the function checked, a pure answer, kept in a direct-mapped table whose
+ * entries of older generations are empty (a check starts a generation). */
+typedef struct ref_memo_ent {
+    uint32_t gen, edge, val, res;
+} ref_memo_ent;
+typedef struct ref_memo {
+    bool off;             /* tests (ck_ref_plain): no memo */
+    uint32_t gen;         /* this check's */
+    const ravel_func *f;  /* the function of this generation */
+    ref_memo_ent *tab;    /* REF_MEMO entries, allocated at its first use */
+} ref_memo;
 
 /* The dense working state of one block's visit (ck_ref_xfer.c). */
 typedef struct ref_work {
@@ -67,6 +80,7 @@ typedef struct ref_work {
     uint32_t vcap;
     RV_VEC(ck_hold) holds;
     ref_query q;
+    ref_memo memo;
     ck_u32vec m1, m2, srcset, hl;
     uint8_t cmode;   /* the copy being run: CM_* (ck_ref_xfer.c) */
     uint32_t ctok;   /* its source's constant (a token), CK_NIL if none */
@@ -141,9 +155,10 @@ static inline ck_val ref_edge_val(const ravel_checker *ck, ck_ref *r, const rv_s
 }
 
 /* ---- ck_ref.c ---- */
-/* Tests: every visit of the checks that follow keeps every member's
- * holder list (on), or only those its block asks for (off, the default). */
-void ck_ref_force_lists(ravel_checker *ck, bool on);
+/* Tests: the checks that follow run the reference plainly (on): every
+ * visit keeps every member's holder list, and no edge value is taken from
+ * the memo; or with those shortcuts (off, the default). */
+void ck_ref_plain(ravel_checker *ck, bool on);
 
 /* ---- ck_ref_view.c ---- */
 /* Provenance for the value errors recorded from index e0 on. */

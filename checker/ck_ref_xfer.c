@@ -23,6 +23,9 @@
 
 /* ---- the part of the context owned here ---- */
 
+/* The edge memo's entries (a power of two). */
+enum { REF_MEMO = 1024 };
+
 void ref_work_free(ref_work *w)
 {
     rv_free(w->cur);
@@ -35,6 +38,7 @@ void ref_work_free(ref_work *w)
     rv_free(w->vmark2);
     rv_free(w->q.mark);
     rv_free(w->q.isref);
+    rv_free(w->memo.tab);
     rv_vec_free(w->hl);
     rv_vec_free(w->holds);
     rv_vec_free(w->m1);
@@ -47,7 +51,8 @@ void ref_work_free(ref_work *w)
 size_t ref_work_memory(const ref_work *w)
 {
 #define V(x) ((size_t)w->x.cap * sizeof *w->x.data)
-    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 17;
+    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 17 +
+           (w->memo.tab ? REF_MEMO * sizeof *w->memo.tab : 0);
 #undef V
 }
 
@@ -58,10 +63,21 @@ static void ref_clear_touched(ck_ref *r)
     r->work.touched.len = 0;
 }
 
+/* A new generation of the edge memo: every entry empty. */
+static void memo_new_gen(ref_memo *mo, const ravel_func *f)
+{
+    mo->f = f;
+    if (++mo->gen == 0) {
+        if (mo->tab) memset(mo->tab, 0, REF_MEMO * sizeof *mo->tab);
+        mo->gen = 1;
+    }
+}
+
 /* The dense state and the holder lists, for ck->f. */
 void ref_work_reset(const ravel_checker *ck, ck_ref *r)
 {
     ref_clear_touched(r);
+    memo_new_gen(&r->work.memo, ck->f);
     uint32_t nstate = ck_nstate(ck), nmemb = ck->ext.tok0 + ck->ext.ntok; /* (pseudo-locations; vregs, .ref, tokens) */
     if (nstate > r->work.loc_cap) {
         rv_free(r->work.cur);
@@ -689,15 +705,12 @@ void ref_run_block(ravel_checker *ck, ck_ref *r, uint32_t b)
 
 /* ---- edges ---- */
 
-/* ref_edge_val's substitution (ck_ref.h: its target has parameters, val
- * has members): every parameter of e's target removed, then parameter p
- * added wherever its argument was (all at once). */
-ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_val val)
+/* ref_edge_val's substitution, computed: every parameter of e's target
+ * (t) removed, then parameter p added wherever its argument was (all at
+ * once). */
+static ck_val edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, const rv_block *t, ck_val val)
 {
-    const ravel_func *f = ck->f;
-    const rv_block *t = &f->blocks.data[e->block];
-    if (!t->nparams || val >= CK_V_UNKNOWN) return val;
-    const uint32_t *params = rv_params_of(f, t), *args = rv_args_of(f, e);
+    const uint32_t *params = rv_params_of(ck->f, t), *args = rv_args_of(ck->f, e);
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);
@@ -715,4 +728,23 @@ ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_v
         if (!param) rv_vec_push(r->work.m1, m[i]);
     }
     return ref_intern(r, r->work.m1.data, r->work.m1.len);
+}
+
+/* ref_edge_val's substitution (ck_ref.h: its target has parameters, val
+ * has members): edge_subst, or its answer for (e, val) in this check's
+ * memo (a pure function of them: values are interned once per check). */
+ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_val val)
+{
+    const rv_block *t = &ck->f->blocks.data[e->block];
+    if (!t->nparams || val >= CK_V_UNKNOWN) return val;
+    ref_memo *mo = &r->work.memo;
+    if (mo->off) return edge_subst(ck, r, e, t, val);
+    if (mo->f != ck->f) memo_new_gen(mo, ck->f);
+    if (!mo->tab) mo->tab = rv_xcalloc(REF_MEMO, sizeof *mo->tab);
+    uint32_t edge = (uint32_t)(e - ck->f->succs.data);
+    ref_memo_ent *x = &mo->tab[(uint32_t)(((uint64_t)edge << 32 | val) * 0x9e3779b97f4a7c15ull >> 54) & (REF_MEMO - 1)];
+    if (x->gen == mo->gen && x->edge == edge && x->val == val) return x->res;
+    ck_val res = edge_subst(ck, r, e, t, val);
+    if (!r->sets.overflow) *x = (ref_memo_ent){mo->gen, edge, val, res}; /* (past the limit a set may fail to be made: not kept) */
+    return res;
 }

@@ -1,5 +1,5 @@
 /* test_ref_holders.c - the reference keeps the holder lists its visits ask
- * for only (ck_ref_xfer.c: query_of; ck_ref_force_lists turns that off):
+ * for only (ck_ref_xfer.c: query_of; ck_ref_plain turns that off, and the edge memo):
  * with every list kept, and with only those, each check must run alike -
  * the same status and report, the same fixpoint states entry by entry
  * and the same interned sets (ids included, so sets are made in one
@@ -102,7 +102,7 @@ static void put_walk(trace *t, ravel_checker *ck, const ravel_func *f, stats *s)
 /* Everything a check of f shows, every list kept or not (all). */
 static void take(ravel_checker *ck, const ravel_func *f, bool all, trace *t, stats *s)
 {
-    ck_ref_force_lists(ck, all);
+    ck_ref_plain(ck, all);
     t->n = 0;
     ravel_checker_set_options(ck, RAVEL_CHECK_REFERENCE);
     ravel_checker_set_max_errors(ck, 0);
