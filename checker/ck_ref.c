@@ -191,8 +191,13 @@ static void exit_state(const ravel_checker *ck, ck_ref *r)
     if (r->work.touched.len > 32 && nstate <= 8 * r->work.touched.len) {
         /* (many: a scan of every location, in order; cur is unknown
          * wherever the visit did not touch) */
+        rv_vec_reserve(r->fix.exitv, r->work.touched.len);
+        const ck_val *cur = r->work.cur;
+        ck_ent *out = r->fix.exitv.data;
+        uint32_t n = 0;
         for (uint32_t li = 0; li < nstate; li++)
-            if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
+            if (cur[li] != CK_V_UNKNOWN) out[n++] = (ck_ent){li, cur[li]}; /* (at most the touched ones) */
+        r->fix.exitv.len = n;
         return;
     }
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
@@ -265,15 +270,11 @@ static void edge_state(const ravel_checker *ck, ck_ref *r, uint32_t src, const r
     uint64_t bits = edge_vreg_bits(ck, e);
     r->fix.edgev.len = 0;
     rv_vec_reserve(r->fix.edgev, x->len);
-    if (!bits) { /* (no binding: every value passes as it is) */
-        if (x->len) memcpy(r->fix.edgev.data, r->fix.xpool.data + x->start, x->len * sizeof *r->fix.edgev.data);
-        r->fix.edgev.len = x->len;
-        return;
-    }
-    for (uint32_t i = 0; i < x->len; i++) {
-        ck_ent en = r->fix.xpool.data[x->start + i];
-        ck_val v = bits && may_bind(r, en.val, bits) ? ref_edge_val(ck, r, e, en.val) : en.val;
-        r->fix.edgev.data[r->fix.edgev.len++] = (ck_ent){en.li, v};
+    if (x->len) memcpy(r->fix.edgev.data, r->fix.xpool.data + x->start, x->len * sizeof *r->fix.edgev.data);
+    r->fix.edgev.len = x->len;
+    for (uint32_t i = 0; bits && i < x->len; i++) { /* (then the values the binding may name; no binding: none) */
+        ck_ent *en = &r->fix.edgev.data[i];
+        if (may_bind(r, en->val, bits)) en->val = ref_edge_val(ck, r, e, en->val);
     }
 }
 
@@ -365,7 +366,7 @@ static void meet_edge(const ravel_checker *ck, ck_ref *r)
         } else if (a.li > b.li) {
             j++;
         } else {
-            ck_val v = meet_at(ck, r, a.li, a.val, b.val);
+            ck_val v = a.val == b.val && a.val < CK_V_EMPTY ? a.val : meet_at(ck, r, a.li, a.val, b.val); /* (equal: itself, inline) */
             if (v != CK_V_UNKNOWN) r->fix.meetv.data[w++] = (ck_ent){a.li, v}; /* w <= i: in place */
             i++, j++;
         }

@@ -470,16 +470,19 @@ static void value_error(ravel_checker *ck, ck_ref *r, const ck_site *s, const ch
     if (expect != CK_NIL && ck->out.rep->errs.len <= CK_MAX_PROVENANCE) e->here = here_note(ck, r, expect);
 }
 
-static bool read_use(ravel_checker *ck, ck_ref *r, const ck_site *s, const rv_operand *o)
+/* Use k (o) of instruction ii of block b is read: true if its location
+ * holds its vreg (or the vreg is in U), else a value error. */
+static bool read_use(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, uint32_t k, const rv_operand *o)
 {
     uint32_t li = rv_loc_index(ck->nregs, ck->nslots, o->loc);
     if (li == CK_NIL) return false; /* a structural error: the rules report it */
     ck_val val = ref_loc(r, li);
-    if (ref_val_has(r, val, o->vreg) || in_undef(ck, r, o->vreg)) return true;
+    if (val == o->vreg || ref_val_has(r, val, o->vreg) || in_undef(ck, r, o->vreg)) return true; /* (a singleton first) */
     const char *kind = val == CK_V_UNKNOWN ? "use-unknown"
                      : val == CK_V_CONFLICT ? "use-conflicted"
                      : val == CK_V_EMPTY ? "use-empty" : "use-wrong-vreg";
-    value_error(ck, r, s, kind, li, o->vreg);
+    ck_site s = {b, ii, "use", (int32_t)k, o, 65536u + k};
+    value_error(ck, r, &s, kind, li, o->vreg);
     return false;
 }
 
@@ -494,8 +497,7 @@ static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const
     const rv_operand *u = rv_uses_of(ck->f, in);
     for (uint32_t k = 0; k < in->nuses; k++) {
         if (rv_op_is_late(&u[k]) != late) continue;
-        ck_site s = {b, ii, "use", (int32_t)k, &u[k], 65536u + k};
-        bool ok = read_use(ck, r, &s, &u[k]);
+        bool ok = read_use(ck, r, b, ii, k, &u[k]);
         if (copy_ok && k == 0 && in->op == RAVEL_OP_COPY && in->ndefs == 1 && ok) {
             *copy_ok = true;
             r->work.cmode = in_undef(ck, r, u[k].vreg) ? CM_UNDEF : ck_copy_in_place(ck, in) ? CM_IN_PLACE : CM_FULL;
