@@ -168,11 +168,14 @@ static ck_val meet(ck_ref *r, ck_val a, ck_val b)
     uint32_t na = ref_members(r, a, &ma, &oa), nb = ref_members(r, b, &mb, &ob);
     r->fix.tmp.len = 0;
     rv_vec_reserve(r->fix.tmp, na);
-    for (uint32_t i = 0; i < na; i++)
-        for (uint32_t j = 0; j < nb; j++)
-            if (ma[i] == mb[j]) r->fix.tmp.data[r->fix.tmp.len++] = ma[i];
-    if (!r->fix.tmp.len) return CK_V_CONFLICT;
-    return ref_intern(r, r->fix.tmp.data, r->fix.tmp.len);
+    uint32_t *t = r->fix.tmp.data, n = 0;
+    for (uint32_t i = 0, j = 0; i < na && j < nb;) { /* (members are sorted: a merge, its result sorted too) */
+        if (ma[i] < mb[j]) i++;
+        else if (ma[i] > mb[j]) j++;
+        else t[n++] = ma[i++], j++;
+    }
+    if (!n) return CK_V_CONFLICT;
+    return ck_set_intern(&r->sets, t, n);
 }
 
 /* ---- edges and the meet ---- */
