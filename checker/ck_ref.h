@@ -1,5 +1,7 @@
-/* ck_ref.h - what the reference fixpoint's files share; no other file
- * includes it. The reference (ck.h: ck_ref_check) is three files, called
+/* ck_ref.h - what the reference fixpoint's files share; no other file of
+ * the library includes it (tests/checker/test_ref_holders.c does: it
+ * compares the states with and without the shortcuts, ck_ref_plain).
+ * The reference (ck.h: ck_ref_check) is three files, called
  * one way (ck_ref.c -> the others, ck_ref_view.c -> ck_ref_xfer.c):
  *   ck_ref.c       the fixpoint: per-block states, the worklist, edges and
  *                  the meet; the entry point
