@@ -13,8 +13,12 @@
  * collector visits only the locations that may hold what it removes. A
  * visit of a block keeps the lists of the members its instructions ask
  * for only (query_of): the vregs they define, a copy's source, the
- * tokens, and the .ref pseudo-vreg if one is a safepoint.
- * Requires: the guard passed; ref_work_reset for ck->f. */
+ * tokens, and the .ref pseudo-vreg if one is a safepoint. What an edge
+ * makes of a value is kept per check in a memo (ref_edge_subst).
+ * ck_ref_plain (tests) turns both shortcuts off.
+ * Requires: the guard passed; ref_work_reset for ck->f (a new check).
+ * Guarantees: with or without the shortcuts, the same states, sets (in
+ * the same order) and stale notes (tests/checker/test_ref_holders.c). */
 #include "ck_ref.h"
 
 #include <assert.h>
