@@ -168,11 +168,14 @@ static ck_val meet(ck_ref *r, ck_val a, ck_val b)
     uint32_t na = ref_members(r, a, &ma, &oa), nb = ref_members(r, b, &mb, &ob);
     r->fix.tmp.len = 0;
     rv_vec_reserve(r->fix.tmp, na);
-    for (uint32_t i = 0; i < na; i++)
-        for (uint32_t j = 0; j < nb; j++)
-            if (ma[i] == mb[j]) r->fix.tmp.data[r->fix.tmp.len++] = ma[i];
-    if (!r->fix.tmp.len) return CK_V_CONFLICT;
-    return ref_intern(r, r->fix.tmp.data, r->fix.tmp.len);
+    uint32_t *t = r->fix.tmp.data, n = 0;
+    for (uint32_t i = 0, j = 0; i < na && j < nb;) { /* (members are sorted: a merge, its result sorted too) */
+        if (ma[i] < mb[j]) i++;
+        else if (ma[i] > mb[j]) j++;
+        else t[n++] = ma[i++], j++;
+    }
+    if (!n) return CK_V_CONFLICT;
+    return ck_set_intern(&r->sets, t, n);
 }
 
 /* ---- edges and the meet ---- */
@@ -191,8 +194,13 @@ static void exit_state(const ravel_checker *ck, ck_ref *r)
     if (r->work.touched.len > 32 && nstate <= 8 * r->work.touched.len) {
         /* (many: a scan of every location, in order; cur is unknown
          * wherever the visit did not touch) */
+        rv_vec_reserve(r->fix.exitv, r->work.touched.len);
+        const ck_val *cur = r->work.cur;
+        ck_ent *out = r->fix.exitv.data;
+        uint32_t n = 0;
         for (uint32_t li = 0; li < nstate; li++)
-            if (r->work.cur[li] != CK_V_UNKNOWN) rv_vec_push(r->fix.exitv, ((ck_ent){li, r->work.cur[li]}));
+            if (cur[li] != CK_V_UNKNOWN) out[n++] = (ck_ent){li, cur[li]}; /* (at most the touched ones) */
+        r->fix.exitv.len = n;
         return;
     }
     for (uint32_t i = 0; i < r->work.touched.len; i++) {
@@ -265,15 +273,11 @@ static void edge_state(const ravel_checker *ck, ck_ref *r, uint32_t src, const r
     uint64_t bits = edge_vreg_bits(ck, e);
     r->fix.edgev.len = 0;
     rv_vec_reserve(r->fix.edgev, x->len);
-    if (!bits) { /* (no binding: every value passes as it is) */
-        if (x->len) memcpy(r->fix.edgev.data, r->fix.xpool.data + x->start, x->len * sizeof *r->fix.edgev.data);
-        r->fix.edgev.len = x->len;
-        return;
-    }
-    for (uint32_t i = 0; i < x->len; i++) {
-        ck_ent en = r->fix.xpool.data[x->start + i];
-        ck_val v = bits && may_bind(r, en.val, bits) ? ref_edge_val(ck, r, e, en.val) : en.val;
-        r->fix.edgev.data[r->fix.edgev.len++] = (ck_ent){en.li, v};
+    if (x->len) memcpy(r->fix.edgev.data, r->fix.xpool.data + x->start, x->len * sizeof *r->fix.edgev.data);
+    r->fix.edgev.len = x->len;
+    for (uint32_t i = 0; bits && i < x->len; i++) { /* (then the values the binding may name; no binding: none) */
+        ck_ent *en = &r->fix.edgev.data[i];
+        if (may_bind(r, en->val, bits)) en->val = ref_edge_val(ck, r, e, en->val);
     }
 }
 
@@ -365,7 +369,7 @@ static void meet_edge(const ravel_checker *ck, ck_ref *r)
         } else if (a.li > b.li) {
             j++;
         } else {
-            ck_val v = meet_at(ck, r, a.li, a.val, b.val);
+            ck_val v = a.val == b.val && a.val < CK_V_EMPTY ? a.val : meet_at(ck, r, a.li, a.val, b.val); /* (equal: itself, inline) */
             if (v != CK_V_UNKNOWN) r->fix.meetv.data[w++] = (ck_ent){a.li, v}; /* w <= i: in place */
             i++, j++;
         }
@@ -527,6 +531,12 @@ bool ck_ref_steady(ravel_checker *ck, const ravel_func *f)
     ck->f = f0;
     if (diverged || r->fix.states_over) r->has_run = false; /* (half made: nothing to read) */
     return r->has_run;
+}
+
+void ck_ref_plain(ravel_checker *ck, bool on)
+{
+    ck_ref *r = ref_get(ck);
+    r->work.q.force_all = r->work.memo.off = on;
 }
 
 /* ---- the entry point ---- */

@@ -1,5 +1,7 @@
-/* ck_ref.h - what the reference fixpoint's files share; no other file
- * includes it. The reference (ck.h: ck_ref_check) is three files, called
+/* ck_ref.h - what the reference fixpoint's files share; no other file of
+ * the library includes it (tests/checker/test_ref_holders.c does: it
+ * compares the states with and without the shortcuts, ck_ref_plain).
+ * The reference (ck.h: ck_ref_check) is three files, called
  * one way (ck_ref.c -> the others, ck_ref_view.c -> ck_ref_xfer.c):
  *   ck_ref.c       the fixpoint: per-block states, the worklist, edges and
  *                  the meet; the entry point
@@ -42,6 +44,31 @@ typedef struct ref_fix {
     ck_entvec seeds;
 } ref_fix;
 
+/* The members whose holders a visit asks for (ck_ref_xfer.c: query_of):
+ * those of a load with a block (ref_load_block) are marked, and only
+ * their holder lists are kept; a load without one keeps every list. */
+typedef struct ref_query {
+    bool all;       /* this visit keeps every member's list */
+    bool ref;       /* it keeps the list of the .ref pseudo-vreg (all, or a safepoint asks) */
+    bool force_all; /* tests (ck_ref_plain): every visit does */
+    uint32_t stamp; /* of this visit's marks */
+    uint32_t *mark; /* per member (vcap): asked for if stamp */
+    uint8_t *isref; /* per member (vcap): a .ref vreg (ref_work_reset) */
+} ref_query;
+
+/* What ref_edge_subst answered (ck_ref_xfer.c): per (edge, value) of
+ * the function checked, a pure answer, kept in a direct-mapped table whose
+ * entries of older generations are empty (a check starts a generation). */
+typedef struct ref_memo_ent {
+    uint32_t gen, edge, val, res;
+} ref_memo_ent;
+typedef struct ref_memo {
+    bool off;             /* tests (ck_ref_plain): no memo */
+    uint32_t gen;         /* this check's */
+    const ravel_func *f;  /* the function of this generation */
+    ref_memo_ent *tab;    /* REF_MEMO entries, allocated at its first use */
+} ref_memo;
+
 /* The dense working state of one block's visit (ck_ref_xfer.c). */
 typedef struct ref_work {
     ck_val *cur;              /* per location, unknown where not touched */
@@ -54,6 +81,8 @@ typedef struct ref_work {
     uint32_t *vhead, *vmark, *vmark2;
     uint32_t vcap;
     RV_VEC(ck_hold) holds;
+    ref_query q;
+    ref_memo memo;
     ck_u32vec m1, m2, srcset, hl;
     uint8_t cmode;   /* the copy being run: CM_* (ck_ref_xfer.c) */
     uint32_t ctok;   /* its source's constant (a token), CK_NIL if none */
@@ -96,8 +125,11 @@ static inline uint32_t ref_members(const ck_ref *r, ck_val v, const uint32_t **m
 bool ref_val_has(const ck_ref *r, ck_val val, uint32_t v);
 /* The set of the n vregs in buf (any order, repeats allowed); none: empty. */
 ck_val ref_intern(ck_ref *r, uint32_t *buf, uint32_t n);
-/* Starts a visit from the state ents[0..n) (sorted by location). */
+/* Starts a visit from the state ents[0..n) (sorted by location): of any
+ * instructions (ref_load), or of block b's only (ref_load_block: only the
+ * holder lists b's instructions ask for are kept). */
 void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n);
+void ref_load_block(const ravel_checker *ck, ck_ref *r, uint32_t b, const ck_ent *ents, uint32_t n);
 /* Instruction ii (in) of block b: the transfer of section 6 on the
  * working state; value errors counted (recorded when r->record). */
 void ref_xfer(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const rv_inst *in);
@@ -113,7 +145,7 @@ static inline ck_val ref_loc(const ck_ref *r, uint32_t li) { return r->work.cur[
 static inline void ref_load_entry(const ravel_checker *ck, ck_ref *r, uint32_t b)
 {
     const ck_span *e = &r->fix.ent.data[b];
-    ref_load(ck, r, e->len ? r->fix.pool.data + e->start : NULL, e->len); /* (no offset of a NULL pool) */
+    ref_load_block(ck, r, b, e->len ? r->fix.pool.data + e->start : NULL, e->len); /* (no offset of a NULL pool) */
 }
 
 /* The value carried along edge e: every parameter of its target removed,
@@ -123,6 +155,12 @@ static inline ck_val ref_edge_val(const ravel_checker *ck, ck_ref *r, const rv_s
     if (!ck->f->blocks.data[e->block].nparams || val >= CK_V_UNKNOWN) return val;
     return ref_edge_subst(ck, r, e, val);
 }
+
+/* ---- ck_ref.c ---- */
+/* Tests: the checks that follow run the reference plainly (on): every
+ * visit keeps every member's holder list, and no edge value is taken from
+ * the memo; or with those shortcuts (off, the default). */
+void ck_ref_plain(ravel_checker *ck, bool on);
 
 /* ---- ck_ref_view.c ---- */
 /* Provenance for the value errors recorded from index e0 on. */

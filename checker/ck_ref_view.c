@@ -237,9 +237,14 @@ bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uin
     return true;
 }
 
+/* What *vregs points to when there are none (a caller may pass it on to
+ * memcpy or a loop with a count of 0). */
+static const uint32_t no_vregs[1];
+
 uint32_t ck_ref_token_vregs(ravel_checker *ck, uint32_t token, const uint32_t **vregs)
 {
     ck_ref *r = ck->ref;
+    *vregs = no_vregs;
     if (!r || token >= CK_V_UNKNOWN) return 0;
     if ((token & CK_V_SETBIT) && (token & ~CK_V_SETBIT) >= r->sets.recs.len) return 0; /* (no set of these states) */
     /* (the sets are only added to until the next check resets them: also
@@ -253,12 +258,14 @@ uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs
 {
     ck_ref *r = ck->ref;
     uint32_t li = r && r->view.f ? rv_loc_index(ck->nregs, ck->nslots, l) : CK_NIL;
+    *vregs = no_vregs;
     return li == CK_NIL ? 0 : ck_ref_token_vregs(ck, ref_loc(r, li), vregs);
 }
 
 uint32_t ck_ref_undef_vregs(ravel_checker *ck, const uint32_t **vregs)
 {
     ck_ref *r = ck->ref;
+    *vregs = no_vregs;
     if (!r || !r->view.f || !ck->ext.undef) return 0;
     ck_val v = ref_loc(r, ck->ext.uli);
     return v >= CK_V_UNKNOWN ? 0 : ref_members(r, v, vregs, &r->view.one);

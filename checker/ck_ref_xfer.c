@@ -10,14 +10,25 @@
  * The working state: cur[li] per location (unknown unless touched this
  * visit), and per vreg a list of the locations that received it (holder
  * lists; index nvregs: the holders of .ref vregs), so that a def or the
- * collector visits only the locations that may hold what it removes.
- * Requires: the guard passed; ref_work_reset for ck->f. */
+ * collector visits only the locations that may hold what it removes. A
+ * visit of a block keeps the lists of the members its instructions ask
+ * for only (query_of): the vregs they define, a copy's source, the
+ * tokens, and the .ref pseudo-vreg if one is a safepoint. What an edge
+ * makes of a value is kept per check in a memo (ref_edge_subst).
+ * ck_ref_plain (tests) turns both shortcuts off.
+ * Requires: the guard passed; ref_work_reset for ck->f (a new check).
+ * Guarantees: with or without the shortcuts, the same states, sets (in
+ * the same order) and stale notes (tests/checker/test_ref_holders.c). */
 #include "ck_ref.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- the part of the context owned here ---- */
+
+/* The edge memo's entries (a power of two). */
+enum { REF_MEMO = 1024 };
 
 void ref_work_free(ref_work *w)
 {
@@ -29,6 +40,9 @@ void ref_work_free(ref_work *w)
     rv_free(w->vhead);
     rv_free(w->vmark);
     rv_free(w->vmark2);
+    rv_free(w->q.mark);
+    rv_free(w->q.isref);
+    rv_free(w->memo.tab);
     rv_vec_free(w->hl);
     rv_vec_free(w->holds);
     rv_vec_free(w->m1);
@@ -41,7 +55,8 @@ void ref_work_free(ref_work *w)
 size_t ref_work_memory(const ref_work *w)
 {
 #define V(x) ((size_t)w->x.cap * sizeof *w->x.data)
-    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 12;
+    return V(touched) + V(holds) + V(m1) + V(m2) + V(srcset) + V(hl) + V(stale) + (size_t)w->loc_cap * 16 + (size_t)w->vcap * 17 +
+           (w->memo.tab ? REF_MEMO * sizeof *w->memo.tab : 0);
 #undef V
 }
 
@@ -52,10 +67,21 @@ static void ref_clear_touched(ck_ref *r)
     r->work.touched.len = 0;
 }
 
+/* A new generation of the edge memo: every entry empty. */
+static void memo_new_gen(ref_memo *mo, const ravel_func *f)
+{
+    mo->f = f;
+    if (++mo->gen == 0) {
+        if (mo->tab) memset(mo->tab, 0, REF_MEMO * sizeof *mo->tab);
+        mo->gen = 1;
+    }
+}
+
 /* The dense state and the holder lists, for ck->f. */
 void ref_work_reset(const ravel_checker *ck, ck_ref *r)
 {
     ref_clear_touched(r);
+    memo_new_gen(&r->work.memo, ck->f);
     uint32_t nstate = ck_nstate(ck), nmemb = ck->ext.tok0 + ck->ext.ntok; /* (pseudo-locations; vregs, .ref, tokens) */
     if (nstate > r->work.loc_cap) {
         rv_free(r->work.cur);
@@ -76,14 +102,19 @@ void ref_work_reset(const ravel_checker *ck, ck_ref *r)
         rv_free(r->work.vhead);
         rv_free(r->work.vmark);
         rv_free(r->work.vmark2);
+        rv_free(r->work.q.mark);
+        rv_free(r->work.q.isref);
         r->work.vcap = nmemb;
         r->work.vhead = rv_xmalloc(sizeof *r->work.vhead * r->work.vcap);
         r->work.vmark = rv_xcalloc(r->work.vcap, sizeof *r->work.vmark);
         r->work.vmark2 = rv_xcalloc(r->work.vcap, sizeof *r->work.vmark2);
-        r->work.stamp = r->work.stamp2 = 0;
+        r->work.q.mark = rv_xcalloc(r->work.vcap, sizeof *r->work.q.mark);
+        r->work.q.isref = rv_xmalloc(sizeof *r->work.q.isref * r->work.vcap);
+        r->work.stamp = r->work.stamp2 = r->work.q.stamp = 0;
         if (r->work.lmark) memset(r->work.lmark, 0, sizeof *r->work.lmark * r->work.loc_cap);
         if (r->work.lmark2) memset(r->work.lmark2, 0, sizeof *r->work.lmark2 * r->work.loc_cap);
     }
+    for (uint32_t v = 0; v < nmemb; v++) r->work.q.isref[v] = v < ck->nvregs && ck->f->vregs.data[v].ref;
 }
 
 static uint32_t next_stamp(ck_ref *r)
@@ -142,7 +173,12 @@ static void hold_push(ck_ref *r, uint32_t v, uint32_t li)
     r->work.vhead[v] = r->work.holds.len - 1;
 }
 
-static uint32_t hold_head(const ck_ref *r, uint32_t v) { return r->work.vmark[v] == r->work.stamp ? r->work.vhead[v] : CK_NIL; }
+/* The head of v's list (which the visit must have asked for). */
+static uint32_t hold_head(const ck_ref *r, uint32_t v)
+{
+    assert(r->work.q.all || r->work.q.mark[v] == r->work.q.stamp);
+    return r->work.vmark[v] == r->work.stamp ? r->work.vhead[v] : CK_NIL;
+}
 
 static uint32_t next_seen(ck_ref *r)
 {
@@ -174,30 +210,38 @@ static void live_holders(ravel_checker *ck, ck_ref *r, uint32_t v, ck_u32vec *ou
     for (uint32_t i = out->len; i-- > 0;) hold_push(r, v, out->data[i]);
 }
 
-/* li's members' holder entries (every member, and the .ref pseudo-vreg
- * if one is .ref), pushed in one reserved run (hold_push, inline). */
-static void hold_members(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
+/* li's members' holder entries (every member the visit asks for, and the
+ * .ref pseudo-vreg if it asks for it and one is .ref), pushed in one
+ * reserved run (hold_push, inline; inline itself: it runs for every
+ * location a visit loads or writes). */
+static inline __attribute__((always_inline)) void hold_members(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
 {
+    if (val >= CK_V_UNKNOWN) return;
     ref_work *w = &r->work;
+    if (!(val & CK_V_SETBIT)) { /* (a singleton: its member is val) */
+        if (w->q.all || w->q.mark[val] == w->q.stamp) hold_push(r, val, li);
+        if (w->q.ref && w->q.isref[val]) hold_push(r, ck->nvregs, li);
+        return;
+    }
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);
-    if (!n) return;
     rv_vec_reserve(w->holds, n + 1);
-    const rv_vreg *vr = ck->f->vregs.data;
-    uint32_t nv = ck->nvregs, stamp = w->stamp;
-    bool ref = false;
+    uint32_t stamp = w->stamp, len = w->holds.len, *vmark = w->vmark, *vhead = w->vhead, qstamp = w->q.stamp, *qmark = w->q.mark;
+    const uint8_t *isref = w->q.isref;
+    ck_hold *hd = w->holds.data; /* (locals: the stores below cannot alias the context) */
+    bool ref = false, all = w->q.all;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = m[i];
-        if (w->vmark[v] != stamp) {
-            w->vmark[v] = stamp;
-            w->vhead[v] = CK_NIL;
-        }
-        w->holds.data[w->holds.len] = (ck_hold){li, w->vhead[v]};
-        w->vhead[v] = w->holds.len++;
-        ref |= v < nv && vr[v].ref;
+        ref |= isref[v];
+        if (!all && qmark[v] != qstamp) continue; /* (not asked for) */
+        uint32_t head = vmark[v] == stamp ? vhead[v] : CK_NIL;
+        vmark[v] = stamp;
+        hd[len] = (ck_hold){li, head};
+        vhead[v] = len++;
     }
-    if (ref) hold_push(r, nv, li);
+    w->holds.len = len;
+    if (ref && w->q.ref) hold_push(r, ck->nvregs, li);
 }
 
 /* cur[li] := val; every member (and the .ref pseudo-vreg) lists li. (A
@@ -214,9 +258,36 @@ static void set_loc(const ravel_checker *ck, ck_ref *r, uint32_t li, ck_val val)
     hold_members(ck, r, li, val);
 }
 
+/* The members a visit of block b asks for the holders of (kill, and
+ * live_holders' callers): the vregs its instructions define, each copy's
+ * source, the .ref pseudo-vreg if one is a safepoint, and every token
+ * (the constant a copy's source is may be any). */
+static void query_of(const ravel_checker *ck, ck_ref *r, uint32_t b)
+{
+    ref_query *q = &r->work.q;
+    q->all = q->ref = q->force_all;
+    if (q->all) return;
+    if (++q->stamp == 0) {
+        memset(q->mark, 0, sizeof *q->mark * r->work.vcap);
+        q->stamp = 1;
+    }
+    const ravel_func *f = ck->f;
+    const rv_block *bl = &f->blocks.data[b];
+    for (uint32_t i = 0; i < bl->ninsts; i++) {
+        const rv_inst *in = rv_inst_at(f, bl->first_inst + i);
+        if (rv_is_edit(in)) continue;
+        const rv_operand *d = rv_defs_of(f, in);
+        for (uint32_t k = 0; k < in->ndefs; k++) q->mark[d[k].vreg] = q->stamp;
+        if (in->op == RAVEL_OP_COPY && in->nuses) q->mark[rv_uses_of(f, in)[0].vreg] = q->stamp;
+        if (in->flags & RV_IF_SAFEPOINT) q->mark[ck->nvregs] = q->stamp;
+    }
+    for (uint32_t k = 0; k < ck->ext.ntok; k++) q->mark[ck->ext.tok0 + k] = q->stamp;
+    q->ref = q->mark[ck->nvregs] == q->stamp;
+}
+
 /* Starts a visit from the state ents[0..n) (sorted by location, so each
  * location once: set_loc's steps for a fresh visit, inline). */
-void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
+static void load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
 {
     ref_clear_touched(r);
     next_stamp(r);
@@ -227,10 +298,23 @@ void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n
         uint32_t li = ents[i].li;
         ck_val val = ents[i].val >= CK_V_EMPTY && li >= ck->nlocs ? CK_V_UNKNOWN : ents[i].val;
         w->lmark[li] = w->stamp;
-        w->touched.data[w->touched.len++] = li;
+        w->touched.data[i] = li;
         w->cur[li] = val;
         hold_members(ck, r, li, val);
     }
+    w->touched.len = n;
+}
+
+void ref_load(const ravel_checker *ck, ck_ref *r, const ck_ent *ents, uint32_t n)
+{
+    r->work.q.all = r->work.q.ref = true;
+    load(ck, r, ents, n);
+}
+
+void ref_load_block(const ravel_checker *ck, ck_ref *r, uint32_t b, const ck_ent *ents, uint32_t n)
+{
+    query_of(ck, r, b);
+    load(ck, r, ents, n);
 }
 
 /* The members of li's value that keep(ck, v, arg) accepts stay. */
@@ -390,16 +474,19 @@ static void value_error(ravel_checker *ck, ck_ref *r, const ck_site *s, const ch
     if (expect != CK_NIL && ck->out.rep->errs.len <= CK_MAX_PROVENANCE) e->here = here_note(ck, r, expect);
 }
 
-static bool read_use(ravel_checker *ck, ck_ref *r, const ck_site *s, const rv_operand *o)
+/* Use k (o) of instruction ii of block b is read: true if its location
+ * holds its vreg (or the vreg is in U), else a value error. */
+static bool read_use(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, uint32_t k, const rv_operand *o)
 {
     uint32_t li = rv_loc_index(ck->nregs, ck->nslots, o->loc);
     if (li == CK_NIL) return false; /* a structural error: the rules report it */
     ck_val val = ref_loc(r, li);
-    if (ref_val_has(r, val, o->vreg) || in_undef(ck, r, o->vreg)) return true;
+    if (val == o->vreg || ref_val_has(r, val, o->vreg) || in_undef(ck, r, o->vreg)) return true; /* (a singleton first) */
     const char *kind = val == CK_V_UNKNOWN ? "use-unknown"
                      : val == CK_V_CONFLICT ? "use-conflicted"
                      : val == CK_V_EMPTY ? "use-empty" : "use-wrong-vreg";
-    value_error(ck, r, s, kind, li, o->vreg);
+    ck_site s = {b, ii, "use", (int32_t)k, o, 65536u + k};
+    value_error(ck, r, &s, kind, li, o->vreg);
     return false;
 }
 
@@ -414,8 +501,7 @@ static void uses_at(ravel_checker *ck, ck_ref *r, uint32_t b, uint32_t ii, const
     const rv_operand *u = rv_uses_of(ck->f, in);
     for (uint32_t k = 0; k < in->nuses; k++) {
         if (rv_op_is_late(&u[k]) != late) continue;
-        ck_site s = {b, ii, "use", (int32_t)k, &u[k], 65536u + k};
-        bool ok = read_use(ck, r, &s, &u[k]);
+        bool ok = read_use(ck, r, b, ii, k, &u[k]);
         if (copy_ok && k == 0 && in->op == RAVEL_OP_COPY && in->ndefs == 1 && ok) {
             *copy_ok = true;
             r->work.cmode = in_undef(ck, r, u[k].vreg) ? CM_UNDEF : ck_copy_in_place(ck, in) ? CM_IN_PLACE : CM_FULL;
@@ -625,15 +711,12 @@ void ref_run_block(ravel_checker *ck, ck_ref *r, uint32_t b)
 
 /* ---- edges ---- */
 
-/* ref_edge_val's substitution (ck_ref.h: its target has parameters, val
- * has members): every parameter of e's target removed, then parameter p
- * added wherever its argument was (all at once). */
-ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_val val)
+/* ref_edge_val's substitution, computed: every parameter of e's target
+ * (t) removed, then parameter p added wherever its argument was (all at
+ * once). */
+static ck_val edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, const rv_block *t, ck_val val)
 {
-    const ravel_func *f = ck->f;
-    const rv_block *t = &f->blocks.data[e->block];
-    if (!t->nparams || val >= CK_V_UNKNOWN) return val;
-    const uint32_t *params = rv_params_of(f, t), *args = rv_args_of(f, e);
+    const uint32_t *params = rv_params_of(ck->f, t), *args = rv_args_of(ck->f, e);
     uint32_t one;
     const uint32_t *m;
     uint32_t n = ref_members(r, val, &m, &one);
@@ -651,4 +734,23 @@ ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_v
         if (!param) rv_vec_push(r->work.m1, m[i]);
     }
     return ref_intern(r, r->work.m1.data, r->work.m1.len);
+}
+
+/* ref_edge_val's substitution (ck_ref.h: its target has parameters, val
+ * has members): edge_subst, or its answer for (e, val) in this check's
+ * memo (a pure function of them: values are interned once per check). */
+ck_val ref_edge_subst(const ravel_checker *ck, ck_ref *r, const rv_succ *e, ck_val val)
+{
+    const rv_block *t = &ck->f->blocks.data[e->block];
+    if (!t->nparams || val >= CK_V_UNKNOWN) return val;
+    ref_memo *mo = &r->work.memo;
+    if (mo->off) return edge_subst(ck, r, e, t, val);
+    if (mo->f != ck->f) memo_new_gen(mo, ck->f);
+    if (!mo->tab) mo->tab = rv_xcalloc(REF_MEMO, sizeof *mo->tab);
+    uint32_t edge = (uint32_t)(e - ck->f->succs.data);
+    ref_memo_ent *x = &mo->tab[(uint32_t)(((uint64_t)edge << 32 | val) * 0x9e3779b97f4a7c15ull >> 54) & (REF_MEMO - 1)];
+    if (x->gen == mo->gen && x->edge == edge && x->val == val) return x->res;
+    ck_val res = edge_subst(ck, r, e, t, val);
+    if (!r->sets.overflow) *x = (ref_memo_ent){mo->gen, edge, val, res}; /* (past the limit a set may fail to be made: not kept) */
+    return res;
 }

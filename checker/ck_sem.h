@@ -225,8 +225,8 @@ uint32_t ck_ref_advance(ravel_checker *ck, uint32_t inst);
  * block's end or there is no successor k. */
 bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uint32_t *nstale);
 /* The vregs location l holds at the cursor, sorted, in *vregs (valid
- * until the cursor moves); 0 if it holds none known (unknown, conflicted,
- * or every vreg removed). */
+ * until the cursor moves; with 0, a valid pointer to nothing); 0 if it
+ * holds none known (unknown, conflicted, or every vreg removed). */
 uint32_t ck_ref_loc_vregs(ravel_checker *ck, ravel_loc l, const uint32_t **vregs);
 /* The vregs undefined on every path to the cursor (the set U of
  * docs/format.md section 14.2), sorted, in *vregs (valid until the cursor
