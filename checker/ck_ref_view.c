@@ -172,31 +172,10 @@ static uint32_t stale_out(const ravel_checker *ck, ck_ref *r, ck_stale *out, uin
     return n;
 }
 
-uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max)
+/* The cursor stepped on, by the transfer, to instruction inst of its
+ * block (or to the block's end, if inst is past it); where it is now. */
+static uint32_t run_to(ravel_checker *ck, ck_ref *r, uint32_t inst)
 {
-    ck_ref *r = ck->ref;
-    if (!r || !r->view.f) return 0;
-    const ravel_func *f = r->view.f, *f0 = ck->f;
-    const rv_block *bl = &f->blocks.data[r->view.block];
-    if (r->view.inst >= bl->first_inst + bl->ninsts) return 0;
-    ck->f = f;
-    bool rec = r->record;
-    r->record = false;
-    r->work.stale.len = 0;
-    r->work.log_stale = out != NULL; /* (NULL: no stale copy asked for, none noted) */
-    ref_xfer(ck, r, r->view.block, r->view.inst, rv_inst_at(f, r->view.inst));
-    r->work.log_stale = false;
-    r->record = rec;
-    uint32_t n = out ? stale_out(ck, r, out, max) : 0;
-    ck->f = f0;
-    r->view.inst++;
-    return n;
-}
-
-uint32_t ck_ref_advance(ravel_checker *ck, uint32_t inst)
-{
-    ck_ref *r = ck->ref;
-    if (!r || !r->view.f) return RAVEL_NONE;
     const ravel_func *f = r->view.f, *f0 = ck->f;
     const rv_block *bl = &f->blocks.data[r->view.block];
     uint32_t end = inst < bl->first_inst + bl->ninsts ? inst : bl->first_inst + bl->ninsts;
@@ -207,6 +186,25 @@ uint32_t ck_ref_advance(ravel_checker *ck, uint32_t inst)
     r->record = rec;
     ck->f = f0;
     return r->view.inst;
+}
+
+uint32_t ck_ref_step(ravel_checker *ck, ck_stale *out, uint32_t max)
+{
+    ck_ref *r = ck->ref;
+    if (!r || !r->view.f) return 0;
+    const rv_block *bl = &r->view.f->blocks.data[r->view.block];
+    if (r->view.inst >= bl->first_inst + bl->ninsts) return 0;
+    r->work.stale.len = 0;
+    r->work.log_stale = out != NULL; /* (NULL: no stale copy asked for, none noted) */
+    run_to(ck, r, r->view.inst + 1);
+    r->work.log_stale = false;
+    return out ? stale_out(ck, r, out, max) : 0;
+}
+
+uint32_t ck_ref_advance(ravel_checker *ck, uint32_t inst)
+{
+    ck_ref *r = ck->ref;
+    return r && r->view.f ? run_to(ck, r, inst) : RAVEL_NONE;
 }
 
 bool ck_ref_edge(ravel_checker *ck, uint32_t k, ck_stale *out, uint32_t max, uint32_t *nstale)
